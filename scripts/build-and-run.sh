@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# build-and-run.sh [PAIRS OPTIONS...]: the main job, from a fresh Debian 12
+# machine to an answer.
+#
+#   1. installs what is missing (scripts/setup-deps.sh, apt-get);
+#   2. configures and builds a Release build in build/ (library and CLI);
+#   3. generates 10^6 uniform spheres: build/uniform-1e6.npy (seed 1);
+#   4. finds every intersecting pair and prints n, K, the checksum and the time
+#      of each stage. Extra arguments go to `spherecollide pairs`, for example
+#      --threads 1, --kernel scalar or --json.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/setup-deps.sh
+
+jobs=$(nproc 2>/dev/null || echo 2)
+echo "== configure and build (Release, build/)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$jobs" --target spherecollide spherecollide_cli >/dev/null
+
+# The CLI target (spherecollide_cli) writes its binary, named spherecollide,
+# to the tools/ folder of the build tree.
+cli=build/tools/spherecollide
+if [ ! -x "$cli" ]; then
+  echo "build-and-run: $cli was not built" >&2
+  exit 1
+fi
+
+echo "== $cli gen uniform 1000000 --seed 1 -o build/uniform-1e6.npy"
+"$cli" gen uniform 1000000 --seed 1 -o build/uniform-1e6.npy
+echo "== $cli pairs build/uniform-1e6.npy $*"
+"$cli" pairs build/uniform-1e6.npy "$@"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# check-symbols.sh [LIBRARY.so] [HEADER]
+#
+# The shared library's exported (dynamic, defined) symbols must all start with
+# sc_, and every function the public header declares with SC_API must be among
+# them. Defaults: build-release/libspherecollide.so and include/spherecollide.h.
+# Exit status 0 when both hold, 1 otherwise (2 on a usage error).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+lib=${1:-$root/build-release/libspherecollide.so}
+header=${2:-$root/include/spherecollide.h}
+
+for f in "$lib" "$header"; do
+  if [ ! -r "$f" ]; then
+    echo "check-symbols: cannot read $f" >&2
+    exit 2
+  fi
+done
+
+# Symbols the linker itself may define in any shared object; not ours to name.
+linker_defined='^(_init|_fini|_edata|_end|__bss_start)$'
+
+exported=$(nm -D --defined-only "$lib" | awk 'NF >= 3 { print $3 }' | sed 's/@.*//' | sort -u)
+if [ -z "$exported" ]; then
+  echo "check-symbols: $lib exports no symbols" >&2
+  exit 1
+fi
+foreign=$(grep -Ev '^sc_' <<<"$exported" | grep -Ev "$linker_defined" || true)
+
+# Functions declared `SC_API <type> sc_name(` (the name may follow a line break).
+declared=$(tr '\n' ' ' <"$header" | grep -oE 'SC_API[^;{]*\(' |
+           grep -oE '\bsc_[A-Za-z0-9_]+[[:space:]]*\($' | tr -d ' (' | sort -u)
+missing=$(comm -23 <(echo "$declared") <(echo "$exported"))
+
+n_exported=$(grep -c . <<<"$exported")
+n_declared=$(grep -c . <<<"$declared" || true)
+status=0
+if [ -n "$foreign" ]; then
+  echo "check-symbols: $lib exports symbols without the sc_ prefix:" >&2
+  sed 's/^/  /' <<<"$foreign" >&2
+  status=1
+fi
+if [ -n "$missing" ]; then
+  echo "check-symbols: declared SC_API in $(basename "$header") but not exported:" >&2
+  sed 's/^/  /' <<<"$missing" >&2
+  status=1
+fi
+if [ "$status" -eq 0 ]; then
+  echo "check-symbols: ok, $n_exported exported symbols all start with sc_; all $n_declared SC_API functions exported"
+fi
+exit "$status"

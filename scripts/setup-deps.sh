@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# setup-deps.sh: installs, with apt-get, what building and testing spherecollide
+# needs and this machine lacks (Debian 12 or a close relative).
+#
+# Quiet and quick when everything is there; otherwise it runs `apt-get update`
+# once and installs only the missing packages, non-interactively. Works as root,
+# or through sudo when that is available. On a system without dpkg it checks
+# nothing and says so (install the equivalents by hand).
+set -euo pipefail
+
+packages=(
+  build-essential   # gcc, make, libc headers, binutils (nm, readelf), libgomp, ASan/UBSan runtimes
+  cmake
+  pkg-config
+  libsimde-dev      # the AVX2 kernel is written with SIMDe
+  libhwloc-dev      # thread pinning
+)
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "setup-deps: no dpkg here; make sure these (or their equivalents) are installed: ${packages[*]}" >&2
+  exit 0
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+echo "setup-deps: installing ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+  as_root=(sudo)
+else
+  echo "setup-deps: not root and no sudo; as root, run: apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup-deps: done"

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# test.sh: the whole test suite; CI runs exactly this (see .ci/run).
+#
+# Steps, each in its own build folder at the top of the checkout:
+#   deps     scripts/setup-deps.sh installs what is missing
+#   debug    build-test/     Debug, -Werror, O(n) validation on; full ctest
+#   asan     build-asan/     RelWithDebInfo, AddressSanitizer + UBSan, -Werror;
+#                            full ctest, leaks detected, any UB report fatal
+#   release  build-release/  Release, -Werror; installed into a temporary
+#                            prefix; examples/ built against that prefix with
+#                            CMake (find_package) and with pkg-config, and run;
+#                            scripts/check-symbols.sh on the installed .so
+#   nohwloc  build-nohwloc/  -DSC_HWLOC=OFF, Release; ctest -R engine
+#   noavx2   build-noavx2/   -DSC_ENABLE_AVX2=OFF, Release; ctest -R engine
+#
+# Every step runs even when an earlier one failed (except after deps), so one
+# run reports everything. The last line is "N passed, N failed": the ctest
+# tests of all runs plus this script's own checks (each build, the install, the
+# example builds and runs, the symbol check). Exit status 0 only when nothing
+# failed. Build logs are kept as <build folder>/build.log.
+#
+# Environment: JOBS (parallel compile jobs, default nproc), CTEST_JOBS
+# (default 2).
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+ctest_jobs=${CTEST_JOBS:-2}
+t_start=$SECONDS
+
+ctest_passed=0 ctest_failed=0   # tests, over every ctest run
+checks_passed=0 checks_failed=0 # this script's own checks
+failures=()                     # names of what failed, for the summary
+timings=()
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/spherecollide-test.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+
+say() { printf '\n=== %s\n' "$*"; }
+
+check() { # check NAME COMMAND...: runs a command as one of the script's checks
+  local name=$1; shift
+  echo "--- $name"
+  if "$@"; then
+    checks_passed=$((checks_passed + 1))
+    return 0
+  fi
+  checks_failed=$((checks_failed + 1))
+  failures+=("$name")
+  echo "FAILED: $name" >&2
+  return 1
+}
+
+build() { # build SOURCE DIR CMAKE_ARGS...: configure and build everything in DIR
+  local src=$1 dir=$2; shift 2
+  mkdir -p "$dir"
+  echo "cmake -S $src -B $dir $*"
+  if cmake -S "$src" -B "$dir" "$@" >"$dir/build.log" 2>&1 &&
+     cmake --build "$dir" -j "$jobs" >>"$dir/build.log" 2>&1; then
+    grep -E 'warning:' "$dir/build.log" | sort -u | head -20 || true
+    return 0
+  fi
+  echo "--- last lines of $dir/build.log:" >&2
+  tail -n 60 "$dir/build.log" >&2
+  return 1
+}
+
+run_ctest() { # run_ctest DIR [CTEST_ARGS...]: runs ctest and adds its totals
+  local dir=$1; shift
+  local log="$dir/ctest.log" rc line total nfail
+  (cd "$dir" && ctest --output-on-failure -j "$ctest_jobs" "$@") 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  # "100% tests passed, 0 tests failed out of 37"
+  line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
+  if [ -z "$line" ]; then
+    # No tests ran (none registered, or none matched): that is a failure too.
+    ctest_failed=$((ctest_failed + 1))
+    failures+=("ctest in $dir: no test ran")
+    return 1
+  fi
+  total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")
+  nfail=$(sed -E 's/.*passed, ([0-9]+) tests? failed.*/\1/' <<<"$line")
+  ctest_passed=$((ctest_passed + total - nfail))
+  ctest_failed=$((ctest_failed + nfail))
+  if [ "$nfail" -ne 0 ] || [ "$rc" -ne 0 ]; then
+    failures+=("ctest in $dir: $nfail of $total failed")
+    return 1
+  fi
+  return 0
+}
+
+timed() { # timed LABEL FUNCTION...: runs a step and records its wall time
+  local label=$1 t0=$SECONDS rc=0; shift
+  say "$label"
+  "$@" || rc=$?
+  timings+=("$(printf '%-8s %4d s  %s' "$label" $((SECONDS - t0)) "$([ $rc -eq 0 ] && echo ok || echo FAILED)")")
+  return $rc
+}
+
+# ---- the steps --------------------------------------------------------------
+step_deps() {
+  check "setup-deps" bash scripts/setup-deps.sh
+}
+
+step_debug() {
+  check "build build-test (Debug, -Werror)" \
+    build . build-test -DCMAKE_BUILD_TYPE=Debug -DSC_WARNINGS_AS_ERRORS=ON &&
+  run_ctest build-test
+}
+
+step_asan() {
+  check "build build-asan (ASan+UBSan, -Werror)" \
+    build . build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSC_SANITIZE=ON \
+      -DSC_WARNINGS_AS_ERRORS=ON -DSC_BUILD_BENCH=OFF || return 1
+  local lsan=""
+  if [ -f scripts/lsan.supp ]; then
+    lsan="suppressions=$root/scripts/lsan.supp:print_suppressions=0"
+  fi
+  ASAN_OPTIONS=detect_leaks=1 \
+  LSAN_OPTIONS=$lsan \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    run_ctest build-asan
+}
+
+step_release() {
+  local prefix="$scratch/prefix" ex=build-release/example
+  check "build build-release (Release, -Werror)" \
+    build . build-release -DCMAKE_BUILD_TYPE=Release -DSC_WARNINGS_AS_ERRORS=ON \
+      -DSC_BUILD_TESTS=OFF || return 1
+  check "install into a temporary prefix" \
+    cmake --install build-release --prefix "$prefix" >"$scratch/install.log" || {
+      cat "$scratch/install.log" >&2
+      return 1
+    }
+  echo "installed into $prefix"
+  rm -rf "$ex"
+  check "examples/ with find_package(spherecollide)" \
+    build examples "$ex" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release &&
+  check "run example (shared)" "$ex/example" &&
+  check "run example_static" "$ex/example_static"
+  check "examples/ with pkg-config, shared and static" \
+    bash examples/build-with-pkg-config.sh "$prefix" build-release/example-pkgconfig
+  local so
+  so=$(find "$prefix" -name 'libspherecollide.so' -print -quit)
+  check "exported symbols (check-symbols.sh)" \
+    bash scripts/check-symbols.sh "${so:-$prefix/lib/libspherecollide.so}" "$prefix/include/spherecollide.h"
+}
+
+step_option() { # step_option DIR OPTION
+  local dir=$1 opt=$2
+  check "build $dir ($opt)" \
+    build . "$dir" -DCMAKE_BUILD_TYPE=Release -DSC_WARNINGS_AS_ERRORS=ON "$opt" \
+      -DSC_BUILD_BENCH=OFF &&
+  run_ctest "$dir" -R engine
+}
+
+say "spherecollide test suite: $(git rev-parse --short HEAD 2>/dev/null || echo 'no git'), $jobs build jobs, ctest -j $ctest_jobs"
+timed deps step_deps || {
+  echo "0 passed, 1 failed"
+  exit 1
+}
+timed debug step_debug
+timed asan step_asan
+timed release step_release
+timed nohwloc step_option build-nohwloc -DSC_HWLOC=OFF
+timed noavx2 step_option build-noavx2 -DSC_ENABLE_AVX2=OFF
+
+say "summary ($((SECONDS - t_start)) s)"
+printf '  %s\n' "${timings[@]}"
+echo "ctest: $ctest_passed passed, $ctest_failed failed; script checks: $checks_passed passed, $checks_failed failed"
+if [ "${#failures[@]}" -gt 0 ]; then
+  echo "failed:"
+  printf '  %s\n' "${failures[@]}"
+fi
+echo "$((ctest_passed + checks_passed)) passed, $((ctest_failed + checks_failed)) failed"
+[ $((ctest_failed + checks_failed)) -eq 0 ]
