@@ -1,0 +1,1143 @@
+/*
+ * bench.c: sc_bench, the benchmark of spherecollide through its public API.
+ *
+ * For every generator (tools/sc_gen.h), size, kernel and thread count it runs
+ * one warm-up query (reported as "cold") and R timed queries on one context,
+ * and reports medians: total and per-stage seconds (sc_context_stats),
+ * spheres/s, ns per (sphere + pair), candidate tests per second of the
+ * search stage, pairs, checksum, the context's scratch bytes and the peak
+ * resident memory. Input is float64 rows (x, y, z, r), as the CLI's .npy.
+ *
+ * Each configuration runs in a fresh child process (fork) that generates its
+ * own data, so ru_maxrss is that configuration's peak and "extra bytes per
+ * sphere" = (peak RSS - RSS after generating the input) / n. The parent never
+ * starts an OpenMP team, so forking is safe. Results come back through a pipe.
+ *
+ * Every algorithm that runs on the same (dist, n, seed) must report the same
+ * count and checksum: engine at every thread count and kernel, the library's
+ * brute force, and the plain hash grid baseline (bench/hashgrid.c). Any
+ * disagreement or failure is printed loudly and makes the exit status 1.
+ * Times are reported, never asserted.
+ *
+ * Output: a human table on stdout and CSV (one header row, machine, CPU, ISA,
+ * compiler and binding on every row) under bench/results/<machine-tag>/, plus
+ * <scenario>-compare.csv with the ratios measured in the same run
+ * (hashgrid / engine, 1 thread / all threads, scalar / avx2 tests per second).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hashgrid.h"
+#include "sc_gen.h"
+#include "sc_io.h"
+#include "spherecollide.h"
+
+#ifndef SC_BENCH_RESULTS_DIR
+#define SC_BENCH_RESULTS_DIR "bench/results"
+#endif
+
+#define MAX_LIST 32
+#define DENSE_MAX_N 20000
+#define FARCLUSTERS_MAX_N 1000000
+
+enum { ALGO_ENGINE, ALGO_BRUTE, ALGO_HASHGRID };
+static const char *const algo_names[] = {"engine", "brute", "hashgrid"};
+enum { MODE_COUNT, MODE_STREAM, MODE_NPY };
+static const char *const mode_names[] = {"count", "stream", "npy"};
+
+/* ---- command line ----------------------------------------------------------- */
+
+typedef struct bench_args {
+    const char *dists[MAX_LIST];
+    int ndists;
+    size_t sizes[MAX_LIST];
+    int nsizes;
+    int sizes_given;
+    int threads[MAX_LIST]; /* 0 = all */
+    int nthreads;
+    sc_kernel kernels[4];
+    int nkernels;
+    int repeats;
+    int mode;
+    int baseline;
+    int baseline_repeats;
+    size_t baseline_max_n;
+    double baseline_max_tests;
+    int brute;
+    size_t brute_max_n;
+    int quick;
+    int fork;
+    int caps;
+    sc_pin pin;
+    uint64_t seed;
+    const char *csv;     /* NULL: default path; "-" or "none": no CSV */
+    const char *scenario;
+    const char *tag;     /* machine tag override */
+    const char *tmpdir;  /* npy output */
+} bench_args;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: sc_bench [options]\n"
+        "Times spherecollide through its public API; reports medians, never asserts on time.\n"
+        "  --dist LIST        generators, comma-separated (default: all): ");
+    for (const char *const *g = scgen_names(); *g; g++)
+        fprintf(f, "%s%s", *g, g[1] ? "," : "\n");
+    fprintf(f,
+        "  --n LIST           sizes (1e4,1e5,1e6,1e7 default; k/M suffixes ok); dense is capped\n"
+        "                     at 2e4 (default 1e4,2e4), farclusters at 1e6 unless --no-caps\n"
+        "  --threads LIST     thread counts, 'all' = one per core (default 1,all)\n"
+        "  --repeat R         timed repeats per configuration, >= 3 (default 5)\n"
+        "  --kernel LIST      auto, scalar, avx2 (default auto)\n"
+        "  --pin P            none, compact, scatter (default: the library's, compact)\n"
+        "  --mode M           count (default), stream (pairs to a discarding sink),\n"
+        "                     npy (pairs streamed to a .npy file in --tmpdir, then deleted)\n"
+        "  --baseline         also time the plain hash grid (single thread)\n"
+        "  --baseline-repeat R  repeats for the hash grid (default 3)\n"
+        "  --baseline-max-n N   largest n for the hash grid (default 1e6)\n"
+        "  --baseline-max-tests T  skip the hash grid when its cells predict more\n"
+        "                     pair tests (default 2e9)\n"
+        "  --brute            also run the library's brute force for n <= --brute-max-n (2e4)\n"
+        "  --seed S           generator seed (default 1)\n"
+        "  --quick            small sizes (1e3,1e4; dense 1e3,2e3), 3 repeats: a smoke test\n"
+        "  --csv PATH         CSV file (default " SC_BENCH_RESULTS_DIR "/<machine>/<scenario>.csv;\n"
+        "                     'none' for no CSV)\n"
+        "  --scenario NAME    names the CSV files (default sweep)\n"
+        "  --machine-tag TAG  results folder name (default from the CPU model and cores)\n"
+        "  --tmpdir DIR       where --mode npy writes (default " SC_BENCH_RESULTS_DIR "/tmp)\n"
+        "  --no-fork          run in this process (peak memory is then cumulative)\n"
+        "  --no-caps          do not cap the sizes of dense and farclusters\n"
+        "Exit status: 0 all runs agree, 1 a failure or a disagreement, 2 usage.\n");
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno)
+        return -1;
+    if (*end == 'k' || *end == 'K')
+        v *= 1e3, end++;
+    else if (*end == 'm' || *end == 'M')
+        v *= 1e6, end++;
+    if (*end || !(v >= 0) || v > 4e9 || v != (double)(size_t)v)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+/* Splits a comma list in place into at most MAX_LIST items. */
+static int split_list(char *s, char **items)
+{
+    int k = 0;
+    for (char *tok = strtok(s, ","); tok && k < MAX_LIST; tok = strtok(NULL, ","))
+        items[k++] = tok;
+    return k;
+}
+
+static int parse_kernel(const char *s, sc_kernel *out)
+{
+    for (int k = SC_KERNEL_AUTO; k <= SC_KERNEL_AVX2; k++)
+        if (strcmp(s, sc_kernel_name((sc_kernel)k)) == 0) {
+            *out = (sc_kernel)k;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_pin(const char *s, sc_pin *out)
+{
+    for (int p = SC_PIN_NONE; p <= SC_PIN_SCATTER; p++)
+        if (strcmp(s, sc_pin_name((sc_pin)p)) == 0) {
+            *out = (sc_pin)p;
+            return 0;
+        }
+    return -1;
+}
+
+static int die_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "sc_bench: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(sc_bench --help for the options)\n");
+    exit(2);
+}
+
+static void parse_args(int argc, char **argv, bench_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->repeats = 5;
+    a->mode = MODE_COUNT;
+    a->baseline_repeats = 3;
+    a->baseline_max_n = 1000000;
+    a->baseline_max_tests = 2e9;
+    a->brute_max_n = 20000;
+    a->fork = 1;
+    a->caps = 1;
+    a->pin = sc_options_default().pin;
+    a->seed = 1;
+    a->scenario = "sweep";
+    a->tmpdir = SC_BENCH_RESULTS_DIR "/tmp";
+    int repeats_given = 0;
+    char *items[MAX_LIST];
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE()                                                       \
+    do {                                                                   \
+        if (!val)                                                          \
+            die_usage("%s needs a value", opt);                            \
+        i++;                                                               \
+    } while (0)
+        if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(opt, "--dist")) {
+            NEED_VALUE();
+            int k = split_list(argv[i], items);
+            a->ndists = 0;
+            for (int j = 0; j < k; j++) {
+                if (scgen_describe(items[j]) == NULL)
+                    die_usage("unknown generator '%s'", items[j]);
+                a->dists[a->ndists++] = items[j];
+            }
+        } else if (!strcmp(opt, "--n")) {
+            NEED_VALUE();
+            int k = split_list(argv[i], items);
+            a->nsizes = 0;
+            for (int j = 0; j < k; j++)
+                if (parse_size(items[j], &a->sizes[a->nsizes++]))
+                    die_usage("bad size '%s'", items[j]);
+            a->sizes_given = 1;
+        } else if (!strcmp(opt, "--threads")) {
+            NEED_VALUE();
+            int k = split_list(argv[i], items);
+            a->nthreads = 0;
+            for (int j = 0; j < k; j++) {
+                if (!strcmp(items[j], "all")) {
+                    a->threads[a->nthreads++] = 0;
+                    continue;
+                }
+                char *end;
+                long t = strtol(items[j], &end, 10);
+                if (*end || t < 0 || t > 4096)
+                    die_usage("bad thread count '%s'", items[j]);
+                a->threads[a->nthreads++] = (int)t;
+            }
+        } else if (!strcmp(opt, "--repeat")) {
+            NEED_VALUE();
+            a->repeats = atoi(val);
+            if (a->repeats < 3)
+                die_usage("--repeat %s: medians need at least 3 repeats", val);
+            repeats_given = 1;
+        } else if (!strcmp(opt, "--kernel")) {
+            NEED_VALUE();
+            int k = split_list(argv[i], items);
+            a->nkernels = 0;
+            for (int j = 0; j < k && a->nkernels < 4; j++)
+                if (parse_kernel(items[j], &a->kernels[a->nkernels++]))
+                    die_usage("unknown kernel '%s' (auto, scalar, avx2)", items[j]);
+        } else if (!strcmp(opt, "--pin")) {
+            NEED_VALUE();
+            if (parse_pin(val, &a->pin))
+                die_usage("unknown pinning '%s' (none, compact, scatter)", val);
+        } else if (!strcmp(opt, "--mode")) {
+            NEED_VALUE();
+            if (!strcmp(val, "count"))
+                a->mode = MODE_COUNT;
+            else if (!strcmp(val, "stream"))
+                a->mode = MODE_STREAM;
+            else if (!strcmp(val, "npy"))
+                a->mode = MODE_NPY;
+            else
+                die_usage("unknown mode '%s' (count, stream, npy)", val);
+        } else if (!strcmp(opt, "--baseline")) {
+            a->baseline = 1;
+        } else if (!strcmp(opt, "--baseline-repeat")) {
+            NEED_VALUE();
+            a->baseline_repeats = atoi(val);
+            if (a->baseline_repeats < 1)
+                die_usage("bad --baseline-repeat '%s'", val);
+        } else if (!strcmp(opt, "--baseline-max-n")) {
+            NEED_VALUE();
+            if (parse_size(val, &a->baseline_max_n))
+                die_usage("bad size '%s'", val);
+        } else if (!strcmp(opt, "--baseline-max-tests")) {
+            NEED_VALUE();
+            a->baseline_max_tests = strtod(val, NULL);
+        } else if (!strcmp(opt, "--brute")) {
+            a->brute = 1;
+        } else if (!strcmp(opt, "--brute-max-n")) {
+            NEED_VALUE();
+            if (parse_size(val, &a->brute_max_n))
+                die_usage("bad size '%s'", val);
+        } else if (!strcmp(opt, "--seed")) {
+            NEED_VALUE();
+            a->seed = strtoull(val, NULL, 0);
+        } else if (!strcmp(opt, "--quick")) {
+            a->quick = 1;
+        } else if (!strcmp(opt, "--csv")) {
+            NEED_VALUE();
+            a->csv = val;
+        } else if (!strcmp(opt, "--scenario")) {
+            NEED_VALUE();
+            a->scenario = val;
+        } else if (!strcmp(opt, "--machine-tag")) {
+            NEED_VALUE();
+            a->tag = val;
+        } else if (!strcmp(opt, "--tmpdir")) {
+            NEED_VALUE();
+            a->tmpdir = val;
+        } else if (!strcmp(opt, "--no-fork")) {
+            a->fork = 0;
+        } else if (!strcmp(opt, "--no-caps")) {
+            a->caps = 0;
+        } else {
+            die_usage("unknown option '%s'", opt);
+        }
+#undef NEED_VALUE
+    }
+    if (a->ndists == 0)
+        for (const char *const *g = scgen_names(); *g && a->ndists < MAX_LIST; g++)
+            a->dists[a->ndists++] = *g;
+    if (a->nsizes == 0) {
+        static const size_t full[] = {10000, 100000, 1000000, 10000000};
+        static const size_t quick[] = {1000, 10000};
+        const size_t *s = a->quick ? quick : full;
+        a->nsizes = a->quick ? 2 : 4;
+        for (int k = 0; k < a->nsizes; k++)
+            a->sizes[k] = s[k];
+    }
+    if (a->nthreads == 0) {
+        a->threads[0] = 1;
+        a->threads[1] = 0;
+        a->nthreads = 2;
+    }
+    if (a->nkernels == 0) {
+        a->kernels[0] = SC_KERNEL_AUTO;
+        a->nkernels = 1;
+    }
+    if (a->quick && !repeats_given)
+        a->repeats = 3;
+}
+
+/* The sizes a generator runs at: dense and farclusters are capped; dense gets
+ * its own default list (its pair count grows as n^2). */
+static int sizes_for(const bench_args *a, const char *dist, size_t *out)
+{
+    int k = 0;
+    if (!strcmp(dist, "dense") && !a->sizes_given) {
+        out[k++] = a->quick ? 1000 : 10000;
+        out[k++] = a->quick ? 2000 : 20000;
+        return k;
+    }
+    for (int i = 0; i < a->nsizes; i++) {
+        size_t n = a->sizes[i];
+        if (a->caps && !strcmp(dist, "dense") && n > DENSE_MAX_N)
+            continue;
+        if (a->caps && !strcmp(dist, "farclusters") && n > FARCLUSTERS_MAX_N)
+            continue;
+        out[k++] = n;
+    }
+    return k;
+}
+
+/* ---- the machine --------------------------------------------------------------- */
+
+typedef struct bench_machine {
+    char cpu[128];
+    char tag[96];
+    int cores;
+    char isa[16];
+    char compiler[64];
+    char pin[48];
+} bench_machine;
+
+/* Commas would break the CSV: replace them. */
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if (*s == ',' || *s == '\n' || *s == '"')
+            *s = ';';
+}
+
+static void machine_probe(const bench_args *a, bench_machine *m)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->cpu, sizeof m->cpu, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                const char *p = strchr(line, ':');
+                if (p) {
+                    p++;
+                    while (*p == ' ' || *p == '\t')
+                        p++;
+                    snprintf(m->cpu, sizeof m->cpu, "%s", p);
+                    m->cpu[strcspn(m->cpu, "\n")] = 0;
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    sanitize(m->cpu);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    m->cores = cores > 0 ? (int)cores : 1;
+    if (a->tag) {
+        snprintf(m->tag, sizeof m->tag, "%s", a->tag);
+    } else {
+        char base[80];
+        size_t k = 0;
+        int dash = 1;
+        for (const char *p = m->cpu; *p && k + 1 < sizeof base; p++) {
+            if (isalnum((unsigned char)*p)) {
+                base[k++] = (char)tolower((unsigned char)*p);
+                dash = 0;
+            } else if (!dash) {
+                base[k++] = '-';
+                dash = 1;
+            }
+        }
+        while (k > 0 && base[k - 1] == '-')
+            k--;
+        base[k] = 0;
+        snprintf(m->tag, sizeof m->tag, "%s-%dc", k ? base : "unknown", m->cores);
+    }
+    snprintf(m->isa, sizeof m->isa, "%s", sc_kernel_name(sc_kernel_auto()));
+#if defined(__clang__)
+    snprintf(m->compiler, sizeof m->compiler, "clang %s", __clang_version__);
+#elif defined(__GNUC__)
+    snprintf(m->compiler, sizeof m->compiler, "gcc %s", __VERSION__);
+#else
+    snprintf(m->compiler, sizeof m->compiler, "unknown");
+#endif
+    sanitize(m->compiler);
+    const char *bind = getenv("OMP_PROC_BIND");
+    snprintf(m->pin, sizeof m->pin, "%s%s%s", sc_pin_name(a->pin), bind ? ";OMP_PROC_BIND=" : "",
+             bind ? bind : "");
+    sanitize(m->pin);
+}
+
+/* ---- one configuration ----------------------------------------------------------- */
+
+typedef struct bench_config {
+    char dist[16];
+    size_t n;
+    uint64_t seed;
+    int algo;
+    int mode;
+    sc_kernel kernel;
+    int threads; /* 0 = all */
+    int repeats;
+} bench_config;
+
+typedef struct bench_row {
+    bench_config cfg;
+    int status;       /* 0 ok, 1 skipped, -1 failed */
+    char note[160];   /* why skipped or failed */
+    int threads_used;
+    char kernel_ran[8];
+    char pin_ran[12];
+    int repeats_done;
+    double total_med, wall_med, total_min, cold_s;
+    double stage_med[SC_STAGE_COUNT];
+    uint64_t pairs, checksum, cells, candidate_tests, scratch_bytes;
+    int levels;
+    double cell_size;
+    double gen_s;
+    double rss_before, peak_rss; /* bytes */
+    double out_bytes;            /* npy mode: file size */
+    int forked;
+} bench_row;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double current_rss(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f)
+        return 0.0;
+    long size = 0, resident = 0;
+    int got = fscanf(f, "%ld %ld", &size, &resident);
+    fclose(f);
+    return got == 2 ? (double)resident * (double)sysconf(_SC_PAGESIZE) : 0.0;
+}
+
+static double peak_rss(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru))
+        return 0.0;
+    return (double)ru.ru_maxrss * 1024.0; /* Linux: KiB */
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int k)
+{
+    if (k <= 0)
+        return 0.0;
+    qsort(v, (size_t)k, sizeof *v, cmp_double);
+    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+typedef struct sink_state {
+    uint64_t pairs;
+    sc_pair_writer *writer;
+    int failed;
+    char err[256];
+} sink_state;
+
+static int sink_discard(const uint32_t *pairs, size_t count, void *user)
+{
+    (void)pairs;
+    ((sink_state *)user)->pairs += count;
+    return 0;
+}
+
+static int sink_npy(const uint32_t *pairs, size_t count, void *user)
+{
+    sink_state *s = user;
+    s->pairs += count;
+    if (sc_pair_writer_write(s->writer, pairs, count, s->err, sizeof s->err) != SC_IO_OK) {
+        s->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int mkdir_p(const char *path)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    if (mkdir(buf, 0777) && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+/* One engine (or brute force) query in the configured mode. */
+static sc_status engine_once(sc_context *ctx, const sc_spheres *view, const bench_config *c,
+                             const char *tmpdir, sc_summary *sum, bench_row *row)
+{
+    sink_state sink;
+    memset(&sink, 0, sizeof sink);
+    sc_status st;
+    if (c->mode == MODE_COUNT)
+        return sc_count_pairs(ctx, view, sum);
+    if (c->mode == MODE_STREAM) {
+        st = sc_stream_pairs(ctx, view, sink_discard, &sink, sum);
+        if (st == SC_OK && sink.pairs != sum->pairs) {
+            snprintf(row->note, sizeof row->note, "stream delivered %llu pairs, summary says %llu",
+                     (unsigned long long)sink.pairs, (unsigned long long)sum->pairs);
+            return SC_ERR_INVALID_ARGUMENT;
+        }
+        return st;
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/pairs-%ld.npy", tmpdir, (long)getpid());
+    char err[256];
+    if (mkdir_p(tmpdir)
+        || sc_pair_writer_open(path, SC_IO_FORMAT_NPY, c->n, &sink.writer, err, sizeof err) != SC_IO_OK) {
+        snprintf(row->note, sizeof row->note, "cannot write %.140s", path);
+        return SC_ERR_INVALID_ARGUMENT;
+    }
+    st = sc_stream_pairs(ctx, view, sink_npy, &sink, sum);
+    if (st != SC_OK || sink.failed) {
+        sc_pair_writer_abort(sink.writer);
+        if (sink.failed)
+            snprintf(row->note, sizeof row->note, "%.150s", sink.err);
+        return st != SC_OK ? st : SC_ERR_INVALID_ARGUMENT;
+    }
+    if (sc_pair_writer_finish(sink.writer, sum->pairs, err, sizeof err) != SC_IO_OK) {
+        snprintf(row->note, sizeof row->note, "%.150s", err);
+        return SC_ERR_INVALID_ARGUMENT;
+    }
+    struct stat sb;
+    if (stat(path, &sb) == 0)
+        row->out_bytes = (double)sb.st_size;
+    unlink(path);
+    return SC_OK;
+}
+
+static void run_engine(const bench_args *a, const double *rows, bench_row *row)
+{
+    const bench_config *c = &row->cfg;
+    sc_options opt = sc_options_default();
+    opt.algorithm = c->algo == ALGO_BRUTE ? SC_ALGO_BRUTE : SC_ALGO_GRID;
+    opt.threads = c->threads;
+    opt.kernel = c->kernel;
+    opt.pin = a->pin;
+    if (c->kernel != SC_KERNEL_AUTO && !sc_kernel_available(c->kernel)) {
+        row->status = 1;
+        snprintf(row->note, sizeof row->note, "kernel %s not available here", sc_kernel_name(c->kernel));
+        return;
+    }
+    sc_context *ctx = NULL;
+    sc_status st = sc_context_create(&opt, &ctx);
+    if (st != SC_OK) {
+        row->status = -1;
+        snprintf(row->note, sizeof row->note, "sc_context_create: %s", sc_status_string(st));
+        return;
+    }
+    sc_spheres view = sc_spheres_rows_f64(c->n, 3, rows);
+    double *total = calloc((size_t)c->repeats, sizeof *total);
+    double *wall = calloc((size_t)c->repeats, sizeof *wall);
+    double *stage = calloc((size_t)c->repeats * SC_STAGE_COUNT, sizeof *stage);
+    if (!total || !wall || !stage) {
+        row->status = -1;
+        snprintf(row->note, sizeof row->note, "out of memory in the bench");
+        goto done;
+    }
+    /* Run 0 is the warm-up (scratch allocation, first touch): reported as cold. */
+    for (int r = -1; r < c->repeats; r++) {
+        sc_summary sum = {0, 0};
+        double t0 = now_s();
+        st = engine_once(ctx, &view, c, a->tmpdir, &sum, row);
+        double t1 = now_s();
+        if (st != SC_OK) {
+            row->status = -1;
+            if (!row->note[0])
+                snprintf(row->note, sizeof row->note, "query: %s", sc_status_string(st));
+            goto done;
+        }
+        sc_stats s;
+        sc_context_stats(ctx, &s);
+        if (s.pairs != sum.pairs || s.checksum != sum.checksum) {
+            row->status = -1;
+            snprintf(row->note, sizeof row->note, "stats disagree with the summary");
+            goto done;
+        }
+        if (r < 0) {
+            row->cold_s = s.total_seconds;
+            row->pairs = sum.pairs;
+            row->checksum = sum.checksum;
+        } else if (sum.pairs != row->pairs || sum.checksum != row->checksum) {
+            row->status = -1;
+            snprintf(row->note, sizeof row->note, "repeat %d gave a different result", r);
+            goto done;
+        }
+        if (r >= 0) {
+            total[r] = s.total_seconds;
+            wall[r] = t1 - t0;
+            for (int k = 0; k < SC_STAGE_COUNT; k++)
+                stage[k * c->repeats + r] = s.seconds[k];
+        }
+        row->threads_used = s.threads;
+        snprintf(row->kernel_ran, sizeof row->kernel_ran, "%s", sc_kernel_name(s.kernel));
+        snprintf(row->pin_ran, sizeof row->pin_ran, "%s", sc_pin_name(s.pin));
+        row->cells = s.cells;
+        row->candidate_tests = s.candidate_tests;
+        row->scratch_bytes = s.scratch_bytes;
+        row->levels = s.levels;
+        row->cell_size = s.cell_size;
+        row->repeats_done = r + 1;
+    }
+    row->total_med = median(total, c->repeats);
+    row->total_min = total[0]; /* sorted by median() */
+    row->wall_med = median(wall, c->repeats);
+    for (int k = 0; k < SC_STAGE_COUNT; k++)
+        row->stage_med[k] = median(stage + k * c->repeats, c->repeats);
+done:
+    free(total);
+    free(wall);
+    free(stage);
+    sc_context_destroy(ctx);
+}
+
+static void run_hashgrid(const bench_args *a, const double *rows, bench_row *row)
+{
+    const bench_config *c = &row->cfg;
+    double *t = calloc((size_t)c->repeats, sizeof *t);
+    if (!t) {
+        row->status = -1;
+        snprintf(row->note, sizeof row->note, "out of memory in the bench");
+        return;
+    }
+    row->threads_used = 1;
+    snprintf(row->kernel_ran, sizeof row->kernel_ran, "double");
+    snprintf(row->pin_ran, sizeof row->pin_ran, "none");
+    for (int r = 0; r < c->repeats; r++) {
+        hashgrid_result res;
+        double t0 = now_s();
+        int st = hashgrid_count(rows, c->n, a->baseline_max_tests, &res);
+        t[r] = now_s() - t0;
+        row->candidate_tests = res.tests;
+        row->cells = res.cells;
+        row->cell_size = res.cell_size;
+        if (st == 1) {
+            row->status = 1;
+            snprintf(row->note, sizeof row->note, "skipped: its cells predict %.3g pair tests (> %.3g)",
+                     res.estimated_tests, a->baseline_max_tests);
+            row->candidate_tests = (uint64_t)res.estimated_tests;
+            break;
+        }
+        if (st != 0) {
+            row->status = -1;
+            snprintf(row->note, sizeof row->note, "hash grid failed (memory or coordinates)");
+            break;
+        }
+        if (r > 0 && (res.pairs != row->pairs || res.checksum != row->checksum)) {
+            row->status = -1;
+            snprintf(row->note, sizeof row->note, "hash grid repeat %d differs", r);
+            break;
+        }
+        row->pairs = res.pairs;
+        row->checksum = res.checksum;
+        row->repeats_done = r + 1;
+    }
+    if (row->status == 0) {
+        row->cold_s = t[0];
+        row->total_med = median(t, c->repeats);
+        row->total_min = t[0];
+        row->wall_med = row->total_med;
+        row->stage_med[SC_STAGE_SEARCH] = row->total_med;
+    }
+    free(t);
+}
+
+/* Generates the data and runs one configuration (in the child when forking). */
+static void run_config(const bench_args *a, bench_row *row)
+{
+    const bench_config *c = &row->cfg;
+    double *rows = malloc((c->n ? c->n : 1) * 4 * sizeof *rows);
+    if (!rows) {
+        row->status = -1;
+        snprintf(row->note, sizeof row->note, "cannot allocate %zu spheres", c->n);
+        return;
+    }
+    double t0 = now_s();
+    scgen_generate(c->dist, c->n, c->seed, rows);
+    row->gen_s = now_s() - t0;
+    row->rss_before = current_rss();
+    if (c->algo == ALGO_HASHGRID)
+        run_hashgrid(a, rows, row);
+    else
+        run_engine(a, rows, row);
+    row->peak_rss = peak_rss();
+    free(rows);
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+static void run_isolated(const bench_args *a, bench_row *row)
+{
+    row->forked = a->fork;
+    if (!a->fork) {
+        run_config(a, row);
+        return;
+    }
+    int fds[2];
+    if (pipe(fds)) {
+        row->status = -1;
+        snprintf(row->note, sizeof row->note, "pipe: %s", strerror(errno));
+        return;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        row->status = -1;
+        snprintf(row->note, sizeof row->note, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        run_config(a, row);
+        int bad = write_all(fds[1], row, sizeof *row);
+        close(fds[1]);
+        _exit(bad ? 3 : 0);
+    }
+    close(fds[1]);
+    bench_row got;
+    size_t have = 0;
+    while (have < sizeof got) {
+        ssize_t r = read(fds[0], (char *)&got + have, sizeof got - have);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        have += (size_t)r;
+    }
+    close(fds[0]);
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    if (have == sizeof got) {
+        *row = got;
+    } else {
+        row->status = -1;
+        if (WIFSIGNALED(wstatus))
+            snprintf(row->note, sizeof row->note, "child killed by signal %d (%s)", WTERMSIG(wstatus),
+                     strsignal(WTERMSIG(wstatus)));
+        else
+            snprintf(row->note, sizeof row->note, "child exited with status %d without a result",
+                     WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+    }
+}
+
+/* ---- reporting ---------------------------------------------------------------------- */
+
+static double items_ns(const bench_row *r)
+{
+    double items = (double)r->cfg.n + (double)r->pairs;
+    return items > 0 ? r->total_med * 1e9 / items : 0.0;
+}
+
+static double tests_per_s(const bench_row *r)
+{
+    double s = r->stage_med[SC_STAGE_SEARCH];
+    return s > 0 ? (double)r->candidate_tests / s : 0.0;
+}
+
+static double extra_per_sphere(const bench_row *r)
+{
+    return r->cfg.n ? (r->peak_rss - r->rss_before) / (double)r->cfg.n : 0.0;
+}
+
+static const char *threads_label(int t, char *buf, size_t cap)
+{
+    if (t == 0)
+        snprintf(buf, cap, "all");
+    else
+        snprintf(buf, cap, "%d", t);
+    return buf;
+}
+
+static void print_table_header(void)
+{
+    printf("%-11s %9s %-8s %-6s %-6s %4s %10s %10s |", "dist", "n", "algo", "mode", "kernel", "thr",
+           "total_ms", "cold_ms");
+    for (int k = 0; k < SC_STAGE_COUNT; k++)
+        printf(" %7.7s", sc_stage_name((sc_stage)k));
+    printf(" | %8s %8s %8s %11s %-18s %8s %7s\n", "Msph/s", "ns/item", "Gtest/s", "pairs", "checksum",
+           "peakMiB", "B/sph+");
+}
+
+static void print_row(const bench_row *r)
+{
+    const bench_config *c = &r->cfg;
+    char tb[16];
+    printf("%-11s %9zu %-8s %-6s %-6s %4s ", c->dist, c->n, algo_names[c->algo], mode_names[c->mode],
+           c->algo == ALGO_HASHGRID ? "-" : (r->kernel_ran[0] ? r->kernel_ran : sc_kernel_name(c->kernel)),
+           r->threads_used ? (snprintf(tb, sizeof tb, "%d", r->threads_used), tb)
+                           : threads_label(c->threads, tb, sizeof tb));
+    if (r->status != 0) {
+        printf("%s: %s\n", r->status > 0 ? "SKIPPED" : "*** FAILED ***", r->note);
+        fflush(stdout);
+        return;
+    }
+    printf("%10.3f %10.3f |", r->total_med * 1e3, r->cold_s * 1e3);
+    for (int k = 0; k < SC_STAGE_COUNT; k++)
+        printf(" %7.2f", r->stage_med[k] * 1e3);
+    printf(" | %8.2f %8.2f %8.3f %11llu 0x%016llx %8.1f %7.1f\n",
+           r->total_med > 0 ? (double)c->n / r->total_med / 1e6 : 0.0, items_ns(r), tests_per_s(r) / 1e9,
+           (unsigned long long)r->pairs, (unsigned long long)r->checksum, r->peak_rss / 1048576.0,
+           extra_per_sphere(r));
+    fflush(stdout);
+}
+
+static void csv_header(FILE *f)
+{
+    fprintf(f, "machine,cpu,cores,isa,compiler,pin_policy,version,scenario,dist,n,seed,algo,mode,"
+               "kernel_req,kernel,threads_req,threads,repeats,status,note,total_s,wall_s,min_s,cold_s");
+    for (int k = 0; k < SC_STAGE_COUNT; k++)
+        fprintf(f, ",s_%s", sc_stage_name((sc_stage)k));
+    fprintf(f, ",spheres_per_s,ns_per_item,candidate_tests,tests_per_s,pairs,checksum,cells,levels,"
+               "cell_size,scratch_bytes,input_bytes,rss_before_bytes,peak_rss_bytes,"
+               "extra_bytes_per_sphere,out_bytes,gen_s,forked\n");
+}
+
+static void csv_row(FILE *f, const bench_machine *m, const bench_args *a, const bench_row *r)
+{
+    const bench_config *c = &r->cfg;
+    char note[160], tb[16];
+    snprintf(note, sizeof note, "%s", r->note);
+    sanitize(note);
+    fprintf(f, "%s,%s,%d,%s,%s,%s,%s,%s,%s,%zu,%llu,%s,%s,%s,%s,%s,%d,%d,%s,%s,%.9g,%.9g,%.9g,%.9g", m->tag,
+            m->cpu, m->cores, m->isa, m->compiler, m->pin, sc_version(), a->scenario, c->dist, c->n,
+            (unsigned long long)c->seed, algo_names[c->algo], mode_names[c->mode],
+            c->algo == ALGO_HASHGRID ? "-" : sc_kernel_name(c->kernel),
+            c->algo == ALGO_HASHGRID ? "-" : r->kernel_ran, threads_label(c->threads, tb, sizeof tb),
+            r->threads_used, r->repeats_done,
+            r->status == 0 ? "ok" : r->status > 0 ? "skipped" : "failed", note, r->total_med, r->wall_med,
+            r->total_min, r->cold_s);
+    for (int k = 0; k < SC_STAGE_COUNT; k++)
+        fprintf(f, ",%.9g", r->stage_med[k]);
+    fprintf(f, ",%.6g,%.6g,%llu,%.6g,%llu,0x%016llx,%llu,%d,%.9g,%llu,%.0f,%.0f,%.0f,%.3f,%.0f,%.6g,%d\n",
+            r->total_med > 0 ? (double)c->n / r->total_med : 0.0, items_ns(r),
+            (unsigned long long)r->candidate_tests, tests_per_s(r), (unsigned long long)r->pairs,
+            (unsigned long long)r->checksum, (unsigned long long)r->cells, r->levels, r->cell_size,
+            (unsigned long long)r->scratch_bytes, (double)c->n * 4.0 * sizeof(double), r->rss_before,
+            r->peak_rss, extra_per_sphere(r), r->out_bytes, r->gen_s, r->forked);
+    fflush(f);
+}
+
+/* ---- agreement ----------------------------------------------------------------------- */
+
+typedef struct bench_truth {
+    char dist[16];
+    size_t n;
+    uint64_t seed;
+    uint64_t pairs, checksum;
+    char who[64];
+} bench_truth;
+
+static int check_agreement(bench_truth *truth, int *ntruth, int cap, const bench_row *r)
+{
+    const bench_config *c = &r->cfg;
+    char who[64], tb[16];
+    snprintf(who, sizeof who, "%s/%s/%s/%s threads", algo_names[c->algo], mode_names[c->mode],
+             c->algo == ALGO_HASHGRID ? "double" : r->kernel_ran, threads_label(c->threads, tb, sizeof tb));
+    for (int i = 0; i < *ntruth; i++) {
+        bench_truth *t = &truth[i];
+        if (strcmp(t->dist, c->dist) || t->n != c->n || t->seed != c->seed)
+            continue;
+        if (t->pairs == r->pairs && t->checksum == r->checksum)
+            return 0;
+        fprintf(stderr,
+                "\n*** DISAGREEMENT on %s n=%zu seed=%llu: %s found %llu pairs, checksum 0x%016llx;\n"
+                "*** %s found %llu pairs, checksum 0x%016llx\n\n",
+                c->dist, c->n, (unsigned long long)c->seed, t->who, (unsigned long long)t->pairs,
+                (unsigned long long)t->checksum, who, (unsigned long long)r->pairs,
+                (unsigned long long)r->checksum);
+        printf("*** DISAGREEMENT on %s n=%zu: %s vs %s (see stderr)\n", c->dist, c->n, t->who, who);
+        return -1;
+    }
+    if (*ntruth < cap) {
+        bench_truth *t = &truth[(*ntruth)++];
+        snprintf(t->dist, sizeof t->dist, "%s", c->dist);
+        t->n = c->n;
+        t->seed = c->seed;
+        t->pairs = r->pairs;
+        t->checksum = r->checksum;
+        snprintf(t->who, sizeof t->who, "%s", who);
+    }
+    return 0;
+}
+
+/* ---- comparisons measured in the same run --------------------------------------------- */
+
+static void compare_line(FILE *f, const bench_machine *m, const bench_args *a, const char *kind,
+                         const bench_row *x, const char *xlabel, const bench_row *y, const char *ylabel,
+                         double xv, double yv, const char *what)
+{
+    double ratio = yv > 0 ? xv / yv : 0.0;
+    printf("  %-22s %-11s n=%-9zu %s %s / %s %s = %.4g / %.4g = %.2fx\n", kind, x->cfg.dist, x->cfg.n,
+           what, xlabel, ylabel, mode_names[x->cfg.mode], xv, yv, ratio);
+    (void)y;
+    if (f)
+        fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%zu,%s,%s,%s,%.9g,%.9g,%.6g\n", m->tag, m->cpu, m->isa, m->compiler,
+                a->scenario, kind, x->cfg.dist, x->cfg.n, what, xlabel, ylabel, xv, yv, ratio);
+}
+
+static void comparisons(const bench_machine *m, const bench_args *a, const bench_row *rows, int nrows,
+                        FILE *f)
+{
+    if (f)
+        fprintf(f, "machine,cpu,isa,compiler,scenario,kind,dist,n,metric,a,b,a_value,b_value,ratio\n");
+    printf("\nComparisons measured in this run:\n");
+    char la[48], lb[48];
+    for (int i = 0; i < nrows; i++) {
+        const bench_row *x = &rows[i];
+        if (x->status != 0)
+            continue;
+        for (int j = 0; j < nrows; j++) {
+            const bench_row *y = &rows[j];
+            if (i == j || y->status != 0 || strcmp(x->cfg.dist, y->cfg.dist) || x->cfg.n != y->cfg.n
+                || x->cfg.seed != y->cfg.seed)
+                continue;
+            /* hash grid (1 thread) against the engine at each thread count, auto kernel */
+            if (x->cfg.algo == ALGO_HASHGRID && y->cfg.algo == ALGO_ENGINE && y->cfg.kernel == SC_KERNEL_AUTO
+                && y->cfg.mode == MODE_COUNT) {
+                snprintf(lb, sizeof lb, "engine(%d thr)", y->threads_used);
+                compare_line(f, m, a, "hashgrid/engine", x, "hashgrid", y, lb, x->total_med, y->total_med,
+                             "seconds");
+            }
+            /* thread scaling: 1 thread against more, same algorithm, kernel, mode */
+            if (x->cfg.algo == y->cfg.algo && x->cfg.algo != ALGO_HASHGRID && x->cfg.kernel == y->cfg.kernel
+                && x->cfg.mode == y->cfg.mode && x->threads_used == 1 && y->threads_used > 1) {
+                snprintf(la, sizeof la, "%s 1 thr", algo_names[x->cfg.algo]);
+                snprintf(lb, sizeof lb, "%d thr", y->threads_used);
+                compare_line(f, m, a, "speedup", x, la, y, lb, x->total_med, y->total_med, "seconds");
+            }
+            /* kernels: avx2 over scalar candidate tests per second, same threads */
+            if (x->cfg.algo == y->cfg.algo && x->cfg.algo != ALGO_HASHGRID && x->cfg.mode == y->cfg.mode
+                && x->cfg.threads == y->cfg.threads && !strcmp(x->kernel_ran, "avx2")
+                && !strcmp(y->kernel_ran, "scalar") && x->cfg.kernel != SC_KERNEL_AUTO
+                && y->cfg.kernel != SC_KERNEL_AUTO) {
+                snprintf(la, sizeof la, "avx2 %d thr", x->threads_used);
+                snprintf(lb, sizeof lb, "scalar %d thr", y->threads_used);
+                compare_line(f, m, a, "kernel", x, la, y, lb, tests_per_s(x), tests_per_s(y), "tests_per_s");
+                compare_line(f, m, a, "kernel-time", y, lb, x, la, y->total_med, x->total_med, "seconds");
+            }
+        }
+    }
+}
+
+/* ---- main ------------------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+    bench_args a;
+    parse_args(argc, argv, &a);
+    bench_machine m;
+    machine_probe(&a, &m);
+
+    /* Header: the machine, as the library sees it. */
+    sc_options opt = sc_options_default();
+    opt.pin = a.pin;
+    char info[4096];
+    sc_system_info(&opt, info, sizeof info);
+    printf("sc_bench %s | scenario %s | %s\n", sc_version(), a.scenario, a.quick ? "quick" : "full");
+    printf("machine: %s (tag %s), %d logical CPUs\n", m.cpu, m.tag, m.cores);
+    printf("ISA: auto kernel = %s (scalar %s, avx2 %s) | compiler: %s | binding: %s\n", m.isa,
+           sc_kernel_available(SC_KERNEL_SCALAR) ? "yes" : "no",
+           sc_kernel_available(SC_KERNEL_AVX2) ? "yes" : "no", m.compiler, m.pin);
+    printf("input: float64 rows (x,y,z,r) | mode %s | repeats %d (+1 cold) | seed %llu | %s\n",
+           mode_names[a.mode], a.repeats, (unsigned long long)a.seed,
+           a.fork ? "one child process per configuration" : "in-process");
+    printf("--- sc_system_info ---\n%s%s----------------------\n", info,
+           info[0] && info[strlen(info) - 1] == '\n' ? "" : "\n");
+
+    /* CSV files. */
+    FILE *csv = NULL, *cmpf = NULL;
+    char csv_path[1024] = "", cmp_path[1024] = "";
+    if (!a.csv || (strcmp(a.csv, "none") && strcmp(a.csv, "-"))) {
+        if (a.csv) {
+            snprintf(csv_path, sizeof csv_path, "%s", a.csv);
+        } else {
+            char dir[1024];
+            snprintf(dir, sizeof dir, "%s/%s", SC_BENCH_RESULTS_DIR, m.tag);
+            if (mkdir_p(dir))
+                fprintf(stderr, "sc_bench: cannot create %s: %s\n", dir, strerror(errno));
+            snprintf(csv_path, sizeof csv_path, "%.900s/%.100s.csv", dir, a.scenario);
+        }
+        size_t len = strlen(csv_path);
+        if (len > 4 && !strcmp(csv_path + len - 4, ".csv"))
+            snprintf(cmp_path, sizeof cmp_path, "%.*s-compare.csv", (int)(len - 4 < 1000 ? len - 4 : 1000), csv_path);
+        else
+            snprintf(cmp_path, sizeof cmp_path, "%.1000s-compare.csv", csv_path);
+        csv = fopen(csv_path, "w");
+        if (!csv) {
+            fprintf(stderr, "sc_bench: cannot write %s: %s\n", csv_path, strerror(errno));
+            return 2;
+        }
+        csv_header(csv);
+    }
+
+    /* Configurations. */
+    int cap = 4096;
+    bench_row *rows = calloc((size_t)cap, sizeof *rows);
+    bench_truth *truth = calloc((size_t)cap, sizeof *truth);
+    if (!rows || !truth) {
+        fprintf(stderr, "sc_bench: out of memory\n");
+        return 1;
+    }
+    int nrows = 0, ntruth = 0, failures = 0;
+    double t_start = now_s();
+    print_table_header();
+    for (int d = 0; d < a.ndists; d++) {
+        size_t sizes[MAX_LIST];
+        int ns = sizes_for(&a, a.dists[d], sizes);
+        for (int s = 0; s < ns; s++) {
+            for (int algo = ALGO_ENGINE; algo <= ALGO_HASHGRID; algo++) {
+                if (algo == ALGO_BRUTE && (!a.brute || sizes[s] > a.brute_max_n))
+                    continue;
+                if (algo == ALGO_HASHGRID && (!a.baseline || sizes[s] > a.baseline_max_n))
+                    continue;
+                int nk = algo == ALGO_HASHGRID ? 1 : a.nkernels;
+                int nt = algo == ALGO_HASHGRID ? 1 : a.nthreads;
+                for (int k = 0; k < nk; k++)
+                    for (int t = 0; t < nt && nrows < cap; t++) {
+                        bench_row *r = &rows[nrows++];
+                        memset(r, 0, sizeof *r);
+                        bench_config *c = &r->cfg;
+                        snprintf(c->dist, sizeof c->dist, "%s", a.dists[d]);
+                        c->n = sizes[s];
+                        c->seed = a.seed;
+                        c->algo = algo;
+                        c->mode = algo == ALGO_HASHGRID ? MODE_COUNT : a.mode;
+                        c->kernel = algo == ALGO_HASHGRID ? SC_KERNEL_SCALAR : a.kernels[k];
+                        c->threads = algo == ALGO_HASHGRID ? 1 : a.threads[t];
+                        c->repeats = algo == ALGO_HASHGRID ? a.baseline_repeats : a.repeats;
+                        run_isolated(&a, r);
+                        print_row(r);
+                        if (r->status < 0)
+                            failures++;
+                        else if (r->status == 0 && check_agreement(truth, &ntruth, cap, r))
+                            failures++;
+                        if (csv)
+                            csv_row(csv, &m, &a, r);
+                    }
+            }
+        }
+    }
+    if (csv) {
+        fclose(csv);
+        cmpf = fopen(cmp_path, "w");
+        if (!cmpf)
+            fprintf(stderr, "sc_bench: cannot write %s: %s\n", cmp_path, strerror(errno));
+    }
+    comparisons(&m, &a, rows, nrows, cmpf);
+    if (cmpf)
+        fclose(cmpf);
+    printf("\n%d configurations in %.1f s", nrows, now_s() - t_start);
+    if (csv_path[0])
+        printf("; CSV: %s and %s", csv_path, cmp_path);
+    printf("\n");
+    if (failures) {
+        fprintf(stderr, "\n*** sc_bench: %d FAILURE(S) OR DISAGREEMENT(S): the results above are not "
+                        "trustworthy ***\n",
+                failures);
+        printf("*** %d FAILURE(S) OR DISAGREEMENT(S) ***\n", failures);
+    }
+    free(rows);
+    free(truth);
+    return failures ? 1 : 0;
+}
