@@ -1,0 +1,18 @@
+# I/O: unit tests of tools/sc_io (readers, writers) and of the test oracle.
+# test_io links sc_io only, not the engine.
+add_executable(test_io test_io.c)
+target_link_libraries(test_io PRIVATE sc_io m)
+target_include_directories(test_io PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cli)
+target_compile_options(test_io PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
+target_compile_definitions(test_io PRIVATE _POSIX_C_SOURCE=200809L)
+set(SC_IO_WORK "${CMAKE_CURRENT_BINARY_DIR}/io_work")
+foreach(group numbers text npy raw writers spheres oracle seedlike)
+  add_test(NAME io.${group} COMMAND test_io ${group} ${SC_IO_WORK})
+endforeach()
+# The seed's file sits beside the checkout on development machines and in CI;
+# it is never copied into the repository.
+if(EXISTS "${SC_TEST_DATA_DIR}/spheres.dat")
+  add_test(NAME io.spheres_dat COMMAND test_io spheres_dat ${SC_IO_WORK} ${SC_TEST_DATA_DIR})
+else()
+  message(STATUS "spheres.dat not found in ${SC_TEST_DATA_DIR}: io.spheres_dat not registered")
+endif()

@@ -1,0 +1,1107 @@
+/*
+ * test_io.c: unit tests of tools/sc_io (readers and writers). Needs no engine.
+ *
+ * Usage: test_io GROUP WORKDIR [DATADIR]
+ * Groups: numbers text npy raw writers spheres oracle spheres_dat.
+ * Every check asserts on values; a failing check prints FAIL with the line.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sc_io.h"
+#include "sc_oracle.h"
+
+static int failures;
+static int checks;
+static const char *workdir;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                        \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+static uint64_t rng(void)
+{
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+static double rng_unit(void)
+{
+    return (double)(rng() >> 11) / 9007199254740992.0;
+}
+
+static const char *path_in(const char *name)
+{
+    static char bufs[8][1024];
+    static int k;
+    char *b = bufs[k++ % 8];
+    snprintf(b, sizeof bufs[0], "%s/%s", workdir, name);
+    return b;
+}
+
+static void write_bytes(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || (len && fwrite(data, 1, len, f) != len) || fclose(f) != 0) {
+        fprintf(stderr, "cannot write test file %s: %s\n", path, strerror(errno));
+        exit(2);
+    }
+}
+
+static void write_text(const char *path, const char *text)
+{
+    write_bytes(path, text, strlen(text));
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *b = malloc(cap);
+    for (;;) {
+        if (n == cap)
+            b = realloc(b, cap *= 2);
+        size_t got = fread(b + n, 1, cap - n, f);
+        if (got == 0)
+            break;
+        n += got;
+    }
+    fclose(f);
+    *len = n;
+    return b;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Number of entries in workdir whose name contains `part`. */
+static int count_entries(const char *part)
+{
+    DIR *d = opendir(workdir);
+    int n = 0;
+    if (d == NULL)
+        return -1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strstr(e->d_name, part))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void make_workdir(const char *dir)
+{
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "%s", dir);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(tmp, 0777);
+            *p = '/';
+        }
+    }
+    mkdir(tmp, 0777);
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
+        exit(2);
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char p[2048];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (unlink(p) != 0)
+            rmdir(p);
+    }
+    closedir(d);
+}
+
+/* Reads and expects success; returns the spheres (caller frees). */
+static sc_io_spheres read_ok(const char *path, sc_io_format fmt, int dims)
+{
+    sc_io_read_options o = {fmt, dims, 0};
+    sc_io_spheres s;
+    char err[512] = "";
+    sc_io_status st = sc_io_read_spheres(path, &o, &s, err, sizeof err);
+    CHECK(st == SC_IO_OK, "%s: %s", path, err);
+    return s;
+}
+
+/* Expects a failure of category `want` whose one-line message names the file,
+ * contains `place` ("line 4", "byte 128") and, if not NULL, `token`. */
+static void expect_fail_opts(const char *path, const sc_io_read_options *o, sc_io_status want,
+                             const char *place, const char *token, int line)
+{
+    sc_io_spheres s;
+    char err[512] = "";
+    memset(&s, 0xAB, sizeof s);
+    sc_io_status st = sc_io_read_spheres(path, o, &s, err, sizeof err);
+    checks++;
+    int ok = st == want && strstr(err, path) == err && strchr(err, '\n') == NULL &&
+             (place == NULL || strstr(err, place) != NULL) &&
+             (token == NULL || strstr(err, token) != NULL) && s.rows == NULL && s.n == 0;
+    if (!ok) {
+        failures++;
+        fprintf(stderr,
+                "FAIL %s:%d: %s: status %d (%s), want %d (%s), place \"%s\", token %s; message: "
+                "%s\n",
+                __FILE__, line, path, (int)st, sc_io_status_name(st), (int)want,
+                sc_io_status_name(want), place ? place : "", token ? token : "(none)", err);
+    }
+    if (st == SC_IO_OK)
+        sc_io_spheres_free(&s);
+}
+
+static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io_status want,
+                             const char *place, const char *token, int line)
+{
+    sc_io_read_options o = {fmt, dims, 0};
+    expect_fail_opts(path, &o, want, place, token, line);
+}
+#define EXPECT_FAIL(path, fmt, dims, want, place, token)                                           \
+    expect_fail_line(path, fmt, dims, want, place, token, __LINE__)
+
+static int same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* ---- numbers: the text parser agrees with strtod bit for bit -------------- */
+
+static void random_token(char *buf, size_t cap)
+{
+    int kind = (int)(rng() % 6);
+    char digits[64];
+    if (kind == 0) {
+        /* "%.17g" of a random double over many magnitudes: the generator's form. */
+        double v = rng_unit() * pow(10.0, (double)(int)(rng() % 160) - 30.0);
+        snprintf(buf, cap, "%s%.17g", rng() & 1 ? "-" : "", v);
+        return;
+    }
+    if (kind == 1) {
+        /* exact ties of binary64: 2^52 + k + 0.5 (ulp 1) and 2^54 + 4k + 2 (ulp 4) */
+        uint64_t k = rng() % 100000;
+        if (rng() & 1)
+            snprintf(buf, cap, "%llu.5", (unsigned long long)(((uint64_t)1 << 52) + k));
+        else
+            snprintf(buf, cap, "%llu", (unsigned long long)(((uint64_t)1 << 54) + 4 * k + 2));
+        return;
+    }
+    if (kind == 2) {
+        /* short decimals like the seed's data */
+        snprintf(buf, cap, "%.*f", (int)(rng() % 8), rng_unit() * 10000.0);
+        return;
+    }
+    /* random digit strings: 1..25 digits, a point somewhere, maybe leading
+     * zeros, maybe an exponent, maybe a sign */
+    int nd = 1 + (int)(rng() % 25);
+    for (int k = 0; k < nd; k++)
+        digits[k] = (char)('0' + rng() % 10);
+    if (rng() % 4 == 0)
+        for (int k = 0; k < nd && k < 3; k++)
+            digits[k] = '0';
+    digits[nd] = '\0';
+    int point = (int)(rng() % (unsigned)(nd + 2)) - 1; /* -1: no point */
+    int e = (rng() % 3 == 0) ? (int)(rng() % 81) - 40 : 0;
+    if (point > nd)
+        point = nd;
+    size_t o = 0;
+    if (rng() % 5 == 0)
+        buf[o++] = rng() & 1 ? '-' : '+';
+    for (int k = 0; k <= nd; k++) {
+        if (k == point)
+            buf[o++] = '.';
+        if (k < nd)
+            buf[o++] = digits[k];
+    }
+    if (e != 0 || rng() % 7 == 0)
+        o += (size_t)snprintf(buf + o, cap - o, "%c%d", rng() & 1 ? 'e' : 'E', e);
+    buf[o] = '\0';
+}
+
+static void group_numbers(void)
+{
+    static const char *fixed[] = {"0", "-0", "0.0", "+1", "1.", ".5", "1e0", "1E+2", "00000123",
+                                  "1e22", "1e23", "9007199254740993", "9007199254740992",
+                                  "9007199254740995", "4503599627370496.5", "4503599627370497.5",
+                                  "123456789012345678901234567890", "0.1", "0.30000000000000004",
+                                  "2.2250738585072014e-308", "4.9e-324", "1e-400", "0x1p-3",
+                                  "1e150", "-1e150", "844.6859", "9891.674", "0.06448378",
+                                  "18446744073709551615", "18446744073709551616", "1e-19",
+                                  "9999999999999999999e19", "1.7976931348623157e100",
+                                  "0.000000000000000000000000000001", "5e-1", "-.75e+3"};
+    const size_t nfixed = sizeof fixed / sizeof fixed[0];
+    const size_t ntok = 150000;
+    size_t cap = (ntok + nfixed) * 48 + 64;
+    char *text = malloc(cap);
+    char (*toks)[40] = malloc((ntok + nfixed) * sizeof *toks);
+    size_t o = 0, count = 0;
+    for (size_t k = 0; k < ntok + nfixed; k++) {
+        if (k < nfixed)
+            snprintf(toks[k], sizeof toks[k], "%s", fixed[k]);
+        else
+            random_token(toks[k], sizeof toks[k]);
+        /* three tokens per line, then the radius "0" */
+        o += (size_t)snprintf(text + o, cap - o, "%s%s", toks[k], count % 3 == 2 ? " 0\n" : " ");
+        count++;
+    }
+    while (count % 3 != 0) {
+        snprintf(toks[count], sizeof toks[count], "0");
+        o += (size_t)snprintf(text + o, cap - o, "0%s", count % 3 == 2 ? " 0\n" : " ");
+        count++;
+    }
+    const char *path = path_in("numbers.txt");
+    write_bytes(path, text, o);
+    sc_io_spheres s = read_ok(path, SC_IO_FORMAT_AUTO, 0);
+    CHECK(s.n == count / 3, "n %zu, want %zu", s.n, count / 3);
+    CHECK(s.dtype == SC_F64 && s.dims == 3, "dtype %d dims %d", (int)s.dtype, s.dims);
+    size_t bad = 0;
+    for (size_t k = 0; k < count && s.rows; k++) {
+        double want = strtod(toks[k], NULL);
+        double got = ((const double *)s.rows)[(k / 3) * 4 + k % 3];
+        if (!same_bits(want, got) && bad++ < 10)
+            CHECK(same_bits(want, got), "token %s: got %.17g want %.17g", toks[k], got, want);
+    }
+    CHECK(bad == 0, "%zu tokens differ from strtod", bad);
+    sc_io_spheres_free(&s);
+    free(text);
+    free(toks);
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void check_values(const sc_io_spheres *s, const double *want, size_t nvals, const char *what)
+{
+    CHECK(s->n * (size_t)(s->dims + 1) == nvals, "%s: %zu values, want %zu", what,
+          s->n * (size_t)(s->dims + 1), nvals);
+    if (s->n * (size_t)(s->dims + 1) != nvals || s->dtype != SC_F64)
+        return;
+    for (size_t k = 0; k < nvals; k++)
+        CHECK(same_bits(((const double *)s->rows)[k], want[k]), "%s: value %zu is %.17g, want %.17g",
+              what, k, ((const double *)s->rows)[k], want[k]);
+}
+
+static void group_text(void)
+{
+    const double v8[8] = {1, 2, 3, 4, 5.5, -6, 7e-3, 0};
+    static const struct {
+        const char *name, *text;
+    } same[] = {
+        {"lf.txt", "1 2 3 4\n5.5 -6 7e-3 0\n"},
+        {"crlf.txt", "1 2 3 4\r\n5.5 -6 7e-3 0\r\n"},
+        {"cr.txt", "1 2 3 4\r5.5 -6 7e-3 0\r"},
+        {"mixed.dat", "1\r\n2\n3\r4\r\n5.5\n\n\r\n-6\r7e-3\n0"},
+        {"comments.txt", "# x y z r\n1 2 3 4 # first\n#only a comment\r\n5.5 -6 7e-3 0#end"},
+        {"commas.csv", "1,2,3,4\n5.5, -6 ,7e-3,0,\n"},
+        {"tabs.txt", "\t1\t2\t3\t4\f\v5.5 -6 7e-3 0   \n\n"},
+        {"bom.txt", "\xEF\xBB\xBF" "1 2 3 4 5.5 -6 7e-3 0"},
+        {"onecol.dat", "1\r\n2\r\n3\r\n4\r\n5.5\r\n-6\r\n7e-3\r\n0\r\n"},
+        {"hash.txt", "1 2 3 4#c\n5.5 -6 7e-3 0#"},
+    };
+    for (size_t k = 0; k < sizeof same / sizeof same[0]; k++) {
+        const char *p = path_in(same[k].name);
+        write_text(p, same[k].text);
+        sc_io_spheres s = read_ok(p, SC_IO_FORMAT_AUTO, 0);
+        CHECK(s.n == 2 && s.dims == 3 && s.dtype == SC_F64 && s.format == SC_IO_FORMAT_TEXT,
+              "%s: n %zu dims %d", same[k].name, s.n, s.dims);
+        check_values(&s, v8, 8, same[k].name);
+        sc_io_spheres_free(&s);
+    }
+
+    /* 2-D: three numbers per circle */
+    const char *p2 = path_in("circles.txt");
+    write_text(p2, "1 2 3\n4 5 6\n");
+    sc_io_spheres c = read_ok(p2, SC_IO_FORMAT_AUTO, 2);
+    const double v6[6] = {1, 2, 3, 4, 5, 6};
+    CHECK(c.n == 2 && c.dims == 2, "circles: n %zu dims %d", c.n, c.dims);
+    check_values(&c, v6, 6, "circles");
+    sc_io_spheres_free(&c);
+    EXPECT_FAIL(p2, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_COUNT, "line 2", "\"6\"");
+    EXPECT_FAIL(p2, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_COUNT, "not a multiple of 4", NULL);
+    write_text(p2, "1 2 3\n4 5 6\n7 8\n");
+    EXPECT_FAIL(p2, SC_IO_FORMAT_AUTO, 2, SC_IO_ERR_COUNT, "line 3", "not a multiple of 3");
+    write_text(p2, "1 2 -3\n");
+    EXPECT_FAIL(p2, SC_IO_FORMAT_AUTO, 2, SC_IO_ERR_NEGATIVE_RADIUS, "line 1", "\"-3\"");
+
+    /* empty inputs are fine: n = 0 */
+    static const char *empties[] = {"", "\n\r\n", "# nothing\n#\n", "   \t"};
+    for (size_t k = 0; k < 4; k++) {
+        const char *p = path_in("empty.txt");
+        write_text(p, empties[k]);
+        sc_io_spheres s = read_ok(p, SC_IO_FORMAT_AUTO, 0);
+        CHECK(s.n == 0 && s.rows == NULL, "empty %zu: n %zu", k, s.n);
+        sc_io_spheres_free(&s);
+    }
+    /* zero and negative-zero radii are allowed */
+    const char *pz = path_in("zero.txt");
+    write_text(pz, "0 0 0 0\n1 1 1 -0\n");
+    sc_io_spheres z = read_ok(pz, SC_IO_FORMAT_AUTO, 0);
+    CHECK(z.n == 2, "zero radii: n %zu", z.n);
+    sc_io_spheres_free(&z);
+    /* a long but valid number goes through strtod */
+    {
+        char big[400];
+        memset(big, '1', 300);
+        big[0] = '0';
+        big[1] = '.';
+        memcpy(big + 300, " 2 3 4\n", 8);
+        const char *p = path_in("long.txt");
+        write_text(p, big);
+        sc_io_spheres s = read_ok(p, SC_IO_FORMAT_AUTO, 0);
+        big[300] = '\0';
+        CHECK(s.n == 1 && same_bits(((const double *)s.rows)[0], strtod(big, NULL)),
+              "300-digit number");
+        sc_io_spheres_free(&s);
+    }
+
+    /* every error names the file, the line and the token, for each line ending */
+    static const char *endings[] = {"\n", "\r\n", "\r"};
+    for (int e = 0; e < 3; e++) {
+        char t[256];
+        const char *nl = endings[e];
+        snprintf(t, sizeof t, "1 2 3 4%s# comment%s%s5 6 7 8%sabc 1 2 3%s", nl, nl, nl, nl, nl);
+        const char *p = path_in("bad_token.txt");
+        write_text(p, t);
+        EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_SYNTAX, "line 5", "\"abc\"");
+    }
+    static const struct {
+        const char *text;
+        sc_io_status want;
+        const char *place, *token;
+    } bad[] = {
+        {"1 2 3 4\n1.2.3 4 5 6\n", SC_IO_ERR_SYNTAX, "line 2", "\"1.2.3\""},
+        {"1 2 3 4\n5 6 7 8x\n", SC_IO_ERR_SYNTAX, "line 2", "\"8x\""},
+        {"1 2 3 4\n5 6 7 --8\n", SC_IO_ERR_SYNTAX, "line 2", "\"--8\""},
+        {"1 2 3 4\n5 6 7 e5\n", SC_IO_ERR_SYNTAX, "line 2", "\"e5\""},
+        {"1 2 3 4\n5 6 7 1e\n", SC_IO_ERR_SYNTAX, "line 2", "\"1e\""},
+        {"x,y,z,r\n1,2,3,4\n", SC_IO_ERR_SYNTAX, "line 1", "\"x\""},
+        {"1,2,,3,4\n", SC_IO_ERR_SYNTAX, "line 1", "empty field"},
+        {"1 2 3 4\n\n5 6 7 nan\n", SC_IO_ERR_NON_FINITE, "line 3", "\"nan\""},
+        {"1 2 3 4\n5 NaN 7 8\n", SC_IO_ERR_NON_FINITE, "line 2", "\"NaN\""},
+        {"inf 2 3 4\n", SC_IO_ERR_NON_FINITE, "line 1", "\"inf\""},
+        {"1 -Infinity 3 4\n", SC_IO_ERR_NON_FINITE, "line 1", "\"-Infinity\""},
+        {"1 2 3 4\r\n5 6 7 1e999\r\n", SC_IO_ERR_OUT_OF_RANGE, "line 2", "\"1e999\""},
+        {"1 2 3 4\r\n-1e151 6 7 8\r\n", SC_IO_ERR_OUT_OF_RANGE, "line 2", "\"-1e151\""},
+        {"1 2 3 1.0000000000000001e150\n", SC_IO_ERR_OUT_OF_RANGE, "line 1", "e150\""},
+        {"1 2 3 4\n5 6 7 -0.5\n", SC_IO_ERR_NEGATIVE_RADIUS, "line 2", "\"-0.5\""},
+        {"1 2 3 4\n5 6 7 -1e-300\n", SC_IO_ERR_NEGATIVE_RADIUS, "line 2", "\"-1e-300\""},
+        {"1 2 3 4\n5 6 7\n", SC_IO_ERR_COUNT, "line 2", "\"7\""},
+        {"1 2 3 4 5 # five numbers\n# end\n", SC_IO_ERR_COUNT, "line 1", "\"5\""},
+        {"1 2 3 4\n5 6 \"7\" 8\n", SC_IO_ERR_SYNTAX, "line 2", "\"\\\"7\\\"\""},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        const char *p = path_in("bad.txt");
+        write_text(p, bad[k].text);
+        EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, bad[k].want, bad[k].place, bad[k].token);
+    }
+    /* a NUL byte inside a token is shown escaped */
+    {
+        const char t[] = "1 2 3 4\n5 6 7 8\n9 1\0 2 3\n";
+        const char *p = path_in("nul.txt");
+        write_bytes(p, t, sizeof t - 1);
+        EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_SYNTAX, "line 3", "\"1\\x00\"");
+    }
+    /* the sphere limit, lowered for the test */
+    {
+        const char *p = path_in("three.txt");
+        write_text(p, "1 2 3 4\n5 6 7 8\n9 10 11 12\n");
+        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2};
+        expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "line 3", "more than 2", __LINE__);
+        o.max_spheres = 3;
+        sc_io_spheres s;
+        char err[256];
+        CHECK(sc_io_read_spheres(p, &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
+        sc_io_spheres_free(&s);
+    }
+    /* missing file, a directory, and an explicit format that is not for spheres */
+    EXPECT_FAIL(path_in("no-such-file.txt"), SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_OPEN, "cannot open",
+                "No such file");
+    mkdir(path_in("adir.txt"), 0777);
+    EXPECT_FAIL(path_in("adir.txt"), SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_OPEN, "directory", NULL);
+    rmdir(path_in("adir.txt"));
+    EXPECT_FAIL(path_in("lf.txt"), SC_IO_FORMAT_BIN, 0, SC_IO_ERR_ARGUMENT, "f32 or f64", NULL);
+    /* text through an explicit format overrides the extension */
+    write_text(path_in("numbers.npy"), "1 2 3 4\n");
+    sc_io_spheres t = read_ok(path_in("numbers.npy"), SC_IO_FORMAT_TEXT, 0);
+    CHECK(t.n == 1, "explicit text format: n %zu", t.n);
+    sc_io_spheres_free(&t);
+}
+
+/* ---- npy ----------------------------------------------------------------- */
+
+/* Builds an .npy file: magic, version, header length, `dict` padded with
+ * spaces and '\n' so that the total is a multiple of `align` (0: no padding,
+ * no newline), then `data`. */
+static void make_npy(const char *path, int major, const char *dict, size_t align, const void *data,
+                     size_t datalen)
+{
+    size_t prefix = major == 1 ? 10 : 12;
+    size_t dl = strlen(dict);
+    size_t total = prefix + dl + (align ? 1 : 0);
+    if (align)
+        total = (total + align - 1) / align * align;
+    unsigned char *b = malloc(total + datalen + 1);
+    memcpy(b, "\x93NUMPY", 6);
+    b[6] = (unsigned char)major;
+    b[7] = 0;
+    size_t hlen = total - prefix;
+    b[8] = (unsigned char)hlen;
+    b[9] = (unsigned char)(hlen >> 8);
+    if (major != 1) {
+        b[10] = (unsigned char)(hlen >> 16);
+        b[11] = (unsigned char)(hlen >> 24);
+    }
+    memcpy(b + prefix, dict, dl);
+    memset(b + prefix + dl, ' ', total - prefix - dl);
+    if (align)
+        b[total - 1] = '\n';
+    if (datalen)
+        memcpy(b + total, data, datalen);
+    write_bytes(path, b, total + datalen);
+    free(b);
+}
+
+static void group_npy(void)
+{
+    double d[20];
+    float f[15];
+    for (int k = 0; k < 20; k++)
+        d[k] = (k % 4 == 3) ? 0.25 * k : 1.0 / (k + 1) - 0.3;
+    for (int k = 0; k < 15; k++)
+        f[k] = (k % 3 == 2) ? 0.5f * (float)k : (float)(1.0 / (k + 3)) - 0.1f;
+    const char *p = path_in("a.npy");
+
+    /* versions 1.0, 2.0, 3.0; key order, quotes and spacing vary */
+    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, d, sizeof d);
+    sc_io_spheres s = read_ok(p, SC_IO_FORMAT_AUTO, 0);
+    CHECK(s.n == 5 && s.dims == 3 && s.dtype == SC_F64 && s.format == SC_IO_FORMAT_NPY, "v1 f8");
+    check_values(&s, d, 20, "v1 f8");
+    sc_io_spheres_free(&s);
+
+    make_npy(p, 2, "{\"shape\":(5,4),\"fortran_order\":False,\"descr\":\"<f8\"}", 64, d, sizeof d);
+    s = read_ok(p, SC_IO_FORMAT_NPY, 0);
+    CHECK(s.n == 5 && s.dims == 3, "v2 f8");
+    check_values(&s, d, 20, "v2 f8");
+    sc_io_spheres_free(&s);
+
+    make_npy(p, 3, "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 3)}", 16, f, sizeof f);
+    s = read_ok(p, SC_IO_FORMAT_AUTO, 0);
+    CHECK(s.n == 5 && s.dims == 2 && s.dtype == SC_F32, "v3 f4 (N,3): n %zu dims %d dtype %d",
+          s.n, s.dims, (int)s.dtype);
+    for (int k = 0; k < 15 && s.n == 5; k++)
+        CHECK(((const float *)s.rows)[k] == f[k], "float32 kept: value %d", k);
+    sc_io_spheres_free(&s);
+    s = read_ok(p, SC_IO_FORMAT_AUTO, 2);
+    CHECK(s.n == 5 && s.dims == 2, "--2d with (N,3)");
+    sc_io_spheres_free(&s);
+
+    /* an unaligned data offset (no padding) is copied, values intact */
+    make_npy(p, 1, "{'descr':'<f8','fortran_order':False,'shape':(5,4)}", 0, d, sizeof d);
+    s = read_ok(p, SC_IO_FORMAT_AUTO, 0);
+    check_values(&s, d, 20, "unaligned data");
+    sc_io_spheres_free(&s);
+    /* Python 2 style long integers, and an empty array */
+    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5L, 4L), }", 64, d, sizeof d);
+    s = read_ok(p, SC_IO_FORMAT_AUTO, 0);
+    CHECK(s.n == 5, "5L");
+    sc_io_spheres_free(&s);
+    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4), }", 64, NULL, 0);
+    s = read_ok(p, SC_IO_FORMAT_AUTO, 0);
+    CHECK(s.n == 0 && s.rows == NULL, "empty npy");
+    sc_io_spheres_free(&s);
+
+    /* malformed headers: category and byte offset */
+    static const unsigned char badmagic[] = "\x93NUMPZ\x01\x00\x10\x00{}";
+    write_bytes(p, badmagic, sizeof badmagic - 1);
+    EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_HEADER, "byte 0", "magic");
+    static const unsigned char badver[] = "\x93NUMPY\x04\x00\x10\x00{}";
+    write_bytes(p, badver, sizeof badver - 1);
+    EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_HEADER, "byte 6", "version 4.0");
+    static const unsigned char shortlen[] = "\x93NUMPY\x01\x00\xff\x00{}";
+    write_bytes(p, shortlen, sizeof shortlen - 1);
+    EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_HEADER, "byte 10", "past the end");
+    write_bytes(p, "\x93NUMPY\x01", 7);
+    EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_HEADER, "byte 6", NULL);
+    write_bytes(p, "", 0);
+    EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_HEADER, "byte 0", NULL);
+    static const struct {
+        const char *dict;
+        sc_io_status want;
+        const char *place, *what;
+    } hdr[] = {
+        /* offsets: the dict starts at byte 10 */
+        {"'descr': '<f8', 'fortran_order': False, 'shape': (5, 4)", SC_IO_ERR_HEADER, "byte 10",
+         "'{'"},
+        {"{'descr': '<f8', 'fortran_order': False}", SC_IO_ERR_HEADER, "byte 10", "'shape'"},
+        {"{'descr': '<f8', 'shape': (5, 4)}", SC_IO_ERR_HEADER, "byte 10", "'fortran_order'"},
+        {"{'fortran_order': False, 'shape': (5, 4)}", SC_IO_ERR_HEADER, "byte 10", "'descr'"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), 'foo': 1}", SC_IO_ERR_HEADER,
+         "byte 68", "unexpected key"},
+        {"{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (5, 4)}",
+         SC_IO_ERR_HEADER, "byte 27", "duplicate"},
+        {"{'descr': '<f8, 'fortran_order': False, 'shape': (5, 4)}", SC_IO_ERR_HEADER, NULL, NULL},
+        {"{'descr': '<f8', 'fortran_order': Maybe, 'shape': (5, 4)}", SC_IO_ERR_HEADER, "byte 44",
+         "True or False"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': [5, 4]}", SC_IO_ERR_HEADER, "byte 60",
+         "tuple"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (5, -4)}", SC_IO_ERR_HEADER, "byte 64",
+         "tuple"},
+        {"{'descr': '<f8', 'fortran_order': False 'shape': (5, 4)}", SC_IO_ERR_HEADER, "byte 50",
+         "','"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4)} x", SC_IO_ERR_HEADER,
+         "byte 68", "after the header"},
+        {"{'descr': '<i4', 'fortran_order': False, 'shape': (5, 4)}", SC_IO_ERR_DTYPE, "byte 20",
+         "\"<i4\""},
+        {"{'descr': '>f8', 'fortran_order': False, 'shape': (5, 4)}", SC_IO_ERR_DTYPE, "byte 20",
+         "\">f8\""},
+        {"{'descr': '<f2', 'fortran_order': False, 'shape': (5, 4)}", SC_IO_ERR_DTYPE, "byte 20",
+         NULL},
+        {"{'descr': [('x', '<f8')], 'fortran_order': False, 'shape': (5, 4)}", SC_IO_ERR_DTYPE,
+         "byte 20", "structured"},
+        {"{'descr': '<f8', 'fortran_order': True, 'shape': (5, 4)}", SC_IO_ERR_ORDER, "byte 44",
+         "fortran_order True"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (20,)}", SC_IO_ERR_SHAPE, "byte 60",
+         "(20,)"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4, 1)}", SC_IO_ERR_SHAPE,
+         "byte 60", "(5, 4, 1)"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (4, 5)}", SC_IO_ERR_SHAPE, "byte 60",
+         "(4, 5)"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': ()}", SC_IO_ERR_SHAPE, "byte 60",
+         NULL},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4)}", SC_IO_ERR_TOO_MANY,
+         "byte 60", "too many"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999999, 4)}",
+         SC_IO_ERR_SHAPE, "byte 60", NULL},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (6, 4)}", SC_IO_ERR_TRUNCATED,
+         "byte 288", "truncated"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (4, 4)}", SC_IO_ERR_HEADER, "byte 256",
+         "after the data"},
+    };
+    for (size_t k = 0; k < sizeof hdr / sizeof hdr[0]; k++) {
+        make_npy(p, 1, hdr[k].dict, 64, d, sizeof d); /* data: 5 x 4 doubles at byte 74 */
+        /* the header is 10 + dict + padding; data starts at 64 or 128 */
+        EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, hdr[k].want, hdr[k].place, hdr[k].what);
+    }
+    /* shape (N,4) against --2d, (N,3) against an explicit 3 */
+    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, d, sizeof d);
+    EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 2, SC_IO_ERR_SHAPE, "byte 60", "(N, 3)");
+    make_npy(p, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 3), }", 64, f, sizeof f);
+    EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 3, SC_IO_ERR_SHAPE, "byte 60", "(N, 4)");
+    /* a NUL byte inside the header */
+    {
+        make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4), }", 64, NULL, 0);
+        size_t len;
+        unsigned char *raw = slurp(p, &len);
+        raw[40] = 0;
+        write_bytes(p, raw, len);
+        free(raw);
+        EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_HEADER, "byte 40", NULL);
+    }
+    /* invalid values: byte offset of the value (data at byte 64) */
+    double dv[20];
+    memcpy(dv, d, sizeof d);
+    dv[9] = NAN; /* sphere 2, y */
+    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, dv, sizeof dv);
+    EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 200", "sphere 2, column y");
+    memcpy(dv, d, sizeof d);
+    dv[15] = -1.0; /* sphere 3, r */
+    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, dv, sizeof dv);
+    EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NEGATIVE_RADIUS, "byte 248", "column r");
+    memcpy(dv, d, sizeof d);
+    dv[2] = -2e150; /* sphere 0, z */
+    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, dv, sizeof dv);
+    EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_OUT_OF_RANGE, "byte 144", "column z");
+    float fv[15];
+    memcpy(fv, f, sizeof f);
+    fv[13] = -INFINITY; /* circle 4, y */
+    make_npy(p, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 3), }", 64, fv, sizeof fv);
+    EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 180", "sphere 4, column y");
+    /* a lower limit */
+    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, d, sizeof d);
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4};
+    expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "byte 60", "at most 4", __LINE__);
+}
+
+/* ---- raw ----------------------------------------------------------------- */
+
+static void group_raw(void)
+{
+    double d[12] = {1, 2, 3, 0.5, -4, 5, 6, 0, 7.25, 8, 9, 1e-3};
+    float f[12];
+    for (int k = 0; k < 12; k++)
+        f[k] = (float)d[k] + 0.1f;
+    const char *p64 = path_in("a.f64"), *p32 = path_in("a.f32"), *pbin = path_in("a.bin");
+    write_bytes(p64, d, sizeof d);
+    write_bytes(p32, f, sizeof f);
+    write_bytes(pbin, d, sizeof d);
+    sc_io_spheres s = read_ok(p64, SC_IO_FORMAT_AUTO, 0);
+    CHECK(s.n == 3 && s.dims == 3 && s.dtype == SC_F64 && s.format == SC_IO_FORMAT_F64, "f64");
+    check_values(&s, d, 12, "f64");
+    sc_io_spheres_free(&s);
+    s = read_ok(p64, SC_IO_FORMAT_AUTO, 2);
+    CHECK(s.n == 4 && s.dims == 2, "f64 2-D: n %zu", s.n);
+    check_values(&s, d, 12, "f64 2-D");
+    sc_io_spheres_free(&s);
+    s = read_ok(p32, SC_IO_FORMAT_AUTO, 0);
+    CHECK(s.n == 3 && s.dtype == SC_F32 && s.format == SC_IO_FORMAT_F32, "f32");
+    for (int k = 0; k < 12 && s.n == 3; k++)
+        CHECK(((const float *)s.rows)[k] == f[k], "f32 value %d", k);
+    sc_io_spheres_free(&s);
+    s = read_ok(pbin, SC_IO_FORMAT_F64, 0);
+    CHECK(s.n == 3, "bin with f64");
+    sc_io_spheres_free(&s);
+    EXPECT_FAIL(pbin, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_ARGUMENT, "f32 or f64", NULL);
+    /* a text file given as raw: 4 bytes is not a row */
+    write_bytes(p64, d, 33);
+    EXPECT_FAIL(p64, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_TRUNCATED, "byte 32", "truncated");
+    write_bytes(p32, f, 47);
+    EXPECT_FAIL(p32, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_TRUNCATED, "byte 32", NULL);
+    write_bytes(p32, f, 44);
+    EXPECT_FAIL(p32, SC_IO_FORMAT_AUTO, 2, SC_IO_ERR_TRUNCATED, "byte 36", NULL);
+    write_bytes(p64, "", 0);
+    s = read_ok(p64, SC_IO_FORMAT_AUTO, 0);
+    CHECK(s.n == 0, "empty f64");
+    sc_io_spheres_free(&s);
+    double dv[12];
+    memcpy(dv, d, sizeof d);
+    dv[7] = -0.5;
+    write_bytes(p64, dv, sizeof dv);
+    EXPECT_FAIL(p64, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NEGATIVE_RADIUS, "byte 56", "sphere 1");
+    memcpy(dv, d, sizeof d);
+    dv[4] = INFINITY;
+    write_bytes(p64, dv, sizeof dv);
+    EXPECT_FAIL(p64, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 32", "column x");
+    memcpy(dv, d, sizeof d);
+    dv[10] = 1e151;
+    write_bytes(p64, dv, sizeof dv);
+    EXPECT_FAIL(p64, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_OUT_OF_RANGE, "byte 80", "column z");
+    float fv[12];
+    memcpy(fv, f, sizeof f);
+    fv[5] = NAN;
+    write_bytes(p32, fv, sizeof fv);
+    EXPECT_FAIL(p32, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 20", "column y");
+    write_bytes(p64, d, sizeof d);
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2};
+    expect_fail_opts(p64, &o, SC_IO_ERR_TOO_MANY, "byte 64", "at most 2", __LINE__);
+}
+
+/* ---- writers ------------------------------------------------------------- */
+
+/* Checks an .npy pair file: header 128 bytes, version 1.0, shape (K, 2)
+ * '<u4', then the pairs. */
+static void check_npy_pairs(const char *path, const uint32_t *pairs, size_t k)
+{
+    size_t len = 0;
+    unsigned char *b = slurp(path, &len);
+    CHECK(b != NULL, "%s missing", path);
+    if (b == NULL)
+        return;
+    CHECK(len == 128 + 8 * k, "%s: size %zu, want %zu", path, len, 128 + 8 * k);
+    CHECK(memcmp(b, "\x93NUMPY\x01\x00", 8) == 0, "magic/version");
+    size_t hlen = (size_t)b[8] | (size_t)b[9] << 8;
+    CHECK(10 + hlen == 128 && (10 + hlen) % 64 == 0, "header length %zu", hlen);
+    char want[160];
+    int wl = snprintf(want, sizeof want, "{'descr': '<u4', 'fortran_order': False, 'shape': (%zu, 2), }", k);
+    CHECK(len >= 128 && memcmp(b + 10, want, (size_t)wl) == 0, "header dict: %.*s", 100, b + 10);
+    int spaces = 1;
+    for (size_t q = 10 + (size_t)wl; q < 127 && len >= 128; q++)
+        spaces &= b[q] == ' ';
+    CHECK(spaces && len >= 128 && b[127] == '\n', "padding and newline");
+    if (len == 128 + 8 * k)
+        for (size_t q = 0; q < 2 * k; q++) {
+            uint32_t v = (uint32_t)b[128 + 4 * q] | (uint32_t)b[129 + 4 * q] << 8 |
+                         (uint32_t)b[130 + 4 * q] << 16 | (uint32_t)b[131 + 4 * q] << 24;
+            if (v != pairs[q]) {
+                CHECK(v == pairs[q], "value %zu: %u, want %u", q, v, pairs[q]);
+                break;
+            }
+        }
+    /* and the reader agrees that this is an npy header (of the wrong dtype) */
+    char e[256];
+    sc_io_spheres s;
+    sc_io_status st = sc_io_read_spheres(path, NULL, &s, e, sizeof e);
+    CHECK(st == SC_IO_ERR_DTYPE && strstr(e, "\"<u4\""), "reader on pair file: %s", e);
+    free(b);
+}
+
+static void write_pairs_in_chunks(sc_pair_writer *w, const uint32_t *pairs, size_t k)
+{
+    size_t done = 0, step = 1;
+    char err[256];
+    while (done < k) {
+        size_t c = step < k - done ? step : k - done;
+        sc_io_status st = sc_pair_writer_write(w, pairs + 2 * done, c, err, sizeof err);
+        CHECK(st == SC_IO_OK, "write: %s", err);
+        done += c;
+        step = step * 7 + 3; /* 1, 10, 73, ... crosses the 1 MiB buffer at odd places */
+    }
+}
+
+static void group_writers(void)
+{
+    const size_t k = 300000, n = 1000000;
+    uint32_t *pairs = malloc(2 * k * sizeof *pairs);
+    for (size_t q = 0; q < k; q++) {
+        pairs[2 * q] = (uint32_t)(rng() % (n - 1));
+        pairs[2 * q + 1] = pairs[2 * q] + 1 + (uint32_t)(rng() % (n - 1 - pairs[2 * q]));
+    }
+    char err[512];
+    const char *formats[] = {"out.npy", "out.csv", "out.bin"};
+    for (int f = 0; f < 3; f++) {
+        for (int big = 0; big < 2; big++) {
+            size_t kk = big ? k : 0;
+            const char *p = path_in(formats[f]);
+            unlink(p);
+            sc_pair_writer *w = NULL;
+            sc_io_status st = sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err);
+            CHECK(st == SC_IO_OK && w, "open %s: %s", p, err);
+            if (!w)
+                continue;
+            /* the temporary file sits beside the output, the output does not exist yet */
+            const char *tmp = sc_pair_writer_temp_path(w);
+            char prefix[1100];
+            snprintf(prefix, sizeof prefix, "%s/.%s.tmp.", workdir, formats[f]);
+            CHECK(tmp && strncmp(tmp, prefix, strlen(prefix)) == 0, "temp path %s", tmp);
+            CHECK(tmp && file_exists(tmp) && !file_exists(p), "temp exists, output not yet");
+            write_pairs_in_chunks(w, pairs, kk);
+            CHECK(sc_pair_writer_count(w) == kk, "count");
+            st = sc_pair_writer_finish(w, kk, err, sizeof err);
+            CHECK(st == SC_IO_OK, "finish %s: %s", p, err);
+            CHECK(count_entries(".tmp.") == 0, "no temp file left after finish");
+            if (f == 0) {
+                check_npy_pairs(p, pairs, kk);
+            } else {
+                size_t len;
+                unsigned char *b = slurp(p, &len);
+                if (f == 1) {
+                    size_t o = 0, cap = kk * 24 + 1;
+                    char *want = malloc(cap);
+                    for (size_t q = 0; q < kk; q++)
+                        o += (size_t)snprintf(want + o, cap - o, "%u,%u\n", pairs[2 * q],
+                                              pairs[2 * q + 1]);
+                    CHECK(b && len == o && memcmp(b, want, o) == 0, "csv content (%zu bytes)", len);
+                    free(want);
+                } else {
+                    int same = b && len == 8 * kk;
+                    for (size_t q = 0; same && q < 2 * kk; q++)
+                        same = ((uint32_t)b[4 * q] | (uint32_t)b[4 * q + 1] << 8 |
+                                (uint32_t)b[4 * q + 2] << 16 | (uint32_t)b[4 * q + 3] << 24) ==
+                               pairs[q];
+                    CHECK(same, "bin content (%zu bytes)", len);
+                }
+                free(b);
+            }
+        }
+    }
+    /* explicit formats override the extension */
+    {
+        const char *p = path_in("pairs.dat");
+        sc_pair_writer *w = NULL;
+        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err) ==
+                      SC_IO_ERR_ARGUMENT &&
+                  w == NULL && strstr(err, p) == err && strstr(err, "npy|csv|bin"),
+              "unknown extension: %s", err);
+        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_F64, n, &w, err, sizeof err) == SC_IO_ERR_ARGUMENT,
+              "f64 pairs: %s", err);
+        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_CSV, n, &w, err, sizeof err) == SC_IO_OK, "%s", err);
+        uint32_t two[4] = {0, 1, 5, 999999};
+        CHECK(sc_pair_writer_write(w, two, 2, err, sizeof err) == SC_IO_OK, "%s", err);
+        CHECK(sc_pair_writer_finish(w, 2, err, sizeof err) == SC_IO_OK, "%s", err);
+    }
+    /* n limits the indices; that last pair exceeds n = 1e6, so check separately */
+    {
+        const char *p = path_in("idx.csv");
+        sc_pair_writer *w = NULL;
+        uint32_t bad[2] = {3, 3};
+        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, 10, &w, err, sizeof err) == SC_IO_OK, "%s", err);
+        CHECK(sc_pair_writer_write(w, bad, 1, err, sizeof err) == SC_IO_ERR_INTERNAL, "i == j");
+        bad[1] = 10;
+        CHECK(sc_pair_writer_write(w, bad, 1, err, sizeof err) == SC_IO_ERR_INTERNAL, "j == n");
+        sc_pair_writer_abort(w);
+        CHECK(!file_exists(p) && count_entries(".tmp.") == 0, "abort leaves nothing");
+    }
+    /* a failure never touches an existing file under the name */
+    {
+        const char *p = path_in("keep.npy");
+        write_text(p, "precious");
+        sc_pair_writer *w = NULL;
+        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err) == SC_IO_OK, "%s", err);
+        write_pairs_in_chunks(w, pairs, 1000);
+        sc_pair_writer_abort(w);
+        size_t len;
+        unsigned char *b = slurp(p, &len);
+        CHECK(b && len == 8 && memcmp(b, "precious", 8) == 0, "old content kept on abort");
+        free(b);
+        CHECK(count_entries(".tmp.") == 0, "abort removes the temp file");
+        /* finish with a total that disagrees: an error, nothing replaced */
+        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err) == SC_IO_OK, "%s", err);
+        write_pairs_in_chunks(w, pairs, 10);
+        CHECK(sc_pair_writer_finish(w, 11, err, sizeof err) == SC_IO_ERR_INTERNAL && strstr(err, p),
+              "total mismatch: %s", err);
+        b = slurp(p, &len);
+        CHECK(b && len == 8, "old content kept on a failed finish");
+        free(b);
+        CHECK(count_entries(".tmp.") == 0, "failed finish removes the temp file");
+        /* and a successful write replaces it */
+        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err) == SC_IO_OK, "%s", err);
+        write_pairs_in_chunks(w, pairs, 10);
+        CHECK(sc_pair_writer_finish(w, 10, err, sizeof err) == SC_IO_OK, "%s", err);
+        check_npy_pairs(p, pairs, 10);
+    }
+    /* unwritable paths name the path */
+    {
+        const char *missing = path_in("no/such/dir/out.npy");
+        sc_pair_writer *w = (sc_pair_writer *)1;
+        sc_io_status st = sc_pair_writer_open(missing, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err);
+        CHECK(st == SC_IO_ERR_WRITE && w == NULL && strstr(err, missing) == err &&
+                  strstr(err, "No such file"),
+              "missing dir: %s", err);
+        write_text(path_in("plainfile"), "x");
+        const char *under = path_in("plainfile/out.csv");
+        st = sc_pair_writer_open(under, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err);
+        CHECK(st == SC_IO_ERR_WRITE && strstr(err, under) == err, "under a file: %s", err);
+        mkdir(path_in("adir.npy"), 0777);
+        st = sc_pair_writer_open(path_in("adir.npy"), SC_IO_FORMAT_AUTO, n, &w, err, sizeof err);
+        CHECK(st == SC_IO_ERR_WRITE && strstr(err, "directory"), "a directory: %s", err);
+        rmdir(path_in("adir.npy"));
+        st = sc_pair_writer_open(path_in("dir/"), SC_IO_FORMAT_NPY, n, &w, err, sizeof err);
+        CHECK(st == SC_IO_ERR_WRITE, "trailing slash: %s", err);
+        CHECK(sc_io_exit_code(SC_IO_ERR_WRITE) == 6, "exit code of a write error");
+    }
+    free(pairs);
+    CHECK(count_entries(".tmp.") == 0, "no temp files at the end");
+}
+
+/* ---- sphere writer round trips -------------------------------------------- */
+
+static void group_spheres(void)
+{
+    const size_t n = 3000;
+    for (int dims = 2; dims <= 3; dims++) {
+        size_t cols = (size_t)dims + 1;
+        double *rows = malloc(n * cols * sizeof *rows);
+        for (size_t k = 0; k < n * cols; k++)
+            rows[k] = (k % cols == cols - 1) ? rng_unit() * 3.0
+                                              : (rng_unit() - 0.5) * pow(10.0, (double)(k % 13) - 4);
+        rows[0] = -0.0;
+        rows[cols - 1] = 0.0;
+        static const struct {
+            const char *name;
+            sc_io_format write, read;
+        } forms[] = {{"g.npy", SC_IO_FORMAT_AUTO, SC_IO_FORMAT_AUTO},
+                     {"g.txt", SC_IO_FORMAT_AUTO, SC_IO_FORMAT_AUTO},
+                     {"g.dat", SC_IO_FORMAT_AUTO, SC_IO_FORMAT_AUTO},
+                     {"g.csv", SC_IO_FORMAT_AUTO, SC_IO_FORMAT_AUTO},
+                     {"g.f64", SC_IO_FORMAT_AUTO, SC_IO_FORMAT_AUTO},
+                     {"g.bin", SC_IO_FORMAT_F64, SC_IO_FORMAT_F64},
+                     {"g.f32", SC_IO_FORMAT_AUTO, SC_IO_FORMAT_AUTO}};
+        for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+            const char *p = path_in(forms[f].name);
+            char err[512];
+            sc_io_status st = sc_io_write_spheres(p, forms[f].write, n, dims, rows, err, sizeof err);
+            CHECK(st == SC_IO_OK, "write %s: %s", p, err);
+            sc_io_spheres s = read_ok(p, forms[f].read, forms[f].write == SC_IO_FORMAT_AUTO &&
+                                                                strstr(p, ".npy")
+                                                            ? 0
+                                                            : dims);
+            CHECK(s.n == n && s.dims == dims, "%s: n %zu dims %d", p, s.n, s.dims);
+            if (s.n != n || s.dims != dims) {
+                sc_io_spheres_free(&s);
+                continue;
+            }
+            size_t bad = 0;
+            for (size_t k = 0; k < n * cols; k++) {
+                double got = sc_oracle_value(s.rows, s.dtype, k);
+                double want = s.dtype == SC_F32 ? (double)(float)rows[k] : rows[k];
+                bad += !same_bits(got, want);
+            }
+            CHECK(bad == 0, "%s: %zu values differ", p, bad);
+            if (strstr(p, ".csv")) {
+                size_t len;
+                unsigned char *b = slurp(p, &len);
+                CHECK(b && memchr(b, ',', len) != NULL, "csv uses commas");
+                free(b);
+            }
+            sc_io_spheres_free(&s);
+        }
+        char err[512];
+        CHECK(sc_io_write_spheres(path_in("h.bin"), SC_IO_FORMAT_AUTO, n, dims, rows, err,
+                                  sizeof err) == SC_IO_ERR_ARGUMENT,
+              ".bin needs a format: %s", err);
+        const char *missing = path_in("missing/dir/g.npy");
+        CHECK(sc_io_write_spheres(missing, SC_IO_FORMAT_AUTO, n, dims, rows, err, sizeof err) ==
+                      SC_IO_ERR_WRITE &&
+                  strstr(err, missing) == err,
+              "unwritable: %s", err);
+        free(rows);
+    }
+    CHECK(count_entries(".tmp.") == 0, "no temp files");
+}
+
+/* ---- the oracle itself ---------------------------------------------------- */
+
+static void group_oracle(void)
+{
+    for (int trial = 0; trial < 8; trial++) {
+        int dims = trial % 2 ? 2 : 3;
+        size_t cols = (size_t)dims + 1, n = 1500;
+        double *rows = malloc(n * cols * sizeof *rows);
+        for (size_t k = 0; k < n; k++) {
+            double *r = rows + k * cols;
+            /* integer grid points and radii: many exactly touching pairs and equal x */
+            for (int c = 0; c < dims; c++)
+                r[c] = (double)(rng() % 40) * (trial < 4 ? 1.0 : 0.1);
+            r[dims] = (double)(rng() % 4) * 0.5 * (trial < 4 ? 1.0 : 0.1);
+        }
+        sc_oracle_summary a, b;
+        sc_oracle_brute(n, dims, SC_F64, rows, &a);
+        sc_oracle_sweep(n, dims, SC_F64, rows, &b);
+        CHECK(a.pairs == b.pairs && a.checksum == b.checksum && a.pairs > 0,
+              "trial %d: brute %llu, sweep %llu", trial, (unsigned long long)a.pairs,
+              (unsigned long long)b.pairs);
+        free(rows);
+    }
+    /* two spheres exactly touching count; one ulp further does not */
+    double t[8] = {0, 0, 0, 1, 2, 0, 0, 1};
+    sc_oracle_summary s;
+    sc_oracle_sweep(2, 3, SC_F64, t, &s);
+    CHECK(s.pairs == 1 && s.checksum == sc_oracle_mix(0, 1), "touching");
+    t[4] = nextafter(2.0, 3.0);
+    sc_oracle_sweep(2, 3, SC_F64, t, &s);
+    CHECK(s.pairs == 0, "apart by one ulp");
+    /* the checksum formula on known values (splitmix64 of 0 is 0xE220A8397B1DCDAF) */
+    CHECK(sc_oracle_mix(0, 0) == 0xE220A8397B1DCDAFull, "mix(0,0) = %llx",
+          (unsigned long long)sc_oracle_mix(0, 0));
+}
+
+/* ---- spheres.dat and a file in its format ----------------------------------- */
+
+/* The seed's layout: one number per line, CRLF. */
+static void group_crlf_like_seed(void)
+{
+    const size_t n = 20000;
+    double *rows = malloc(n * 4 * sizeof *rows);
+    char *text = malloc(n * 4 * 32);
+    size_t o = 0;
+    for (size_t k = 0; k < n * 4; k++) {
+        /* a box of 10000 and radii up to 10, like the seed; short and long forms */
+        double v = (k % 4 == 3) ? rng_unit() * 10.0 : rng_unit() * 10000.0;
+        if (k % 3 == 0) {
+            o += (size_t)snprintf(text + o, 32, "%.4f\r\n", v);
+        } else {
+            o += (size_t)snprintf(text + o, 32, "%.17g\r\n", v);
+        }
+        rows[k] = v;
+    }
+    /* recover the exact values that the text holds, with strtod */
+    {
+        const char *p = text;
+        for (size_t k = 0; k < n * 4; k++) {
+            char *e;
+            rows[k] = strtod(p, &e);
+            p = e + 2;
+        }
+    }
+    const char *path = path_in("seedlike.dat");
+    write_bytes(path, text, o);
+    sc_io_spheres s = read_ok(path, SC_IO_FORMAT_AUTO, 0);
+    CHECK(s.n == n && s.dims == 3 && s.dtype == SC_F64, "seed-like: n %zu", s.n);
+    check_values(&s, rows, n * 4, "seed-like");
+    if (s.n == n) {
+        sc_oracle_summary a, b;
+        sc_oracle_sweep(n, 3, SC_F64, s.rows, &a);
+        sc_oracle_brute(2000, 3, SC_F64, s.rows, &b); /* brute on a prefix, sweep on the same */
+        sc_oracle_summary c;
+        sc_oracle_sweep(2000, 3, SC_F64, s.rows, &c);
+        CHECK(b.pairs == c.pairs && b.checksum == c.checksum, "prefix: brute vs sweep");
+        printf("seed-like file: %zu spheres, %llu pairs\n", n, (unsigned long long)a.pairs);
+    }
+    sc_io_spheres_free(&s);
+    free(rows);
+    free(text);
+}
+
+static void group_spheres_dat(const char *datadir)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/spheres.dat", datadir);
+    sc_io_spheres s = read_ok(path, SC_IO_FORMAT_AUTO, 0);
+    CHECK(s.n == 100000 && s.dims == 3 && s.dtype == SC_F64, "spheres.dat: n %zu", s.n);
+    if (s.n == 100000) {
+        const double *r = s.rows;
+        CHECK(r[0] == 844.6859 && r[1] == 9891.674 && r[2] == 1396.232 && r[3] == 4.727857,
+              "first sphere %.17g %.17g %.17g %.17g", r[0], r[1], r[2], r[3]);
+        sc_oracle_summary a;
+        sc_oracle_sweep(s.n, 3, SC_F64, s.rows, &a);
+        CHECK(a.pairs == 33, "spheres.dat: %llu pairs, the seed says 33",
+              (unsigned long long)a.pairs);
+        printf("spheres.dat: 100000 spheres, %llu pairs, checksum 0x%016llx\n",
+               (unsigned long long)a.pairs, (unsigned long long)a.checksum);
+    }
+    sc_io_spheres_free(&s);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_io GROUP WORKDIR [DATADIR]\n");
+        return 2;
+    }
+    const char *group = argv[1];
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s", argv[2], group);
+    make_workdir(dir);
+    workdir = dir;
+    if (strcmp(group, "numbers") == 0)
+        group_numbers();
+    else if (strcmp(group, "text") == 0)
+        group_text();
+    else if (strcmp(group, "npy") == 0)
+        group_npy();
+    else if (strcmp(group, "raw") == 0)
+        group_raw();
+    else if (strcmp(group, "writers") == 0)
+        group_writers();
+    else if (strcmp(group, "spheres") == 0)
+        group_spheres();
+    else if (strcmp(group, "oracle") == 0)
+        group_oracle();
+    else if (strcmp(group, "seedlike") == 0)
+        group_crlf_like_seed();
+    else if (strcmp(group, "spheres_dat") == 0 && argc > 3)
+        group_spheres_dat(argv[3]);
+    else {
+        fprintf(stderr, "test_io: unknown group %s\n", group);
+        return 2;
+    }
+    printf("test_io %s: %d checks, %d failures\n", group, checks, failures);
+    return failures ? 1 : 0;
+}

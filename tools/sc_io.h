@@ -1,0 +1,191 @@
+/*
+ * sc_io.h: sphere readers and pair writers for the spherecollide tool, its
+ * tests and its benchmark.
+ *
+ * Depends on the engine only for the public header's types (sc_dtype and the
+ * limits SC_MAX_SPHERES, SC_MAX_ABS_VALUE); it links without the library.
+ *
+ * Reading: .npy (N,4) x,y,z,r or (N,3) x,y,r, '<f4' or '<f8', C order,
+ * versions 1.0/2.0/3.0; text (numbers separated by whitespace or commas, any
+ * line ending, '#' comments); raw little-endian float32 or float64 rows. The
+ * reader validates every value (finite, radius >= 0, |v| <= SC_MAX_ABS_VALUE),
+ * so a successful read is a batch the library accepts.
+ *
+ * Writing: pair writers stream (i, j) uint32 pairs to .npy (K x 2 '<u4'),
+ * .csv ("i,j" lines) or raw binary through one fixed 1 MiB buffer
+ * (SC_IO_BUFFER_BYTES), whatever K is. Every writer, and the sphere writer,
+ * writes to a temporary file in the destination's directory and renames it
+ * onto the requested name only on success.
+ *
+ * Errors: every fallible call returns a category (sc_io_status) and writes ONE
+ * line into the caller's buffer naming the file and the place: "line L" and
+ * the offending token (quoted) for text, "byte B" for binary and .npy.
+ *
+ * Thread safety: all functions are reentrant; a reader result or a writer is
+ * used by one thread at a time. Text parsing uses strtod and assumes the
+ * "C" LC_NUMERIC locale (the default of a program that never calls setlocale).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SC_IO_H
+#define SC_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spherecollide.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Size of the one output buffer a writer holds: its whole memory bound. */
+#define SC_IO_BUFFER_BYTES ((size_t)1 << 20)
+
+/** Result categories. sc_io_exit_code maps them onto the CLI's exit codes. */
+typedef enum sc_io_status {
+    SC_IO_OK = 0,
+    SC_IO_ERR_ARGUMENT,        /**< bad format argument or option (exit 2) */
+    SC_IO_ERR_OPEN,            /**< missing or unreadable input file (exit 3) */
+    SC_IO_ERR_SYNTAX,          /**< non-numeric token in text (exit 4) */
+    SC_IO_ERR_COUNT,           /**< number count not a multiple of 4 (or 3) (exit 4) */
+    SC_IO_ERR_TRUNCATED,       /**< binary size not whole rows, npy data short (exit 4) */
+    SC_IO_ERR_HEADER,          /**< malformed .npy magic, version or header dict (exit 4) */
+    SC_IO_ERR_DTYPE,           /**< .npy dtype other than '<f4' / '<f8' (exit 4) */
+    SC_IO_ERR_ORDER,           /**< .npy fortran_order True (exit 4) */
+    SC_IO_ERR_SHAPE,           /**< .npy shape other than (N,4) / (N,3) (exit 4) */
+    SC_IO_ERR_NON_FINITE,      /**< NaN or infinity (exit 5) */
+    SC_IO_ERR_NEGATIVE_RADIUS, /**< radius < 0 (exit 5) */
+    SC_IO_ERR_OUT_OF_RANGE,    /**< |value| > SC_MAX_ABS_VALUE (exit 5) */
+    SC_IO_ERR_TOO_MANY,        /**< more than the allowed spheres (exit 5) */
+    SC_IO_ERR_WRITE,           /**< output cannot be created or written (exit 6) */
+    SC_IO_ERR_NOMEM,           /**< allocation failed (exit 7) */
+    SC_IO_ERR_INTERNAL         /**< a bug or inconsistent call (exit 1) */
+} sc_io_status;
+
+/** Short English name of a status ("non-finite value", ...). Thread-safe. */
+const char *sc_io_status_name(sc_io_status status);
+
+/** The spherecollide CLI exit code for a status: 0 ok, 1 internal, 2 usage,
+ *  3 cannot open/read input, 4 malformed input, 5 invalid values,
+ *  6 cannot write output, 7 out of memory. Thread-safe. */
+int sc_io_exit_code(sc_io_status status);
+
+/** File formats, for input spheres and output pairs. */
+typedef enum sc_io_format {
+    SC_IO_FORMAT_AUTO = 0, /**< from the file name's extension */
+    SC_IO_FORMAT_NPY,      /**< NumPy .npy */
+    SC_IO_FORMAT_TEXT,     /**< text numbers (spheres); "i,j" lines are CSV */
+    SC_IO_FORMAT_CSV,      /**< pairs: "i,j\n" lines; spheres: text with commas */
+    SC_IO_FORMAT_F32,      /**< spheres: raw little-endian float32 rows */
+    SC_IO_FORMAT_F64,      /**< spheres: raw little-endian float64 rows */
+    SC_IO_FORMAT_BIN       /**< pairs: raw little-endian uint32 (i, j) */
+} sc_io_format;
+
+/** Parses a format name: npy, txt/text, csv, f32, f64, bin. Returns 0 and sets
+ *  *out, or -1 for an unknown name. Thread-safe. */
+int sc_io_format_parse(const char *name, sc_io_format *out);
+/** Name of a format ("npy", "text", "csv", "f32", "f64", "bin", "auto"). */
+const char *sc_io_format_name(sc_io_format format);
+
+/** The sphere input format a path implies: .npy -> NPY, .f32 -> F32,
+ *  .f64 -> F64, .bin -> AUTO (ambiguous: needs an explicit f32 or f64),
+ *  anything else (.txt, .dat, .csv, none) -> TEXT. Case-insensitive. */
+sc_io_format sc_io_spheres_format_for_path(const char *path);
+/** The pair output format a path implies: .npy -> NPY, .csv -> CSV,
+ *  .bin -> BIN, anything else -> AUTO (needs an explicit format). */
+sc_io_format sc_io_pairs_format_for_path(const char *path);
+
+/* ======================================================================== */
+/* Reading spheres                                                          */
+/* ======================================================================== */
+
+typedef struct sc_io_read_options {
+    sc_io_format format; /**< AUTO: by extension (sc_io_spheres_format_for_path) */
+    int dims;            /**< 0: 3 for text/raw, from the shape for .npy;
+                              2: circles (x, y, r); 3: spheres (x, y, z, r) */
+    size_t max_spheres;  /**< 0: SC_MAX_SPHERES; smaller values serve tests */
+} sc_io_read_options;
+
+/** Spheres read from a file. rows holds n * (dims + 1) values of dtype, row
+ *  by row, ready for sc_spheres_rows_f64 / sc_spheres_rows_f32. Text always
+ *  gives SC_F64; .npy and raw keep their precision (float32 is not widened). */
+typedef struct sc_io_spheres {
+    size_t n;
+    int dims;            /**< 3 (x, y, z, r) or 2 (x, y, r) */
+    sc_dtype dtype;      /**< SC_F64 or SC_F32 */
+    const void *rows;    /**< NULL when n == 0 */
+    sc_io_format format; /**< the format that was read */
+    /* private: what sc_io_spheres_free releases */
+    void *owned_;
+    void *map_;
+    size_t map_len_;
+} sc_io_spheres;
+
+/** Reads and validates a sphere file. On success returns SC_IO_OK and fills
+ *  *out (release it with sc_io_spheres_free). On failure returns the category,
+ *  leaves *out empty and writes one line "PATH: PLACE: problem" into err
+ *  (if err != NULL and errcap > 0; truncated to errcap). opts may be NULL. */
+sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts,
+                                sc_io_spheres *out, char *err, size_t errcap);
+
+/** Releases what sc_io_read_spheres holds; accepts a zeroed or freed struct. */
+void sc_io_spheres_free(sc_io_spheres *spheres);
+
+/* ======================================================================== */
+/* Writing spheres (spherecollide gen)                                      */
+/* ======================================================================== */
+
+/** Writes n spheres given as double rows (dims + 1 values each) to path:
+ *  NPY ('<f8', shape (n, dims+1)), TEXT (one sphere per line, "%.17g"
+ *  separated by spaces), CSV (the same with commas), F64 or F32 (raw
+ *  little-endian; F32 rounds to nearest). AUTO picks by extension as the
+ *  reader does (a .bin name needs an explicit F32 or F64). Temporary file +
+ *  rename: on failure nothing is left under path. */
+sc_io_status sc_io_write_spheres(const char *path, sc_io_format format, size_t n, int dims,
+                                 const double *rows, char *err, size_t errcap);
+
+/* ======================================================================== */
+/* Streaming pair writers                                                   */
+/* ======================================================================== */
+
+typedef struct sc_pair_writer sc_pair_writer;
+
+/** Opens a pair writer on a temporary file beside path (".NAME.tmp.PID.K" in
+ *  path's directory). format: NPY, CSV, BIN, or AUTO for the extension
+ *  (sc_io_pairs_format_for_path; AUTO with another extension is
+ *  SC_IO_ERR_ARGUMENT). n is the sphere count, used to check indices.
+ *  An unwritable path (missing directory, no permission, a directory) is
+ *  SC_IO_ERR_WRITE with the path named. *out is NULL on failure. */
+sc_io_status sc_pair_writer_open(const char *path, sc_io_format format, size_t n,
+                                 sc_pair_writer **out, char *err, size_t errcap);
+
+/** Appends count pairs (pairs[2k], pairs[2k+1]). Memory stays bounded by the
+ *  writer's one buffer (SC_IO_BUFFER_BYTES). On failure the writer must still
+ *  be aborted. */
+sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size_t count,
+                                  char *err, size_t errcap);
+
+/** Pairs written so far. */
+uint64_t sc_pair_writer_count(const sc_pair_writer *w);
+
+/** The temporary file's path (for a signal handler that must unlink it). The
+ *  string lives as long as the writer. */
+const char *sc_pair_writer_temp_path(const sc_pair_writer *w);
+
+/** Finishes: checks that total equals the pairs written, rewrites the .npy
+ *  header with the final shape, flushes, closes and renames the temporary
+ *  file onto the requested path. Frees the writer in every case; on failure
+ *  the temporary file is removed and nothing is left under path. */
+sc_io_status sc_pair_writer_finish(sc_pair_writer *w, uint64_t total, char *err,
+                                   size_t errcap);
+
+/** Abandons the output: closes and removes the temporary file, frees the
+ *  writer. Accepts NULL. */
+void sc_pair_writer_abort(sc_pair_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SC_IO_H */
