@@ -1256,10 +1256,9 @@ typedef struct sink {
     uint64_t written; /* bytes handed to write() */
 } sink;
 
-static sc_io_status sink_open(sink *s, const char *path, char *err, size_t errcap)
+/* Checks shared by sc_io_check_writable and sink_open. */
+static sc_io_status check_target(const char *path, char *err, size_t errcap)
 {
-    memset(s, 0, sizeof *s);
-    s->fd = -1;
     if (path == NULL || path[0] == '\0')
         return fail(err, errcap, SC_IO_ERR_WRITE, "cannot write output: empty path");
     struct stat st;
@@ -1272,10 +1271,58 @@ static sc_io_status sink_open(sink *s, const char *path, char *err, size_t errca
         }
     }
     const char *slash = strrchr(path, '/');
+    if (slash != NULL && slash[1] == '\0')
+        return fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: no file name", path);
+    return SC_IO_OK;
+}
+
+sc_io_status sc_io_check_writable(const char *path, char *err, size_t errcap)
+{
+    if (err && errcap)
+        err[0] = '\0';
+    sc_io_status st = check_target(path, err, errcap);
+    if (st != SC_IO_OK)
+        return st;
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (slash == NULL) {
+        snprintf(dir, sizeof dir, ".");
+    } else if (slash == path) {
+        snprintf(dir, sizeof dir, "/");
+    } else {
+        size_t l = (size_t)(slash - path);
+        if (l >= sizeof dir)
+            return SC_IO_OK; /* let the writer's open() decide */
+        memcpy(dir, path, l);
+        dir[l] = '\0';
+    }
+    struct stat st2;
+    if (stat(dir, &st2) != 0) {
+        int e = errno;
+        return fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: %s (directory %s)", path,
+                    strerror(e), dir);
+    }
+    if (!S_ISDIR(st2.st_mode))
+        return fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: %s is not a directory", path,
+                    dir);
+    if (access(dir, W_OK | X_OK) != 0) {
+        int e = errno;
+        return fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: %s (directory %s)", path,
+                    strerror(e), dir);
+    }
+    return SC_IO_OK;
+}
+
+static sc_io_status sink_open(sink *s, const char *path, char *err, size_t errcap)
+{
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+    sc_io_status chk = check_target(path, err, errcap);
+    if (chk != SC_IO_OK)
+        return chk;
+    const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
     const char *base = path + dirlen;
-    if (base[0] == '\0')
-        return fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: no file name", path);
     size_t plen = strlen(path);
     s->final_path = malloc(plen + 1);
     s->temp_path = malloc(plen + 64);
@@ -1306,8 +1353,8 @@ static sc_io_status sink_open(sink *s, const char *path, char *err, size_t errca
         memset(s, 0, sizeof *s);
         s->fd = -1;
         if (dirlen > 0)
-            return fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: %s (in directory %.*s)",
-                        path, strerror(e), (int)dirlen, path);
+            return fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: %s (directory %.*s)",
+                        path, strerror(e), (int)(dirlen > 1 ? dirlen - 1 : dirlen), path);
         return fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: %s", path, strerror(e));
     }
     return SC_IO_OK;

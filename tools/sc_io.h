@@ -151,6 +151,13 @@ sc_io_status sc_io_write_spheres(const char *path, sc_io_format format, size_t n
 
 typedef struct sc_pair_writer sc_pair_writer;
 
+/** Checks, without creating anything, that an output could be created at
+ *  path: not a directory, not an existing read-only file, and its directory
+ *  exists and is writable. SC_IO_OK or SC_IO_ERR_WRITE with the path named.
+ *  (The writers check again when they open; this lets a tool fail before a
+ *  long read.) */
+sc_io_status sc_io_check_writable(const char *path, char *err, size_t errcap);
+
 /** Opens a pair writer on a temporary file beside path (".NAME.tmp.PID.K" in
  *  path's directory). format: NPY, CSV, BIN, or AUTO for the extension
  *  (sc_io_pairs_format_for_path; AUTO with another extension is

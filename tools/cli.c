@@ -1,0 +1,871 @@
+/*
+ * cli.c: the spherecollide command-line tool.
+ *
+ *   spherecollide pairs INPUT [-o OUTPUT] [options]   find every intersecting pair
+ *   spherecollide gen DIST N [--seed S] -o FILE        write a generated scenario
+ *   spherecollide info [--threads N] [--pin P] [--kernel K]
+ *
+ * Reading and writing live in sc_io, the scenarios in sc_gen; this file only
+ * parses the command line, runs the library and reports. Every failure prints
+ * exactly one line "spherecollide: ..." on stderr and exits with a documented
+ * code (see usage_exit_codes and docs/cli.md).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sc_gen.h"
+#include "sc_io.h"
+#include "spherecollide.h"
+
+/* ---- exit codes (documented in --help and docs/cli.md) -------------------- */
+
+enum {
+    EXIT_OK = 0,
+    EXIT_INTERNAL = 1,  /* a bug, or the library refused a call it should accept */
+    EXIT_USAGE = 2,     /* bad command line */
+    EXIT_INPUT = 3,     /* cannot open or read the input file */
+    EXIT_MALFORMED = 4, /* parse error, bad .npy header, truncated, count not divisible */
+    EXIT_VALUES = 5,    /* NaN/inf, negative radius, out of range, too many spheres */
+    EXIT_OUTPUT = 6,    /* cannot write the output */
+    EXIT_NOMEM = 7      /* out of memory */
+};
+
+static const char usage_exit_codes[] =
+    "Exit codes:\n"
+    "  0  success\n"
+    "  1  internal error\n"
+    "  2  usage error (bad command line)\n"
+    "  3  cannot open or read the input file\n"
+    "  4  malformed input (parse error, bad .npy header, truncated file,\n"
+    "     count of numbers not divisible by 4 or 3)\n"
+    "  5  invalid values (NaN or infinity, negative radius, |value| > 1e150,\n"
+    "     more than 4294967295 spheres)\n"
+    "  6  cannot write the output\n"
+    "  7  out of memory\n"
+    "Every failure prints one line on stderr: \"spherecollide: FILE: PLACE: problem\".\n";
+
+static const char usage_main[] =
+    "Usage: spherecollide COMMAND [ARGS]\n"
+    "Finds every intersecting pair among spheres (exact, IEEE double predicate).\n"
+    "\n"
+    "Commands:\n"
+    "  pairs INPUT [-o OUTPUT] [options]   find all intersecting pairs\n"
+    "  gen DIST N [--seed S] -o FILE       write a generated scenario\n"
+    "  info [--threads N] [--pin P] [--kernel K]\n"
+    "                                      describe the machine and the kernel\n"
+    "\n"
+    "  spherecollide COMMAND --help        help for a command\n"
+    "  spherecollide --version             print the version\n"
+    "\n";
+
+static const char usage_pairs[] =
+    "Usage: spherecollide pairs INPUT [-o OUTPUT] [options]\n"
+    "Reads spheres, finds every pair (i, j), i < j, with\n"
+    "(dx*dx + dy*dy) + dz*dz <= (ri + rj)^2 in double, and prints n, the pair\n"
+    "count K, the checksum and the seconds per stage.\n"
+    "\n"
+    "INPUT formats (by extension, or --format):\n"
+    "  .npy           NumPy array (N,4) x,y,z,r or (N,3) x,y,r; '<f4' or '<f8', C order\n"
+    "  .f32 .f64      raw little-endian rows of 4 values (3 with --2d)\n"
+    "  .bin           raw rows; needs --format f32 or --format f64\n"
+    "  anything else  text: numbers separated by whitespace or commas, 4 per sphere\n"
+    "                 (3 with --2d), any line endings, '#' comments to end of line\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE   write the pairs: .npy (K x 2 uint32), .csv (\"i,j\" lines)\n"
+    "                      or .bin (raw little-endian uint32 i, j); other names need\n"
+    "                      --format npy|csv|bin. Written to a temporary file in the\n"
+    "                      same directory and renamed on success.\n"
+    "  --count-only        only count pairs and checksum (memory for the spheres only);\n"
+    "                      this is also what happens without -o\n"
+    "  --sorted            write pairs in (i, j) lexicographic order\n"
+    "  --json              print one line of JSON instead of the table\n"
+    "  --threads N         threads (default 0: one per core)\n"
+    "  --pin none|compact|scatter   thread pinning (default compact)\n"
+    "  --kernel auto|scalar|avx2    narrowphase kernel (default auto)\n"
+    "  --algorithm grid|brute       the engine, or the all-pairs baseline\n"
+    "  --format F          f32|f64|text: the INPUT's format; npy|csv|bin: the OUTPUT's\n"
+    "                      format (give --format twice for both)\n"
+    "  --2d                circles: 3 values per row (x, y, r), z = 0\n"
+    "  --quiet             no progress display\n"
+    "  -h, --help          this help\n"
+    "\n"
+    "Progress is shown on stderr when it is a terminal and n >= 1000000.\n"
+    "\n";
+
+static const char usage_gen[] =
+    "Usage: spherecollide gen DIST N [--seed S] -o FILE [--format F]\n"
+    "Writes N spheres of a deterministic scenario (same DIST, N, seed: same bytes).\n"
+    "\n"
+    "FILE formats (by extension, or --format):\n"
+    "  .npy           float64 array of shape (N, 4)\n"
+    "  .f64 .f32      raw little-endian rows x, y, z, r (.bin needs --format)\n"
+    "  anything else  text, one sphere per line, 4 numbers \"%.17g\" (.csv: commas)\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE   the file to write (temporary file + rename)\n"
+    "  --seed S            64-bit seed (default 1)\n"
+    "  --format F          npy|text|csv|f32|f64\n"
+    "  -h, --help          this help\n"
+    "\n";
+
+static const char usage_info[] =
+    "Usage: spherecollide info [--threads N] [--pin none|compact|scatter]\n"
+    "                          [--kernel auto|scalar|avx2]\n"
+    "Prints the CPU features, the kernel chosen, the hwloc topology summary and\n"
+    "the thread binding the options would apply.\n"
+    "\n";
+
+/* ---- messages ------------------------------------------------------------- */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int
+fail(int code, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    for (char *c = line; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            *c = '?';
+    fflush(stdout);
+    fprintf(stderr, "spherecollide: %s\n", line);
+    return code;
+}
+
+static int print_help(const char *text, int with_generators)
+{
+    fputs(text, stdout);
+    if (with_generators) {
+        fputs("Distributions:\n", stdout);
+        for (const char *const *n = scgen_names(); *n; n++) {
+            const char *d = scgen_describe(*n);
+            printf("  %-12s %s\n", *n, d ? d : "");
+        }
+        fputc('\n', stdout);
+    }
+    fputs(usage_exit_codes, stdout);
+    return EXIT_OK;
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ---- command-line parsing helpers ------------------------------------------ */
+
+typedef struct args {
+    int argc, i;
+    char **argv;
+    const char *command;
+} args;
+
+/* If argv[i] is the option `name` (exact, or "name=value" for options that
+ * take a value), returns 1 and sets *value (NULL for flags). */
+static int is_opt(args *a, const char *name, int takes_value, const char **value, int *err)
+{
+    const char *arg = a->argv[a->i];
+    size_t l = strlen(name);
+    if (strncmp(arg, name, l) != 0)
+        return 0;
+    if (arg[l] == '\0') {
+        if (!takes_value) {
+            *value = NULL;
+            return 1;
+        }
+        if (a->i + 1 >= a->argc) {
+            *err = fail(EXIT_USAGE, "%s: option %s needs a value (see spherecollide %s --help)",
+                        a->command, name, a->command);
+            return 1;
+        }
+        *value = a->argv[++a->i];
+        return 1;
+    }
+    if (arg[l] == '=' && takes_value && name[1] == '-') {
+        *value = arg + l + 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (*s == '-' || *s == '+' || *s == '\0')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end != '\0')
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* N for gen: a plain integer, or an exact integer in scientific form (1e6). */
+static int parse_count(const char *s, size_t *out)
+{
+    uint64_t v;
+    if (parse_u64(s, &v) == 0 && strchr(s, 'x') == NULL && strchr(s, 'X') == NULL) {
+        if (v > SC_MAX_SPHERES)
+            return -2;
+        *out = (size_t)v;
+        return 0;
+    }
+    char *end;
+    double d = strtod(s, &end);
+    if (end == s || *end != '\0' || !(d >= 0.0) || d != floor(d) || s[0] == '-')
+        return -1;
+    if (d > (double)SC_MAX_SPHERES)
+        return -2;
+    *out = (size_t)d;
+    return 0;
+}
+
+static int parse_pin(const char *s, sc_pin *out)
+{
+    if (strcmp(s, "none") == 0)
+        *out = SC_PIN_NONE;
+    else if (strcmp(s, "compact") == 0)
+        *out = SC_PIN_COMPACT;
+    else if (strcmp(s, "scatter") == 0)
+        *out = SC_PIN_SCATTER;
+    else
+        return -1;
+    return 0;
+}
+
+static int parse_kernel(const char *s, sc_kernel *out)
+{
+    if (strcmp(s, "auto") == 0)
+        *out = SC_KERNEL_AUTO;
+    else if (strcmp(s, "scalar") == 0)
+        *out = SC_KERNEL_SCALAR;
+    else if (strcmp(s, "avx2") == 0)
+        *out = SC_KERNEL_AVX2;
+    else
+        return -1;
+    return 0;
+}
+
+/* Options shared by pairs and info. Returns 1 if argv[i] was one of them,
+ * with *rc set to a non-zero exit code on a bad value. */
+static int common_option(args *a, sc_options *o, int *rc)
+{
+    const char *v = NULL;
+    int err = 0;
+    if (is_opt(a, "--threads", 1, &v, &err)) {
+        long t;
+        if (!err && parse_int(v, 0, 4096, &t) != 0)
+            err = fail(EXIT_USAGE, "%s: --threads must be an integer from 0 to 4096, not \"%s\"",
+                       a->command, v);
+        if (!err)
+            o->threads = (int)t;
+    } else if (is_opt(a, "--pin", 1, &v, &err)) {
+        if (!err && parse_pin(v, &o->pin) != 0)
+            err = fail(EXIT_USAGE, "%s: --pin must be none, compact or scatter, not \"%s\"",
+                       a->command, v);
+    } else if (is_opt(a, "--kernel", 1, &v, &err)) {
+        if (!err && parse_kernel(v, &o->kernel) != 0)
+            err = fail(EXIT_USAGE, "%s: --kernel must be auto, scalar or avx2, not \"%s\"",
+                       a->command, v);
+        if (!err && o->kernel != SC_KERNEL_AUTO && !sc_kernel_available(o->kernel))
+            err = fail(EXIT_USAGE, "%s: --kernel %s: this CPU or build cannot run that kernel",
+                       a->command, v);
+    } else {
+        return 0;
+    }
+    *rc = err;
+    return 1;
+}
+
+static int unknown_option(args *a)
+{
+    const char *arg = a->argv[a->i];
+    if (arg[0] == '-' && arg[1] != '\0')
+        return fail(EXIT_USAGE, "%s: unknown option \"%s\" (see spherecollide %s --help)",
+                    a->command, arg, a->command);
+    return fail(EXIT_USAGE, "%s: unexpected argument \"%s\" (see spherecollide %s --help)",
+                a->command, arg, a->command);
+}
+
+static int wants_help(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- interruption: never leave the temporary output behind ---------------- */
+
+static char temp_to_remove[4096];
+static volatile sig_atomic_t temp_armed;
+
+static void on_signal(int sig)
+{
+    if (temp_armed)
+        unlink(temp_to_remove);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void arm_temp(const char *path)
+{
+    if (path == NULL || strlen(path) >= sizeof temp_to_remove)
+        return;
+    temp_armed = 0;
+    memcpy(temp_to_remove, path, strlen(path) + 1);
+    temp_armed = 1;
+}
+
+static void install_signal_handlers(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++)
+        sigaction(sigs[k], &sa, NULL);
+}
+
+/* ---- library status -> exit code ---------------------------------------------- */
+
+static int status_exit(sc_status st)
+{
+    switch (st) {
+    case SC_OK: return EXIT_OK;
+    case SC_ERR_NON_FINITE:
+    case SC_ERR_NEGATIVE_RADIUS:
+    case SC_ERR_OUT_OF_RANGE:
+    case SC_ERR_TOO_MANY_SPHERES: return EXIT_VALUES;
+    case SC_ERR_OUT_OF_MEMORY: return EXIT_NOMEM;
+    case SC_ERR_UNSUPPORTED: return EXIT_USAGE;
+    case SC_ERR_STOPPED: return EXIT_OUTPUT;
+    case SC_ERR_INVALID_ARGUMENT:
+    case SC_ERR_BUFFER_TOO_SMALL: return EXIT_INTERNAL;
+    }
+    return EXIT_INTERNAL;
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void json_number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+    else
+        fputs("null", f);
+}
+
+/* ---- pairs ------------------------------------------------------------------- */
+
+typedef struct pairs_job {
+    const char *input, *output;
+    int count_only, sorted, json, quiet, dims2;
+    sc_io_format in_format, out_format;
+    sc_options options;
+} pairs_job;
+
+typedef struct stream_state {
+    sc_pair_writer *writer;
+    char err[1024];
+    sc_io_status status;
+} stream_state;
+
+static int stream_to_writer(const uint32_t *pairs, size_t count, void *user)
+{
+    stream_state *s = user;
+    s->status = sc_pair_writer_write(s->writer, pairs, count, s->err, sizeof s->err);
+    return s->status != SC_IO_OK;
+}
+
+typedef struct progress_state {
+    int shown;
+    int last_percent;
+} progress_state;
+
+static void show_progress(double fraction, void *user)
+{
+    progress_state *p = user;
+    int percent = (int)(fraction * 100.0);
+    if (percent < 0)
+        percent = 0;
+    if (percent > 100)
+        percent = 100;
+    if (percent == p->last_percent)
+        return;
+    p->last_percent = percent;
+    p->shown = 1;
+    fprintf(stderr, "\rspherecollide: searching %3d%%", percent);
+    fflush(stderr);
+}
+
+static void clear_progress(progress_state *p)
+{
+    if (p->shown) {
+        fputs("\r                                \r", stderr);
+        fflush(stderr);
+        p->shown = 0;
+    }
+}
+
+static const char *dtype_name(sc_dtype d)
+{
+    return d == SC_F32 ? "float32" : "float64";
+}
+
+static const char *algorithm_name(sc_algorithm a)
+{
+    return a == SC_ALGO_BRUTE ? "brute" : "grid";
+}
+
+static void print_report(const pairs_job *job, const sc_io_spheres *in, const sc_summary *sum,
+                         const sc_stats *st, double read_s, double write_s)
+{
+    FILE *f = stdout;
+    if (job->json) {
+        fputs("{\"command\":\"pairs\",\"input\":", f);
+        json_string(f, job->input);
+        fprintf(f, ",\"input_format\":\"%s\",\"dims\":%d,\"dtype\":\"%s\"",
+                sc_io_format_name(in->format), in->dims, dtype_name(in->dtype));
+        fprintf(f, ",\"n\":%zu,\"pairs\":%llu,\"checksum\":\"0x%016llx\"", in->n,
+                (unsigned long long)sum->pairs, (unsigned long long)sum->checksum);
+        fprintf(f, ",\"threads\":%d,\"kernel\":\"%s\",\"pin\":\"%s\",\"algorithm\":\"%s\"",
+                st->threads, sc_kernel_name(st->kernel), sc_pin_name(st->pin),
+                algorithm_name(job->options.algorithm));
+        fprintf(f, ",\"sorted\":%s,\"levels\":%d,\"cells\":%llu,\"candidate_tests\":%llu",
+                job->sorted ? "true" : "false", st->levels, (unsigned long long)st->cells,
+                (unsigned long long)st->candidate_tests);
+        fprintf(f, ",\"passes\":%d,\"scratch_bytes\":%llu,\"cell_size\":", st->passes,
+                (unsigned long long)st->scratch_bytes);
+        json_number(f, st->cell_size);
+        fputs(",\"output\":", f);
+        if (job->output) {
+            json_string(f, job->output);
+            fprintf(f, ",\"output_format\":\"%s\"", sc_io_format_name(job->out_format));
+        } else {
+            fputs("null,\"output_format\":null", f);
+        }
+        fputs(",\"seconds\":{\"read\":", f);
+        json_number(f, read_s);
+        fputs(",\"total\":", f);
+        json_number(f, st->total_seconds);
+        for (int k = 0; k < SC_STAGE_COUNT; k++) {
+            fprintf(f, ",\"%s\":", sc_stage_name((sc_stage)k));
+            json_number(f, st->seconds[k]);
+        }
+        if (job->output) {
+            fputs(",\"write\":", f);
+            json_number(f, write_s);
+        }
+        fputs("}}\n", f);
+        return;
+    }
+    fprintf(f, "input            %s (%s, %s, %d-D)\n", job->input, sc_io_format_name(in->format),
+            dtype_name(in->dtype), in->dims);
+    fprintf(f, "n                %zu\n", in->n);
+    fprintf(f, "pairs            %llu\n", (unsigned long long)sum->pairs);
+    fprintf(f, "checksum         0x%016llx\n", (unsigned long long)sum->checksum);
+    fprintf(f, "threads          %d\n", st->threads);
+    fprintf(f, "kernel           %s\n", sc_kernel_name(st->kernel));
+    fprintf(f, "pin              %s\n", sc_pin_name(st->pin));
+    fprintf(f, "algorithm        %s\n", algorithm_name(job->options.algorithm));
+    fprintf(f, "levels           %d\n", st->levels);
+    fprintf(f, "cells            %llu\n", (unsigned long long)st->cells);
+    fprintf(f, "candidate tests  %llu\n", (unsigned long long)st->candidate_tests);
+    if (job->output)
+        fprintf(f, "output           %s (%s%s)\n", job->output, sc_io_format_name(job->out_format),
+                job->sorted ? ", sorted" : "");
+    fprintf(f, "seconds\n");
+    fprintf(f, "  read           %.6f\n", read_s);
+    fprintf(f, "  total          %.6f\n", st->total_seconds);
+    for (int k = 0; k < SC_STAGE_COUNT; k++)
+        fprintf(f, "    %-12s %.6f\n", sc_stage_name((sc_stage)k), st->seconds[k]);
+    if (job->output)
+        fprintf(f, "  write          %.6f\n", write_s);
+}
+
+static int parse_format_option(pairs_job *job, const char *v)
+{
+    sc_io_format f;
+    if (sc_io_format_parse(v, &f) != 0)
+        return fail(EXIT_USAGE, "pairs: --format must be npy, csv, bin (output) or f32, f64, text "
+                                "(input), not \"%s\"",
+                    v);
+    int is_output = f == SC_IO_FORMAT_NPY || f == SC_IO_FORMAT_CSV || f == SC_IO_FORMAT_BIN;
+    sc_io_format *slot = is_output ? &job->out_format : &job->in_format;
+    if (*slot != SC_IO_FORMAT_AUTO && *slot != f)
+        return fail(EXIT_USAGE, "pairs: two %s formats given (%s and %s)",
+                    is_output ? "output" : "input", sc_io_format_name(*slot), v);
+    *slot = f;
+    return EXIT_OK;
+}
+
+static int cmd_pairs(int argc, char **argv)
+{
+    if (wants_help(argc, argv))
+        return print_help(usage_pairs, 0);
+    pairs_job job;
+    memset(&job, 0, sizeof job);
+    job.options = sc_options_default();
+    args a = {argc, 0, argv, "pairs"};
+    int only_positional = 0;
+    for (a.i = 1; a.i < argc; a.i++) {
+        const char *arg = argv[a.i];
+        const char *v = NULL;
+        int rc = 0;
+        if (only_positional || arg[0] != '-' || strcmp(arg, "-") == 0) {
+            if (job.input != NULL)
+                return fail(EXIT_USAGE, "pairs: more than one INPUT (\"%s\" and \"%s\")", job.input,
+                            arg);
+            job.input = arg;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_positional = 1;
+        } else if (is_opt(&a, "-o", 1, &v, &rc) || is_opt(&a, "--output", 1, &v, &rc)) {
+            if (!rc && job.output)
+                return fail(EXIT_USAGE, "pairs: more than one -o");
+            job.output = v;
+        } else if (strcmp(arg, "--count-only") == 0) {
+            job.count_only = 1;
+        } else if (strcmp(arg, "--sorted") == 0) {
+            job.sorted = 1;
+        } else if (strcmp(arg, "--json") == 0) {
+            job.json = 1;
+        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+            job.quiet = 1;
+        } else if (strcmp(arg, "--2d") == 0) {
+            job.dims2 = 1;
+        } else if (is_opt(&a, "--format", 1, &v, &rc)) {
+            if (!rc)
+                rc = parse_format_option(&job, v);
+        } else if (is_opt(&a, "--algorithm", 1, &v, &rc)) {
+            if (!rc && strcmp(v, "grid") == 0)
+                job.options.algorithm = SC_ALGO_GRID;
+            else if (!rc && strcmp(v, "brute") == 0)
+                job.options.algorithm = SC_ALGO_BRUTE;
+            else if (!rc)
+                rc = fail(EXIT_USAGE, "pairs: --algorithm must be grid or brute, not \"%s\"", v);
+        } else if (common_option(&a, &job.options, &rc)) {
+            /* handled */
+        } else {
+            return unknown_option(&a);
+        }
+        if (rc)
+            return rc;
+    }
+    if (job.input == NULL)
+        return fail(EXIT_USAGE, "pairs: missing INPUT (see spherecollide pairs --help)");
+    if (job.output && job.count_only)
+        return fail(EXIT_USAGE, "pairs: -o and --count-only contradict each other");
+    if (job.out_format != SC_IO_FORMAT_AUTO && job.output == NULL)
+        return fail(EXIT_USAGE, "pairs: --format %s is an output format, but there is no -o",
+                    sc_io_format_name(job.out_format));
+    char err[2048];
+    if (job.in_format == SC_IO_FORMAT_AUTO &&
+        sc_io_spheres_format_for_path(job.input) == SC_IO_FORMAT_AUTO)
+        return fail(EXIT_USAGE, "%s: raw binary input needs --format f32 or --format f64",
+                    job.input);
+    if (job.output) {
+        if (job.out_format == SC_IO_FORMAT_AUTO)
+            job.out_format = sc_io_pairs_format_for_path(job.output);
+        if (job.out_format == SC_IO_FORMAT_AUTO)
+            return fail(EXIT_USAGE,
+                        "%s: cannot tell the pair format from the name; use .npy, .csv or .bin, "
+                        "or --format npy|csv|bin",
+                        job.output);
+        sc_io_status ws = sc_io_check_writable(job.output, err, sizeof err);
+        if (ws != SC_IO_OK)
+            return fail(sc_io_exit_code(ws), "%s", err);
+    }
+
+    /* read (timed on its own: seconds.total is the library's figure) */
+    sc_io_read_options ro = {job.in_format, job.dims2 ? 2 : 0, 0};
+    sc_io_spheres in;
+    double t0 = now_seconds();
+    sc_io_status rs = sc_io_read_spheres(job.input, &ro, &in, err, sizeof err);
+    double read_s = now_seconds() - t0;
+    if (rs != SC_IO_OK)
+        return fail(sc_io_exit_code(rs), "%s", err);
+
+    sc_spheres view = in.dtype == SC_F32 ? sc_spheres_rows_f32(in.n, in.dims, in.rows)
+                                         : sc_spheres_rows_f64(in.n, in.dims, in.rows);
+    progress_state prog = {0, -1};
+    job.options.sorted = job.sorted;
+    if (!job.quiet && in.n >= 1000000 && isatty(STDERR_FILENO)) {
+        job.options.progress = show_progress;
+        job.options.progress_user = &prog;
+    }
+    sc_context *ctx = NULL;
+    sc_status st = sc_context_create(&job.options, &ctx);
+    if (st != SC_OK) {
+        sc_io_spheres_free(&in);
+        return fail(status_exit(st), "%s: cannot create the search context: %s", job.input,
+                    sc_status_string(st));
+    }
+
+    sc_summary sum = {0, 0};
+    stream_state ss;
+    memset(&ss, 0, sizeof ss);
+    double write_s = 0.0;
+    int rc = EXIT_OK;
+    if (job.output == NULL) {
+        st = sc_count_pairs(ctx, &view, &sum);
+    } else {
+        sc_io_status ws =
+            sc_pair_writer_open(job.output, job.out_format, in.n, &ss.writer, ss.err, sizeof ss.err);
+        if (ws != SC_IO_OK) {
+            sc_context_destroy(ctx);
+            sc_io_spheres_free(&in);
+            return fail(sc_io_exit_code(ws), "%s", ss.err);
+        }
+        install_signal_handlers();
+        arm_temp(sc_pair_writer_temp_path(ss.writer));
+        st = sc_stream_pairs(ctx, &view, stream_to_writer, &ss, &sum);
+    }
+    clear_progress(&prog);
+    sc_stats stats;
+    memset(&stats, 0, sizeof stats);
+    if (st == SC_OK && sc_context_stats(ctx, &stats) != SC_OK)
+        memset(&stats, 0, sizeof stats);
+
+    if (st != SC_OK) {
+        if (st == SC_ERR_STOPPED && ss.status != SC_IO_OK) {
+            rc = fail(sc_io_exit_code(ss.status), "%s", ss.err);
+        } else {
+            size_t bad = 0;
+            sc_status vs = sc_spheres_validate(&view, &bad);
+            if (vs != SC_OK)
+                rc = fail(status_exit(vs), "%s: sphere %zu: %s", job.input, bad,
+                          sc_status_string(vs));
+            else
+                rc = fail(status_exit(st), "%s: pair search failed: %s", job.input,
+                          sc_status_string(st));
+        }
+        sc_pair_writer_abort(ss.writer);
+        temp_armed = 0;
+    } else if (ss.writer) {
+        double w0 = now_seconds();
+        sc_io_status ws = sc_pair_writer_finish(ss.writer, sum.pairs, ss.err, sizeof ss.err);
+        write_s = now_seconds() - w0;
+        temp_armed = 0;
+        if (ws != SC_IO_OK)
+            rc = fail(sc_io_exit_code(ws), "%s", ss.err);
+    }
+    if (rc == EXIT_OK)
+        print_report(&job, &in, &sum, &stats, read_s, write_s);
+    sc_context_destroy(ctx);
+    sc_io_spheres_free(&in);
+    if (rc == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout)))
+        rc = fail(EXIT_OUTPUT, "standard output: cannot write: %s", strerror(errno));
+    return rc;
+}
+
+/* ---- gen ----------------------------------------------------------------------- */
+
+static int cmd_gen(int argc, char **argv)
+{
+    if (wants_help(argc, argv))
+        return print_help(usage_gen, 1);
+    args a = {argc, 0, argv, "gen"};
+    const char *dist = NULL, *count = NULL, *output = NULL;
+    uint64_t seed = 1;
+    sc_io_format format = SC_IO_FORMAT_AUTO;
+    int only_positional = 0;
+    for (a.i = 1; a.i < argc; a.i++) {
+        const char *arg = argv[a.i];
+        const char *v = NULL;
+        int rc = 0;
+        if (only_positional || arg[0] != '-' || strcmp(arg, "-") == 0) {
+            if (dist == NULL)
+                dist = arg;
+            else if (count == NULL)
+                count = arg;
+            else
+                return unknown_option(&a);
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_positional = 1;
+        } else if (is_opt(&a, "-o", 1, &v, &rc) || is_opt(&a, "--output", 1, &v, &rc)) {
+            if (!rc && output)
+                return fail(EXIT_USAGE, "gen: more than one -o");
+            output = v;
+        } else if (is_opt(&a, "--seed", 1, &v, &rc)) {
+            if (!rc && parse_u64(v, &seed) != 0)
+                rc = fail(EXIT_USAGE, "gen: --seed must be an unsigned 64-bit integer, not \"%s\"",
+                          v);
+        } else if (is_opt(&a, "--format", 1, &v, &rc)) {
+            if (!rc && (sc_io_format_parse(v, &format) != 0 || format == SC_IO_FORMAT_BIN))
+                rc = fail(EXIT_USAGE, "gen: --format must be npy, text, csv, f32 or f64, not \"%s\"",
+                          v);
+        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+            /* nothing to silence; accepted for symmetry with pairs */
+        } else {
+            return unknown_option(&a);
+        }
+        if (rc)
+            return rc;
+    }
+    if (dist == NULL || count == NULL)
+        return fail(EXIT_USAGE, "gen: needs DIST and N (see spherecollide gen --help)");
+    int known = 0;
+    for (const char *const *n = scgen_names(); *n; n++)
+        known |= strcmp(*n, dist) == 0;
+    if (!known) {
+        char names[512] = "";
+        for (const char *const *n = scgen_names(); *n; n++) {
+            strncat(names, names[0] ? ", " : "", sizeof names - strlen(names) - 1);
+            strncat(names, *n, sizeof names - strlen(names) - 1);
+        }
+        return fail(EXIT_USAGE, "gen: unknown distribution \"%s\" (one of: %s)", dist, names);
+    }
+    size_t n = 0;
+    int pc = parse_count(count, &n);
+    if (pc == -2)
+        return fail(EXIT_USAGE, "gen: N = %s is more than %zu spheres", count, SC_MAX_SPHERES);
+    if (pc != 0)
+        return fail(EXIT_USAGE, "gen: N must be a non-negative integer (like 1000000 or 1e6), "
+                                "not \"%s\"",
+                    count);
+    if (output == NULL)
+        return fail(EXIT_USAGE, "gen: missing -o FILE");
+    if (format == SC_IO_FORMAT_AUTO &&
+        sc_io_spheres_format_for_path(output) == SC_IO_FORMAT_AUTO)
+        return fail(EXIT_USAGE, "%s: raw binary output needs --format f32 or --format f64", output);
+    char err[2048];
+    sc_io_status ws = sc_io_check_writable(output, err, sizeof err);
+    if (ws != SC_IO_OK)
+        return fail(sc_io_exit_code(ws), "%s", err);
+    double *rows = NULL;
+    if (n > 0) {
+        rows = (n > SIZE_MAX / (4 * sizeof *rows)) ? NULL : malloc(n * 4 * sizeof *rows);
+        if (rows == NULL)
+            return fail(EXIT_NOMEM, "gen: out of memory for %zu spheres", n);
+    }
+    if (scgen_generate(dist, n, seed, rows) != 0) {
+        free(rows);
+        return fail(EXIT_INTERNAL, "gen: the generator refused \"%s\"", dist);
+    }
+    install_signal_handlers();
+    ws = sc_io_write_spheres(output, format, n, 3, rows, err, sizeof err);
+    free(rows);
+    if (ws != SC_IO_OK)
+        return fail(sc_io_exit_code(ws), "%s", err);
+    sc_io_format shown = format != SC_IO_FORMAT_AUTO ? format
+                                                     : sc_io_spheres_format_for_path(output);
+    printf("wrote %zu %s spheres (seed %llu) to %s (%s)\n", n, dist, (unsigned long long)seed,
+           output, sc_io_format_name(shown));
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return fail(EXIT_OUTPUT, "standard output: cannot write: %s", strerror(errno));
+    return EXIT_OK;
+}
+
+/* ---- info ------------------------------------------------------------------------ */
+
+static int cmd_info(int argc, char **argv)
+{
+    if (wants_help(argc, argv))
+        return print_help(usage_info, 0);
+    sc_options o = sc_options_default();
+    args a = {argc, 0, argv, "info"};
+    for (a.i = 1; a.i < argc; a.i++) {
+        int rc = 0;
+        if (!common_option(&a, &o, &rc))
+            return unknown_option(&a);
+        if (rc)
+            return rc;
+    }
+    size_t need = sc_system_info(&o, NULL, 0);
+    char *buf = malloc(need + 1);
+    if (buf == NULL)
+        return fail(EXIT_NOMEM, "info: out of memory");
+    sc_system_info(&o, buf, need + 1);
+    fputs(buf, stdout);
+    if (need == 0 || buf[need - 1] != '\n')
+        fputc('\n', stdout);
+    free(buf);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return fail(EXIT_OUTPUT, "standard output: cannot write: %s", strerror(errno));
+    return EXIT_OK;
+}
+
+/* ---- main --------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return fail(EXIT_USAGE, "missing command: pairs, gen or info (see spherecollide --help)");
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        if (argc > 2 && strcmp(cmd, "help") == 0) {
+            if (strcmp(argv[2], "pairs") == 0)
+                return print_help(usage_pairs, 0);
+            if (strcmp(argv[2], "gen") == 0)
+                return print_help(usage_gen, 1);
+            if (strcmp(argv[2], "info") == 0)
+                return print_help(usage_info, 0);
+            return fail(EXIT_USAGE, "help: unknown command \"%s\"", argv[2]);
+        }
+        return print_help(usage_main, 0);
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0) {
+        printf("spherecollide %s\n", sc_version());
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "pairs") == 0)
+        return cmd_pairs(argc - 1, argv + 1);
+    if (strcmp(cmd, "gen") == 0)
+        return cmd_gen(argc - 1, argv + 1);
+    if (strcmp(cmd, "info") == 0)
+        return cmd_info(argc - 1, argv + 1);
+    return fail(EXIT_USAGE, "unknown command \"%s\" (pairs, gen or info; see spherecollide --help)",
+                cmd);
+}
