@@ -463,6 +463,7 @@ typedef struct bench_row {
     double gen_s;
     double rss_before, peak_rss; /* bytes */
     double out_bytes;            /* npy mode: file size */
+    double load1;                /* 1-minute load average before the run */
     int forked;
 } bench_row;
 
@@ -482,6 +483,19 @@ static double current_rss(void)
     int got = fscanf(f, "%ld %ld", &size, &resident);
     fclose(f);
     return got == 2 ? (double)resident * (double)sysconf(_SC_PAGESIZE) : 0.0;
+}
+
+/* Other work on the machine skews timings: record the load before each run. */
+static double load_average(void)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    double l = -1.0;
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = -1.0;
+        fclose(f);
+    }
+    return l;
 }
 
 static double peak_rss(void)
@@ -767,6 +781,7 @@ static int write_all(int fd, const void *buf, size_t len)
 static void run_isolated(const bench_args *a, bench_row *row)
 {
     row->forked = a->fork;
+    row->load1 = load_average();
     if (!a->fork) {
         run_config(a, row);
         return;
@@ -809,7 +824,9 @@ static void run_isolated(const bench_args *a, bench_row *row)
     while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
     }
     if (have == sizeof got) {
+        double load1 = row->load1;
         *row = got;
+        row->load1 = load1;
     } else {
         row->status = -1;
         if (WIFSIGNALED(wstatus))
@@ -890,7 +907,7 @@ static void csv_header(FILE *f)
         fprintf(f, ",s_%s", sc_stage_name((sc_stage)k));
     fprintf(f, ",spheres_per_s,ns_per_item,candidate_tests,tests_per_s,pairs,checksum,cells,levels,"
                "cell_size,scratch_bytes,input_bytes,rss_before_bytes,peak_rss_bytes,"
-               "extra_bytes_per_sphere,out_bytes,gen_s,forked\n");
+               "extra_bytes_per_sphere,out_bytes,gen_s,load1,forked\n");
 }
 
 static void csv_row(FILE *f, const bench_machine *m, const bench_args *a, const bench_row *r)
@@ -909,12 +926,12 @@ static void csv_row(FILE *f, const bench_machine *m, const bench_args *a, const 
             r->total_min, r->cold_s);
     for (int k = 0; k < SC_STAGE_COUNT; k++)
         fprintf(f, ",%.9g", r->stage_med[k]);
-    fprintf(f, ",%.6g,%.6g,%llu,%.6g,%llu,0x%016llx,%llu,%d,%.9g,%llu,%.0f,%.0f,%.0f,%.3f,%.0f,%.6g,%d\n",
+    fprintf(f, ",%.6g,%.6g,%llu,%.6g,%llu,0x%016llx,%llu,%d,%.9g,%llu,%.0f,%.0f,%.0f,%.3f,%.0f,%.6g,%.2f,%d\n",
             r->total_med > 0 ? (double)c->n / r->total_med : 0.0, items_ns(r),
             (unsigned long long)r->candidate_tests, tests_per_s(r), (unsigned long long)r->pairs,
             (unsigned long long)r->checksum, (unsigned long long)r->cells, r->levels, r->cell_size,
             (unsigned long long)r->scratch_bytes, (double)c->n * 4.0 * sizeof(double), r->rss_before,
-            r->peak_rss, extra_per_sphere(r), r->out_bytes, r->gen_s, r->forked);
+            r->peak_rss, extra_per_sphere(r), r->out_bytes, r->gen_s, r->load1, r->forked);
     fflush(f);
 }
 
@@ -1042,6 +1059,8 @@ int main(int argc, char **argv)
     printf("input: float64 rows (x,y,z,r) | mode %s | repeats %d (+1 cold) | seed %llu | %s\n",
            mode_names[a.mode], a.repeats, (unsigned long long)a.seed,
            a.fork ? "one child process per configuration" : "in-process");
+    printf("load average now: %.2f (other work on the machine skews timings; the CSV records it per run)\n",
+           load_average());
     printf("--- sc_system_info ---\n%s%s----------------------\n", info,
            info[0] && info[strlen(info) - 1] == '\n' ? "" : "\n");
 

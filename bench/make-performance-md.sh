@@ -1,0 +1,273 @@
+#!/bin/sh
+# make-performance-md.sh: turns the CSVs of bench/run-bench.sh into
+# docs/performance.md (sh + awk only).
+#
+#   bench/make-performance-md.sh [RESULTS_DIR [OUTPUT]]
+#
+# RESULTS_DIR defaults to the bench/results/<machine-tag>/ folder whose
+# sweep.csv is newest; OUTPUT defaults to docs/performance.md.
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:-}
+out=${2:-$root/docs/performance.md}
+if [ -z "$dir" ]; then
+    # shellcheck disable=SC2012  # plain names under our own results folder
+    newest=$(ls -t "$root"/bench/results/*/sweep.csv 2>/dev/null | head -n 1 || true)
+    if [ -z "$newest" ]; then
+        echo "make-performance-md.sh: no bench/results/*/sweep.csv; run bench/run-bench.sh first" >&2
+        exit 1
+    fi
+    dir=$(dirname "$newest")
+fi
+[ -f "$dir/sweep.csv" ] || { echo "make-performance-md.sh: $dir/sweep.csv missing" >&2; exit 1; }
+
+# val FILE "col=value col=value ..." FIELD: FIELD of the first matching row.
+val() {
+    [ -f "$1" ] || { echo ""; return 0; }
+    awk -F, -v conds="$2" -v want="$3" '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; nc = split(conds, c, " "); next }
+        {
+            ok = 1
+            for (k = 1; k <= nc; k++) {
+                split(c[k], kv, "=")
+                if (!(kv[1] in col) || $(col[kv[1]]) != kv[2]) { ok = 0; break }
+            }
+            if (ok) { print $(col[want]); exit }
+        }' "$1"
+}
+
+# calc EXPR with numbers substituted: prints the value with a printf format.
+calc() { awk -v fmt="$1" "BEGIN { v = $2; printf fmt, v }" 2>/dev/null || echo "n/a"; }
+
+# met VALUE OP LIMIT -> "yes" / "**no**" / "n/a"
+met() {
+    if [ -z "$1" ] || [ "$1" = "n/a" ]; then echo "n/a"; return 0; fi
+    awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN {
+        ok = (op == "<=") ? (v + 0 <= l + 0) : (op == "<") ? (v + 0 < l + 0) : (v + 0 >= l + 0)
+        print ok ? "yes" : "**no**" }'
+}
+
+num() { [ -n "$1" ] && echo "$1" || echo "n/a"; }
+
+E="algo=engine status=ok"
+sweep="$dir/sweep.csv"
+machine=$(val "$sweep" "status=ok" cpu)
+cores=$(val "$sweep" "status=ok" cores)
+isa=$(val "$sweep" "status=ok" isa)
+compiler=$(val "$sweep" "status=ok" compiler)
+pin=$(val "$sweep" "status=ok" pin_policy)
+version=$(val "$sweep" "status=ok" version)
+tag=$(basename "$dir")
+
+# ---- the targets --------------------------------------------------------------
+u6=$(val "$sweep" "$E dist=uniform n=1000000 threads_req=all kernel_req=auto mode=count" total_s)
+u6_ms=$( [ -n "$u6" ] && calc "%.1f" "$u6 * 1000" || echo "n/a")
+
+b="$dir/baseline.csv"
+hg=$(val "$b" "algo=hashgrid status=ok dist=uniform n=1000000" total_s)
+bu6=$(val "$b" "$E dist=uniform n=1000000 threads_req=all kernel_req=auto" total_s)
+hg_ratio=$( [ -n "$hg" ] && [ -n "$bu6" ] && calc "%.0f" "$hg / $bu6" || echo "n/a")
+hg_s=$( [ -n "$hg" ] && calc "%.2f" "$hg" || echo "n/a")
+
+u7=$(val "$sweep" "$E dist=uniform n=10000000 threads_req=all kernel_req=auto mode=count" total_s)
+u7_s=$( [ -n "$u7" ] && calc "%.3f" "$u7" || echo "n/a")
+u7_mem=$(val "$sweep" "$E dist=uniform n=10000000 threads_req=all kernel_req=auto mode=count" extra_bytes_per_sphere)
+u7_mem1=$(val "$sweep" "$E dist=uniform n=10000000 threads_req=1 kernel_req=auto mode=count" extra_bytes_per_sphere)
+u7_scr=$(val "$sweep" "$E dist=uniform n=10000000 threads_req=all kernel_req=auto mode=count" scratch_bytes)
+u7_scr_b=$( [ -n "$u7_scr" ] && calc "%.1f" "$u7_scr / 10000000" || echo "n/a")
+
+d2=$(val "$sweep" "$E dist=dense n=20000 threads_req=all kernel_req=auto mode=count" total_s)
+d2_s=$( [ -n "$d2" ] && calc "%.3f" "$d2" || echo "n/a")
+
+npy="$dir/dense-npy.csv"
+np_peak=$(val "$npy" "$E dist=dense n=20000 mode=npy" peak_rss_bytes)
+np_mib=$( [ -n "$np_peak" ] && calc "%.0f" "$np_peak / 1048576" || echo "n/a")
+np_t=$(val "$npy" "$E dist=dense n=20000 mode=npy" total_s)
+np_s=$( [ -n "$np_t" ] && calc "%.2f" "$np_t" || echo "n/a")
+
+th="$dir/threads.csv"
+t1=$(val "$th" "$E dist=uniform n=4000000 threads_req=1" total_s)
+t2=$(val "$th" "$E dist=uniform n=4000000 threads_req=2" total_s)
+speedup=$( [ -n "$t1" ] && [ -n "$t2" ] && calc "%.2f" "$t1 / $t2" || echo "n/a")
+
+k="$dir/kernels.csv"
+kratio() { # dist n threads_req
+    a=$(val "$k" "$E dist=$1 n=$2 threads_req=$3 kernel_req=avx2" tests_per_s)
+    s=$(val "$k" "$E dist=$1 n=$2 threads_req=$3 kernel_req=scalar" tests_per_s)
+    if [ -n "$a" ] && [ -n "$s" ]; then calc "%.2f" "$a / $s"; else echo "n/a"; fi
+}
+kgt() { # dist n threads_req kernel -> Gtests/s
+    v=$(val "$k" "$E dist=$1 n=$2 threads_req=$3 kernel_req=$4" tests_per_s)
+    [ -n "$v" ] && calc "%.2f" "$v / 1e9" || echo "n/a"
+}
+ku1=$(kratio uniform 1000000 1)
+kua=$(kratio uniform 1000000 all)
+kd1=$(kratio dense 20000 1)
+kda=$(kratio dense 20000 all)
+
+# ns per (sphere + pair) against uniform's at the same n, all threads
+rel() { # dist n
+    x=$(val "$sweep" "$E dist=$1 n=$2 threads_req=all kernel_req=auto mode=count" ns_per_item)
+    u=$(val "$sweep" "$E dist=uniform n=$2 threads_req=all kernel_req=auto mode=count" ns_per_item)
+    if [ -n "$x" ] && [ -n "$u" ]; then calc "%.2f" "$x / $u"; else echo "n/a"; fi
+}
+nsi() {
+    x=$(val "$sweep" "$E dist=$1 n=$2 threads_req=all kernel_req=auto mode=count" ns_per_item)
+    [ -n "$x" ] && calc "%.1f" "$x" || echo "n/a"
+}
+
+{
+cat <<EOF
+# Performance
+
+Generated by \`bench/make-performance-md.sh\` from the CSVs in
+\`bench/results/$tag/\`; do not edit by hand, rerun the benchmark.
+All figures are **medians** of at least 3 timed repeats (after one untimed
+warm-up query on the same context), measured by \`sc_bench\` through the public
+API with float64 row input (x, y, z, r), pairs counted with their checksum
+unless stated. \`total\` is \`sc_stats.total_seconds\`: from the spheres in
+memory to the result (bounds, keys, sort, gather, cells, search, merge).
+Every configuration runs in a fresh child process; "extra B/sphere" is
+(peak RSS - RSS with the input already generated) / n. Every algorithm and
+thread count agreed on count and checksum, or the run would have failed.
+
+## Machine
+
+| | |
+|---|---|
+| CPU | $machine ($cores logical CPUs) |
+| ISA (kernel chosen by auto) | $isa |
+| compiler | $compiler |
+| thread binding | $pin |
+| spherecollide | $version |
+
+This 2-core machine's speed drifts by 1.2-2x over a day (FIELD-NOTES.md):
+compare figures measured in the same run, not across runs.
+
+## Targets of issue 2 (both threads)
+
+| target | required | measured | met |
+|---|---|---|---|
+| uniform 10^6, all pairs (count + checksum) | <= 25 ms | $u6_ms ms | $(met "$u6_ms" "<=" 25) |
+| uniform 10^6: hash grid / engine, same run | >= 100x | ${hg_ratio}x (hash grid $hg_s s) | $(met "$hg_ratio" ">=" 100) |
+| uniform 10^7 | <= 0.3 s | $u7_s s | $(met "$u7_s" "<=" 0.3) |
+| uniform 10^7 peak memory beyond the input | <= 64 B/sphere | $(num "$u7_mem") B/sphere (1 thread: $(num "$u7_mem1"); context scratch $u7_scr_b B/sphere) | $(met "$u7_mem" "<=" 64) |
+| shell 10^6: ns per (sphere + pair) / uniform's | <= 3x | $(rel shell 1000000)x ($(nsi shell 1000000) ns) | $(met "$(rel shell 1000000)" "<=" 3) |
+| wide 10^6 | <= 3x | $(rel wide 1000000)x ($(nsi wide 1000000) ns) | $(met "$(rel wide 1000000)" "<=" 3) |
+| powerlaw 10^6 | <= 3x | $(rel powerlaw 1000000)x ($(nsi powerlaw 1000000) ns) | $(met "$(rel powerlaw 1000000)" "<=" 3) |
+| clustered 10^6 | <= 3x | $(rel clustered 1000000)x ($(nsi clustered 1000000) ns) | $(met "$(rel clustered 1000000)" "<=" 3) |
+| farclusters 10^5 (vs uniform 10^5) | <= 3x | $(rel farclusters 100000)x ($(nsi farclusters 100000) ns) | $(met "$(rel farclusters 100000)" "<=" 3) |
+| dense 2x10^4 (2x10^8 pairs), count + checksum | <= 1 s | $d2_s s | $(met "$d2_s" "<=" 1) |
+| dense 2x10^4, all pairs written to .npy: peak memory | < 512 MiB | $np_mib MiB (in $np_s s) | $(met "$np_mib" "<" 512) |
+| uniform 4x10^6: 1 thread / 2 threads | >= 1.7x | ${speedup}x | $(met "$speedup" ">=" 1.7) |
+| AVX2 / scalar candidate tests per second, uniform 10^6 | >= 3x | ${ku1}x (1 thread), ${kua}x (all) | $(met "$ku1" ">=" 3) |
+| AVX2 / scalar candidate tests per second, dense 2x10^4 | >= 3x | ${kd1}x (1 thread), ${kda}x (all) | $(met "$kd1" ">=" 3) |
+
+Kernel throughput (10^9 candidate tests per second of the search stage):
+uniform 10^6 scalar $(kgt uniform 1000000 1 scalar), avx2 $(kgt uniform 1000000 1 avx2) (1 thread);
+dense 2x10^4 scalar $(kgt dense 20000 1 scalar), avx2 $(kgt dense 20000 1 avx2) (1 thread).
+
+## Reproduce
+
+\`\`\`sh
+bench/run-bench.sh                 # Release build in build-bench/, every scenario, this file
+bench/run-bench.sh --quick         # smoke test (quick-*.csv), leaves this file alone
+build-bench/bench/sc_bench --dist uniform --n 1e6 --baseline   # one figure
+bench/make-performance-md.sh       # this file from the newest bench/results/*/
+\`\`\`
+
+The scenarios and their exact command lines are listed in \`bench/run-bench.sh\`:
+\`sweep\` (every generator, 10^4..10^7, 1 and all threads), \`baseline\` (the
+hash grid of \`bench/hashgrid.c\` in the same run), \`threads\` (uniform 4x10^6),
+\`kernels\` (scalar vs avx2), \`stream\` (pairs through a callback),
+\`dense-npy\` (2x10^8 pairs to a .npy file). Each writes \`<scenario>.csv\` and
+\`<scenario>-compare.csv\` (ratios measured in the same run).
+
+## Sweep: every generator, count + checksum
+
+Stage columns are milliseconds; Msph/s = n / total; ns/item = total / (n + K);
+Gtest/s = candidate tests / search-stage seconds; extra B/sph as above.
+
+EOF
+
+awk -F, '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
+        print "| dist | n | threads | kernel | total ms | cold ms | bounds | keys | sort | gather | cells | search | merge | Msph/s | ns/item | Gtest/s | K/n | pairs | levels | peak MiB | extra B/sph |"
+        print "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        next }
+    $(col["algo"]) != "engine" { next }
+    $(col["status"]) != "ok" {
+        printf "| %s | %s | %s | %s | %s: %s |\n", $(col["dist"]), $(col["n"]), $(col["threads_req"]), $(col["kernel_req"]), $(col["status"]), $(col["note"])
+        next }
+    {
+        n = $(col["n"]); K = $(col["pairs"])
+        printf "| %s | %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.3f | %.3f | %s | %s | %.0f | %.1f |\n",
+            $(col["dist"]), n, $(col["threads"]), $(col["kernel"]),
+            1e3 * $(col["total_s"]), 1e3 * $(col["cold_s"]),
+            1e3 * $(col["s_bounds"]), 1e3 * $(col["s_keys"]), 1e3 * $(col["s_sort"]), 1e3 * $(col["s_gather"]),
+            1e3 * $(col["s_cells"]), 1e3 * $(col["s_search"]), 1e3 * $(col["s_merge"]),
+            $(col["spheres_per_s"]) / 1e6, $(col["ns_per_item"]), $(col["tests_per_s"]) / 1e9,
+            (n > 0 ? K / n : 0), K, $(col["levels"]), $(col["peak_rss_bytes"]) / 1048576, $(col["extra_bytes_per_sphere"])
+    }' "$sweep"
+
+if [ -f "$b" ]; then
+cat <<EOF
+
+## The plain hash grid, measured in the same run
+
+\`bench/hashgrid.c\`: one cell size 2 r_max, a chained hash map of cell -> linked
+list, 27 neighbour cells per sphere, double precision, single-threaded. It is
+skipped where its own cell occupancy predicts more than 2x10^9 pair tests
+(powerlaw: one 1000x sphere makes every cell huge).
+
+EOF
+awk -F, '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { key = $(col["dist"]) SUBSEP $(col["n"]) }
+    $(col["algo"]) == "hashgrid" { hs[key] = $(col["status"]); ht[key] = $(col["total_s"]); hn[key] = $(col["note"]); ord[++m] = key }
+    $(col["algo"]) == "engine" && $(col["status"]) == "ok" && $(col["threads_req"]) == "1" { e1[key] = $(col["total_s"]) }
+    $(col["algo"]) == "engine" && $(col["status"]) == "ok" && $(col["threads_req"]) == "all" { ea[key] = $(col["total_s"]) }
+    END {
+        print "| dist | n | hash grid s | engine 1 thread ms | engine all ms | hash grid / engine 1 thr | hash grid / engine all |"
+        print "|---|---:|---:|---:|---:|---:|---:|"
+        for (i = 1; i <= m; i++) {
+            k = ord[i]; split(k, p, SUBSEP)
+            if (hs[k] != "ok") { printf "| %s | %s | %s | | | | |\n", p[1], p[2], hn[k]; continue }
+            printf "| %s | %s | %.3f | %.2f | %.2f | %.0fx | %.0fx |\n", p[1], p[2], ht[k], 1e3 * e1[k], 1e3 * ea[k],
+                (e1[k] > 0 ? ht[k] / e1[k] : 0), (ea[k] > 0 ? ht[k] / ea[k] : 0)
+        }
+    }' "$b"
+fi
+
+for f in threads kernels stream dense-npy; do
+    [ -f "$dir/$f.csv" ] || continue
+    printf '\n## Scenario %s\n\n' "$f"
+    awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
+            print "| dist | n | mode | kernel | threads | total ms | search ms | Gtest/s | pairs | peak MiB | extra B/sph | output MiB |"
+            print "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+            next }
+        $(col["status"]) != "ok" { printf "| %s | %s | %s | %s | %s | %s: %s |\n", $(col["dist"]), $(col["n"]), $(col["mode"]), $(col["kernel_req"]), $(col["threads_req"]), $(col["status"]), $(col["note"]); next }
+        { printf "| %s | %s | %s | %s | %s | %.2f | %.2f | %.3f | %s | %.0f | %.1f | %.0f |\n",
+            $(col["dist"]), $(col["n"]), $(col["mode"]), $(col["kernel"]), $(col["threads"]),
+            1e3 * $(col["total_s"]), 1e3 * $(col["s_search"]), $(col["tests_per_s"]) / 1e9, $(col["pairs"]),
+            $(col["peak_rss_bytes"]) / 1048576, $(col["extra_bytes_per_sphere"]), $(col["out_bytes"]) / 1048576 }' "$dir/$f.csv"
+done
+
+cat <<EOF
+
+## Generators (tools/sc_gen.h), pairs per sphere measured above
+
+| generator | radii | layout |
+|---|---|---|
+| uniform | U[1, 1.5] | cube, volume fraction 0.25 |
+| shell | U[1, 1.5] | centres on a sphere of radius sqrt(0.7865 n) |
+| wide | log-uniform 2.5..80 | cube, volume fraction 0.35 |
+| powerlaw | Pareto(2) in [1, 1000], sphere 0 at 1000 | cube, 1.147e-4 centres per unit volume |
+| clustered | U[1, 1.5] | 27 near-Gaussian blobs, widths spanning 100x |
+| farclusters | U[1, 1.5] | two volume fraction 0.25 cubes 10^7 apart |
+| dense | U[1, 1.5] | centres in a ball of radius 0.5: K = n(n-1)/2 |
+EOF
+} > "$out"
+echo "make-performance-md.sh: wrote $out from $dir"

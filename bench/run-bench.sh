@@ -1,0 +1,70 @@
+#!/bin/sh
+# run-bench.sh: builds sc_bench in Release and runs the standard sweep, writing
+# CSVs under bench/results/<machine-tag>/, then regenerates docs/performance.md.
+#
+#   bench/run-bench.sh            the full sweep (about 10-15 minutes on 2 cores)
+#   bench/run-bench.sh --quick    a smoke test: small sizes, files named quick-*.csv,
+#                                 docs/performance.md left alone
+#
+# Environment: SC_BENCH_BUILD (build folder, default build-bench),
+# SC_BENCH_ARGS (extra sc_bench options for every scenario, e.g. --machine-tag X).
+# Scenarios (each one sc_bench run, one CSV plus a -compare.csv of ratios):
+#   sweep      every generator, n = 1e4..1e7 (dense 1e4, 2e4; farclusters <= 1e6),
+#              1 and all threads, 5 repeats, count + checksum
+#   baseline   the plain hash grid against the engine, same run, n = 1e5 and 1e6
+#   threads    uniform 4e6, 1 and 2 threads
+#   kernels    scalar vs avx2 on uniform 1e6 and dense 2e4 (candidate tests/s)
+#   stream     pairs streamed to a discarding callback: uniform 1e6, dense 2e4
+#   dense-npy  dense 2e4: all 2e8 pairs written to a .npy file, peak memory
+# sc_bench exits non-zero if any two algorithms disagree on a count or checksum;
+# this script then stops with that status.
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${SC_BENCH_BUILD:-$root/build-bench}
+extra=${SC_BENCH_ARGS:-}
+quick=0
+if [ "${1:-}" = "--quick" ]; then
+    quick=1
+fi
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target sc_bench
+bench="$build/bench/sc_bench"
+
+run() {
+    name=$1
+    shift
+    if [ "$quick" = 1 ]; then
+        name="quick-$name"
+    fi
+    echo
+    echo "=== scenario $name: sc_bench $* $extra"
+    # shellcheck disable=SC2086  # $extra is a list of options
+    "$bench" --scenario "$name" "$@" $extra
+}
+
+start=$(date +%s)
+if [ "$quick" = 1 ]; then
+    run sweep --quick
+    run baseline --n 1e4 --dist uniform,shell,wide,clustered,farclusters,powerlaw \
+        --baseline --repeat 3
+    run threads --dist uniform --n 1e5 --threads 1,2 --repeat 3
+    run kernels --dist uniform,dense --n 1e5,2e3 --kernel scalar,avx2 --threads 1,all --repeat 3
+    run stream --dist uniform,dense --n 1e5,2e3 --mode stream --threads all --repeat 3
+    run dense-npy --dist dense --n 2e3 --mode npy --threads all --repeat 3
+else
+    run sweep
+    run baseline --n 1e5,1e6 --dist uniform,shell,wide,clustered,farclusters,powerlaw \
+        --threads 1,all --baseline --repeat 5 --baseline-repeat 3
+    run threads --dist uniform --n 4e6 --threads 1,2 --repeat 7
+    run kernels --dist uniform,dense --n 1e6,2e4 --kernel scalar,avx2 --threads 1,all --repeat 5
+    run stream --dist uniform,dense --n 1e6,2e4 --mode stream --threads all --repeat 5
+    run dense-npy --dist dense --n 2e4 --mode npy --threads all --repeat 3
+fi
+echo
+echo "run-bench.sh: all scenarios done in $(( $(date +%s) - start )) s"
+
+if [ "$quick" = 0 ]; then
+    "$root/bench/make-performance-md.sh"
+fi
