@@ -723,7 +723,9 @@ static int cmd_gen(int argc, char **argv)
         const char *arg = argv[a.i];
         const char *v = NULL;
         int rc = 0;
-        if (only_positional || arg[0] != '-' || strcmp(arg, "-") == 0) {
+        /* "-5" is a (bad) N, not an option */
+        int negative_number = arg[0] == '-' && arg[1] >= '0' && arg[1] <= '9';
+        if (only_positional || arg[0] != '-' || strcmp(arg, "-") == 0 || negative_number) {
             if (dist == NULL)
                 dist = arg;
             else if (count == NULL)

@@ -1,0 +1,434 @@
+#!/bin/sh
+# cli_tests.sh: tests of the spherecollide binary (POSIX sh).
+#
+#   cli_tests.sh CASE SPHERECOLLIDE CLI_CHECK WORKDIR [DATADIR]
+#
+# Cases: usage help bad_input unwritable write_failure outputs threads sorted
+# json formats gen seedlike spheres_dat. Every check asserts on values (exit
+# codes, messages, file contents), never on time.
+#
+# SPDX-License-Identifier: MIT
+set -u
+
+case_name=$1
+SC=$2
+CHECK=$3
+WORK=$4/$1
+DATA=${5:-}
+
+failures=0
+checks=0
+rm -rf "$WORK"
+mkdir -p "$WORK" || exit 2
+
+fail() {
+    echo "FAIL [$case_name]: $*" >&2
+    failures=$((failures + 1))
+}
+
+ok() { # ok CONDITION-DESCRIPTION (after a test that passed)
+    checks=$((checks + 1))
+}
+
+# expect_exit CODE STDERR-SUBSTRING... -- ARGS: runs the binary, checks the
+# exit code and that stderr is exactly one line "spherecollide: ..." that
+# contains every substring.
+expect_exit() {
+    want=$1
+    shift
+    subs=""
+    while [ "$1" != "--" ]; do
+        subs="$subs
+$1"
+        shift
+    done
+    shift
+    "$SC" "$@" >"$WORK/out.txt" 2>"$WORK/err.txt"
+    got=$?
+    checks=$((checks + 1))
+    if [ "$got" -ne "$want" ]; then
+        fail "spherecollide $*: exit $got, want $want; stderr: $(cat "$WORK/err.txt")"
+        return
+    fi
+    lines=$(wc -l <"$WORK/err.txt")
+    if [ "$lines" -ne 1 ]; then
+        fail "spherecollide $*: $lines lines on stderr, want 1: $(cat "$WORK/err.txt")"
+        return
+    fi
+    case $(cat "$WORK/err.txt") in
+    "spherecollide: "*) ;;
+    *) fail "spherecollide $*: stderr does not start with 'spherecollide: ': $(cat "$WORK/err.txt")" ;;
+    esac
+    echo "$subs" | while IFS= read -r s; do
+        [ -z "$s" ] && continue
+        if ! grep -F -q -- "$s" "$WORK/err.txt"; then
+            echo "FAIL [$case_name]: spherecollide $*: stderr lacks \"$s\": $(cat "$WORK/err.txt")" >&2
+            echo x >>"$WORK/substring_failures"
+        fi
+    done
+}
+
+# no_leftovers DIR NAME: neither NAME nor a temporary .NAME.tmp.* exists in DIR
+no_leftovers() {
+    checks=$((checks + 1))
+    [ -e "$1/$2" ] && fail "$1/$2 exists after a failure"
+    for t in "$1"/."$2".tmp.*; do
+        [ -e "$t" ] && fail "temporary file $t left behind"
+    done
+}
+
+run_ok() { # run_ok OUTFILE ARGS...: runs the binary, expects exit 0
+    out=$1
+    shift
+    "$SC" "$@" >"$out" 2>"$WORK/err.txt"
+    rc=$?
+    checks=$((checks + 1))
+    if [ "$rc" -ne 0 ]; then
+        fail "spherecollide $*: exit $rc: $(cat "$WORK/err.txt")"
+        return 1
+    fi
+    return 0
+}
+
+json_get() { # json_get FILE KEY
+    "$CHECK" json-get "$1" "$2"
+}
+
+# expect_oracle JSON INPUT [FORMAT [DIMS]]: pairs and checksum in JSON equal the oracle's
+expect_oracle() {
+    j=$1
+    shift
+    want=$("$CHECK" oracle "$@") || {
+        fail "oracle failed on $*"
+        return
+    }
+    got="$(json_get "$j" pairs) $(json_get "$j" checksum)"
+    checks=$((checks + 1))
+    [ "$got" = "$want" ] || fail "$*: spherecollide says \"$got\", the oracle \"$want\""
+}
+
+# ---------------------------------------------------------------------------
+case_usage() {
+    expect_exit 2 "missing command" -- 
+    expect_exit 2 "unknown command" "frobnicate" -- frobnicate
+    expect_exit 2 "missing INPUT" -- pairs
+    expect_exit 2 "unknown option" "--bogus" -- pairs x.txt --bogus
+    expect_exit 2 "more than one INPUT" -- pairs a.txt b.txt
+    expect_exit 2 "--threads" -- pairs x.txt --threads abc
+    expect_exit 2 "--threads" -- pairs x.txt --threads -1
+    expect_exit 2 "--threads" "needs a value" -- pairs x.txt --threads
+    expect_exit 2 "--pin" "diagonal" -- pairs x.txt --pin diagonal
+    expect_exit 2 "--kernel" -- pairs x.txt --kernel sse9
+    expect_exit 2 "--algorithm" -- pairs x.txt --algorithm octree
+    expect_exit 2 "--format" "xyz" -- pairs x.txt --format xyz
+    expect_exit 2 "no -o" -- pairs x.txt --format csv
+    expect_exit 2 "two input formats" -- pairs x.txt --format f32 --format f64
+    expect_exit 2 "contradict" -- pairs x.txt -o y.npy --count-only
+    expect_exit 2 "out.dat" "npy|csv|bin" -- pairs x.txt -o "$WORK/out.dat"
+    expect_exit 2 "in.bin" "--format f32" -- pairs "$WORK/in.bin"
+    expect_exit 2 "unknown distribution" "uniform" -- gen nosuch 10 -o "$WORK/g.npy"
+    expect_exit 2 "N must be" -- gen uniform -5 -o "$WORK/g.npy"
+    expect_exit 2 "N must be" -- gen uniform 1.5 -o "$WORK/g.npy"
+    expect_exit 2 "more than" -- gen uniform 1e12 -o "$WORK/g.npy"
+    expect_exit 2 "missing -o" -- gen uniform 10
+    expect_exit 2 "--seed" -- gen uniform 10 --seed x -o "$WORK/g.npy"
+    expect_exit 2 "--format f32" -- gen uniform 10 -o "$WORK/g.bin"
+    expect_exit 2 "unknown option" -- info --bogus
+    expect_exit 2 "--threads" -- info --threads many
+    no_leftovers "$WORK" g.npy
+}
+
+case_help() {
+    for c in pairs gen info; do
+        run_ok "$WORK/help.txt" "$c" --help || continue
+        checks=$((checks + 1))
+        grep -q "^Usage: spherecollide $c" "$WORK/help.txt" || fail "$c --help lacks its usage line"
+        grep -q "^Exit codes:" "$WORK/help.txt" || fail "$c --help lacks the exit codes"
+        for code in 0 1 2 3 4 5 6 7; do
+            grep -q "^  $code  " "$WORK/help.txt" || fail "$c --help lacks exit code $code"
+        done
+        [ -s "$WORK/err.txt" ] && fail "$c --help wrote to stderr"
+    done
+    run_ok "$WORK/help.txt" --help && grep -q "^Commands:" "$WORK/help.txt" ||
+        fail "--help lacks the command list"
+    run_ok "$WORK/help.txt" help gen && grep -q "uniform" "$WORK/help.txt" ||
+        fail "gen --help does not list the distributions"
+    run_ok "$WORK/version.txt" --version && {
+        checks=$((checks + 1))
+        grep -Eq '^spherecollide [0-9]+\.[0-9]+\.[0-9]+$' "$WORK/version.txt" ||
+            fail "--version prints: $(cat "$WORK/version.txt")"
+    }
+    run_ok "$WORK/info.txt" info --threads 1 --pin none --kernel scalar && {
+        checks=$((checks + 1))
+        [ -s "$WORK/info.txt" ] || fail "info printed nothing"
+    }
+}
+
+case_bad_input() {
+    "$CHECK" mkbad "$WORK" >"$WORK/cases.txt" || {
+        fail "mkbad failed"
+        return
+    }
+    tab=$(printf '\t')
+    while IFS="$tab" read -r name code place extra; do
+        # shellcheck disable=SC2086 # extra holds separate words on purpose
+        expect_exit "$code" "$WORK/$name" "$place" -- pairs "$WORK/$name" $extra
+        # shellcheck disable=SC2086
+        expect_exit "$code" "$WORK/$name" "$place" -- pairs "$WORK/$name" $extra -o "$WORK/out_$name.npy" --json
+        no_leftovers "$WORK" "out_$name.npy"
+        [ -s "$WORK/out.txt" ] && fail "$name: something on stdout after a failure"
+        # an existing file under the output name is left as it was
+        echo precious >"$WORK/keep.csv"
+        # shellcheck disable=SC2086
+        "$SC" pairs "$WORK/$name" $extra -o "$WORK/keep.csv" >/dev/null 2>&1
+        checks=$((checks + 1))
+        [ "$(cat "$WORK/keep.csv")" = precious ] || fail "$name: an existing output was changed"
+    done <"$WORK/cases.txt"
+}
+
+case_unwritable() {
+    printf '0 0 0 1\n1 0 0 1\n' >"$WORK/two.txt"
+    expect_exit 6 "$WORK/no/such/dir/out.npy" -- pairs "$WORK/two.txt" -o "$WORK/no/such/dir/out.npy"
+    echo x >"$WORK/plain"
+    expect_exit 6 "$WORK/plain/out.csv" -- pairs "$WORK/two.txt" -o "$WORK/plain/out.csv"
+    mkdir -p "$WORK/adir.npy"
+    expect_exit 6 "$WORK/adir.npy" "directory" -- pairs "$WORK/two.txt" -o "$WORK/adir.npy"
+    expect_exit 6 "$WORK/no/dir/g.npy" -- gen uniform 10 -o "$WORK/no/dir/g.npy"
+    expect_exit 6 "$WORK/adir.npy" -- gen uniform 10 -o "$WORK/adir.npy"
+    # a missing input with a fine output: exit 3, no output
+    expect_exit 3 "$WORK/none.txt" -- pairs "$WORK/none.txt" -o "$WORK/fine.npy"
+    no_leftovers "$WORK" fine.npy
+    # the output is checked before the input is read
+    expect_exit 6 "$WORK/no/dir/x.npy" -- pairs "$WORK/none.txt" -o "$WORK/no/dir/x.npy"
+}
+
+# A write that fails in the middle of the stream (file size limit): exit 6, one
+# line naming the output, nothing left behind.
+case_write_failure() {
+    run_ok "$WORK/gen.txt" gen dense 2000 --seed 5 -o "$WORK/dense.npy" || return
+    for fmt in npy csv bin; do
+        (
+            trap '' XFSZ
+            ulimit -f 64 # 512-byte blocks: 32 KiB, far below the output
+            exec "$SC" pairs "$WORK/dense.npy" -o "$WORK/big.$fmt" --threads 2
+        ) >"$WORK/out.txt" 2>"$WORK/err.txt"
+        rc=$?
+        checks=$((checks + 1))
+        [ "$rc" -eq 6 ] || fail "write failure ($fmt): exit $rc, want 6: $(cat "$WORK/err.txt")"
+        [ "$(wc -l <"$WORK/err.txt")" -eq 1 ] || fail "write failure ($fmt): stderr not one line"
+        grep -q "^spherecollide: $WORK/big.$fmt" "$WORK/err.txt" ||
+            fail "write failure ($fmt): message does not name the output: $(cat "$WORK/err.txt")"
+        no_leftovers "$WORK" "big.$fmt"
+    done
+}
+
+# Output files agree with the reported count and checksum, and with the oracle.
+case_outputs() {
+    run_ok "$WORK/g.txt" gen uniform 20000 --seed 3 -o "$WORK/u.npy" || return
+    run_ok "$WORK/count.json" pairs "$WORK/u.npy" --json || return
+    expect_oracle "$WORK/count.json" "$WORK/u.npy"
+    n=$(json_get "$WORK/count.json" n)
+    want="$(json_get "$WORK/count.json" pairs) $(json_get "$WORK/count.json" checksum)"
+    checks=$((checks + 1))
+    [ "$n" = 20000 ] || fail "n = $n"
+    for fmt in npy csv bin; do
+        run_ok "$WORK/w.json" pairs "$WORK/u.npy" -o "$WORK/p.$fmt" --json || continue
+        got=$("$CHECK" pairs "$WORK/p.$fmt" "$fmt" "$n") || {
+            fail "$fmt output is malformed"
+            continue
+        }
+        checks=$((checks + 1))
+        [ "${got% *}" = "$want" ] || fail "$fmt file holds \"$got\", the count says \"$want\""
+        wj="$(json_get "$WORK/w.json" pairs) $(json_get "$WORK/w.json" checksum)"
+        [ "$wj" = "$want" ] || fail "$fmt: streaming reports \"$wj\", counting \"$want\""
+        [ "$(json_get "$WORK/w.json" output)" = "$WORK/p.$fmt" ] || fail "$fmt: output not in JSON"
+        for t in "$WORK"/.p."$fmt".tmp.*; do
+            [ -e "$t" ] && fail "temporary file $t left behind after success"
+        done
+    done
+    # --format names the output format for another extension
+    run_ok "$WORK/w.json" pairs "$WORK/u.npy" -o "$WORK/pairs.out" --format csv --json &&
+        "$CHECK" pairs "$WORK/pairs.out" csv "$n" >/dev/null || fail "--format csv on pairs.out"
+    # the brute-force peer and the scalar kernel give the same pair set
+    run_ok "$WORK/b.json" pairs "$WORK/u.npy" --algorithm brute --json &&
+        expect_oracle "$WORK/b.json" "$WORK/u.npy"
+    run_ok "$WORK/s.json" pairs "$WORK/u.npy" --kernel scalar --json &&
+        expect_oracle "$WORK/s.json" "$WORK/u.npy"
+    # the human-readable report has the same figures
+    run_ok "$WORK/human.txt" pairs "$WORK/u.npy" || return
+    checks=$((checks + 1))
+    grep -q "^pairs  *$(json_get "$WORK/count.json" pairs)\$" "$WORK/human.txt" || fail "human report: pairs"
+    grep -q "^checksum  *$(json_get "$WORK/count.json" checksum)\$" "$WORK/human.txt" || fail "human report: checksum"
+    grep -Eq '^checksum +0x[0-9a-f]{16}$' "$WORK/human.txt" || fail "checksum format"
+    grep -q "^n  *20000\$" "$WORK/human.txt" || fail "human report: n"
+    grep -q "^  read " "$WORK/human.txt" || fail "human report: read seconds"
+}
+
+# The written file is byte-identical for 1, 2 and 3 threads.
+case_threads() {
+    run_ok "$WORK/g.txt" gen clustered 15000 --seed 7 -o "$WORK/c.npy" || return
+    for fmt in bin npy csv; do
+        for t in 1 2 3; do
+            run_ok "$WORK/t$t.json" pairs "$WORK/c.npy" -o "$WORK/t$t.$fmt" --threads "$t" --json || continue
+            checks=$((checks + 1))
+            [ "$(json_get "$WORK/t$t.json" threads)" = "$t" ] || fail "--threads $t: JSON says $(json_get "$WORK/t$t.json" threads)"
+        done
+        for t in 2 3; do
+            checks=$((checks + 1))
+            cmp -s "$WORK/t1.$fmt" "$WORK/t$t.$fmt" || fail "$fmt: --threads $t differs from --threads 1"
+        done
+    done
+    for t in 1 2 3; do
+        run_ok "$WORK/s$t.json" pairs "$WORK/c.npy" -o "$WORK/s$t.bin" --sorted --threads "$t" --json
+    done
+    checks=$((checks + 1))
+    cmp -s "$WORK/s1.bin" "$WORK/s2.bin" && cmp -s "$WORK/s1.bin" "$WORK/s3.bin" ||
+        fail "--sorted output differs between thread counts"
+    expect_oracle "$WORK/t1.json" "$WORK/c.npy"
+}
+
+# --sorted gives (i, j) lexicographic order and the same set.
+case_sorted() {
+    run_ok "$WORK/g.txt" gen wide 12000 --seed 11 -o "$WORK/w.f64" || return
+    run_ok "$WORK/c.json" pairs "$WORK/w.f64" --json || return
+    want="$(json_get "$WORK/c.json" pairs) $(json_get "$WORK/c.json" checksum)"
+    expect_oracle "$WORK/c.json" "$WORK/w.f64"
+    for fmt in npy csv bin; do
+        run_ok "$WORK/s.json" pairs "$WORK/w.f64" -o "$WORK/s.$fmt" --sorted --json || continue
+        got=$("$CHECK" pairs "$WORK/s.$fmt" "$fmt" 12000) || {
+            fail "sorted $fmt output is malformed"
+            continue
+        }
+        checks=$((checks + 1))
+        [ "$got" = "$want sorted" ] || fail "--sorted $fmt: \"$got\", want \"$want sorted\""
+        [ "$(json_get "$WORK/s.json" sorted)" = true ] || fail "JSON does not say sorted"
+    done
+}
+
+case_json() {
+    run_ok "$WORK/g.txt" gen powerlaw 5000 --seed 2 -o "$WORK/p.txt" || return
+    for extra in "" "-o $WORK/p.npy" "--sorted -o $WORK/q.csv" "--algorithm brute"; do
+        # shellcheck disable=SC2086
+        run_ok "$WORK/j.json" pairs "$WORK/p.txt" --json $extra || continue
+        checks=$((checks + 1))
+        "$CHECK" json "$WORK/j.json" n pairs checksum threads kernel pin levels cells \
+            candidate_tests seconds seconds.read seconds.total seconds.bounds seconds.keys \
+            seconds.sort seconds.gather seconds.cells seconds.search seconds.merge ||
+            fail "--json $extra: invalid or incomplete: $(cat "$WORK/j.json")"
+        json_get "$WORK/j.json" checksum | grep -Eq '^0x[0-9a-f]{16}$' || fail "checksum format in JSON"
+        case $(json_get "$WORK/j.json" kernel) in
+        scalar | avx2) ;;
+        *) fail "kernel in JSON: $(json_get "$WORK/j.json" kernel)" ;;
+        esac
+        [ -s "$WORK/err.txt" ] && fail "--json wrote to stderr: $(cat "$WORK/err.txt")"
+    done
+    expect_oracle "$WORK/j.json" "$WORK/p.txt"
+    # the checker itself refuses broken JSON
+    printf '{"n":1,"pairs":}\n' >"$WORK/bad.json"
+    checks=$((checks + 1))
+    "$CHECK" json "$WORK/bad.json" n 2>/dev/null && fail "the JSON checker accepted broken JSON"
+    printf '{"n":1}\n{"n":2}\n' >"$WORK/two.json"
+    "$CHECK" json "$WORK/two.json" n 2>/dev/null && fail "the JSON checker accepted two lines"
+}
+
+# Input formats: f32 stays f32, raw .bin with --format, 2-D text, tiny inputs.
+case_formats() {
+    run_ok "$WORK/g.txt" gen shell 8000 --seed 4 -o "$WORK/s.f32" || return
+    run_ok "$WORK/a.json" pairs "$WORK/s.f32" --json && {
+        checks=$((checks + 1))
+        [ "$(json_get "$WORK/a.json" dtype)" = float32 ] || fail "f32 input widened"
+        expect_oracle "$WORK/a.json" "$WORK/s.f32"
+    }
+    cp "$WORK/s.f32" "$WORK/s.bin"
+    run_ok "$WORK/b.json" pairs "$WORK/s.bin" --format f32 --json &&
+        expect_oracle "$WORK/b.json" "$WORK/s.bin" f32
+    # f32 input and a csv output through one more --format
+    run_ok "$WORK/b2.json" pairs "$WORK/s.bin" --format f32 -o "$WORK/s.pairs" --format csv --json &&
+        "$CHECK" pairs "$WORK/s.pairs" csv 8000 >/dev/null || fail "two --format options"
+    run_ok "$WORK/g.txt" gen shell 8000 --seed 4 -o "$WORK/s.txt"
+    run_ok "$WORK/t.json" pairs "$WORK/s.txt" --json && expect_oracle "$WORK/t.json" "$WORK/s.txt"
+    # 2-D circles: three numbers per row
+    awk 'BEGIN { s = 1; for (k = 0; k < 3000; k++) { s = (s * 69069 + 1) % 4294967296; x = s / 4294967296 * 100;
+                 s = (s * 69069 + 1) % 4294967296; y = s / 4294967296 * 100; printf "%.6f,%.6f,0.75\r\n", x, y } }' \
+        >"$WORK/c2.csv"
+    run_ok "$WORK/c.json" pairs "$WORK/c2.csv" --2d --json && {
+        checks=$((checks + 1))
+        [ "$(json_get "$WORK/c.json" dims)" = 2 ] || fail "--2d not applied"
+        expect_oracle "$WORK/c.json" "$WORK/c2.csv" auto 2
+        [ "$(json_get "$WORK/c.json" pairs)" -gt 0 ] || fail "the 2-D case has no pairs"
+    }
+    # n = 0 and n = 1: zero pairs, valid outputs
+    printf '# nothing\n' >"$WORK/zero.txt"
+    printf '1 2 3 4\n' >"$WORK/one.txt"
+    for f in zero one; do
+        run_ok "$WORK/z.json" pairs "$WORK/$f.txt" -o "$WORK/$f.npy" --json || continue
+        checks=$((checks + 1))
+        [ "$(json_get "$WORK/z.json" pairs)" = 0 ] || fail "$f: pairs $(json_get "$WORK/z.json" pairs)"
+        [ "$("$CHECK" pairs "$WORK/$f.npy" npy 1)" = "0 0x0000000000000000 sorted" ] || fail "$f.npy"
+    done
+}
+
+case_gen() {
+    for fmt in npy txt f64 f32 csv; do
+        run_ok "$WORK/g.txt" gen uniform 2000 --seed 9 -o "$WORK/a.$fmt" || continue
+        run_ok "$WORK/g.txt" gen uniform 2000 --seed 9 -o "$WORK/b.$fmt" || continue
+        checks=$((checks + 1))
+        cmp -s "$WORK/a.$fmt" "$WORK/b.$fmt" || fail "gen is not deterministic ($fmt)"
+        grep -q "wrote 2000 uniform spheres" "$WORK/g.txt" || fail "gen report: $(cat "$WORK/g.txt")"
+        run_ok "$WORK/r.json" pairs "$WORK/a.$fmt" --json || continue
+        [ "$(json_get "$WORK/r.json" n)" = 2000 ] || fail "gen $fmt: read back n = $(json_get "$WORK/r.json" n)"
+    done
+    # the text forms hold the same values as the npy
+    run_ok "$WORK/a1.json" pairs "$WORK/a.npy" --json
+    run_ok "$WORK/a2.json" pairs "$WORK/a.txt" --json
+    checks=$((checks + 1))
+    [ "$(json_get "$WORK/a1.json" checksum)" = "$(json_get "$WORK/a2.json" checksum)" ] ||
+        fail "npy and text from gen disagree"
+    run_ok "$WORK/g.txt" gen uniform 1e3 --seed 9 -o "$WORK/c.npy" &&
+        grep -q "wrote 1000 " "$WORK/g.txt" || fail "N = 1e3"
+    run_ok "$WORK/g.txt" gen dense 0 -o "$WORK/empty.npy" &&
+        run_ok "$WORK/e.json" pairs "$WORK/empty.npy" --json &&
+        [ "$(json_get "$WORK/e.json" n)" = 0 ] || fail "gen N = 0"
+    for t in "$WORK"/.*.tmp.*; do
+        [ -e "$t" ] && fail "temporary file $t left behind"
+    done
+}
+
+# A generated file in the seed's layout (one number per line, CRLF).
+case_seedlike() {
+    "$CHECK" mkseed "$WORK/seedlike.dat" 20000 1 || {
+        fail "mkseed failed"
+        return
+    }
+    checks=$((checks + 1))
+    od -An -c "$WORK/seedlike.dat" | head -n 1 | grep -q '\\r  *\\n' || fail "not CRLF"
+    run_ok "$WORK/j.json" pairs "$WORK/seedlike.dat" --json || return
+    [ "$(json_get "$WORK/j.json" n)" = 20000 ] || fail "seed-like: n"
+    expect_oracle "$WORK/j.json" "$WORK/seedlike.dat"
+    [ "$(json_get "$WORK/j.json" pairs)" -gt 0 ] || fail "seed-like file has no pairs"
+}
+
+case_spheres_dat() {
+    f=$DATA/spheres.dat
+    run_ok "$WORK/j.json" pairs "$f" --json || return
+    checks=$((checks + 1))
+    [ "$(json_get "$WORK/j.json" n)" = 100000 ] || fail "spheres.dat: n = $(json_get "$WORK/j.json" n)"
+    [ "$(json_get "$WORK/j.json" pairs)" = 33 ] || fail "spheres.dat: $(json_get "$WORK/j.json" pairs) pairs, the seed says 33"
+    expect_oracle "$WORK/j.json" "$f"
+    run_ok "$WORK/k.json" pairs "$f" -o "$WORK/p.csv" --sorted --json &&
+        [ "$("$CHECK" pairs "$WORK/p.csv" csv 100000 | cut -d' ' -f1,3)" = "33 sorted" ] ||
+        fail "spheres.dat: sorted csv output"
+}
+
+case "$case_name" in
+usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | json | formats | gen | seedlike | spheres_dat)
+    "case_$case_name"
+    ;;
+*)
+    echo "cli_tests.sh: unknown case $case_name" >&2
+    exit 2
+    ;;
+esac
+[ -e "$WORK/substring_failures" ] && failures=$((failures + $(wc -l <"$WORK/substring_failures")))
+echo "cli $case_name: $checks checks, $failures failures"
+[ "$failures" -eq 0 ]
