@@ -895,6 +895,20 @@ static void group_writers(void)
         st = sc_pair_writer_open(path_in("dir/"), SC_IO_FORMAT_NPY, n, &w, err, sizeof err);
         CHECK(st == SC_IO_ERR_WRITE, "trailing slash: %s", err);
         CHECK(sc_io_exit_code(SC_IO_ERR_WRITE) == 6, "exit code of a write error");
+        /* the same verdicts without creating anything */
+        CHECK(sc_io_check_writable(missing, err, sizeof err) == SC_IO_ERR_WRITE &&
+                  strstr(err, missing) == err,
+              "check missing dir: %s", err);
+        CHECK(sc_io_check_writable(under, err, sizeof err) == SC_IO_ERR_WRITE, "check under a file");
+        mkdir(path_in("adir.npy"), 0777);
+        CHECK(sc_io_check_writable(path_in("adir.npy"), err, sizeof err) == SC_IO_ERR_WRITE,
+              "check a directory");
+        rmdir(path_in("adir.npy"));
+        CHECK(sc_io_check_writable(path_in("fine.npy"), err, sizeof err) == SC_IO_OK &&
+                  !file_exists(path_in("fine.npy")),
+              "check a fine path: %s", err);
+        CHECK(sc_io_check_writable("relative-name.npy", err, sizeof err) == SC_IO_OK,
+              "check a relative name: %s", err);
     }
     free(pairs);
     CHECK(count_entries(".tmp.") == 0, "no temp files at the end");

@@ -282,7 +282,7 @@ static int common_option(args *a, sc_options *o, int *rc)
     const char *v = NULL;
     int err = 0;
     if (is_opt(a, "--threads", 1, &v, &err)) {
-        long t;
+        long t = 0;
         if (!err && parse_int(v, 0, 4096, &t) != 0)
             err = fail(EXIT_USAGE, "%s: --threads must be an integer from 0 to 4096, not \"%s\"",
                        a->command, v);
