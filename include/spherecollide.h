@@ -1,0 +1,283 @@
+/*
+ * spherecollide.h: the one public header of libspherecollide.
+ *
+ * Finds every intersecting pair in a batch of spheres. Spheres i and j
+ * intersect iff, evaluated in IEEE double on the caller's values,
+ *   dx = xi-xj, dy = yi-yj, dz = zi-zj, d2 = (dx*dx + dy*dy) + dz*dz,
+ *   s = ri + rj, and d2 <= s*s      (touching counts, no FMA).
+ * Every search call returns exactly the pair set of that predicate, as pairs
+ * (i, j), i < j, 0-based indices in input order, whatever the input precision,
+ * thread count or kernel.
+ *
+ * Sections: version and export; status; allocator and log hooks; the input
+ * view; options; context; pair search; statistics and system information.
+ *
+ * Thread safety: a context is used by one caller thread at a time (the library
+ * runs its own OpenMP threads inside a call). Distinct contexts may be used
+ * concurrently. Functions without a context are thread-safe.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SPHERECOLLIDE_H
+#define SPHERECOLLIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ======================================================================== */
+/* Version and export macros                                                */
+/* ======================================================================== */
+
+#define SC_VERSION_MAJOR 0
+#define SC_VERSION_MINOR 1
+#define SC_VERSION_PATCH 0
+#define SC_VERSION_STRING "0.1.0"
+
+#if defined(SC_STATIC_DEFINE)
+#define SC_API
+#elif defined(SC_BUILDING_LIBRARY)
+#define SC_API __attribute__((visibility("default")))
+#else
+#define SC_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The library's version string, "MAJOR.MINOR.PATCH". Thread-safe. */
+SC_API const char *sc_version(void);
+
+/* ======================================================================== */
+/* Status codes                                                             */
+/* ======================================================================== */
+
+/** Every fallible call returns one of these; the library never exits or
+ *  aborts because of user data. */
+typedef enum sc_status {
+    SC_OK = 0,
+    SC_ERR_INVALID_ARGUMENT = 1, /**< NULL pointer, bad option value, bad view */
+    SC_ERR_NON_FINITE = 2,       /**< a coordinate or radius is NaN or infinite */
+    SC_ERR_NEGATIVE_RADIUS = 3,  /**< a radius is < 0 (zero is allowed) */
+    SC_ERR_OUT_OF_RANGE = 4,     /**< |value| > SC_MAX_ABS_VALUE: the predicate would overflow */
+    SC_ERR_TOO_MANY_SPHERES = 5, /**< count exceeds SC_MAX_SPHERES (32-bit indices) */
+    SC_ERR_OUT_OF_MEMORY = 6,    /**< an allocation failed; the context stays usable */
+    SC_ERR_BUFFER_TOO_SMALL = 7, /**< sc_fill_pairs: capacity < pairs; *needed says how many */
+    SC_ERR_STOPPED = 8,          /**< the pair callback returned non-zero */
+    SC_ERR_UNSUPPORTED = 9       /**< a forced kernel this CPU or build cannot run */
+} sc_status;
+
+/** Static English text for a status ("ok", "negative radius", ...). Thread-safe. */
+SC_API const char *sc_status_string(sc_status status);
+
+/** Largest spheres count (pair indices are uint32). */
+#define SC_MAX_SPHERES ((size_t)UINT32_MAX)
+/** Largest accepted |coordinate| and radius: beyond it d2 or s*s could overflow. */
+#define SC_MAX_ABS_VALUE 1e150
+
+/* ======================================================================== */
+/* Allocator and log hooks                                                  */
+/* ======================================================================== */
+
+/** Optional allocation hooks; every allocation of a context goes through them.
+ *  alloc returns memory aligned to `alignment` (a power of two, <= 4096) or
+ *  NULL. Both must be thread-safe if several contexts share them. */
+typedef struct sc_allocator {
+    void *(*alloc)(size_t size, size_t alignment, void *user);
+    void (*free)(void *ptr, void *user);
+    void *user;
+} sc_allocator;
+
+/** Log levels passed to the log hook. */
+typedef enum sc_log_level { SC_LOG_DEBUG = 0, SC_LOG_INFO = 1, SC_LOG_WARN = 2 } sc_log_level;
+typedef void (*sc_log_fn)(sc_log_level level, const char *message, void *user);
+
+/** Progress hook: fraction in [0, 1] of the pair search done. Called from the
+ *  caller's thread only, at most a few hundred times per query. */
+typedef void (*sc_progress_fn)(double fraction, void *user);
+
+/* ======================================================================== */
+/* The input view (never owned by the library)                              */
+/* ======================================================================== */
+
+typedef enum sc_dtype { SC_F32 = 1, SC_F64 = 2 } sc_dtype;
+
+/** A view of the caller's spheres: element k of array a is at
+ *  (const char *)a + k * stride. z == NULL means 2-D (circles, z = 0).
+ *  stride 0 means packed (sizeof the dtype). The arrays must stay valid and
+ *  unchanged during a call. */
+typedef struct sc_spheres {
+    size_t count;
+    sc_dtype dtype;
+    size_t stride;
+    const void *x, *y, *z, *r;
+} sc_spheres;
+
+/** Separate arrays x[n], y[n], z[n], r[n] (z may be NULL for 2-D). */
+SC_API sc_spheres sc_spheres_soa_f64(size_t n, const double *x, const double *y,
+                                     const double *z, const double *r);
+SC_API sc_spheres sc_spheres_soa_f32(size_t n, const float *x, const float *y,
+                                     const float *z, const float *r);
+/** Interleaved rows: (x, y, z, r) per sphere, or (x, y, r) when dims == 2. */
+SC_API sc_spheres sc_spheres_rows_f64(size_t n, int dims, const double *rows);
+SC_API sc_spheres sc_spheres_rows_f32(size_t n, int dims, const float *rows);
+
+/** Checks a view: SC_OK, or the first problem and (if bad_index is not NULL)
+ *  the index of the first offending sphere. Thread-safe. */
+SC_API sc_status sc_spheres_validate(const sc_spheres *spheres, size_t *bad_index);
+
+/* ======================================================================== */
+/* Options                                                                  */
+/* ======================================================================== */
+
+typedef enum sc_kernel {
+    SC_KERNEL_AUTO = 0,   /**< best this CPU runs; env SC_KERNEL=scalar|avx2 overrides */
+    SC_KERNEL_SCALAR = 1, /**< plain C reference kernel, always available */
+    SC_KERNEL_AVX2 = 2    /**< AVX2 kernel (SIMDe), needs AVX2 at run time */
+} sc_kernel;
+
+typedef enum sc_pin {
+    SC_PIN_NONE = 0,    /**< leave threads where the OS puts them */
+    SC_PIN_COMPACT = 1, /**< thread k on the k-th core, cores filled in order */
+    SC_PIN_SCATTER = 2  /**< threads spread over packages/caches first */
+} sc_pin;
+
+typedef enum sc_algorithm {
+    SC_ALGO_GRID = 0,  /**< the engine: hierarchical sorted-cell grid */
+    SC_ALGO_BRUTE = 1  /**< all n(n-1)/2 tests, OpenMP; the baseline peer */
+} sc_algorithm;
+
+typedef struct sc_options {
+    size_t size;            /**< sizeof(sc_options); set by sc_options_default */
+    sc_algorithm algorithm;
+    int threads;            /**< 0 = one per core hwloc sees (or omp_get_num_procs) */
+    sc_pin pin;             /**< default SC_PIN_COMPACT */
+    sc_kernel kernel;       /**< default SC_KERNEL_AUTO */
+    double cell_factor;     /**< base cell edge as a multiple of the minimum legal
+                                 one (2 * r_max of the level); >= 1, default 1 */
+    int max_levels;         /**< cap on grid levels, 1..16; default 16 */
+    int sorted;             /**< stream/fill pairs in (i, j) lexicographic order */
+    size_t chunk_pairs;     /**< pairs per callback chunk; default 65536 */
+    size_t sorted_window_bytes; /**< memory for one sorted window; default 64 MiB */
+    sc_allocator allocator; /**< alloc == NULL: the library's aligned malloc */
+    sc_log_fn log;          /**< NULL: silent */
+    void *log_user;
+    sc_progress_fn progress; /**< NULL: none */
+    void *progress_user;
+} sc_options;
+
+/** The defaults described above. Thread-safe. */
+SC_API sc_options sc_options_default(void);
+
+/* ======================================================================== */
+/* Context                                                                  */
+/* ======================================================================== */
+
+/** An opaque reusable context: scratch memory grows to the largest batch seen
+ *  and is reused, so repeated queries on batches of the same size allocate
+ *  nothing new. */
+typedef struct sc_context sc_context;
+
+/** Creates a context (options may be NULL for defaults); *out is NULL on error. */
+SC_API sc_status sc_context_create(const sc_options *options, sc_context **out);
+/** Frees a context and its scratch; accepts NULL. */
+SC_API void sc_context_destroy(sc_context *ctx);
+/** Frees the scratch memory but keeps the context usable. */
+SC_API void sc_context_trim(sc_context *ctx);
+
+/* ======================================================================== */
+/* Pair search                                                              */
+/* ======================================================================== */
+
+/** Count and order-independent checksum of a pair set:
+ *  checksum = sum over pairs of sc_pair_mix(i, j) mod 2^64. */
+typedef struct sc_summary {
+    uint64_t pairs;
+    uint64_t checksum;
+} sc_summary;
+
+/** splitmix64 finalizer of (uint64(i) << 32) | j. Thread-safe. */
+SC_API uint64_t sc_pair_mix(uint32_t i, uint32_t j);
+
+/** Pair callback: pairs[2k], pairs[2k+1] is the k-th pair (i < j) of this
+ *  chunk; count >= 1. Never called concurrently (it may run on one of the
+ *  library's OpenMP threads), chunks in a deterministic order: the same for
+ *  every thread count. Return 0 to go on,
+ *  non-zero to stop the search (the call then returns SC_ERR_STOPPED). */
+typedef int (*sc_pair_fn)(const uint32_t *pairs, size_t count, void *user);
+
+/** Counts the pairs and their checksum; memory O(n), whatever the count. */
+SC_API sc_status sc_count_pairs(sc_context *ctx, const sc_spheres *spheres, sc_summary *out);
+
+/** Streams every pair to fn in chunks of at most options.chunk_pairs pairs.
+ *  Memory: O(n) plus O(threads * chunk_pairs), whatever the count; with
+ *  options.sorted, O(n) plus options.sorted_window_bytes (the search is then
+ *  repeated once per window of i). out may be NULL. */
+SC_API sc_status sc_stream_pairs(sc_context *ctx, const sc_spheres *spheres,
+                                 sc_pair_fn fn, void *user, sc_summary *out);
+
+/** Writes the pairs to pairs[0 .. 2*capacity) in the stream order. If
+ *  capacity is too small, returns SC_ERR_BUFFER_TOO_SMALL after writing the
+ *  first capacity pairs; *needed (if not NULL) is always set to the count. */
+SC_API sc_status sc_fill_pairs(sc_context *ctx, const sc_spheres *spheres, uint32_t *pairs,
+                               size_t capacity, size_t *needed, sc_summary *out);
+
+/* ======================================================================== */
+/* Statistics and system information                                        */
+/* ======================================================================== */
+
+typedef enum sc_stage {
+    SC_STAGE_BOUNDS = 0, /**< validation, bounds and radius statistics */
+    SC_STAGE_KEYS,       /**< level and cell key per sphere */
+    SC_STAGE_SORT,       /**< radix sort of (key, index) */
+    SC_STAGE_GATHER,     /**< cell-ordered SoA working copy */
+    SC_STAGE_CELLS,      /**< cell start table */
+    SC_STAGE_SEARCH,     /**< narrowphase over cells (and pair output) */
+    SC_STAGE_MERGE,      /**< merging per-thread results */
+    SC_STAGE_COUNT
+} sc_stage;
+
+/** Stage name ("bounds", "keys", ...), or "?" for an unknown value. */
+SC_API const char *sc_stage_name(sc_stage stage);
+/** Kernel name ("auto", "scalar", "avx2"). */
+SC_API const char *sc_kernel_name(sc_kernel kernel);
+/** Pinning policy name ("none", "compact", "scatter"). */
+SC_API const char *sc_pin_name(sc_pin pin);
+
+/** Statistics of the context's last query. */
+typedef struct sc_stats {
+    double seconds[SC_STAGE_COUNT]; /**< wall seconds per stage */
+    double total_seconds;           /**< whole call, spheres in memory to result */
+    uint64_t spheres;
+    uint64_t pairs;
+    uint64_t checksum;
+    uint64_t cells;           /**< non-empty cells over all levels */
+    uint64_t candidate_tests; /**< sphere-pair tests the kernel ran */
+    uint64_t scratch_bytes;   /**< scratch memory held by the context */
+    int levels;               /**< non-empty grid levels */
+    int threads;              /**< threads used */
+    int passes;               /**< search passes (> 1 only for sorted windows) */
+    sc_kernel kernel;         /**< kernel that ran (never AUTO) */
+    sc_pin pin;               /**< pinning policy applied */
+    double cell_size;         /**< edge of the finest level's cells */
+} sc_stats;
+
+/** Copies the last query's statistics. */
+SC_API sc_status sc_context_stats(const sc_context *ctx, sc_stats *out);
+
+/** The kernel SC_KERNEL_AUTO resolves to on this CPU (after SC_KERNEL env). */
+SC_API sc_kernel sc_kernel_auto(void);
+/** Non-zero if this CPU and build can run the kernel. */
+SC_API int sc_kernel_available(sc_kernel kernel);
+
+/** Writes a multi-line, human-readable description of the machine: CPU
+ *  features, the kernel chosen, the hwloc topology summary and the thread
+ *  binding the options would apply. Returns the length it needed (like
+ *  snprintf). Thread-safe. */
+SC_API size_t sc_system_info(const sc_options *options, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPHERECOLLIDE_H */

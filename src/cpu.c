@@ -1,0 +1,89 @@
+/*
+ * cpu.c: run-time CPU dispatch. Probes AVX2 (and FMA, which the AVX2 unit
+ * is compiled with) once through the compiler's cpuid/xgetbv wrapper, reads
+ * the SC_KERNEL environment variable once, and resolves SC_KERNEL_AUTO.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cpu_has_avx2(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}
+
+int sc_kernel_available(sc_kernel k) {
+    switch (k) {
+    case SC_KERNEL_AUTO:
+    case SC_KERNEL_SCALAR:
+        return 1;
+    case SC_KERNEL_AVX2:
+#ifdef SC_HAVE_AVX2_KERNEL
+        return cpu_has_avx2();
+#else
+        return 0;
+#endif
+    }
+    return 0;
+}
+
+/* SC_KERNEL=scalar|avx2 forces a path (tests, comparisons); anything else is
+ * ignored. */
+static sc_kernel env_kernel(void) {
+    const char *e = getenv("SC_KERNEL");
+    if (!e)
+        return SC_KERNEL_AUTO;
+    if (strcmp(e, "scalar") == 0)
+        return SC_KERNEL_SCALAR;
+    if (strcmp(e, "avx2") == 0)
+        return SC_KERNEL_AVX2;
+    return SC_KERNEL_AUTO;
+}
+
+sc_kernel sc_kernel_auto(void) {
+    sc_kernel e = env_kernel();
+    if (e != SC_KERNEL_AUTO && sc_kernel_available(e))
+        return e;
+    return sc_kernel_available(SC_KERNEL_AVX2) ? SC_KERNEL_AVX2 : SC_KERNEL_SCALAR;
+}
+
+sc_kernel_fn sc_kernel_resolve(sc_kernel *k) {
+    if (*k == SC_KERNEL_AUTO)
+        *k = sc_kernel_auto();
+    if (!sc_kernel_available(*k))
+        return NULL;
+#ifdef SC_HAVE_AVX2_KERNEL
+    if (*k == SC_KERNEL_AVX2)
+        return sc_narrow_avx2;
+#endif
+    return sc_narrow_scalar;
+}
+
+void sc_cpu_features(char *buf, size_t cap) {
+    buf[0] = '\0';
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    static const char *const names[] = {"sse2", "sse4.2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512vl"};
+    int sup[8] = {__builtin_cpu_supports("sse2"),    __builtin_cpu_supports("sse4.2"),
+                  __builtin_cpu_supports("avx"),     __builtin_cpu_supports("avx2"),
+                  __builtin_cpu_supports("fma"),     __builtin_cpu_supports("avx512f"),
+                  __builtin_cpu_supports("avx512dq"), __builtin_cpu_supports("avx512vl")};
+    size_t used = 0;
+    for (int i = 0; i < 8; i++)
+        if (sup[i] && used + strlen(names[i]) + 2 < cap) {
+            if (used)
+                buf[used++] = ' ';
+            strcpy(buf + used, names[i]);
+            used += strlen(names[i]);
+        }
+#else
+    strncpy(buf, "(not x86)", cap - 1);
+    buf[cap - 1] = '\0';
+#endif
+}

@@ -1,0 +1,469 @@
+/*
+ * engine.c: the orchestrator and the public entry points. One query is
+ *
+ *   bounds -> grid plan -> keys -> radix sort -> cell table -> gather
+ *          -> search over cells into a sink -> totals
+ *
+ * with every stage timed into the context's statistics. Scratch lives in the
+ * context and only grows, so repeated queries on batches of the same size
+ * allocate nothing new. Peak scratch per sphere: keys 8 + 8 (sort), index
+ * 4 + 4, working copy 32 = 56 bytes, plus per-thread sink buffers; the cell
+ * table reuses the sort's second buffers.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+#include "output.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct sc_context {
+    sc_options opt;
+    int threads;
+    sc_buf keys, tmp_keys, index, tmp_index, work, counts, sink_mem, hist, win;
+    sc_stats stats;
+};
+
+/* The pinning the OpenMP pool currently has (process-wide, like the pool). */
+static sc_pin pool_pin = SC_PIN_NONE;
+static int pool_pin_threads = -1;
+
+static const sc_allocator *alloc_of(const sc_context *c) { return &c->opt.allocator; }
+
+static void logf_(const sc_context *c, sc_log_level lvl, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#include <stdarg.h>
+static void logf_(const sc_context *c, sc_log_level lvl, const char *fmt, ...) {
+    if (!c->opt.log)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    c->opt.log(lvl, msg, c->opt.log_user);
+}
+
+/* ---- context ------------------------------------------------------------- */
+
+static sc_status options_check(const sc_options *o) {
+    if (o->size != sizeof(sc_options))
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->algorithm != SC_ALGO_GRID && o->algorithm != SC_ALGO_BRUTE)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->threads < 0 || o->threads > 4096)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->pin != SC_PIN_NONE && o->pin != SC_PIN_COMPACT && o->pin != SC_PIN_SCATTER)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->kernel != SC_KERNEL_AUTO && o->kernel != SC_KERNEL_SCALAR && o->kernel != SC_KERNEL_AVX2)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (!(o->cell_factor >= 1.0 && o->cell_factor <= 1e6))
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->max_levels < 1 || o->max_levels > SC_MAX_LEVELS)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->chunk_pairs == 0 || o->sorted_window_bytes < 4096)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->allocator.alloc && !o->allocator.free)
+        return SC_ERR_INVALID_ARGUMENT;
+    return SC_OK;
+}
+
+sc_status sc_context_create(const sc_options *options, sc_context **out) {
+    if (!out)
+        return SC_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    sc_options o = options ? *options : sc_options_default();
+    sc_status st = options_check(&o);
+    if (st != SC_OK)
+        return st;
+    sc_kernel k = o.kernel;
+    if (!sc_kernel_resolve(&k))
+        return SC_ERR_UNSUPPORTED;
+    sc_context *c = sc_alloc(&o.allocator, sizeof *c);
+    if (!c)
+        return SC_ERR_OUT_OF_MEMORY;
+    memset(c, 0, sizeof *c);
+    c->opt = o;
+    c->threads = o.threads > 0 ? o.threads : sc_cores_available();
+    *out = c;
+    return SC_OK;
+}
+
+void sc_context_trim(sc_context *c) {
+    if (!c)
+        return;
+    sc_buf *bufs[] = {&c->keys, &c->tmp_keys, &c->index, &c->tmp_index, &c->work,
+                      &c->counts, &c->sink_mem, &c->hist, &c->win};
+    for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
+        sc_buf_release(alloc_of(c), bufs[k]);
+}
+
+void sc_context_destroy(sc_context *c) {
+    if (!c)
+        return;
+    sc_context_trim(c);
+    sc_allocator a = c->opt.allocator;
+    sc_free(&a, c);
+}
+
+sc_status sc_context_stats(const sc_context *c, sc_stats *out) {
+    if (!c || !out)
+        return SC_ERR_INVALID_ARGUMENT;
+    *out = c->stats;
+    return SC_OK;
+}
+
+static uint64_t scratch_bytes(const sc_context *c) {
+    return c->keys.bytes + c->tmp_keys.bytes + c->index.bytes + c->tmp_index.bytes +
+           c->work.bytes + c->counts.bytes + c->sink_mem.bytes + c->hist.bytes + c->win.bytes;
+}
+
+/* ---- the pipeline up to the search ------------------------------------- */
+
+typedef struct prepared {
+    sc_view view;
+    sc_grid_plan plan;
+    sc_cells cells;
+    sc_work work;
+    sc_kernel_fn kernel;
+} prepared;
+
+#define STAGE(c, s, t) ((c)->stats.seconds[s] += sc_now() - (t))
+
+static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) {
+    memset(&c->stats, 0, sizeof c->stats);
+    c->stats.threads = c->threads;
+    c->stats.kernel = c->opt.kernel;
+    p->kernel = sc_kernel_resolve(&c->stats.kernel);
+    if (!p->kernel)
+        return SC_ERR_UNSUPPORTED;
+    sc_status st = sc_view_make(spheres, &p->view);
+    if (st != SC_OK)
+        return st;
+    const size_t n = p->view.n;
+    c->stats.spheres = n;
+
+    double t = sc_now();
+    sc_bounds b;
+    st = sc_bounds_compute(&p->view, &b);
+    STAGE(c, SC_STAGE_BOUNDS, t);
+    if (st != SC_OK)
+        return st;
+
+    /* Scratch, grown once and reused. */
+    const sc_allocator *a = alloc_of(c);
+    const size_t nw = n + SC_PAD;
+    if (!sc_buf_reserve(a, &c->keys, 8 * n) || !sc_buf_reserve(a, &c->tmp_keys, 8 * n) ||
+        !sc_buf_reserve(a, &c->index, 4 * n) || !sc_buf_reserve(a, &c->tmp_index, 4 * (n + 1)) ||
+        !sc_buf_reserve(a, &c->work, 4 * 8 * nw) ||
+        !sc_buf_reserve(a, &c->counts, sc_radix_sort_scratch(c->threads) + 8 * (size_t)(c->threads + 1)))
+        return SC_ERR_OUT_OF_MEMORY;
+    uint64_t *keys = c->keys.p;
+    uint32_t *index = c->index.p;
+    p->cells.key = c->tmp_keys.p;   /* reused after the sort */
+    p->cells.start = c->tmp_index.p;
+    double *w = c->work.p;
+    p->work.x = w;
+    p->work.y = w + nw;
+    p->work.z = w + 2 * nw;
+    p->work.r = w + 3 * nw;
+
+    t = sc_now();
+    if (c->opt.algorithm == SC_ALGO_BRUTE) {
+        sc_brute_plan(&p->view, &p->plan, keys, index);
+    } else {
+        sc_grid_plan_make(&b, c->opt.cell_factor, c->opt.max_levels, &p->plan);
+        sc_keys_compute(&p->view, &p->plan, keys, index);
+    }
+    STAGE(c, SC_STAGE_KEYS, t);
+    c->stats.cell_size = p->plan.cell[0];
+
+    t = sc_now();
+    if (c->opt.algorithm != SC_ALGO_BRUTE)
+        sc_radix_sort_pairs(keys, index, c->tmp_keys.p, c->tmp_index.p, n, p->plan.key_bits,
+                            c->counts.p, c->threads);
+    STAGE(c, SC_STAGE_SORT, t);
+
+    t = sc_now();
+    size_t *offsets = (size_t *)((char *)c->counts.p + sc_radix_sort_scratch(c->threads));
+    sc_cells_build(keys, n, &p->plan, &p->cells, offsets);
+    STAGE(c, SC_STAGE_CELLS, t);
+#ifdef SC_VALIDATE
+    for (size_t k = 1; k < n; k++)
+        SC_ASSERT(keys[k - 1] <= keys[k]);
+    for (size_t k = 0; k < p->cells.count; k++)
+        SC_ASSERT(p->cells.start[k] < p->cells.start[k + 1]);
+#endif
+
+    t = sc_now();
+    sc_gather(&p->view, index, &p->work);
+    STAGE(c, SC_STAGE_GATHER, t);
+
+    c->stats.cells = p->cells.count;
+    for (int l = 0; l < p->plan.levels; l++)
+        c->stats.levels += p->cells.level_begin[l] < p->cells.level_begin[l + 1];
+    logf_(c, SC_LOG_DEBUG, "plan: %d level(s), cell %.6g, %s, key bits %d (x%d y%d z%d), %zu cells",
+          p->plan.levels, p->plan.cell[0], p->plan.pow2 ? "power-of-two scaling" : "origin-relative",
+          p->plan.key_bits, p->plan.bits[0], p->plan.bits[1], p->plan.bits[2], p->cells.count);
+    return SC_OK;
+}
+
+static sc_status sink_init(sc_context *c, sc_sink *s, sc_sink_mode mode, const prepared *p) {
+    const size_t n = p->view.n;
+    const size_t nchunks = (n + sc_search_chunk_spheres(n) - 1) / sc_search_chunk_spheres(n);
+    s->mode = mode;
+    s->index = p->work.index;
+    s->chunk_pairs = c->opt.chunk_pairs;
+    if (!sc_buf_reserve(alloc_of(c), &c->sink_mem,
+                        sc_sink_bytes(c->threads, mode, c->opt.chunk_pairs, nchunks)))
+        return SC_ERR_OUT_OF_MEMORY;
+    sc_sink_setup(s, c->sink_mem.p, c->threads, nchunks);
+    return SC_OK;
+}
+
+static sc_status search(sc_context *c, prepared *p, sc_sink *s) {
+    sc_search_job job = {&p->work, &p->cells, &p->plan, p->kernel, c->threads, s,
+                         c->opt.progress, c->opt.progress_user, 0};
+    double t = sc_now();
+    sc_status st = sc_search_run(&job);
+    STAGE(c, SC_STAGE_SEARCH, t);
+    c->stats.candidate_tests += job.candidate_tests;
+    c->stats.passes++;
+    return st;
+}
+
+/* ---- query wrapper: threads, pinning, timing ----------------------------- */
+
+typedef sc_status (*query_fn)(sc_context *c, prepared *p, void *arg);
+
+static sc_status run_query(sc_context *c, const sc_spheres *spheres, query_fn fn, void *arg) {
+    if (!c || !spheres)
+        return SC_ERR_INVALID_ARGUMENT;
+    const double t0 = sc_now();
+#ifdef _OPENMP
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(c->threads);
+#endif
+    if (pool_pin != c->opt.pin || pool_pin_threads != c->threads) {
+        sc_threads_pin(c->opt.pin, c->threads);
+        pool_pin = c->opt.pin;
+        pool_pin_threads = c->threads;
+    }
+    prepared p;
+    sc_status st = prepare(c, spheres, &p);
+    c->stats.pin = c->opt.pin;
+#ifdef SC_HAVE_HWLOC
+#else
+    c->stats.pin = SC_PIN_NONE;
+#endif
+    if (st == SC_OK)
+        st = fn(c, &p, arg);
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+    c->stats.scratch_bytes = scratch_bytes(c);
+    c->stats.total_seconds = sc_now() - t0;
+    return st;
+}
+
+static void finish_totals(sc_context *c, sc_sink *s) {
+    double t = sc_now();
+    sc_sink_totals(s, &c->stats.pairs, &c->stats.checksum);
+    STAGE(c, SC_STAGE_MERGE, t);
+}
+
+/* ---- count --------------------------------------------------------------- */
+
+static sc_status do_count(sc_context *c, prepared *p, void *arg) {
+    sc_sink s = {0};
+    sc_status st = sink_init(c, &s, SC_SINK_COUNT, p);
+    if (st == SC_OK)
+        st = search(c, p, &s);
+    finish_totals(c, &s);
+    sc_summary *out = arg;
+    out->pairs = c->stats.pairs;
+    out->checksum = c->stats.checksum;
+    return st;
+}
+
+sc_status sc_count_pairs(sc_context *c, const sc_spheres *spheres, sc_summary *out) {
+    if (!out)
+        return SC_ERR_INVALID_ARGUMENT;
+    out->pairs = out->checksum = 0;
+    return run_query(c, spheres, do_count, out);
+}
+
+/* ---- stream ------------------------------------------------------------- */
+
+typedef struct stream_arg {
+    sc_pair_fn fn;
+    void *user;
+} stream_arg;
+
+static sc_status stream_unsorted(sc_context *c, prepared *p, const stream_arg *a) {
+    sc_sink s = {0};
+    s.fn = a->fn;
+    s.user = a->user;
+    sc_status st = sink_init(c, &s, SC_SINK_STREAM, p);
+    if (st != SC_OK)
+        return st;
+    omp_init_lock(&s.lock);
+    st = search(c, p, &s);
+    omp_destroy_lock(&s.lock);
+    finish_totals(c, &s);
+    return st;
+}
+
+/* Sorted: a histogram pass plans windows of the smaller index whose pairs fit
+ * sorted_window_bytes; each window is one more search pass, radix-sorted and
+ * emitted. */
+static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) {
+    const size_t n = p->view.n;
+    const sc_allocator *al = alloc_of(c);
+    if (!sc_buf_reserve(al, &c->hist, 4 * (n ? n : 1)))
+        return SC_ERR_OUT_OF_MEMORY;
+    uint32_t *hist = c->hist.p;
+    memset(hist, 0, 4 * n);
+    sc_sink s = {0};
+    s.hist = hist;
+    sc_status st = sink_init(c, &s, SC_SINK_HISTOGRAM, p);
+    if (st == SC_OK)
+        st = search(c, p, &s);
+    if (st != SC_OK)
+        return st;
+    finish_totals(c, &s);
+
+    const size_t per_pair = 2 * sizeof(uint64_t) + 2 * sizeof(uint32_t);
+    size_t cap = c->opt.sorted_window_bytes / per_pair;
+    size_t biggest = 0;
+    for (size_t k = 0; k < n; k++)
+        biggest = hist[k] > biggest ? hist[k] : biggest;
+    if (cap < biggest)
+        cap = biggest; /* one index's pairs cannot be split */
+    if (cap > c->stats.pairs)
+        cap = c->stats.pairs;
+    if (cap == 0)
+        return SC_OK;
+    if (!sc_buf_reserve(al, &c->win, per_pair * cap))
+        return SC_ERR_OUT_OF_MEMORY;
+    uint64_t *win = c->win.p, *win_tmp = win + cap;
+    uint32_t *wi = (uint32_t *)(void *)(win_tmp + cap), *wi_tmp = wi + cap;
+
+    size_t lo = 0;
+    while (lo < n && st == SC_OK) {
+        size_t hi = lo, fill = 0;
+        while (hi < n && fill + hist[hi] <= cap)
+            fill += hist[hi++];
+        if (fill == 0) {
+            lo = hi;
+            continue;
+        }
+        sc_sink ws = {0};
+        ws.win = win;
+        ws.win_lo = (uint32_t)lo;
+        ws.win_hi = (uint32_t)(hi == n ? n : hi);
+        ws.win_count = 0;
+        st = sink_init(c, &ws, SC_SINK_WINDOW, p);
+        if (st == SC_OK)
+            st = search(c, p, &ws);
+        if (st != SC_OK)
+            break;
+        const size_t m = ws.win_count;
+        double t = sc_now();
+        sc_radix_sort_pairs(win, wi, win_tmp, wi_tmp, m, 64, c->counts.p, c->threads);
+        for (size_t k = 0; k < m && st == SC_OK;) {
+            size_t take = m - k < c->opt.chunk_pairs ? m - k : c->opt.chunk_pairs;
+            /* The window holds (i << 32 | j) words; emit them as i, j pairs. */
+            uint32_t *out = (uint32_t *)(void *)win_tmp;
+            for (size_t q = 0; q < take; q++) {
+                out[2 * q] = (uint32_t)(win[k + q] >> 32);
+                out[2 * q + 1] = (uint32_t)win[k + q];
+            }
+            if (a->fn(out, take, a->user) != 0)
+                st = SC_ERR_STOPPED;
+            k += take;
+        }
+        STAGE(c, SC_STAGE_MERGE, t);
+        lo = hi;
+    }
+    return st;
+}
+
+static sc_status do_stream(sc_context *c, prepared *p, void *arg) {
+    return c->opt.sorted ? stream_sorted(c, p, arg) : stream_unsorted(c, p, arg);
+}
+
+sc_status sc_stream_pairs(sc_context *c, const sc_spheres *spheres, sc_pair_fn fn, void *user,
+                          sc_summary *out) {
+    if (!fn)
+        return SC_ERR_INVALID_ARGUMENT;
+    stream_arg a = {fn, user};
+    sc_status st = run_query(c, spheres, do_stream, &a);
+    if (out && c) {
+        out->pairs = c->stats.pairs;
+        out->checksum = c->stats.checksum;
+    }
+    return st;
+}
+
+/* ---- fill ----------------------------------------------------------------- */
+
+typedef struct fill_arg {
+    uint32_t *pairs;
+    size_t capacity, written;
+} fill_arg;
+
+static int fill_cb(const uint32_t *pairs, size_t count, void *user) {
+    fill_arg *f = user;
+    size_t room = f->capacity - f->written;
+    size_t take = count < room ? count : room;
+    memcpy(f->pairs + 2 * f->written, pairs, 2 * take * sizeof(uint32_t));
+    f->written += take;
+    return 0; /* keep counting past the capacity to report the size needed */
+}
+
+sc_status sc_fill_pairs(sc_context *c, const sc_spheres *spheres, uint32_t *pairs, size_t capacity,
+                        size_t *needed, sc_summary *out) {
+    if (!pairs && capacity > 0)
+        return SC_ERR_INVALID_ARGUMENT;
+    fill_arg f = {pairs, capacity, 0};
+    sc_summary s;
+    sc_status st = sc_stream_pairs(c, spheres, fill_cb, &f, &s);
+    if (needed)
+        *needed = st == SC_OK ? (size_t)s.pairs : 0;
+    if (out)
+        *out = s;
+    if (st == SC_OK && s.pairs > capacity)
+        return SC_ERR_BUFFER_TOO_SMALL;
+    return st;
+}
+
+/* ---- system information ---------------------------------------------------- */
+
+size_t sc_system_info(const sc_options *options, char *buf, size_t cap) {
+    sc_options o = options ? *options : sc_options_default();
+    int threads = o.threads > 0 ? o.threads : sc_cores_available();
+    char feats[256];
+    sc_cpu_features(feats, sizeof feats);
+    sc_kernel k = o.kernel == SC_KERNEL_AUTO ? sc_kernel_auto() : o.kernel;
+    char tmp[1];
+    if (!buf || cap == 0) {
+        buf = tmp;
+        cap = 1;
+    }
+    size_t used = (size_t)snprintf(
+        buf, cap,
+        "spherecollide %s\ncpu features: %s\nkernels built: scalar%s\nkernel: %s%s\n"
+        "threads: %d (cores seen: %d)\n",
+        SC_VERSION_STRING, feats,
+#ifdef SC_HAVE_AVX2_KERNEL
+        " avx2",
+#else
+        "",
+#endif
+        sc_kernel_name(k), sc_kernel_available(k) ? "" : " (NOT available on this CPU)", threads,
+        sc_cores_available());
+    used += sc_threads_describe(o.pin, threads, buf + (used < cap ? used : cap - 1),
+                                used < cap ? cap - used : 1);
+    return used;
+}

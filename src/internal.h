@@ -1,0 +1,185 @@
+/*
+ * internal.h: what the pipeline stages share. Not installed.
+ *
+ * The engine is a hierarchical sorted-cell grid:
+ *   bounds.c      validation, centre bounds, radius range (parallel reduction)
+ *   keys.c        grid plan (levels, cell edges, key layout) and a 64-bit cell
+ *                 key per sphere
+ *   radix_sort.c  parallel LSD radix sort of (key, index)
+ *   cells.c       cell start table and the gather into a cell-ordered SoA copy
+ *   search.c      narrowphase over cells: half stencil within a level, full
+ *                 stencil into coarser levels, cursors to find neighbour rows
+ *   output.c      pair sinks: count + checksum, ordered streaming, windows
+ *   engine.c      the orchestrator and the public entry points
+ */
+#ifndef SC_INTERNAL_H
+#define SC_INTERNAL_H
+
+#include "spherecollide.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define SC_INTERNAL __attribute__((visibility("hidden")))
+
+/* ---- cheap and expensive assertions ------------------------------------ */
+/* Cheap invariants are checked in every build that keeps assert(); O(n)
+ * validation of stage results runs only with SC_VALIDATE (Debug builds). */
+#include <assert.h>
+#define SC_ASSERT(c) assert(c)
+
+/* ---- threads ------------------------------------------------------------ */
+static inline int sc_thread_id(void) {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+static inline int sc_num_threads(void) {
+#ifdef _OPENMP
+    return omp_get_num_threads();
+#else
+    return 1;
+#endif
+}
+SC_INTERNAL double sc_now(void);
+SC_INTERNAL int sc_cores_available(void);
+/* Applies the pinning policy to the threads of the next parallel regions;
+ * returns the policy actually applied (NONE when hwloc is absent). */
+SC_INTERNAL sc_pin sc_threads_pin(sc_pin pin, int threads);
+/* Appends a topology and binding summary to buf (snprintf semantics). */
+SC_INTERNAL size_t sc_threads_describe(sc_pin pin, int threads, char *buf, size_t cap);
+
+/* ---- memory: the one allocation entry point ------------------------------ */
+#define SC_ALIGN 64
+/* Elements of padding after every SoA array so a SIMD kernel may load a whole
+ * vector past the last sphere. */
+#define SC_PAD 8
+
+typedef struct sc_buf {
+    void *p;
+    size_t bytes;
+} sc_buf;
+
+SC_INTERNAL void *sc_alloc(const sc_allocator *a, size_t bytes);
+SC_INTERNAL void sc_free(const sc_allocator *a, void *p);
+/* Grow-only scratch: keeps the block when it is large enough already. */
+SC_INTERNAL bool sc_buf_reserve(const sc_allocator *a, sc_buf *b, size_t bytes);
+SC_INTERNAL void sc_buf_release(const sc_allocator *a, sc_buf *b);
+
+/* ---- reading the caller's view ----------------------------------------- */
+typedef struct sc_view {
+    size_t n;
+    size_t stride; /* bytes */
+    bool f64;
+    const char *x, *y, *z, *r; /* z may be NULL: 2-D */
+} sc_view;
+
+static inline double sc_view_get(const sc_view *v, const char *a, size_t k) {
+    const char *p = a + k * v->stride;
+    return v->f64 ? *(const double *)(const void *)p : (double)*(const float *)(const void *)p;
+}
+
+SC_INTERNAL sc_status sc_view_make(const sc_spheres *s, sc_view *v);
+
+/* ---- stage 1: bounds and radius statistics ------------------------------ */
+typedef struct sc_bounds {
+    double lo[3], hi[3]; /* centre bounds */
+    double rmin, rmax;
+    size_t bad_index;    /* first offending sphere when the status is not OK */
+} sc_bounds;
+
+SC_INTERNAL sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b);
+
+/* ---- stage 2: grid plan and keys --------------------------------------- */
+#define SC_MAX_LEVELS 16
+
+typedef struct sc_grid_plan {
+    int levels;             /* number of levels, finest first */
+    double cell[SC_MAX_LEVELS]; /* cell edge of each level: cell[0] * 2^l */
+    double radius_limit[SC_MAX_LEVELS]; /* spheres of level l have r <= this */
+    bool pow2;              /* exact power-of-two scaling, origin 0 */
+    int pow2_exp;           /* cell[0] = 2^pow2_exp when pow2 */
+    double origin[3];       /* subtracted before scaling when !pow2 */
+    double inv_cell0;       /* 1 / cell[0] (rounded) when !pow2 */
+    int bits[3];            /* key bits of x, y, z at level 0 */
+    int shift[3];           /* bit position of x, y, z in the key */
+    int level_shift;        /* bit position of the level */
+    int key_bits;           /* significant bits of a key */
+} sc_grid_plan;
+
+SC_INTERNAL void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels,
+                                   sc_grid_plan *plan);
+/* Level of a sphere of radius r. */
+SC_INTERNAL int sc_grid_level(const sc_grid_plan *plan, double r);
+/* Integer cell coordinates at level 0 (before wrapping) of a point. */
+SC_INTERNAL void sc_grid_coords(const sc_grid_plan *plan, const double p[3], int64_t q[3]);
+/* Key of a sphere: level, then z, y, x wrapped to the level's bit width. */
+SC_INTERNAL uint64_t sc_grid_key(const sc_grid_plan *plan, int level, const int64_t q[3]);
+/* Brute force as a degenerate grid: one cell, input order. */
+SC_INTERNAL void sc_brute_plan(const sc_view *v, sc_grid_plan *plan, uint64_t *keys,
+                               uint32_t *index);
+SC_INTERNAL void sc_keys_compute(const sc_view *v, const sc_grid_plan *plan, uint64_t *keys,
+                                 uint32_t *index);
+
+/* ---- stage 3: radix sort ----------------------------------------------- */
+/* Sorts keys[0..n) ascending, carrying index along; stable. Only the low
+ * key_bits bits take part; digits that are equal for every key are skipped.
+ * tmp_keys/tmp_index are scratch of n elements; count is scratch of
+ * sc_radix_sort_scratch(nthreads) bytes. The result is in keys/index. */
+SC_INTERNAL size_t sc_radix_sort_scratch(int nthreads);
+SC_INTERNAL void sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys,
+                                     uint32_t *tmp_index, size_t n, int key_bits, size_t *count,
+                                     int nthreads);
+
+/* ---- stage 4: cells and the gathered working copy ------------------------ */
+typedef struct sc_cells {
+    size_t count;
+    uint64_t *key;        /* key of each non-empty cell, ascending */
+    uint32_t *start;      /* first sorted sphere of each cell; start[count] = n */
+    size_t level_begin[SC_MAX_LEVELS + 1]; /* cells of level l: [begin[l], begin[l+1]) */
+} sc_cells;
+
+typedef struct sc_work {
+    size_t n;
+    double *x, *y, *z, *r; /* cell order, padded by SC_PAD */
+    const uint32_t *index; /* input index of sorted sphere k */
+} sc_work;
+
+/* offsets: scratch of at least (threads + 1) entries. */
+SC_INTERNAL size_t sc_cells_build(const uint64_t *sorted_keys, size_t n, const sc_grid_plan *plan,
+                                  sc_cells *cells, size_t *offsets);
+SC_INTERNAL void sc_gather(const sc_view *v, const uint32_t *index, sc_work *w);
+
+/* ---- kernels ----------------------------------------------------------- */
+#include "kernel.h"
+
+/* Resolves AUTO (in place) and returns the kernel, or NULL if unavailable. */
+SC_INTERNAL sc_kernel_fn sc_kernel_resolve(sc_kernel *kernel);
+SC_INTERNAL void sc_cpu_features(char *buf, size_t cap);
+
+/* ---- stage 5: search and output ---------------------------------------- */
+typedef struct sc_sink sc_sink;
+
+typedef struct sc_search_job {
+    const sc_work *work;
+    const sc_cells *cells;
+    const sc_grid_plan *plan;
+    sc_kernel_fn kernel;
+    int threads;
+    sc_sink *sink;
+    sc_progress_fn progress;
+    void *progress_user;
+    uint64_t candidate_tests; /* out */
+} sc_search_job;
+
+SC_INTERNAL size_t sc_search_chunk_spheres(size_t n);
+SC_INTERNAL sc_status sc_search_run(sc_search_job *job);
+
+#endif /* SC_INTERNAL_H */

@@ -1,0 +1,154 @@
+/*
+ * keys.c: stage 2. Takes the bounds and radius range; plans the grid
+ * (levels, cell edges, key layout) and writes one 64-bit cell key per sphere.
+ * O(n), one streaming read of the view, 12 bytes written per sphere.
+ *
+ * Levels. The coarsest level's cell edge is 2 * r_max (a touch more); each
+ * finer level halves it. A sphere lives in the finest level whose half-edge
+ * still covers its radius, so spheres within a level differ in radius by at
+ * most 2x, and a pair (i in level l, j in level l' >= l) has centres at most
+ * one level-l' cell apart: the search needs only the 27 cells around i's
+ * level-l' cell. Cell coordinates of level l are the level-0 integer
+ * coordinates shifted right by l, so every level nests exactly.
+ *
+ * Exactness of the cells. A true pair must land in adjacent cells; rounding
+ * in the computation of cell coordinates must not break that. The radius
+ * limit of a level keeps a relative margin of 2^-20 below half the cell edge.
+ * Two regimes:
+ *   - extent / cell < 2^30: t = (p - origin) * (1 / cell), error below
+ *     2^-50 cells, far inside the margin;
+ *   - otherwise (say a few spheres at 1e30): the finest edge is rounded up to
+ *     a power of two and t = p * 2^-e is exact for every finite p.
+ * Keys wrap: each axis keeps `bits` bits at level 0 (bits - l at level l),
+ * so memory depends on n only, never on the volume of the box. Far-apart
+ * spheres may share a wrapped cell (harmless: the exact test rejects them);
+ * neighbours stay neighbours modulo the wrap, which the search honours.
+ */
+#include "internal.h"
+
+#include <math.h>
+
+#define SC_MARGIN 0x1p-20
+#define SC_AXIS_BITS 20
+
+static int bit_length(uint64_t v) {
+    int b = 0;
+    while (v) {
+        b++;
+        v >>= 1;
+    }
+    return b;
+}
+
+void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, sc_grid_plan *p) {
+    if (max_levels < 1 || max_levels > SC_MAX_LEVELS)
+        max_levels = SC_MAX_LEVELS;
+    if (!(cell_factor >= 1.0))
+        cell_factor = 1.0;
+    double extent = 0.0;
+    for (int a = 0; a < 3; a++) {
+        double e = b->hi[a] - b->lo[a];
+        extent = e > extent ? e : extent;
+    }
+    /* Coarsest edge: 2 r_max plus margin. With all radii zero any edge is
+     * legal; pick one from the extent so the grid is not degenerate. */
+    double top = 2.0 * b->rmax * (1.0 + 2 * SC_MARGIN) * cell_factor;
+    if (!(top > 0.0))
+        top = extent > 0.0 ? extent * 0x1p-10 : 1.0;
+    /* Levels: halve while the smallest radius still fits. */
+    int levels = 1;
+    double rmin = b->rmin;
+    while (levels < max_levels && rmin <= 0.25 * top * ldexp(1.0, 1 - levels) * (1.0 - SC_MARGIN))
+        levels++;
+    double cell0 = ldexp(top, 1 - levels);
+
+    p->pow2 = !(extent < cell0 * 0x1p30);
+    p->pow2_exp = 0;
+    if (p->pow2) {
+        int e;
+        double m = frexp(cell0, &e); /* cell0 = m 2^e, m in [0.5, 1) */
+        if (m != 0.5)
+            cell0 = ldexp(1.0, e);
+        else
+            e -= 1;
+        p->pow2_exp = e;
+    }
+    p->levels = levels;
+    for (int l = 0; l < levels; l++) {
+        p->cell[l] = ldexp(cell0, l);
+        p->radius_limit[l] = 0.5 * p->cell[l] * (1.0 - SC_MARGIN);
+    }
+    for (int a = 0; a < 3; a++)
+        p->origin[a] = p->pow2 ? 0.0 : b->lo[a];
+    p->inv_cell0 = 1.0 / cell0;
+
+    /* Key layout: x fastest, then y, z, level on top. Each axis needs room for
+     * its extent and at least 4 cells at the coarsest level. */
+    int min_bits = levels + 1;
+    int lbits = bit_length((uint64_t)(levels - 1));
+    for (int a = 0; a < 3; a++) {
+        int bits = SC_AXIS_BITS;
+        if (!p->pow2) {
+            double cells = (b->hi[a] - b->lo[a]) * p->inv_cell0 + 2.0;
+            if (cells < 0x1p20)
+                bits = bit_length((uint64_t)cells);
+        }
+        if (bits < min_bits)
+            bits = min_bits;
+        if (bits > SC_AXIS_BITS)
+            bits = SC_AXIS_BITS;
+        p->bits[a] = bits;
+    }
+    p->shift[0] = 0;
+    p->shift[1] = p->bits[0];
+    p->shift[2] = p->bits[0] + p->bits[1];
+    p->level_shift = p->shift[2] + p->bits[2];
+    p->key_bits = p->level_shift + lbits;
+}
+
+int sc_grid_level(const sc_grid_plan *p, double r) {
+    int l = 0;
+    while (l < p->levels - 1 && r > p->radius_limit[l])
+        l++;
+    return l;
+}
+
+static int64_t axis_coord(const sc_grid_plan *p, double v, int a) {
+    if (!p->pow2)
+        return (int64_t)((v - p->origin[a]) * p->inv_cell0); /* t >= 0: truncation is floor */
+    double t = ldexp(v, -p->pow2_exp);                      /* exact */
+    if (fabs(t) < 0x1p62) {
+        double f = floor(t);
+        if (f == 0.0 && v < 0.0) /* t underflowed to zero */
+            f = -1.0;
+        return (int64_t)f;
+    }
+    return (int64_t)fmod(t, 0x1p62); /* t is integral here; congruent mod 2^62 */
+}
+
+void sc_grid_coords(const sc_grid_plan *p, const double pt[3], int64_t q[3]) {
+    for (int a = 0; a < 3; a++)
+        q[a] = axis_coord(p, pt[a], a);
+}
+
+uint64_t sc_grid_key(const sc_grid_plan *p, int level, const int64_t q[3]) {
+    uint64_t key = (uint64_t)level << p->level_shift;
+    for (int a = 0; a < 3; a++) {
+        uint64_t mask = ((uint64_t)1 << (p->bits[a] - level)) - 1;
+        key |= ((uint64_t)(q[a] >> level) & mask) << p->shift[a];
+    }
+    return key;
+}
+
+void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, uint32_t *index) {
+    const size_t n = v->n;
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < n; k++) {
+        double pt[3] = {sc_view_get(v, v->x, k), sc_view_get(v, v->y, k),
+                        v->z ? sc_view_get(v, v->z, k) : 0.0};
+        int64_t q[3];
+        sc_grid_coords(p, pt, q);
+        keys[k] = sc_grid_key(p, sc_grid_level(p, sc_view_get(v, v->r, k)), q);
+        index[k] = (uint32_t)k;
+    }
+}

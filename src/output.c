@@ -1,0 +1,256 @@
+/*
+ * output.c: pair sinks. The kernels hand over hits as sorted-order pairs;
+ * a sink maps them to input indices (a < b), adds them to the per-thread
+ * count and checksum, and, by mode:
+ *   COUNT      nothing more (memory O(1));
+ *   STREAM     appends to a per-thread buffer and emits the chunks of work to
+ *              the caller's callback in chunk order, so the pair order is the
+ *              same for every thread count. A thread whose buffer fills waits
+ *              until its chunk is the oldest unfinished one, whose owner may
+ *              emit partial data: memory is threads * chunk_pairs pairs,
+ *              whatever the pair count, and no wait can deadlock;
+ *   HISTOGRAM  counts pairs per smaller index (plans the sorted windows);
+ *   WINDOW     keeps pairs whose smaller index lies in [lo, hi) in a shared
+ *              buffer sized from the histogram.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "output.h"
+
+#include <sched.h>
+#include <string.h>
+
+static void process_hits(sc_hits *h);
+
+static inline uint64_t mix64(uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+size_t sc_sink_bytes(int threads, sc_sink_mode mode, size_t chunk_pairs, size_t nchunks) {
+    size_t b = sizeof(sc_sink_thread) * (size_t)threads +
+               (size_t)threads * 2 * SC_HITS_CAPACITY * sizeof(uint32_t);
+    if (mode == SC_SINK_STREAM)
+        b += (size_t)threads * (2 * chunk_pairs * sizeof(uint32_t) + SC_QUEUE * sizeof(size_t)) +
+             nchunks * (sizeof(sc_chunk_state));
+    return b + 64 * 8;
+}
+
+void sc_sink_setup(sc_sink *s, void *mem, int threads, size_t nchunks) {
+    char *p = mem;
+    s->threads = threads;
+    s->nchunks = nchunks;
+    s->th = (sc_sink_thread *)(void *)p;
+    p += sizeof(sc_sink_thread) * (size_t)threads;
+    for (int t = 0; t < threads; t++) {
+        sc_sink_thread *th = &s->th[t];
+        memset(th, 0, sizeof *th);
+        th->sink = s;
+        th->id = t;
+        th->hits.pairs = (uint32_t *)(void *)p;
+        th->hits.capacity = SC_HITS_CAPACITY;
+        th->hits.flush = process_hits;
+        th->hits.owner = th;
+        p += 2 * SC_HITS_CAPACITY * sizeof(uint32_t);
+    }
+    if (s->mode == SC_SINK_STREAM) {
+        for (int t = 0; t < threads; t++) {
+            sc_sink_thread *th = &s->th[t];
+            th->buf = (uint32_t *)(void *)p;
+            p += 2 * s->chunk_pairs * sizeof(uint32_t);
+            th->queue = (size_t *)(void *)p;
+            p += SC_QUEUE * sizeof(size_t);
+        }
+        s->chunks = (sc_chunk_state *)(void *)p;
+        memset(s->chunks, 0, nchunks * sizeof(sc_chunk_state));
+        s->head = 0;
+    }
+    s->stopped = 0;
+}
+
+/* ---- ordered emission ---------------------------------------------------- */
+
+static void emit(sc_sink *s, const uint32_t *pairs, size_t count) {
+    while (count > 0 && !s->stopped) {
+        size_t m = count < s->chunk_pairs ? count : s->chunk_pairs;
+        if (s->fn(pairs, m, s->user) != 0)
+            __atomic_store_n(&s->stopped, 1, __ATOMIC_RELAXED);
+        pairs += 2 * m;
+        count -= m;
+    }
+}
+
+/* Emits every finished chunk at the head of the order; with `me` set, also
+ * the data so far of the head chunk when `me` owns it. Caller holds the lock. */
+static void drain_locked(sc_sink *s, sc_sink_thread *me) {
+    while (s->head < s->nchunks) {
+        sc_chunk_state *c = &s->chunks[s->head];
+        int state = __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
+        if (state == 0)
+            break;
+        sc_sink_thread *owner = &s->th[c->owner];
+        if (state == 2) {
+            emit(s, owner->buf + 2 * c->begin, c->end - c->begin);
+            owner->emitted = c->end;
+            s->head++;
+            continue;
+        }
+        if (owner == me) { /* the head is my chunk in progress */
+            emit(s, me->buf + 2 * c->begin, me->tail - c->begin);
+            c->begin = me->tail;
+            me->emitted = me->tail;
+        }
+        break;
+    }
+}
+
+/* Frees the already emitted front of my buffer. Caller holds the lock. */
+static void compact_locked(sc_sink *s, sc_sink_thread *me) {
+    size_t shift = me->emitted;
+    if (shift == 0)
+        return;
+    memmove(me->buf, me->buf + 2 * shift, 2 * (me->tail - shift) * sizeof(uint32_t));
+    me->tail -= shift;
+    me->emitted = 0;
+    size_t keep = 0;
+    for (size_t q = 0; q < me->nqueue; q++) {
+        sc_chunk_state *c = &s->chunks[me->queue[q]];
+        if (me->queue[q] < s->head)
+            continue; /* already emitted */
+        c->begin -= shift;
+        if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == 2)
+            c->end -= shift;
+        me->queue[keep++] = me->queue[q];
+    }
+    me->nqueue = keep;
+}
+
+static void stream_make_room(sc_sink_thread *me, size_t need) {
+    sc_sink *s = me->sink;
+    for (;;) {
+        if (s->chunk_pairs - me->tail >= need && me->nqueue < SC_QUEUE)
+            return;
+        omp_set_lock(&s->lock);
+        drain_locked(s, me);
+        compact_locked(s, me);
+        omp_unset_lock(&s->lock);
+        if (s->chunk_pairs - me->tail >= need && me->nqueue < SC_QUEUE)
+            return;
+        if (s->stopped) { /* nobody reads any more: drop */
+            me->tail = me->emitted = 0;
+            return;
+        }
+        sched_yield();
+    }
+}
+
+/* ---- hits -> pairs ------------------------------------------------------- */
+
+static void process_hits(sc_hits *h) {
+    sc_sink_thread *th = h->owner;
+    sc_sink *s = th->sink;
+    const uint32_t *idx = s->index;
+    uint64_t sum = 0;
+    const size_t n = h->count;
+    size_t kept = n;
+    switch (s->mode) {
+    case SC_SINK_COUNT:
+        for (size_t k = 0; k < n; k++) {
+            uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
+            if (a > b) {
+                uint32_t t = a;
+                a = b;
+                b = t;
+            }
+            sum += mix64(((uint64_t)a << 32) | b);
+        }
+        break;
+    case SC_SINK_STREAM: {
+        stream_make_room(th, n < s->chunk_pairs ? n : s->chunk_pairs);
+        for (size_t k = 0; k < n; k++) {
+            uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
+            if (a > b) {
+                uint32_t t = a;
+                a = b;
+                b = t;
+            }
+            sum += mix64(((uint64_t)a << 32) | b);
+            if (th->tail == s->chunk_pairs)
+                stream_make_room(th, 1);
+            th->buf[2 * th->tail] = a;
+            th->buf[2 * th->tail + 1] = b;
+            th->tail++;
+        }
+        break;
+    }
+    case SC_SINK_HISTOGRAM:
+        for (size_t k = 0; k < n; k++) {
+            uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
+            uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+            sum += mix64(((uint64_t)lo << 32) | hi);
+            __atomic_fetch_add(&s->hist[lo], 1u, __ATOMIC_RELAXED);
+        }
+        break;
+    case SC_SINK_WINDOW:
+        kept = 0;
+        for (size_t k = 0; k < n; k++) {
+            uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
+            uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+            if (lo < s->win_lo || lo >= s->win_hi)
+                continue;
+            uint64_t v = ((uint64_t)lo << 32) | hi;
+            sum += mix64(v);
+            kept++;
+            size_t at = __atomic_fetch_add(&s->win_count, 1, __ATOMIC_RELAXED);
+            s->win[at] = v;
+        }
+        break;
+    }
+    th->checksum += sum;
+    th->pairs += kept;
+    h->count = 0;
+}
+
+void sc_sink_chunk_begin(sc_sink *s, int tid, size_t chunk) {
+    sc_sink_thread *th = &s->th[tid];
+    if (s->mode != SC_SINK_STREAM)
+        return;
+    stream_make_room(th, 0); /* queue slot */
+    sc_chunk_state *c = &s->chunks[chunk];
+    c->owner = tid;
+    c->begin = th->tail;
+    th->queue[th->nqueue++] = chunk;
+    __atomic_store_n(&c->state, 1, __ATOMIC_RELEASE);
+}
+
+void sc_sink_chunk_end(sc_sink *s, int tid, size_t chunk) {
+    sc_sink_thread *th = &s->th[tid];
+    process_hits(&th->hits);
+    if (s->mode != SC_SINK_STREAM)
+        return;
+    sc_chunk_state *c = &s->chunks[chunk];
+    omp_set_lock(&s->lock);
+    c->end = th->tail;
+    __atomic_store_n(&c->state, 2, __ATOMIC_RELEASE);
+    drain_locked(s, th);
+    omp_unset_lock(&s->lock);
+}
+
+void sc_sink_finish(sc_sink *s) {
+    if (s->mode == SC_SINK_STREAM) {
+        omp_set_lock(&s->lock);
+        drain_locked(s, NULL);
+        omp_unset_lock(&s->lock);
+    }
+}
+
+void sc_sink_totals(const sc_sink *s, uint64_t *pairs, uint64_t *checksum) {
+    uint64_t p = 0, c = 0;
+    for (int t = 0; t < s->threads; t++) {
+        p += s->th[t].pairs;
+        c += s->th[t].checksum;
+    }
+    *pairs = p;
+    *checksum = c;
+}

@@ -1,0 +1,81 @@
+/*
+ * output.h: pair sinks shared by the search (producer) and the engine.
+ * See output.c for the modes and the ordered-emission protocol.
+ */
+#ifndef SC_OUTPUT_H
+#define SC_OUTPUT_H
+
+#include "internal.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#else
+typedef int omp_lock_t;
+static inline void omp_init_lock(omp_lock_t *l) { (void)l; }
+static inline void omp_destroy_lock(omp_lock_t *l) { (void)l; }
+static inline void omp_set_lock(omp_lock_t *l) { (void)l; }
+static inline void omp_unset_lock(omp_lock_t *l) { (void)l; }
+#endif
+
+#define SC_HITS_CAPACITY 4096 /* pairs; >= SC_KERNEL_BLOCK + 4 */
+#define SC_QUEUE 1024         /* chunks a thread may hold unemitted */
+
+typedef enum sc_sink_mode {
+    SC_SINK_COUNT,
+    SC_SINK_STREAM,
+    SC_SINK_HISTOGRAM,
+    SC_SINK_WINDOW
+} sc_sink_mode;
+
+typedef struct sc_chunk_state {
+    int state; /* 0 not started, 1 in progress, 2 done */
+    int owner;
+    size_t begin, end; /* pairs in the owner's buffer */
+} sc_chunk_state;
+
+typedef struct sc_sink_thread {
+    sc_hits hits;
+    struct sc_sink *sink;
+    int id;
+    uint64_t pairs, checksum;
+    /* STREAM */
+    uint32_t *buf;
+    size_t tail, emitted;
+    size_t *queue;
+    size_t nqueue;
+    char pad[64];
+} sc_sink_thread;
+
+struct sc_sink {
+    sc_sink_mode mode;
+    const uint32_t *index; /* sorted -> input */
+    int threads;
+    sc_sink_thread *th;
+    int stopped;
+    /* STREAM */
+    sc_pair_fn fn;
+    void *user;
+    size_t chunk_pairs;
+    sc_chunk_state *chunks;
+    size_t nchunks, head;
+    omp_lock_t lock;
+    /* HISTOGRAM */
+    uint32_t *hist;
+    /* WINDOW */
+    uint32_t win_lo, win_hi;
+    uint64_t *win;
+    size_t win_count;
+};
+
+/* Scratch bytes sc_sink_setup needs. */
+SC_INTERNAL size_t sc_sink_bytes(int threads, sc_sink_mode mode, size_t chunk_pairs,
+                                 size_t nchunks);
+/* Lays the per-thread state out in mem; mode, index and the mode's fields
+ * must be set before. */
+SC_INTERNAL void sc_sink_setup(sc_sink *s, void *mem, int threads, size_t nchunks);
+SC_INTERNAL void sc_sink_chunk_begin(sc_sink *s, int tid, size_t chunk);
+SC_INTERNAL void sc_sink_chunk_end(sc_sink *s, int tid, size_t chunk);
+SC_INTERNAL void sc_sink_finish(sc_sink *s);
+SC_INTERNAL void sc_sink_totals(const sc_sink *s, uint64_t *pairs, uint64_t *checksum);
+
+#endif /* SC_OUTPUT_H */

@@ -1,0 +1,129 @@
+/*
+ * status.c: names, defaults and the input view: the small pieces of the
+ * public API that need no engine.
+ */
+#include "internal.h"
+
+#include <math.h>
+
+const char *sc_version(void) { return SC_VERSION_STRING; }
+
+const char *sc_status_string(sc_status s) {
+    switch (s) {
+    case SC_OK: return "ok";
+    case SC_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case SC_ERR_NON_FINITE: return "non-finite value (NaN or infinity)";
+    case SC_ERR_NEGATIVE_RADIUS: return "negative radius";
+    case SC_ERR_OUT_OF_RANGE: return "value out of range (|value| > 1e150)";
+    case SC_ERR_TOO_MANY_SPHERES: return "too many spheres for 32-bit indices";
+    case SC_ERR_OUT_OF_MEMORY: return "out of memory";
+    case SC_ERR_BUFFER_TOO_SMALL: return "pair buffer too small";
+    case SC_ERR_STOPPED: return "stopped by the pair callback";
+    case SC_ERR_UNSUPPORTED: return "kernel not supported by this CPU or build";
+    }
+    return "unknown status";
+}
+
+const char *sc_stage_name(sc_stage s) {
+    static const char *const names[SC_STAGE_COUNT] = {"bounds", "keys",  "sort", "gather",
+                                                      "cells",  "search", "merge"};
+    return (unsigned)s < SC_STAGE_COUNT ? names[s] : "?";
+}
+
+const char *sc_kernel_name(sc_kernel k) {
+    switch (k) {
+    case SC_KERNEL_AUTO: return "auto";
+    case SC_KERNEL_SCALAR: return "scalar";
+    case SC_KERNEL_AVX2: return "avx2";
+    }
+    return "?";
+}
+
+const char *sc_pin_name(sc_pin p) {
+    switch (p) {
+    case SC_PIN_NONE: return "none";
+    case SC_PIN_COMPACT: return "compact";
+    case SC_PIN_SCATTER: return "scatter";
+    }
+    return "?";
+}
+
+uint64_t sc_pair_mix(uint32_t i, uint32_t j) {
+    uint64_t z = ((uint64_t)i << 32) | j;
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+sc_options sc_options_default(void) {
+    sc_options o = {0};
+    o.size = sizeof o;
+    o.algorithm = SC_ALGO_GRID;
+    o.threads = 0;
+    o.pin = SC_PIN_COMPACT;
+    o.kernel = SC_KERNEL_AUTO;
+    o.cell_factor = 1.0;
+    o.max_levels = SC_MAX_LEVELS;
+    o.chunk_pairs = 65536;
+    o.sorted_window_bytes = (size_t)64 << 20;
+    return o;
+}
+
+static sc_spheres make_view(size_t n, sc_dtype t, size_t stride, const void *x, const void *y,
+                            const void *z, const void *r) {
+    sc_spheres s = {n, t, stride, x, y, z, r};
+    return s;
+}
+
+sc_spheres sc_spheres_soa_f64(size_t n, const double *x, const double *y, const double *z,
+                              const double *r) {
+    return make_view(n, SC_F64, sizeof(double), x, y, z, r);
+}
+sc_spheres sc_spheres_soa_f32(size_t n, const float *x, const float *y, const float *z,
+                              const float *r) {
+    return make_view(n, SC_F32, sizeof(float), x, y, z, r);
+}
+sc_spheres sc_spheres_rows_f64(size_t n, int dims, const double *rows) {
+    if (dims == 2)
+        return make_view(n, SC_F64, 3 * sizeof(double), rows, rows ? rows + 1 : NULL, NULL,
+                         rows ? rows + 2 : NULL);
+    return make_view(n, SC_F64, 4 * sizeof(double), rows, rows ? rows + 1 : NULL,
+                     rows ? rows + 2 : NULL, rows ? rows + 3 : NULL);
+}
+sc_spheres sc_spheres_rows_f32(size_t n, int dims, const float *rows) {
+    if (dims == 2)
+        return make_view(n, SC_F32, 3 * sizeof(float), rows, rows ? rows + 1 : NULL, NULL,
+                         rows ? rows + 2 : NULL);
+    return make_view(n, SC_F32, 4 * sizeof(float), rows, rows ? rows + 1 : NULL,
+                     rows ? rows + 2 : NULL, rows ? rows + 3 : NULL);
+}
+
+sc_status sc_view_make(const sc_spheres *s, sc_view *v) {
+    if (!s || (s->dtype != SC_F32 && s->dtype != SC_F64))
+        return SC_ERR_INVALID_ARGUMENT;
+    if (s->count > SC_MAX_SPHERES)
+        return SC_ERR_TOO_MANY_SPHERES;
+    if (s->count > 0 && (!s->x || !s->y || !s->r))
+        return SC_ERR_INVALID_ARGUMENT;
+    v->n = s->count;
+    v->f64 = s->dtype == SC_F64;
+    v->stride = s->stride ? s->stride : (v->f64 ? sizeof(double) : sizeof(float));
+    v->x = s->x;
+    v->y = s->y;
+    v->z = s->z;
+    v->r = s->r;
+    return SC_OK;
+}
+
+sc_status sc_spheres_validate(const sc_spheres *s, size_t *bad_index) {
+    sc_view v;
+    sc_status st = sc_view_make(s, &v);
+    if (st != SC_OK)
+        return st;
+    sc_bounds b;
+    st = sc_bounds_compute(&v, &b);
+    if (st != SC_OK && bad_index)
+        *bad_index = b.bad_index;
+    return st;
+}

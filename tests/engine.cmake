@@ -1,0 +1,16 @@
+# Engine: stage unit tests and differential tests against a brute-force oracle.
+add_executable(test_engine test_engine.c)
+target_link_libraries(test_engine PRIVATE sc_tools m)
+target_compile_options(test_engine PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
+target_compile_definitions(test_engine PRIVATE _POSIX_C_SOURCE=200809L)
+foreach(group api pathological generators)
+  add_test(NAME engine.${group} COMMAND test_engine ${group})
+endforeach()
+
+add_executable(test_stages test_stages.c)
+target_link_libraries(test_stages PRIVATE spherecollide_static m)
+target_include_directories(test_stages PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/kernels)
+target_compile_options(test_stages PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
+target_compile_definitions(test_stages PRIVATE _POSIX_C_SOURCE=200809L
+  $<$<BOOL:${SC_ENABLE_AVX2}>:SC_HAVE_AVX2_KERNEL=1>)
+add_test(NAME engine.stages COMMAND test_stages)

@@ -1,0 +1,595 @@
+/*
+ * test_engine.c: differential tests of the whole engine against a brute-force
+ * double oracle written here, independent of the library: every generator,
+ * several sizes, both kernels, threads 1..4, float64 and float32 input,
+ * rows and SoA views, 2-D, and pathological layouts. Pair sets, checksums
+ * and the streamed order must match exactly.
+ *
+ * Usage: test_engine [GROUP]   (GROUP: generators, precision, pathological,
+ * api, all; default all)
+ */
+#include "sc_gen.h"
+#include "spherecollide.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures, checks;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+/* ---- oracle ---------------------------------------------------------------- */
+
+typedef struct pairs {
+    uint32_t *p; /* i, j interleaved */
+    size_t n, cap;
+} pairs;
+
+static void pairs_push(pairs *v, uint32_t i, uint32_t j) {
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 1024;
+        v->p = realloc(v->p, 2 * v->cap * sizeof(uint32_t));
+        if (!v->p)
+            abort();
+    }
+    v->p[2 * v->n] = i;
+    v->p[2 * v->n + 1] = j;
+    v->n++;
+}
+
+static uint64_t mix(uint32_t i, uint32_t j) {
+    uint64_t z = ((uint64_t)i << 32) | j;
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Spheres as double (x, y, z, r) rows: the values the caller gave, widened. */
+typedef struct dataset {
+    const char *name;
+    size_t n;
+    double *rows;
+} dataset;
+
+/* The predicate, in lexicographic (i, j) order. Compiled with
+ * -ffp-contract=off, so no FMA sneaks in. */
+static void oracle(const dataset *d, pairs *out, uint64_t *checksum) {
+    out->n = 0;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        const double *a = d->rows + 4 * i;
+        for (size_t j = i + 1; j < d->n; j++) {
+            const double *b = d->rows + 4 * j;
+            double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+            double d2 = (dx * dx + dy * dy) + dz * dz;
+            double s = a[3] + b[3];
+            if (d2 <= s * s) {
+                pairs_push(out, (uint32_t)i, (uint32_t)j);
+                sum += mix((uint32_t)i, (uint32_t)j);
+            }
+        }
+    }
+    *checksum = sum;
+}
+
+/* ---- engine runs --------------------------------------------------------- */
+
+static int collect(const uint32_t *p, size_t count, void *user) {
+    pairs *v = user;
+    for (size_t k = 0; k < count; k++) {
+        if (p[2 * k] >= p[2 * k + 1])
+            return 1; /* i < j must hold: stop, the test will see it */
+        pairs_push(v, p[2 * k], p[2 * k + 1]);
+    }
+    return 0;
+}
+
+static int cmp_pair(const void *a, const void *b) {
+    const uint32_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    if (x[1] != y[1])
+        return x[1] < y[1] ? -1 : 1;
+    return 0;
+}
+
+static int same_pairs(const pairs *a, const pairs *b) {
+    return a->n == b->n && (a->n == 0 || memcmp(a->p, b->p, 2 * a->n * sizeof(uint32_t)) == 0);
+}
+
+typedef struct config {
+    sc_kernel kernel;
+    int threads;
+    sc_algorithm algo;
+    int max_levels;
+    double cell_factor;
+} config;
+
+static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs) {
+    sc_options o = sc_options_default();
+    o.kernel = c->kernel;
+    o.threads = c->threads;
+    o.algorithm = c->algo;
+    o.pin = SC_PIN_NONE;
+    o.sorted = sorted;
+    if (c->max_levels)
+        o.max_levels = c->max_levels;
+    if (c->cell_factor > 0)
+        o.cell_factor = c->cell_factor;
+    if (chunk_pairs)
+        o.chunk_pairs = chunk_pairs;
+    if (sorted)
+        o.sorted_window_bytes = 1 << 16; /* force several windows */
+    sc_context *ctx = NULL;
+    sc_status st = sc_context_create(&o, &ctx);
+    if (st != SC_OK) {
+        fprintf(stderr, "context: %s\n", sc_status_string(st));
+        abort();
+    }
+    return ctx;
+}
+
+/* Runs one configuration on a view; compares with the oracle. `stream_ref`
+ * holds the unsorted stream order of the first configuration run on this
+ * dataset (empty before), which every later one must reproduce. */
+static void check_config(const dataset *d, const sc_spheres *view, const config *c,
+                         const pairs *want, uint64_t want_sum, pairs *stream_ref,
+                         const char *what) {
+    char tag[160];
+    snprintf(tag, sizeof tag, "%s n=%zu %s kernel=%s threads=%d algo=%d levels=%d factor=%g", d->name,
+             d->n, what, sc_kernel_name(c->kernel), c->threads, (int)c->algo, c->max_levels,
+             c->cell_factor);
+
+    /* count */
+    sc_context *ctx = make_ctx(c, 0, 0);
+    sc_summary s;
+    sc_status st = sc_count_pairs(ctx, view, &s);
+    CHECK(st == SC_OK, "%s: count status %s", tag, sc_status_string(st));
+    CHECK(s.pairs == want->n, "%s: count %llu, oracle %zu", tag, (unsigned long long)s.pairs,
+          want->n);
+    CHECK(s.checksum == want_sum, "%s: checksum %016llx, oracle %016llx", tag,
+          (unsigned long long)s.checksum, (unsigned long long)want_sum);
+    sc_stats stats;
+    sc_context_stats(ctx, &stats);
+    CHECK(stats.pairs == want->n && stats.kernel == (c->kernel == SC_KERNEL_AUTO ? sc_kernel_auto() : c->kernel),
+          "%s: stats pairs %llu kernel %s", tag, (unsigned long long)stats.pairs,
+          sc_kernel_name(stats.kernel));
+
+    /* stream, unsorted, small chunks so that buffers wrap and threads wait */
+    sc_context_destroy(ctx);
+    ctx = make_ctx(c, 0, 97);
+    pairs got = {0};
+    st = sc_stream_pairs(ctx, view, collect, &got, &s);
+    CHECK(st == SC_OK, "%s: stream status %s", tag, sc_status_string(st));
+    CHECK(s.pairs == want->n && got.n == want->n, "%s: stream %zu pairs, summary %llu, oracle %zu",
+          tag, got.n, (unsigned long long)s.pairs, want->n);
+    if (stream_ref->n == 0 && got.n > 0) {
+        stream_ref->n = 0;
+        for (size_t k = 0; k < got.n; k++)
+            pairs_push(stream_ref, got.p[2 * k], got.p[2 * k + 1]);
+    } else {
+        CHECK(same_pairs(&got, stream_ref), "%s: stream order differs from the first run", tag);
+    }
+    qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
+    CHECK(same_pairs(&got, want), "%s: streamed pair set differs from the oracle", tag);
+    free(got.p);
+    sc_context_destroy(ctx);
+
+    /* fill, sorted: exactly the oracle's list */
+    ctx = make_ctx(c, 1, 0);
+    size_t cap = want->n + 1;
+    uint32_t *buf = malloc(2 * cap * sizeof(uint32_t));
+    size_t needed = 0;
+    st = sc_fill_pairs(ctx, view, buf, cap, &needed, &s);
+    CHECK(st == SC_OK && needed == want->n, "%s: fill status %s needed %zu", tag,
+          sc_status_string(st), needed);
+    pairs f = {buf, needed, cap};
+    CHECK(same_pairs(&f, want), "%s: sorted fill differs from the oracle", tag);
+    /* too small a buffer reports the size needed */
+    if (want->n > 0) {
+        st = sc_fill_pairs(ctx, view, buf, want->n - 1, &needed, NULL);
+        CHECK(st == SC_ERR_BUFFER_TOO_SMALL && needed == want->n,
+              "%s: small buffer status %s needed %zu", tag, sc_status_string(st), needed);
+    }
+    free(buf);
+    sc_context_destroy(ctx);
+}
+
+static const sc_kernel kernels[] = {SC_KERNEL_SCALAR, SC_KERNEL_AVX2};
+static const int thread_counts[] = {1, 2, 3, 4};
+
+static void check_dataset(const dataset *d, int full) {
+    pairs want = {0}, ref = {0};
+    uint64_t sum;
+    oracle(d, &want, &sum);
+    sc_spheres view = sc_spheres_rows_f64(d->n, 3, d->rows);
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        if (!sc_kernel_available(kernels[k])) {
+            fprintf(stderr, "note: kernel %s not available on this CPU; its runs are skipped\n",
+                    sc_kernel_name(kernels[k]));
+            continue;
+        }
+        for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
+            if (!full && thread_counts[t] != 1 && thread_counts[t] != 3)
+                continue;
+            config c = {kernels[k], thread_counts[t], SC_ALGO_GRID, 0, 0};
+            check_config(d, &view, &c, &want, sum, &ref, "rows-f64");
+        }
+    }
+    /* the brute-force peer and grid variants */
+    config extra[] = {{SC_KERNEL_AUTO, 2, SC_ALGO_BRUTE, 0, 0},
+                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0},
+                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7}};
+    /* A different algorithm or grid shape may stream in another order; each
+     * variant only has to be exact (and its own order is checked by SoA). */
+    for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) {
+        pairs own = {0};
+        check_config(d, &view, &extra[k], &want, sum, &own, "variant");
+        free(own.p);
+    }
+    /* the same data as separate arrays (SoA) */
+    double *soa = malloc(4 * (d->n + 1) * sizeof(double));
+    for (size_t i = 0; i < d->n; i++)
+        for (int a = 0; a < 4; a++)
+            soa[a * d->n + i] = d->rows[4 * i + a];
+    sc_spheres sv = sc_spheres_soa_f64(d->n, soa, soa + d->n, soa + 2 * d->n, soa + 3 * d->n);
+    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0};
+    check_config(d, &sv, &c, &want, sum, &ref, "soa-f64");
+    free(soa);
+    free(want.p);
+    free(ref.p);
+}
+
+/* float32 input: the oracle runs on the float values widened to double. */
+static void check_dataset_f32(const dataset *d) {
+    float *rows32 = malloc(4 * (d->n + 1) * sizeof(float));
+    dataset w = {d->name, d->n, malloc(4 * (d->n + 1) * sizeof(double))};
+    for (size_t k = 0; k < 4 * d->n; k++) {
+        rows32[k] = (float)d->rows[k];
+        w.rows[k] = (double)rows32[k];
+    }
+    pairs want = {0}, ref = {0};
+    uint64_t sum;
+    oracle(&w, &want, &sum);
+    sc_spheres view = sc_spheres_rows_f32(d->n, 3, rows32);
+    for (size_t k = 0; k < 2; k++) {
+        if (!sc_kernel_available(kernels[k]))
+            continue;
+        config c = {kernels[k], 3, SC_ALGO_GRID, 0, 0};
+        check_config(&w, &view, &c, &want, sum, &ref, "rows-f32");
+    }
+    free(want.p);
+    free(ref.p);
+    free(w.rows);
+    free(rows32);
+}
+
+/* 2-D circles: (x, y, r) rows; the oracle sees z = 0. */
+static void check_dataset_2d(const dataset *d) {
+    double *rows3 = malloc(3 * (d->n + 1) * sizeof(double));
+    dataset w = {d->name, d->n, malloc(4 * (d->n + 1) * sizeof(double))};
+    for (size_t i = 0; i < d->n; i++) {
+        rows3[3 * i] = d->rows[4 * i];
+        rows3[3 * i + 1] = d->rows[4 * i + 1];
+        rows3[3 * i + 2] = d->rows[4 * i + 3];
+        w.rows[4 * i] = d->rows[4 * i];
+        w.rows[4 * i + 1] = d->rows[4 * i + 1];
+        w.rows[4 * i + 2] = 0.0;
+        w.rows[4 * i + 3] = d->rows[4 * i + 3];
+    }
+    pairs want = {0}, ref = {0};
+    uint64_t sum;
+    oracle(&w, &want, &sum);
+    sc_spheres view = sc_spheres_rows_f64(d->n, 2, rows3);
+    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0};
+    check_config(&w, &view, &c, &want, sum, &ref, "2d");
+    free(want.p);
+    free(ref.p);
+    free(w.rows);
+    free(rows3);
+}
+
+/* ---- groups -------------------------------------------------------------- */
+
+static void group_generators(void) {
+    const char *const *names = scgen_names();
+    const size_t sizes[] = {0, 1, 2, 300, 5000, 20000};
+    for (int g = 0; names[g]; g++) {
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            size_t n = sizes[s];
+            if (strcmp(names[g], "dense") == 0 && n > 1500)
+                n = 1500; /* K = n(n-1)/2 */
+            dataset d = {names[g], n, malloc(4 * (n + 1) * sizeof(double))};
+            CHECK(scgen_generate(names[g], n, 7 + s, d.rows) == 0, "generate %s", names[g]);
+            check_dataset(&d, n == 5000);
+            if (n == 5000) {
+                check_dataset_f32(&d);
+                check_dataset_2d(&d);
+            }
+            free(d.rows);
+        }
+    }
+}
+
+static uint64_t rng_state = 12345;
+static double urand(void) {
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rng_state >> 11) * 0x1p-53;
+}
+
+static void run_rows(const char *name, size_t n, double *rows) {
+    dataset d = {name, n, rows};
+    check_dataset(&d, 0);
+}
+
+static void group_pathological(void) {
+    size_t n;
+    double *rows;
+
+    /* all spheres at one point, radius 0 and 1 mixed */
+    n = 600;
+    rows = calloc(4 * n, sizeof(double));
+    for (size_t i = 0; i < n; i++)
+        rows[4 * i + 3] = (i % 3 == 0) ? 0.0 : 1.0;
+    run_rows("one-point", n, rows);
+    free(rows);
+
+    /* exactly touching: radius 0.5 on an integer lattice, d2 == s*s exactly,
+     * shifted far from the origin so rounding of cells is tested */
+    n = 12 * 12 * 12;
+    rows = malloc(4 * n * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        rows[4 * i] = 1000.0 + (double)(i % 12);
+        rows[4 * i + 1] = -517.0 + (double)((i / 12) % 12);
+        rows[4 * i + 2] = 3.0 + (double)(i / 144);
+        rows[4 * i + 3] = 0.5;
+    }
+    run_rows("touching-lattice", n, rows);
+    /* the same, with a 1e30 outlier that forces power-of-two cells */
+    rows[0] = 1e30;
+    run_rows("touching-lattice+1e30", n, rows);
+    free(rows);
+
+    /* one huge sphere among small ones, and radii spanning 10^4 */
+    n = 4000;
+    rows = malloc(4 * n * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < 3; a++)
+            rows[4 * i + a] = 200.0 * urand() - 100.0;
+        rows[4 * i + 3] = 0.05 + 0.5 * urand();
+    }
+    rows[3] = 60.0;
+    rows[4 * 17 + 3] = 500.0;
+    run_rows("huge-sphere", n, rows);
+    for (size_t i = 0; i < n; i++)
+        rows[4 * i + 3] = 0.01 * pow(10.0, 4.0 * urand() * urand());
+    run_rows("radii-1e4", n, rows);
+    free(rows);
+
+    /* two clusters far apart (1e9), and a few spheres at +-1e30 and 1e-300 */
+    n = 3000;
+    rows = malloc(4 * n * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        double off = (i & 1) ? 1e9 : -3.0;
+        for (int a = 0; a < 3; a++)
+            rows[4 * i + a] = off + 30.0 * urand();
+        rows[4 * i + 3] = 1.0 + 0.5 * urand();
+    }
+    run_rows("far-clusters-1e9", n, rows);
+    rows[0] = 1e30;
+    rows[4 * 1 + 1] = -1e30;
+    rows[4 * 2 + 2] = 1e30;
+    rows[4 * 3] = 1e30; /* touches sphere 0 only if equal: make it equal */
+    rows[4 * 3 + 1] = rows[1];
+    rows[4 * 3 + 2] = rows[2];
+    rows[4 * 5] = -1e-300;
+    rows[4 * 6] = 1e-300;
+    run_rows("outliers-1e30", n, rows);
+    free(rows);
+
+    /* a column: every sphere on a line (high aspect ratio), and negative coords */
+    n = 5000;
+    rows = malloc(4 * n * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        rows[4 * i] = -5000.0 + 3.0 * (double)i * urand();
+        rows[4 * i + 1] = 0.001 * urand();
+        rows[4 * i + 2] = -7.0;
+        rows[4 * i + 3] = 1.0 + urand();
+    }
+    run_rows("line", n, rows);
+    free(rows);
+}
+
+static void group_api(void) {
+    /* bad input gives a status and the first bad index */
+    double rows[4 * 4] = {0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 1, 3, 3, 3, 1};
+    sc_spheres v = sc_spheres_rows_f64(4, 3, rows);
+    size_t bad = 99;
+    rows[4 * 2 + 3] = -1.0;
+    CHECK(sc_spheres_validate(&v, &bad) == SC_ERR_NEGATIVE_RADIUS && bad == 2, "negative radius");
+    rows[4 * 2 + 3] = 1.0;
+    rows[4 * 1 + 1] = NAN;
+    CHECK(sc_spheres_validate(&v, &bad) == SC_ERR_NON_FINITE && bad == 1, "nan");
+    rows[4 * 1 + 1] = INFINITY;
+    CHECK(sc_spheres_validate(&v, &bad) == SC_ERR_NON_FINITE && bad == 1, "inf");
+    rows[4 * 1 + 1] = 1e200;
+    CHECK(sc_spheres_validate(&v, &bad) == SC_ERR_OUT_OF_RANGE && bad == 1, "range");
+    rows[4 * 1 + 1] = 1.0;
+    CHECK(sc_spheres_validate(&v, &bad) == SC_OK, "valid");
+
+    sc_context *ctx = NULL;
+    CHECK(sc_context_create(NULL, &ctx) == SC_OK && ctx, "default context");
+    sc_summary s;
+    rows[3] = NAN;
+    CHECK(sc_count_pairs(ctx, &v, &s) == SC_ERR_NON_FINITE, "count rejects NaN");
+    rows[3] = 1.0;
+    CHECK(sc_count_pairs(ctx, &v, &s) == SC_OK && s.pairs == 3, "context usable after an error");
+    CHECK(sc_count_pairs(ctx, NULL, &s) == SC_ERR_INVALID_ARGUMENT, "NULL view");
+    CHECK(sc_count_pairs(NULL, &v, &s) == SC_ERR_INVALID_ARGUMENT, "NULL context");
+    sc_spheres toomany = v;
+    toomany.count = (size_t)UINT32_MAX + 1;
+    CHECK(sc_count_pairs(ctx, &toomany, &s) == SC_ERR_TOO_MANY_SPHERES, "too many spheres");
+    sc_context_destroy(ctx);
+    sc_context_destroy(NULL);
+
+    sc_options o = sc_options_default();
+    o.threads = -1;
+    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "bad threads");
+    o = sc_options_default();
+    o.size = 3;
+    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT, "bad size field");
+    o = sc_options_default();
+    o.kernel = SC_KERNEL_AVX2;
+    sc_status st = sc_context_create(&o, &ctx);
+    CHECK(sc_kernel_available(SC_KERNEL_AVX2) ? st == SC_OK : st == SC_ERR_UNSUPPORTED,
+          "forced avx2: %s", sc_status_string(st));
+    sc_context_destroy(ctx);
+
+    /* the callback can stop the search */
+    size_t n = 2000;
+    double *many = malloc(4 * n * sizeof(double));
+    scgen_generate("dense", n, 1, many);
+    sc_spheres mv = sc_spheres_rows_f64(n, 3, many);
+    o = sc_options_default();
+    o.chunk_pairs = 1000;
+    o.threads = 2;
+    sc_context_create(&o, &ctx);
+    st = sc_stream_pairs(ctx, &mv, NULL, NULL, NULL);
+    CHECK(st == SC_ERR_INVALID_ARGUMENT, "NULL callback");
+
+    /* repeated queries: scratch stops growing */
+    sc_summary s1, s2;
+    sc_count_pairs(ctx, &mv, &s1);
+    sc_stats a, b;
+    sc_context_stats(ctx, &a);
+    sc_count_pairs(ctx, &mv, &s2);
+    sc_context_stats(ctx, &b);
+    CHECK(s1.pairs == s2.pairs && s1.checksum == s2.checksum && s1.pairs == n * (n - 1) / 2,
+          "repeat: %llu %llu", (unsigned long long)s1.pairs, (unsigned long long)s2.pairs);
+    CHECK(a.scratch_bytes == b.scratch_bytes && a.scratch_bytes > 0, "scratch reused");
+    sc_context_destroy(ctx);
+    free(many);
+}
+
+/* Allocation hooks: every allocation goes through them; queries after the
+ * first allocate nothing new; a failing allocator gives OUT_OF_MEMORY and
+ * leaves the context usable. */
+typedef struct counting {
+    long allocs, frees, fail_after;
+} counting;
+
+static void *count_alloc(size_t size, size_t align, void *user) {
+    counting *c = user;
+    if (c->fail_after >= 0 && c->allocs >= c->fail_after)
+        return NULL;
+    c->allocs++;
+    void *p = NULL;
+    return posix_memalign(&p, align, size) == 0 ? p : NULL;
+}
+
+static void count_free(void *p, void *user) {
+    counting *c = user;
+    c->frees++;
+    free(p);
+}
+
+static int count_cb(const uint32_t *p, size_t count, void *user) {
+    (void)p;
+    *(size_t *)user += count;
+    return 0;
+}
+
+static int stop_cb(const uint32_t *p, size_t count, void *user) {
+    (void)p;
+    (void)count;
+    return ++*(int *)user >= 2;
+}
+
+static void group_alloc(void) {
+    size_t n = 20000;
+    double *rows = malloc(4 * n * sizeof(double));
+    scgen_generate("uniform", n, 3, rows);
+    sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
+    counting cnt = {0, 0, -1};
+    sc_options o = sc_options_default();
+    o.allocator.alloc = count_alloc;
+    o.allocator.free = count_free;
+    o.allocator.user = &cnt;
+    o.threads = 2;
+    sc_context *ctx = NULL;
+    CHECK(sc_context_create(&o, &ctx) == SC_OK, "hooked context");
+    sc_summary s0, s1;
+    sc_count_pairs(ctx, &v, &s0);
+    size_t streamed = 0;
+    sc_stream_pairs(ctx, &v, count_cb, &streamed, &s1);
+    long after_first = cnt.allocs;
+    for (int k = 0; k < 3; k++) {
+        sc_count_pairs(ctx, &v, &s1);
+        streamed = 0;
+        sc_stream_pairs(ctx, &v, count_cb, &streamed, &s1);
+    }
+    CHECK(cnt.allocs == after_first, "steady state allocates nothing: %ld then %ld", after_first,
+          cnt.allocs);
+    CHECK(s1.pairs == s0.pairs && streamed == s0.pairs, "hooked results agree");
+    sc_context_destroy(ctx);
+    CHECK(cnt.allocs == cnt.frees, "every block freed: %ld allocs, %ld frees", cnt.allocs,
+          cnt.frees);
+
+    /* failing allocations: status, then success once memory is back */
+    for (long fail = 1; fail < 8; fail++) {
+        counting c2 = {0, 0, fail};
+        o.allocator.user = &c2;
+        ctx = NULL;
+        if (sc_context_create(&o, &ctx) != SC_OK)
+            continue;
+        sc_status st = sc_count_pairs(ctx, &v, &s1);
+        CHECK(st == SC_OK || st == SC_ERR_OUT_OF_MEMORY, "fail_after %ld: %s", fail,
+              sc_status_string(st));
+        c2.fail_after = -1;
+        st = sc_count_pairs(ctx, &v, &s1);
+        CHECK(st == SC_OK && s1.pairs == s0.pairs, "fail_after %ld then ok: %s", fail,
+              sc_status_string(st));
+        sc_context_destroy(ctx);
+        CHECK(c2.allocs == c2.frees, "fail_after %ld leaks", fail);
+    }
+
+    /* stopping from the callback */
+    o = sc_options_default();
+    o.chunk_pairs = 100;
+    o.threads = 2;
+    sc_context_create(&o, &ctx);
+    int calls = 0;
+    sc_status st = sc_stream_pairs(ctx, &v, stop_cb, &calls, NULL);
+    CHECK(st == SC_ERR_STOPPED && calls == 2, "stop: %s after %d calls", sc_status_string(st),
+          calls);
+    CHECK(sc_count_pairs(ctx, &v, &s1) == SC_OK && s1.pairs == s0.pairs, "usable after stop");
+    sc_context_destroy(ctx);
+    free(rows);
+}
+
+int main(int argc, char **argv) {
+    const char *group = argc > 1 ? argv[1] : "all";
+    int all = strcmp(group, "all") == 0;
+    if (all || strcmp(group, "api") == 0) {
+        group_api();
+        group_alloc();
+    }
+    if (all || strcmp(group, "pathological") == 0)
+        group_pathological();
+    if (all || strcmp(group, "generators") == 0)
+        group_generators();
+    printf("test_engine %s: %d checks, %d failures\n", group, checks, failures);
+    return failures ? 1 : 0;
+}
