@@ -618,7 +618,7 @@ static void group_npy(void)
     /* a NUL byte inside the header */
     {
         make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4), }", 64, NULL, 0);
-        size_t len;
+        size_t len = 0;
         unsigned char *raw = slurp(p, &len);
         raw[40] = 0;
         write_bytes(p, raw, len);
@@ -789,7 +789,8 @@ static void group_writers(void)
             const char *tmp = sc_pair_writer_temp_path(w);
             char prefix[1100];
             snprintf(prefix, sizeof prefix, "%s/.%s.tmp.", workdir, formats[f]);
-            CHECK(tmp && strncmp(tmp, prefix, strlen(prefix)) == 0, "temp path %s", tmp);
+            CHECK(tmp && strncmp(tmp, prefix, strlen(prefix)) == 0, "temp path %s",
+                  tmp ? tmp : "(none)");
             CHECK(tmp && file_exists(tmp) && !file_exists(p), "temp exists, output not yet");
             write_pairs_in_chunks(w, pairs, kk);
             CHECK(sc_pair_writer_count(w) == kk, "count");
@@ -799,7 +800,7 @@ static void group_writers(void)
             if (f == 0) {
                 check_npy_pairs(p, pairs, kk);
             } else {
-                size_t len;
+                size_t len = 0;
                 unsigned char *b = slurp(p, &len);
                 if (f == 1) {
                     size_t o = 0, cap = kk * 24 + 1;
@@ -856,7 +857,7 @@ static void group_writers(void)
         CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err) == SC_IO_OK, "%s", err);
         write_pairs_in_chunks(w, pairs, 1000);
         sc_pair_writer_abort(w);
-        size_t len;
+        size_t len = 0;
         unsigned char *b = slurp(p, &len);
         CHECK(b && len == 8 && memcmp(b, "precious", 8) == 0, "old content kept on abort");
         free(b);
@@ -959,7 +960,7 @@ static void group_spheres(void)
             }
             CHECK(bad == 0, "%s: %zu values differ", p, bad);
             if (strstr(p, ".csv")) {
-                size_t len;
+                size_t len = 0;
                 unsigned char *b = slurp(p, &len);
                 CHECK(b && memchr(b, ',', len) != NULL, "csv uses commas");
                 free(b);

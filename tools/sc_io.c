@@ -844,13 +844,8 @@ static sc_io_status read_npy(const char *path, file_data *f, const sc_io_read_op
 /* ======================================================================== */
 
 /* Byte classes: 1 token separator (whitespace, ',', '#'), 0 token byte. */
-static unsigned char text_sep[256];
-static void text_init_table(void)
-{
-    /* Idempotent; racing writers store the same values. */
-    text_sep[' '] = text_sep['\t'] = text_sep['\n'] = text_sep['\r'] = 1;
-    text_sep['\v'] = text_sep['\f'] = text_sep[','] = text_sep['#'] = 1;
-}
+static const unsigned char text_sep[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
+                                            ['\v'] = 1, ['\f'] = 1, [','] = 1,  ['#'] = 1};
 
 static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -1046,7 +1041,6 @@ static token_result parse_token(const char *t, size_t len, double *out)
 static sc_io_status read_text(const char *path, const file_data *f, const sc_io_read_options *opts,
                               sc_io_spheres *out, char *err, size_t errcap)
 {
-    text_init_table();
     const int dims = (opts && opts->dims == 2) ? 2 : 3;
     const size_t cols = (size_t)dims + 1;
     const size_t max = effective_max(opts);
