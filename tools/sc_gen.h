@@ -15,31 +15,36 @@
  * pins fingerprints of every distribution.
  *
  * Every distribution makes n spheres; the pair count is O(n) except for
- * dense. Figures below: volume fraction phi = sum of sphere volumes / volume
- * of the region (overlaps counted twice), and pairs per sphere K/n measured
- * with seed 1 (see docs/performance.md for the table at every n).
+ * dense. phi = sum of sphere volumes / volume of the region (overlaps counted
+ * twice). K/n = pairs per sphere, measured with seed 1 (exact counts, engine
+ * and hash grid agreeing) at n = 1e4 / 1e5 / 1e6 / 1e7:
  *
- *   name         radii          layout                                  K/n at 1e4 / 1e5 / 1e6
- *   uniform      U[1, 1.5]      centres uniform in a cube, phi = 0.25    0.95 / 0.97 / 0.98
- *   shell        U[1, 1.5]      centres on a sphere of radius
- *                               sqrt(0.7865 n), 0.101 centres per unit
- *                               area                                     0.99 / 1.00 / 1.00
- *   wide         [2.5, 80]      log-uniform radii (80 -> 2.5 as in seed
- *                               002), cube, phi = 0.35                   0.72 / 0.77 / 0.79
- *   powerlaw     [1, 1000]      Pareto alpha = 2 truncated at 1000, plus
- *                               sphere 0 with r = 1000; cube with
- *                               1.147e-4 centres per unit volume
- *                               (phi ~ 0.96, almost all in the few big
- *                               spheres)                                 see performance.md
- *   clustered    U[1, 1.5]      27 Irwin-Hall (near Gaussian) blobs,
- *                               widths sigma_k = S 10^(k/4), k = 0..8,
- *                               three blobs per width (100x span),
- *                               S = 0.1554 n^(1/3); blob centres uniform
- *                               in a cube of edge 800 S                  see performance.md
- *   farclusters  U[1, 1.5]      two uniform phi = 0.25 cubes, even and
- *                               odd indices, 1e7 apart along (1,1,1)     0.95 / 0.97 / 0.98
- *   dense        U[1, 1.5]      centres uniform in a ball of radius 0.5:
- *                               every pair intersects, K = n(n-1)/2
+ *   uniform      radii U[1, 1.5]; centres uniform in a cube centred on the
+ *                origin, phi = 0.25.
+ *                K/n = 0.924 / 0.962 / 0.971 / 0.978
+ *   shell        radii U[1, 1.5]; centres uniform on a sphere of radius
+ *                sqrt(0.7865 n) (0.1012 centres per unit area).
+ *                K/n = 1.019 / 1.001 / 0.999 / 1.000
+ *   wide         radii log-uniform on [2.5, 80] (80 -> 2.5 as in seed 002),
+ *                cube, phi = 0.35 (measured 0.347 at 1e4, 0.350 at 1e7).
+ *                K/n = 0.751 / 0.765 / 0.777 / 0.785
+ *   powerlaw     radii Pareto alpha = 2 on [1, 1000] (truncated), and sphere 0
+ *                has r = 1000 at every n; cube with 1.147e-4 centres per unit
+ *                volume (phi = 1.11 at 1e7, almost all in the few big
+ *                spheres: ~1000 with r >= 100 at 1e7). For n <= 1e6 the
+ *                r = 1000 sphere alone meets a large share of the box.
+ *                K/n = 1.143 / 1.500 / 1.143 / 0.968
+ *   clustered    radii U[1, 1.5]; 27 near-Gaussian blobs (sphere k in blob
+ *                k mod 27), widths S 10^(k/4), k = 0..8, three blobs each
+ *                (100x span), S = 0.155 n^(1/3), blob centres uniform in a
+ *                cube of edge 800 S. ~80% of the pairs are in the tightest
+ *                blobs (~7 per sphere there); the widest are nearly pair-free.
+ *                K/n = 0.864 / 0.932 / 0.937 / 0.943
+ *   farclusters  radii U[1, 1.5]; two phi = 0.25 cubes (even indices in one,
+ *                odd in the other) whose centres are 1e7 apart along (1,1,1).
+ *                K/n = 0.927 / 0.965 / 0.971 (the bench stops at 1e6)
+ *   dense        radii U[1, 1.5]; centres uniform in the ball of radius 0.5,
+ *                so every pair intersects with margin: K = n(n-1)/2.
  *
  * Thread-safe (no global state).
  */
