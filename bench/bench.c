@@ -77,6 +77,7 @@ typedef struct bench_args {
     int brute;
     size_t brute_max_n;
     int quick;
+    double slow_s; /* a cold query slower than this: only 3 repeats */
     int fork;
     int caps;
     sc_pin pin;
@@ -117,6 +118,8 @@ static void usage(FILE *f)
         "  --scenario NAME    names the CSV files (default sweep)\n"
         "  --machine-tag TAG  results folder name (default from the CPU model and cores)\n"
         "  --tmpdir DIR       where --mode npy writes (default " SC_BENCH_RESULTS_DIR "/tmp)\n"
+        "  --slow S           when the warm-up query takes over S seconds, time only 3\n"
+        "                     repeats (default 5; 0: never)\n"
         "  --no-fork          run in this process (peak memory is then cumulative)\n"
         "  --no-caps          do not cap the sizes of dense and farclusters\n"
         "Exit status: 0 all runs agree, 1 a failure or a disagreement, 2 usage.\n");
@@ -187,6 +190,7 @@ static void parse_args(int argc, char **argv, bench_args *a)
     a->brute_max_n = 20000;
     a->fork = 1;
     a->caps = 1;
+    a->slow_s = 5.0;
     a->pin = sc_options_default().pin;
     a->seed = 1;
     a->scenario = "sweep";
@@ -301,6 +305,9 @@ static void parse_args(int argc, char **argv, bench_args *a)
         } else if (!strcmp(opt, "--tmpdir")) {
             NEED_VALUE();
             a->tmpdir = val;
+        } else if (!strcmp(opt, "--slow")) {
+            NEED_VALUE();
+            a->slow_s = strtod(val, NULL);
         } else if (!strcmp(opt, "--no-fork")) {
             a->fork = 0;
         } else if (!strcmp(opt, "--no-caps")) {
@@ -635,7 +642,8 @@ static void run_engine(const bench_args *a, const double *rows, bench_row *row)
         goto done;
     }
     /* Run 0 is the warm-up (scratch allocation, first touch): reported as cold. */
-    for (int r = -1; r < c->repeats; r++) {
+    int reps = c->repeats; /* fewer (never under 3) when one query is slow */
+    for (int r = -1; r < reps; r++) {
         sc_summary sum = {0, 0};
         double t0 = now_s();
         st = engine_once(ctx, &view, c, a->tmpdir, &sum, row);
@@ -667,6 +675,8 @@ static void run_engine(const bench_args *a, const double *rows, bench_row *row)
             wall[r] = t1 - t0;
             for (int k = 0; k < SC_STAGE_COUNT; k++)
                 stage[k * c->repeats + r] = s.seconds[k];
+        } else if (a->slow_s > 0 && s.total_seconds > a->slow_s && reps > 3) {
+            reps = 3;
         }
         row->threads_used = s.threads;
         snprintf(row->kernel_ran, sizeof row->kernel_ran, "%s", sc_kernel_name(s.kernel));
@@ -678,11 +688,11 @@ static void run_engine(const bench_args *a, const double *rows, bench_row *row)
         row->cell_size = s.cell_size;
         row->repeats_done = r + 1;
     }
-    row->total_med = median(total, c->repeats);
+    row->total_med = median(total, reps);
     row->total_min = total[0]; /* sorted by median() */
-    row->wall_med = median(wall, c->repeats);
+    row->wall_med = median(wall, reps);
     for (int k = 0; k < SC_STAGE_COUNT; k++)
-        row->stage_med[k] = median(stage + k * c->repeats, c->repeats);
+        row->stage_med[k] = median(stage + k * c->repeats, reps);
 done:
     free(total);
     free(wall);
