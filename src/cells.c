@@ -46,13 +46,14 @@ size_t sc_cells_build(const uint64_t *keys, size_t n, const sc_grid_plan *plan, 
     /* Level l's cells: keys with level bits == l, contiguous since the level
      * is the most significant field. */
     size_t at = 0;
-    for (int l = 0; l <= plan->levels; l++) {
+    for (int l = 0; l < plan->levels; l++) {
         const uint64_t lo = (uint64_t)l << plan->level_shift;
         while (at < count && c->key[at] < lo)
             at++;
         c->level_begin[l] = at;
     }
-    for (int l = plan->levels + 1; l <= SC_MAX_LEVELS; l++)
+    /* No key for "level `levels`": with 16 levels it would overflow 64 bits. */
+    for (int l = plan->levels; l <= SC_MAX_LEVELS; l++)
         c->level_begin[l] = count;
     return count;
 }

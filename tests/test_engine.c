@@ -117,7 +117,7 @@ typedef struct config {
     double cell_factor;
 } config;
 
-static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs) {
+static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, size_t pairs_hint) {
     sc_options o = sc_options_default();
     o.kernel = c->kernel;
     o.threads = c->threads;
@@ -130,8 +130,8 @@ static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs) {
         o.cell_factor = c->cell_factor;
     if (chunk_pairs)
         o.chunk_pairs = chunk_pairs;
-    if (sorted)
-        o.sorted_window_bytes = 1 << 16; /* force several windows */
+    if (sorted) /* force about three windows */
+        o.sorted_window_bytes = pairs_hint * 24 / 3 > 4096 ? pairs_hint * 24 / 3 : 4096;
     sc_context *ctx = NULL;
     sc_status st = sc_context_create(&o, &ctx);
     if (st != SC_OK) {
@@ -153,7 +153,7 @@ static void check_config(const dataset *d, const sc_spheres *view, const config 
              c->cell_factor);
 
     /* count */
-    sc_context *ctx = make_ctx(c, 0, 0);
+    sc_context *ctx = make_ctx(c, 0, 0, 0);
     sc_summary s;
     sc_status st = sc_count_pairs(ctx, view, &s);
     CHECK(st == SC_OK, "%s: count status %s", tag, sc_status_string(st));
@@ -169,7 +169,7 @@ static void check_config(const dataset *d, const sc_spheres *view, const config 
 
     /* stream, unsorted, small chunks so that buffers wrap and threads wait */
     sc_context_destroy(ctx);
-    ctx = make_ctx(c, 0, 97);
+    ctx = make_ctx(c, 0, 97, 0);
     pairs got = {0};
     st = sc_stream_pairs(ctx, view, collect, &got, &s);
     CHECK(st == SC_OK, "%s: stream status %s", tag, sc_status_string(st));
@@ -188,7 +188,7 @@ static void check_config(const dataset *d, const sc_spheres *view, const config 
     sc_context_destroy(ctx);
 
     /* fill, sorted: exactly the oracle's list */
-    ctx = make_ctx(c, 1, 0);
+    ctx = make_ctx(c, 1, 0, want->n);
     size_t cap = want->n + 1;
     uint32_t *buf = malloc(2 * cap * sizeof(uint32_t));
     size_t needed = 0;
@@ -210,6 +210,7 @@ static void check_config(const dataset *d, const sc_spheres *view, const config 
 static const sc_kernel kernels[] = {SC_KERNEL_SCALAR, SC_KERNEL_AVX2};
 static const int thread_counts[] = {1, 2, 3, 4};
 
+/* full: every kernel x threads 1..4 (else threads 1 and 3). */
 static void check_dataset(const dataset *d, int full) {
     pairs want = {0}, ref = {0};
     uint64_t sum;
@@ -305,16 +306,16 @@ static void check_dataset_2d(const dataset *d) {
 
 static void group_generators(void) {
     const char *const *names = scgen_names();
-    const size_t sizes[] = {0, 1, 2, 300, 5000, 20000};
+    const size_t sizes[] = {0, 1, 2, 300, 3000, 20000};
     for (int g = 0; names[g]; g++) {
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             size_t n = sizes[s];
-            if (strcmp(names[g], "dense") == 0 && n > 1500)
-                n = 1500; /* K = n(n-1)/2 */
+            if (strcmp(names[g], "dense") == 0 && n > 700)
+                n = s + 1 == sizeof sizes / sizeof sizes[0] ? 2000 : 700; /* K = n(n-1)/2 */
             dataset d = {names[g], n, malloc(4 * (n + 1) * sizeof(double))};
             CHECK(scgen_generate(names[g], n, 7 + s, d.rows) == 0, "generate %s", names[g]);
-            check_dataset(&d, n == 5000);
-            if (n == 5000) {
+            check_dataset(&d, sizes[s] == 3000);
+            if (sizes[s] == 3000) {
                 check_dataset_f32(&d);
                 check_dataset_2d(&d);
             }
@@ -376,6 +377,11 @@ static void group_pathological(void) {
     for (size_t i = 0; i < n; i++)
         rows[4 * i + 3] = 0.01 * pow(10.0, 4.0 * urand() * urand());
     run_rows("radii-1e4", n, rows);
+    /* radii over 2^16: every one of the 16 levels in use, top level included
+     * (the top level's key range once overflowed and looked empty) */
+    for (size_t i = 0; i < n; i++)
+        rows[4 * i + 3] = i < 40 ? 5.0 + 5.0 * urand() : 1e-5 * pow(10.0, 6.0 * urand());
+    run_rows("radii-2^20-16-levels", n, rows);
     free(rows);
 
     /* two clusters far apart (1e9), and a few spheres at +-1e30 and 1e-300 */
