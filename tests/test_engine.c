@@ -379,8 +379,13 @@ static void group_pathological(void) {
     run_rows("radii-1e4", n, rows);
     /* radii over 2^16: every one of the 16 levels in use, top level included
      * (the top level's key range once overflowed and looked empty) */
-    for (size_t i = 0; i < n; i++)
-        rows[4 * i + 3] = i < 40 ? 5.0 + 5.0 * urand() : 1e-5 * pow(10.0, 6.0 * urand());
+    for (size_t i = 0; i < n; i++) {
+        /* 60 big spheres crowded in a corner, small ones over a box wide
+         * enough (> 2^20 finest cells) to need 20 key bits per axis */
+        for (int a = 0; a < 3; a++)
+            rows[4 * i + a] = i < 60 ? 60.0 * urand() : 3000.0 * urand();
+        rows[4 * i + 3] = i < 60 ? 5.0 + 5.0 * urand() : 1e-5 * pow(10.0, 6.0 * urand());
+    }
     run_rows("radii-2^20-16-levels", n, rows);
     free(rows);
 
