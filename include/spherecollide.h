@@ -231,8 +231,8 @@ typedef enum sc_stage {
     SC_STAGE_KEYS,       /**< level and cell key per sphere */
     SC_STAGE_SORT,       /**< radix sort of (key, index) */
     SC_STAGE_GATHER,     /**< cell-ordered SoA working copy */
-    SC_STAGE_CELLS,      /**< cell start table */
-    SC_STAGE_SEARCH,     /**< narrowphase over cells (and pair output) */
+    SC_STAGE_CELLS,      /**< row table (start of each non-empty grid row) */
+    SC_STAGE_SEARCH,     /**< narrowphase over rows (and pair output) */
     SC_STAGE_MERGE,      /**< merging per-thread results */
     SC_STAGE_COUNT
 } sc_stage;
@@ -251,7 +251,7 @@ typedef struct sc_stats {
     uint64_t spheres;
     uint64_t pairs;
     uint64_t checksum;
-    uint64_t cells;           /**< non-empty cells over all levels */
+    uint64_t cells;           /**< non-empty grid rows (cell columns along x), all levels */
     uint64_t candidate_tests; /**< sphere-pair tests the kernel ran */
     uint64_t scratch_bytes;   /**< scratch memory held by the context */
     int levels;               /**< non-empty grid levels */

@@ -1,15 +1,20 @@
 /*
  * kernel.h: the narrowphase kernel interface.
  *
- * A kernel tests the home spheres [a0, a1) of the cell-ordered working copy
- * against a list of contiguous candidate ranges and appends the sorted-order
- * index pairs (i, j) that satisfy the exact double predicate to a hit buffer.
- * A range flagged `tri` is the home cell's own row: j runs from i + 1.
+ * A kernel tests a block of up to SC_BLOCK consecutive home spheres
+ * [i0, i0 + ni) of the sorted working copy against candidates of the same
+ * copy and appends the pairs (i, j) that satisfy the exact double predicate
+ * to a hit buffer. Candidates come in two parts: first the own row's spheres
+ * inside the block (j = i0 + 1 .. i0 + ni - 1, below tri_end), each tested
+ * only against home spheres i < j, so pairs inside a row are seen once; then
+ * a flat list of candidate indices (the windows of the neighbour rows,
+ * flattened by the search), tested against the whole block. Hits are emitted
+ * for each candidate in that order, home spheres in order.
  * Every kernel evaluates d2 = (dx*dx + dy*dy) + dz*dz and s*s in double with
  * separate multiplies and adds, so all kernels agree bit for bit with the
- * oracle. Kernels test j in blocks of at most SC_KERNEL_BLOCK and reserve
- * room for a whole block of hits first (sc_hits_reserve), so the hit buffer
- * only needs SC_KERNEL_BLOCK pairs of capacity, whatever the cell sizes.
+ * oracle, and they emit in the same order. A kernel reserves room for the
+ * hits of one candidate (SC_BLOCK pairs) before writing them. The working
+ * copy must be readable SC_BLOCK elements past its end (padding).
  */
 #ifndef SC_KERNEL_H
 #define SC_KERNEL_H
@@ -17,15 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SC_KERNEL_BLOCK 1024
-
-typedef struct sc_range {
-    uint32_t j0, j1;
-    uint32_t tri; /* 1: j starts at max(j0, i + 1) */
-} sc_range;
+#define SC_BLOCK 4
 
 typedef struct sc_hits {
-    uint32_t *pairs;   /* 2 * capacity entries: i, j in sorted order */
+    uint32_t *pairs; /* 2 * capacity entries: i, j in sorted order */
     size_t count;
     size_t capacity;
     /* Called when fewer than `need` slots are free; empties the buffer. */
@@ -34,13 +34,16 @@ typedef struct sc_hits {
 } sc_hits;
 
 typedef struct sc_kernel_args {
-    const double *x, *y, *z, *r; /* cell-ordered, padded */
-    uint32_t a0, a1;             /* home spheres */
-    const sc_range *ranges;
-    int nranges;
+    const double *x, *y, *z, *r; /* working copy, indexed by sorted index */
+    uint32_t i0, ni;             /* home block: i0 .. i0 + ni - 1, ni <= SC_BLOCK */
+    uint32_t tri_end;            /* own row candidates i0 + 1 .. min(tri_end, i0 + ni) - 1:
+                                    tested only against home spheres i < j */
+    const uint32_t *cand;        /* further candidates, tested against the whole block */
+    uint32_t ncand;
 } sc_kernel_args;
 
-/* Returns the number of candidate tests run. */
+/* Returns the number of candidate tests run (home spheres x candidates that
+ * were eligible). */
 typedef uint64_t (*sc_kernel_fn)(const sc_kernel_args *args, sc_hits *hits);
 
 uint64_t sc_narrow_scalar(const sc_kernel_args *args, sc_hits *hits)
@@ -54,6 +57,13 @@ uint64_t sc_narrow_avx2(const sc_kernel_args *args, sc_hits *hits)
 static inline void sc_hits_reserve(sc_hits *h, size_t need) {
     if (h->capacity - h->count < need)
         h->flush(h);
+}
+
+/* Lanes of the block that own-row candidate j = i0 + t (1 <= t < SC_BLOCK)
+ * is tested against: home spheres i0 .. i0 + t - 1, if j is a candidate. */
+static inline unsigned sc_tri_lanes(const sc_kernel_args *a, uint32_t t) {
+    const unsigned ok = t < a->ni && a->i0 + t < a->tri_end;
+    return ok ? (1u << t) - 1u : 0u;
 }
 
 #endif /* SC_KERNEL_H */

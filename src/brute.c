@@ -15,13 +15,15 @@ void sc_brute_plan(const sc_view *v, sc_grid_plan *p, uint64_t *keys, uint32_t *
     p->cell[0] = 1e308;
     p->radius_limit[0] = 1e308;
     p->inv_cell0 = 0.0;
-    for (int a = 0; a < 3; a++)
-        p->bits[a] = 2; /* 4 cells per axis: the stencil stays well formed */
+    /* 4 cells per axis keeps the stencil well formed; all keys are 0, so
+     * the own row's forward window holds every j > i. */
+    p->bits[0] = 2 + SC_XFINE;
+    p->bits[1] = p->bits[2] = 2;
     p->shift[0] = 0;
-    p->shift[1] = 2;
-    p->shift[2] = 4;
-    p->level_shift = 6;
-    p->key_bits = 6;
+    p->shift[1] = p->bits[0];
+    p->shift[2] = p->bits[0] + 2;
+    p->level_shift = p->shift[2] + 2;
+    p->key_bits = p->level_shift;
 #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < v->n; k++) {
         keys[k] = 0;

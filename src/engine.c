@@ -1,13 +1,13 @@
 /*
  * engine.c: the orchestrator and the public entry points. One query is
  *
- *   bounds -> grid plan -> keys -> radix sort -> cell table -> gather
- *          -> search over cells into a sink -> totals
+ *   bounds -> grid plan -> keys -> radix sort -> row table -> gather
+ *          -> search over rows into a sink -> totals
  *
  * with every stage timed into the context's statistics. Scratch lives in the
  * context and only grows, so repeated queries on batches of the same size
  * allocate nothing new. Peak scratch per sphere: keys 8 + 8 (sort), index
- * 4 + 4, working copy 32 = 56 bytes, plus per-thread sink buffers; the cell
+ * 4 + 4, working copy 32 = 56 bytes, plus per-thread sink buffers; the row
  * table reuses the sort's second buffers.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -123,7 +123,7 @@ static uint64_t scratch_bytes(const sc_context *c) {
 typedef struct prepared {
     sc_view view;
     sc_grid_plan plan;
-    sc_cells cells;
+    sc_rows rows;
     sc_work work;
     sc_kernel_fn kernel;
 } prepared;
@@ -153,15 +153,16 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     /* Scratch, grown once and reused. */
     const sc_allocator *a = alloc_of(c);
     const size_t nw = n + SC_PAD;
-    if (!sc_buf_reserve(a, &c->keys, 8 * n) || !sc_buf_reserve(a, &c->tmp_keys, 8 * n) ||
+    /* keys: padded, the search reads one past the end of a row branch-free */
+    if (!sc_buf_reserve(a, &c->keys, 8 * (n + SC_PAD)) || !sc_buf_reserve(a, &c->tmp_keys, 8 * n) ||
         !sc_buf_reserve(a, &c->index, 4 * n) || !sc_buf_reserve(a, &c->tmp_index, 4 * (n + 1)) ||
         !sc_buf_reserve(a, &c->work, 4 * 8 * nw) ||
         !sc_buf_reserve(a, &c->counts, sc_radix_sort_scratch(c->threads) + 8 * (size_t)(c->threads + 1)))
         return SC_ERR_OUT_OF_MEMORY;
     uint64_t *keys = c->keys.p;
     uint32_t *index = c->index.p;
-    p->cells.key = c->tmp_keys.p;   /* reused after the sort */
-    p->cells.start = c->tmp_index.p;
+    p->rows.key = c->tmp_keys.p;   /* reused after the sort */
+    p->rows.start = c->tmp_index.p;
     double *w = c->work.p;
     p->work.x = w;
     p->work.y = w + nw;
@@ -186,25 +187,28 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
 
     t = sc_now();
     size_t *offsets = (size_t *)((char *)c->counts.p + sc_radix_sort_scratch(c->threads));
-    sc_cells_build(keys, n, &p->plan, &p->cells, offsets);
+    sc_rows_build(keys, n, &p->plan, &p->rows, offsets);
     STAGE(c, SC_STAGE_CELLS, t);
 #ifdef SC_VALIDATE
     for (size_t k = 1; k < n; k++)
         SC_ASSERT(keys[k - 1] <= keys[k]);
-    for (size_t k = 0; k < p->cells.count; k++)
-        SC_ASSERT(p->cells.start[k] < p->cells.start[k + 1]);
+    for (size_t k = 0; k < p->rows.count; k++)
+        SC_ASSERT(p->rows.start[k] < p->rows.start[k + 1]);
 #endif
 
     t = sc_now();
     sc_gather(&p->view, index, &p->work);
+    for (size_t k = n; k < n + SC_PAD; k++)
+        keys[k] = UINT64_MAX;
+    p->work.key = keys;
     STAGE(c, SC_STAGE_GATHER, t);
 
-    c->stats.cells = p->cells.count;
+    c->stats.cells = p->rows.count;
     for (int l = 0; l < p->plan.levels; l++)
-        c->stats.levels += p->cells.level_begin[l] < p->cells.level_begin[l + 1];
-    logf_(c, SC_LOG_DEBUG, "plan: %d level(s), cell %.6g, %s, key bits %d (x%d y%d z%d), %zu cells",
+        c->stats.levels += p->rows.level_begin[l] < p->rows.level_begin[l + 1];
+    logf_(c, SC_LOG_DEBUG, "plan: %d level(s), cell %.6g, %s, key bits %d (X%d y%d z%d), %zu rows",
           p->plan.levels, p->plan.cell[0], p->plan.pow2 ? "power-of-two scaling" : "origin-relative",
-          p->plan.key_bits, p->plan.bits[0], p->plan.bits[1], p->plan.bits[2], p->cells.count);
+          p->plan.key_bits, p->plan.bits[0], p->plan.bits[1], p->plan.bits[2], p->rows.count);
     return SC_OK;
 }
 
@@ -222,7 +226,7 @@ static sc_status sink_init(sc_context *c, sc_sink *s, sc_sink_mode mode, const p
 }
 
 static sc_status search(sc_context *c, prepared *p, sc_sink *s) {
-    sc_search_job job = {&p->work, &p->cells, &p->plan, p->kernel, c->threads, s,
+    sc_search_job job = {&p->work, &p->rows, &p->plan, p->kernel, c->threads, s,
                          c->opt.progress, c->opt.progress_user, 0};
     double t = sc_now();
     sc_status st = sc_search_run(&job);

@@ -60,7 +60,7 @@ SC_INTERNAL size_t sc_threads_describe(sc_pin pin, int threads, char *buf, size_
 #define SC_ALIGN 64
 /* Elements of padding after every SoA array so a SIMD kernel may load a whole
  * vector past the last sphere. */
-#define SC_PAD 8
+#define SC_PAD 8 /* >= 2 * SC_BLOCK: the search reads that far past a row */
 
 typedef struct sc_buf {
     void *p;
@@ -100,6 +100,9 @@ SC_INTERNAL sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b);
 /* ---- stage 2: grid plan and keys --------------------------------------- */
 #define SC_MAX_LEVELS 16
 
+/* Fine x resolution: x is quantised to 1/2^SC_XFINE of a level-0 cell. */
+#define SC_XFINE 3
+
 typedef struct sc_grid_plan {
     int levels;             /* number of levels, finest first */
     double cell[SC_MAX_LEVELS]; /* cell edge of each level: cell[0] * 2^l */
@@ -108,8 +111,9 @@ typedef struct sc_grid_plan {
     int pow2_exp;           /* cell[0] = 2^pow2_exp when pow2 */
     double origin[3];       /* subtracted before scaling when !pow2 */
     double inv_cell0;       /* 1 / cell[0] (rounded) when !pow2 */
-    int bits[3];            /* key bits of x, y, z at level 0 */
-    int shift[3];           /* bit position of x, y, z in the key */
+    int bits[3];            /* key bits of X (fine x, all levels), y, z (level 0) */
+    bool wrap[3];           /* coordinates may wrap modulo 2^bits on this axis */
+    int shift[3];           /* bit position of X, y, z in the key */
     int level_shift;        /* bit position of the level */
     int key_bits;           /* significant bits of a key */
 } sc_grid_plan;
@@ -118,9 +122,11 @@ SC_INTERNAL void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int m
                                    sc_grid_plan *plan);
 /* Level of a sphere of radius r. */
 SC_INTERNAL int sc_grid_level(const sc_grid_plan *plan, double r);
-/* Integer cell coordinates at level 0 (before wrapping) of a point. */
+/* Integer coordinates (before wrapping) of a point: q[0] = fine x
+ * (level-0 cells * 2^SC_XFINE), q[1], q[2] = level-0 cells in y, z. */
 SC_INTERNAL void sc_grid_coords(const sc_grid_plan *plan, const double p[3], int64_t q[3]);
-/* Key of a sphere: level, then z, y, x wrapped to the level's bit width. */
+/* Key of a sphere: level, then the row (z, y at the level's resolution,
+ * wrapped), then the fine x. */
 SC_INTERNAL uint64_t sc_grid_key(const sc_grid_plan *plan, int level, const int64_t q[3]);
 /* Brute force as a degenerate grid: one cell, input order. */
 SC_INTERNAL void sc_brute_plan(const sc_view *v, sc_grid_plan *plan, uint64_t *keys,
@@ -138,23 +144,26 @@ SC_INTERNAL void sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *
                                      uint32_t *tmp_index, size_t n, int key_bits, size_t *count,
                                      int nthreads);
 
-/* ---- stage 4: cells and the gathered working copy ------------------------ */
-typedef struct sc_cells {
+/* ---- stage 4: rows and the gathered working copy ------------------------ */
+/* A row is the set of spheres of one level with the same (z, y) cell: a
+ * column of cells along x, kept sorted by fine x. */
+typedef struct sc_rows {
     size_t count;
-    uint64_t *key;        /* key of each non-empty cell, ascending */
-    uint32_t *start;      /* first sorted sphere of each cell; start[count] = n */
-    size_t level_begin[SC_MAX_LEVELS + 1]; /* cells of level l: [begin[l], begin[l+1]) */
-} sc_cells;
+    uint64_t *key;        /* row key (sphere key with the X bits cleared), ascending */
+    uint32_t *start;      /* first sorted sphere of each row; start[count] = n */
+    size_t level_begin[SC_MAX_LEVELS + 1]; /* rows of level l: [begin[l], begin[l+1]) */
+} sc_rows;
 
 typedef struct sc_work {
     size_t n;
     double *x, *y, *z, *r; /* cell order, padded by SC_PAD */
     const uint32_t *index; /* input index of sorted sphere k */
+    const uint64_t *key;   /* sorted keys (fine x in the low bits) */
 } sc_work;
 
 /* offsets: scratch of at least (threads + 1) entries. */
-SC_INTERNAL size_t sc_cells_build(const uint64_t *sorted_keys, size_t n, const sc_grid_plan *plan,
-                                  sc_cells *cells, size_t *offsets);
+SC_INTERNAL size_t sc_rows_build(const uint64_t *sorted_keys, size_t n, const sc_grid_plan *plan,
+                                 sc_rows *rows, size_t *offsets);
 SC_INTERNAL void sc_gather(const sc_view *v, const uint32_t *index, sc_work *w);
 
 /* ---- kernels ----------------------------------------------------------- */
@@ -169,7 +178,7 @@ typedef struct sc_sink sc_sink;
 
 typedef struct sc_search_job {
     const sc_work *work;
-    const sc_cells *cells;
+    const sc_rows *rows;
     const sc_grid_plan *plan;
     sc_kernel_fn kernel;
     int threads;

@@ -19,17 +19,23 @@
  *     2^-50 cells, far inside the margin;
  *   - otherwise (say a few spheres at 1e30): the finest edge is rounded up to
  *     a power of two and t = p * 2^-e is exact for every finite p.
- * Keys wrap: each axis keeps `bits` bits at level 0 (bits - l at level l),
- * so memory depends on n only, never on the volume of the box. Far-apart
- * spheres may share a wrapped cell (harmless: the exact test rejects them);
- * neighbours stay neighbours modulo the wrap, which the search honours.
+ * Key layout, high to low: level | z | y | X. z and y are the row (level-l
+ * cell coordinates = level-0 ones >> l); X is x quantised to 1/8 of a level-0
+ * cell, the same at every level, so rows sort by x and the search can use
+ * windows |X_i - X_j| <= 8 * 2^l' (see search.c). All of these are exact
+ * power-of-two scalings of the same rounded coordinate, so the levels nest.
+ * Keys wrap: each axis keeps `bits` bits (y, z: bits - l at level l), so
+ * memory depends on n only, never on the volume of the box. Far-apart
+ * spheres may share a wrapped row (harmless: the exact test rejects them);
+ * neighbours stay neighbours modulo the wrap, which the search honours where
+ * the plan says an axis may wrap.
  */
 #include "internal.h"
 
 #include <math.h>
 
 #define SC_MARGIN 0x1p-20
-#define SC_AXIS_BITS 20
+#define SC_AXIS_BITS 19 /* level-0 cells per axis before wrapping: 2^19 */
 
 static int bit_length(uint64_t v) {
     int b = 0;
@@ -82,22 +88,29 @@ void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, s
         p->origin[a] = p->pow2 ? 0.0 : b->lo[a];
     p->inv_cell0 = 1.0 / cell0;
 
-    /* Key layout: x fastest, then y, z, level on top. Each axis needs room for
-     * its extent and at least 4 cells at the coarsest level. */
+    /* Key layout: X fastest, then y, z, level on top. Each axis needs room
+     * for its extent and at least 4 cells at the coarsest level; an axis
+     * whose extent fits with a margin of two coarsest cells never wraps. */
     int min_bits = levels + 1;
     int lbits = bit_length((uint64_t)(levels - 1));
     for (int a = 0; a < 3; a++) {
         int bits = SC_AXIS_BITS;
+        bool wrap = true;
         if (!p->pow2) {
-            double cells = (b->hi[a] - b->lo[a]) * p->inv_cell0 + 2.0;
-            if (cells < 0x1p20)
+            double cells = (b->hi[a] - b->lo[a]) * p->inv_cell0 + 2.0 + 2.0 * ldexp(1.0, levels);
+            if (cells < 0x1p19) {
                 bits = bit_length((uint64_t)cells);
+                wrap = false;
+            }
         }
         if (bits < min_bits)
             bits = min_bits;
-        if (bits > SC_AXIS_BITS)
+        if (bits > SC_AXIS_BITS) {
             bits = SC_AXIS_BITS;
-        p->bits[a] = bits;
+            wrap = true;
+        }
+        p->bits[a] = bits + (a == 0 ? SC_XFINE : 0);
+        p->wrap[a] = wrap;
     }
     p->shift[0] = 0;
     p->shift[1] = p->bits[0];
@@ -113,10 +126,12 @@ int sc_grid_level(const sc_grid_plan *p, double r) {
     return l;
 }
 
-static int64_t axis_coord(const sc_grid_plan *p, double v, int a) {
+/* floor(v scaled to level-0 cells * 2^fine): exact power-of-two scaling of
+ * the one rounded value t, so every axis and level sees the same point. */
+static int64_t axis_coord(const sc_grid_plan *p, double v, int a, int fine) {
     if (!p->pow2)
-        return (int64_t)((v - p->origin[a]) * p->inv_cell0); /* t >= 0: truncation is floor */
-    double t = ldexp(v, -p->pow2_exp);                      /* exact */
+        return (int64_t)ldexp((v - p->origin[a]) * p->inv_cell0, fine); /* >= 0: truncation is floor */
+    double t = ldexp(v, fine - p->pow2_exp);                            /* exact */
     if (fabs(t) < 0x1p62) {
         double f = floor(t);
         if (f == 0.0 && v < 0.0) /* t underflowed to zero */
@@ -127,13 +142,15 @@ static int64_t axis_coord(const sc_grid_plan *p, double v, int a) {
 }
 
 void sc_grid_coords(const sc_grid_plan *p, const double pt[3], int64_t q[3]) {
-    for (int a = 0; a < 3; a++)
-        q[a] = axis_coord(p, pt[a], a);
+    q[0] = axis_coord(p, pt[0], 0, SC_XFINE);
+    q[1] = axis_coord(p, pt[1], 1, 0);
+    q[2] = axis_coord(p, pt[2], 2, 0);
 }
 
 uint64_t sc_grid_key(const sc_grid_plan *p, int level, const int64_t q[3]) {
     uint64_t key = (uint64_t)level << p->level_shift;
-    for (int a = 0; a < 3; a++) {
+    key |= ((uint64_t)q[0] & (((uint64_t)1 << p->bits[0]) - 1)) << p->shift[0];
+    for (int a = 1; a < 3; a++) {
         uint64_t mask = ((uint64_t)1 << (p->bits[a] - level)) - 1;
         key |= ((uint64_t)(q[a] >> level) & mask) << p->shift[a];
     }

@@ -157,13 +157,9 @@ static void process_hits(sc_hits *h) {
     switch (s->mode) {
     case SC_SINK_COUNT:
         for (size_t k = 0; k < n; k++) {
-            uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
-            if (a > b) {
-                uint32_t t = a;
-                a = b;
-                b = t;
-            }
-            sum += mix64(((uint64_t)a << 32) | b);
+            const uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
+            const uint32_t lo = a < b ? a : b, hi = a < b ? b : a; /* branch-free */
+            sum += mix64(((uint64_t)lo << 32) | hi);
         }
         break;
     case SC_SINK_STREAM: {

@@ -1,33 +1,42 @@
 /*
- * search.c: stage 5, the pair search over cells. Takes the cell table, the
- * gathered working copy and a kernel; hands every intersecting pair to the
- * sink exactly once.
+ * search.c: stage 5, the pair search. Takes the row table, the sorted keys
+ * and the gathered working copy and a kernel; hands every intersecting pair
+ * to the sink exactly once.
+ *
+ * Geometry. A sphere of level l sits in row (z, y) of that level and at fine
+ * x coordinate X (1/8 of a level-0 cell). A partner of level l' >= l is
+ * within one level-l' cell: in a row (z', y') of level l' with |z' - z>>s|,
+ * |y' - y>>s| <= 1 (s = l' - l), and with |X' - X| <= w(l') = 8 * 2^l'
+ * (keys.c shows why the rounded coordinates keep this exact). So each home
+ * sphere i tests, in sorted order, windows of those rows:
+ *   - its own row, forward: j > i with X_j <= X_i + w(l);
+ *   - rows (dz, dy) = (0, 1), (1, -1), (1, 0), (1, 1) of its level, both
+ *     sides (a half stencil: each pair of rows of a level is visited from
+ *     exactly one side);
+ *   - the 9 rows around its parent row in every coarser non-empty level
+ *     (pairs across levels are found from the finer side only).
+ * Rows are sorted by X, so as i walks its row every window only moves
+ * forward: O(1) amortised per sphere and per row, streaming memory. Rows are
+ * found once per home row by cursors that move forward through the row table
+ * (falling back to a binary search when a target goes backwards: a new home
+ * row under a coarser parent, or a wrap). Where the plan says an axis may
+ * wrap, neighbours are taken modulo 2^bits, and X windows that cross the
+ * wrap get a second, binary-searched range.
  *
  * Work is split into chunks of consecutive sorted spheres (a chunk may cut a
- * cell; chunk size depends on n only, so the chunk order, and with it the
- * streamed pair order, is the same for every thread count). For each home
- * cell (level l, coordinates z, y, x) the spheres of the chunk in it are
- * tested against:
- *   - their own cell from i + 1 on, and the cell x + 1 (contiguous in the
- *     sorted order: one range);
- *   - the rows (dz, dy) = (0, 1), (1, -1), (1, 0), (1, 1) of the same level,
- *     cells x - 1 .. x + 1 of a row being contiguous: a half stencil, so each
- *     pair of cells of a level is visited once;
- *   - for every coarser non-empty level l', the 27 cells around the parent
- *     cell (coordinates >> (l' - l)): pairs across levels are found from the
- *     finer side only.
- * Rows are found by cursors, one per (target level, row offset), that move
- * forward through the sorted cell keys as the home cell advances (O(1)
- * amortised, streaming through memory); a target behind the cursor (a new
- * row of home cells under a coarser parent, or a wrap of the key space) falls
- * back to a binary search. Coordinates wrap modulo 2^bits per axis (see
- * keys.c); the x - 1 / x + 1 neighbour across the wrap is looked up apart.
+ * row; chunk size depends on n only, so the chunk order, and with it the
+ * streamed pair order, is the same for every thread count).
  */
 #include "internal.h"
 #include "output.h"
 
-#define MAX_RANGES (2 + 4 * 2 + 9 * 2 * SC_MAX_LEVELS)
+#define NB_MAX (5 + 9 * (SC_MAX_LEVELS - 1))
 #define ROW_SLOTS (4 + 9 * SC_MAX_LEVELS)
+#define LIST_CAP 2048 /* candidates per kernel call; more are split */
+
+typedef struct range {
+    uint32_t j0, j1;
+} range;
 
 typedef struct cursor {
     size_t pos;
@@ -35,12 +44,26 @@ typedef struct cursor {
     int valid;
 } cursor;
 
+/* A neighbour row of the current home row and the window in it. */
+typedef struct nbrow {
+    uint32_t rs, re; /* spheres of the row */
+    uint32_t lo, hi; /* current window */
+    uint64_t w;      /* half width in X units */
+    int own;         /* the home row itself: forward window only */
+    int init;
+} nbrow;
+
 typedef struct walker {
-    const sc_cells *cells;
+    const sc_rows *rows;
     const sc_grid_plan *plan;
+    const uint64_t *key;
+    uint64_t xmask, xw; /* X field mask and modulus */
     cursor cur[ROW_SLOTS];
-    sc_range ranges[MAX_RANGES];
-    int nranges;
+    nbrow nb[NB_MAX];
+    int nnb;
+    range ranges[2 * NB_MAX];
+    uint32_t own_hi; /* the own row's window: [i0 + 1, own_hi) */
+    uint32_t list[LIST_CAP + 8];
 } walker;
 
 size_t sc_search_chunk_spheres(size_t n) {
@@ -52,7 +75,7 @@ size_t sc_search_chunk_spheres(size_t n) {
     return c;
 }
 
-/* First cell in [lo, hi) with key >= key. */
+/* First row in [lo, hi) with key >= key. */
 static size_t lower_bound(const uint64_t *keys, size_t lo, size_t hi, uint64_t key) {
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -68,8 +91,7 @@ static size_t cursor_find(cursor *c, const uint64_t *keys, size_t lo, size_t hi,
     size_t p;
     if (c->valid && key >= c->last) {
         p = c->pos;
-        /* Short hops are the common case; long ones gallop. */
-        int steps = 0;
+        int steps = 0; /* short hops are the common case; long ones bisect */
         while (p < hi && keys[p] < key && steps < 8) {
             p++;
             steps++;
@@ -85,107 +107,195 @@ static size_t cursor_find(cursor *c, const uint64_t *keys, size_t lo, size_t hi,
     return p;
 }
 
-static inline uint64_t row_key(const sc_grid_plan *p, int level, uint64_t z, uint64_t y,
-                               uint64_t x) {
-    return ((uint64_t)level << p->level_shift) | (z << p->shift[2]) | (y << p->shift[1]) |
-           (x << p->shift[0]);
-}
-
-static void add_range(walker *w, size_t c0, size_t c1) {
-    if (c0 >= c1)
-        return;
-    const uint32_t *start = w->cells->start;
-    sc_range *r = &w->ranges[w->nranges++];
-    r->j0 = start[c0];
-    r->j1 = start[c1];
-    r->tri = 0;
-}
-
-/* Cells with keys in [key(x0), key(x1)] of one row of a level. */
-static void add_cells(walker *w, cursor *c, int level, uint64_t z, uint64_t y, uint64_t x0,
-                      uint64_t x1) {
-    const sc_cells *cl = w->cells;
-    const size_t lo = cl->level_begin[level], hi = cl->level_begin[level + 1];
-    const uint64_t k0 = row_key(w->plan, level, z, y, x0), k1 = row_key(w->plan, level, z, y, x1);
-    size_t b = c ? cursor_find(c, cl->key, lo, hi, k0) : lower_bound(cl->key, lo, hi, k0);
-    size_t e = b;
-    while (e < hi && cl->key[e] <= k1)
-        e++;
-    add_range(w, b, e);
-}
-
-/* Cells x - 1 .. x + 1 of row (z, y) of a level whose x axis has `wx` cells. */
-static void add_row(walker *w, cursor *c, int level, uint64_t z, uint64_t y, uint64_t x,
-                    uint64_t wx) {
-    if (x > 0 && x + 1 < wx) {
-        add_cells(w, c, level, z, y, x - 1, x + 1);
-    } else if (x == 0) {
-        add_cells(w, c, level, z, y, 0, 1);
-        add_cells(w, NULL, level, z, y, wx - 1, wx - 1);
-    } else { /* x == wx - 1 */
-        add_cells(w, c, level, z, y, x - 1, x);
-        add_cells(w, NULL, level, z, y, 0, 0);
+/* First sphere in [lo, hi) whose X >= x (spheres of one row, sorted by X). */
+static uint32_t x_lower(const walker *w, uint32_t lo, uint32_t hi, uint64_t x) {
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((w->key[mid] & w->xmask) < x)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    return lo;
 }
 
-/* Collects the candidate ranges of home cell `ci`. */
-static void home_ranges(walker *w, size_t ci, int level) {
+/* Adds row (z, y) of `level` as a neighbour, if it exists. */
+static void add_nb(walker *w, cursor *c, int level, int64_t z, int64_t y, uint64_t half) {
     const sc_grid_plan *p = w->plan;
-    const sc_cells *cl = w->cells;
-    const uint64_t key = cl->key[ci];
-    const int bx = p->bits[0] - level, by = p->bits[1] - level, bz = p->bits[2] - level;
-    const uint64_t wx = (uint64_t)1 << bx, wy = (uint64_t)1 << by, wz = (uint64_t)1 << bz;
-    const uint64_t x = (key >> p->shift[0]) & (wx - 1);
-    const uint64_t y = (key >> p->shift[1]) & (wy - 1);
-    const uint64_t z = (key >> p->shift[2]) & (wz - 1);
-    w->nranges = 0;
+    const int64_t wz = (int64_t)1 << (p->bits[2] - level), wy = (int64_t)1 << (p->bits[1] - level);
+    if (p->wrap[2])
+        z &= wz - 1;
+    else if (z < 0 || z >= wz)
+        return;
+    if (p->wrap[1])
+        y &= wy - 1;
+    else if (y < 0 || y >= wy)
+        return;
+    const sc_rows *rw = w->rows;
+    const uint64_t key = ((uint64_t)level << p->level_shift) | ((uint64_t)z << p->shift[2]) |
+                         ((uint64_t)y << p->shift[1]);
+    const size_t lo = rw->level_begin[level], hi = rw->level_begin[level + 1];
+    const size_t r = c ? cursor_find(c, rw->key, lo, hi, key) : lower_bound(rw->key, lo, hi, key);
+    if (r >= hi || rw->key[r] != key)
+        return;
+    nbrow *nb = &w->nb[w->nnb++];
+    nb->rs = rw->start[r];
+    nb->re = rw->start[r + 1];
+    nb->w = half;
+    nb->own = 0;
+    nb->init = 0;
+}
 
-    /* Own cell from i + 1, plus cell x + 1 when it directly follows. */
-    const size_t level_end = cl->level_begin[level + 1];
-    size_t own_end = ci + 1;
-    if (x + 1 < wx && own_end < level_end && cl->key[own_end] == key + ((uint64_t)1 << p->shift[0]))
-        own_end++;
-    sc_range *r = &w->ranges[w->nranges++];
-    r->j0 = cl->start[ci];
-    r->j1 = cl->start[own_end];
-    r->tri = 1;
-    if (x + 1 == wx)
-        add_cells(w, NULL, level, z, y, 0, 0);
-
-    /* Half stencil: rows (0,1), (1,-1), (1,0), (1,1). */
+/* The neighbour rows of home row `ri` (level `level`). */
+static void home_row(walker *w, size_t ri, int level) {
+    const sc_grid_plan *p = w->plan;
+    const sc_rows *rw = w->rows;
+    const uint64_t key = rw->key[ri];
+    const int64_t y = (int64_t)((key >> p->shift[1]) & (((uint64_t)1 << (p->bits[1] - level)) - 1));
+    const int64_t z = (int64_t)((key >> p->shift[2]) & (((uint64_t)1 << (p->bits[2] - level)) - 1));
+    const uint64_t half = (uint64_t)1 << (SC_XFINE + level);
+    w->nnb = 0;
+    nbrow *own = &w->nb[w->nnb++];
+    own->rs = rw->start[ri];
+    own->re = rw->start[ri + 1];
+    own->w = half;
+    own->own = 1;
+    own->init = 0;
     static const int dzy[4][2] = {{0, 1}, {1, -1}, {1, 0}, {1, 1}};
-    for (int k = 0; k < 4; k++) {
-        uint64_t zz = (z + (uint64_t)(int64_t)dzy[k][0]) & (wz - 1);
-        uint64_t yy = (y + (uint64_t)(int64_t)dzy[k][1]) & (wy - 1);
-        add_row(w, &w->cur[k], level, zz, yy, x, wx);
-    }
-
-    /* Coarser levels: the 27 cells around the parent. */
+    for (int k = 0; k < 4; k++)
+        add_nb(w, &w->cur[k], level, z + dzy[k][0], y + dzy[k][1], half);
     for (int l = level + 1; l < p->levels; l++) {
-        if (cl->level_begin[l] == cl->level_begin[l + 1])
+        if (rw->level_begin[l] == rw->level_begin[l + 1])
             continue;
         const int s = l - level;
-        const uint64_t px = x >> s, py = y >> s, pz = z >> s;
-        const uint64_t mx = (wx >> s) - 1, my = (wy >> s) - 1, mz = (wz >> s) - 1;
+        const uint64_t lhalf = (uint64_t)1 << (SC_XFINE + l);
         for (int dz = -1; dz <= 1; dz++)
-            for (int dy = -1; dy <= 1; dy++) {
-                cursor *c = &w->cur[4 + 9 * l + 3 * (dz + 1) + (dy + 1)];
-                add_row(w, c, l, (pz + (uint64_t)(int64_t)dz) & mz, (py + (uint64_t)(int64_t)dy) & my,
-                        px, mx + 1);
-            }
+            for (int dy = -1; dy <= 1; dy++)
+                add_nb(w, &w->cur[4 + 9 * l + 3 * (dz + 1) + (dy + 1)], l, (z >> s) + dz,
+                       (y >> s) + dy, lhalf);
     }
 }
 
-/* The level a cell key belongs to. */
+/* First sphere at or after p in [p, re) whose X passes `x` (strictly above
+ * when `incl`): up to 2 * SC_BLOCK branch-free steps (windows move by about
+ * one sphere per home sphere), then a bisection in the rare long jump.
+ * Reading up to 2 * SC_BLOCK keys past re is safe: the key array is padded. */
+static inline uint32_t advance(const walker *w, uint32_t p, uint32_t re, uint64_t x, int incl) {
+    const uint64_t xm = w->xmask, *key = w->key;
+    const uint64_t lim = x + (uint64_t)incl; /* stop at the first X >= lim */
+    /* X is sorted within the row, so the entries below `lim` are a prefix:
+     * count them with independent loads instead of a chain of dependent ones. */
+    uint32_t c = 0;
+    for (uint32_t t = 0; t < 2 * SC_BLOCK; t++)
+        c += (p + t < re) & ((key[p + t] & xm) < lim);
+    p += c;
+    if (__builtin_expect(c == 2 * SC_BLOCK && p < re && (key[p] & xm) < lim, 0))
+        p = x_lower(w, p, re, lim);
+    return p;
+}
+
+/* Moves the windows to the home block [i0, i0 + ni) and lists its candidate
+ * ranges: in each neighbour row, X within w of the block's X span. Blocks of
+ * one sphere also handle windows that cross the x wrap. */
+static int windows(walker *w, uint32_t i0, uint32_t ni) {
+    const uint64_t xm = w->xmask;
+    const uint64_t xf = w->key[i0] & xm, xl = w->key[i0 + ni - 1] & xm;
+    const int wrap = w->plan->wrap[0];
+    const uint32_t inext = i0 + ni;
+    int nr = 0;
+    for (int k = 0; k < w->nnb; k++) {
+        nbrow *nb = &w->nb[k];
+        const uint64_t h = nb->w;
+        const uint64_t top = xl + h; /* may exceed the X range: then it wraps */
+        const uint64_t xhi = top < w->xw ? top : w->xw - 1;
+        const uint64_t xlo = xf >= h ? xf - h : 0;
+        if (nb->own) {
+            /* j > i for some home sphere: from i0 + 1 on; the kernel masks
+             * the lanes of candidates inside the block */
+            uint32_t hi = nb->init && nb->hi > inext ? nb->hi : inext;
+            hi = advance(w, hi, nb->re, xhi, 1);
+            nb->hi = hi;
+            nb->init = 1;
+            w->own_hi = hi;
+            /* Across the upper wrap (blocks of one): j at the start of the
+             * row, j < i. The lower wrap is the partner's upper one. */
+            if (wrap && top >= w->xw) {
+                uint32_t e = x_lower(w, nb->rs, i0, top - w->xw + 1);
+                if (e > nb->rs)
+                    w->ranges[nr++] = (range){nb->rs, e};
+            }
+            continue;
+        }
+        uint32_t lo, hi;
+        if (!nb->init) {
+            lo = x_lower(w, nb->rs, nb->re, xlo);
+            hi = x_lower(w, lo, nb->re, xhi + 1);
+            nb->init = 1;
+        } else {
+            lo = advance(w, nb->lo, nb->re, xlo, 0);
+            hi = advance(w, nb->hi > lo ? nb->hi : lo, nb->re, xhi, 1);
+        }
+        nb->lo = lo;
+        nb->hi = hi;
+        w->ranges[nr] = (range){lo, hi};
+        nr += hi > lo;
+        if (wrap) {
+            if (xf < h) { /* X in [xw - (h - xf), xw) */
+                uint32_t b = x_lower(w, nb->rs, nb->re, w->xw - (h - xf));
+                if (b < nb->re)
+                    w->ranges[nr++] = (range){b, nb->re};
+            }
+            if (top >= w->xw) { /* X in [0, top - xw] */
+                uint32_t e = x_lower(w, nb->rs, nb->re, top - w->xw + 1);
+                if (e > nb->rs)
+                    w->ranges[nr++] = (range){nb->rs, e};
+            }
+        }
+    }
+    return nr;
+}
+
+/* Runs the kernel on the block over its own-row triangle and the flattened
+ * candidate ranges, LIST_CAP candidates per call. */
+static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel, int nr,
+                           sc_hits *hits) {
+    uint64_t tests = 0;
+    uint32_t *list = w->list, m = 0;
+    const uint32_t own_from = args->i0 + args->ni; /* own row past the block: all lanes */
+    args->tri_end = w->own_hi;
+    args->cand = list;
+    for (int k = -1; k < nr; k++) {
+        uint32_t j0 = k < 0 ? own_from : w->ranges[k].j0;
+        const uint32_t j1 = k < 0 ? w->own_hi : w->ranges[k].j1;
+        while (j0 < j1) {
+            if (m + 8 > LIST_CAP) {
+                args->ncand = m;
+                tests += kernel(args, hits);
+                args->tri_end = 0; /* the triangle is done */
+                m = 0;
+            }
+            /* Eight indices at once (a short range needs no loop); only
+             * j1 - j0 of them count. */
+            for (uint32_t t = 0; t < 8; t++)
+                list[m + t] = j0 + t;
+            const uint32_t take = j1 - j0 < 8 ? j1 - j0 : 8;
+            m += take;
+            j0 += take;
+        }
+    }
+    args->ncand = m;
+    return tests + kernel(args, hits);
+}
+
 static inline int key_level(const sc_grid_plan *p, uint64_t key) {
     return (int)(key >> p->level_shift);
 }
 
 sc_status sc_search_run(sc_search_job *job) {
     const sc_work *wk = job->work;
-    const sc_cells *cl = job->cells;
+    const sc_rows *rw = job->rows;
     const size_t n = wk->n;
-    if (n == 0 || cl->count == 0)
+    if (n == 0 || rw->count == 0)
         return SC_OK;
     const size_t cs = sc_search_chunk_spheres(n);
     const size_t nchunks = (n + cs - 1) / cs;
@@ -198,15 +308,20 @@ sc_status sc_search_run(sc_search_job *job) {
     {
         const int tid = sc_thread_id();
         walker w;
-        w.cells = cl;
+        w.rows = rw;
         w.plan = job->plan;
+        w.key = wk->key;
+        w.xw = (uint64_t)1 << job->plan->bits[0];
+        w.xmask = w.xw - 1;
         sc_kernel_args args;
         args.x = wk->x;
         args.y = wk->y;
         args.z = wk->z;
         args.r = wk->r;
-        args.ranges = w.ranges;
         sc_hits *hits = &sink->th[tid].hits;
+        /* Blocks of SC_BLOCK home spheres share their windows; where x may
+         * wrap, blocks of one keep the wrap logic per sphere. */
+        const uint32_t bs = job->plan->wrap[0] ? 1 : SC_BLOCK;
 
 #pragma omp for schedule(dynamic, 1)
         for (size_t chunk = 0; chunk < nchunks; chunk++) {
@@ -216,23 +331,25 @@ sc_status sc_search_run(sc_search_job *job) {
             const size_t s0 = chunk * cs, s1 = s0 + cs < n ? s0 + cs : n;
             for (int k = 0; k < ROW_SLOTS; k++)
                 w.cur[k].valid = 0;
-            /* Cell holding s0: last cell whose start <= s0. */
-            size_t lo = 0, hi = cl->count;
+            /* Row holding s0: last row whose start <= s0. */
+            size_t lo = 0, hi = rw->count;
             while (hi - lo > 1) {
                 size_t mid = lo + (hi - lo) / 2;
-                if (cl->start[mid] <= s0)
+                if (rw->start[mid] <= s0)
                     lo = mid;
                 else
                     hi = mid;
             }
-            for (size_t ci = lo; ci < cl->count && cl->start[ci] < s1; ci++) {
-                const uint32_t a0 = cl->start[ci] > s0 ? cl->start[ci] : (uint32_t)s0;
-                const uint32_t a1 = cl->start[ci + 1] < s1 ? cl->start[ci + 1] : (uint32_t)s1;
-                home_ranges(&w, ci, key_level(job->plan, cl->key[ci]));
-                args.a0 = a0;
-                args.a1 = a1;
-                args.nranges = w.nranges;
-                tests += job->kernel(&args, hits);
+            for (size_t ri = lo; ri < rw->count && rw->start[ri] < s1; ri++) {
+                const uint32_t a0 = rw->start[ri] > s0 ? rw->start[ri] : (uint32_t)s0;
+                const uint32_t a1 = rw->start[ri + 1] < s1 ? rw->start[ri + 1] : (uint32_t)s1;
+                home_row(&w, ri, key_level(job->plan, rw->key[ri]));
+                for (uint32_t i = a0; i < a1; i += bs) {
+                    args.i0 = i;
+                    args.ni = a1 - i < bs ? a1 - i : bs;
+                    const int nr = windows(&w, i, args.ni);
+                    tests += test_block(&w, &args, job->kernel, nr, hits);
+                }
             }
             sc_sink_chunk_end(sink, tid, chunk);
             size_t d = __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);

@@ -3,7 +3,8 @@
  * interfaces: radix sort against qsort (random, all-equal, n = 0 and 1,
  * narrow and full-width keys, several thread counts), key encoding (nesting
  * of levels, exact power-of-two regime, level assignment), cell table
- * invariants, the two kernels against each other, and the checksum mix.
+ * row table invariants, the two kernels against each other (same pairs, same
+ * order) and against the predicate, and the checksum mix.
  */
 #include "internal.h"
 
@@ -109,7 +110,13 @@ static void test_keys(void) {
         for (int l = 0; l < p.levels; l++) {
             uint64_t key = sc_grid_key(&p, l, q);
             CHECK((int)(key >> p.level_shift) == l, "level field");
-            for (int a = 0; a < 3; a++) {
+            /* X: the fine x at every level; y, z: level-0 cells >> l */
+            uint64_t fx = (key >> p.shift[0]) & ((1ull << p.bits[0]) - 1);
+            CHECK(fx == ((uint64_t)q[0] & ((1ull << p.bits[0]) - 1)), "X field");
+            double q8 = ldexp(p.cell[0], -SC_XFINE);
+            double xlo = p.origin[0] + (double)q[0] * q8;
+            CHECK(pt[0] >= xlo - 1e-9 * q8 && pt[0] < xlo + q8 * (1 + 1e-9), "x in its 1/8 cell");
+            for (int a = 1; a < 3; a++) {
                 uint64_t f = (key >> p.shift[a]) & ((1ull << (p.bits[a] - l)) - 1);
                 CHECK(f == (((uint64_t)q[a] >> l) & ((1ull << (p.bits[a] - l)) - 1)), "field %d", a);
                 double c = p.cell[l];
@@ -129,7 +136,7 @@ static void test_keys(void) {
     CHECK(q[0] == -1 && q[1] == 0, "a tiny negative coordinate floors to -1: %lld", (long long)q[0]);
     double mid[3] = {3.999, -0.5, 0.0};
     sc_grid_coords(&p, mid, q);
-    CHECK(q[0] == (int64_t)floor(3.999 / p.cell[0]) && q[1] == -1, "pow2 floor: %lld %lld",
+    CHECK(q[0] == (int64_t)floor(3.999 * 8 / p.cell[0]) && q[1] == -1, "pow2 floor: %lld %lld",
           (long long)q[0], (long long)q[1]);
     /* at 1e30 adjacent doubles are 2^47 apart; their cells differ by exactly
      * 2^47 / cell, modulo the wrap */
@@ -139,7 +146,7 @@ static void test_keys(void) {
     sc_grid_coords(&p, nb, q2);
     uint64_t m = (1ull << p.bits[0]) - 1;
     uint64_t d = ((uint64_t)q2[0] - (uint64_t)q[0]) & m;
-    double cells = (nb[0] - at[0]) / p.cell[0];
+    double cells = (nb[0] - at[0]) * 8 / p.cell[0]; /* X is in 1/8 cells */
     CHECK(d == ((uint64_t)cells & m), "exact wrap at 1e30: %llu vs %g", (unsigned long long)d, cells);
 }
 
@@ -174,22 +181,26 @@ static void test_cells_and_kernels(void) {
     size_t *counts = malloc(sc_radix_sort_scratch(4) + 8 * 5);
     sc_keys_compute(&v, &p, keys, idx);
     sc_radix_sort_pairs(keys, idx, tk, ti, n, p.key_bits, counts, 4);
-    sc_cells cells;
-    cells.key = tk;
-    cells.start = ti;
-    size_t nc = sc_cells_build(keys, n, &p, &cells, (size_t *)((char *)counts + sc_radix_sort_scratch(4)));
-    CHECK(nc > 0 && nc <= n && cells.start[0] == 0 && cells.start[nc] == n, "cell table ends");
+    sc_rows rt;
+    rt.key = tk;
+    rt.start = ti;
+    size_t nc = sc_rows_build(keys, n, &p, &rt, (size_t *)((char *)counts + sc_radix_sort_scratch(4)));
+    CHECK(nc > 0 && nc <= n && rt.start[0] == 0 && rt.start[nc] == n, "row table ends");
     int ok = 1;
+    const uint64_t xmask = (1ull << p.bits[0]) - 1;
     for (size_t c = 0; c < nc; c++) {
-        ok &= cells.start[c] < cells.start[c + 1];
-        ok &= c == 0 || cells.key[c - 1] < cells.key[c];
-        for (uint32_t k = cells.start[c]; k < cells.start[c + 1]; k++)
-            ok &= keys[k] == cells.key[c];
+        ok &= rt.start[c] < rt.start[c + 1];
+        ok &= c == 0 || rt.key[c - 1] < rt.key[c];
+        ok &= (rt.key[c] & xmask) == 0;
+        for (uint32_t k = rt.start[c]; k < rt.start[c + 1]; k++) {
+            ok &= (keys[k] & ~xmask) == rt.key[c];
+            ok &= k == rt.start[c] || (keys[k - 1] & xmask) <= (keys[k] & xmask);
+        }
     }
-    CHECK(ok, "cells strictly ascending, non-empty, every sphere in its cell");
+    CHECK(ok, "rows strictly ascending, non-empty, every sphere in its row, sorted by X");
     for (int l = 0; l < p.levels; l++)
-        for (size_t c = cells.level_begin[l]; c < cells.level_begin[l + 1]; c++)
-            CHECK((int)(cells.key[c] >> p.level_shift) == l, "level ranges");
+        for (size_t c = rt.level_begin[l]; c < rt.level_begin[l + 1]; c++)
+            CHECK((int)(rt.key[c] >> p.level_shift) == l, "level ranges");
 
     /* gather, then the two kernels on all-against-all must agree exactly */
     double *w = malloc(4 * 8 * (n + SC_PAD));
@@ -201,8 +212,9 @@ static void test_cells_and_kernels(void) {
     sc_gather(&v, idx, &wk);
     for (size_t k = 0; k < n; k++)
         CHECK(wk.x[k] == rows[4 * idx[k]] && wk.r[k] == rows[4 * idx[k] + 3], "gathered %zu", k);
-    sc_range rg = {0, (uint32_t)n, 1};
-    sc_kernel_args args = {wk.x, wk.y, wk.z, wk.r, 0, (uint32_t)n, &rg, 1};
+    /* every block of 4 (and a last short one) against all later spheres:
+     * the own-row triangle inside the block, the rest as a candidate list */
+    uint32_t *cand = malloc(4 * (n + 8));
     uint32_t *buf[2];
     size_t found[2] = {0, 0};
     uint64_t tests[2] = {0, 0};
@@ -217,9 +229,17 @@ static void test_cells_and_kernels(void) {
         size_t cap = 1 << 20;
         buf[f] = malloc(2 * cap * sizeof(uint32_t));
         sc_hits h = {buf[f], 0, cap, NULL, NULL};
-        tests[f] = fns[f](&args, &h);
+        for (uint32_t i0 = 0; i0 < n; i0 += SC_BLOCK) {
+            uint32_t ni = n - i0 < SC_BLOCK ? (uint32_t)n - i0 : SC_BLOCK;
+            uint32_t m = 0;
+            for (uint32_t j = i0 + ni; j < n; j++)
+                cand[m++] = j;
+            sc_kernel_args args = {wk.x, wk.y, wk.z, wk.r, i0, ni, (uint32_t)n, cand, m};
+            tests[f] += fns[f](&args, &h);
+        }
         found[f] = h.count;
     }
+    free(cand);
     CHECK(tests[0] == (uint64_t)n * (n - 1) / 2, "scalar tests %llu", (unsigned long long)tests[0]);
     if (fns[1]) {
         CHECK(tests[1] == tests[0], "avx2 tests %llu", (unsigned long long)tests[1]);

@@ -1,18 +1,17 @@
 /*
- * cells.c: stage 4. Takes the sorted keys and the sorted input indices;
- * produces the cell table (one entry per non-empty cell: its key and its
- * first sphere, ascending, with start[count] = n, plus where each level's
- * cells begin) and the gathered working copy: x, y, z, r in cell order as
- * double, so the narrowphase streams contiguous memory. Memory: 12 bytes per
- * non-empty cell and 32 per sphere, both bounded by n.
+ * rows.c: stage 4. Takes the sorted keys and the sorted input indices;
+ * produces the row table (one entry per non-empty row: its key with the fine
+ * x bits cleared and its first sphere, ascending, with start[count] = n,
+ * plus where each level's rows begin) and the gathered working copy: x, y,
+ * z, r in sorted order as double, so the narrowphase streams contiguous
+ * memory. Memory: 12 bytes per row and 32 per sphere, both bounded by n.
  */
 #include "internal.h"
 
-#include <string.h>
-
-size_t sc_cells_build(const uint64_t *keys, size_t n, const sc_grid_plan *plan, sc_cells *c,
-                      size_t *offsets) {
+size_t sc_rows_build(const uint64_t *keys, size_t n, const sc_grid_plan *plan, sc_rows *c,
+                     size_t *offsets) {
     size_t count = 0;
+    const unsigned xs = (unsigned)plan->bits[0]; /* X is the low field */
     if (n > 0) {
 #pragma omp parallel
         {
@@ -20,7 +19,7 @@ size_t sc_cells_build(const uint64_t *keys, size_t n, const sc_grid_plan *plan, 
             const size_t b = n * (size_t)t / (size_t)nt, e = n * (size_t)(t + 1) / (size_t)nt;
             size_t mine = 0;
             for (size_t k = b; k < e; k++)
-                mine += k == 0 || keys[k] != keys[k - 1];
+                mine += k == 0 || (keys[k] >> xs) != (keys[k - 1] >> xs);
             offsets[t + 1] = mine;
 #pragma omp barrier
 #pragma omp single
@@ -31,8 +30,8 @@ size_t sc_cells_build(const uint64_t *keys, size_t n, const sc_grid_plan *plan, 
             }
             size_t o = offsets[t];
             for (size_t k = b; k < e; k++)
-                if (k == 0 || keys[k] != keys[k - 1]) {
-                    c->key[o] = keys[k];
+                if (k == 0 || (keys[k] >> xs) != (keys[k - 1] >> xs)) {
+                    c->key[o] = (keys[k] >> xs) << xs;
                     c->start[o] = (uint32_t)k;
                     o++;
                 }
@@ -43,7 +42,7 @@ size_t sc_cells_build(const uint64_t *keys, size_t n, const sc_grid_plan *plan, 
     }
     c->count = count;
     c->start[count] = (uint32_t)n;
-    /* Level l's cells: keys with level bits == l, contiguous since the level
+    /* Level l's rows: keys with level bits == l, contiguous since the level
      * is the most significant field. */
     size_t at = 0;
     for (int l = 0; l < plan->levels; l++) {
