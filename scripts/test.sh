@@ -124,17 +124,21 @@ step_asan() {
     run_ctest build-asan
 }
 
+install_into() { # install_into PREFIX: cmake --install build-release, quietly
+  if cmake --install build-release --prefix "$1" >"$scratch/install.log" 2>&1; then
+    echo "installed into $1: $(grep -c 'Installing:' "$scratch/install.log") files"
+    return 0
+  fi
+  cat "$scratch/install.log" >&2
+  return 1
+}
+
 step_release() {
   local prefix="$scratch/prefix" ex=build-release/example
   check "build build-release (Release, -Werror)" \
     build . build-release -DCMAKE_BUILD_TYPE=Release -DSC_WARNINGS_AS_ERRORS=ON \
       -DSC_BUILD_TESTS=OFF || return 1
-  check "install into a temporary prefix" \
-    cmake --install build-release --prefix "$prefix" >"$scratch/install.log" || {
-      cat "$scratch/install.log" >&2
-      return 1
-    }
-  echo "installed into $prefix"
+  check "install into a temporary prefix" install_into "$prefix" || return 1
   rm -rf "$ex"
   check "examples/ with find_package(spherecollide)" \
     build examples "$ex" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release &&
