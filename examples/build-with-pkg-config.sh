@@ -18,7 +18,8 @@ if [ -z "$pc" ]; then
   echo "build-with-pkg-config: no spherecollide.pc under $prefix" >&2
   exit 1
 fi
-export PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+export PKG_CONFIG_PATH
 pkg-config --exists --print-errors spherecollide
 libdir=$(pkg-config --variable=libdir spherecollide)
 echo "pkg-config: spherecollide $(pkg-config --modversion spherecollide) from $pc"

@@ -29,5 +29,5 @@ fi
 
 echo "== $cli gen uniform 1000000 --seed 1 -o build/uniform-1e6.npy"
 "$cli" gen uniform 1000000 --seed 1 -o build/uniform-1e6.npy
-echo "== $cli pairs build/uniform-1e6.npy $*"
+echo "== $cli pairs build/uniform-1e6.npy${*:+ $*}"
 "$cli" pairs build/uniform-1e6.npy "$@"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2001  # sed indents multi-line lists most plainly
 # check-symbols.sh [LIBRARY.so] [HEADER]
 #
 # The shared library's exported (dynamic, defined) symbols must all start with

@@ -24,7 +24,7 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
+cd "$root" || exit 2
 
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 ctest_jobs=${CTEST_JOBS:-2}
