@@ -156,6 +156,10 @@ typedef struct sc_options {
     double cell_factor;     /**< base cell edge as a multiple of the minimum legal
                                  one (2 * r_max of the level); >= 1, default 1 */
     int max_levels;         /**< cap on grid levels, 1..16; default 16 */
+    int levels;             /**< 0 (default): a cost model picks the number of
+                                 levels from the radius distribution; else
+                                 exactly this many (within the cap and the
+                                 radius range) */
     int sorted;             /**< stream/fill pairs in (i, j) lexicographic order */
     size_t chunk_pairs;     /**< pairs per callback chunk; default 65536 */
     size_t sorted_window_bytes; /**< memory for one sorted window; default 64 MiB */

@@ -8,12 +8,25 @@
 #include "internal.h"
 
 #include <math.h>
+#include <string.h>
 
 typedef struct partial {
     double lo[3], hi[3], rmin, rmax;
     size_t bad;
     sc_status st;
 } partial;
+
+/* Octave of r from its exponent bits (no libm call in the hot loop);
+ * subnormals share the lowest octave bin, zero and non-finite go to bin 0. */
+static int exp_bin(double r) {
+    uint64_t bits;
+    memcpy(&bits, &r, sizeof bits);
+    const int biased = (int)((bits >> 52) & 0x7ff);
+    if (!(r > 0.0) || biased == 0x7ff)
+        return 0;
+    int e = (biased ? biased - 1023 : -1023) - SC_EXP_MIN;
+    return e < 1 ? 1 : e >= SC_EXP_BINS ? SC_EXP_BINS - 1 : e;
+}
 
 static sc_status check_value(double v) {
     if (!isfinite(v))
@@ -39,9 +52,12 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
     const size_t n = v->n;
     partial all = {{HUGE_VAL, HUGE_VAL, HUGE_VAL}, {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
                    HUGE_VAL, -HUGE_VAL, SIZE_MAX, SC_OK};
+    memset(b->rexp, 0, sizeof b->rexp);
 #pragma omp parallel
     {
         partial my = all;
+        uint64_t rexp[SC_EXP_BINS];
+        memset(rexp, 0, sizeof rexp);
 #pragma omp for schedule(static) nowait
         for (size_t k = 0; k < n; k++) {
             double p[3] = {sc_view_get(v, v->x, k), sc_view_get(v, v->y, k),
@@ -54,6 +70,7 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
             }
             my.rmin = r < my.rmin ? r : my.rmin;
             my.rmax = r > my.rmax ? r : my.rmax;
+            rexp[exp_bin(r)]++;
             if (k < my.bad) {
                 sc_status st = check_sphere(p, r);
                 if (st != SC_OK) {
@@ -74,6 +91,8 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
                 all.bad = my.bad;
                 all.st = my.st;
             }
+            for (int e = 0; e < SC_EXP_BINS; e++)
+                b->rexp[e] += rexp[e];
         }
     }
     for (int a = 0; a < 3; a++) {
@@ -83,5 +102,6 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
     b->rmin = n ? all.rmin : 0.0;
     b->rmax = n ? all.rmax : 0.0;
     b->bad_index = all.bad;
+    b->n = n;
     return all.st;
 }

@@ -7,8 +7,8 @@
  * with every stage timed into the context's statistics. Scratch lives in the
  * context and only grows, so repeated queries on batches of the same size
  * allocate nothing new. Peak scratch per sphere: keys 8 + 8 (sort), index
- * 4 + 4, working copy 32 = 56 bytes, plus per-thread sink buffers; the row
- * table reuses the sort's second buffers.
+ * 4 + 4, fine x 4, working copy 32 = 60 bytes, plus per-thread sink
+ * buffers; the row table reuses the sort's second buffers.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
@@ -20,7 +20,7 @@
 struct sc_context {
     sc_options opt;
     int threads;
-    sc_buf keys, tmp_keys, index, tmp_index, work, counts, sink_mem, hist, win;
+    sc_buf keys, tmp_keys, index, tmp_index, xq, work, counts, sink_mem, hist, win;
     sc_stats stats;
 };
 
@@ -59,7 +59,8 @@ static sc_status options_check(const sc_options *o) {
         return SC_ERR_INVALID_ARGUMENT;
     if (!(o->cell_factor >= 1.0 && o->cell_factor <= 1e6))
         return SC_ERR_INVALID_ARGUMENT;
-    if (o->max_levels < 1 || o->max_levels > SC_MAX_LEVELS)
+    if (o->max_levels < 1 || o->max_levels > SC_MAX_LEVELS || o->levels < 0 ||
+        o->levels > SC_MAX_LEVELS)
         return SC_ERR_INVALID_ARGUMENT;
     if (o->chunk_pairs == 0 || o->sorted_window_bytes < 4096)
         return SC_ERR_INVALID_ARGUMENT;
@@ -92,7 +93,7 @@ sc_status sc_context_create(const sc_options *options, sc_context **out) {
 void sc_context_trim(sc_context *c) {
     if (!c)
         return;
-    sc_buf *bufs[] = {&c->keys, &c->tmp_keys, &c->index, &c->tmp_index, &c->work,
+    sc_buf *bufs[] = {&c->keys, &c->tmp_keys, &c->index, &c->tmp_index, &c->xq, &c->work,
                       &c->counts, &c->sink_mem, &c->hist, &c->win};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         sc_buf_release(alloc_of(c), bufs[k]);
@@ -114,7 +115,7 @@ sc_status sc_context_stats(const sc_context *c, sc_stats *out) {
 }
 
 static uint64_t scratch_bytes(const sc_context *c) {
-    return c->keys.bytes + c->tmp_keys.bytes + c->index.bytes + c->tmp_index.bytes +
+    return c->keys.bytes + c->tmp_keys.bytes + c->index.bytes + c->tmp_index.bytes + c->xq.bytes +
            c->work.bytes + c->counts.bytes + c->sink_mem.bytes + c->hist.bytes + c->win.bytes;
 }
 
@@ -153,8 +154,7 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     /* Scratch, grown once and reused. */
     const sc_allocator *a = alloc_of(c);
     const size_t nw = n + SC_PAD;
-    /* keys: padded, the search reads one past the end of a row branch-free */
-    if (!sc_buf_reserve(a, &c->keys, 8 * (n + SC_PAD)) || !sc_buf_reserve(a, &c->tmp_keys, 8 * n) ||
+    if (!sc_buf_reserve(a, &c->keys, 8 * n) || !sc_buf_reserve(a, &c->xq, 4 * (n + SC_PAD)) || !sc_buf_reserve(a, &c->tmp_keys, 8 * n) ||
         !sc_buf_reserve(a, &c->index, 4 * n) || !sc_buf_reserve(a, &c->tmp_index, 4 * (n + 1)) ||
         !sc_buf_reserve(a, &c->work, 4 * 8 * nw) ||
         !sc_buf_reserve(a, &c->counts, sc_radix_sort_scratch(c->threads) + 8 * (size_t)(c->threads + 1)))
@@ -173,7 +173,7 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     if (c->opt.algorithm == SC_ALGO_BRUTE) {
         sc_brute_plan(&p->view, &p->plan, keys, index);
     } else {
-        sc_grid_plan_make(&b, c->opt.cell_factor, c->opt.max_levels, &p->plan);
+        sc_grid_plan_make(&b, c->opt.cell_factor, c->opt.max_levels, c->opt.levels, &p->plan);
         sc_keys_compute(&p->view, &p->plan, keys, index);
     }
     STAGE(c, SC_STAGE_KEYS, t);
@@ -187,7 +187,7 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
 
     t = sc_now();
     size_t *offsets = (size_t *)((char *)c->counts.p + sc_radix_sort_scratch(c->threads));
-    sc_rows_build(keys, n, &p->plan, &p->rows, offsets);
+    sc_rows_build(keys, n, &p->plan, &p->rows, c->xq.p, offsets);
     STAGE(c, SC_STAGE_CELLS, t);
 #ifdef SC_VALIDATE
     for (size_t k = 1; k < n; k++)
@@ -198,9 +198,7 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
 
     t = sc_now();
     sc_gather(&p->view, index, &p->work);
-    for (size_t k = n; k < n + SC_PAD; k++)
-        keys[k] = UINT64_MAX;
-    p->work.key = keys;
+    p->work.xq = c->xq.p;
     STAGE(c, SC_STAGE_GATHER, t);
 
     c->stats.cells = p->rows.count;

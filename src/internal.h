@@ -89,10 +89,16 @@ static inline double sc_view_get(const sc_view *v, const char *a, size_t k) {
 SC_INTERNAL sc_status sc_view_make(const sc_spheres *s, sc_view *v);
 
 /* ---- stage 1: bounds and radius statistics ------------------------------ */
+/* Radius histogram by binary exponent (ilogb), for the level cost model. */
+#define SC_EXP_MIN (-1080)
+#define SC_EXP_BINS 2160
+
 typedef struct sc_bounds {
     double lo[3], hi[3]; /* centre bounds */
     double rmin, rmax;
+    size_t n;
     size_t bad_index;    /* first offending sphere when the status is not OK */
+    uint64_t rexp[SC_EXP_BINS]; /* spheres per radius octave; zero radii in bin 0 */
 } sc_bounds;
 
 SC_INTERNAL sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b);
@@ -118,8 +124,9 @@ typedef struct sc_grid_plan {
     int key_bits;           /* significant bits of a key */
 } sc_grid_plan;
 
+/* levels_wanted: 0 = the cost model chooses; else exactly that many (capped). */
 SC_INTERNAL void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels,
-                                   sc_grid_plan *plan);
+                                   int levels_wanted, sc_grid_plan *plan);
 /* Level of a sphere of radius r. */
 SC_INTERNAL int sc_grid_level(const sc_grid_plan *plan, double r);
 /* Integer coordinates (before wrapping) of a point: q[0] = fine x
@@ -158,12 +165,13 @@ typedef struct sc_work {
     size_t n;
     double *x, *y, *z, *r; /* cell order, padded by SC_PAD */
     const uint32_t *index; /* input index of sorted sphere k */
-    const uint64_t *key;   /* sorted keys (fine x in the low bits) */
+    uint32_t *xq;          /* fine x (X) of each sorted sphere, padded */
 } sc_work;
 
-/* offsets: scratch of at least (threads + 1) entries. */
+/* Builds the row table and writes xq[k] = X of sorted sphere k (padded with
+ * UINT32_MAX). offsets: scratch of at least (threads + 1) entries. */
 SC_INTERNAL size_t sc_rows_build(const uint64_t *sorted_keys, size_t n, const sc_grid_plan *plan,
-                                 sc_rows *rows, size_t *offsets);
+                                 sc_rows *rows, uint32_t *xq, size_t *offsets);
 SC_INTERNAL void sc_gather(const sc_view *v, const uint32_t *index, sc_work *w);
 
 /* ---- kernels ----------------------------------------------------------- */

@@ -46,7 +46,72 @@ static int bit_length(uint64_t v) {
     return b;
 }
 
-void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, sc_grid_plan *p) {
+/* Estimated search cost, in candidate-test equivalents, of a grid with L
+ * levels under the coarsest edge `top`, assuming each level's spheres spread
+ * evenly over the box. Terms, per level l (n_l spheres, edge c_l, density
+ * rho_l = n_l / V):
+ *   same-level candidates  n_l rho_l * 13.5 c_l^3  (4.5 rows of c_l^2 x 2 c_l,
+ *                                                    x 1.5 for shared windows)
+ *   cross-level candidates n_l rho_l' * 18 c_l'^3  (9 rows of c_l'^2 x 2 c_l')
+ *   per home row and coarser level: 9 row lookups and window starts (~360)
+ *   per sphere: 15 for its own level's windows, 18 per coarser level.
+ * Only the number of levels depends on it; exactness does not. */
+static double level_cost(const sc_bounds *b, double top, int L) {
+    double n_l[SC_MAX_LEVELS] = {0}, c[SC_MAX_LEVELS];
+    for (int l = 0; l < L; l++)
+        c[l] = ldexp(top, l - (L - 1));
+    for (int e = 0; e < SC_EXP_BINS; e++) {
+        if (!b->rexp[e])
+            continue;
+        /* a radius in [2^x, 2^(x+1)): take 1.5 * 2^x as typical */
+        double r = e == 0 ? 0.0 : ldexp(1.5, e + SC_EXP_MIN);
+        int l = 0;
+        while (l < L - 1 && r > 0.5 * c[l])
+            l++;
+        n_l[l] += (double)b->rexp[e];
+    }
+    double ext[3], V = 1.0;
+    for (int a = 0; a < 3; a++) {
+        ext[a] = b->hi[a] - b->lo[a];
+        if (ext[a] < top)
+            ext[a] = top;
+        V *= ext[a];
+    }
+    double cost = 0.0;
+    for (int l = 0; l < L; l++) {
+        if (n_l[l] == 0.0)
+            continue;
+        double rows = (ext[1] / c[l] + 1.0) * (ext[2] / c[l] + 1.0);
+        if (rows > n_l[l])
+            rows = n_l[l];
+        int coarser = 0;
+        cost += n_l[l] * (n_l[l] / V) * 13.5 * c[l] * c[l] * c[l] + 15.0 * n_l[l];
+        for (int m = l + 1; m < L; m++) {
+            if (n_l[m] == 0.0)
+                continue;
+            coarser++;
+            cost += n_l[l] * (n_l[m] / V) * 18.0 * c[m] * c[m] * c[m];
+        }
+        cost += coarser * (360.0 * rows + 18.0 * n_l[l]);
+    }
+    return cost;
+}
+
+static int choose_levels(const sc_bounds *b, double top, int max_levels) {
+    int best = 1;
+    double best_cost = level_cost(b, top, 1);
+    for (int L = 2; L <= max_levels; L++) {
+        double cst = level_cost(b, top, L);
+        if (cst < best_cost) {
+            best = L;
+            best_cost = cst;
+        }
+    }
+    return best;
+}
+
+void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, int levels_wanted,
+                       sc_grid_plan *p) {
     if (max_levels < 1 || max_levels > SC_MAX_LEVELS)
         max_levels = SC_MAX_LEVELS;
     if (!(cell_factor >= 1.0))
@@ -61,11 +126,16 @@ void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, s
     double top = 2.0 * b->rmax * (1.0 + 2 * SC_MARGIN) * cell_factor;
     if (!(top > 0.0))
         top = extent > 0.0 ? extent * 0x1p-10 : 1.0;
-    /* Levels: halve while the smallest radius still fits. */
+    /* Levels: at most as many as halvings that the smallest radius still
+     * fits; how many of those pay off, the cost model decides. */
     int levels = 1;
     double rmin = b->rmin;
     while (levels < max_levels && rmin <= 0.25 * top * ldexp(1.0, 1 - levels) * (1.0 - SC_MARGIN))
         levels++;
+    if (levels_wanted <= 0)
+        levels = choose_levels(b, top, levels);
+    else if (levels_wanted < levels)
+        levels = levels_wanted;
     double cell0 = ldexp(top, 1 - levels);
 
     p->pow2 = !(extent < cell0 * 0x1p30);
@@ -129,8 +199,8 @@ int sc_grid_level(const sc_grid_plan *p, double r) {
 /* floor(v scaled to level-0 cells * 2^fine): exact power-of-two scaling of
  * the one rounded value t, so every axis and level sees the same point. */
 static int64_t axis_coord(const sc_grid_plan *p, double v, int a, int fine) {
-    if (!p->pow2)
-        return (int64_t)ldexp((v - p->origin[a]) * p->inv_cell0, fine); /* >= 0: truncation is floor */
+    if (!p->pow2) /* t >= 0: truncation is floor; * 2^fine is exact */
+        return (int64_t)((v - p->origin[a]) * p->inv_cell0 * (fine ? (double)(1 << fine) : 1.0));
     double t = ldexp(v, fine - p->pow2_exp);                            /* exact */
     if (fabs(t) < 0x1p62) {
         double f = floor(t);

@@ -115,6 +115,7 @@ typedef struct config {
     sc_algorithm algo;
     int max_levels;
     double cell_factor;
+    int levels; /* 0: cost model */
 } config;
 
 static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, size_t pairs_hint) {
@@ -128,6 +129,7 @@ static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, siz
         o.max_levels = c->max_levels;
     if (c->cell_factor > 0)
         o.cell_factor = c->cell_factor;
+    o.levels = c->levels;
     if (chunk_pairs)
         o.chunk_pairs = chunk_pairs;
     if (sorted) /* force about three windows */
@@ -148,9 +150,9 @@ static void check_config(const dataset *d, const sc_spheres *view, const config 
                          const pairs *want, uint64_t want_sum, pairs *stream_ref,
                          const char *what) {
     char tag[160];
-    snprintf(tag, sizeof tag, "%s n=%zu %s kernel=%s threads=%d algo=%d levels=%d factor=%g", d->name,
-             d->n, what, sc_kernel_name(c->kernel), c->threads, (int)c->algo, c->max_levels,
-             c->cell_factor);
+    snprintf(tag, sizeof tag, "%s n=%zu %s kernel=%s threads=%d algo=%d max_levels=%d levels=%d factor=%g",
+             d->name, d->n, what, sc_kernel_name(c->kernel), c->threads, (int)c->algo, c->max_levels,
+             c->levels, c->cell_factor);
 
     /* count */
     sc_context *ctx = make_ctx(c, 0, 0, 0);
@@ -225,14 +227,15 @@ static void check_dataset(const dataset *d, int full) {
         for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
             if (!full && thread_counts[t] != 1 && thread_counts[t] != 3)
                 continue;
-            config c = {kernels[k], thread_counts[t], SC_ALGO_GRID, 0, 0};
+            config c = {kernels[k], thread_counts[t], SC_ALGO_GRID, 0, 0, 0};
             check_config(d, &view, &c, &want, sum, &ref, "rows-f64");
         }
     }
     /* the brute-force peer and grid variants */
-    config extra[] = {{SC_KERNEL_AUTO, 2, SC_ALGO_BRUTE, 0, 0},
-                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0},
-                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7}};
+    config extra[] = {{SC_KERNEL_AUTO, 2, SC_ALGO_BRUTE, 0, 0, 0},
+                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0, 0},
+                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7, 0},
+                      {SC_KERNEL_SCALAR, 3, SC_ALGO_GRID, 0, 0, 16}};
     /* A different algorithm or grid shape may stream in another order; each
      * variant only has to be exact (and its own order is checked by SoA). */
     for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) {
@@ -246,7 +249,7 @@ static void check_dataset(const dataset *d, int full) {
         for (int a = 0; a < 4; a++)
             soa[a * d->n + i] = d->rows[4 * i + a];
     sc_spheres sv = sc_spheres_soa_f64(d->n, soa, soa + d->n, soa + 2 * d->n, soa + 3 * d->n);
-    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0};
+    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0};
     check_config(d, &sv, &c, &want, sum, &ref, "soa-f64");
     free(soa);
     free(want.p);
@@ -268,7 +271,7 @@ static void check_dataset_f32(const dataset *d) {
     for (size_t k = 0; k < 2; k++) {
         if (!sc_kernel_available(kernels[k]))
             continue;
-        config c = {kernels[k], 3, SC_ALGO_GRID, 0, 0};
+        config c = {kernels[k], 3, SC_ALGO_GRID, 0, 0, 0};
         check_config(&w, &view, &c, &want, sum, &ref, "rows-f32");
     }
     free(want.p);
@@ -294,7 +297,7 @@ static void check_dataset_2d(const dataset *d) {
     uint64_t sum;
     oracle(&w, &want, &sum);
     sc_spheres view = sc_spheres_rows_f64(d->n, 2, rows3);
-    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0};
+    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0};
     check_config(&w, &view, &c, &want, sum, &ref, "2d");
     free(want.p);
     free(ref.p);
@@ -479,6 +482,37 @@ static void group_api(void) {
     sc_context_create(&o, &ctx);
     st = sc_stream_pairs(ctx, &mv, NULL, NULL, NULL);
     CHECK(st == SC_ERR_INVALID_ARGUMENT, "NULL callback");
+
+    /* the cost model: one level for narrow radii, several for radii over
+     * three decades; a forced count is honoured */
+    {
+        size_t m = 20000;
+        double *rr = malloc(4 * m * sizeof(double));
+        sc_options lo = sc_options_default();
+        sc_context *lc = NULL;
+        sc_context_create(&lo, &lc);
+        sc_stats ls;
+        sc_summary sm;
+        sc_spheres lv = sc_spheres_rows_f64(m, 3, rr);
+        scgen_generate("uniform", m, 1, rr);
+        sc_count_pairs(lc, &lv, &sm);
+        sc_context_stats(lc, &ls);
+        CHECK(ls.levels == 1, "uniform: %d levels", ls.levels);
+        scgen_generate("powerlaw", m, 1, rr);
+        sc_count_pairs(lc, &lv, &sm);
+        sc_context_stats(lc, &ls);
+        CHECK(ls.levels > 2, "powerlaw: %d levels", ls.levels);
+        sc_context_destroy(lc);
+        lo.levels = 2;
+        sc_context_create(&lo, &lc);
+        sc_count_pairs(lc, &lv, &sm);
+        sc_context_stats(lc, &ls);
+        CHECK(ls.levels <= 2, "forced 2 levels: %d", ls.levels);
+        sc_context_destroy(lc);
+        lo.levels = 17;
+        CHECK(sc_context_create(&lo, &lc) == SC_ERR_INVALID_ARGUMENT, "levels 17 rejected");
+        free(rr);
+    }
 
     /* repeated queries: scratch stops growing */
     sc_summary s1, s2;

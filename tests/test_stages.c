@@ -88,9 +88,11 @@ static void test_radix(void) {
 
 static void test_keys(void) {
     /* level assignment: every radius fits its level, and not the one below */
-    sc_bounds b = {{0, 0, 0}, {100, 50, 10}, 0.01, 5.0, 0};
+    static sc_bounds b; /* large (radius histogram): not on the stack */
+    memset(&b, 0, sizeof b);
+    b.hi[0] = 100, b.hi[1] = 50, b.hi[2] = 10, b.rmin = 0.01, b.rmax = 5.0;
     sc_grid_plan p;
-    sc_grid_plan_make(&b, 1.0, SC_MAX_LEVELS, &p);
+    sc_grid_plan_make(&b, 1.0, SC_MAX_LEVELS, SC_MAX_LEVELS, &p); /* all the levels it can */
     CHECK(p.levels == 9, "levels for r in [0.01, 5]: %d", p.levels); /* 5 / 2^8 < 0.01 */
     CHECK(!p.pow2, "origin regime expected");
     CHECK(p.radius_limit[p.levels - 1] >= 5.0, "top level holds r_max");
@@ -126,8 +128,10 @@ static void test_keys(void) {
         }
     }
     /* huge extent: power-of-two regime, coordinates exact even at 1e30 */
-    sc_bounds far = {{-1e30, 0, 0}, {1e30, 1, 1}, 1.0, 1.0, 0};
-    sc_grid_plan_make(&far, 1.0, SC_MAX_LEVELS, &p);
+    static sc_bounds far;
+    memset(&far, 0, sizeof far);
+    far.lo[0] = -1e30, far.hi[0] = 1e30, far.hi[1] = far.hi[2] = 1, far.rmin = far.rmax = 1.0;
+    sc_grid_plan_make(&far, 1.0, SC_MAX_LEVELS, 0, &p);
     CHECK(p.pow2 && p.levels == 1, "pow2 regime");
     CHECK(p.cell[0] == ldexp(1.0, p.pow2_exp) && p.cell[0] >= 2.0, "cell is a power of two >= 2");
     int64_t q[3];
@@ -170,13 +174,18 @@ static void test_cells_and_kernels(void) {
     sc_spheres s = sc_spheres_rows_f64(n, 3, rows);
     sc_view v;
     CHECK(sc_view_make(&s, &v) == SC_OK, "view");
-    sc_bounds b;
+    static sc_bounds b;
     CHECK(sc_bounds_compute(&v, &b) == SC_OK, "bounds");
+    uint64_t hist_total = 0;
+    for (int e = 0; e < SC_EXP_BINS; e++)
+        hist_total += b.rexp[e];
+    CHECK(hist_total == n && b.n == n, "radius histogram counts every sphere");
     CHECK(b.rmax == 3.0 && b.lo[0] >= 0 && b.hi[0] <= 41.0, "bounds values");
     sc_grid_plan p;
-    sc_grid_plan_make(&b, 1.0, SC_MAX_LEVELS, &p);
-    CHECK(p.levels >= 3, "levels %d", p.levels);
+    sc_grid_plan_make(&b, 1.0, SC_MAX_LEVELS, 3, &p);
+    CHECK(p.levels == 3, "levels %d", p.levels);
     uint64_t *keys = malloc(8 * n), *tk = malloc(8 * n);
+    uint32_t *xq = malloc(4 * (n + SC_PAD));
     uint32_t *idx = malloc(4 * n), *ti = malloc(4 * (n + 1));
     size_t *counts = malloc(sc_radix_sort_scratch(4) + 8 * 5);
     sc_keys_compute(&v, &p, keys, idx);
@@ -184,7 +193,7 @@ static void test_cells_and_kernels(void) {
     sc_rows rt;
     rt.key = tk;
     rt.start = ti;
-    size_t nc = sc_rows_build(keys, n, &p, &rt, (size_t *)((char *)counts + sc_radix_sort_scratch(4)));
+    size_t nc = sc_rows_build(keys, n, &p, &rt, xq, (size_t *)((char *)counts + sc_radix_sort_scratch(4)));
     CHECK(nc > 0 && nc <= n && rt.start[0] == 0 && rt.start[nc] == n, "row table ends");
     int ok = 1;
     const uint64_t xmask = (1ull << p.bits[0]) - 1;
@@ -195,6 +204,7 @@ static void test_cells_and_kernels(void) {
         for (uint32_t k = rt.start[c]; k < rt.start[c + 1]; k++) {
             ok &= (keys[k] & ~xmask) == rt.key[c];
             ok &= k == rt.start[c] || (keys[k - 1] & xmask) <= (keys[k] & xmask);
+            ok &= xq[k] == (keys[k] & xmask);
         }
     }
     CHECK(ok, "rows strictly ascending, non-empty, every sphere in its row, sorted by X");
@@ -261,6 +271,7 @@ static void test_cells_and_kernels(void) {
     free(rows);
     free(keys);
     free(tk);
+    free(xq);
     free(idx);
     free(ti);
     free(counts);
