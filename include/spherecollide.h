@@ -147,6 +147,13 @@ typedef enum sc_algorithm {
     SC_ALGO_BRUTE = 1  /**< all n(n-1)/2 tests, OpenMP; the baseline peer */
 } sc_algorithm;
 
+typedef enum sc_layout {
+    SC_LAYOUT_GATHERED = 0, /**< copy the spheres into cell order first (default) */
+    SC_LAYOUT_INDIRECT = 1  /**< no copy: the narrowphase reads the caller's arrays
+                                 through the sort permutation (scalar kernel; for
+                                 locality studies) */
+} sc_layout;
+
 typedef struct sc_options {
     size_t size;            /**< sizeof(sc_options); set by sc_options_default */
     sc_algorithm algorithm;
@@ -160,6 +167,7 @@ typedef struct sc_options {
                                  levels from the radius distribution; else
                                  exactly this many (within the cap and the
                                  radius range) */
+    sc_layout layout;       /**< default SC_LAYOUT_GATHERED */
     int sorted;             /**< stream/fill pairs in (i, j) lexicographic order */
     size_t chunk_pairs;     /**< pairs per callback chunk; default 65536 */
     size_t sorted_window_bytes; /**< memory for one sorted window; default 64 MiB */

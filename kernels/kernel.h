@@ -40,6 +40,12 @@ typedef struct sc_kernel_args {
                                     tested only against home spheres i < j */
     const uint32_t *cand;        /* further candidates, tested against the whole block */
     uint32_t ncand;
+    /* Indirect layout only (sc_narrow_indirect): the caller's arrays, read
+     * at perm[k] for sorted index k; x, y, z, r above are then unused. */
+    const uint32_t *perm;
+    const char *vx, *vy, *vz, *vr; /* vz may be NULL (2-D) */
+    size_t stride;
+    int f64;
 } sc_kernel_args;
 
 /* Returns the number of candidate tests run (home spheres x candidates that
@@ -52,6 +58,8 @@ uint64_t sc_narrow_scalar(const sc_kernel_args *args, sc_hits *hits)
 uint64_t sc_narrow_avx2(const sc_kernel_args *args, sc_hits *hits)
     __attribute__((visibility("hidden")));
 #endif
+uint64_t sc_narrow_indirect(const sc_kernel_args *args, sc_hits *hits)
+    __attribute__((visibility("hidden")));
 
 /* Make room for `need` more pairs. */
 static inline void sc_hits_reserve(sc_hits *h, size_t need) {

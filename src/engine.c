@@ -51,6 +51,8 @@ static sc_status options_check(const sc_options *o) {
         return SC_ERR_INVALID_ARGUMENT;
     if (o->algorithm != SC_ALGO_GRID && o->algorithm != SC_ALGO_BRUTE)
         return SC_ERR_INVALID_ARGUMENT;
+    if (o->layout != SC_LAYOUT_GATHERED && o->layout != SC_LAYOUT_INDIRECT)
+        return SC_ERR_INVALID_ARGUMENT;
     if (o->threads < 0 || o->threads > 4096)
         return SC_ERR_INVALID_ARGUMENT;
     if (o->pin != SC_PIN_NONE && o->pin != SC_PIN_COMPACT && o->pin != SC_PIN_SCATTER)
@@ -197,7 +199,14 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
 #endif
 
     t = sc_now();
-    sc_gather(&p->view, index, &p->work);
+    if (c->opt.layout == SC_LAYOUT_INDIRECT) {
+        p->work.n = n; /* no copy: the kernel reads the view through index */
+        p->work.index = index;
+        p->kernel = sc_narrow_indirect;
+        c->stats.kernel = SC_KERNEL_SCALAR;
+    } else {
+        sc_gather(&p->view, index, &p->work);
+    }
     p->work.xq = c->xq.p;
     STAGE(c, SC_STAGE_GATHER, t);
 
@@ -224,8 +233,8 @@ static sc_status sink_init(sc_context *c, sc_sink *s, sc_sink_mode mode, const p
 }
 
 static sc_status search(sc_context *c, prepared *p, sc_sink *s) {
-    sc_search_job job = {&p->work, &p->rows, &p->plan, p->kernel, c->threads, s,
-                         c->opt.progress, c->opt.progress_user, 0};
+    sc_search_job job = {&p->work, &p->view, c->opt.layout == SC_LAYOUT_INDIRECT, &p->rows, &p->plan,
+                         p->kernel, c->threads, s, c->opt.progress, c->opt.progress_user, 0};
     double t = sc_now();
     sc_status st = sc_search_run(&job);
     STAGE(c, SC_STAGE_SEARCH, t);

@@ -186,6 +186,8 @@ typedef struct sc_sink sc_sink;
 
 typedef struct sc_search_job {
     const sc_work *work;
+    const sc_view *view; /* indirect layout: the caller's arrays */
+    bool indirect;
     const sc_rows *rows;
     const sc_grid_plan *plan;
     sc_kernel_fn kernel;

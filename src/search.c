@@ -341,6 +341,16 @@ sc_status sc_search_run(sc_search_job *job) {
         args.y = wk->y;
         args.z = wk->z;
         args.r = wk->r;
+        args.perm = NULL;
+        if (job->indirect) {
+            args.perm = wk->index;
+            args.vx = job->view->x;
+            args.vy = job->view->y;
+            args.vz = job->view->z;
+            args.vr = job->view->r;
+            args.stride = job->view->stride;
+            args.f64 = job->view->f64;
+        }
         sc_hits *hits = &sink->th[tid].hits;
         /* Blocks of SC_BLOCK home spheres share their windows; where x may
          * wrap, blocks of one keep the wrap logic per sphere. */

@@ -116,6 +116,7 @@ typedef struct config {
     int max_levels;
     double cell_factor;
     int levels; /* 0: cost model */
+    sc_layout layout;
 } config;
 
 static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, size_t pairs_hint) {
@@ -130,6 +131,7 @@ static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, siz
     if (c->cell_factor > 0)
         o.cell_factor = c->cell_factor;
     o.levels = c->levels;
+    o.layout = c->layout;
     if (chunk_pairs)
         o.chunk_pairs = chunk_pairs;
     if (sorted) /* force about three windows */
@@ -165,7 +167,10 @@ static void check_config(const dataset *d, const sc_spheres *view, const config 
           (unsigned long long)s.checksum, (unsigned long long)want_sum);
     sc_stats stats;
     sc_context_stats(ctx, &stats);
-    CHECK(stats.pairs == want->n && stats.kernel == (c->kernel == SC_KERNEL_AUTO ? sc_kernel_auto() : c->kernel),
+    const sc_kernel expect_kernel = c->layout == SC_LAYOUT_INDIRECT ? SC_KERNEL_SCALAR
+                                    : c->kernel == SC_KERNEL_AUTO    ? sc_kernel_auto()
+                                                                     : c->kernel;
+    CHECK(stats.pairs == want->n && stats.kernel == expect_kernel,
           "%s: stats pairs %llu kernel %s", tag, (unsigned long long)stats.pairs,
           sc_kernel_name(stats.kernel));
 
@@ -227,15 +232,15 @@ static void check_dataset(const dataset *d, int full) {
         for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
             if (!full && thread_counts[t] != 1 && thread_counts[t] != 3)
                 continue;
-            config c = {kernels[k], thread_counts[t], SC_ALGO_GRID, 0, 0, 0};
+            config c = {kernels[k], thread_counts[t], SC_ALGO_GRID, 0, 0, 0, 0};
             check_config(d, &view, &c, &want, sum, &ref, "rows-f64");
         }
     }
     /* the brute-force peer and grid variants */
-    config extra[] = {{SC_KERNEL_AUTO, 2, SC_ALGO_BRUTE, 0, 0, 0},
-                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0, 0},
-                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7, 0},
-                      {SC_KERNEL_SCALAR, 3, SC_ALGO_GRID, 0, 0, 16}};
+    config extra[] = {{SC_KERNEL_AUTO, 2, SC_ALGO_BRUTE, 0, 0, 0, 0},
+                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0, 0, 0},
+                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7, 0, 0},
+                      {SC_KERNEL_SCALAR, 3, SC_ALGO_GRID, 0, 0, 16, 0}};
     /* A different algorithm or grid shape may stream in another order; each
      * variant only has to be exact (and its own order is checked by SoA). */
     for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) {
@@ -249,8 +254,11 @@ static void check_dataset(const dataset *d, int full) {
         for (int a = 0; a < 4; a++)
             soa[a * d->n + i] = d->rows[4 * i + a];
     sc_spheres sv = sc_spheres_soa_f64(d->n, soa, soa + d->n, soa + 2 * d->n, soa + 3 * d->n);
-    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0};
+    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0};
     check_config(d, &sv, &c, &want, sum, &ref, "soa-f64");
+    /* indirect reads of separate arrays: same pairs in the same order */
+    c.layout = SC_LAYOUT_INDIRECT;
+    check_config(d, &sv, &c, &want, sum, &ref, "soa-f64-indirect");
     free(soa);
     free(want.p);
     free(ref.p);
@@ -271,9 +279,11 @@ static void check_dataset_f32(const dataset *d) {
     for (size_t k = 0; k < 2; k++) {
         if (!sc_kernel_available(kernels[k]))
             continue;
-        config c = {kernels[k], 3, SC_ALGO_GRID, 0, 0, 0};
+        config c = {kernels[k], 3, SC_ALGO_GRID, 0, 0, 0, 0};
         check_config(&w, &view, &c, &want, sum, &ref, "rows-f32");
     }
+    config ci = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, SC_LAYOUT_INDIRECT};
+    check_config(&w, &view, &ci, &want, sum, &ref, "rows-f32-indirect");
     free(want.p);
     free(ref.p);
     free(w.rows);
@@ -297,8 +307,10 @@ static void check_dataset_2d(const dataset *d) {
     uint64_t sum;
     oracle(&w, &want, &sum);
     sc_spheres view = sc_spheres_rows_f64(d->n, 2, rows3);
-    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0};
+    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0};
     check_config(&w, &view, &c, &want, sum, &ref, "2d");
+    c.layout = SC_LAYOUT_INDIRECT; /* z == NULL read through the view */
+    check_config(&w, &view, &c, &want, sum, &ref, "2d-indirect");
     free(want.p);
     free(ref.p);
     free(w.rows);

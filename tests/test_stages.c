@@ -225,15 +225,15 @@ static void test_cells_and_kernels(void) {
     /* every block of 4 (and a last short one) against all later spheres:
      * the own-row triangle inside the block, the rest as a candidate list */
     uint32_t *cand = malloc(4 * (n + 8));
-    uint32_t *buf[2];
-    size_t found[2] = {0, 0};
-    uint64_t tests[2] = {0, 0};
-    sc_kernel_fn fns[2] = {sc_narrow_scalar, NULL};
+    uint32_t *buf[3];
+    size_t found[3] = {0, 0, 0};
+    uint64_t tests[3] = {0, 0, 0};
+    sc_kernel_fn fns[3] = {sc_narrow_scalar, NULL, sc_narrow_indirect};
 #ifdef SC_HAVE_AVX2_KERNEL
     if (sc_kernel_available(SC_KERNEL_AVX2))
         fns[1] = sc_narrow_avx2;
 #endif
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 3; f++) {
         if (!fns[f])
             continue;
         size_t cap = 1 << 20;
@@ -244,7 +244,13 @@ static void test_cells_and_kernels(void) {
             uint32_t m = 0;
             for (uint32_t j = i0 + ni; j < n; j++)
                 cand[m++] = j;
-            sc_kernel_args args = {wk.x, wk.y, wk.z, wk.r, i0, ni, (uint32_t)n, cand, m};
+            sc_kernel_args args = {.x = wk.x, .y = wk.y, .z = wk.z, .r = wk.r, .i0 = i0, .ni = ni,
+                                   .tri_end = (uint32_t)n, .cand = cand, .ncand = m,
+                                   /* the indirect kernel reads the input rows through idx */
+                                   .perm = idx, .vx = (const char *)rows,
+                                   .vy = (const char *)(rows + 1), .vz = (const char *)(rows + 2),
+                                   .vr = (const char *)(rows + 3), .stride = 4 * sizeof(double),
+                                   .f64 = 1};
             tests[f] += fns[f](&args, &h);
         }
         found[f] = h.count;
@@ -257,6 +263,10 @@ static void test_cells_and_kernels(void) {
               "kernels disagree: %zu vs %zu hits", found[0], found[1]);
         free(buf[1]);
     }
+    CHECK(tests[2] == tests[0] && found[2] == found[0] &&
+              memcmp(buf[0], buf[2], 2 * found[0] * sizeof(uint32_t)) == 0,
+          "indirect kernel disagrees: %zu vs %zu hits", found[2], found[0]);
+    free(buf[2]);
     /* and the scalar kernel's hits are exactly the predicate's */
     size_t want = 0;
     for (size_t i = 0; i < n; i++)
