@@ -41,6 +41,7 @@
  * (measured: 1 to 3 cells differ little on uniform; unbounded blocks made
  * sparse fine rows of the hierarchy test 7x more candidates). */
 #define BLOCK_SPAN_CELLS 2
+#define BLOCK_SPAN_CELLS_1 4 /* home rows with no coarser level to query */
 
 typedef struct range {
     uint32_t j0, j1;
@@ -70,6 +71,7 @@ typedef struct walker {
     cursor cur[ROW_SLOTS];
     nbrow nb[NB_MAX];
     int nnb;
+    int nnb_coarser; /* neighbour rows in coarser levels */
     range ranges[2 * NB_MAX];
     uint32_t own_hi; /* the own row's window: [i0 + 1, own_hi) */
     uint32_t list[LIST_CAP + 8];
@@ -173,6 +175,7 @@ static void home_row(walker *w, size_t ri, int level) {
     static const int dzy[4][2] = {{0, 1}, {1, -1}, {1, 0}, {1, 1}};
     for (int k = 0; k < 4; k++)
         add_nb(w, &w->cur[k], level, z + dzy[k][0], y + dzy[k][1], half);
+    const int same_level = w->nnb;
     for (int l = level + 1; l < p->levels; l++) {
         if (rw->level_begin[l] == rw->level_begin[l + 1])
             continue;
@@ -183,6 +186,7 @@ static void home_row(walker *w, size_t ri, int level) {
                 add_nb(w, &w->cur[4 + 9 * l + 3 * (dz + 1) + (dy + 1)], l, (z >> s) + dz,
                        (y >> s) + dy, lhalf);
     }
+    w->nnb_coarser = w->nnb - same_level;
 }
 
 /* First sphere at or after p in [p, re) whose X passes `x` (strictly above
@@ -381,7 +385,8 @@ sc_status sc_search_run(sc_search_job *job) {
                  * `span` in X: in sparse rows far-apart spheres would make
                  * the shared windows needlessly wide. */
                 const int lev = key_level(job->plan, rw->key[ri]);
-                const uint32_t span = (uint32_t)BLOCK_SPAN_CELLS << (SC_XFINE + lev);
+                const uint32_t span = (w.nnb_coarser ? BLOCK_SPAN_CELLS : BLOCK_SPAN_CELLS_1)
+                                      << (SC_XFINE + lev);
                 for (uint32_t i = a0; i < a1; i += args.ni) {
                     args.i0 = i;
                     uint32_t ni = 1;
