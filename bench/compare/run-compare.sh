@@ -293,6 +293,19 @@ if [ "$quick" = 1 ]; then
     f=$cb/data/touching-2e4.npy
     "$python" "$here/make_touching.py" 20000 "$f" --seed 1 2>/dev/null
     compare_file touching 40000 "$f"
+    # What rounding to nearest would lose: CGAL with boxes [x - r, x + r] as
+    # rounded to nearest. Informational (a loss here is expected, not a failure).
+    if grep -q '^cgal_pairs built' "$cb/SC_COMPARE_BUILT.txt" && [ -n "$ref_pairs" ]; then
+      out=$(timeout "$timeout_s" "$cb/cgal_pairs" "$f" --mode seq --rounding nearest --repeat 1 \
+        2>/dev/null | tail -n 1) || true
+      p=$(field pairs "$out")
+      if [ -n "$p" ]; then
+        csv_row touching 40000 cgal seq-nearest-boxes 1 "$cc_cxx" "$(field seconds "$out")" \
+          "$(field peak_rss_mb "$out")" "$p" "$(field checksum "$out")"
+        printf '   %-12s %-11s boxes rounded to nearest find %s of %s pairs (informational: outward rounding is why the others find all)\n' \
+          cgal seq "$p" "$ref_pairs"
+      fi
+    fi
   else
     echo "== touching: skipped: python3-numpy not installed"
   fi
