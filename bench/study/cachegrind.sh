@@ -72,7 +72,7 @@ csv_field() { # RFC 4180: quote when needed, double the quotes
   esac
 }
 
-# run_vg LL QUERIES ARGS...: prints "drefs d1 lld pairs checksum" of one run
+# run_vg LL QUERIES ARGS...: prints "drefs d1 lld pairs checksum isa compiler pin" of one run
 run_vg() {
   local ll=$1 q=$2 log
   shift 2
@@ -95,13 +95,16 @@ run_vg() {
         split($i, kv, "=")
         if (kv[1] == "pairs") p = kv[2]
         if (kv[1] == "checksum") c = kv[2]
+        if (kv[1] == "isa") isa = kv[2]
+        if (kv[1] == "compiler") cc = kv[2]
+        if (kv[1] == "pin") pin = kv[2]
       }
     }
-    END { print d, m1, ml, p, c }' "$log"
+    END { print d, m1, ml, p, c, isa, cc, pin }' "$log"
   rm -f "$log"
 }
 
-printf 'machine,cpu,cores,valgrind,run,group,variant,dist,n,order,layout,kernel,cell_factor,threads,hierarchy,d1,ll,queries_diffed,d_refs,d1_misses,ll_misses,d1_misses_per_sphere,ll_misses_per_sphere,pairs,checksum,status\n' >"$csv"
+printf 'machine,cpu,cores,isa,compiler,pin,valgrind,run,group,variant,dist,n,order,layout,kernel,cell_factor,threads,hierarchy,d1,ll,queries_diffed,d_refs,d1_misses,ll_misses,d1_misses_per_sphere,ll_misses_per_sphere,pairs,checksum,status\n' >"$csv"
 
 variant() { # variant GROUP NAME DIST ORDER LAYOUT KERNEL CELL_FACTOR
   local group=$1 name=$2 dist=$3 order=$4 layout=$5 kernel=$6 cf=$7 h ll a b
@@ -116,14 +119,14 @@ variant() { # variant GROUP NAME DIST ORDER LAYOUT KERNEL CELL_FACTOR
     local r1=${1:-0} m1=${2:-0} l1=${3:-0} p1=${4:-} c1=${5:-}
     # shellcheck disable=SC2086
     set -- $b
-    local r2=${1:-0} m2=${2:-0} l2=${3:-0} p2=${4:-} c2=${5:-}
+    local r2=${1:-0} m2=${2:-0} l2=${3:-0} p2=${4:-} c2=${5:-} isa=${6:-} cc=${7:-} pin=${8:-}
     if [ "$status" = ok ] && { [ "$p1" != "$p2" ] || [ "$c1" != "$c2" ]; }; then
       status=disagree
     fi
     local dr=$((r2 - r1)) dm=$((m2 - m1)) dl=$((l2 - l1))
     {
-      printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,1,%s,%s,%s,2-1,' \
-        "$(csv_field "$tag")" "$(csv_field "${model:-unknown}")" "$cpus" "$vg_version" \
+      printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,1,%s,%s,%s,2-1,' \
+        "$(csv_field "$tag")" "$(csv_field "${model:-unknown}")" "$cpus" "$isa" "${cc//_/ }" "$pin" "$vg_version" \
         "$([ "$quick" = 1 ] && echo quick || echo full)" "$group" "$name" "$dist" "$n" "$order" \
         "$layout" "$kernel" "$cf" "$h" "32768/8/64" "${ll//,//}"
       printf '%s,%s,%s,%s,%s,%s,%s,%s\n' "$dr" "$dm" "$dl" \

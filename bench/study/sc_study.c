@@ -1156,7 +1156,7 @@ static FILE *open_csv(const study_args *a, const char *name, char *path, size_t 
 static int scenario_bandwidth(const study_args *a, const study_machine *m)
 {
     static const char *const cols[] = {"machine", "cpu",        "cores",        "isa",
-                                       "compiler", "omp_proc_bind", "version",   "run",
+                                       "compiler", "omp_proc_bind", "pin",     "version",   "run",
                                        "kernel",  "threads",    "array_bytes",  "l3_bytes",
                                        "repeats", "status",     "best_bytes_per_s", "median_bytes_per_s",
                                        "load1"};
@@ -1200,6 +1200,7 @@ static int scenario_bandwidth(const study_args *a, const study_machine *m)
             study_csv_str(&w, m->isa);
             study_csv_str(&w, m->compiler);
             study_csv_str(&w, m->omp_bind);
+            study_csv_str(&w, "none"); /* OpenMP threads where the OS puts them */
             study_csv_str(&w, sc_version());
             study_csv_str(&w, a->quick ? "quick" : "full");
             study_csv_str(&w, kind ? "triad" : "copy");
@@ -1317,10 +1318,16 @@ static int run_once(const study_args *a)
     }
     sc_stats s;
     sc_context_stats(ctx, &s);
+    study_machine m;
+    machine_probe(a->tag, &m);
+    for (char *p = m.compiler; *p; p++)
+        if (*p == ' ')
+            *p = '_';
     printf("once dist=%s n=%zu order=%s layout=%s cell_factor=%g levels=%d queries=%d pairs=%" PRIu64
-           " checksum=0x%016" PRIx64 " kernel=%s threads=%d total_s=%.6f\n",
+           " checksum=0x%016" PRIx64 " kernel=%s threads=%d pin=%s isa=%s compiler=%s total_s=%.6f\n",
            c->dist, c->n, order_names[c->order], layout_names[c->layout], c->cell_factor, c->levels, a->queries,
-           sum.pairs, sum.checksum, sc_kernel_name(s.kernel), s.threads, s.total_seconds);
+           sum.pairs, sum.checksum, sc_kernel_name(s.kernel), s.threads, sc_pin_name(s.pin), m.isa, m.compiler,
+           s.total_seconds);
     sc_context_destroy(ctx);
     free(rows);
     free(perm);
@@ -1369,6 +1376,7 @@ static void parse_args(int argc, char **argv, study_args *a)
     o->threads = 1;
     o->pin = sc_options_default().pin;
     o->cell_factor = 1.0;
+    o->seed = a->seed;
     char *items[MAX_LIST];
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
