@@ -214,8 +214,12 @@ if have layout.csv; then
     title="Layout: gathered working copy vs indirect reads through the permutation" xrot=0
 fi
 if have cellsize.csv; then
-  # relative time vs cell factor, each generator's optimum marked
-  tab -v mode=pivot -v row=cell_factor -v col=dist -v val=total_s -v where="status=ok" "$data/cellsize.csv" \
+  # relative time vs cell factor per generator (and levels asked), each curve's optimum marked
+  tab -v mode=select -v cols="cell_factor,dist,levels_req,total_s" -v where="status=ok" "$data/cellsize.csv" |
+    awk '{ k = $2 ($3 == "auto" ? "" : "_levels=" $3); if (!($1 in rs)) { rs[$1] = 1; r[++nr] = $1 }
+           if (!(k in cs)) { cs[k] = 1; c[++nc] = k } v[$1, k] = $4 }
+      END { h = "key"; for (j = 1; j <= nc; j++) h = h " " c[j]; print h
+            for (i = 1; i <= nr; i++) { s = r[i]; for (j = 1; j <= nc; j++) s = s " " ((r[i], c[j]) in v ? v[r[i], c[j]] : "NaN"); print s } }' \
     >"$tmp/cf.raw"
   awk 'NR == 1 { print; next } { for (i = 2; i <= NF; i++) if ($i != "NaN" && (!(i in m) || $i + 0 < m[i])) m[i] = $i + 0; r[NR] = $0 }
     END { for (k = 2; k <= NR; k++) { split(r[k], f, " "); s = f[1]; for (i = 2; i in f; i++) s = s " " (f[i] == "NaN" ? "NaN" : f[i] / m[i]); print s } }' \
@@ -226,7 +230,7 @@ if have cellsize.csv; then
   plot lines.gp cellsize-sweep dat="$tmp/cf.dat" ncol="$(ncols "$tmp/cf.dat")" marks="$tmp/cf-opt.dat" \
     title="Cell-size factor sweep, n = $nn, all threads (1 = each generator's fastest)" \
     xlabel="options.cell_factor (cell edge / twice the largest radius of its level)" ylabel="time / fastest time"
-  tab -v mode=select -v cols="cell_factor,total_s" -v where="dist=uniform;status=ok" "$data/cellsize.csv" |
+  tab -v mode=select -v cols="cell_factor,total_s" -v where="dist=uniform;levels_req=auto;status=ok" "$data/cellsize.csv" |
     awk 'BEGIN { print "key uniform_time_ms" } { print "cf" $1, $2 * 1e3 }' >"$tmp/cf-time.dat"
   misses cellsize >"$tmp/cf-miss.dat"
   right=""; [ -s "$tmp/cf-miss.dat" ] && right=$tmp/cf-miss.dat

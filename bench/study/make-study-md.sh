@@ -190,13 +190,14 @@ block_cellsize() {
   csv cellsize || { missing cellsize; return; }
   fig cellsize-sweep "cell-size factor sweep"
   fig locality-cellsize "cell-size factor: time and simulated misses"
-  tab -v mode=select -v cols="dist,n,cell_factor,total_s,candidate_tests,cells,levels" -v where="status=ok" \
-    "$data/cellsize.csv" |
-    awk '{ r[NR] = $0; if (!($1 in b) || $4 + 0 < b[$1]) b[$1] = $4 + 0 }
-      END { for (k = 1; k <= NR; k++) { split(r[k], f, " ")
-              printf "%s|%s|%s%s|%.2f|%.2f|%.1f|%s|%s\n", f[1], f[2], f[3], f[4] + 0 == b[f[1]] ? " **(optimum)**" : "",
-                f[4] * 1e3, f[4] / b[f[1]], f[5] / f[2], f[6], f[7] } }' |
-    md "generator|n|cell factor|ms|x optimum|candidate tests/sphere|rows|levels"
+  tab -v mode=select -v cols="dist,n,levels_req,cell_factor,total_s,candidate_tests,cells,levels,plan_levels" \
+    -v where="status=ok" "$data/cellsize.csv" |
+    awk '{ r[NR] = $0; k = $1 SUBSEP $3; if (!(k in b) || $5 + 0 < b[k]) b[k] = $5 + 0 }
+      END { for (L = 0; L <= 1; L++) for (k = 1; k <= NR; k++) { split(r[k], f, " "); if ((f[3] == "auto") != (L == 0)) continue
+              q = f[1] SUBSEP f[3]
+              printf "%s|%s|%s|%s%s|%.2f|%.2f|%.1f|%s|%s (%s)\n", f[1], f[2], f[3], f[4], f[5] + 0 == b[q] ? " **(optimum)**" : "",
+                f[5] * 1e3, f[5] / b[q], f[6] / f[2], f[7], f[8], f[9] } }' |
+    md "generator|n|levels asked|cell factor|ms|x optimum|candidate tests/sphere|rows|non-empty (planned) levels"
   echo
   block_cachegrind cellsize
 }

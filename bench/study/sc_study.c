@@ -1042,6 +1042,15 @@ static void build_plan(const study_args *a, const study_machine *m, plan *p)
                         c.cell_factor = factors[f];
                         c.threads = threads[t];
                         add(p, &c);
+                        /* With levels chosen by the cost model, factor f and 2f
+                         * can plan the same finest cell (a coarser, empty level
+                         * on top). Radii within 2x of each other need one level:
+                         * forcing it shows the single grid's own cell-size curve. */
+                        double rmin, rmax;
+                        if (!scgen_radius_bounds(dists[d], &rmin, &rmax) && rmax <= 2.0 * rmin) {
+                            c.levels = 1;
+                            add(p, &c);
+                        }
                     }
     } else if (!strcmp(sc, "levels")) {
         static const char *const def[] = {"wide", "powerlaw", NULL};
@@ -1347,7 +1356,8 @@ static void usage(FILE *f)
         "  growth     every generator, n = 1e3..1e7 (dense <= 2e4), 1 and all threads\n"
         "  order      input order: generated, shuffled, Morton-sorted (uniform, clustered, wide)\n"
         "  layout     gathered working copy (scalar, auto kernel) vs indirect reads\n"
-        "  cellsize   options.cell_factor 1..4 (uniform, wide, powerlaw, clustered)\n"
+        "  cellsize   options.cell_factor 1..4 (uniform, wide, powerlaw, clustered; uniform and\n"
+        "             clustered also with levels forced to 1)\n"
         "  levels     options.levels auto and 1..max (wide, powerlaw)\n"
         "  threads    1..P threads x pin none, compact, scatter (uniform)\n"
         "  kernels    scalar vs avx2, 1 and all threads\n"
