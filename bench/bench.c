@@ -78,6 +78,7 @@ typedef struct bench_args {
     size_t brute_max_n;
     int quick;
     double slow_s; /* a cold query slower than this: only 3 repeats */
+    double wait_idle_s; /* wait up to this long for a quiet machine per run */
     int fork;
     int caps;
     sc_pin pin;
@@ -118,6 +119,9 @@ static void usage(FILE *f)
         "  --scenario NAME    names the CSV files (default sweep)\n"
         "  --machine-tag TAG  results folder name (default from the CPU model and cores)\n"
         "  --tmpdir DIR       where --mode npy writes (default " SC_BENCH_RESULTS_DIR "/tmp)\n"
+        "  --wait-idle S      before each configuration wait up to S seconds until other\n"
+        "                     work uses < 10%% of the CPUs (default 0: do not wait); the\n"
+        "                     share other work took during each run is always recorded\n"
         "  --slow S           when the warm-up query takes over S seconds, time only 3\n"
         "                     repeats (default 5; 0: never)\n"
         "  --no-fork          run in this process (peak memory is then cumulative)\n"
@@ -305,6 +309,9 @@ static void parse_args(int argc, char **argv, bench_args *a)
         } else if (!strcmp(opt, "--tmpdir")) {
             NEED_VALUE();
             a->tmpdir = val;
+        } else if (!strcmp(opt, "--wait-idle")) {
+            NEED_VALUE();
+            a->wait_idle_s = strtod(val, NULL);
         } else if (!strcmp(opt, "--slow")) {
             NEED_VALUE();
             a->slow_s = strtod(val, NULL);
@@ -471,6 +478,8 @@ typedef struct bench_row {
     double rss_before, peak_rss; /* bytes */
     double out_bytes;            /* npy mode: file size */
     double load1;                /* 1-minute load average before the run */
+    double others_busy;          /* share of all CPUs busy with other work during the run */
+    double idle_wait_s;          /* seconds spent waiting for a quiet machine */
     int forked;
 } bench_row;
 
@@ -503,6 +512,60 @@ static double load_average(void)
         fclose(f);
     }
     return l;
+}
+
+/* CPU time of the whole machine from /proc/stat, in seconds. */
+typedef struct cpu_sample {
+    double busy, total;
+} cpu_sample;
+
+static int cpu_sample_read(cpu_sample *s)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f)
+        return -1;
+    unsigned long long v[8] = {0};
+    int got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+                     &v[5], &v[6], &v[7]);
+    fclose(f);
+    if (got < 5)
+        return -1;
+    double tick = (double)sysconf(_SC_CLK_TCK);
+    double idle = (double)(v[3] + v[4]);
+    double busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]);
+    s->busy = busy / tick;
+    s->total = (busy + idle) / tick;
+    return 0;
+}
+
+/* CPU seconds used by this process's waited-for children (or itself). */
+static double own_cpu(int children)
+{
+    struct rusage ru;
+    if (getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &ru))
+        return 0.0;
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec
+        + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+/* Waits, at most max_s seconds, until other work uses under 10% of the
+ * machine over half a second (this process sleeps meanwhile, so whatever is
+ * busy is someone else). Returns the seconds waited. */
+static double wait_for_quiet(double max_s)
+{
+    double start = now_s();
+    while (now_s() - start < max_s) {
+        cpu_sample a, b;
+        if (cpu_sample_read(&a))
+            break;
+        struct timespec half = {0, 500000000L};
+        nanosleep(&half, NULL);
+        if (cpu_sample_read(&b) || b.total <= a.total)
+            break;
+        if ((b.busy - a.busy) / (b.total - a.total) < 0.10)
+            break;
+    }
+    return now_s() - start;
 }
 
 static double peak_rss(void)
@@ -788,10 +851,8 @@ static int write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-static void run_isolated(const bench_args *a, bench_row *row)
+static void run_forked(const bench_args *a, bench_row *row)
 {
-    row->forked = a->fork;
-    row->load1 = load_average();
     if (!a->fork) {
         run_config(a, row);
         return;
@@ -834,9 +895,7 @@ static void run_isolated(const bench_args *a, bench_row *row)
     while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
     }
     if (have == sizeof got) {
-        double load1 = row->load1;
         *row = got;
-        row->load1 = load1;
     } else {
         row->status = -1;
         if (WIFSIGNALED(wstatus))
@@ -845,6 +904,30 @@ static void run_isolated(const bench_args *a, bench_row *row)
         else
             snprintf(row->note, sizeof row->note, "child exited with status %d without a result",
                      WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+    }
+}
+
+/* Runs one configuration, measuring how busy the rest of the machine was:
+ * all CPU time /proc/stat counts during the run minus our own. */
+static void run_isolated(const bench_args *a, bench_row *row)
+{
+    row->forked = a->fork;
+    double waited = a->wait_idle_s > 0 ? wait_for_quiet(a->wait_idle_s) : 0.0;
+    double load1 = load_average();
+    cpu_sample s0, s1;
+    int have_stat = cpu_sample_read(&s0) == 0;
+    double own0 = own_cpu(a->fork), t0 = now_s();
+    run_forked(a, row);
+    double own1 = own_cpu(a->fork), t1 = now_s();
+    have_stat = have_stat && cpu_sample_read(&s1) == 0;
+    row->load1 = load1;
+    row->idle_wait_s = waited;
+    row->others_busy = -1.0;
+    if (have_stat && t1 > t0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        double others = (s1.busy - s0.busy) - (own1 - own0);
+        double frac = others / ((t1 - t0) * (double)(cpus > 0 ? cpus : 1));
+        row->others_busy = frac < 0 ? 0.0 : frac > 1 ? 1.0 : frac;
     }
 }
 
@@ -882,8 +965,8 @@ static void print_table_header(void)
            "total_ms", "cold_ms");
     for (int k = 0; k < SC_STAGE_COUNT; k++)
         printf(" %7.7s", sc_stage_name((sc_stage)k));
-    printf(" | %8s %8s %8s %11s %-18s %8s %7s\n", "Msph/s", "ns/item", "Gtest/s", "pairs", "checksum",
-           "peakMiB", "B/sph+");
+    printf(" | %8s %8s %8s %11s %-18s %8s %7s %5s\n", "Msph/s", "ns/item", "Gtest/s", "pairs", "checksum",
+           "peakMiB", "B/sph+", "oth%");
 }
 
 static void print_row(const bench_row *r)
@@ -902,10 +985,10 @@ static void print_row(const bench_row *r)
     printf("%10.3f %10.3f |", r->total_med * 1e3, r->cold_s * 1e3);
     for (int k = 0; k < SC_STAGE_COUNT; k++)
         printf(" %7.2f", r->stage_med[k] * 1e3);
-    printf(" | %8.2f %8.2f %8.3f %11llu 0x%016llx %8.1f %7.1f\n",
+    printf(" | %8.2f %8.2f %8.3f %11llu 0x%016llx %8.1f %7.1f %5.0f\n",
            r->total_med > 0 ? (double)c->n / r->total_med / 1e6 : 0.0, items_ns(r), tests_per_s(r) / 1e9,
            (unsigned long long)r->pairs, (unsigned long long)r->checksum, r->peak_rss / 1048576.0,
-           extra_per_sphere(r));
+           extra_per_sphere(r), r->others_busy >= 0 ? 100.0 * r->others_busy : -1.0);
     fflush(stdout);
 }
 
@@ -917,7 +1000,7 @@ static void csv_header(FILE *f)
         fprintf(f, ",s_%s", sc_stage_name((sc_stage)k));
     fprintf(f, ",spheres_per_s,ns_per_item,candidate_tests,tests_per_s,pairs,checksum,cells,levels,"
                "cell_size,scratch_bytes,input_bytes,rss_before_bytes,peak_rss_bytes,"
-               "extra_bytes_per_sphere,out_bytes,gen_s,load1,forked\n");
+               "extra_bytes_per_sphere,out_bytes,gen_s,load1,others_busy,idle_wait_s,forked\n");
 }
 
 static void csv_row(FILE *f, const bench_machine *m, const bench_args *a, const bench_row *r)
@@ -936,12 +1019,12 @@ static void csv_row(FILE *f, const bench_machine *m, const bench_args *a, const 
             r->total_min, r->cold_s);
     for (int k = 0; k < SC_STAGE_COUNT; k++)
         fprintf(f, ",%.9g", r->stage_med[k]);
-    fprintf(f, ",%.6g,%.6g,%llu,%.6g,%llu,0x%016llx,%llu,%d,%.9g,%llu,%.0f,%.0f,%.0f,%.3f,%.0f,%.6g,%.2f,%d\n",
+    fprintf(f, ",%.6g,%.6g,%llu,%.6g,%llu,0x%016llx,%llu,%d,%.9g,%llu,%.0f,%.0f,%.0f,%.3f,%.0f,%.6g,%.2f,%.3f,%.1f,%d\n",
             r->total_med > 0 ? (double)c->n / r->total_med : 0.0, items_ns(r),
             (unsigned long long)r->candidate_tests, tests_per_s(r), (unsigned long long)r->pairs,
             (unsigned long long)r->checksum, (unsigned long long)r->cells, r->levels, r->cell_size,
             (unsigned long long)r->scratch_bytes, (double)c->n * 4.0 * sizeof(double), r->rss_before,
-            r->peak_rss, extra_per_sphere(r), r->out_bytes, r->gen_s, r->load1, r->forked);
+            r->peak_rss, extra_per_sphere(r), r->out_bytes, r->gen_s, r->load1, r->others_busy, r->idle_wait_s, r->forked);
     fflush(f);
 }
 

@@ -60,6 +60,13 @@ pin=$(val "$sweep" "status=ok" pin_policy)
 version=$(val "$sweep" "status=ok" version)
 tag=$(basename "$dir")
 
+# How busy other work kept the machine during the runs (every CSV).
+contention=$(cat "$dir"/*.csv 2>/dev/null | awk -F, '
+    $1 == "machine" { col = 0; for (i = 1; i <= NF; i++) if ($i == "others_busy") col = i; next }
+    col && $col != "" && $col >= 0 { n++; if ($col > 0.10) busy++; if ($col > max) max = $col; sum += $col }
+    END { if (n) printf "%d of %d runs had other work on more than 10%% of the CPUs (mean %.0f%%, max %.0f%%)", busy, n, 100 * sum / n, 100 * max
+          else printf "not recorded" }')
+
 # ---- the targets --------------------------------------------------------------
 u6=$(val "$sweep" "$E dist=uniform n=1000000 threads_req=all kernel_req=auto mode=count" total_s)
 u6_ms=$( [ -n "$u6" ] && calc "%.1f" "$u6 * 1000" || echo "n/a")
@@ -142,8 +149,13 @@ thread count agreed on count and checksum, or the run would have failed.
 | thread binding | $pin |
 | spherecollide | $version |
 
-This 2-core machine's speed drifts by 1.2-2x over a day (FIELD-NOTES.md):
-compare figures measured in the same run, not across runs.
+This 2-core machine's speed drifts by 1.2-2x over a day (FIELD-NOTES.md) and
+it is shared: other sessions' builds and tests run beside the benchmark.
+Compare figures measured in the same run, not across runs, and read the
+"other load" column (the share of all CPUs that other work used during each
+run, from /proc/stat minus the benchmark's own CPU time): two-thread figures
+taken while other work held a core are not the engine's speed.
+Contention during these runs: $contention.
 
 ## Targets of issue 2 (both threads)
 
@@ -193,8 +205,8 @@ EOF
 
 awk -F, '
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
-        print "| dist | n | threads | kernel | total ms | cold ms | bounds | keys | sort | gather | cells | search | merge | Msph/s | ns/item | Gtest/s | K/n | pairs | levels | peak MiB | extra B/sph |"
-        print "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        print "| dist | n | threads | kernel | total ms | cold ms | bounds | keys | sort | gather | cells | search | merge | Msph/s | ns/item | Gtest/s | K/n | pairs | levels | peak MiB | extra B/sph | other load |"
+        print "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
         next }
     $(col["algo"]) != "engine" { next }
     $(col["status"]) != "ok" {
@@ -202,13 +214,15 @@ awk -F, '
         next }
     {
         n = $(col["n"]); K = $(col["pairs"])
-        printf "| %s | %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.3f | %.3f | %s | %s | %.0f | %.1f |\n",
+        ob = ("others_busy" in col) ? $(col["others_busy"]) : -1
+        printf "| %s | %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.3f | %.3f | %s | %s | %.0f | %.1f | %s |\n",
             $(col["dist"]), n, $(col["threads"]), $(col["kernel"]),
             1e3 * $(col["total_s"]), 1e3 * $(col["cold_s"]),
             1e3 * $(col["s_bounds"]), 1e3 * $(col["s_keys"]), 1e3 * $(col["s_sort"]), 1e3 * $(col["s_gather"]),
             1e3 * $(col["s_cells"]), 1e3 * $(col["s_search"]), 1e3 * $(col["s_merge"]),
             $(col["spheres_per_s"]) / 1e6, $(col["ns_per_item"]), $(col["tests_per_s"]) / 1e9,
-            (n > 0 ? K / n : 0), K, $(col["levels"]), $(col["peak_rss_bytes"]) / 1048576, $(col["extra_bytes_per_sphere"])
+            (n > 0 ? K / n : 0), K, $(col["levels"]), $(col["peak_rss_bytes"]) / 1048576, $(col["extra_bytes_per_sphere"]),
+            (ob < 0 ? "?" : sprintf("%.0f%%", 100 * ob))
     }' "$sweep"
 
 if [ -f "$b" ]; then
