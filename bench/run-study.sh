@@ -4,11 +4,11 @@
 # the comparison with the tools users pick instead (bench/compare, when
 # present), then regenerates every figure and the tables of docs/study.md.
 #
-#   bench/run-study.sh            the full study (about 45-60 minutes on 2 cores,
+#   bench/run-study.sh            the full study (about 35-45 minutes on 2 cores,
 #                                 most of it n = 1e7 growth, cachegrind at n = 1e6
 #                                 and bench/compare's CGAL/scipy runs)
 #   bench/run-study.sh --quick    small sizes and 3 repeats: checks the machinery
-#                                 end to end in a few minutes; figures say "QUICK RUN"
+#                                 end to end in 2-3 minutes; figures say "QUICK RUN"
 #
 # Outputs: bench/results/<machine>/study/*.csv (quick: study-quick/), figures
 # in docs/figures/ (quick: docs/figures/quick/), the generated blocks of

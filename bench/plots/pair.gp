@@ -12,6 +12,7 @@ set style fill solid 0.85 border rgb "#333333"
 set key inside top left autotitle columnhead
 set xtics rotate by -xrot
 set yrange [0:*]
+set offsets 0, 0, graph 0.45, 0 # headroom for the key above the bars
 set title ltitle noenhanced
 set ylabel lylabel noenhanced
 plot for [i = 2:lncol + 1] left using i:xtic(1) title columnhead(i) noenhanced
