@@ -70,11 +70,14 @@ static double level_cost(const sc_bounds *b, double top, int L) {
             l++;
         n_l[l] += (double)b->rexp[e];
     }
+    /* A flat axis (2-D data) still has one layer of the finest cells; a
+     * coarser clamp would dilute the density when one huge sphere makes the
+     * top cell larger than the box (powerlaw: 46x, chose too few levels). */
     double ext[3], V = 1.0;
     for (int a = 0; a < 3; a++) {
         ext[a] = b->hi[a] - b->lo[a];
-        if (ext[a] < top)
-            ext[a] = top;
+        if (ext[a] < c[0])
+            ext[a] = c[0];
         V *= ext[a];
     }
     double cost = 0.0;
