@@ -5,12 +5,17 @@
  * lanes; each candidate is broadcast and tested against all of them at once,
  * in double, with the same subtractions, multiplies and adds in the same
  * order as the scalar reference (no FMA), so both report identical pairs in
- * the same order. The loop over candidates has no other branch than the rare
- * one taken on a hit.
+ * the same order. The loop over candidates has no data-dependent branch.
  */
 #include <simde/x86/avx2.h>
 
 #include "kernel.h"
+
+/* The set lanes of each 4-bit mask, in order (the rest: don't care). */
+static const uint32_t lane_order[16][4] = {
+    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
+    {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
 
 typedef struct block {
     simde__m256d x, y, z, r;
@@ -58,11 +63,27 @@ uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
     const uint32_t *cand = a->cand;
     const uint32_t m = a->ncand;
     tests += (uint64_t)m * a->ni;
-    for (uint32_t k = 0; k < m; k++) {
-        const uint32_t j = cand[k];
-        const unsigned mask = all & test4(&b, X, Y, Z, R, j);
-        if (mask) /* rare: most candidates miss */
-            emit(hits, i0, j, mask);
+    /* Branch-free emission: a hit on some lane is common enough (about one
+     * candidate in four on uniform data) that a branch on it mispredicts
+     * often. Every candidate writes four (i, j) slots, lanes with a hit
+     * first (from a table by mask), and the count moves by the hits. */
+    const simde__m128i vi0 = simde_mm_set1_epi32((int)i0);
+    for (uint32_t k0 = 0; k0 < m; k0 += 256) {
+        const uint32_t k1 = m - k0 > 256 ? k0 + 256 : m;
+        sc_hits_reserve(hits, 4 * (size_t)(k1 - k0) + 4);
+        uint32_t *out = hits->pairs + 2 * hits->count;
+        size_t found = 0;
+        for (uint32_t k = k0; k < k1; k++) {
+            const uint32_t j = cand[k];
+            const unsigned mask = all & test4(&b, X, Y, Z, R, j);
+            const simde__m128i iv = simde_mm_add_epi32(
+                vi0, simde_mm_loadu_si128((const simde__m128i *)(const void *)lane_order[mask]));
+            const simde__m128i jv = simde_mm_set1_epi32((int)j);
+            simde_mm_storeu_si128((simde__m128i *)(void *)(out + 2 * found), simde_mm_unpacklo_epi32(iv, jv));
+            simde_mm_storeu_si128((simde__m128i *)(void *)(out + 2 * found + 4), simde_mm_unpackhi_epi32(iv, jv));
+            found += (size_t)__builtin_popcount(mask);
+        }
+        hits->count += found;
     }
     return tests;
 }
