@@ -9,7 +9,9 @@
 # Environment: SC_BENCH_BUILD (build folder, default build-bench),
 # SC_BENCH_ARGS (extra sc_bench options for every scenario, e.g. --machine-tag X),
 # SC_BENCH_WAIT_IDLE (seconds each configuration may wait for other work on
-# the machine to drop under 10% of the CPUs; default 15, --quick 0 = never wait).
+# the machine to drop under 10% of the CPUs; default 15, --quick 0 = never wait),
+# SC_BENCH_RETRY_BUSY (reruns of a configuration during which other work used
+# more than 10% of the CPUs, the quietest run kept; default 2, --quick 0).
 # Scenarios (each one sc_bench run, one CSV plus a -compare.csv of ratios):
 #   sweep      every generator, n = 1e4..1e7 (dense 1e4, 2e4; farclusters <= 1e6),
 #              1 and all threads, 5 repeats, count + checksum
@@ -27,9 +29,11 @@ build=${SC_BENCH_BUILD:-$root/build-bench}
 extra=${SC_BENCH_ARGS:-}
 quick=0
 wait=${SC_BENCH_WAIT_IDLE:-15}
+retry=${SC_BENCH_RETRY_BUSY:-2}
 if [ "${1:-}" = "--quick" ]; then
     quick=1
     wait=${SC_BENCH_WAIT_IDLE:-0}
+    retry=${SC_BENCH_RETRY_BUSY:-0}
 fi
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -45,7 +49,7 @@ run() {
     echo
     echo "=== scenario $name: sc_bench $* $extra"
     # shellcheck disable=SC2086  # $extra is a list of options
-    "$bench" --scenario "$name" --wait-idle "$wait" "$@" $extra
+    "$bench" --scenario "$name" --wait-idle "$wait" --retry-busy "$retry" "$@" $extra
 }
 
 start=$(date +%s)
