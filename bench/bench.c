@@ -80,6 +80,7 @@ typedef struct bench_args {
     double slow_s; /* a cold query slower than this: only 3 repeats */
     double wait_idle_s; /* wait up to this long for a quiet machine per run */
     int retry_busy;     /* reruns of a configuration disturbed by other work */
+    int print_tag;      /* print the machine tag (results folder name) and exit */
     int fork;
     int caps;
     sc_pin pin;
@@ -127,6 +128,7 @@ static void usage(FILE *f)
         "                     > 10%% of the CPUs during it; keep the quietest (default 0)\n"
         "  --slow S           when the warm-up query takes over S seconds, time only 3\n"
         "                     repeats (default 5; 0: never)\n"
+        "  --print-machine-tag  print the results folder name for this machine and exit\n"
         "  --no-fork          run in this process (peak memory is then cumulative)\n"
         "  --no-caps          do not cap the sizes of dense and farclusters\n"
         "Exit status: 0 all runs agree, 1 a failure or a disagreement, 2 usage.\n");
@@ -321,6 +323,8 @@ static void parse_args(int argc, char **argv, bench_args *a)
         } else if (!strcmp(opt, "--slow")) {
             NEED_VALUE();
             a->slow_s = strtod(val, NULL);
+        } else if (!strcmp(opt, "--print-machine-tag")) {
+            a->print_tag = 1;
         } else if (!strcmp(opt, "--no-fork")) {
             a->fork = 0;
         } else if (!strcmp(opt, "--no-caps")) {
@@ -1145,6 +1149,10 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &a);
     bench_machine m;
     machine_probe(&a, &m);
+    if (a.print_tag) {
+        printf("%s\n", m.tag);
+        return 0;
+    }
 
     /* Header: the machine, as the library sees it. */
     sc_options opt = sc_options_default();

@@ -20,6 +20,8 @@
 #   kernels    scalar vs avx2 on uniform 1e6 and dense 2e4 (candidate tests/s)
 #   stream     pairs streamed to a discarding callback: uniform 1e6, dense 2e4
 #   dense-npy  dense 2e4: all 2e8 pairs written to a .npy file, peak memory
+# and, where it builds, bench/kernel_bench (the narrowphase kernels alone,
+# candidate tests per second) into kernel-alone.csv.
 # sc_bench exits non-zero if any two algorithms disagree on a count or checksum;
 # this script then stops with that status.
 set -eu
@@ -39,6 +41,10 @@ fi
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target sc_bench
 bench="$build/bench/sc_bench"
+# shellcheck disable=SC2086  # $extra is a list of options
+tag=$("$bench" --print-machine-tag $extra)
+results="$root/bench/results/$tag"
+mkdir -p "$results"
 
 run() {
     name=$1
@@ -69,6 +75,14 @@ else
     run kernels --dist uniform,dense --n 1e6,2e4 --kernel scalar,avx2 --threads 1,all --repeat 5
     run stream --dist uniform,dense --n 1e6,2e4 --mode stream --threads all --repeat 5
     run dense-npy --dist dense --n 2e4 --mode npy --threads all --repeat 3
+fi
+# The kernels alone, without the search around them (the lead's kernel_bench).
+if cmake --build "$build" --target kernel_bench >/dev/null 2>&1 && [ -x "$build/bench/kernel_bench" ]; then
+    kcsv="$results/kernel-alone.csv"
+    [ "$quick" = 1 ] && kcsv="$results/quick-kernel-alone.csv"
+    echo
+    echo "=== kernel_bench --csv $kcsv"
+    "$build/bench/kernel_bench" --csv "$kcsv"
 fi
 echo
 echo "run-bench.sh: all scenarios done in $(( $(date +%s) - start )) s"
