@@ -222,8 +222,8 @@ static inline uint32_t advance(const walker *w, uint32_t p, uint32_t re, uint64_
 }
 
 /* Moves the windows to the home block [i0, i0 + ni) and lists its candidate
- * ranges: in each neighbour row, X within w of the block's X span. Blocks of
- * one sphere also handle windows that cross the x wrap. */
+ * ranges: in each neighbour row, X within w of the block's X span, plus the
+ * parts that cross the x wrap where the plan says x may wrap. */
 static int windows(walker *w, uint32_t i0, uint32_t ni) {
     const uint64_t xf = w->xq[i0], xl = w->xq[i0 + ni - 1];
     const int wrap = w->plan->wrap[0];
@@ -243,8 +243,8 @@ static int windows(walker *w, uint32_t i0, uint32_t ni) {
             nb->hi = hi;
             nb->init = 1;
             w->own_hi = hi;
-            /* Across the upper wrap (blocks of one): j at the start of the
-             * row, j < i. The lower wrap is the partner's upper one. */
+            /* Across the upper wrap: j at the start of the row, j < i0 <= i
+             * (every lane). The lower wrap is the partner's upper one. */
             if (wrap && top >= w->xw) {
                 uint32_t e = x_lower(w, nb->rs, i0, top - w->xw + 1);
                 if (e > nb->rs)
@@ -356,9 +356,16 @@ sc_status sc_search_run(sc_search_job *job) {
             args.f64 = job->view->f64;
         }
         sc_hits *hits = &sink->th[tid].hits;
-        /* Blocks of SC_BLOCK home spheres share their windows; where x may
-         * wrap, blocks of one keep the wrap logic per sphere. */
-        const uint32_t bs = job->plan->wrap[0] ? 1 : SC_BLOCK;
+        /* Blocks of SC_BLOCK home spheres share their windows. Where x may
+         * wrap, a block's window [X_first - h, X_last + h] and its wrapped
+         * parts stay disjoint while span + 2h < the X period; the plan keeps
+         * that period >= 16 coarsest half widths, so capping the span at
+         * period - 2 h_top - 1 is enough. */
+        const uint32_t bs = SC_BLOCK;
+        const uint64_t h_top = (uint64_t)1 << (SC_XFINE + job->plan->levels - 1);
+        const uint32_t wrap_span =
+            !job->plan->wrap[0] ? UINT32_MAX
+            : w.xw > 2 * h_top + 1 ? (uint32_t)(w.xw - 2 * h_top - 1) : 0;
 
 #pragma omp for schedule(dynamic, 1)
         for (size_t chunk = 0; chunk < nchunks; chunk++) {
@@ -385,8 +392,9 @@ sc_status sc_search_run(sc_search_job *job) {
                  * `span` in X: in sparse rows far-apart spheres would make
                  * the shared windows needlessly wide. */
                 const int lev = key_level(job->plan, rw->key[ri]);
-                const uint32_t span = (w.nnb_coarser ? BLOCK_SPAN_CELLS : BLOCK_SPAN_CELLS_1)
-                                      << (SC_XFINE + lev);
+                uint32_t span = (w.nnb_coarser ? BLOCK_SPAN_CELLS : BLOCK_SPAN_CELLS_1)
+                                << (SC_XFINE + lev);
+                span = span < wrap_span ? span : wrap_span;
                 for (uint32_t i = a0; i < a1; i += args.ni) {
                     args.i0 = i;
                     uint32_t ni = 1;

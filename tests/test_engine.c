@@ -365,6 +365,23 @@ static void group_pathological(void) {
     /* the same, with a 1e30 outlier that forces power-of-two cells */
     rows[0] = 1e30;
     run_rows("touching-lattice+1e30", n, rows);
+
+    /* the same lattice straddling the key wrap: a 1e30 outlier forces the
+     * power-of-two regime (origin 0, 2^19 cells per axis), so a lattice
+     * around 0 has cells -1 and 0 at opposite ends of the wrapped range, and
+     * one around 2^20 (cell edge 2 for radius 0.5) crosses 2^19 cells;
+     * blocks of 4 then have windows that wrap on both sides */
+    const double centres[2] = {0.0, 1048576.0};
+    for (int c = 0; c < 2; c++) {
+        for (size_t i = 0; i < n; i++) {
+            rows[4 * i] = centres[c] - 6.0 + (double)(i % 12);
+            rows[4 * i + 1] = centres[c] - 6.0 + (double)((i / 12) % 12);
+            rows[4 * i + 2] = -6.0 + (double)(i / 144);
+            rows[4 * i + 3] = 0.5;
+        }
+        rows[4 * 77] = 1e30;
+        run_rows(c == 0 ? "touching-lattice-wrap-0" : "touching-lattice-wrap-2^20", n, rows);
+    }
     free(rows);
 
     /* one huge sphere among small ones, and radii spanning 10^4 */
