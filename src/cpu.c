@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef SC_HAVE_AVX2_KERNEL
 static int cpu_has_avx2(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
@@ -17,6 +18,7 @@ static int cpu_has_avx2(void) {
     return 0;
 #endif
 }
+#endif
 
 int sc_kernel_available(sc_kernel k) {
     switch (k) {
