@@ -89,6 +89,7 @@ typedef struct bench_args {
     const char *scenario;
     const char *tag;     /* machine tag override */
     const char *tmpdir;  /* npy output */
+    const char *label;   /* free text for the CSV, e.g. the source revision */
 } bench_args;
 
 static void usage(FILE *f)
@@ -128,6 +129,7 @@ static void usage(FILE *f)
         "                     > 10%% of the CPUs during it; keep the quietest (default 0)\n"
         "  --slow S           when the warm-up query takes over S seconds, time only 3\n"
         "                     repeats (default 5; 0: never)\n"
+        "  --label TEXT       recorded in every CSV row (run-bench.sh: the git revision)\n"
         "  --print-machine-tag  print the results folder name for this machine and exit\n"
         "  --no-fork          run in this process (peak memory is then cumulative)\n"
         "  --no-caps          do not cap the sizes of dense and farclusters\n"
@@ -323,6 +325,9 @@ static void parse_args(int argc, char **argv, bench_args *a)
         } else if (!strcmp(opt, "--slow")) {
             NEED_VALUE();
             a->slow_s = strtod(val, NULL);
+        } else if (!strcmp(opt, "--label")) {
+            NEED_VALUE();
+            a->label = val;
         } else if (!strcmp(opt, "--print-machine-tag")) {
             a->print_tag = 1;
         } else if (!strcmp(opt, "--no-fork")) {
@@ -1005,7 +1010,7 @@ static void print_row(const bench_row *r)
 
 static void csv_header(FILE *f)
 {
-    fprintf(f, "machine,cpu,cores,isa,compiler,pin_policy,version,scenario,dist,n,seed,algo,mode,"
+    fprintf(f, "machine,cpu,cores,isa,compiler,pin_policy,version,label,scenario,dist,n,seed,algo,mode,"
                "kernel_req,kernel,threads_req,threads,repeats,status,note,total_s,wall_s,min_s,cold_s");
     for (int k = 0; k < SC_STAGE_COUNT; k++)
         fprintf(f, ",s_%s", sc_stage_name((sc_stage)k));
@@ -1017,11 +1022,13 @@ static void csv_header(FILE *f)
 static void csv_row(FILE *f, const bench_machine *m, const bench_args *a, const bench_row *r)
 {
     const bench_config *c = &r->cfg;
-    char note[160], tb[16];
+    char note[160], tb[16], label[64];
     snprintf(note, sizeof note, "%s", r->note);
     sanitize(note);
-    fprintf(f, "%s,%s,%d,%s,%s,%s,%s,%s,%s,%zu,%llu,%s,%s,%s,%s,%s,%d,%d,%s,%s,%.9g,%.9g,%.9g,%.9g", m->tag,
-            m->cpu, m->cores, m->isa, m->compiler, m->pin, sc_version(), a->scenario, c->dist, c->n,
+    snprintf(label, sizeof label, "%s", a->label ? a->label : "");
+    sanitize(label);
+    fprintf(f, "%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%zu,%llu,%s,%s,%s,%s,%s,%d,%d,%s,%s,%.9g,%.9g,%.9g,%.9g", m->tag,
+            m->cpu, m->cores, m->isa, m->compiler, m->pin, sc_version(), label, a->scenario, c->dist, c->n,
             (unsigned long long)c->seed, algo_names[c->algo], mode_names[c->mode],
             c->algo == ALGO_HASHGRID ? "-" : sc_kernel_name(c->kernel),
             c->algo == ALGO_HASHGRID ? "-" : r->kernel_ran, threads_label(c->threads, tb, sizeof tb),

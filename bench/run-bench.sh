@@ -55,8 +55,14 @@ run() {
     echo
     echo "=== scenario $name: sc_bench $* $extra"
     # shellcheck disable=SC2086  # $extra is a list of options
-    "$bench" --scenario "$name" --wait-idle "$wait" --retry-busy "$retry" "$@" $extra
+    "$bench" --scenario "$name" --label "$rev" --wait-idle "$wait" --retry-busy "$retry" "$@" $extra
 }
+
+# The source revision measured, "-dirty" when the engine differs from it.
+rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if ! git -C "$root" diff --quiet HEAD -- src kernels include CMakeLists.txt 2>/dev/null; then
+    rev="$rev-dirty"
+fi
 
 start=$(date +%s)
 if [ "$quick" = 1 ]; then
