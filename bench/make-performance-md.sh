@@ -26,7 +26,9 @@ fi
 val() {
     [ -f "$1" ] || { echo ""; return 0; }
     awk -F, -v conds="$2" -v want="$3" '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; nc = split(conds, c, " "); next }
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; nc = split(conds, c, " ")
+                  if (!(want in col)) exit
+                  next }
         {
             ok = 1
             for (k = 1; k <= nc; k++) {
@@ -58,7 +60,7 @@ best_awk='
         if (!ok) next
         b = ("others_busy" in col) ? $(col["others_busy"]) + 0 : 0.5
         if (b < 0) b = 0.5
-        if (!found || b < bestb) { found = 1; bestb = b; v = $(col[want]); src = $(col["scenario"]) }
+        if (!found || b < bestb) { found = 1; bestb = b; v = (want in col) ? $(col[want]) : ""; src = $(col["scenario"]) }
     }
     END { if (found) { if (want == "") printf "%s, %.0f%%", src, 100 * bestb; else print v } }'
 best() { scenario_rows | awk -F, -v conds="$1" -v want="$2" "$best_awk"; }
