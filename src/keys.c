@@ -53,9 +53,16 @@ static int bit_length(uint64_t v) {
  *   same-level candidates  n_l rho_l * 13.5 c_l^3  (4.5 rows of c_l^2 x 2 c_l,
  *                                                    x 1.5 for shared windows)
  *   cross-level candidates n_l rho_l' * 18 c_l'^3  (9 rows of c_l'^2 x 2 c_l')
- *   per home row and coarser level: 9 row lookups and window starts (~360)
- *   per sphere: 15 for its own level's windows, 18 per coarser level.
+ *   per home row and coarser level: 9 row lookups and window starts
+ *   per sphere: 15 for its own level's windows, and per coarser level 9
+ *   window moves.
+ * The two overhead constants are calibrated on measurements (powerlaw at
+ * 2e4, 1e6 and 1e7, wide at 1e6: the model must pick the fastest forced
+ * level count, or one within 10% of it).
  * Only the number of levels depends on it; exactness does not. */
+#define ROW_START_COST 2500.0
+#define SPHERE_LEVEL_COST 75.0
+
 static double level_cost(const sc_bounds *b, double top, int L) {
     double n_l[SC_MAX_LEVELS] = {0}, c[SC_MAX_LEVELS];
     for (int l = 0; l < L; l++)
@@ -95,7 +102,7 @@ static double level_cost(const sc_bounds *b, double top, int L) {
             coarser++;
             cost += n_l[l] * (n_l[m] / V) * 18.0 * c[m] * c[m] * c[m];
         }
-        cost += coarser * (360.0 * rows + 18.0 * n_l[l]);
+        cost += coarser * (ROW_START_COST * rows + SPHERE_LEVEL_COST * n_l[l]);
     }
     return cost;
 }
