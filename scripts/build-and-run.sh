@@ -16,7 +16,7 @@ bash scripts/setup-deps.sh
 
 jobs=$(nproc 2>/dev/null || echo 2)
 echo "== configure and build (Release, build/)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSC_BUILD_TOOLS=ON >/dev/null
 cmake --build build -j "$jobs" --target spherecollide spherecollide_cli >/dev/null
 
 # The CLI target (spherecollide_cli) writes its binary, named spherecollide,
