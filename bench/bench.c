@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "hashgrid.h"
+#include "bench_common.h"
 #include "sc_gen.h"
 #include "sc_io.h"
 #include "spherecollide.h"
@@ -136,22 +137,6 @@ static void usage(FILE *f)
         "Exit status: 0 all runs agree, 1 a failure or a disagreement, 2 usage.\n");
 }
 
-static int parse_size(const char *s, size_t *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno)
-        return -1;
-    if (*end == 'k' || *end == 'K')
-        v *= 1e3, end++;
-    else if (*end == 'm' || *end == 'M')
-        v *= 1e6, end++;
-    if (*end || !(v >= 0) || v > 4e9 || v != (double)(size_t)v)
-        return -1;
-    *out = (size_t)v;
-    return 0;
-}
 
 /* Splits a comma list in place into at most MAX_LIST items. */
 static int split_list(char *s, char **items)
@@ -234,7 +219,7 @@ static void parse_args(int argc, char **argv, bench_args *a)
             int k = split_list(argv[i], items);
             a->nsizes = 0;
             for (int j = 0; j < k; j++)
-                if (parse_size(items[j], &a->sizes[a->nsizes++]))
+                if (bench_parse_size(items[j], &a->sizes[a->nsizes++]))
                     die_usage("bad size '%s'", items[j]);
             a->sizes_given = 1;
         } else if (!strcmp(opt, "--threads")) {
@@ -288,7 +273,7 @@ static void parse_args(int argc, char **argv, bench_args *a)
                 die_usage("bad --baseline-repeat '%s'", val);
         } else if (!strcmp(opt, "--baseline-max-n")) {
             NEED_VALUE();
-            if (parse_size(val, &a->baseline_max_n))
+            if (bench_parse_size(val, &a->baseline_max_n))
                 die_usage("bad size '%s'", val);
         } else if (!strcmp(opt, "--baseline-max-tests")) {
             NEED_VALUE();
@@ -297,7 +282,7 @@ static void parse_args(int argc, char **argv, bench_args *a)
             a->brute = 1;
         } else if (!strcmp(opt, "--brute-max-n")) {
             NEED_VALUE();
-            if (parse_size(val, &a->brute_max_n))
+            if (bench_parse_size(val, &a->brute_max_n))
                 die_usage("bad size '%s'", val);
         } else if (!strcmp(opt, "--seed")) {
             NEED_VALUE();
@@ -406,56 +391,14 @@ static void sanitize(char *s)
 static void machine_probe(const bench_args *a, bench_machine *m)
 {
     memset(m, 0, sizeof *m);
-    snprintf(m->cpu, sizeof m->cpu, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof line, f)) {
-            if (strncmp(line, "model name", 10) == 0) {
-                const char *p = strchr(line, ':');
-                if (p) {
-                    p++;
-                    while (*p == ' ' || *p == '\t')
-                        p++;
-                    snprintf(m->cpu, sizeof m->cpu, "%s", p);
-                    m->cpu[strcspn(m->cpu, "\n")] = 0;
-                }
-                break;
-            }
-        }
-        fclose(f);
-    }
+    bench_host h;
+    bench_host_probe(a->tag, &h);
+    snprintf(m->cpu, sizeof m->cpu, "%s", h.cpu);
+    snprintf(m->tag, sizeof m->tag, "%s", h.tag);
+    m->cores = h.cores;
+    snprintf(m->isa, sizeof m->isa, "%s", h.isa);
+    snprintf(m->compiler, sizeof m->compiler, "%s", h.compiler);
     sanitize(m->cpu);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    m->cores = cores > 0 ? (int)cores : 1;
-    if (a->tag) {
-        snprintf(m->tag, sizeof m->tag, "%s", a->tag);
-    } else {
-        char base[80];
-        size_t k = 0;
-        int dash = 1;
-        for (const char *p = m->cpu; *p && k + 1 < sizeof base; p++) {
-            if (isalnum((unsigned char)*p)) {
-                base[k++] = (char)tolower((unsigned char)*p);
-                dash = 0;
-            } else if (!dash) {
-                base[k++] = '-';
-                dash = 1;
-            }
-        }
-        while (k > 0 && base[k - 1] == '-')
-            k--;
-        base[k] = 0;
-        snprintf(m->tag, sizeof m->tag, "%s-%dc", k ? base : "unknown", m->cores);
-    }
-    snprintf(m->isa, sizeof m->isa, "%s", sc_kernel_name(sc_kernel_auto()));
-#if defined(__clang__)
-    snprintf(m->compiler, sizeof m->compiler, "clang %s", __clang_version__);
-#elif defined(__GNUC__)
-    snprintf(m->compiler, sizeof m->compiler, "gcc %s", __VERSION__);
-#else
-    snprintf(m->compiler, sizeof m->compiler, "unknown");
-#endif
     sanitize(m->compiler);
     const char *bind = getenv("OMP_PROC_BIND");
     snprintf(m->pin, sizeof m->pin, "%s%s%s", sc_pin_name(a->pin), bind ? ";OMP_PROC_BIND=" : "",
@@ -499,12 +442,6 @@ typedef struct bench_row {
     int forked;
 } bench_row;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static double current_rss(void)
 {
@@ -518,17 +455,6 @@ static double current_rss(void)
 }
 
 /* Other work on the machine skews timings: record the load before each run. */
-static double load_average(void)
-{
-    FILE *f = fopen("/proc/loadavg", "r");
-    double l = -1.0;
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1)
-            l = -1.0;
-        fclose(f);
-    }
-    return l;
-}
 
 /* CPU time of the whole machine from /proc/stat, in seconds. */
 typedef struct cpu_sample {
@@ -569,8 +495,8 @@ static double own_cpu(int children)
  * busy is someone else). Returns the seconds waited. */
 static double wait_for_quiet(double max_s)
 {
-    double start = now_s();
-    while (now_s() - start < max_s) {
+    double start = bench_now_s();
+    while (bench_now_s() - start < max_s) {
         cpu_sample a, b;
         if (cpu_sample_read(&a))
             break;
@@ -581,7 +507,7 @@ static double wait_for_quiet(double max_s)
         if ((b.busy - a.busy) / (b.total - a.total) < 0.10)
             break;
     }
-    return now_s() - start;
+    return bench_now_s() - start;
 }
 
 static double peak_rss(void)
@@ -631,21 +557,6 @@ static int sink_npy(const uint32_t *pairs, size_t count, void *user)
     return 0;
 }
 
-static int mkdir_p(const char *path)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0777) && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) && errno != EEXIST)
-        return -1;
-    return 0;
-}
 
 /* One engine (or brute force) query in the configured mode. */
 static sc_status engine_once(sc_context *ctx, const sc_spheres *view, const bench_config *c,
@@ -668,7 +579,7 @@ static sc_status engine_once(sc_context *ctx, const sc_spheres *view, const benc
     char path[1024];
     snprintf(path, sizeof path, "%s/pairs-%ld.npy", tmpdir, (long)getpid());
     char err[256];
-    if (mkdir_p(tmpdir)
+    if (bench_mkdir_p(tmpdir)
         || sc_pair_writer_open(path, SC_IO_FORMAT_NPY, c->n, &sink.writer, err, sizeof err) != SC_IO_OK) {
         snprintf(row->note, sizeof row->note, "cannot write %.140s", path);
         return SC_ERR_INVALID_ARGUMENT;
@@ -724,9 +635,9 @@ static void run_engine(const bench_args *a, const double *rows, bench_row *row)
     int reps = c->repeats; /* fewer (never under 3) when one query is slow */
     for (int r = -1; r < reps; r++) {
         sc_summary sum = {0, 0};
-        double t0 = now_s();
+        double t0 = bench_now_s();
         st = engine_once(ctx, &view, c, a->tmpdir, &sum, row);
-        double t1 = now_s();
+        double t1 = bench_now_s();
         if (st != SC_OK) {
             row->status = -1;
             if (!row->note[0])
@@ -793,9 +704,9 @@ static void run_hashgrid(const bench_args *a, const double *rows, bench_row *row
     snprintf(row->pin_ran, sizeof row->pin_ran, "none");
     for (int r = 0; r < c->repeats; r++) {
         hashgrid_result res;
-        double t0 = now_s();
+        double t0 = bench_now_s();
         int st = hashgrid_count(rows, c->n, a->baseline_max_tests, &res);
-        t[r] = now_s() - t0;
+        t[r] = bench_now_s() - t0;
         row->candidate_tests = res.tests;
         row->cells = res.cells;
         row->cell_size = res.cell_size;
@@ -840,9 +751,9 @@ static void run_config(const bench_args *a, bench_row *row)
         snprintf(row->note, sizeof row->note, "cannot allocate %zu spheres", c->n);
         return;
     }
-    double t0 = now_s();
+    double t0 = bench_now_s();
     scgen_generate(c->dist, c->n, c->seed, rows);
-    row->gen_s = now_s() - t0;
+    row->gen_s = bench_now_s() - t0;
     row->rss_before = current_rss();
     if (c->algo == ALGO_HASHGRID)
         run_hashgrid(a, rows, row);
@@ -929,12 +840,12 @@ static void run_isolated(const bench_args *a, bench_row *row)
 {
     row->forked = a->fork;
     double waited = a->wait_idle_s > 0 ? wait_for_quiet(a->wait_idle_s) : 0.0;
-    double load1 = load_average();
+    double load1 = bench_load_average();
     cpu_sample s0, s1;
     int have_stat = cpu_sample_read(&s0) == 0;
-    double own0 = own_cpu(a->fork), t0 = now_s();
+    double own0 = own_cpu(a->fork), t0 = bench_now_s();
     run_forked(a, row);
-    double own1 = own_cpu(a->fork), t1 = now_s();
+    double own1 = own_cpu(a->fork), t1 = bench_now_s();
     have_stat = have_stat && cpu_sample_read(&s1) == 0;
     row->load1 = load1;
     row->idle_wait_s = waited;
@@ -1175,7 +1086,7 @@ int main(int argc, char **argv)
            mode_names[a.mode], a.repeats, (unsigned long long)a.seed,
            a.fork ? "one child process per configuration" : "in-process");
     printf("load average now: %.2f (other work on the machine skews timings; the CSV records it per run)\n",
-           load_average());
+           bench_load_average());
     printf("--- sc_system_info ---\n%s%s----------------------\n", info,
            info[0] && info[strlen(info) - 1] == '\n' ? "" : "\n");
 
@@ -1188,7 +1099,7 @@ int main(int argc, char **argv)
         } else {
             char dir[1024];
             snprintf(dir, sizeof dir, "%s/%s", SC_BENCH_RESULTS_DIR, m.tag);
-            if (mkdir_p(dir))
+            if (bench_mkdir_p(dir))
                 fprintf(stderr, "sc_bench: cannot create %s: %s\n", dir, strerror(errno));
             snprintf(csv_path, sizeof csv_path, "%.900s/%.100s.csv", dir, a.scenario);
         }
@@ -1214,7 +1125,7 @@ int main(int argc, char **argv)
         return 1;
     }
     int nrows = 0, ntruth = 0, failures = 0;
-    double t_start = now_s();
+    double t_start = bench_now_s();
     print_table_header();
     for (int d = 0; d < a.ndists; d++) {
         size_t sizes[MAX_LIST];
@@ -1279,7 +1190,7 @@ int main(int argc, char **argv)
     comparisons(&m, &a, rows, nrows, cmpf);
     if (cmpf)
         fclose(cmpf);
-    printf("\n%d configurations in %.1f s", nrows, now_s() - t_start);
+    printf("\n%d configurations in %.1f s", nrows, bench_now_s() - t_start);
     if (csv_path[0])
         printf("; CSV: %s and %s", csv_path, cmp_path);
     printf("\n");

@@ -46,6 +46,7 @@
 #endif
 
 #include "internal.h" /* the grid plan, to count the radix passes (untimed) */
+#include "bench_common.h"
 #include "sc_gen.h"
 #include "spherecollide.h"
 #include "study.h"
@@ -71,57 +72,9 @@ static const char *const counter_events[] = {"PAPI_L1_DCM", "PAPI_L2_DCM", "PAPI
 
 /* ---- small helpers ----------------------------------------------------------- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
-static double load_average(void)
-{
-    FILE *f = fopen("/proc/loadavg", "r");
-    double l = -1.0;
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1)
-            l = -1.0;
-        fclose(f);
-    }
-    return l;
-}
 
-static int mkdir_p(const char *path)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0777) && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) && errno != EEXIST)
-        return -1;
-    return 0;
-}
 
-static int parse_size(const char *s, size_t *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno)
-        return -1;
-    if (*end == 'k' || *end == 'K')
-        v *= 1e3, end++;
-    else if (*end == 'm' || *end == 'M')
-        v *= 1e6, end++;
-    if (*end || !(v >= 0) || v > 4e9 || v != (double)(size_t)v)
-        return -1;
-    *out = (size_t)v;
-    return 0;
-}
 
 static int split_list(char *s, char **items)
 {
@@ -157,54 +110,13 @@ typedef struct study_machine {
 static void machine_probe(const char *tag, study_machine *m)
 {
     memset(m, 0, sizeof *m);
-    snprintf(m->cpu, sizeof m->cpu, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof line, f))
-            if (strncmp(line, "model name", 10) == 0) {
-                const char *p = strchr(line, ':');
-                if (p) {
-                    p++;
-                    while (*p == ' ' || *p == '\t')
-                        p++;
-                    snprintf(m->cpu, sizeof m->cpu, "%s", p);
-                    m->cpu[strcspn(m->cpu, "\n")] = 0;
-                }
-                break;
-            }
-        fclose(f);
-    }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    m->cores = cores > 0 ? (int)cores : 1;
-    if (tag) {
-        snprintf(m->tag, sizeof m->tag, "%s", tag);
-    } else {
-        char base[80];
-        size_t k = 0;
-        int dash = 1;
-        for (const char *p = m->cpu; *p && k + 1 < sizeof base; p++) {
-            if (isalnum((unsigned char)*p)) {
-                base[k++] = (char)tolower((unsigned char)*p);
-                dash = 0;
-            } else if (!dash) {
-                base[k++] = '-';
-                dash = 1;
-            }
-        }
-        while (k > 0 && base[k - 1] == '-')
-            k--;
-        base[k] = 0;
-        snprintf(m->tag, sizeof m->tag, "%s-%dc", k ? base : "unknown", m->cores);
-    }
-    snprintf(m->isa, sizeof m->isa, "%s", sc_kernel_name(sc_kernel_auto()));
-#if defined(__clang__)
-    snprintf(m->compiler, sizeof m->compiler, "clang %s", __clang_version__);
-#elif defined(__GNUC__)
-    snprintf(m->compiler, sizeof m->compiler, "gcc %s", __VERSION__);
-#else
-    snprintf(m->compiler, sizeof m->compiler, "unknown");
-#endif
+    bench_host h;
+    bench_host_probe(tag, &h);
+    snprintf(m->cpu, sizeof m->cpu, "%s", h.cpu);
+    snprintf(m->tag, sizeof m->tag, "%s", h.tag);
+    m->cores = h.cores;
+    snprintf(m->isa, sizeof m->isa, "%s", h.isa);
+    snprintf(m->compiler, sizeof m->compiler, "%s", h.compiler);
     const char *bind = getenv("OMP_PROC_BIND"), *places = getenv("OMP_PLACES");
     snprintf(m->omp_bind, sizeof m->omp_bind, "%s%s%s", bind ? bind : "unset", places ? "/" : "",
              places ? places : "");
@@ -353,12 +265,12 @@ static double *make_input(const study_config *c, study_result *r, uint32_t **per
     double *rows = malloc((n ? n : 1) * 4 * sizeof *rows);
     if (!rows)
         return NULL;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     scgen_generate(c->dist, n, c->seed, rows);
-    r->gen_s = now_s() - t0;
+    r->gen_s = bench_now_s() - t0;
     if (c->order == ORDER_GENERATED)
         return rows;
-    t0 = now_s();
+    t0 = bench_now_s();
     uint32_t *perm = malloc((n ? n : 1) * sizeof *perm);
     double *out = malloc((n ? n : 1) * 4 * sizeof *out);
     int bad = !perm || !out;
@@ -376,7 +288,7 @@ static double *make_input(const study_config *c, study_result *r, uint32_t **per
         free(out);
         return NULL;
     }
-    r->order_s = now_s() - t0;
+    r->order_s = bench_now_s() - t0;
     *perm_out = perm;
     return out;
 }
@@ -432,13 +344,13 @@ static void run_config(const study_config *c, study_result *r)
     int reps = c->repeats; /* 3 when the warm-up query is slow */
     for (int k = -1; k < reps; k++) {
         sc_summary sum = {0, 0};
-        const double t0 = now_s();
+        const double t0 = bench_now_s();
         if (k >= 0 && c->counters)
             study_counters_start(&counters);
         st = sc_count_pairs(ctx, &view, &sum);
         if (k >= 0 && c->counters)
             study_counters_stop(&counters);
-        const double t1 = now_s();
+        const double t1 = bench_now_s();
         if (st != SC_OK) {
             r->status = -1;
             snprintf(r->note, sizeof r->note, "query: %s", sc_status_string(st));
@@ -564,9 +476,9 @@ static int run_forked(void (*fn)(const void *, void *), const void *arg, void *o
     char *buf = malloc(out_size);
     size_t have = 0;
     int timed_out = 0;
-    const double deadline = now_s() + (timeout_s > 0 ? timeout_s : 1e9);
+    const double deadline = bench_now_s() + (timeout_s > 0 ? timeout_s : 1e9);
     while (buf && have < out_size) {
-        double left = deadline - now_s();
+        double left = deadline - bench_now_s();
         if (left <= 0) {
             timed_out = 1;
             break;
@@ -618,7 +530,7 @@ static void child_config(const void *arg, void *out)
 static void run_isolated(const study_config *c, double timeout_s, study_result *r)
 {
     memset(r, 0, sizeof *r);
-    const double load1 = load_average();
+    const double load1 = bench_load_average();
     char note[160] = "";
     int rc = run_forked(child_config, c, r, sizeof *r, timeout_s, note, sizeof note);
     if (rc != 0) {
@@ -670,15 +582,15 @@ static void child_bandwidth(const void *arg, void *out)
         c[k] = 0.0;
     }
     for (int rep = 0; rep < j->repeats + 1; rep++) {
-        double t0 = now_s();
+        double t0 = bench_now_s();
 #pragma omp parallel for schedule(static)
         for (size_t k = 0; k < n; k++)
             c[k] = a[k];
-        double t1 = now_s();
+        double t1 = bench_now_s();
 #pragma omp parallel for schedule(static)
         for (size_t k = 0; k < n; k++)
             a[k] = b[k] + s * c[k];
-        double t2 = now_s();
+        double t2 = bench_now_s();
         if (rep > 0) { /* the first round only warms up */
             tc[rep - 1] = t1 - t0;
             tt[rep - 1] = t2 - t1;
@@ -1157,7 +1069,7 @@ static int agree(truth *t, int *nt, const study_config *c, const study_result *r
 
 static FILE *open_csv(const study_args *a, const char *name, char *path, size_t cap)
 {
-    if (mkdir_p(a->outdir)) {
+    if (bench_mkdir_p(a->outdir)) {
         fprintf(stderr, "sc_study: cannot create %s: %s\n", a->outdir, strerror(errno));
         return NULL;
     }
@@ -1197,7 +1109,7 @@ static int scenario_bandwidth(const study_args *a, const study_machine *m)
         bw_job job = {threads[t] > 0 ? threads[t] : m->cores, elems, a->quick ? 5 : 10};
         bw_result r;
         char note[160];
-        const double load1 = load_average();
+        const double load1 = bench_load_average();
         int rc = run_forked(child_bandwidth, &job, &r, sizeof r, a->timeout_s, note, sizeof note);
         if (rc != 0 || !r.ok) {
             fprintf(stderr, "sc_study: bandwidth with %d threads failed: %s\n", job.threads,
@@ -1281,7 +1193,7 @@ static int scenario_runs(const study_args *a, const study_machine *m)
     study_csv_begin(&w, f, run_cols, NRUNCOLS);
     static truth t[MAX_CONFIGS];
     int nt = 0, failures = 0, timeouts = 0;
-    const double t0 = now_s();
+    const double t0 = bench_now_s();
     print_header();
     for (int k = 0; k < p.count; k++) {
         study_result r;
@@ -1296,7 +1208,7 @@ static int scenario_runs(const study_args *a, const study_machine *m)
         csv_run_row(&w, m, a, &p.cfg[k], &r);
     }
     fclose(f);
-    printf("%d configurations in %.1f s (%d timed out); CSV: %s\n", p.count, now_s() - t0, timeouts, path);
+    printf("%d configurations in %.1f s (%d timed out); CSV: %s\n", p.count, bench_now_s() - t0, timeouts, path);
     if (w.errors)
         fprintf(stderr, "sc_study: %d CSV rows had the wrong field count or failed to write\n", w.errors);
     if (failures)
@@ -1458,7 +1370,7 @@ static void parse_args(int argc, char **argv, study_args *a)
             int k = split_list(argv[i], items);
             a->nsizes = 0;
             for (int j = 0; j < k; j++)
-                if (parse_size(items[j], &a->sizes[a->nsizes++]))
+                if (bench_parse_size(items[j], &a->sizes[a->nsizes++]))
                     die_usage("bad size '%s'", items[j]);
             if (a->nsizes)
                 o->n = a->sizes[0];
@@ -1539,7 +1451,7 @@ int main(int argc, char **argv)
     printf("sc_study %s | scenario %s | %s | machine %s (%s), %d CPUs, library threads %d\n", sc_version(),
            a.scenario, a.quick ? "quick" : "full", m.cpu, m.tag, m.cores, m.lib_threads);
     printf("ISA: auto kernel = %s | compiler: %s | OMP_PROC_BIND: %s | load average %.2f\n", m.isa, m.compiler,
-           m.omp_bind, load_average());
+           m.omp_bind, bench_load_average());
     if (!strcmp(a.scenario, "bandwidth"))
         return scenario_bandwidth(&a, &m);
     static bw_table bt;
