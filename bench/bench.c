@@ -763,20 +763,6 @@ static void run_config(const bench_args *a, bench_row *row)
     free(rows);
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
 
 static void run_forked(const bench_args *a, bench_row *row)
 {
@@ -802,7 +788,7 @@ static void run_forked(const bench_args *a, bench_row *row)
     if (pid == 0) {
         close(fds[0]);
         run_config(a, row);
-        int bad = write_all(fds[1], row, sizeof *row);
+        int bad = bench_write_all(fds[1], row, sizeof *row);
         close(fds[1]);
         _exit(bad ? 3 : 0);
     }

@@ -119,3 +119,18 @@ void bench_host_probe(const char *tag, bench_host *h)
     snprintf(h->compiler, sizeof h->compiler, "unknown");
 #endif
 }
+
+int bench_write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}

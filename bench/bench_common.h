@@ -21,5 +21,6 @@ double bench_load_average(void);       /* 1-minute load, or -1 */
 int bench_mkdir_p(const char *path);   /* 0, or -1 with errno */
 int bench_parse_size(const char *s, size_t *out); /* 0, or -1 when not a size */
 void bench_host_probe(const char *tag, bench_host *h);
+int bench_write_all(int fd, const void *buf, size_t len); /* 0, or -1: retries EINTR */
 
 #endif

@@ -431,20 +431,6 @@ done:
 
 /* ---- the parent: fork, pipe, timeout -------------------------------------------- */
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
 
 /* Runs fn(arg, out) in a child process; out is filled from the child's
  * result (out_size bytes). Returns 0, -1 (the child failed: why in note) or
@@ -468,7 +454,7 @@ static int run_forked(void (*fn)(const void *, void *), const void *arg, void *o
     if (pid == 0) {
         close(fds[0]);
         fn(arg, out);
-        int bad = write_all(fds[1], out, out_size);
+        int bad = bench_write_all(fds[1], out, out_size);
         close(fds[1]);
         _exit(bad ? 3 : 0);
     }
