@@ -70,8 +70,8 @@ static inline void sc_hits_reserve(sc_hits *h, size_t need) {
 /* Lanes of the block that own-row candidate j = i0 + t (1 <= t < SC_BLOCK)
  * is tested against: home spheres i0 .. i0 + t - 1, if j is a candidate. */
 static inline unsigned sc_tri_lanes(const sc_kernel_args *a, uint32_t t) {
-    const unsigned ok = t < a->ni && a->i0 + t < a->tri_end;
-    return ok ? (1u << t) - 1u : 0u;
+    const unsigned ok = (unsigned)(t < a->ni) & (unsigned)(a->i0 + t < a->tri_end);
+    return -ok & ((1u << t) - 1u);
 }
 
 #endif /* SC_KERNEL_H */

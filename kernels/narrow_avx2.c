@@ -33,15 +33,16 @@ static inline unsigned test4(const block *b, const double *X, const double *Y, c
         simde_mm256_cmp_pd(d2, simde_mm256_mul_pd(s, s), SIMDE_CMP_LE_OQ));
 }
 
-static inline void emit(sc_hits *hits, uint32_t i0, uint32_t j, unsigned mask) {
-    sc_hits_reserve(hits, SC_BLOCK);
-    do {
-        const unsigned lane = (unsigned)__builtin_ctz(mask);
-        mask &= mask - 1;
-        hits->pairs[2 * hits->count] = i0 + lane;
-        hits->pairs[2 * hits->count + 1] = j;
-        hits->count++;
-    } while (mask);
+/* Writes the pairs (i0 + lane, j) for the lanes set in `mask` at out, lanes
+ * in order, and returns how many: four slots are always written (the rest
+ * are overwritten by the next candidate), so there is no branch on hits. */
+static inline size_t emit4(uint32_t *out, simde__m128i vi0, uint32_t j, unsigned mask) {
+    const simde__m128i iv = simde_mm_add_epi32(
+        vi0, simde_mm_loadu_si128((const simde__m128i *)(const void *)lane_order[mask]));
+    const simde__m128i jv = simde_mm_set1_epi32((int)j);
+    simde_mm_storeu_si128((simde__m128i *)(void *)out, simde_mm_unpacklo_epi32(iv, jv));
+    simde_mm_storeu_si128((simde__m128i *)(void *)(out + 4), simde_mm_unpackhi_epi32(iv, jv));
+    return (size_t)__builtin_popcount(mask);
 }
 
 uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
@@ -50,24 +51,28 @@ uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
     /* Lanes past ni read the next spheres or the padding; they are masked. */
     const block b = {simde_mm256_loadu_pd(X + i0), simde_mm256_loadu_pd(Y + i0),
                      simde_mm256_loadu_pd(Z + i0), simde_mm256_loadu_pd(R + i0)};
+    const simde__m128i vi0 = simde_mm_set1_epi32((int)i0);
     uint64_t tests = 0;
-    /* Own row inside the block: fixed work, lanes masked, no branches. */
-    for (uint32_t t = 1; t < SC_BLOCK; t++) {
-        const unsigned lanes = sc_tri_lanes(a, t);
-        tests += (uint64_t)__builtin_popcount(lanes);
-        const unsigned mask = lanes & test4(&b, X, Y, Z, R, i0 + t);
-        if (mask)
-            emit(hits, i0, i0 + t, mask);
+    /* Branch-free emission: a hit on some lane is common enough (about one
+     * candidate in four on uniform data) that a branch on it mispredicts
+     * often. Every candidate writes four (i, j) slots, lanes with a hit
+     * first (from a table by mask), and the count moves by the hits. */
+    {
+        /* Own row inside the block: fixed work, lanes masked. */
+        sc_hits_reserve(hits, 4 * SC_BLOCK);
+        uint32_t *out = hits->pairs + 2 * hits->count;
+        size_t found = 0;
+        for (uint32_t t = 1; t < SC_BLOCK; t++) {
+            const unsigned lanes = sc_tri_lanes(a, t);
+            tests += (uint64_t)__builtin_popcount(lanes);
+            found += emit4(out + 2 * found, vi0, i0 + t, lanes & test4(&b, X, Y, Z, R, i0 + t));
+        }
+        hits->count += found;
     }
     const unsigned all = (1u << a->ni) - 1u;
     const uint32_t *cand = a->cand;
     const uint32_t m = a->ncand;
     tests += (uint64_t)m * a->ni;
-    /* Branch-free emission: a hit on some lane is common enough (about one
-     * candidate in four on uniform data) that a branch on it mispredicts
-     * often. Every candidate writes four (i, j) slots, lanes with a hit
-     * first (from a table by mask), and the count moves by the hits. */
-    const simde__m128i vi0 = simde_mm_set1_epi32((int)i0);
     for (uint32_t k0 = 0; k0 < m; k0 += 256) {
         const uint32_t k1 = m - k0 > 256 ? k0 + 256 : m;
         sc_hits_reserve(hits, 4 * (size_t)(k1 - k0) + 4);
@@ -75,13 +80,7 @@ uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
         size_t found = 0;
         for (uint32_t k = k0; k < k1; k++) {
             const uint32_t j = cand[k];
-            const unsigned mask = all & test4(&b, X, Y, Z, R, j);
-            const simde__m128i iv = simde_mm_add_epi32(
-                vi0, simde_mm_loadu_si128((const simde__m128i *)(const void *)lane_order[mask]));
-            const simde__m128i jv = simde_mm_set1_epi32((int)j);
-            simde_mm_storeu_si128((simde__m128i *)(void *)(out + 2 * found), simde_mm_unpacklo_epi32(iv, jv));
-            simde_mm_storeu_si128((simde__m128i *)(void *)(out + 2 * found + 4), simde_mm_unpackhi_epi32(iv, jv));
-            found += (size_t)__builtin_popcount(mask);
+            found += emit4(out + 2 * found, vi0, j, all & test4(&b, X, Y, Z, R, j));
         }
         hits->count += found;
     }

@@ -208,8 +208,11 @@ static inline uint32_t advance(const walker *w, uint32_t p, uint32_t re, uint64_
     const __m128i ia = _mm_setr_epi32(0, 1, 2, 3), ib = _mm_setr_epi32(4, 5, 6, 7);
     const __m128i ma = _mm_and_si128(_mm_cmplt_epi32(a, vl), _mm_cmplt_epi32(ia, vleft));
     const __m128i mb = _mm_and_si128(_mm_cmplt_epi32(b, vl), _mm_cmplt_epi32(ib, vleft));
-    const uint32_t c = (uint32_t)__builtin_popcount(
-        (unsigned)_mm_movemask_ps(_mm_castsi128_ps(ma)) | ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(mb)) << 4));
+    /* The mask is a prefix (X sorted): its length is the first clear bit,
+     * found with a plain bit scan (the library's baseline has no POPCNT). */
+    const unsigned mask = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(ma)) |
+                          ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(mb)) << 4);
+    const uint32_t c = (uint32_t)__builtin_ctz(~mask);
 #else
     uint32_t c = 0;
     for (uint32_t t = 0; t < 2 * SC_BLOCK; t++)
@@ -302,8 +305,14 @@ static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
             }
             /* Eight indices at once (a short range needs no loop); only
              * j1 - j0 of them count. */
+#ifdef __SSE2__
+            const __m128i v = _mm_add_epi32(_mm_set1_epi32((int)j0), _mm_setr_epi32(0, 1, 2, 3));
+            _mm_storeu_si128((__m128i *)(void *)(list + m), v);
+            _mm_storeu_si128((__m128i *)(void *)(list + m + 4), _mm_add_epi32(v, _mm_set1_epi32(4)));
+#else
             for (uint32_t t = 0; t < 8; t++)
                 list[m + t] = j0 + t;
+#endif
             const uint32_t take = j1 - j0 < 8 ? j1 - j0 : 8;
             m += take;
             j0 += take;
