@@ -56,10 +56,8 @@ typedef struct cursor {
 /* A neighbour row of the current home row and the window in it. */
 typedef struct nbrow {
     uint32_t rs, re; /* spheres of the row */
-    uint32_t lo, hi; /* current window */
+    uint32_t lo, hi; /* current window (both rs at first) */
     uint64_t w;      /* half width in X units */
-    int own;         /* the home row itself: forward window only */
-    int init;
 } nbrow;
 
 typedef struct walker {
@@ -152,9 +150,8 @@ static void add_nb(walker *w, cursor *c, int level, int64_t z, int64_t y, uint64
     nbrow *nb = &w->nb[w->nnb++];
     nb->rs = rw->start[r];
     nb->re = rw->start[r + 1];
+    nb->lo = nb->hi = nb->rs;
     nb->w = half;
-    nb->own = 0;
-    nb->init = 0;
 }
 
 /* The neighbour rows of home row `ri` (level `level`). */
@@ -169,9 +166,8 @@ static void home_row(walker *w, size_t ri, int level) {
     nbrow *own = &w->nb[w->nnb++];
     own->rs = rw->start[ri];
     own->re = rw->start[ri + 1];
+    own->lo = own->hi = own->rs;
     own->w = half;
-    own->own = 1;
-    own->init = 0;
     static const int dzy[4][2] = {{0, 1}, {1, -1}, {1, 0}, {1, 1}};
     for (int k = 0; k < 4; k++)
         add_nb(w, &w->cur[k], level, z + dzy[k][0], y + dzy[k][1], half);
@@ -230,44 +226,43 @@ static inline uint32_t advance(const walker *w, uint32_t p, uint32_t re, uint64_
 static int windows(walker *w, uint32_t i0, uint32_t ni) {
     const uint64_t xf = w->xq[i0], xl = w->xq[i0 + ni - 1];
     const int wrap = w->plan->wrap[0];
-    const uint32_t inext = i0 + ni;
     int nr = 0;
-    for (int k = 0; k < w->nnb; k++) {
+    {
+        /* The own row (always nb[0]): j > i for some home sphere, so from
+         * i0 + 1 on; the kernel masks the lanes of candidates inside the
+         * block. */
+        nbrow *nb = &w->nb[0];
+        const uint64_t top = xl + nb->w; /* may exceed the X range: then it wraps */
+        const uint64_t xhi = top < w->xw ? top : w->xw - 1;
+        const uint32_t inext = i0 + ni;
+        const uint32_t hi = advance(w, nb->hi > inext ? nb->hi : inext, nb->re, xhi, 1);
+        nb->hi = hi;
+        w->own_hi = hi;
+        /* Across the upper wrap: j at the start of the row, j < i0 <= i
+         * (every lane). The lower wrap is the partner's upper one. */
+        if (wrap && top >= w->xw) {
+            uint32_t e = x_lower(w, nb->rs, i0, top - w->xw + 1);
+            if (e > nb->rs)
+                w->ranges[nr++] = (range){nb->rs, e};
+        }
+    }
+    for (int k = 1; k < w->nnb; k++) {
         nbrow *nb = &w->nb[k];
         const uint64_t h = nb->w;
-        const uint64_t top = xl + h; /* may exceed the X range: then it wraps */
+        const uint64_t top = xl + h;
         const uint64_t xhi = top < w->xw ? top : w->xw - 1;
         const uint64_t xlo = xf >= h ? xf - h : 0;
-        if (nb->own) {
-            /* j > i for some home sphere: from i0 + 1 on; the kernel masks
-             * the lanes of candidates inside the block */
-            uint32_t hi = nb->init && nb->hi > inext ? nb->hi : inext;
-            hi = advance(w, hi, nb->re, xhi, 1);
-            nb->hi = hi;
-            nb->init = 1;
-            w->own_hi = hi;
-            /* Across the upper wrap: j at the start of the row, j < i0 <= i
-             * (every lane). The lower wrap is the partner's upper one. */
-            if (wrap && top >= w->xw) {
-                uint32_t e = x_lower(w, nb->rs, i0, top - w->xw + 1);
-                if (e > nb->rs)
-                    w->ranges[nr++] = (range){nb->rs, e};
-            }
-            continue;
-        }
-        uint32_t lo, hi;
-        if (!nb->init) {
-            lo = x_lower(w, nb->rs, nb->re, xlo);
-            hi = x_lower(w, lo, nb->re, xhi + 1);
-            nb->init = 1;
-        } else {
-            lo = advance(w, nb->lo, nb->re, xlo, 0);
-            hi = advance(w, nb->hi > lo ? nb->hi : lo, nb->re, xhi, 1);
-        }
+        /* A fresh row starts with lo = hi = its first sphere: a home row
+         * starts at its smallest X, so the first window usually starts near
+         * the neighbour row's start too, and the short forward scan beats a
+         * bisection (and its mispredicts). */
+        const uint32_t lo = advance(w, nb->lo, nb->re, xlo, 0);
+        const uint32_t hi = advance(w, nb->hi > lo ? nb->hi : lo, nb->re, xhi, 1);
         nb->lo = lo;
         nb->hi = hi;
-        w->ranges[nr] = (range){lo, hi};
-        nr += hi > lo;
+        /* Empty ranges too: the range count then stays the same along a
+         * home row, and the loops over it predict well. */
+        w->ranges[nr++] = (range){lo, hi};
         if (wrap) {
             if (xf < h) { /* X in [xw - (h - xf), xw) */
                 uint32_t b = x_lower(w, nb->rs, nb->re, w->xw - (h - xf));
@@ -296,7 +291,7 @@ static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
     for (int k = -1; k < nr; k++) {
         uint32_t j0 = k < 0 ? own_from : w->ranges[k].j0;
         const uint32_t j1 = k < 0 ? w->own_hi : w->ranges[k].j1;
-        while (j0 < j1) {
+        do { /* once even when empty: ranges are short, the exit predictable */
             if (m + 8 > LIST_CAP) {
                 args->ncand = m;
                 tests += kernel(args, hits);
@@ -316,7 +311,7 @@ static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
             const uint32_t take = j1 - j0 < 8 ? j1 - j0 : 8;
             m += take;
             j0 += take;
-        }
+        } while (j0 < j1);
     }
     args->ncand = m;
     return tests + kernel(args, hits);
