@@ -194,26 +194,24 @@ static inline uint32_t advance(const walker *w, uint32_t p, uint32_t re, uint64_
     const uint32_t lim = (uint32_t)(x + (uint64_t)incl); /* stop at the first X >= lim; X < 2^22 */
     /* X is sorted within the row, so the entries below `lim` are a prefix:
      * count them with independent compares (vectorised) instead of a chain
-     * of dependent loads. */
-    const uint32_t left = re - p < 2 * SC_BLOCK ? re - p : 2 * SC_BLOCK;
+     * of dependent loads. Entries past re belong to the next row and may
+     * extend the prefix; clamping the count to re - p discards them. */
 #if defined(__SSE2__) && SC_BLOCK == 4
     /* X < 2^22 and lim <= 2^22 + 1: signed 32-bit compares are exact. */
-    const __m128i vl = _mm_set1_epi32((int)lim), vleft = _mm_set1_epi32((int)left);
+    const __m128i vl = _mm_set1_epi32((int)lim);
     const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(xq + p));
     const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(xq + p + 4));
-    const __m128i ia = _mm_setr_epi32(0, 1, 2, 3), ib = _mm_setr_epi32(4, 5, 6, 7);
-    const __m128i ma = _mm_and_si128(_mm_cmplt_epi32(a, vl), _mm_cmplt_epi32(ia, vleft));
-    const __m128i mb = _mm_and_si128(_mm_cmplt_epi32(b, vl), _mm_cmplt_epi32(ib, vleft));
-    /* The mask is a prefix (X sorted): its length is the first clear bit,
-     * found with a plain bit scan (the library's baseline has no POPCNT). */
-    const unsigned mask = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(ma)) |
-                          ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(mb)) << 4);
-    const uint32_t c = (uint32_t)__builtin_ctz(~mask);
+    /* The mask is a prefix: its length is the first clear bit, found with a
+     * plain bit scan (the library's baseline has no POPCNT). */
+    const unsigned mask = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(a, vl))) |
+                          ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(b, vl))) << 4);
+    uint32_t c = (uint32_t)__builtin_ctz(~mask);
 #else
     uint32_t c = 0;
-    for (uint32_t t = 0; t < 2 * SC_BLOCK; t++)
-        c += (t < left) & (xq[p + t] < lim);
+    while (c < 2 * SC_BLOCK && xq[p + c] < lim)
+        c++;
 #endif
+    c = c < re - p ? c : re - p;
     p += c;
     if (__builtin_expect(c == 2 * SC_BLOCK && p < re && xq[p] < lim, 0))
         p = x_lower(w, p, re, lim);
