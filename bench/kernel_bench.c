@@ -19,10 +19,18 @@
  * kernel_bench exits 1 if the prototype's differs from the AVX2 kernel's on
  * the same pool.
  *
- *   kernel_bench [--tests N] [--repeat R] [--csv PATH]
+ * Replay (--replay N, default 10^6; 0 skips it): the engine's own kernel
+ * calls on uniform N, recorded from one single-threaded count (the blocks,
+ * their partly filled lanes, the candidate lists as the search built them)
+ * and played back through each double kernel on the same working copy, so
+ * the ratio is the kernels' on the engine's real workload, without the
+ * window scans around them. Both kernels must produce the same pair stream.
+ *
+ *   kernel_bench [--tests N] [--repeat R] [--replay N] [--csv PATH]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "sc_gen.h"
 #ifdef SC_HAVE_F32_PROTO
 #include "kernel_f32.h"
 #endif
@@ -127,6 +135,110 @@ static result run(const runner *k, const pool *p, const uint32_t *cand, size_t c
     return res;
 }
 
+/* ---- replay of the engine's kernel calls ---------------------------------- */
+
+typedef struct rec_call {
+    uint32_t i0, ni, tri_end, ncand;
+    size_t at; /* first candidate in rec.cand */
+} rec_call;
+
+static struct {
+    rec_call *calls;
+    size_t ncalls, cap_calls;
+    uint32_t *cand;
+    size_t ncand, cap_cand;
+    const double *x, *y, *z, *r;
+    int failed;
+} rec;
+
+/* The engine's kernel while recording: notes the call, then runs the scalar
+ * reference so the query's answer stays whole. */
+static uint64_t recorder(const sc_kernel_args *a, sc_hits *hits) {
+    if (rec.ncalls == rec.cap_calls) {
+        size_t cap = rec.cap_calls ? 2 * rec.cap_calls : 4096;
+        rec_call *c = realloc(rec.calls, cap * sizeof *c);
+        if (!c)
+            rec.failed = 1;
+        else
+            rec.calls = c, rec.cap_calls = cap;
+    }
+    if (rec.ncand + a->ncand + 8 > rec.cap_cand) {
+        size_t cap = rec.cap_cand ? 2 * rec.cap_cand : 65536;
+        while (cap < rec.ncand + a->ncand + 8)
+            cap *= 2;
+        uint32_t *c = realloc(rec.cand, cap * sizeof *c);
+        if (!c)
+            rec.failed = 1;
+        else
+            rec.cand = c, rec.cap_cand = cap;
+    }
+    if (!rec.failed) {
+        rec.calls[rec.ncalls++] = (rec_call){a->i0, a->ni, a->tri_end, a->ncand, rec.ncand};
+        memcpy(rec.cand + rec.ncand, a->cand, sizeof(uint32_t) * a->ncand);
+        rec.ncand += a->ncand;
+        rec.x = a->x, rec.y = a->y, rec.z = a->z, rec.r = a->r;
+    }
+    return sc_narrow_scalar(a, hits);
+}
+
+static result replay(sc_kernel_fn fn, int repeat) {
+    static uint32_t hitbuf[2 * 4096];
+    double *secs = malloc(sizeof(double) * (size_t)repeat);
+    result res = {0};
+    for (int rep = 0; rep <= repeat; rep++) {
+        hashing = rep == 0;
+        sc_hits h = {hitbuf, 0, 4096, drop, NULL};
+        uint64_t tests = 0;
+        flushed = 0;
+        stream = 0xCBF29CE484222325ull;
+        double t = now();
+        for (size_t k = 0; k < rec.ncalls; k++) {
+            const rec_call *c = &rec.calls[k];
+            sc_kernel_args a = {.x = rec.x, .y = rec.y, .z = rec.z, .r = rec.r, .i0 = c->i0,
+                                .ni = c->ni, .tri_end = c->tri_end, .cand = rec.cand + c->at,
+                                .ncand = c->ncand};
+            tests += fn(&a, &h);
+        }
+        const double dt = now() - t;
+        drop(&h);
+        if (rep == 0) {
+            res.stream = stream;
+            res.pairs = flushed;
+        } else {
+            secs[rep - 1] = dt;
+        }
+        res.tests = tests;
+    }
+    qsort(secs, (size_t)repeat, sizeof(double), cmp_d);
+    res.rate = (double)res.tests / secs[repeat / 2];
+    free(secs);
+    return res;
+}
+
+/* Records one single-threaded count of uniform n; returns its pair count, or
+ * -1 on failure. The context stays alive (its working copy is replayed). */
+static long long record(size_t n, sc_context **ctx_out, double **rows_out) {
+    double *rows = malloc(sizeof(double) * 4 * n);
+    if (!rows || scgen_generate("uniform", n, 1, rows) != 0)
+        return -1;
+    sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
+    sc_options o = sc_options_default();
+    o.threads = 1;
+    sc_context *ctx = NULL;
+    if (sc_context_create(&o, &ctx) != SC_OK)
+        return -1;
+    sc_summary want, got;
+    if (sc_count_pairs(ctx, &v, &want) != SC_OK) /* the normal kernel first */
+        return -1;
+    sc_context_kernel_override(ctx, recorder);
+    if (sc_count_pairs(ctx, &v, &got) != SC_OK || rec.failed || got.pairs != want.pairs ||
+        got.checksum != want.checksum)
+        return -1;
+    *ctx_out = ctx;
+    *rows_out = rows;
+    return (long long)got.pairs;
+}
+
 /* Fills the pool: spheres of radius 1 to 1.5 in a cube of edge 8.25 whose
  * far corner is `reach` from the origin along each axis (the same random
  * draws every time), and the float32 copy. */
@@ -148,6 +260,7 @@ static void fill(pool *p, double reach) {
 int main(int argc, char **argv) {
     double want_tests = 2e8;
     int repeat = 5;
+    size_t replay_n = 1000000;
     const char *csv = NULL;
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--tests") && k + 1 < argc)
@@ -156,8 +269,10 @@ int main(int argc, char **argv) {
             repeat = atoi(argv[++k]);
         else if (!strcmp(argv[k], "--csv") && k + 1 < argc)
             csv = argv[++k];
+        else if (!strcmp(argv[k], "--replay") && k + 1 < argc)
+            replay_n = (size_t)atof(argv[++k]);
         else {
-            fprintf(stderr, "usage: kernel_bench [--tests N] [--repeat R] [--csv PATH]\n");
+            fprintf(stderr, "usage: kernel_bench [--tests N] [--repeat R] [--replay N] [--csv PATH]\n");
             return 2;
         }
     }
@@ -180,6 +295,7 @@ int main(int argc, char **argv) {
         double reach;
         result res;
     } rows[NROWS];
+    memset(rows, 0, sizeof rows);
     int nrows = 0, failed = 0;
     fill(&p, 8.25);
     runner ks[2] = {{sc_narrow_scalar, 0, 0}, {NULL, 0, 0}};
@@ -220,6 +336,40 @@ int main(int argc, char **argv) {
         }
     }
 #endif
+    /* The engine's own calls, replayed: scalar and AVX2. */
+    result rep[2];
+    int nrep = 0;
+    double rep_lanes = 0;
+    if (replay_n > 0) {
+        sc_context *ctx = NULL;
+        double *in = NULL;
+        const long long pairs = record(replay_n, &ctx, &in);
+        if (pairs < 0) {
+            fprintf(stderr, "kernel_bench: recording the engine's kernel calls on uniform %zu failed\n",
+                    replay_n);
+            failed = 1;
+        } else {
+            uint64_t lanes = 0;
+            for (size_t k = 0; k < rec.ncalls; k++)
+                lanes += rec.calls[k].ni;
+            rep_lanes = rec.ncalls ? (double)lanes / (double)rec.ncalls : 0;
+            for (int q = 0; q < 2; q++)
+                if (ks[q].fn)
+                    rep[nrep++] = replay(ks[q].fn, repeat);
+            if (nrep == 2 && (rep[1].stream != rep[0].stream || rep[1].pairs != rep[0].pairs)) {
+                fprintf(stderr, "kernel_bench: replay: avx2 pair stream differs from scalar's\n");
+                failed = 1;
+            }
+            if (rep[0].pairs != (uint64_t)pairs) {
+                fprintf(stderr, "kernel_bench: replay found %llu pairs, the query %lld\n",
+                        (unsigned long long)rep[0].pairs, pairs);
+                failed = 1;
+            }
+            sc_context_destroy(ctx);
+            free(in);
+        }
+    }
+
     const double base = rows[0].res.rate;
     for (int q = 0; q < nrows; q++) {
         const result *r = &rows[q].res;
@@ -230,23 +380,36 @@ int main(int argc, char **argv) {
     }
     if (nrows > 1 && !strcmp(rows[1].name, "avx2"))
         printf("avx2 / scalar: %.2fx\n", rows[1].res.rate / base);
+    for (int q = 0; q < nrep; q++)
+        printf("replay %-7s %.3f Gtests/s (uniform %zu, the engine's %zu kernel calls, %.2f home spheres per block, %.1f%% pairs)\n",
+               names[q], rep[q].rate * 1e-9, replay_n, rec.ncalls, rep_lanes,
+               100.0 * (double)rep[q].pairs / (double)rep[q].tests);
+    if (nrep == 2)
+        printf("replay avx2 / scalar: %.2fx\n", rep[1].rate / rep[0].rate);
     if (csv) {
         FILE *f = fopen(csv, "w");
         if (!f) {
             fprintf(stderr, "kernel_bench: cannot write %s\n", csv);
             return 1;
         }
-        fprintf(f, "kernel,gtests_per_s,pair_share,ratio_vs_scalar,coord_range,recheck_share,bytes_per_sphere\n");
+        fprintf(f, "workload,kernel,gtests_per_s,pair_share,ratio_vs_scalar,coord_range,recheck_share,"
+                   "bytes_per_sphere,lanes_per_block\n");
         for (int q = 0; q < nrows; q++) {
             const result *r = &rows[q].res;
-            fprintf(f, "%s,%.4f,%.4f,%.3f,%g,%.6f,%d\n", rows[q].name, r->rate * 1e-9,
+            fprintf(f, "synthetic,%s,%.4f,%.4f,%.3f,%g,%.6f,%d,4\n", rows[q].name, r->rate * 1e-9,
                     (double)r->pairs / (double)r->tests, r->rate / base, rows[q].reach,
                     (double)r->rechecked / (double)r->tests, rows[q].name[0] == 'f' ? 16 : 32);
         }
+        for (int q = 0; q < nrep; q++)
+            fprintf(f, "replay-uniform-%zu,%s,%.4f,%.4f,%.3f,,0,32,%.3f\n", replay_n, names[q],
+                    rep[q].rate * 1e-9, (double)rep[q].pairs / (double)rep[q].tests,
+                    rep[q].rate / rep[0].rate, rep_lanes);
         fclose(f);
     }
     free(w);
     free(wf);
     free(cand);
+    free(rec.calls);
+    free(rec.cand);
     return failed;
 }

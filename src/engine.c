@@ -22,7 +22,10 @@ struct sc_context {
     int threads;
     sc_buf keys, tmp_keys, index, tmp_index, xq, work, counts, sink_mem, hist, win;
     sc_stats stats;
+    sc_kernel_fn kernel_override; /* bench only (sc_context_kernel_override) */
 };
+
+void sc_context_kernel_override(sc_context *c, sc_kernel_fn fn) { c->kernel_override = fn; }
 
 /* The pinning the OpenMP pool currently has (process-wide, like the pool). */
 static sc_pin pool_pin = SC_PIN_NONE;
@@ -138,6 +141,8 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     c->stats.threads = c->threads;
     c->stats.kernel = c->opt.kernel;
     p->kernel = sc_kernel_resolve(&c->stats.kernel);
+    if (p->kernel && c->kernel_override)
+        p->kernel = c->kernel_override;
     if (!p->kernel)
         return SC_ERR_UNSUPPORTED;
     sc_status st = sc_view_make(spheres, &p->view);

@@ -179,6 +179,9 @@ SC_INTERNAL void sc_gather(const sc_view *v, const uint32_t *index, sc_work *w);
 
 /* Resolves AUTO (in place) and returns the kernel, or NULL if unavailable. */
 SC_INTERNAL sc_kernel_fn sc_kernel_resolve(sc_kernel *kernel);
+/* Bench only (bench/kernel_bench's replay): every later query of c runs fn
+ * as its narrowphase kernel on the gathered layout (NULL: back to normal). */
+SC_INTERNAL void sc_context_kernel_override(sc_context *c, sc_kernel_fn fn);
 SC_INTERNAL void sc_cpu_features(char *buf, size_t cap);
 
 /* ---- stage 5: search and output ---------------------------------------- */

@@ -124,6 +124,9 @@ case_usage() {
     expect_exit 2 "no -o" -- pairs x.txt --format csv
     expect_exit 2 "two input formats" -- pairs x.txt --format f32 --format f64
     expect_exit 2 "contradict" -- pairs x.txt -o y.npy --count-only
+    expect_exit 2 "--repeat" "from 1 to 1000" -- pairs x.txt --repeat 0
+    expect_exit 2 "--repeat" "from 1 to 1000" -- pairs x.txt --repeat 2x
+    expect_exit 2 "--repeat" "-o" -- pairs x.txt --repeat 2 -o y.npy
     expect_exit 2 "out.dat" "npy|csv|bin" -- pairs x.txt -o "$WORK/out.dat"
     expect_exit 2 "in.bin" "--format f32" -- pairs "$WORK/in.bin"
     expect_exit 2 "unknown distribution" "uniform" -- gen nosuch 10 -o "$WORK/g.npy"
@@ -323,6 +326,17 @@ case_json() {
         [ -s "$WORK/err.txt" ] && fail "--json wrote to stderr: $(cat "$WORK/err.txt")"
     done
     expect_oracle "$WORK/j.json" "$WORK/p.txt"
+    # --repeat R: the same answer; seconds.total is the median run's, and the
+    # first (cold) run's total is there too
+    if run_ok "$WORK/r.json" pairs "$WORK/p.txt" --json --repeat 3; then
+        checks=$((checks + 1))
+        "$CHECK" json "$WORK/r.json" n pairs checksum repeat seconds.total seconds.first seconds.search ||
+            fail "--json --repeat 3: invalid or incomplete: $(cat "$WORK/r.json")"
+        [ "$(json_get "$WORK/r.json" repeat)" = 3 ] || fail "--repeat 3: JSON says repeat $(json_get "$WORK/r.json" repeat)"
+        [ "$(json_get "$WORK/r.json" pairs) $(json_get "$WORK/r.json" checksum)" = \
+          "$(json_get "$WORK/j.json" pairs) $(json_get "$WORK/j.json" checksum)" ] ||
+            fail "--repeat 3 changes the answer"
+    fi
     # the checker itself refuses broken JSON
     printf '{"n":1,"pairs":}\n' >"$WORK/bad.json"
     checks=$((checks + 1))
