@@ -17,7 +17,7 @@
 # Environment: SC_STUDY_BUILD (build folder, default build-study),
 # SC_STUDY_NICE (e.g. 19: run everything under nice), SC_STUDY_SKIP (space-
 # separated steps to leave out: bandwidth growth order layout cellsize levels
-# threads kernels cachegrind compare figures doc), SC_STUDY_ARGS (extra
+# threads kernels floatcopy cachegrind compare figures doc), SC_STUDY_ARGS (extra
 # sc_study options for every scenario, e.g. --machine-tag X).
 # Run it on a quiet machine: every row records the load average it saw.
 set -uo pipefail
@@ -56,7 +56,7 @@ step() { # step NAME COMMAND...: runs unless skipped, records failures, goes on
 echo "=== build: Release in $build"
 jobs=$(nproc 2>/dev/null || echo 2)
 "${nicecmd[@]}" cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSC_BUILD_TESTS=OFF >/dev/null || exit 1
-"${nicecmd[@]}" cmake --build "$build" -j "$jobs" --target sc_study >/dev/null || exit 1
+"${nicecmd[@]}" cmake --build "$build" -j "$jobs" --target sc_study kernel_bench >/dev/null || exit 1
 study="$build/bench/study/sc_study"
 
 # the machine folder, named as sc_bench, sc_study and cachegrind.sh name it
@@ -78,6 +78,11 @@ step bandwidth scenario bandwidth # first: the other scenarios' byte-floor ratio
 for s in growth order layout cellsize levels threads kernels; do
   step "$s" scenario "$s"
 done
+# 3(d) and 5: the float32 prototype against the double kernels, the kernels
+# alone (bench/kernel_f32.c); exits non-zero if its pairs differ.
+kb_args=()
+[ "$quick" = 1 ] && kb_args=(--tests 2e7 --repeat 3)
+step floatcopy "${nicecmd[@]}" "$build/bench/kernel_bench" "${kb_args[@]}" --csv "$out/kernel-f32.csv"
 step cachegrind env SC_STUDY_NICE="${SC_STUDY_NICE:-0}" \
   bash "$root/bench/study/cachegrind.sh" "${qflag[@]}" --bin "$study" --out "$out"
 if [ -x "$root/bench/compare/run-compare.sh" ]; then

@@ -28,7 +28,8 @@
 # Environment (defaults in brackets):
 #   SC_COMPARE_TIMEOUT    seconds per runner invocation, all its repeats [600]
 #   SC_COMPARE_REPEAT     repeats inside each runner (median taken) [3]
-#   SC_COMPARE_SC_REPEAT  spherecollide CLI runs per file and thread count [5]
+#   SC_COMPARE_SC_REPEAT  spherecollide counts per file and thread count, one
+#                         process (pairs --repeat R, median) [5]
 #   SC_COMPARE_MACHINE    results folder name [from the CPU model and cores,
 #                         as sc_bench names it]
 #   SC_COMPARE_PYTHON     Debian's python3 with python3-scipy [/usr/bin/python3]
@@ -200,22 +201,24 @@ run_tool() { # dist n file tool mode threads compiler log cmd...
     "${th:-$threads}" "$secs" "$rss" "$pairs" "$sum" "$last_ratio" "$verdict"
 }
 
-# spherecollide itself: R runs of the CLI, median of its own "total" seconds
-# (the library call, reading excluded), peak RSS of the process.
+# spherecollide itself: one CLI process per file and thread count with
+# --repeat R: the median of R counts on one context (the library call, reading
+# excluded; the first, cold run allocates the scratch), as the other runners
+# take the median of their in-process repeats. Peak RSS of the process.
 run_spherecollide() { # dist n file threads -> sets ref_* ; returns 1 on failure
   local dist=$1 n=$2 file=$3 threads=$4 k json secs=() rss=0 r pairs="" sum=""
   local log=$cb/logs/$dist-$n-spherecollide-$threads.log
   : >"$log"
-  for ((k = 0; k < sc_repeat; k++)); do
+  for ((k = 0; k < 1; k++)); do
     local rssf=$cb/logs/rss.$$
     if [ -x /usr/bin/time ]; then
       json=$(timeout "$timeout_s" /usr/bin/time -f %M -o "$rssf" \
-        "$cli" pairs "$file" --json --count-only --quiet --threads "$threads" 2>>"$log") || {
+        "$cli" pairs "$file" --json --count-only --quiet --threads "$threads" --repeat "$sc_repeat" 2>>"$log") || {
         echo "   spherecollide FAILED or timed out on $file (see $log)"; return 1; }
       r=$(tail -n 1 "$rssf")
     else
       json=$(timeout "$timeout_s" "$cli" pairs "$file" --json --count-only --quiet \
-        --threads "$threads" 2>>"$log") || { echo "   spherecollide FAILED on $file"; return 1; }
+        --threads "$threads" --repeat "$sc_repeat" 2>>"$log") || { echo "   spherecollide FAILED on $file"; return 1; }
       r=""
     fi
     rm -f "$rssf"

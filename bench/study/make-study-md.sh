@@ -241,6 +241,37 @@ block_kernels() {
     md "generator|n|threads|kernel|10^9 tests/s|avx2 / scalar|pairs / tests|search ms|total ms"
 }
 
+block_floatcopy() {
+  csv kernel-f32 || { missing kernel-f32; return; }
+  tab -v mode=select -v cols="kernel,coord_range,bytes_per_sphere,gtests_per_s,recheck_share,pair_share" \
+    -v where="workload=synthetic" "$data/kernel-f32.csv" |
+    awk '{ r[NR] = $0; if ($1 == "avx2") a = $4 }
+      END { for (i = 1; i <= NR; i++) { split(r[i], f, " ")
+              printf "%s|%s|%s|%.3f|%s|%.4f%%|%.1f%%\n", f[1], f[2], f[3], f[4],
+                (a > 0 ? sprintf("%.2f", f[4] / a) : "-"), 100 * f[5], 100 * f[6] } }' |
+    md "kernel|coordinate range L|bytes per sphere|10^9 tests/s (1 thread)|x avx2 (double)|tests decided again in double|pairs / tests"
+}
+
+block_kernelreplay() {
+  csv kernel-f32 || { missing kernel-f32; return; }
+  tab -v mode=select -v cols="workload,kernel,gtests_per_s,ratio_vs_scalar,lanes_per_block,pair_share" \
+    -v where="workload~^replay" "$data/kernel-f32.csv" |
+    awk '{ printf "%s|%s|%.3f|%.2f|%.2f|%.1f%%\n", $1, $2, $3, $4, $5, 100 * $6 }' |
+    md "workload|kernel|10^9 tests/s (1 thread)|x scalar|home spheres per block (of 4 lanes)|pairs / tests"
+}
+
+block_compare() {
+  local f=$data/../compare.csv
+  [ "$quick" = 1 ] && f=$data/../quick-compare.csv
+  [ -s "$f" ] || { printf '_No %s: bench/compare/run-compare.sh did not run._\n' "${f#"$root"/}"; return; }
+  printf 'From `%s` (written by `bench/compare/run-compare.sh` in the same study run).\n\n' "$(cd "$(dirname "$f")" && pwd | sed "s|^$root/||")/$(basename "$f")"
+  tab -v mode=select -v cols="dist,n,tool,mode,threads,median_s,peak_rss_mb,pairs,ratio_vs_spherecollide" "$f" |
+    awk '{ t = ($6 + 0 > 0) ? sprintf("%.4f", $6) : $6; gsub(/_/, " ", t)
+           r = ($9 + 0 > 0) ? sprintf("%.1fx", $9) : "-"
+           printf "%s|%s|%s|%s|%s|%s|%s|%s|%s\n", $1, $2, $3, $4, $5, t, $7, $8, r }' |
+    md "generator|n|tool|mode|threads|median s|peak MiB|pairs|x spherecollide (same threads)"
+}
+
 # ---- splice the blocks into the document -----------------------------------------------
 names=$(sed -n 's/^<!-- study:begin \([a-z_]*\) -->$/\1/p' "$doc")
 for b in $names; do
