@@ -4,7 +4,7 @@
 # the comparison with the tools users pick instead (bench/compare, when
 # present), then regenerates every figure and the tables of docs/study.md.
 #
-#   bench/run-study.sh            the full study (about 35-45 minutes on 2 cores,
+#   bench/run-study.sh            the full study (about 20 minutes on 2 cores,
 #                                 most of it n = 1e7 growth, cachegrind at n = 1e6
 #                                 and bench/compare's CGAL/scipy runs)
 #   bench/run-study.sh --quick    small sizes and 3 repeats: checks the machinery
