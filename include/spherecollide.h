@@ -154,6 +154,12 @@ typedef enum sc_layout {
                                  locality studies) */
 } sc_layout;
 
+typedef enum sc_traversal {
+    SC_TRAVERSAL_ROWS = 0,  /**< rows (cells of equal z, y) in z-major order (default) */
+    SC_TRAVERSAL_MORTON = 1 /**< rows along a Morton (Z-order) curve of (z, y); for
+                                 locality studies: same pairs, other memory order */
+} sc_traversal;
+
 typedef struct sc_options {
     size_t size;            /**< sizeof(sc_options); set by sc_options_default */
     sc_algorithm algorithm;
@@ -168,6 +174,8 @@ typedef struct sc_options {
                                  exactly this many (within the cap and the
                                  radius range) */
     sc_layout layout;       /**< default SC_LAYOUT_GATHERED */
+    sc_traversal traversal; /**< order of the rows in memory and in the search;
+                                 default SC_TRAVERSAL_ROWS */
     int sorted;             /**< stream/fill pairs in (i, j) lexicographic order */
     size_t chunk_pairs;     /**< pairs per callback chunk; default 65536 */
     size_t sorted_window_bytes; /**< memory for one sorted window; default 64 MiB */

@@ -24,6 +24,7 @@ void sc_brute_plan(const sc_view *v, sc_grid_plan *p, uint64_t *keys, uint32_t *
     p->shift[2] = p->bits[0] + 2;
     p->level_shift = p->shift[2] + 2;
     p->key_bits = p->level_shift;
+    p->morton = false;
 #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < v->n; k++) {
         keys[k] = 0;

@@ -54,6 +54,8 @@ static sc_status options_check(const sc_options *o) {
         return SC_ERR_INVALID_ARGUMENT;
     if (o->algorithm != SC_ALGO_GRID && o->algorithm != SC_ALGO_BRUTE)
         return SC_ERR_INVALID_ARGUMENT;
+    if (o->traversal != SC_TRAVERSAL_ROWS && o->traversal != SC_TRAVERSAL_MORTON)
+        return SC_ERR_INVALID_ARGUMENT;
     if (o->layout != SC_LAYOUT_GATHERED && o->layout != SC_LAYOUT_INDIRECT)
         return SC_ERR_INVALID_ARGUMENT;
     if (o->threads < 0 || o->threads > 4096)
@@ -181,6 +183,7 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
         sc_brute_plan(&p->view, &p->plan, keys, index);
     } else {
         sc_grid_plan_make(&b, c->opt.cell_factor, c->opt.max_levels, c->opt.levels, &p->plan);
+        p->plan.morton = c->opt.traversal == SC_TRAVERSAL_MORTON;
         sc_keys_compute(&p->view, &p->plan, keys, index);
     }
     STAGE(c, SC_STAGE_KEYS, t);

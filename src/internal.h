@@ -121,12 +121,20 @@ typedef struct sc_grid_plan {
     bool wrap[3];           /* coordinates may wrap modulo 2^bits on this axis */
     int shift[3];           /* bit position of X, y, z in the key */
     int level_shift;        /* bit position of the level */
+    bool morton;            /* the (z, y) field is a Morton code (sc_grid_zy) */
     int key_bits;           /* significant bits of a key */
 } sc_grid_plan;
 
 /* levels_wanted: 0 = the cost model chooses; else exactly that many (capped). */
 SC_INTERNAL void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels,
                                    int levels_wanted, sc_grid_plan *plan);
+/* The (z, y) field of a level-l key, to be shifted by shift[1]: z above y
+ * (row-major), or, with plan->morton, their bits interleaved from the
+ * lowest (y even, z odd) and the longer one's extra bits on top. z and y are
+ * level-l cell coordinates below 2^(bits - l). sc_grid_zy_split inverts it. */
+SC_INTERNAL uint64_t sc_grid_zy(const sc_grid_plan *plan, int level, uint64_t z, uint64_t y);
+SC_INTERNAL void sc_grid_zy_split(const sc_grid_plan *plan, int level, uint64_t field, uint64_t *z,
+                                  uint64_t *y);
 /* Level of a sphere of radius r. */
 SC_INTERNAL int sc_grid_level(const sc_grid_plan *plan, double r);
 /* Integer coordinates (before wrapping) of a point: q[0] = fine x

@@ -122,6 +122,7 @@ static int choose_levels(const sc_bounds *b, double top, int max_levels) {
 
 void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, int levels_wanted,
                        sc_grid_plan *p) {
+    p->morton = false; /* the caller may ask for it after the plan is made */
     if (max_levels < 1 || max_levels > SC_MAX_LEVELS)
         max_levels = SC_MAX_LEVELS;
     if (!(cell_factor >= 1.0))
@@ -227,14 +228,57 @@ void sc_grid_coords(const sc_grid_plan *p, const double pt[3], int64_t q[3]) {
     q[2] = axis_coord(p, pt[2], 2, 0);
 }
 
+/* Bits 0..20 of v to the even positions 0..40. */
+static uint64_t spread2(uint64_t v) {
+    v &= 0x1FFFFF;
+    v = (v | v << 16) & 0x0000FFFF0000FFFFull;
+    v = (v | v << 8) & 0x00FF00FF00FF00FFull;
+    v = (v | v << 4) & 0x0F0F0F0F0F0F0F0Full;
+    v = (v | v << 2) & 0x3333333333333333ull;
+    v = (v | v << 1) & 0x5555555555555555ull;
+    return v;
+}
+
+/* The even bits of v back to bits 0..20. */
+static uint64_t gather2(uint64_t v) {
+    v &= 0x5555555555555555ull;
+    v = (v | v >> 1) & 0x3333333333333333ull;
+    v = (v | v >> 2) & 0x0F0F0F0F0F0F0F0Full;
+    v = (v | v >> 4) & 0x00FF00FF00FF00FFull;
+    v = (v | v >> 8) & 0x0000FFFF0000FFFFull;
+    v = (v | v >> 16) & 0x1FFFFF;
+    return v;
+}
+
+uint64_t sc_grid_zy(const sc_grid_plan *p, int level, uint64_t z, uint64_t y) {
+    if (!p->morton)
+        return z << p->bits[1] | y;
+    const int wy = p->bits[1] - level, wz = p->bits[2] - level;
+    const int m = wy < wz ? wy : wz; /* <= 21: bits[a] <= 21 */
+    const uint64_t low = m > 0 ? ((uint64_t)1 << m) - 1 : 0;
+    return spread2(y & low) | spread2(z & low) << 1 | ((y >> m) | (z >> m)) << (2 * m);
+}
+
+void sc_grid_zy_split(const sc_grid_plan *p, int level, uint64_t f, uint64_t *z, uint64_t *y) {
+    if (!p->morton) {
+        *y = f & (((uint64_t)1 << p->bits[1]) - 1);
+        *z = f >> p->bits[1];
+        return;
+    }
+    const int wy = p->bits[1] - level, wz = p->bits[2] - level;
+    const int m = wy < wz ? wy : wz;
+    const uint64_t low = m > 0 ? ((uint64_t)1 << (2 * m)) - 1 : 0;
+    const uint64_t rest = f >> (2 * m); /* the longer coordinate's extra bits */
+    *y = gather2(f & low) | (wy > wz ? rest << m : 0);
+    *z = gather2((f & low) >> 1) | (wz > wy ? rest << m : 0);
+}
+
 uint64_t sc_grid_key(const sc_grid_plan *p, int level, const int64_t q[3]) {
     uint64_t key = (uint64_t)level << p->level_shift;
     key |= ((uint64_t)q[0] & (((uint64_t)1 << p->bits[0]) - 1)) << p->shift[0];
-    for (int a = 1; a < 3; a++) {
-        uint64_t mask = ((uint64_t)1 << (p->bits[a] - level)) - 1;
-        key |= ((uint64_t)(q[a] >> level) & mask) << p->shift[a];
-    }
-    return key;
+    const uint64_t y = (uint64_t)(q[1] >> level) & (((uint64_t)1 << (p->bits[1] - level)) - 1);
+    const uint64_t z = (uint64_t)(q[2] >> level) & (((uint64_t)1 << (p->bits[2] - level)) - 1);
+    return key | sc_grid_zy(p, level, z, y) << p->shift[1];
 }
 
 void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, uint32_t *index) {

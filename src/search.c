@@ -141,8 +141,8 @@ static void add_nb(walker *w, cursor *c, int level, int64_t z, int64_t y, uint64
     else if (y < 0 || y >= wy)
         return;
     const sc_rows *rw = w->rows;
-    const uint64_t key = ((uint64_t)level << p->level_shift) | ((uint64_t)z << p->shift[2]) |
-                         ((uint64_t)y << p->shift[1]);
+    const uint64_t key = ((uint64_t)level << p->level_shift) |
+                         sc_grid_zy(p, level, (uint64_t)z, (uint64_t)y) << p->shift[1];
     const size_t lo = rw->level_begin[level], hi = rw->level_begin[level + 1];
     const size_t r = c ? cursor_find(c, rw->key, lo, hi, key) : lower_bound(rw->key, lo, hi, key);
     if (r >= hi || rw->key[r] != key)
@@ -159,8 +159,10 @@ static void home_row(walker *w, size_t ri, int level) {
     const sc_grid_plan *p = w->plan;
     const sc_rows *rw = w->rows;
     const uint64_t key = rw->key[ri];
-    const int64_t y = (int64_t)((key >> p->shift[1]) & (((uint64_t)1 << (p->bits[1] - level)) - 1));
-    const int64_t z = (int64_t)((key >> p->shift[2]) & (((uint64_t)1 << (p->bits[2] - level)) - 1));
+    uint64_t zu, yu;
+    sc_grid_zy_split(p, level, (key >> p->shift[1]) & (((uint64_t)1 << (p->bits[1] + p->bits[2])) - 1),
+                     &zu, &yu);
+    const int64_t y = (int64_t)yu, z = (int64_t)zu;
     const uint64_t half = (uint64_t)1 << (SC_XFINE + level);
     w->nnb = 0;
     nbrow *own = &w->nb[w->nnb++];

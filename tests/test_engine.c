@@ -106,6 +106,7 @@ typedef struct config {
     double cell_factor;
     int levels; /* 0: cost model */
     sc_layout layout;
+    sc_traversal traversal;
 } config;
 
 static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, size_t pairs_hint) {
@@ -121,6 +122,7 @@ static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, siz
         o.cell_factor = c->cell_factor;
     o.levels = c->levels;
     o.layout = c->layout;
+    o.traversal = c->traversal;
     if (chunk_pairs)
         o.chunk_pairs = chunk_pairs;
     if (sorted) /* force about three windows */
@@ -222,15 +224,18 @@ static void check_dataset(const dataset *d, int full) {
         for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
             if (!full && thread_counts[t] != 1 && thread_counts[t] != 3)
                 continue;
-            config c = {kernels[k], thread_counts[t], SC_ALGO_GRID, 0, 0, 0, 0};
+            config c = {kernels[k], thread_counts[t], SC_ALGO_GRID, 0, 0, 0, 0, 0};
             check_config(d, &view, &c, &want, sum, &ref, "rows-f64");
         }
     }
     /* the brute-force peer and grid variants */
-    config extra[] = {{SC_KERNEL_AUTO, 2, SC_ALGO_BRUTE, 0, 0, 0, 0},
-                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0, 0, 0},
-                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7, 0, 0},
-                      {SC_KERNEL_SCALAR, 3, SC_ALGO_GRID, 0, 0, 16, 0}};
+    config extra[] = {{SC_KERNEL_AUTO, 2, SC_ALGO_BRUTE, 0, 0, 0, 0, 0},
+                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0, 0, 0, 0},
+                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7, 0, 0, 0},
+                      {SC_KERNEL_SCALAR, 3, SC_ALGO_GRID, 0, 0, 16, 0, 0},
+                      /* rows along a Morton curve: other row order, same pairs */
+                      {SC_KERNEL_AUTO, 3, SC_ALGO_GRID, 0, 0, 0, 0, SC_TRAVERSAL_MORTON},
+                      {SC_KERNEL_SCALAR, 2, SC_ALGO_GRID, 0, 0, 16, 0, SC_TRAVERSAL_MORTON}};
     /* A different algorithm or grid shape may stream in another order; each
      * variant only has to be exact (and its own order is checked by SoA). */
     for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) {
@@ -244,7 +249,7 @@ static void check_dataset(const dataset *d, int full) {
         for (int a = 0; a < 4; a++)
             soa[a * d->n + i] = d->rows[4 * i + a];
     sc_spheres sv = sc_spheres_soa_f64(d->n, soa, soa + d->n, soa + 2 * d->n, soa + 3 * d->n);
-    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0};
+    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0};
     check_config(d, &sv, &c, &want, sum, &ref, "soa-f64");
     /* indirect reads of separate arrays: same pairs in the same order */
     c.layout = SC_LAYOUT_INDIRECT;
@@ -269,10 +274,10 @@ static void check_dataset_f32(const dataset *d) {
     for (size_t k = 0; k < 2; k++) {
         if (!sc_kernel_available(kernels[k]))
             continue;
-        config c = {kernels[k], 3, SC_ALGO_GRID, 0, 0, 0, 0};
+        config c = {kernels[k], 3, SC_ALGO_GRID, 0, 0, 0, 0, 0};
         check_config(&w, &view, &c, &want, sum, &ref, "rows-f32");
     }
-    config ci = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, SC_LAYOUT_INDIRECT};
+    config ci = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, SC_LAYOUT_INDIRECT, 0};
     check_config(&w, &view, &ci, &want, sum, &ref, "rows-f32-indirect");
     free(want.p);
     free(ref.p);
@@ -297,7 +302,7 @@ static void check_dataset_2d(const dataset *d) {
     uint64_t sum;
     oracle(&w, &want, &sum);
     sc_spheres view = sc_spheres_rows_f64(d->n, 2, rows3);
-    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0};
+    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0};
     check_config(&w, &view, &c, &want, sum, &ref, "2d");
     c.layout = SC_LAYOUT_INDIRECT; /* z == NULL read through the view */
     check_config(&w, &view, &c, &want, sum, &ref, "2d-indirect");
@@ -483,6 +488,9 @@ static void group_api(void) {
     o = sc_options_default();
     o.size = 3;
     CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT, "bad size field");
+    o = sc_options_default();
+    o.traversal = (sc_traversal)7;
+    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "bad traversal");
     o = sc_options_default();
     o.kernel = SC_KERNEL_AVX2;
     sc_status st = sc_context_create(&o, &ctx);

@@ -17,7 +17,8 @@
 # deterministic for a given binary and input, not a measurement of the CPU.
 #
 # Variants: input order (generated, shuffled, Morton) on uniform, clustered
-# and wide; layout (gathered copy with the scalar kernel vs indirect reads)
+# and wide; layout (gathered copy with the scalar kernel vs indirect reads;
+# rows in z-major vs Morton order, auto kernel)
 # on uniform; cell factor 1..4 on uniform. Output: DIR/cachegrind.csv, one
 # row per (variant, hierarchy).
 #
@@ -147,6 +148,8 @@ for dist in uniform clustered wide; do
 done
 variant layout "uniform/gathered-scalar" uniform generated gathered scalar 1
 variant layout "uniform/indirect" uniform generated indirect scalar 1
+variant layout "uniform/gathered-rows" uniform generated gathered auto 1
+variant layout "uniform/gathered-morton" uniform generated morton auto 1
 for cf in 1 1.5 2 3 4; do
   variant cellsize "uniform/cf$cf" uniform generated gathered auto "$cf"
 done

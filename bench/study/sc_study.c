@@ -12,6 +12,7 @@
  *   growth     every generator, n = 1e3..1e7, 1 and all threads         (exp. 1, 2)
  *   order      input as generated / shuffled / Morton-sorted            (exp. 3a)
  *   layout     gathered working copy vs indirect reads                  (exp. 3b)
+ *              and rows in Morton order (options.traversal)             (exp. 3c)
  *   cellsize   options.cell_factor sweep 1..4                           (exp. 3e)
  *   levels     options.levels forced 1..max (and the cost model's pick)  (exp. 3e)
  *   threads    1..P threads x pin none|compact|scatter                  (exp. 4)
@@ -63,7 +64,7 @@
 
 enum { ORDER_GENERATED, ORDER_SHUFFLED, ORDER_MORTON };
 static const char *const order_names[] = {"generated", "shuffled", "morton"};
-static const char *const layout_names[] = {"gathered", "indirect"};
+static const char *const layout_names[] = {"gathered", "indirect", "morton"};
 static const char *const stage_cols[] = {"bounds", "keys", "sort", "gather", "cells", "search", "merge"};
 
 /* PAPI preset events: L1 data, L2 data and L3 total misses. */
@@ -301,7 +302,10 @@ static sc_options options_of(const study_config *c)
     opt.pin = c->pin;
     opt.cell_factor = c->cell_factor;
     opt.levels = c->levels;
-    opt.layout = c->layout ? SC_LAYOUT_INDIRECT : SC_LAYOUT_GATHERED;
+    /* layout 2, "morton": the gathered copy with its rows along a Morton
+     * curve (options.traversal), experiment 3c */
+    opt.layout = c->layout == 1 ? SC_LAYOUT_INDIRECT : SC_LAYOUT_GATHERED;
+    opt.traversal = c->layout == 2 ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS;
     return opt;
 }
 
@@ -765,7 +769,7 @@ static void csv_run_row(study_csv *w, const study_machine *m, const study_args *
     study_csv_int(w, r->passes);
     /* the byte floor and the ratio measured / floor */
     study_floor fl;
-    study_floor_bytes(c->n, r->passes > 0 ? r->passes : 0, r->cells, c->layout == 0, &fl);
+    study_floor_bytes(c->n, r->passes > 0 ? r->passes : 0, r->cells, c->layout != 1, &fl);
     static const int model_stage[] = {STUDY_STAGE_BOUNDS, STUDY_STAGE_KEYS,   STUDY_STAGE_SORT,
                                       STUDY_STAGE_GATHER, STUDY_STAGE_CELLS, STUDY_STAGE_SEARCH};
     for (int s = 0; s < 6; s++)
@@ -923,10 +927,12 @@ static void build_plan(const study_args *a, const study_machine *m, plan *p)
         for (int d = 0; d < nd; d++)
             for (int s = 0; s < ns; s++)
                 for (int t = 0; t < nt; t++)
-                    for (int v = 0; v < 3; v++) {
+                    for (int v = 0; v < 4; v++) {
+                        /* gathered scalar, gathered auto, indirect scalar,
+                         * Morton rows auto */
                         study_config c = base_config(a, dists[d], sizes[s]);
-                        c.layout = v == 2;
-                        c.kernel = v == 1 ? SC_KERNEL_AUTO : SC_KERNEL_SCALAR;
+                        c.layout = v == 2 ? 1 : v == 3 ? 2 : 0;
+                        c.kernel = v == 1 || v == 3 ? SC_KERNEL_AUTO : SC_KERNEL_SCALAR;
                         c.threads = threads[t];
                         c.counters = threads[t] == 1 || (threads[t] == 0 && m->lib_threads == 1);
                         add(p, &c);
@@ -1159,7 +1165,7 @@ static void print_result(const study_config *c, const study_result *r)
     for (int s = 0; s < SC_STAGE_COUNT; s++)
         printf(" %7.2f", r->stage_med[s] * 1e3);
     study_floor fl;
-    study_floor_bytes(c->n, r->passes > 0 ? r->passes : 0, r->cells, c->layout == 0, &fl);
+    study_floor_bytes(c->n, r->passes > 0 ? r->passes : 0, r->cells, c->layout != 1, &fl);
     const double bw = bw_for(r->threads_used);
     const double items = (double)c->n + (double)r->pairs;
     printf(" | %11" PRIu64 " %7.2f %6d %7.2f\n", r->pairs, items > 0 ? r->total_med * 1e9 / items : 0.0,
@@ -1259,7 +1265,8 @@ static void usage(FILE *f)
         "  bandwidth  STREAM-like copy and triad, 1..P threads (arrays >= 4x L3)\n"
         "  growth     every generator, n = 1e3..1e7 (dense <= 2e4), 1 and all threads\n"
         "  order      input order: generated, shuffled, Morton-sorted (uniform, clustered, wide)\n"
-        "  layout     gathered working copy (scalar, auto kernel) vs indirect reads\n"
+        "  layout     gathered working copy (scalar, auto kernel) vs indirect reads, and\n"
+        "             the gathered copy with rows in Morton order (layout morton)\n"
         "  cellsize   options.cell_factor 1..4 (uniform, wide, powerlaw, clustered; uniform and\n"
         "             clustered also with levels forced to 1)\n"
         "  levels     options.levels auto and 1..max (wide, powerlaw)\n"
@@ -1387,8 +1394,10 @@ static void parse_args(int argc, char **argv, study_args *a)
                 o->layout = 0;
             else if (!strcmp(val, "indirect"))
                 o->layout = 1;
+            else if (!strcmp(val, "morton"))
+                o->layout = 2;
             else
-                die_usage("unknown layout '%s' (gathered, indirect)", val);
+                die_usage("unknown layout '%s' (gathered, indirect, morton)", val);
         } else if (!strcmp(opt, "--kernel")) {
             NEED();
             int found = 0;
