@@ -211,7 +211,7 @@ if have layout.csv; then
   plot pair.gp locality-layout left="$tmp/layout-time.dat" lncol="$(ncols "$tmp/layout-time.dat")" \
     ltitle="median time" lylabel="ms per query" right="$right" rncol=3 \
     rtitle="cachegrind: misses per sphere (uniform, 1 thread)" rylabel="misses per sphere" \
-    title="Layout: gathered working copy (rows z-major or Morton) vs indirect reads" xrot=0
+    title="Layout: gathered working copy (rows z-major or Morton) vs indirect reads" xrot=15
 fi
 if have cellsize.csv; then
   # relative time vs cell factor per generator (and levels asked), each curve's optimum marked
