@@ -328,11 +328,13 @@ cat <<EOF
 From \`bench/compare/run-compare.sh\` (also run by \`bench/run-study.sh\`; see
 docs/study.md, experiment 6): the same generated files for every tool, every
 tool agreeing with spherecollide on the pair count and the checksum. Each
-spherecollide time here is one \`spherecollide pairs FILE --count-only\`
-process (median of 5), so it includes the process start and the first query's
-allocation, unlike the warm in-process figures above; ratio = the tool's
-median / spherecollide's median with the same thread count in the same run
-(the 1-thread spherecollide run for single-threaded tools).
+spherecollide time here is \`spherecollide pairs FILE --count-only --repeat 5\`:
+the library's own seconds, the median of five counts on one context in one
+process, as the other runners take the median of their in-process repeats.
+Ratio = the tool's median / spherecollide's median with the same thread
+count in the same run (the 1-thread spherecollide run for single-threaded
+tools). The compare run and the tables above are different runs: compare
+ratios within this table only.
 
 EOF
 awk -F, '

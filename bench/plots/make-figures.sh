@@ -279,6 +279,21 @@ if have threads.csv; then
     title="Speedup per stage at the most threads, per pinning policy, uniform n = $nn" ylabel="speedup vs 1 thread"
 fi
 
+# ---- experiment 3d: the float32 prototype (kernel_bench) ---------------------------------
+if have kernel-f32.csv; then
+  tab -v mode=select -v cols="kernel,gtests_per_s" -v where="workload=synthetic" "$data/kernel-f32.csv" |
+    awk 'BEGIN { print "key 10^9_tests/s" } { print $1, $2 }' >"$tmp/f32-rate.dat"
+  tab -v mode=select -v cols="kernel,recheck_share" -v where="workload=synthetic;kernel~^f32" "$data/kernel-f32.csv" |
+    awk 'BEGIN { print "key decided_again_in_double_%" } { print $1, 100 * $2 }' >"$tmp/f32-recheck.dat"
+  if nonempty "$tmp/f32-rate.dat"; then
+    right=""; nonempty "$tmp/f32-recheck.dat" && right=$tmp/f32-recheck.dat
+    plot pair.gp locality-floatcopy left="$tmp/f32-rate.dat" lncol=1 ltitle="kernels alone, 1 thread" \
+      lylabel="10^9 candidate tests / s" right="$right" rncol=1 \
+      rtitle="float32 prototype: tests decided again in double" rylabel="% of candidate tests" \
+      title="float32 (16 B/sphere, coordinate range L) vs float64 working copy (32 B/sphere)" xrot=15
+  fi
+fi
+
 # ---- experiment 5: kernels ---------------------------------------------------------------
 if have kernels.csv; then
   tab -v mode=select -v cols="dist,n,threads,kernel,tests_per_s" -v where="status=ok" "$data/kernels.csv" |

@@ -243,6 +243,7 @@ block_kernels() {
 
 block_floatcopy() {
   csv kernel-f32 || { missing kernel-f32; return; }
+  fig locality-floatcopy "float32 prototype vs double kernels"
   tab -v mode=select -v cols="kernel,coord_range,bytes_per_sphere,gtests_per_s,recheck_share,pair_share" \
     -v where="workload=synthetic" "$data/kernel-f32.csv" |
     awk '{ r[NR] = $0; if ($1 == "avx2") a = $4 }
