@@ -14,7 +14,10 @@
 # in docs/figures/ (quick: docs/figures/quick/), the generated blocks of
 # docs/study.md (a quick run does not overwrite a full run's tables).
 #
-# Environment: SC_STUDY_BUILD (build folder, default build-study),
+# First it installs what is missing with scripts/setup-deps.sh and
+# scripts/setup-study-deps.sh (CGAL, TBB, scipy, gnuplot, PAPI, valgrind).
+#
+# Environment: SC_STUDY_NO_DEPS=1 (skip that), SC_STUDY_BUILD (build folder, default build-study),
 # SC_STUDY_NICE (e.g. 19: run everything under nice), SC_STUDY_SKIP (space-
 # separated steps to leave out: bandwidth growth order layout cellsize levels
 # threads kernels floatcopy cachegrind compare figures doc), SC_STUDY_ARGS (extra
@@ -30,7 +33,7 @@ quick=0
 case "${1:-}" in
   --quick) quick=1 ;;
   "") ;;
-  -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}"; exit 0 ;;
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
   *) echo "run-study.sh: unknown argument '$1' (--quick or nothing)" >&2; exit 2 ;;
 esac
 qflag=()
@@ -40,6 +43,15 @@ nicecmd=()
 
 start=$(date +%s)
 failed=()
+# The Debian packages the build and the study use (idempotent: one line and
+# no network when everything is there). SC_STUDY_NO_DEPS=1 skips this.
+if [ -z "${SC_STUDY_NO_DEPS:-}" ]; then
+  bash "$root/scripts/setup-deps.sh" && bash "$root/scripts/setup-study-deps.sh" || {
+    echo "run-study.sh: installing the packages failed (scripts/setup-deps.sh, scripts/setup-study-deps.sh);" \
+      "set SC_STUDY_NO_DEPS=1 to run with what is here" >&2
+    exit 1
+  }
+fi
 step() { # step NAME COMMAND...: runs unless skipped, records failures, goes on
   local name=$1 t0 rc=0
   shift
