@@ -8,7 +8,7 @@
 #                                 most of it n = 1e7 growth, cachegrind at n = 1e6
 #                                 and bench/compare's CGAL/scipy runs)
 #   bench/run-study.sh --quick    small sizes and 3 repeats: checks the machinery
-#                                 end to end in 2-3 minutes; figures say "QUICK RUN"
+#                                 end to end in about 3 minutes; figures say "QUICK RUN"
 #
 # Outputs: bench/results/<machine>/study/*.csv (quick: study-quick/), figures
 # in docs/figures/ (quick: docs/figures/quick/), the generated blocks of
