@@ -89,35 +89,24 @@ typedef struct runner {
     float band_abs, band_rel;
 } runner;
 
-static result run(const runner *k, const pool *p, const uint32_t *cand, size_t calls, int repeat) {
+/* One pass of a workload: runs the kernel calls, returns the candidate tests
+ * and adds the lanes decided again in double to *again. */
+typedef uint64_t (*pass_fn)(const void *work, sc_hits *hits, uint64_t *again);
+
+/* Pass 0 hashes the pair stream (untimed); passes 1..repeat are timed and
+ * the median gives the rate. */
+static result measure(pass_fn pass, const void *work, int repeat) {
     static uint32_t hitbuf[2 * 4096];
     double *secs = malloc(sizeof(double) * (size_t)repeat);
     result res = {0};
-    /* Run 0 hashes the pair stream (untimed); runs 1..repeat are timed. */
     for (int rep = 0; rep <= repeat; rep++) {
         hashing = rep == 0;
         sc_hits h = {hitbuf, 0, 4096, drop, NULL};
-        uint64_t tests = 0, again = 0;
+        uint64_t again = 0;
         flushed = 0;
         stream = 0xCBF29CE484222325ull;
-        double t = now();
-        for (size_t c = 0; c < calls; c++) {
-            const uint32_t i0 = (uint32_t)(c * 4 % (POOL - 8));
-            if (k->fn) {
-                sc_kernel_args a = {.x = p->x, .y = p->y, .z = p->z, .r = p->r, .i0 = i0, .ni = 4,
-                                    .tri_end = 0, .cand = cand, .ncand = LIST};
-                tests += k->fn(&a, &h);
-            }
-#ifdef SC_HAVE_F32_PROTO
-            else {
-                sc_f32_args a = {.xf = p->xf, .yf = p->yf, .zf = p->zf, .rf = p->rf,
-                                 .x = p->x, .y = p->y, .z = p->z, .r = p->r, .i0 = i0,
-                                 .cand = cand, .ncand = LIST, .band_abs = k->band_abs,
-                                 .band_rel = k->band_rel};
-                tests += sc_proto_f32(&a, &h, &again);
-            }
-#endif
-        }
+        const double t = now();
+        res.tests = pass(work, &h, &again);
         const double dt = now() - t;
         drop(&h);
         if (rep == 0) {
@@ -126,13 +115,50 @@ static result run(const runner *k, const pool *p, const uint32_t *cand, size_t c
         } else {
             secs[rep - 1] = dt;
         }
-        res.tests = tests;
         res.rechecked = again;
     }
     qsort(secs, (size_t)repeat, sizeof(double), cmp_d);
     res.rate = (double)res.tests / secs[repeat / 2];
     free(secs);
     return res;
+}
+
+/* The synthetic workload: `calls` full blocks against the same list. */
+typedef struct pool_work {
+    const runner *k;
+    const pool *p;
+    const uint32_t *cand;
+    size_t calls;
+} pool_work;
+
+static uint64_t pool_pass(const void *work, sc_hits *h, uint64_t *again) {
+    const pool_work *w = work;
+    const pool *p = w->p;
+    uint64_t tests = 0;
+    for (size_t c = 0; c < w->calls; c++) {
+        const uint32_t i0 = (uint32_t)(c * 4 % (POOL - 8));
+        if (w->k->fn) {
+            sc_kernel_args a = {.x = p->x, .y = p->y, .z = p->z, .r = p->r, .i0 = i0, .ni = 4,
+                                .tri_end = 0, .cand = w->cand, .ncand = LIST};
+            tests += w->k->fn(&a, h);
+        }
+#ifdef SC_HAVE_F32_PROTO
+        else {
+            sc_f32_args a = {.xf = p->xf, .yf = p->yf, .zf = p->zf, .rf = p->rf,
+                             .x = p->x, .y = p->y, .z = p->z, .r = p->r, .i0 = i0,
+                             .cand = w->cand, .ncand = LIST, .band_abs = w->k->band_abs,
+                             .band_rel = w->k->band_rel};
+            tests += sc_proto_f32(&a, h, again);
+        }
+#endif
+    }
+    (void)again;
+    return tests;
+}
+
+static result run(const runner *k, const pool *p, const uint32_t *cand, size_t calls, int repeat) {
+    const pool_work w = {k, p, cand, calls};
+    return measure(pool_pass, &w, repeat);
 }
 
 /* ---- replay of the engine's kernel calls ---------------------------------- */
@@ -181,38 +207,27 @@ static uint64_t recorder(const sc_kernel_args *a, sc_hits *hits) {
     return sc_narrow_scalar(a, hits);
 }
 
-static result replay(sc_kernel_fn fn, int repeat) {
-    static uint32_t hitbuf[2 * 4096];
-    double *secs = malloc(sizeof(double) * (size_t)repeat);
-    result res = {0};
-    for (int rep = 0; rep <= repeat; rep++) {
-        hashing = rep == 0;
-        sc_hits h = {hitbuf, 0, 4096, drop, NULL};
-        uint64_t tests = 0;
-        flushed = 0;
-        stream = 0xCBF29CE484222325ull;
-        double t = now();
-        for (size_t k = 0; k < rec.ncalls; k++) {
-            const rec_call *c = &rec.calls[k];
-            sc_kernel_args a = {.x = rec.x, .y = rec.y, .z = rec.z, .r = rec.r, .i0 = c->i0,
-                                .ni = c->ni, .tri_end = c->tri_end, .cand = rec.cand + c->at,
-                                .ncand = c->ncand};
-            tests += fn(&a, &h);
-        }
-        const double dt = now() - t;
-        drop(&h);
-        if (rep == 0) {
-            res.stream = stream;
-            res.pairs = flushed;
-        } else {
-            secs[rep - 1] = dt;
-        }
-        res.tests = tests;
+typedef struct replay_work {
+    sc_kernel_fn fn;
+} replay_work;
+
+static uint64_t replay_pass(const void *work, sc_hits *h, uint64_t *again) {
+    const sc_kernel_fn fn = ((const replay_work *)work)->fn;
+    uint64_t tests = 0;
+    for (size_t k = 0; k < rec.ncalls; k++) {
+        const rec_call *c = &rec.calls[k];
+        sc_kernel_args a = {.x = rec.x, .y = rec.y, .z = rec.z, .r = rec.r, .i0 = c->i0,
+                            .ni = c->ni, .tri_end = c->tri_end, .cand = rec.cand + c->at,
+                            .ncand = c->ncand};
+        tests += fn(&a, h);
     }
-    qsort(secs, (size_t)repeat, sizeof(double), cmp_d);
-    res.rate = (double)res.tests / secs[repeat / 2];
-    free(secs);
-    return res;
+    (void)again;
+    return tests;
+}
+
+static result replay(sc_kernel_fn fn, int repeat) {
+    const replay_work w = {fn};
+    return measure(replay_pass, &w, repeat);
 }
 
 /* Records one single-threaded count of uniform n; returns its pair count, or
