@@ -51,7 +51,7 @@ trap 'rm -rf "$tmp"' EXIT
 pngterm=png
 if gnuplot -e 'set terminal pngcairo' >/dev/null 2>&1; then pngterm=pngcairo; fi
 
-tab() { awk -f "$here/table.awk" "$@"; }
+tab() { awk -f "$here/csv.awk" -f "$here/table.awk" "$@"; }
 ncols() { head -n 1 "$1" | awk '{ print NF - 1 }'; }
 have() { [ -s "$data/$1" ] || { echo "  (skipped: no $data/$1)"; return 1; }; }
 nonempty() { [ "$(wc -l <"$1")" -gt 1 ]; } # a pivot table with at least one row

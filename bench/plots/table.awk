@@ -2,9 +2,9 @@
 # gnuplot reads. POSIX awk (Debian's mawk is enough); RFC 4180 fields, so a
 # quoted field may hold commas and doubled quotes.
 #
-#   awk -f table.awk -v mode=select -v cols="n,total_s" -v where="dist=uniform;status=ok" FILE...
+#   awk -f csv.awk -f table.awk -v mode=select -v cols="n,total_s" -v where="dist=uniform;status=ok" FILE...
 #       one line per matching row with the named columns, in file order
-#   awk -f table.awk -v mode=pivot -v row=dist -v col=order -v val=total_s -v where=... FILE...
+#   awk -f csv.awk -f table.awk -v mode=pivot -v row=dist -v col=order -v val=total_s -v where=... FILE...
 #       a table: first line "key <col values...>", then one line per row
 #       value with val in each column ("NaN" where missing); rows and
 #       columns in first-seen order
@@ -13,23 +13,7 @@
 # all must hold. Missing numbers are written as NaN. Values are written as
 # they are in the CSV except that spaces become '_' (gnuplot splits on them).
 # Several files may be given; each starts with its own header.
-
-function parse(line, out,    n, i, c, f, q) {
-    n = 0; f = ""; q = 0
-    for (i = 1; i <= length(line); i++) {
-        c = substr(line, i, 1)
-        if (q) {
-            if (c == "\"") {
-                if (substr(line, i + 1, 1) == "\"") { f = f "\""; i++ }
-                else q = 0
-            } else f = f c
-        } else if (c == "\"") q = 1
-        else if (c == ",") { out[++n] = f; f = "" }
-        else if (c != "\r") f = f c
-    }
-    out[++n] = f
-    return n
-}
+# Needs parse() from csv.awk: awk -f csv.awk -f table.awk ...
 
 function value(name,    k) {
     if (!(name in colix)) return ""

@@ -1,26 +1,10 @@
 # check-csv.awk: checks a CSV written by sc_study (used by the study.smoke test).
-#   awk -f check-csv.awk FILE...
+#   awk -f ../plots/csv.awk -f check-csv.awk FILE...
 # Every row must have the header's field count (RFC 4180 fields); every row's
 # status must be "ok"; every papi_* field must be a number or "unavailable",
 # and "unavailable" whenever counters_note says why counters were not read
 # (a counter that was not read is never written as 0). Exit status 1 on the
 # first kind of problem found, with a message naming file and line.
-function parse(line, out,    n, i, c, f, q) {
-    n = 0; f = ""; q = 0
-    for (i = 1; i <= length(line); i++) {
-        c = substr(line, i, 1)
-        if (q) {
-            if (c == "\"") {
-                if (substr(line, i + 1, 1) == "\"") { f = f "\""; i++ }
-                else q = 0
-            } else f = f c
-        } else if (c == "\"") q = 1
-        else if (c == ",") { out[++n] = f; f = "" }
-        else if (c != "\r") f = f c
-    }
-    out[++n] = f
-    return n
-}
 function fail(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg; bad = 1 }
 FNR == 1 {
     nh = parse($0, hdr); split("", ix)

@@ -50,7 +50,7 @@ datarel=${data#"$root"/}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tab() { awk -f "$root/bench/plots/table.awk" "$@"; }
+tab() { awk -f "$root/bench/plots/csv.awk" -f "$root/bench/plots/table.awk" "$@"; }
 csv() { [ -s "$data/$1.csv" ]; }
 
 # md HEADER < rows: a Markdown table; HEADER and rows are '|'-separated.
