@@ -164,14 +164,10 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     const sc_allocator *a = alloc_of(c);
     const size_t nw = n + SC_PAD;
     if (!sc_buf_reserve(a, &c->keys, 8 * n) || !sc_buf_reserve(a, &c->xq, 4 * (n + SC_PAD)) || !sc_buf_reserve(a, &c->tmp_keys, 8 * n) ||
-        !sc_buf_reserve(a, &c->index, 4 * n) || !sc_buf_reserve(a, &c->tmp_index, 4 * (n + 1)) ||
+        !sc_buf_reserve(a, &c->index, 4 * (n + 1)) || !sc_buf_reserve(a, &c->tmp_index, 4 * (n + 1)) ||
         !sc_buf_reserve(a, &c->work, 4 * 8 * nw) ||
         !sc_buf_reserve(a, &c->counts, sc_radix_sort_scratch(c->threads) + 8 * (size_t)(c->threads + 1)))
         return SC_ERR_OUT_OF_MEMORY;
-    uint64_t *keys = c->keys.p;
-    uint32_t *index = c->index.p;
-    p->rows.key = c->tmp_keys.p;   /* reused after the sort */
-    p->rows.start = c->tmp_index.p;
     double *w = c->work.p;
     p->work.x = w;
     p->work.y = w + nw;
@@ -179,21 +175,34 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     p->work.r = w + 3 * nw;
 
     t = sc_now();
+    sc_radix_first first = {c->counts.p, 0, false};
+    const int blocks = sc_radix_blocks(n, c->threads);
     if (c->opt.algorithm == SC_ALGO_BRUTE) {
-        sc_brute_plan(&p->view, &p->plan, keys, index);
+        sc_brute_plan(&p->view, &p->plan, c->keys.p, c->index.p);
     } else {
         sc_grid_plan_make(&b, c->opt.cell_factor, c->opt.max_levels, c->opt.levels, &p->plan);
         p->plan.morton = c->opt.traversal == SC_TRAVERSAL_MORTON;
-        sc_keys_compute(&p->view, &p->plan, keys, index);
+        sc_keys_compute(&p->view, &p->plan, c->keys.p, blocks, &first);
     }
     STAGE(c, SC_STAGE_KEYS, t);
     c->stats.cell_size = p->plan.cell[0];
 
     t = sc_now();
-    if (c->opt.algorithm != SC_ALGO_BRUTE)
-        sc_radix_sort_pairs(keys, index, c->tmp_keys.p, c->tmp_index.p, n, p->plan.key_bits,
-                            c->counts.p, c->threads);
+    if (c->opt.algorithm != SC_ALGO_BRUTE &&
+        sc_radix_sort_pairs(c->keys.p, c->index.p, c->tmp_keys.p, c->tmp_index.p, n,
+                            p->plan.key_bits, c->counts.p, c->threads, &first)) {
+        /* The result is in the second buffers: swap the roles, no copy. */
+        sc_buf tk = c->keys, ti = c->index;
+        c->keys = c->tmp_keys;
+        c->index = c->tmp_index;
+        c->tmp_keys = tk;
+        c->tmp_index = ti;
+    }
     STAGE(c, SC_STAGE_SORT, t);
+    uint64_t *keys = c->keys.p;
+    uint32_t *index = c->index.p;
+    p->rows.key = c->tmp_keys.p; /* reused after the sort */
+    p->rows.start = c->tmp_index.p;
 
     t = sc_now();
     size_t *offsets = (size_t *)((char *)c->counts.p + sc_radix_sort_scratch(c->threads));
@@ -389,7 +398,11 @@ static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) 
             break;
         const size_t m = ws.win_count;
         double t = sc_now();
-        sc_radix_sort_pairs(win, wi, win_tmp, wi_tmp, m, 64, c->counts.p, c->threads);
+        if (sc_radix_sort_pairs(win, wi, win_tmp, wi_tmp, m, 64, c->counts.p, c->threads, NULL)) {
+            uint64_t *tk = win; /* the sorted words are in the second half */
+            win = win_tmp;
+            win_tmp = tk;
+        }
         for (size_t k = 0; k < m && st == SC_OK;) {
             size_t take = m - k < c->opt.chunk_pairs ? m - k : c->opt.chunk_pairs;
             /* The window holds (i << 32 | j) words; emit them as i, j pairs. */

@@ -146,18 +146,33 @@ SC_INTERNAL uint64_t sc_grid_key(const sc_grid_plan *plan, int level, const int6
 /* Brute force as a degenerate grid: one cell, input order. */
 SC_INTERNAL void sc_brute_plan(const sc_view *v, sc_grid_plan *plan, uint64_t *keys,
                                uint32_t *index);
+/* What the keys stage hands the sort: see sc_radix_sort_pairs. */
+typedef struct sc_radix_first {
+    uint32_t *hist0;  /* per block, counts of digit 0 (blocks x 2^digit bits), or NULL */
+    uint64_t varying; /* with hist0: OR over all keys of key ^ key[0] */
+    bool identity;    /* index[k] == k, left unwritten: the first pass writes it */
+} sc_radix_first;
+
+/* Writes every sphere's key; fills first->hist0 (cut into `blocks` as
+ * sc_radix_blocks says), first->varying and first->identity. The index is
+ * not written. */
 SC_INTERNAL void sc_keys_compute(const sc_view *v, const sc_grid_plan *plan, uint64_t *keys,
-                                 uint32_t *index);
+                                 int blocks, sc_radix_first *first);
 
 /* ---- stage 3: radix sort ----------------------------------------------- */
 /* Sorts keys[0..n) ascending, carrying index along; stable. Only the low
  * key_bits bits take part; digits that are equal for every key are skipped.
  * tmp_keys/tmp_index are scratch of n elements; count is scratch of
- * sc_radix_sort_scratch(nthreads) bytes. The result is in keys/index. */
+ * sc_radix_sort_scratch(nthreads) bytes. first (may be NULL) carries what
+ * the keys stage counted already; its hist0 must then be count itself.
+ * Returns true when the result is in tmp_keys/tmp_index, false when it is
+ * in keys/index. */
+SC_INTERNAL int sc_radix_digit_bits(int key_bits);
+SC_INTERNAL int sc_radix_blocks(size_t n, int nthreads);
 SC_INTERNAL size_t sc_radix_sort_scratch(int nthreads);
-SC_INTERNAL void sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys,
-                                     uint32_t *tmp_index, size_t n, int key_bits, size_t *count,
-                                     int nthreads);
+SC_INTERNAL bool sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys,
+                                     uint32_t *tmp_index, size_t n, int key_bits, uint32_t *count,
+                                     int nthreads, const sc_radix_first *first);
 
 /* ---- stage 4: rows and the gathered working copy ------------------------ */
 /* A row is the set of spheres of one level with the same (z, y) cell: a

@@ -33,6 +33,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <string.h>
 
 #define SC_MARGIN 0x1p-20
 #define SC_AXIS_BITS 19 /* level-0 cells per axis before wrapping: 2^19 */
@@ -281,15 +282,68 @@ uint64_t sc_grid_key(const sc_grid_plan *p, int level, const int64_t q[3]) {
     return key | sc_grid_zy(p, level, z, y) << p->shift[1];
 }
 
-void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, uint32_t *index) {
-    const size_t n = v->n;
-#pragma omp parallel for schedule(static)
-    for (size_t k = 0; k < n; k++) {
-        double pt[3] = {sc_view_get(v, v->x, k), sc_view_get(v, v->y, k),
-                        v->z ? sc_view_get(v, v->z, k) : 0.0};
-        int64_t q[3];
-        sc_grid_coords(p, pt, q);
-        keys[k] = sc_grid_key(p, sc_grid_level(p, sc_view_get(v, v->r, k)), q);
-        index[k] = (uint32_t)k;
+static inline uint64_t sphere_key(const sc_view *v, const sc_grid_plan *p, size_t k) {
+    const double pt[3] = {sc_view_get(v, v->x, k), sc_view_get(v, v->y, k),
+                          v->z ? sc_view_get(v, v->z, k) : 0.0};
+    int64_t q[3];
+    sc_grid_coords(p, pt, q);
+    return sc_grid_key(p, sc_grid_level(p, sc_view_get(v, v->r, k)), q);
+}
+
+/* The common case, specialised: 3-D double input, origin-relative scaling,
+ * row-major rows. The same operations in the same order as sphere_key, so
+ * the same keys (the stage test compares them). */
+static inline uint64_t sphere_key_f64(const sc_view *v, const sc_grid_plan *p, size_t k) {
+    const size_t off = k * v->stride;
+    const double x = *(const double *)(const void *)(v->x + off);
+    const double y = *(const double *)(const void *)(v->y + off);
+    const double z = *(const double *)(const void *)(v->z + off);
+    const double r = *(const double *)(const void *)(v->r + off);
+    const int64_t qx = (int64_t)((x - p->origin[0]) * p->inv_cell0 * (double)(1 << SC_XFINE));
+    const int64_t qy = (int64_t)((y - p->origin[1]) * p->inv_cell0 * 1.0);
+    const int64_t qz = (int64_t)((z - p->origin[2]) * p->inv_cell0 * 1.0);
+    const int level = sc_grid_level(p, r);
+    const uint64_t ym = ((uint64_t)1 << (p->bits[1] - level)) - 1;
+    const uint64_t zm = ((uint64_t)1 << (p->bits[2] - level)) - 1;
+    return (uint64_t)level << p->level_shift |
+           ((uint64_t)qx & (((uint64_t)1 << p->bits[0]) - 1)) << p->shift[0] |
+           (((uint64_t)(qz >> level) & zm) << p->bits[1] | ((uint64_t)(qy >> level) & ym))
+               << p->shift[1];
+}
+
+/* One block of keys, digit 0 counted into h, OR of key ^ k0 returned. */
+#define KEYS_BLOCK(KEY)                                                                          \
+    for (size_t k = lo; k < hi; k++) {                                                           \
+        const uint64_t key = KEY(v, p, k);                                                       \
+        keys[k] = key;                                                                           \
+        h[key & dmask]++;                                                                        \
+        vary |= key ^ k0;                                                                        \
     }
+
+void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, int blocks,
+                     sc_radix_first *first) {
+    const size_t n = v->n;
+    const int dbits = sc_radix_digit_bits(p->key_bits);
+    const size_t buckets = (size_t)1 << dbits;
+    const uint64_t dmask = buckets - 1;
+    const uint64_t k0 = n ? sphere_key(v, p, 0) : 0;
+    const bool fast = v->f64 && v->z && !p->pow2 && !p->morton;
+    uint64_t varying = 0;
+#pragma omp parallel num_threads(blocks) reduction(| : varying)
+    {
+        const int t = sc_thread_id(), nt = sc_num_threads();
+        for (int b = t; b < blocks; b += nt) {
+            const size_t lo = n * (size_t)b / (size_t)blocks, hi = n * (size_t)(b + 1) / (size_t)blocks;
+            uint32_t *h = first->hist0 + (size_t)b * buckets;
+            memset(h, 0, sizeof(uint32_t) * buckets);
+            uint64_t vary = 0;
+            if (fast)
+                KEYS_BLOCK(sphere_key_f64)
+            else
+                KEYS_BLOCK(sphere_key)
+            varying |= vary;
+        }
+    }
+    first->varying = varying;
+    first->identity = true;
 }

@@ -1,82 +1,124 @@
 /*
  * radix_sort.c: stage 3. Sorts n (key, index) pairs by key, stable, with a
  * parallel LSD radix sort: digits of up to 11 bits over the key's significant
- * bits only; one counting read first finds the digits that are equal for every
- * key and those passes are skipped. Each pass: per-thread histograms of a
- * static block, an exclusive prefix over (digit, thread), a stable scatter.
- * Cost per pass: read 12 and write 12 bytes per element.
- * Result lands in keys/index (copied back if the pass count is odd).
+ * bits only; digits that are equal for every key are skipped. The input is
+ * cut into `blocks` static blocks (one per thread). Each pass: per-block
+ * histograms, an exclusive prefix over (digit, block), a stable scatter.
+ *
+ * The keys stage can do the first pass's counting for us (sc_radix_first):
+ * it already holds every key in a register, so it fills the per-block
+ * histograms of digit 0 and ORs key ^ key[0] to find the constant digits,
+ * and the sort skips two reads of the keys. It can also leave the index
+ * unwritten (it is the identity): pass 0 then writes k instead of reading it.
+ * The result stays in whichever buffer the last pass wrote (no copy back);
+ * the return value says which.
  */
 #include "internal.h"
 
 #include <string.h>
 
 #define MAX_DIGIT_BITS 11
-#define MAX_PASSES 6 /* 64 / 11, rounded up */
 
-static void block_of(size_t n, int t, int nt, size_t *b, size_t *e) {
-    *b = n * (size_t)t / (size_t)nt;
-    *e = n * (size_t)(t + 1) / (size_t)nt;
+int sc_radix_digit_bits(int key_bits) {
+    if (key_bits <= 0)
+        return 0;
+    const int passes = (key_bits + MAX_DIGIT_BITS - 1) / MAX_DIGIT_BITS;
+    return (key_bits + passes - 1) / passes;
+}
+
+int sc_radix_blocks(size_t n, int nthreads) {
+    return n < 4096 || nthreads < 1 ? 1 : nthreads;
 }
 
 size_t sc_radix_sort_scratch(int nthreads) {
-    return sizeof(size_t) * ((size_t)1 << MAX_DIGIT_BITS) * (size_t)(nthreads > 0 ? nthreads : 1);
+    return sizeof(uint32_t) * ((size_t)1 << MAX_DIGIT_BITS) * (size_t)(nthreads > 0 ? nthreads : 1);
 }
 
-void sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, uint32_t *tmp_index,
-                         size_t n, int key_bits, size_t *count, int nthreads) {
-    if (n < 2 || key_bits <= 0)
-        return;
-    int passes = (key_bits + MAX_DIGIT_BITS - 1) / MAX_DIGIT_BITS;
-    const int dbits = (key_bits + passes - 1) / passes;
+static void block_of(size_t n, int b, int nb, size_t *lo, size_t *hi) {
+    *lo = n * (size_t)b / (size_t)nb;
+    *hi = n * (size_t)(b + 1) / (size_t)nb;
+}
+
+bool sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, uint32_t *tmp_index,
+                         size_t n, int key_bits, uint32_t *count, int nthreads,
+                         const sc_radix_first *first) {
+    const bool identity = first && first->identity;
+    const int dbits = sc_radix_digit_bits(key_bits);
+    if (n < 2 || dbits == 0) {
+        if (identity)
+            for (size_t k = 0; k < n; k++)
+                index[k] = (uint32_t)k;
+        return false;
+    }
+    const int passes = (key_bits + dbits - 1) / dbits;
     const size_t buckets = (size_t)1 << dbits;
     const uint64_t dmask = buckets - 1;
+    const int nb = sc_radix_blocks(n, nthreads);
 
-    /* Which digits vary? Compare every key with the first, OR the differences. */
+    /* Which digits vary? The OR of every key's difference from the first. */
     uint64_t varying = 0;
-    const uint64_t first = keys[0];
+    if (first && first->hist0) {
+        varying = first->varying;
+    } else {
+        const uint64_t k0 = keys[0];
 #pragma omp parallel for schedule(static) reduction(| : varying)
-    for (size_t k = 0; k < n; k++)
-        varying |= keys[k] ^ first;
+        for (size_t k = 0; k < n; k++)
+            varying |= keys[k] ^ k0;
+    }
 
-    if (n < 4096)
-        nthreads = 1;
     uint64_t *src_k = keys, *dst_k = tmp_keys;
     uint32_t *src_i = index, *dst_i = tmp_index;
-    bool in_tmp = false;
+    bool in_tmp = false, read_index = !identity;
 
     for (int pass = 0; pass < passes; pass++) {
         const int shift = pass * dbits;
         if (((varying >> shift) & dmask) == 0)
             continue;
-#pragma omp parallel num_threads(nthreads)
+        const bool counted = pass == 0 && first && first->hist0;
+#pragma omp parallel num_threads(nb)
         {
-            const int t = sc_thread_id();
-            const int nt = sc_num_threads();
-            size_t b, e;
-            block_of(n, t, nt, &b, &e);
-            size_t *mine = count + (size_t)t * buckets;
-            memset(mine, 0, sizeof(size_t) * buckets);
-            for (size_t k = b; k < e; k++)
-                mine[(src_k[k] >> shift) & dmask]++;
+            const int t = sc_thread_id(), nt = sc_num_threads();
+            if (!counted)
+                for (int b = t; b < nb; b += nt) {
+                    size_t lo, hi;
+                    block_of(n, b, nb, &lo, &hi);
+                    uint32_t *mine = count + (size_t)b * buckets;
+                    memset(mine, 0, sizeof(uint32_t) * buckets);
+                    for (size_t k = lo; k < hi; k++)
+                        mine[(src_k[k] >> shift) & dmask]++;
+                }
 #pragma omp barrier
 #pragma omp single
             {
-                size_t sum = 0;
+                uint32_t sum = 0;
                 for (size_t d = 0; d < buckets; d++)
-                    for (int u = 0; u < nt; u++) {
-                        size_t c = count[(size_t)u * buckets + d];
+                    for (int u = 0; u < nb; u++) {
+                        const uint32_t c = count[(size_t)u * buckets + d];
                         count[(size_t)u * buckets + d] = sum;
                         sum += c;
                     }
             }
-            for (size_t k = b; k < e; k++) {
-                const uint64_t key = src_k[k];
-                size_t o = mine[(key >> shift) & dmask]++;
-                dst_k[o] = key;
-                dst_i[o] = src_i[k];
+            for (int b = t; b < nb; b += nt) {
+                size_t lo, hi;
+                block_of(n, b, nb, &lo, &hi);
+                uint32_t *mine = count + (size_t)b * buckets;
+                if (read_index)
+                    for (size_t k = lo; k < hi; k++) {
+                        const uint64_t key = src_k[k];
+                        const uint32_t o = mine[(key >> shift) & dmask]++;
+                        dst_k[o] = key;
+                        dst_i[o] = src_i[k];
+                    }
+                else
+                    for (size_t k = lo; k < hi; k++) {
+                        const uint64_t key = src_k[k];
+                        const uint32_t o = mine[(key >> shift) & dmask]++;
+                        dst_k[o] = key;
+                        dst_i[o] = (uint32_t)k;
+                    }
             }
         }
+        read_index = true;
         uint64_t *tk = src_k;
         src_k = dst_k;
         dst_k = tk;
@@ -85,11 +127,9 @@ void sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, ui
         dst_i = ti;
         in_tmp = !in_tmp;
     }
-    if (in_tmp) {
+    if (!read_index) /* every digit was constant: the order is the input's */
 #pragma omp parallel for schedule(static)
-        for (size_t k = 0; k < n; k++) {
-            keys[k] = tmp_keys[k];
-            index[k] = tmp_index[k];
-        }
-    }
+        for (size_t k = 0; k < n; k++)
+            index[k] = (uint32_t)k;
+    return in_tmp;
 }

@@ -35,29 +35,45 @@ static int cmp_kv(const void *a, const void *b) {
     return x->index < y->index ? -1 : x->index > y->index; /* stable: by original index */
 }
 
-static void sort_case(size_t n, int key_bits, int mode, int threads) {
+/* first = 1: the caller counts digit 0 per block and leaves the index
+ * unwritten, as the keys stage does (sc_radix_first). */
+static void sort_case(size_t n, int key_bits, int mode, int threads, int first) {
     uint64_t *keys = malloc(8 * (n + 1)), *tk = malloc(8 * (n + 1));
     uint32_t *idx = malloc(4 * (n + 1)), *ti = malloc(4 * (n + 1));
     kv *ref = malloc(sizeof(kv) * (n + 1));
-    size_t *counts = malloc(sc_radix_sort_scratch(threads));
+    uint32_t *counts = malloc(sc_radix_sort_scratch(threads));
     const uint64_t mask = key_bits >= 64 ? ~0ull : ((1ull << key_bits) - 1);
     for (size_t k = 0; k < n; k++) {
         uint64_t key = mode == 0 ? next() & mask : mode == 1 ? 42 & mask : (next() % 7) & mask;
         keys[k] = key;
-        idx[k] = (uint32_t)k;
+        idx[k] = first ? 0xDEADBEEFu : (uint32_t)k; /* must not be read when first */
         ref[k].key = key;
         ref[k].index = (uint32_t)k;
     }
     qsort(ref, n, sizeof(kv), cmp_kv);
+    sc_radix_first f = {counts, 0, true};
+    if (first) {
+        const int blocks = sc_radix_blocks(n, threads);
+        const size_t buckets = (size_t)1 << sc_radix_digit_bits(key_bits);
+        memset(counts, 0, sizeof(uint32_t) * buckets * (size_t)blocks);
+        for (int b = 0; b < blocks; b++)
+            for (size_t k = n * (size_t)b / (size_t)blocks; k < n * (size_t)(b + 1) / (size_t)blocks; k++) {
+                counts[(size_t)b * buckets + (keys[k] & (buckets - 1))]++;
+                f.varying |= keys[k] ^ keys[0];
+            }
+    }
 #ifdef _OPENMP
     omp_set_num_threads(threads);
 #endif
-    sc_radix_sort_pairs(keys, idx, tk, ti, n, key_bits, counts, threads);
+    const bool in_tmp =
+        sc_radix_sort_pairs(keys, idx, tk, ti, n, key_bits, counts, threads, first ? &f : NULL);
+    const uint64_t *rk = in_tmp ? tk : keys;
+    const uint32_t *ri = in_tmp ? ti : idx;
     int ok = 1;
     for (size_t k = 0; k < n; k++)
-        ok &= keys[k] == ref[k].key && idx[k] == ref[k].index;
-    CHECK(ok, "radix sort n=%zu bits=%d mode=%d threads=%d differs from qsort", n, key_bits, mode,
-          threads);
+        ok &= rk[k] == ref[k].key && ri[k] == ref[k].index;
+    CHECK(ok, "radix sort n=%zu bits=%d mode=%d threads=%d first=%d differs from qsort", n,
+          key_bits, mode, threads, first);
     free(keys);
     free(tk);
     free(idx);
@@ -73,7 +89,8 @@ static void test_radix(void) {
         for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++)
             for (int mode = 0; mode < 3; mode++)
                 for (int t = 1; t <= 3; t += 2)
-                    sort_case(sizes[s], bits[b], mode, t);
+                    for (int first = 0; first < 2; first++)
+                        sort_case(sizes[s], bits[b], mode, t, first);
 }
 
 static void test_keys(void) {
@@ -202,10 +219,42 @@ static void test_cells_and_kernels(void) {
     CHECK(p.levels == 3, "levels %d", p.levels);
     uint64_t *keys = malloc(8 * n), *tk = malloc(8 * n);
     uint32_t *xq = malloc(4 * (n + SC_PAD));
-    uint32_t *idx = malloc(4 * n), *ti = malloc(4 * (n + 1));
-    size_t *counts = malloc(sc_radix_sort_scratch(4) + 8 * 5);
-    sc_keys_compute(&v, &p, keys, idx);
-    sc_radix_sort_pairs(keys, idx, tk, ti, n, p.key_bits, counts, 4);
+    uint32_t *idx = malloc(4 * (n + 1)), *ti = malloc(4 * (n + 1));
+    uint32_t *counts = malloc(sc_radix_sort_scratch(4) + 8 * 5);
+    sc_radix_first first = {counts, 0, false};
+#ifdef _OPENMP
+    omp_set_num_threads(4);
+#endif
+    sc_keys_compute(&v, &p, keys, sc_radix_blocks(n, 4), &first);
+    CHECK(first.identity, "the keys stage leaves the index to the sort");
+    if (sc_radix_sort_pairs(keys, idx, tk, ti, n, p.key_bits, counts, 4, &first)) {
+        uint64_t *k2 = keys; /* the result is in the second buffers */
+        keys = tk;
+        tk = k2;
+        uint32_t *i2 = idx;
+        idx = ti;
+        ti = i2;
+    }
+    {
+        int perm = 1; /* the sorted index is a permutation of 0 .. n-1 */
+        unsigned char *seen = calloc(n, 1);
+        for (size_t k = 0; k < n; k++) {
+            perm &= idx[k] < n && !seen[idx[k]];
+            if (idx[k] < n)
+                seen[idx[k]] = 1;
+        }
+        free(seen);
+        CHECK(perm, "sorted index is a permutation");
+        int match = 1; /* and each sorted key is the key of the sphere it names */
+        for (size_t k = 0; k < n && perm; k++) {
+            const double *sp = rows + 4 * (size_t)idx[k];
+            int64_t q[3];
+            sc_grid_coords(&p, sp, q);
+            match &= keys[k] == sc_grid_key(&p, sc_grid_level(&p, sp[3]), q);
+            match &= k == 0 || keys[k - 1] <= keys[k];
+        }
+        CHECK(match, "sorted keys ascend and belong to their spheres");
+    }
     sc_rows rt;
     rt.key = tk;
     rt.start = ti;

@@ -238,13 +238,14 @@ static void count_passes(const double *rows, const study_config *c, study_result
     sc_view v;
     sc_bounds *b = malloc(sizeof *b);
     uint64_t *keys = malloc((c->n ? c->n : 1) * sizeof *keys);
-    uint32_t *index = malloc((c->n ? c->n : 1) * sizeof *index);
+    uint32_t *hist = malloc(sc_radix_sort_scratch(1));
     r->key_bits = r->passes = -1;
-    if (b && keys && index && sc_view_make(&s, &v) == SC_OK && sc_bounds_compute(&v, b) == SC_OK) {
+    if (b && keys && hist && sc_view_make(&s, &v) == SC_OK && sc_bounds_compute(&v, b) == SC_OK) {
         sc_grid_plan plan;
         sc_options d = sc_options_default();
         sc_grid_plan_make(b, c->cell_factor, d.max_levels, c->levels, &plan);
-        sc_keys_compute(&v, &plan, keys, index);
+        sc_radix_first first = {hist, 0, false};
+        sc_keys_compute(&v, &plan, keys, 1, &first);
         uint64_t varying = 0;
         for (size_t k = 0; k < c->n; k++)
             varying |= keys[k] ^ keys[0];
@@ -254,7 +255,7 @@ static void count_passes(const double *rows, const study_config *c, study_result
     }
     free(b);
     free(keys);
-    free(index);
+    free(hist);
 }
 
 /* Generates the input in the configured order; *perm_out (NULL for the
