@@ -10,6 +10,10 @@
 #include <math.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 typedef struct partial {
     double lo[3], hi[3], rmin, rmax;
     size_t bad;
@@ -48,37 +52,107 @@ static sc_status check_sphere(const double p[3], double r) {
     return r < 0 ? SC_ERR_NEGATIVE_RADIUS : SC_OK;
 }
 
+/* The plain loop over spheres [lo, hi): any layout, every check. */
+static void bounds_block(const sc_view *v, size_t lo, size_t hi, partial *my, uint64_t *rexp) {
+    for (size_t k = lo; k < hi; k++) {
+        double p[3] = {sc_view_get(v, v->x, k), sc_view_get(v, v->y, k),
+                       v->z ? sc_view_get(v, v->z, k) : 0.0};
+        double r = sc_view_get(v, v->r, k);
+        /* fmin/fmax would hide NaN; the check below catches it. */
+        for (int a = 0; a < 3; a++) {
+            my->lo[a] = p[a] < my->lo[a] ? p[a] : my->lo[a];
+            my->hi[a] = p[a] > my->hi[a] ? p[a] : my->hi[a];
+        }
+        my->rmin = r < my->rmin ? r : my->rmin;
+        my->rmax = r > my->rmax ? r : my->rmax;
+        rexp[exp_bin(r)]++;
+        if (k < my->bad) {
+            sc_status st = check_sphere(p, r);
+            if (st != SC_OK) {
+                my->bad = k;
+                my->st = st;
+            }
+        }
+    }
+}
+
+#ifdef __SSE2__
+/* Rows of (x, y, z, r) doubles, the common input: two 16-byte loads per
+ * sphere, vector min/max, and one flag for "some value is NaN, infinite or
+ * beyond SC_MAX_ABS_VALUE" (|v| > max is unordered-true for NaN). Radii are
+ * counted by their exponent bits and folded into octaves afterwards, in four
+ * interleaved tables: most radii share a few exponents, and one table would
+ * chain every increment to the previous one through memory. Negative radii
+ * show in the minimum. Returns false, with *my and rexp untouched, when the
+ * block needs the plain loop: a bad value, a negative radius, or a zero or
+ * subnormal radius (those share exponent 0 but not an octave). */
+static bool bounds_rows_f64(const double *rows, size_t sd, size_t lo, size_t hi, partial *my,
+                            uint64_t *rexp, uint32_t (*raw)[2048]) {
+    memset(raw, 0, 4 * sizeof *raw);
+    const __m128d absmask = _mm_castsi128_pd(_mm_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
+    const __m128d maxv = _mm_set1_pd(SC_MAX_ABS_VALUE);
+    __m128d mn_xy = _mm_set1_pd(HUGE_VAL), mx_xy = _mm_set1_pd(-HUGE_VAL);
+    __m128d mn_zr = mn_xy, mx_zr = mx_xy, bad = _mm_setzero_pd();
+    for (size_t k = lo; k < hi; k++) {
+        const double *s = rows + k * sd;
+        const __m128d a = _mm_loadu_pd(s), b = _mm_loadu_pd(s + 2);
+        mn_xy = _mm_min_pd(mn_xy, a);
+        mx_xy = _mm_max_pd(mx_xy, a);
+        mn_zr = _mm_min_pd(mn_zr, b);
+        mx_zr = _mm_max_pd(mx_zr, b);
+        bad = _mm_or_pd(bad, _mm_cmpnle_pd(_mm_and_pd(a, absmask), maxv));
+        bad = _mm_or_pd(bad, _mm_cmpnle_pd(_mm_and_pd(b, absmask), maxv));
+        uint64_t bits;
+        memcpy(&bits, s + 3, sizeof bits);
+        raw[k & 3][(bits >> 52) & 0x7ff]++;
+    }
+    double lo2[2], hi2[2], lo_zr[2], hi_zr[2];
+    _mm_storeu_pd(lo2, mn_xy);
+    _mm_storeu_pd(hi2, mx_xy);
+    _mm_storeu_pd(lo_zr, mn_zr);
+    _mm_storeu_pd(hi_zr, mx_zr);
+    for (int u = 1; u < 4; u++)
+        for (int e = 0; e < 2048; e++)
+            raw[0][e] += raw[u][e];
+    if (_mm_movemask_pd(bad) || lo_zr[1] < 0.0 || raw[0][0] != 0)
+        return false;
+    const double lo3[3] = {lo2[0], lo2[1], lo_zr[0]}, hi3[3] = {hi2[0], hi2[1], hi_zr[0]};
+    for (int a = 0; a < 3; a++) {
+        my->lo[a] = lo3[a] < my->lo[a] ? lo3[a] : my->lo[a];
+        my->hi[a] = hi3[a] > my->hi[a] ? hi3[a] : my->hi[a];
+    }
+    my->rmin = lo_zr[1] < my->rmin ? lo_zr[1] : my->rmin;
+    my->rmax = hi_zr[1] > my->rmax ? hi_zr[1] : my->rmax;
+    /* Positive normal radii only (exponent 1 .. 2046). */
+    for (int e = 1; e < 2047; e++)
+        if (raw[0][e])
+            rexp[exp_bin(ldexp(1.0, e - 1023))] += raw[0][e];
+    return true;
+}
+#endif
+
 sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
     const size_t n = v->n;
     partial all = {{HUGE_VAL, HUGE_VAL, HUGE_VAL}, {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
                    HUGE_VAL, -HUGE_VAL, SIZE_MAX, SC_OK};
     memset(b->rexp, 0, sizeof b->rexp);
+    const bool rows = v->f64 && v->z && v->y == v->x + sizeof(double) &&
+                      v->z == v->x + 2 * sizeof(double) && v->r == v->x + 3 * sizeof(double) &&
+                      v->stride % sizeof(double) == 0;
+    (void)rows;
 #pragma omp parallel
     {
         partial my = all;
         uint64_t rexp[SC_EXP_BINS];
         memset(rexp, 0, sizeof rexp);
-#pragma omp for schedule(static) nowait
-        for (size_t k = 0; k < n; k++) {
-            double p[3] = {sc_view_get(v, v->x, k), sc_view_get(v, v->y, k),
-                           v->z ? sc_view_get(v, v->z, k) : 0.0};
-            double r = sc_view_get(v, v->r, k);
-            /* fmin/fmax would hide NaN; the check below catches it. */
-            for (int a = 0; a < 3; a++) {
-                my.lo[a] = p[a] < my.lo[a] ? p[a] : my.lo[a];
-                my.hi[a] = p[a] > my.hi[a] ? p[a] : my.hi[a];
-            }
-            my.rmin = r < my.rmin ? r : my.rmin;
-            my.rmax = r > my.rmax ? r : my.rmax;
-            rexp[exp_bin(r)]++;
-            if (k < my.bad) {
-                sc_status st = check_sphere(p, r);
-                if (st != SC_OK) {
-                    my.bad = k;
-                    my.st = st;
-                }
-            }
-        }
+        const int t = sc_thread_id(), nt = sc_num_threads();
+        const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
+#ifdef __SSE2__
+        uint32_t raw[4][2048];
+        if (!rows || !bounds_rows_f64((const double *)(const void *)v->x, v->stride / sizeof(double),
+                                      lo, hi, &my, rexp, raw))
+#endif
+            bounds_block(v, lo, hi, &my, rexp);
 #pragma omp critical(sc_bounds_merge)
         {
             for (int a = 0; a < 3; a++) {

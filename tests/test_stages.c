@@ -359,8 +359,79 @@ static void test_mix(void) {
     CHECK(sc_pair_mix(1, 2) != sc_pair_mix(2, 1), "mix is ordered");
 }
 
+/* Bounds: the rows fast path (double x, y, z, r records) against the plain
+ * loop (the same values as separate arrays) on radii over many octaves,
+ * zero, subnormal and -0 radii, and every kind of bad value at several
+ * places, with 1 and 3 threads: same bounds, octave histogram, status and
+ * first bad index. */
+static void bounds_case(const double *rows, size_t n, int threads, const char *what) {
+    double *soa = malloc(4 * sizeof(double) * (n ? n : 1));
+    for (size_t k = 0; k < n; k++)
+        for (int a = 0; a < 4; a++)
+            soa[(size_t)a * n + k] = rows[4 * k + (size_t)a];
+    sc_spheres sr = sc_spheres_rows_f64(n, 3, rows);
+    sc_spheres sa = sc_spheres_soa_f64(n, soa, soa + n, soa + 2 * n, soa + 3 * n);
+    sc_view vr, va;
+    CHECK(sc_view_make(&sr, &vr) == SC_OK && sc_view_make(&sa, &va) == SC_OK, "views");
+    static sc_bounds br, ba;
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#endif
+    const sc_status str = sc_bounds_compute(&vr, &br), sta = sc_bounds_compute(&va, &ba);
+    int same = str == sta && br.bad_index == ba.bad_index && br.n == ba.n;
+    if (str == SC_OK) {
+        for (int a = 0; a < 3; a++)
+            same &= br.lo[a] == ba.lo[a] && br.hi[a] == ba.hi[a];
+        same &= br.rmin == ba.rmin && br.rmax == ba.rmax;
+        same &= memcmp(br.rexp, ba.rexp, sizeof br.rexp) == 0;
+    }
+    CHECK(same, "bounds rows = plain loop: %s, threads %d (status %d/%d, bad %zu/%zu)", what,
+          threads, (int)str, (int)sta, br.bad_index, ba.bad_index);
+    free(soa);
+}
+
+static void test_bounds(void) {
+    const size_t n = 20000;
+    double *rows = malloc(4 * sizeof(double) * n);
+    for (int t = 1; t <= 3; t += 2) {
+        for (size_t k = 0; k < n; k++) {
+            for (int a = 0; a < 3; a++)
+                rows[4 * k + (size_t)a] = ((double)(next() >> 11) * 0x1p-53 - 0.3) * 1e4;
+            rows[4 * k + 3] = ldexp(1.0 + (double)(next() >> 11) * 0x1p-53, (int)(next() % 60) - 30);
+        }
+        bounds_case(rows, n, t, "radii over 60 octaves");
+        bounds_case(rows, 0, t, "n = 0");
+        bounds_case(rows, 1, t, "n = 1");
+        const double special_r[] = {0.0, -0.0, 0x1p-1070, 1e149};
+        const char *special_name[] = {"zero radius", "-0 radius", "subnormal radius", "huge radius"};
+        for (int s = 0; s < 4; s++) {
+            const double keep = rows[4 * 777 + 3];
+            rows[4 * 777 + 3] = special_r[s];
+            bounds_case(rows, n, t, special_name[s]);
+            rows[4 * 777 + 3] = keep;
+        }
+        const double bad_v[] = {NAN, INFINITY, -INFINITY, 1e151, -2e200};
+        const size_t at[] = {0, 5, 9999, 10000, 19999};
+        for (int b = 0; b < 5; b++)
+            for (int pos = 0; pos < 5; pos++)
+                for (int a = 0; a < 4; a++) {
+                    const size_t i = 4 * at[pos] + (size_t)a;
+                    const double keep = rows[i];
+                    rows[i] = bad_v[b];
+                    bounds_case(rows, n, t, "a bad value");
+                    rows[i] = keep;
+                }
+        const double keep = rows[4 * 12345 + 3];
+        rows[4 * 12345 + 3] = -1.0;
+        bounds_case(rows, n, t, "negative radius");
+        rows[4 * 12345 + 3] = keep;
+    }
+    free(rows);
+}
+
 int main(void) {
     test_mix();
+    test_bounds();
     test_radix();
     test_keys();
     test_cells_and_kernels();
