@@ -43,10 +43,6 @@
 #define BLOCK_SPAN_CELLS 2
 #define BLOCK_SPAN_CELLS_1 4 /* home rows with no coarser level to query */
 
-typedef struct range {
-    uint32_t j0, j1;
-} range;
-
 typedef struct cursor {
     size_t pos;
     uint64_t last;
@@ -70,9 +66,7 @@ typedef struct walker {
     nbrow nb[NB_MAX];
     int nnb;
     int nnb_coarser; /* neighbour rows in coarser levels */
-    range ranges[2 * NB_MAX];
-    uint32_t own_hi; /* the own row's window: [i0 + 1, own_hi) */
-    uint32_t list[LIST_CAP + 8];
+    uint32_t list[LIST_CAP + 16];
 } walker;
 
 size_t sc_search_chunk_spheres(size_t n) {
@@ -220,30 +214,81 @@ static inline uint32_t advance(const walker *w, uint32_t p, uint32_t re, uint64_
     return p;
 }
 
-/* Moves the windows to the home block [i0, i0 + ni) and lists its candidate
- * ranges: in each neighbour row, X within w of the block's X span, plus the
- * parts that cross the x wrap where the plan says x may wrap. */
-static int windows(walker *w, uint32_t i0, uint32_t ni) {
+/* The candidate list of one home block, filled range by range as the
+ * windows move; the kernel runs on it at the end, or earlier when it fills
+ * (LIST_CAP candidates per call). */
+typedef struct block_list {
+    walker *w;
+    sc_kernel_args *args;
+    sc_kernel_fn kernel;
+    sc_hits *hits;
+    uint32_t m;
+    uint64_t tests;
+} block_list;
+
+static void list_flush(block_list *bl) {
+    bl->args->cand = bl->w->list;
+    bl->args->ncand = bl->m;
+    bl->tests += bl->kernel(bl->args, bl->hits);
+    bl->args->tri_end = 0; /* the own-row triangle is done */
+    bl->m = 0;
+}
+
+/* Appends the candidates j0 .. j1 - 1. The common case (at most 8, room
+ * left) is eight stores and an add with no loop; only j1 - j0 of the eight
+ * count. The list has 8 slots of slack past LIST_CAP for that. */
+static inline void list_range(block_list *bl, uint32_t j0, uint32_t j1) {
+    uint32_t *list = bl->w->list;
+    if (__builtin_expect(j1 - j0 <= 8 && bl->m <= LIST_CAP, 1)) {
+#ifdef __SSE2__
+        const __m128i v = _mm_add_epi32(_mm_set1_epi32((int)j0), _mm_setr_epi32(0, 1, 2, 3));
+        _mm_storeu_si128((__m128i *)(void *)(list + bl->m), v);
+        _mm_storeu_si128((__m128i *)(void *)(list + bl->m + 4), _mm_add_epi32(v, _mm_set1_epi32(4)));
+#else
+        for (uint32_t t = 0; t < 8; t++)
+            list[bl->m + t] = j0 + t;
+#endif
+        bl->m += j1 - j0;
+        return;
+    }
+    while (j0 < j1) {
+        if (bl->m + 8 > LIST_CAP)
+            list_flush(bl);
+        const uint32_t take = j1 - j0 < 8 ? j1 - j0 : 8;
+        for (uint32_t t = 0; t < 8; t++)
+            list[bl->m + t] = j0 + t;
+        bl->m += take;
+        j0 += take;
+    }
+}
+
+/* Moves the windows to the home block [i0, i0 + ni) and tests its
+ * candidates: in each neighbour row, X within w of the block's X span, plus
+ * the parts that cross the x wrap where the plan says x may wrap. Returns
+ * the candidate tests run. */
+static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel, sc_hits *hits) {
+    const uint32_t i0 = args->i0, ni = args->ni;
     const uint64_t xf = w->xq[i0], xl = w->xq[i0 + ni - 1];
     const int wrap = w->plan->wrap[0];
-    int nr = 0;
+    block_list bl = {w, args, kernel, hits, 0, 0};
     {
-        /* The own row (always nb[0]): j > i for some home sphere, so from
-         * i0 + 1 on; the kernel masks the lanes of candidates inside the
-         * block. */
+        /* The own row (always nb[0]): j > i for some home sphere. The
+         * kernel tests i0 + 1 .. i0 + ni - 1 as a triangle (below tri_end),
+         * the list holds the rest of the window, past the block. */
         nbrow *nb = &w->nb[0];
         const uint64_t top = xl + nb->w; /* may exceed the X range: then it wraps */
         const uint64_t xhi = top < w->xw ? top : w->xw - 1;
         const uint32_t inext = i0 + ni;
         const uint32_t hi = advance(w, nb->hi > inext ? nb->hi : inext, nb->re, xhi, 1);
         nb->hi = hi;
-        w->own_hi = hi;
+        args->tri_end = hi;
+        list_range(&bl, inext, hi > inext ? hi : inext);
         /* Across the upper wrap: j at the start of the row, j < i0 <= i
          * (every lane). The lower wrap is the partner's upper one. */
         if (wrap && top >= w->xw) {
             uint32_t e = x_lower(w, nb->rs, i0, top - w->xw + 1);
             if (e > nb->rs)
-                w->ranges[nr++] = (range){nb->rs, e};
+                list_range(&bl, nb->rs, e);
         }
     }
     for (int k = 1; k < w->nnb; k++) {
@@ -260,61 +305,22 @@ static int windows(walker *w, uint32_t i0, uint32_t ni) {
         const uint32_t hi = advance(w, nb->hi > lo ? nb->hi : lo, nb->re, xhi, 1);
         nb->lo = lo;
         nb->hi = hi;
-        /* Empty ranges too: the range count then stays the same along a
-         * home row, and the loops over it predict well. */
-        w->ranges[nr++] = (range){lo, hi};
+        list_range(&bl, lo, hi);
         if (wrap) {
             if (xf < h) { /* X in [xw - (h - xf), xw) */
                 uint32_t b = x_lower(w, nb->rs, nb->re, w->xw - (h - xf));
                 if (b < nb->re)
-                    w->ranges[nr++] = (range){b, nb->re};
+                    list_range(&bl, b, nb->re);
             }
             if (top >= w->xw) { /* X in [0, top - xw] */
                 uint32_t e = x_lower(w, nb->rs, nb->re, top - w->xw + 1);
                 if (e > nb->rs)
-                    w->ranges[nr++] = (range){nb->rs, e};
+                    list_range(&bl, nb->rs, e);
             }
         }
     }
-    return nr;
-}
-
-/* Runs the kernel on the block over its own-row triangle and the flattened
- * candidate ranges, LIST_CAP candidates per call. */
-static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel, int nr,
-                           sc_hits *hits) {
-    uint64_t tests = 0;
-    uint32_t *list = w->list, m = 0;
-    const uint32_t own_from = args->i0 + args->ni; /* own row past the block: all lanes */
-    args->tri_end = w->own_hi;
-    args->cand = list;
-    for (int k = -1; k < nr; k++) {
-        uint32_t j0 = k < 0 ? own_from : w->ranges[k].j0;
-        const uint32_t j1 = k < 0 ? w->own_hi : w->ranges[k].j1;
-        do { /* once even when empty: ranges are short, the exit predictable */
-            if (m + 8 > LIST_CAP) {
-                args->ncand = m;
-                tests += kernel(args, hits);
-                args->tri_end = 0; /* the triangle is done */
-                m = 0;
-            }
-            /* Eight indices at once (a short range needs no loop); only
-             * j1 - j0 of them count. */
-#ifdef __SSE2__
-            const __m128i v = _mm_add_epi32(_mm_set1_epi32((int)j0), _mm_setr_epi32(0, 1, 2, 3));
-            _mm_storeu_si128((__m128i *)(void *)(list + m), v);
-            _mm_storeu_si128((__m128i *)(void *)(list + m + 4), _mm_add_epi32(v, _mm_set1_epi32(4)));
-#else
-            for (uint32_t t = 0; t < 8; t++)
-                list[m + t] = j0 + t;
-#endif
-            const uint32_t take = j1 - j0 < 8 ? j1 - j0 : 8;
-            m += take;
-            j0 += take;
-        } while (j0 < j1);
-    }
-    args->ncand = m;
-    return tests + kernel(args, hits);
+    list_flush(&bl);
+    return bl.tests;
 }
 
 static inline int key_level(const sc_grid_plan *p, uint64_t key) {
@@ -406,8 +412,7 @@ sc_status sc_search_run(sc_search_job *job) {
                     while (ni < bs && i + ni < a1 && w.xq[i + ni] <= lim)
                         ni++;
                     args.ni = ni;
-                    const int nr = windows(&w, i, args.ni);
-                    tests += test_block(&w, &args, job->kernel, nr, hits);
+                    tests += test_block(&w, &args, job->kernel, hits);
                 }
             }
             sc_sink_chunk_end(sink, tid, chunk);
