@@ -745,7 +745,14 @@ static void run_hashgrid(const bench_args *a, const double *rows, bench_row *row
 static void run_config(const bench_args *a, bench_row *row)
 {
     const bench_config *c = &row->cfg;
-    double *rows = malloc((c->n ? c->n : 1) * 4 * sizeof *rows);
+    /* 64-byte aligned, as a user who cares would allocate: every 32-byte
+     * (x, y, z, r) record then sits in one cache line. With malloc's
+     * 16-byte alignment half the records straddle two lines, and the
+     * gather's random reads cost about 1.25x (uniform 10^6, 2 threads:
+     * 7.9 vs 6.3 ms, interleaved runs). */
+    double *rows = NULL;
+    if (posix_memalign((void **)&rows, 64, (c->n ? c->n : 1) * 4 * sizeof *rows) != 0)
+        rows = NULL;
     if (!rows) {
         row->status = -1;
         snprintf(row->note, sizeof row->note, "cannot allocate %zu spheres", c->n);

@@ -118,7 +118,11 @@ SC_API sc_spheres sc_spheres_soa_f64(size_t n, const double *x, const double *y,
                                      const double *z, const double *r);
 SC_API sc_spheres sc_spheres_soa_f32(size_t n, const float *x, const float *y,
                                      const float *z, const float *r);
-/** Interleaved rows: (x, y, z, r) per sphere, or (x, y, r) when dims == 2. */
+/** Interleaved rows: (x, y, z, r) per sphere, or (x, y, r) when dims == 2.
+ * Any alignment of the element type works; for speed, align double rows to
+ * 32 bytes (better 64), so each record sits in one cache line: the gather
+ * reads the records in random order, and a record that straddles two lines
+ * costs two (measured: gather 1.25x slower from malloc's 16-byte alignment). */
 SC_API sc_spheres sc_spheres_rows_f64(size_t n, int dims, const double *rows);
 SC_API sc_spheres sc_spheres_rows_f32(size_t n, int dims, const float *rows);
 
