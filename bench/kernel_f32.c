@@ -23,21 +23,7 @@
 #include <simde/x86/avx2.h>
 
 #include "kernel_f32.h"
-
-/* The set lanes of each 4-bit mask, in order (as in narrow_avx2.c). */
-static const uint32_t lane_order[16][4] = {
-    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
-    {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
-    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
-
-static inline size_t emit4(uint32_t *out, simde__m128i vi0, uint32_t j, unsigned mask) {
-    const simde__m128i iv = simde_mm_add_epi32(
-        vi0, simde_mm_loadu_si128((const simde__m128i *)(const void *)lane_order[mask]));
-    const simde__m128i jv = simde_mm_set1_epi32((int)j);
-    simde_mm_storeu_si128((simde__m128i *)(void *)out, simde_mm_unpacklo_epi32(iv, jv));
-    simde_mm_storeu_si128((simde__m128i *)(void *)(out + 4), simde_mm_unpackhi_epi32(iv, jv));
-    return (size_t)__builtin_popcount(mask);
-}
+#include "emit4.h"
 
 /* The oracle's predicate, in double. */
 static inline unsigned exact(const sc_f32_args *a, uint32_t i, uint32_t j) {
@@ -91,8 +77,8 @@ uint64_t sc_proto_f32(const sc_f32_args *a, sc_hits *hits, uint64_t *rechecked) 
                     again++;
                 }
             }
-            found += emit4(out + 2 * found, vi0, j0, in & 15u);
-            found += emit4(out + 2 * found, vi0, j1, in >> 4);
+            found += sc_emit4(out + 2 * found, vi0, j0, in & 15u);
+            found += sc_emit4(out + 2 * found, vi0, j1, in >> 4);
         }
         hits->count += found;
     }

@@ -10,12 +10,8 @@
 #include <simde/x86/avx2.h>
 
 #include "kernel.h"
+#include "emit4.h"
 
-/* The set lanes of each 4-bit mask, in order (the rest: don't care). */
-static const uint32_t lane_order[16][4] = {
-    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
-    {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
-    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
 
 typedef struct block {
     simde__m256d x, y, z, r;
@@ -33,17 +29,6 @@ static inline unsigned test4(const block *b, const double *X, const double *Y, c
         simde_mm256_cmp_pd(d2, simde_mm256_mul_pd(s, s), SIMDE_CMP_LE_OQ));
 }
 
-/* Writes the pairs (i0 + lane, j) for the lanes set in `mask` at out, lanes
- * in order, and returns how many: four slots are always written (the rest
- * are overwritten by the next candidate), so there is no branch on hits. */
-static inline size_t emit4(uint32_t *out, simde__m128i vi0, uint32_t j, unsigned mask) {
-    const simde__m128i iv = simde_mm_add_epi32(
-        vi0, simde_mm_loadu_si128((const simde__m128i *)(const void *)lane_order[mask]));
-    const simde__m128i jv = simde_mm_set1_epi32((int)j);
-    simde_mm_storeu_si128((simde__m128i *)(void *)out, simde_mm_unpacklo_epi32(iv, jv));
-    simde_mm_storeu_si128((simde__m128i *)(void *)(out + 4), simde_mm_unpackhi_epi32(iv, jv));
-    return (size_t)__builtin_popcount(mask);
-}
 
 uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
     const double *X = a->x, *Y = a->y, *Z = a->z, *R = a->r;
@@ -65,7 +50,7 @@ uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
         for (uint32_t t = 1; t < SC_BLOCK; t++) {
             const unsigned lanes = sc_tri_lanes(a, t);
             tests += (uint64_t)__builtin_popcount(lanes);
-            found += emit4(out + 2 * found, vi0, i0 + t, lanes & test4(&b, X, Y, Z, R, i0 + t));
+            found += sc_emit4(out + 2 * found, vi0, i0 + t, lanes & test4(&b, X, Y, Z, R, i0 + t));
         }
         hits->count += found;
     }
@@ -80,7 +65,7 @@ uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
         size_t found = 0;
         for (uint32_t k = k0; k < k1; k++) {
             const uint32_t j = cand[k];
-            found += emit4(out + 2 * found, vi0, j, all & test4(&b, X, Y, Z, R, j));
+            found += sc_emit4(out + 2 * found, vi0, j, all & test4(&b, X, Y, Z, R, j));
         }
         hits->count += found;
     }

@@ -290,25 +290,20 @@ static inline uint64_t sphere_key(const sc_view *v, const sc_grid_plan *p, size_
     return sc_grid_key(p, sc_grid_level(p, sc_view_get(v, v->r, k)), q);
 }
 
-/* The common case, specialised: 3-D double input, origin-relative scaling,
- * row-major rows. The same operations in the same order as sphere_key, so
- * the same keys (the stage test compares them). */
+/* The common case, specialised: 3-D double input read without the view's
+ * type test, origin-relative scaling (axis_coord's !pow2 branch, the same
+ * operations in the same order), so the same keys (the stage test compares
+ * them). */
 static inline uint64_t sphere_key_f64(const sc_view *v, const sc_grid_plan *p, size_t k) {
     const size_t off = k * v->stride;
     const double x = *(const double *)(const void *)(v->x + off);
     const double y = *(const double *)(const void *)(v->y + off);
     const double z = *(const double *)(const void *)(v->z + off);
     const double r = *(const double *)(const void *)(v->r + off);
-    const int64_t qx = (int64_t)((x - p->origin[0]) * p->inv_cell0 * (double)(1 << SC_XFINE));
-    const int64_t qy = (int64_t)((y - p->origin[1]) * p->inv_cell0 * 1.0);
-    const int64_t qz = (int64_t)((z - p->origin[2]) * p->inv_cell0 * 1.0);
-    const int level = sc_grid_level(p, r);
-    const uint64_t ym = ((uint64_t)1 << (p->bits[1] - level)) - 1;
-    const uint64_t zm = ((uint64_t)1 << (p->bits[2] - level)) - 1;
-    return (uint64_t)level << p->level_shift |
-           ((uint64_t)qx & (((uint64_t)1 << p->bits[0]) - 1)) << p->shift[0] |
-           (((uint64_t)(qz >> level) & zm) << p->bits[1] | ((uint64_t)(qy >> level) & ym))
-               << p->shift[1];
+    const int64_t q[3] = {(int64_t)((x - p->origin[0]) * p->inv_cell0 * (double)(1 << SC_XFINE)),
+                          (int64_t)((y - p->origin[1]) * p->inv_cell0 * 1.0),
+                          (int64_t)((z - p->origin[2]) * p->inv_cell0 * 1.0)};
+    return sc_grid_key(p, sc_grid_level(p, r), q);
 }
 
 /* One block of keys, digit 0 counted into h, OR of key ^ k0 returned. */
