@@ -70,6 +70,7 @@ typedef struct bench_args {
     sc_kernel kernels[4];
     int nkernels;
     int repeats;
+    int rounds; /* every configuration once per round, interleaved */
     int mode;
     int baseline;
     int baseline_repeats;
@@ -106,6 +107,10 @@ static void usage(FILE *f)
         "                     at 2e4 (default 1e4,2e4), farclusters at 1e6 unless --no-caps\n"
         "  --threads LIST     thread counts, 'all' = one per core (default 1,all)\n"
         "  --repeat R         timed repeats per configuration, >= 3 (default 5)\n"
+        "  --rounds N         run the whole list of configurations N times in turn, each\n"
+        "                     configuration once per round, and report the median of the\n"
+        "                     rounds' medians: a slow phase of the machine then falls on\n"
+        "                     every configuration alike, so same-run ratios hold (default 1)\n"
         "  --kernel LIST      auto, scalar, avx2 (default auto)\n"
         "  --pin P            none, compact, scatter (default: the library's, compact)\n"
         "  --mode M           count (default), stream (pairs to a discarding sink),\n"
@@ -179,6 +184,7 @@ static void parse_args(int argc, char **argv, bench_args *a)
 {
     memset(a, 0, sizeof *a);
     a->repeats = 5;
+    a->rounds = 1;
     a->mode = MODE_COUNT;
     a->baseline_repeats = 3;
     a->baseline_max_n = 1000000;
@@ -266,6 +272,11 @@ static void parse_args(int argc, char **argv, bench_args *a)
                 die_usage("unknown mode '%s' (count, stream, npy)", val);
         } else if (!strcmp(opt, "--baseline")) {
             a->baseline = 1;
+        } else if (!strcmp(opt, "--rounds")) {
+            NEED_VALUE();
+            a->rounds = atoi(val);
+            if (a->rounds < 1 || a->rounds > 64)
+                die_usage("bad --rounds '%s' (1 to 64)", val);
         } else if (!strcmp(opt, "--baseline-repeat")) {
             NEED_VALUE();
             a->baseline_repeats = atoi(val);
@@ -440,6 +451,7 @@ typedef struct bench_row {
     double idle_wait_s;          /* seconds spent waiting for a quiet machine */
     int retries;                 /* reruns because other work was busy */
     int forked;
+    int rounds;                  /* rounds merged into this row (--rounds) */
 } bench_row;
 
 
@@ -920,7 +932,7 @@ static void csv_header(FILE *f)
         fprintf(f, ",s_%s", sc_stage_name((sc_stage)k));
     fprintf(f, ",spheres_per_s,ns_per_item,candidate_tests,tests_per_s,pairs,checksum,cells,levels,"
                "cell_size,scratch_bytes,input_bytes,rss_before_bytes,peak_rss_bytes,"
-               "extra_bytes_per_sphere,out_bytes,gen_s,load1,others_busy,idle_wait_s,retries,forked\n");
+               "extra_bytes_per_sphere,out_bytes,gen_s,load1,others_busy,idle_wait_s,retries,forked,rounds\n");
 }
 
 static void csv_row(FILE *f, const bench_machine *m, const bench_args *a, const bench_row *r)
@@ -941,12 +953,12 @@ static void csv_row(FILE *f, const bench_machine *m, const bench_args *a, const 
             r->total_min, r->cold_s);
     for (int k = 0; k < SC_STAGE_COUNT; k++)
         fprintf(f, ",%.9g", r->stage_med[k]);
-    fprintf(f, ",%.6g,%.6g,%llu,%.6g,%llu,0x%016llx,%llu,%d,%.9g,%llu,%.0f,%.0f,%.0f,%.3f,%.0f,%.6g,%.2f,%.3f,%.1f,%d,%d\n",
+    fprintf(f, ",%.6g,%.6g,%llu,%.6g,%llu,0x%016llx,%llu,%d,%.9g,%llu,%.0f,%.0f,%.0f,%.3f,%.0f,%.6g,%.2f,%.3f,%.1f,%d,%d,%d\n",
             r->total_med > 0 ? (double)c->n / r->total_med : 0.0, items_ns(r),
             (unsigned long long)r->candidate_tests, tests_per_s(r), (unsigned long long)r->pairs,
             (unsigned long long)r->checksum, (unsigned long long)r->cells, r->levels, r->cell_size,
             (unsigned long long)r->scratch_bytes, (double)c->n * 4.0 * sizeof(double), r->rss_before,
-            r->peak_rss, extra_per_sphere(r), r->out_bytes, r->gen_s, r->load1, r->others_busy, r->idle_wait_s, r->retries, r->forked);
+            r->peak_rss, extra_per_sphere(r), r->out_bytes, r->gen_s, r->load1, r->others_busy, r->idle_wait_s, r->retries, r->forked, r->rounds > 0 ? r->rounds : 1);
     fflush(f);
 }
 
@@ -1054,6 +1066,46 @@ static void comparisons(const bench_machine *m, const bench_args *a, const bench
 
 /* ---- main ------------------------------------------------------------------------------ */
 
+/* One row from the same configuration's rounds: medians of the rounds'
+ * medians, the extremes of the rest (peak memory, other load), sums of
+ * repeats and retries. A failed round makes the row failed. */
+static void merge_rounds(const bench_row *run, int rounds, bench_row *out)
+{
+    *out = run[0];
+    out->rounds = rounds;
+    for (int k = 1; k < rounds; k++)
+        if (run[k].status < 0 && out->status >= 0)
+            *out = run[k];
+    if (rounds == 1 || out->status != 0)
+        return;
+    double v[3 + SC_STAGE_COUNT][64];
+    const int nr = rounds < 64 ? rounds : 64;
+    out->repeats_done = 0;
+    out->retries = 0;
+    out->idle_wait_s = 0;
+    for (int k = 0; k < nr; k++) {
+        const bench_row *r = &run[k];
+        v[0][k] = r->total_med;
+        v[1][k] = r->wall_med;
+        v[2][k] = r->cold_s;
+        for (int s = 0; s < SC_STAGE_COUNT; s++)
+            v[3 + s][k] = r->stage_med[s];
+        out->total_min = r->total_min < out->total_min ? r->total_min : out->total_min;
+        out->peak_rss = r->peak_rss > out->peak_rss ? r->peak_rss : out->peak_rss;
+        out->rss_before = r->rss_before > out->rss_before ? r->rss_before : out->rss_before;
+        out->others_busy = r->others_busy > out->others_busy ? r->others_busy : out->others_busy;
+        out->load1 = r->load1 > out->load1 ? r->load1 : out->load1;
+        out->repeats_done += r->repeats_done;
+        out->retries += r->retries;
+        out->idle_wait_s += r->idle_wait_s;
+    }
+    out->total_med = median(v[0], nr);
+    out->wall_med = median(v[1], nr);
+    out->cold_s = median(v[2], nr);
+    for (int s = 0; s < SC_STAGE_COUNT; s++)
+        out->stage_med[s] = median(v[3 + s], nr);
+}
+
 int main(int argc, char **argv)
 {
     bench_args a;
@@ -1075,8 +1127,8 @@ int main(int argc, char **argv)
     printf("ISA: auto kernel = %s (scalar %s, avx2 %s) | compiler: %s | binding: %s\n", m.isa,
            sc_kernel_available(SC_KERNEL_SCALAR) ? "yes" : "no",
            sc_kernel_available(SC_KERNEL_AVX2) ? "yes" : "no", m.compiler, m.pin);
-    printf("input: float64 rows (x,y,z,r) | mode %s | repeats %d (+1 cold) | seed %llu | %s\n",
-           mode_names[a.mode], a.repeats, (unsigned long long)a.seed,
+    printf("input: float64 rows (x,y,z,r) | mode %s | repeats %d (+1 cold) x %d round(s) | seed %llu | %s\n",
+           mode_names[a.mode], a.repeats, a.rounds, (unsigned long long)a.seed,
            a.fork ? "one child process per configuration" : "in-process");
     printf("load average now: %.2f (other work on the machine skews timings; the CSV records it per run)\n",
            bench_load_average());
@@ -1120,6 +1172,7 @@ int main(int argc, char **argv)
     int nrows = 0, ntruth = 0, failures = 0;
     double t_start = bench_now_s();
     print_table_header();
+    /* The configurations, in order. */
     for (int d = 0; d < a.ndists; d++) {
         size_t sizes[MAX_LIST];
         int ns = sizes_for(&a, a.dists[d], sizes);
@@ -1144,36 +1197,65 @@ int main(int argc, char **argv)
                         c->kernel = algo == ALGO_HASHGRID ? SC_KERNEL_SCALAR : a.kernels[k];
                         c->threads = algo == ALGO_HASHGRID ? 1 : a.threads[t];
                         c->repeats = algo == ALGO_HASHGRID ? a.baseline_repeats : a.repeats;
-                        run_isolated(&a, r);
-                        /* Other work took a core: run again, keep the quieter run. */
-                        for (int retry = 0; retry < a.retry_busy && r->status == 0 && r->others_busy > 0.10;
-                             retry++) {
-                            bench_row again;
-                            memset(&again, 0, sizeof again);
-                            again.cfg = r->cfg;
-                            printf("  (other work used %.0f%% of the CPUs during that run: again)\n",
-                                   100.0 * r->others_busy);
-                            run_isolated(&a, &again);
-                            if (again.status < 0 || (again.status == 0 && check_agreement(truth, &ntruth, cap, &again)))
-                                failures++;
-                            if (again.status == 0 && again.others_busy < r->others_busy) {
-                                again.retries = retry + 1;
-                                *r = again;
-                            } else {
-                                r->retries = retry + 1;
-                            }
-                        }
-                        print_row(r);
-                        if (r->status < 0)
-                            failures++;
-                        else if (r->status == 0 && check_agreement(truth, &ntruth, cap, r))
-                            failures++;
-                        if (csv)
-                            csv_row(csv, &m, &a, r);
                     }
             }
         }
     }
+    /* Rounds: every configuration once per round, in order, so a slow phase
+     * of the machine falls on all of them alike rather than on whichever
+     * ran then; the reported figures are medians over the rounds. */
+    bench_row *runs = calloc((size_t)nrows * (size_t)a.rounds + 1, sizeof *runs);
+    if (!runs) {
+        fprintf(stderr, "sc_bench: out of memory\n");
+        return 1;
+    }
+    for (int round = 0; round < a.rounds; round++) {
+        if (a.rounds > 1)
+            printf("--- round %d of %d\n", round + 1, a.rounds);
+        for (int i = 0; i < nrows; i++) {
+            bench_row *r = &runs[(size_t)i * (size_t)a.rounds + (size_t)round];
+            if (round > 0 && runs[(size_t)i * (size_t)a.rounds].status != 0) {
+                *r = runs[(size_t)i * (size_t)a.rounds]; /* skipped or failed: not again */
+                continue;
+            }
+            r->cfg = rows[i].cfg;
+            run_isolated(&a, r);
+            /* Other work took a core: run again, keep the quieter run. */
+            for (int retry = 0; retry < a.retry_busy && r->status == 0 && r->others_busy > 0.10; retry++) {
+                bench_row again;
+                memset(&again, 0, sizeof again);
+                again.cfg = r->cfg;
+                printf("  (other work used %.0f%% of the CPUs during that run: again)\n",
+                       100.0 * r->others_busy);
+                run_isolated(&a, &again);
+                if (again.status < 0 || (again.status == 0 && check_agreement(truth, &ntruth, cap, &again)))
+                    failures++;
+                if (again.status == 0 && again.others_busy < r->others_busy) {
+                    again.retries = retry + 1;
+                    *r = again;
+                } else {
+                    r->retries = retry + 1;
+                }
+            }
+            print_row(r);
+            if (r->status < 0)
+                failures++;
+            else if (r->status == 0 && check_agreement(truth, &ntruth, cap, r))
+                failures++;
+        }
+    }
+    if (a.rounds > 1) {
+        printf("--- medians over the %d rounds\n", a.rounds);
+        print_table_header();
+    }
+    for (int i = 0; i < nrows; i++) {
+        merge_rounds(&runs[(size_t)i * (size_t)a.rounds], a.rounds, &rows[i]);
+        if (a.rounds > 1)
+            print_row(&rows[i]);
+        if (csv)
+            csv_row(csv, &m, &a, &rows[i]);
+    }
+    free(runs);
     if (csv) {
         fclose(csv);
         cmpf = fopen(cmp_path, "w");

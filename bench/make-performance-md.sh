@@ -189,6 +189,9 @@ API with float64 row input (x, y, z, r) in a 64-byte aligned buffer (each
 32-byte record in one cache line; see \`sc_spheres_rows_f64\`), pairs counted
 with their checksum unless stated. \`total\` is \`sc_stats.total_seconds\`: from the spheres in
 memory to the result (bounds, keys, sort, gather, cells, search, merge).
+The \`threads\` and \`kernels\` scenarios run their configurations in turn,
+three rounds of three repeats (\`--rounds 3\`), and report the median of the
+rounds' medians, so a slow phase of the host falls on both sides of each ratio.
 Every configuration runs in a fresh child process; "extra B/sphere" is
 (peak RSS - RSS with the input already generated) / n. Every algorithm and
 thread count agreed on count and checksum, or the run would have failed.

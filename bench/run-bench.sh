@@ -16,8 +16,12 @@
 #   sweep      every generator, n = 1e4..1e7 (dense 1e4, 2e4; farclusters <= 1e6),
 #              1 and all threads, 5 repeats, count + checksum
 #   baseline   the plain hash grid against the engine, same run, n = 1e5 and 1e6
-#   threads    uniform 4e6, 1 and 2 threads
-#   kernels    scalar vs avx2 on uniform 1e6 and dense 2e4 (candidate tests/s)
+#   threads    uniform 4e6, 1 and 2 threads, 3 interleaved rounds of 3 repeats
+#   kernels    scalar vs avx2 on uniform 1e6 and dense 2e4 (candidate tests/s),
+#              3 interleaved rounds of 3 repeats
+# (--rounds: each configuration runs once per round, in turn, and the row is
+# the median of the rounds' medians, so the host's slow phases fall on both
+# sides of a ratio instead of on whichever configuration ran during them.)
 #   stream     pairs streamed to a discarding callback: uniform 1e6, dense 2e4
 #   dense-npy  dense 2e4: all 2e8 pairs written to a .npy file, peak memory
 # and, where it builds, bench/kernel_bench (the narrowphase kernels alone,
@@ -69,16 +73,16 @@ if [ "$quick" = 1 ]; then
     run sweep --quick
     run baseline --n 1e4 --dist uniform,shell,wide,clustered,farclusters,powerlaw \
         --baseline --repeat 3
-    run threads --dist uniform --n 1e5 --threads 1,2 --repeat 3
-    run kernels --dist uniform,dense --n 1e5,2e3 --kernel scalar,avx2 --threads 1,all --repeat 3
+    run threads --dist uniform --n 1e5 --threads 1,2 --repeat 3 --rounds 2
+    run kernels --dist uniform,dense --n 1e5,2e3 --kernel scalar,avx2 --threads 1,all --repeat 3 --rounds 2
     run stream --dist uniform,dense --n 1e5,2e3 --mode stream --threads all --repeat 3
     run dense-npy --dist dense --n 2e3 --mode npy --threads all --repeat 3
 else
     run sweep
     run baseline --n 1e5,1e6 --dist uniform,shell,wide,clustered,farclusters,powerlaw \
         --threads 1,all --baseline --repeat 5 --baseline-repeat 3
-    run threads --dist uniform --n 4e6 --threads 1,2 --repeat 7
-    run kernels --dist uniform,dense --n 1e6,2e4 --kernel scalar,avx2 --threads 1,all --repeat 5
+    run threads --dist uniform --n 4e6 --threads 1,2 --repeat 3 --rounds 3
+    run kernels --dist uniform,dense --n 1e6,2e4 --kernel scalar,avx2 --threads 1,all --repeat 3 --rounds 3
     run stream --dist uniform,dense --n 1e6,2e4 --mode stream --threads all --repeat 5
     run dense-npy --dist dense --n 2e4 --mode npy --threads all --repeat 3
 fi
