@@ -47,7 +47,7 @@ uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
         sc_hits_reserve(hits, 4 * SC_BLOCK);
         uint32_t *out = hits->pairs + 2 * hits->count;
         size_t found = 0;
-        for (uint32_t t = 1; t < a->ni; t++) {
+        for (uint32_t t = 1; t < SC_BLOCK; t++) {
             const unsigned lanes = sc_tri_lanes(a, t);
             tests += (uint64_t)__builtin_popcount(lanes);
             found += sc_emit4(out + 2 * found, vi0, i0 + t, lanes & test4(&b, X, Y, Z, R, i0 + t));
