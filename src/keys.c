@@ -293,26 +293,15 @@ static inline uint64_t sphere_key(const sc_view *v, const sc_grid_plan *p, size_
 /* The common case, specialised: 3-D double input read without the view's
  * type test, origin-relative scaling (axis_coord's !pow2 branch, the same
  * operations in the same order: multiplying by 2^SC_XFINE before or after
- * the rounding gives the same double), and the plan's fields in locals: the
- * stores to keys and to the uint32 histogram may alias the plan's int
- * fields, so through the pointer the compiler reloads them for every
- * sphere. The same keys as sphere_key (the stage test compares them). */
-static void keys_block_f64(const sc_view *v, const sc_grid_plan *p, size_t lo, size_t hi,
+ * the rounding gives the same double), and the plan copied into a local:
+ * the stores to keys and to the uint32 histogram may alias the plan's int
+ * fields, so through the caller's pointer the compiler reloads them for
+ * every sphere. The same keys as sphere_key (the stage test compares them). */
+static void keys_block_f64(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi,
                            uint64_t *keys, uint32_t *h, uint64_t dmask, uint64_t k0,
                            uint64_t *vary_out) {
-    const int L = p->levels;
-    double lim[SC_MAX_LEVELS];
-    uint64_t base[SC_MAX_LEVELS], my[SC_MAX_LEVELS], mz[SC_MAX_LEVELS];
-    for (int l = 0; l < L; l++) {
-        lim[l] = p->radius_limit[l];
-        base[l] = (uint64_t)l << p->level_shift;
-        my[l] = ((uint64_t)1 << (p->bits[1] - l)) - 1;
-        mz[l] = ((uint64_t)1 << (p->bits[2] - l)) - 1;
-    }
-    const double ox = p->origin[0], oy = p->origin[1], oz = p->origin[2];
-    const double sx = p->inv_cell0 * (double)(1 << SC_XFINE), s = p->inv_cell0;
-    const uint64_t mx = ((uint64_t)1 << p->bits[0]) - 1;
-    const int sy = p->shift[1], sz = p->shift[1] + p->bits[1];
+    const sc_grid_plan p = *plan;
+    const double sx = p.inv_cell0 * (double)(1 << SC_XFINE);
     const size_t stride = v->stride;
     const char *px = v->x, *py = v->y, *pz = v->z, *pr = v->r;
     uint64_t vary = 0;
@@ -322,13 +311,10 @@ static void keys_block_f64(const sc_view *v, const sc_grid_plan *p, size_t lo, s
         const double y = *(const double *)(const void *)(py + off);
         const double z = *(const double *)(const void *)(pz + off);
         const double r = *(const double *)(const void *)(pr + off);
-        int l = 0;
-        while (l < L - 1 && r > lim[l])
-            l++;
-        const uint64_t qx = (uint64_t)(int64_t)((x - ox) * sx);
-        const uint64_t qy = (uint64_t)((int64_t)((y - oy) * s) >> l);
-        const uint64_t qz = (uint64_t)((int64_t)((z - oz) * s) >> l);
-        const uint64_t key = base[l] | (qx & mx) | (qy & my[l]) << sy | (qz & mz[l]) << sz;
+        const int64_t q[3] = {(int64_t)((x - p.origin[0]) * sx),
+                              (int64_t)((y - p.origin[1]) * p.inv_cell0),
+                              (int64_t)((z - p.origin[2]) * p.inv_cell0)};
+        const uint64_t key = sc_grid_key(&p, sc_grid_level(&p, r), q);
         keys[k] = key;
         h[key & dmask]++;
         vary |= key ^ k0;
