@@ -1067,8 +1067,9 @@ static void comparisons(const bench_machine *m, const bench_args *a, const bench
 /* ---- main ------------------------------------------------------------------------------ */
 
 /* One row from the same configuration's rounds: medians of the rounds'
- * medians, the extremes of the rest (peak memory, other load), sums of
- * repeats and retries. A failed round makes the row failed. */
+ * medians, the round with the highest peak memory (and its RSS before the
+ * query), the highest other load, sums of repeats and retries. A failed
+ * round makes the row failed. */
 static void merge_rounds(const bench_row *run, int rounds, bench_row *out)
 {
     *out = run[0];
@@ -1091,8 +1092,10 @@ static void merge_rounds(const bench_row *run, int rounds, bench_row *out)
         for (int s = 0; s < SC_STAGE_COUNT; s++)
             v[3 + s][k] = r->stage_med[s];
         out->total_min = r->total_min < out->total_min ? r->total_min : out->total_min;
-        out->peak_rss = r->peak_rss > out->peak_rss ? r->peak_rss : out->peak_rss;
-        out->rss_before = r->rss_before > out->rss_before ? r->rss_before : out->rss_before;
+        if (r->peak_rss > out->peak_rss) { /* the extra bytes per sphere of that round */
+            out->peak_rss = r->peak_rss;
+            out->rss_before = r->rss_before;
+        }
         out->others_busy = r->others_busy > out->others_busy ? r->others_busy : out->others_busy;
         out->load1 = r->load1 > out->load1 ? r->load1 : out->load1;
         out->repeats_done += r->repeats_done;
