@@ -175,23 +175,32 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     p->work.r = w + 3 * nw;
 
     t = sc_now();
-    sc_radix_first first = {c->counts.p, 0, false};
+    sc_radix_first first = {c->counts.p, 0, false, 0};
     const int blocks = sc_radix_blocks(n, c->threads);
-    if (c->opt.algorithm == SC_ALGO_BRUTE) {
+    const bool grid = c->opt.algorithm != SC_ALGO_BRUTE;
+    if (!grid) {
         sc_brute_plan(&p->view, &p->plan, c->keys.p, c->index.p);
     } else {
         sc_grid_plan_make(&b, c->opt.cell_factor, c->opt.max_levels, c->opt.levels, &p->plan);
         p->plan.morton = c->opt.traversal == SC_TRAVERSAL_MORTON;
+        /* Keys travel with their index in one word when both fit. */
+        first.pack_bits = sc_pack_bits(n, p->plan.key_bits);
         sc_keys_compute(&p->view, &p->plan, c->keys.p, blocks, &first);
     }
     STAGE(c, SC_STAGE_KEYS, t);
     c->stats.cell_size = p->plan.cell[0];
 
+    /* The result may land in the second buffers: then swap the roles, no copy. */
     t = sc_now();
-    if (c->opt.algorithm != SC_ALGO_BRUTE &&
-        sc_radix_sort_pairs(c->keys.p, c->index.p, c->tmp_keys.p, c->tmp_index.p, n,
-                            p->plan.key_bits, c->counts.p, c->threads, &first)) {
-        /* The result is in the second buffers: swap the roles, no copy. */
+    if (grid && first.pack_bits) {
+        if (sc_radix_sort_packed(c->keys.p, c->tmp_keys.p, n, p->plan.key_bits, first.pack_bits,
+                                 c->counts.p, c->threads, &first)) {
+            sc_buf tk = c->keys;
+            c->keys = c->tmp_keys;
+            c->tmp_keys = tk;
+        }
+    } else if (grid && sc_radix_sort_pairs(c->keys.p, c->index.p, c->tmp_keys.p, c->tmp_index.p, n,
+                                           p->plan.key_bits, c->counts.p, c->threads, &first)) {
         sc_buf tk = c->keys, ti = c->index;
         c->keys = c->tmp_keys;
         c->index = c->tmp_index;
@@ -204,9 +213,11 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     p->rows.key = c->tmp_keys.p; /* reused after the sort */
     p->rows.start = c->tmp_index.p;
 
+    /* Packed words are split here: the row pass writes the index. */
     t = sc_now();
     size_t *offsets = (size_t *)((char *)c->counts.p + sc_radix_sort_scratch(c->threads));
-    sc_rows_build(keys, n, &p->plan, &p->rows, c->xq.p, offsets);
+    sc_rows_build(keys, n, &p->plan, &p->rows, c->xq.p, grid ? index : NULL,
+                  grid ? first.pack_bits : 0, offsets);
     STAGE(c, SC_STAGE_CELLS, t);
 #ifdef SC_VALIDATE
     for (size_t k = 1; k < n; k++)

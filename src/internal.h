@@ -5,8 +5,9 @@
  *   bounds.c      validation, centre bounds, radius range (parallel reduction)
  *   keys.c        grid plan (levels, cell edges, key layout) and a 64-bit cell
  *                 key per sphere
- *   radix_sort.c  parallel LSD radix sort of (key, index)
- *   cells.c       cell start table and the gather into a cell-ordered SoA copy
+ *   radix_sort.c  parallel LSD radix sort of (key, index), or of packed
+ *                 key << b | index words when key and index fit 64 bits
+ *   rows.c        row table (cell starts) and the gather into a cell-ordered SoA copy
  *   search.c      narrowphase over cells: half stencil within a level, full
  *                 stencil into coarser levels, cursors to find neighbour rows
  *   output.c      pair sinks: count + checksum, ordered streaming, windows
@@ -151,11 +152,14 @@ typedef struct sc_radix_first {
     uint32_t *hist0;  /* per block, counts of digit 0 (blocks x 2^digit bits), or NULL */
     uint64_t varying; /* with hist0: OR over all keys of key ^ key[0] */
     bool identity;    /* index[k] == k, left unwritten: the first pass writes it */
+    int pack_bits;    /* in: 0, or b = sc_pack_bits(): write key << b | k for
+                         sc_radix_sort_packed; varying is then over the key */
 } sc_radix_first;
 
-/* Writes every sphere's key; fills first->hist0 (cut into `blocks` as
- * sc_radix_blocks says), first->varying and first->identity. The index is
- * not written. */
+/* Writes every sphere's key (or, with first->pack_bits = b, the word
+ * key << b | k);
+ * fills first->hist0 (cut into `blocks` as sc_radix_blocks says),
+ * first->varying and first->identity. The index is not written. */
 SC_INTERNAL void sc_keys_compute(const sc_view *v, const sc_grid_plan *plan, uint64_t *keys,
                                  int blocks, sc_radix_first *first);
 
@@ -173,6 +177,19 @@ SC_INTERNAL size_t sc_radix_sort_scratch(int nthreads);
 SC_INTERNAL bool sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys,
                                      uint32_t *tmp_index, size_t n, int key_bits, uint32_t *count,
                                      int nthreads, const sc_radix_first *first);
+/* The same sort on words key << index_bits | index: one array of 8 bytes
+ * per sphere instead of two of 12; tmp is scratch of n words. */
+SC_INTERNAL bool sc_radix_sort_packed(uint64_t *words, uint64_t *tmp, size_t n, int key_bits,
+                                      int index_bits, uint32_t *count, int nthreads,
+                                      const sc_radix_first *first);
+/* The index width b for packing n keys of key_bits bits (b = bits of n - 1,
+ * at least 1), or 0 when key and index do not fit one 64-bit word. */
+static inline int sc_pack_bits(size_t n, int key_bits) {
+    int b = 1;
+    while (b < 32 && n > 1 && ((n - 1) >> b) != 0)
+        b++;
+    return n <= ((size_t)1 << b) && key_bits + b <= 64 ? b : 0;
+}
 
 /* ---- stage 4: rows and the gathered working copy ------------------------ */
 /* A row is the set of spheres of one level with the same (z, y) cell: a
@@ -192,9 +209,12 @@ typedef struct sc_work {
 } sc_work;
 
 /* Builds the row table and writes xq[k] = X of sorted sphere k (padded with
- * UINT32_MAX). offsets: scratch of at least (threads + 1) entries. */
+ * UINT32_MAX). offsets: scratch of at least (threads + 1) entries. With
+ * index_bits = b > 0 the keys are packed words (key << b | input index):
+ * the key is read from above bit b and index[k] gets the low b bits. */
 SC_INTERNAL size_t sc_rows_build(const uint64_t *sorted_keys, size_t n, const sc_grid_plan *plan,
-                                 sc_rows *rows, uint32_t *xq, size_t *offsets);
+                                 sc_rows *rows, uint32_t *xq, uint32_t *index, int index_bits,
+                                 size_t *offsets);
 SC_INTERNAL void sc_gather(const sc_view *v, const uint32_t *index, sc_work *w);
 
 /* ---- kernels ----------------------------------------------------------- */

@@ -297,9 +297,9 @@ static inline uint64_t sphere_key(const sc_view *v, const sc_grid_plan *p, size_
  * the stores to keys and to the uint32 histogram may alias the plan's int
  * fields, so through the caller's pointer the compiler reloads them for
  * every sphere. The same keys as sphere_key (the stage test compares them). */
-static void keys_block_f64(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi,
+static inline __attribute__((always_inline)) void keys_block_f64(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi,
                            uint64_t *keys, uint32_t *h, uint64_t dmask, uint64_t k0,
-                           uint64_t *vary_out) {
+                           int pack, int ib, uint64_t *vary_out) {
     const sc_grid_plan p = *plan;
     const double sx = p.inv_cell0 * (double)(1 << SC_XFINE);
     const size_t stride = v->stride;
@@ -315,7 +315,7 @@ static void keys_block_f64(const sc_view *v, const sc_grid_plan *plan, size_t lo
                               (int64_t)((y - p.origin[1]) * p.inv_cell0),
                               (int64_t)((z - p.origin[2]) * p.inv_cell0)};
         const uint64_t key = sc_grid_key(&p, sc_grid_level(&p, r), q);
-        keys[k] = key;
+        keys[k] = pack ? key << ib | k : key;
         h[key & dmask]++;
         vary |= key ^ k0;
     }
@@ -330,6 +330,8 @@ void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, in
     const uint64_t dmask = buckets - 1;
     const uint64_t k0 = n ? sphere_key(v, p, 0) : 0;
     const bool fast = v->f64 && v->z && !p->pow2 && !p->morton;
+    const int ib = first->pack_bits;
+    SC_ASSERT(ib == 0 || (p->key_bits + ib <= 64 && ib <= 32 && (n <= 1 || ((n - 1) >> ib) == 0)));
     uint64_t varying = 0;
 #pragma omp parallel num_threads(blocks) reduction(| : varying)
     {
@@ -340,11 +342,14 @@ void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, in
             memset(h, 0, sizeof(uint32_t) * buckets);
             uint64_t vary = 0;
             if (fast)
-                keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, &vary);
+                if (ib) /* a constant `pack`: two specialised loops */
+                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 1, ib, &vary);
+                else
+                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 0, 0, &vary);
             else
                 for (size_t k = lo; k < hi; k++) {
                     const uint64_t key = sphere_key(v, p, k);
-                    keys[k] = key;
+                    keys[k] = ib ? key << ib | k : key;
                     h[key & dmask]++;
                     vary |= key ^ k0;
                 }
@@ -352,5 +357,5 @@ void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, in
         }
     }
     first->varying = varying;
-    first->identity = true;
+    first->identity = ib == 0;
 }

@@ -12,6 +12,12 @@
  * unwritten (it is the identity): pass 0 then writes k instead of reading it.
  * The result stays in whichever buffer the last pass wrote (no copy back);
  * the return value says which.
+ *
+ * Packed form (sc_radix_sort_packed): when the key's significant bits and
+ * the index's (b = bits of n - 1) fit 64 together, the keys stage writes
+ * key << b | index as one word and the passes move 8 bytes per sphere
+ * instead of 12, in one stream instead of two; the key's digits are read b
+ * bits up.
  */
 #include "internal.h"
 
@@ -39,10 +45,12 @@ static void block_of(size_t n, int b, int nb, size_t *lo, size_t *hi) {
     *hi = n * (size_t)(b + 1) / (size_t)nb;
 }
 
-bool sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, uint32_t *tmp_index,
-                         size_t n, int key_bits, uint32_t *count, int nthreads,
-                         const sc_radix_first *first) {
-    const bool identity = first && first->identity;
+/* index == NULL: the packed form; the key sits at bit `base` of each word. */
+static bool radix_sort(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, uint32_t *tmp_index,
+                       size_t n, int key_bits, int base, uint32_t *count, int nthreads,
+                       const sc_radix_first *first) {
+    const bool packed = index == NULL;
+    const bool identity = !packed && first && first->identity;
     const int dbits = sc_radix_digit_bits(key_bits);
     if (n < 2 || dbits == 0) {
         if (identity)
@@ -64,6 +72,7 @@ bool sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, ui
 #pragma omp parallel for schedule(static) reduction(| : varying)
         for (size_t k = 0; k < n; k++)
             varying |= keys[k] ^ k0;
+        varying >>= base;
     }
 
     uint64_t *src_k = keys, *dst_k = tmp_keys;
@@ -71,9 +80,9 @@ bool sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, ui
     bool in_tmp = false, read_index = !identity;
 
     for (int pass = 0; pass < passes; pass++) {
-        const int shift = pass * dbits;
-        if (((varying >> shift) & dmask) == 0)
+        if (((varying >> (pass * dbits)) & dmask) == 0)
             continue;
+        const int shift = base + pass * dbits;
         const bool counted = pass == 0 && first && first->hist0;
 #pragma omp parallel num_threads(nb)
         {
@@ -102,7 +111,12 @@ bool sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, ui
                 size_t lo, hi;
                 block_of(n, b, nb, &lo, &hi);
                 uint32_t *mine = count + (size_t)b * buckets;
-                if (read_index)
+                if (packed)
+                    for (size_t k = lo; k < hi; k++) {
+                        const uint64_t key = src_k[k];
+                        dst_k[mine[(key >> shift) & dmask]++] = key;
+                    }
+                else if (read_index)
                     for (size_t k = lo; k < hi; k++) {
                         const uint64_t key = src_k[k];
                         const uint32_t o = mine[(key >> shift) & dmask]++;
@@ -127,9 +141,22 @@ bool sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, ui
         dst_i = ti;
         in_tmp = !in_tmp;
     }
-    if (!read_index) /* every digit was constant: the order is the input's */
+    if (!read_index && !packed) /* every digit was constant: the order is the input's */
 #pragma omp parallel for schedule(static)
         for (size_t k = 0; k < n; k++)
             index[k] = (uint32_t)k;
     return in_tmp;
+}
+
+bool sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, uint32_t *tmp_index,
+                         size_t n, int key_bits, uint32_t *count, int nthreads,
+                         const sc_radix_first *first) {
+    SC_ASSERT(index && tmp_index);
+    return radix_sort(keys, index, tmp_keys, tmp_index, n, key_bits, 0, count, nthreads, first);
+}
+
+bool sc_radix_sort_packed(uint64_t *words, uint64_t *tmp, size_t n, int key_bits, int index_bits,
+                          uint32_t *count, int nthreads, const sc_radix_first *first) {
+    SC_ASSERT(index_bits > 0 && index_bits <= 32 && key_bits + index_bits <= 64);
+    return radix_sort(words, NULL, tmp, NULL, n, key_bits, index_bits, count, nthreads, first);
 }

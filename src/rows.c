@@ -1,5 +1,6 @@
 /*
- * rows.c: stage 4. Takes the sorted keys and the sorted input indices;
+ * rows.c: stage 4. Takes the sorted keys (or packed key << b | index
+ * words, which it splits, writing the index) and the sorted input indices;
  * produces the row table (one entry per non-empty row: its key with the fine
  * x bits cleared and its first sphere, ascending, with start[count] = n,
  * plus where each level's rows begin) and the gathered working copy: x, y,
@@ -11,20 +12,29 @@
 #include "internal.h"
 
 size_t sc_rows_build(const uint64_t *keys, size_t n, const sc_grid_plan *plan, sc_rows *c,
-                     uint32_t *xq, size_t *offsets) {
+                     uint32_t *xq, uint32_t *index, int index_bits, size_t *offsets) {
     size_t count = 0;
-    const unsigned xs = (unsigned)plan->bits[0]; /* X is the low field */
+    const unsigned ks = (unsigned)index_bits;         /* where the key starts */
+    const uint64_t imask = ks ? ((uint64_t)1 << ks) - 1 : 0;
+    const unsigned xs = ks + (unsigned)plan->bits[0]; /* X is the key's low field */
     if (n > 0) {
 #pragma omp parallel
         {
             const int t = sc_thread_id(), nt = sc_num_threads();
             const size_t b = n * (size_t)t / (size_t)nt, e = n * (size_t)(t + 1) / (size_t)nt;
-            const uint64_t xmask = ((uint64_t)1 << xs) - 1;
+            const uint64_t xmask = ((uint64_t)1 << plan->bits[0]) - 1;
             size_t mine = 0;
-            for (size_t k = b; k < e; k++) {
-                mine += k == 0 || (keys[k] >> xs) != (keys[k - 1] >> xs);
-                xq[k] = (uint32_t)(keys[k] & xmask);
-            }
+            if (ks)
+                for (size_t k = b; k < e; k++) {
+                    mine += k == 0 || (keys[k] >> xs) != (keys[k - 1] >> xs);
+                    xq[k] = (uint32_t)((keys[k] >> ks) & xmask);
+                    index[k] = (uint32_t)(keys[k] & imask);
+                }
+            else
+                for (size_t k = b; k < e; k++) {
+                    mine += k == 0 || (keys[k] >> xs) != (keys[k - 1] >> xs);
+                    xq[k] = (uint32_t)(keys[k] & xmask);
+                }
             offsets[t + 1] = mine;
 #pragma omp barrier
 #pragma omp single
@@ -36,7 +46,7 @@ size_t sc_rows_build(const uint64_t *keys, size_t n, const sc_grid_plan *plan, s
             size_t o = offsets[t];
             for (size_t k = b; k < e; k++)
                 if (k == 0 || (keys[k] >> xs) != (keys[k - 1] >> xs)) {
-                    c->key[o] = (keys[k] >> xs) << xs;
+                    c->key[o] = (keys[k] >> xs) << (xs - ks);
                     c->start[o] = (uint32_t)k;
                     o++;
                 }

@@ -36,8 +36,10 @@ static int cmp_kv(const void *a, const void *b) {
 }
 
 /* first = 1: the caller counts digit 0 per block and leaves the index
- * unwritten, as the keys stage does (sc_radix_first). */
-static void sort_case(size_t n, int key_bits, int mode, int threads, int first) {
+ * unwritten, as the keys stage does (sc_radix_first). ib > 0: the words
+ * key << ib | k through sc_radix_sort_packed. */
+static void sort_case(size_t n, int key_bits, int mode, int threads, int first, int ib) {
+    const int packed = ib > 0;
     uint64_t *keys = malloc(8 * (n + 1)), *tk = malloc(8 * (n + 1));
     uint32_t *idx = malloc(4 * (n + 1)), *ti = malloc(4 * (n + 1));
     kv *ref = malloc(sizeof(kv) * (n + 1));
@@ -45,35 +47,40 @@ static void sort_case(size_t n, int key_bits, int mode, int threads, int first) 
     const uint64_t mask = key_bits >= 64 ? ~0ull : ((1ull << key_bits) - 1);
     for (size_t k = 0; k < n; k++) {
         uint64_t key = mode == 0 ? next() & mask : mode == 1 ? 42 & mask : (next() % 7) & mask;
-        keys[k] = key;
+        keys[k] = packed ? key << ib | k : key;
         idx[k] = first ? 0xDEADBEEFu : (uint32_t)k; /* must not be read when first */
         ref[k].key = key;
         ref[k].index = (uint32_t)k;
     }
     qsort(ref, n, sizeof(kv), cmp_kv);
-    sc_radix_first f = {counts, 0, true};
+    sc_radix_first f = {counts, 0, true, 0};
     if (first) {
         const int blocks = sc_radix_blocks(n, threads);
         const size_t buckets = (size_t)1 << sc_radix_digit_bits(key_bits);
         memset(counts, 0, sizeof(uint32_t) * buckets * (size_t)blocks);
         for (int b = 0; b < blocks; b++)
             for (size_t k = n * (size_t)b / (size_t)blocks; k < n * (size_t)(b + 1) / (size_t)blocks; k++) {
-                counts[(size_t)b * buckets + (keys[k] & (buckets - 1))]++;
-                f.varying |= keys[k] ^ keys[0];
+                const unsigned at = (unsigned)ib;
+                counts[(size_t)b * buckets + ((keys[k] >> at) & (buckets - 1))]++;
+                f.varying |= (keys[k] >> at) ^ (keys[0] >> at);
             }
     }
 #ifdef _OPENMP
     omp_set_num_threads(threads);
 #endif
+    f.identity = !packed;
     const bool in_tmp =
-        sc_radix_sort_pairs(keys, idx, tk, ti, n, key_bits, counts, threads, first ? &f : NULL);
+        packed ? sc_radix_sort_packed(keys, tk, n, key_bits, ib, counts, threads, first ? &f : NULL)
+               : sc_radix_sort_pairs(keys, idx, tk, ti, n, key_bits, counts, threads,
+                                     first ? &f : NULL);
     const uint64_t *rk = in_tmp ? tk : keys;
     const uint32_t *ri = in_tmp ? ti : idx;
     int ok = 1;
     for (size_t k = 0; k < n; k++)
-        ok &= rk[k] == ref[k].key && ri[k] == ref[k].index;
-    CHECK(ok, "radix sort n=%zu bits=%d mode=%d threads=%d first=%d differs from qsort", n,
-          key_bits, mode, threads, first);
+        ok &= packed ? rk[k] == (ref[k].key << ib | ref[k].index)
+                     : rk[k] == ref[k].key && ri[k] == ref[k].index;
+    CHECK(ok, "radix sort n=%zu bits=%d mode=%d threads=%d first=%d index bits=%d differs from qsort",
+          n, key_bits, mode, threads, first, ib);
     free(keys);
     free(tk);
     free(idx);
@@ -84,13 +91,28 @@ static void sort_case(size_t n, int key_bits, int mode, int threads, int first) 
 
 static void test_radix(void) {
     const size_t sizes[] = {0, 1, 2, 17, 4095, 4096, 100000};
-    const int bits[] = {1, 11, 21, 33, 64};
+    /* the index field: the bits of n - 1 (at least 1), if the key fits beside them */
+    CHECK(sc_pack_bits(0, 10) == 1 && sc_pack_bits(2, 10) == 1 && sc_pack_bits(3, 10) == 2,
+          "pack bits, tiny n");
+    CHECK(sc_pack_bits(1u << 20, 27) == 20 && sc_pack_bits((1u << 20) + 1, 27) == 21,
+          "pack bits around 2^20");
+    CHECK(sc_pack_bits(100000, 47) == 17 && sc_pack_bits(100000, 48) == 0, "pack bits, 64 in all");
+    CHECK(sc_pack_bits((size_t)1 << 32, 32) == 32 && sc_pack_bits(((size_t)1 << 32) + 1, 8) == 0,
+          "pack bits at the index type's limit");
+    const int bits[] = {1, 11, 21, 32, 33, 64};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++)
             for (int mode = 0; mode < 3; mode++)
                 for (int t = 1; t <= 3; t += 2)
-                    for (int first = 0; first < 2; first++)
-                        sort_case(sizes[s], bits[b], mode, t, first);
+                    for (int first = 0; first < 2; first++) {
+                        /* pairs; packed with the narrowest index field; with 32 bits */
+                        const int ib = sc_pack_bits(sizes[s], bits[b]);
+                        sort_case(sizes[s], bits[b], mode, t, first, 0);
+                        if (ib)
+                            sort_case(sizes[s], bits[b], mode, t, first, ib);
+                        if (bits[b] <= 32 && ib != 32)
+                            sort_case(sizes[s], bits[b], mode, t, first, 32);
+                    }
 }
 
 static void test_keys(void) {
@@ -221,7 +243,7 @@ static void test_cells_and_kernels(void) {
     uint32_t *xq = malloc(4 * (n + SC_PAD));
     uint32_t *idx = malloc(4 * (n + 1)), *ti = malloc(4 * (n + 1));
     uint32_t *counts = malloc(sc_radix_sort_scratch(4) + 8 * 5);
-    sc_radix_first first = {counts, 0, false};
+    sc_radix_first first = {counts, 0, false, 0};
 #ifdef _OPENMP
     omp_set_num_threads(4);
 #endif
@@ -258,7 +280,7 @@ static void test_cells_and_kernels(void) {
     sc_rows rt;
     rt.key = tk;
     rt.start = ti;
-    size_t nc = sc_rows_build(keys, n, &p, &rt, xq, (size_t *)((char *)counts + sc_radix_sort_scratch(4)));
+    size_t nc = sc_rows_build(keys, n, &p, &rt, xq, NULL, 0, (size_t *)((char *)counts + sc_radix_sort_scratch(4)));
     CHECK(nc > 0 && nc <= n && rt.start[0] == 0 && rt.start[nc] == n, "row table ends");
     int ok = 1;
     const uint64_t xmask = (1ull << p.bits[0]) - 1;
@@ -276,6 +298,41 @@ static void test_cells_and_kernels(void) {
     for (int l = 0; l < p.levels; l++)
         for (size_t c = rt.level_begin[l]; c < rt.level_begin[l + 1]; c++)
             CHECK((int)(rt.key[c] >> p.level_shift) == l, "level ranges");
+    {
+        /* The packed path (key << b | index in one word, as the engine runs
+         * keys that fit with their index) gives the same order, index, rows
+         * and X. */
+        const int ib = sc_pack_bits(n, p.key_bits);
+        CHECK(ib > 0, "this plan's keys pack: %d bits", p.key_bits);
+        uint64_t *pw = malloc(8 * n), *pt = malloc(8 * n), *rkey = malloc(8 * n);
+        uint32_t *pidx = malloc(4 * (n + 1)), *rstart = malloc(4 * (n + 1));
+        uint32_t *pxq = malloc(4 * (n + SC_PAD));
+        sc_radix_first pf = {counts, 0, false, ib};
+        sc_keys_compute(&v, &p, pw, sc_radix_blocks(n, 4), &pf);
+        CHECK(!pf.identity, "packed words carry their index");
+        if (sc_radix_sort_packed(pw, pt, n, p.key_bits, ib, counts, 4, &pf)) {
+            uint64_t *t2 = pw;
+            pw = pt;
+            pt = t2;
+        }
+        sc_rows pr;
+        pr.key = rkey;
+        pr.start = rstart;
+        size_t pnc = sc_rows_build(pw, n, &p, &pr, pxq, pidx, ib,
+                                   (size_t *)((char *)counts + sc_radix_sort_scratch(4)));
+        int same = pnc == nc && memcmp(pr.level_begin, rt.level_begin, sizeof pr.level_begin) == 0;
+        for (size_t k = 0; k < n && same; k++)
+            same &= pw[k] >> ib == keys[k] && pidx[k] == idx[k] && pxq[k] == xq[k];
+        for (size_t c = 0; c <= nc && same; c++)
+            same &= pr.start[c] == rt.start[c] && (c == nc || pr.key[c] == rt.key[c]);
+        CHECK(same, "packed keys, sort and rows equal the (key, index) path");
+        free(pw);
+        free(pt);
+        free(rkey);
+        free(pidx);
+        free(rstart);
+        free(pxq);
+    }
 
     /* gather, then the two kernels on all-against-all must agree exactly */
     double *w = malloc(4 * 8 * (n + SC_PAD));

@@ -244,7 +244,7 @@ static void count_passes(const double *rows, const study_config *c, study_result
         sc_grid_plan plan;
         sc_options d = sc_options_default();
         sc_grid_plan_make(b, c->cell_factor, d.max_levels, c->levels, &plan);
-        sc_radix_first first = {hist, 0, false};
+        sc_radix_first first = {hist, 0, false, 0};
         sc_keys_compute(&v, &plan, keys, 1, &first);
         uint64_t varying = 0;
         for (size_t k = 0; k < c->n; k++)
