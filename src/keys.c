@@ -299,9 +299,12 @@ static inline uint64_t sphere_key(const sc_view *v, const sc_grid_plan *p, size_
  * every sphere. The same keys as sphere_key (the stage test compares them). */
 static inline __attribute__((always_inline)) void keys_block_f64(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi,
                            uint64_t *keys, uint32_t *h, uint64_t dmask, uint64_t k0,
-                           int pack, int ib, uint64_t *vary_out) {
+                           int pack, int ib, int single, uint64_t *vary_out) {
     const sc_grid_plan p = *plan;
     const double sx = p.inv_cell0 * (double)(1 << SC_XFINE);
+    const uint64_t xmask = ((uint64_t)1 << p.bits[0]) - 1, ymask = ((uint64_t)1 << p.bits[1]) - 1,
+                   zmask = ((uint64_t)1 << p.bits[2]) - 1;
+    SC_ASSERT(!single || (p.levels == 1 && !p.morton && p.shift[0] == 0));
     const size_t stride = v->stride;
     const char *px = v->x, *py = v->y, *pz = v->z, *pr = v->r;
     uint64_t vary = 0;
@@ -314,7 +317,12 @@ static inline __attribute__((always_inline)) void keys_block_f64(const sc_view *
         const int64_t q[3] = {(int64_t)((x - p.origin[0]) * sx),
                               (int64_t)((y - p.origin[1]) * p.inv_cell0),
                               (int64_t)((z - p.origin[2]) * p.inv_cell0)};
-        const uint64_t key = sc_grid_key(&p, sc_grid_level(&p, r), q);
+        /* One level: sc_grid_key's level-0 case without the level search
+         * and the shifts by level. */
+        const uint64_t key =
+            single ? (((uint64_t)q[2] & zmask) << p.bits[1] | ((uint64_t)q[1] & ymask)) << p.shift[1] |
+                         ((uint64_t)q[0] & xmask)
+                   : sc_grid_key(&p, sc_grid_level(&p, r), q);
         keys[k] = pack ? key << ib | k : key;
         h[key & dmask]++;
         vary |= key ^ k0;
@@ -342,10 +350,16 @@ void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, in
             memset(h, 0, sizeof(uint32_t) * buckets);
             uint64_t vary = 0;
             if (fast)
-                if (ib) /* a constant `pack`: two specialised loops */
-                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 1, ib, &vary);
+                /* constant `pack` and `single`: four specialised loops */
+                if (p->levels == 1)
+                    if (ib)
+                        keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 1, ib, 1, &vary);
+                    else
+                        keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 0, 0, 1, &vary);
+                else if (ib)
+                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 1, ib, 0, &vary);
                 else
-                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 0, 0, &vary);
+                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 0, 0, 0, &vary);
             else
                 for (size_t k = lo; k < hi; k++) {
                     const uint64_t key = sphere_key(v, p, k);

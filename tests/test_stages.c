@@ -209,6 +209,65 @@ static void test_keys(void) {
     CHECK(d == ((uint64_t)cells & m), "exact wrap at 1e30: %llu vs %g", (unsigned long long)d, cells);
 }
 
+/* The keys stage's specialised loops (one level or several; packed or not)
+ * write exactly sc_grid_key of each sphere's coordinates, per sphere, in
+ * input order; the digit-0 histogram and the varying bits match. */
+static void test_keys_stage(void) {
+    const size_t n = 20000;
+    double *rows = malloc(4 * n * sizeof(double));
+    uint64_t *keys = malloc(8 * n);
+    uint32_t *counts = malloc(sc_radix_sort_scratch(3));
+    static sc_bounds b;
+    for (int levels = 1; levels <= 3; levels += 2)
+        for (int packed = 0; packed < 2; packed++) {
+            for (size_t k = 0; k < n; k++) {
+                for (int a = 0; a < 3; a++)
+                    rows[4 * k + a] = -30.0 + 90.0 * (double)(next() >> 11) * 0x1p-53;
+                rows[4 * k + 3] = 0.1 + 1.9 * (double)(next() >> 11) * 0x1p-53;
+            }
+            sc_spheres s = sc_spheres_rows_f64(n, 3, rows);
+            sc_view v;
+            CHECK(sc_view_make(&s, &v) == SC_OK && sc_bounds_compute(&v, &b) == SC_OK, "bounds");
+            sc_grid_plan p;
+            sc_grid_plan_make(&b, 1.0, SC_MAX_LEVELS, levels, &p);
+            CHECK(p.levels == levels && !p.pow2, "plan: %d levels, origin-relative", p.levels);
+            const int ib = packed ? sc_pack_bits(n, p.key_bits) : 0;
+            CHECK(!packed || ib == 15, "index field %d", ib);
+            sc_radix_first f = {counts, 0, false, ib};
+#ifdef _OPENMP
+            omp_set_num_threads(3);
+#endif
+            const int blocks = sc_radix_blocks(n, 3);
+            sc_keys_compute(&v, &p, keys, blocks, &f);
+            const size_t buckets = (size_t)1 << sc_radix_digit_bits(p.key_bits);
+            int ok = 1, hist_ok = 1;
+            uint64_t vary = 0, k0 = 0;
+            for (int bl = 0; bl < blocks; bl++) {
+                const size_t lo = n * (size_t)bl / (size_t)blocks, hi = n * (size_t)(bl + 1) / (size_t)blocks;
+                uint32_t *mine = malloc(4 * buckets);
+                memset(mine, 0, 4 * buckets);
+                for (size_t k = lo; k < hi; k++) {
+                    int64_t q[3];
+                    sc_grid_coords(&p, rows + 4 * k, q);
+                    const uint64_t key = sc_grid_key(&p, sc_grid_level(&p, rows[4 * k + 3]), q);
+                    ok &= keys[k] == (packed ? key << ib | k : key);
+                    mine[key & (buckets - 1)]++;
+                    if (k == 0)
+                        k0 = key;
+                    vary |= key ^ k0;
+                }
+                hist_ok &= memcmp(mine, counts + (size_t)bl * buckets, 4 * buckets) == 0;
+                free(mine);
+            }
+            CHECK(ok, "keys stage = sc_grid_key, %d level(s), packed %d", levels, packed);
+            CHECK(hist_ok && vary == f.varying, "digit-0 histogram and varying bits, %d level(s)", levels);
+            CHECK(f.identity == !packed, "identity flag");
+        }
+    free(rows);
+    free(keys);
+    free(counts);
+}
+
 static void test_cells_and_kernels(void) {
     /* build a small grid by hand through the stages, then check invariants */
     const size_t n = 5000;
@@ -491,6 +550,7 @@ int main(void) {
     test_bounds();
     test_radix();
     test_keys();
+    test_keys_stage();
     test_cells_and_kernels();
     printf("test_stages: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
