@@ -11,48 +11,76 @@
  */
 #include "internal.h"
 
+#include <string.h>
+
 size_t sc_rows_build(const uint64_t *keys, size_t n, const sc_grid_plan *plan, sc_rows *c,
                      uint32_t *xq, uint32_t *index, int index_bits, size_t *offsets) {
     size_t count = 0;
     const unsigned ks = (unsigned)index_bits;         /* where the key starts */
     const uint64_t imask = ks ? ((uint64_t)1 << ks) - 1 : 0;
     const unsigned xs = ks + (unsigned)plan->bits[0]; /* X is the key's low field */
+    /* One pass over the sorted keys. Each thread writes the rows that start
+     * in its range [b, e) at [b, b + m) of the row table (branch-free: the
+     * slot is rewritten until the row changes); then the tables move down
+     * to their final offsets. */
     if (n > 0) {
+        bool parallel_move = true;
 #pragma omp parallel
         {
             const int t = sc_thread_id(), nt = sc_num_threads();
             const size_t b = n * (size_t)t / (size_t)nt, e = n * (size_t)(t + 1) / (size_t)nt;
             const uint64_t xmask = ((uint64_t)1 << plan->bits[0]) - 1;
-            size_t mine = 0;
+            uint64_t *rkey = c->key + b;
+            uint32_t *rstart = c->start + b;
+            /* xs >= SC_XFINE: no row field equals UINT64_MAX */
+            uint64_t prev = b == 0 ? UINT64_MAX : keys[b - 1] >> xs;
+            size_t m = 0;
+#define ROW_STEP(k)                                                                               \
+    do {                                                                                          \
+        const uint64_t row = keys[k] >> xs;                                                       \
+        rkey[m] = row << (xs - ks);                                                               \
+        rstart[m] = (uint32_t)(k);                                                                \
+        m += row != prev;                                                                         \
+        prev = row;                                                                               \
+    } while (0)
             if (ks)
                 for (size_t k = b; k < e; k++) {
-                    mine += k == 0 || (keys[k] >> xs) != (keys[k - 1] >> xs);
+                    ROW_STEP(k);
                     xq[k] = (uint32_t)((keys[k] >> ks) & xmask);
                     index[k] = (uint32_t)(keys[k] & imask);
                 }
             else
                 for (size_t k = b; k < e; k++) {
-                    mine += k == 0 || (keys[k] >> xs) != (keys[k - 1] >> xs);
+                    ROW_STEP(k);
                     xq[k] = (uint32_t)(keys[k] & xmask);
                 }
-            offsets[t + 1] = mine;
+#undef ROW_STEP
+            offsets[t + 1] = m;
 #pragma omp barrier
 #pragma omp single
             {
                 offsets[0] = 0;
-                for (int u = 0; u < nt; u++)
+                for (int u = 0; u < nt; u++) {
                     offsets[u + 1] += offsets[u];
-            }
-            size_t o = offsets[t];
-            for (size_t k = b; k < e; k++)
-                if (k == 0 || (keys[k] >> xs) != (keys[k - 1] >> xs)) {
-                    c->key[o] = (keys[k] >> xs) << (xs - ks);
-                    c->start[o] = (uint32_t)k;
-                    o++;
+                    /* Moving all at once is safe when no thread's destination
+                     * reaches into the rows the thread before it has to move
+                     * (later sources lie above every destination). */
+                    if (u > 0 && offsets[u] < n * (size_t)(u - 1) / (size_t)nt +
+                                                  (offsets[u] - offsets[u - 1]))
+                        parallel_move = false;
                 }
-#pragma omp barrier
-#pragma omp single
-            count = offsets[nt];
+                count = offsets[nt];
+                if (!parallel_move) /* in thread order: each move only goes down */
+                    for (int u = 1; u < nt; u++) {
+                        const size_t bu = n * (size_t)u / (size_t)nt, mu = offsets[u + 1] - offsets[u];
+                        memmove(c->key + offsets[u], c->key + bu, mu * sizeof *c->key);
+                        memmove(c->start + offsets[u], c->start + bu, mu * sizeof *c->start);
+                    }
+            }
+            if (parallel_move && t > 0 && offsets[t] != b) {
+                memmove(c->key + offsets[t], rkey, m * sizeof *c->key);
+                memmove(c->start + offsets[t], rstart, m * sizeof *c->start);
+            }
         }
     }
     for (size_t k = n; k < n + SC_PAD; k++)

@@ -268,6 +268,66 @@ static void test_keys_stage(void) {
     free(counts);
 }
 
+/* The row table against a serial reference, for key patterns that make
+ * the threads' row counts very uneven (one long row, every sphere its own
+ * row, one row then all distinct: the tables then move in thread order),
+ * at 1 to 4 threads, packed or not. */
+static void test_rows_table(void) {
+    const size_t n = 3001;
+    sc_grid_plan p;
+    memset(&p, 0, sizeof p);
+    p.levels = 1;
+    p.bits[0] = 5;
+    p.shift[1] = 5;
+    p.level_shift = 40;
+    uint64_t *keys = malloc(8 * n), *rkey = malloc(8 * n), *ref = malloc(8 * n);
+    uint32_t *rstart = malloc(4 * (n + 1)), *refs = malloc(4 * (n + 1));
+    uint32_t *xq = malloc(4 * (n + SC_PAD)), *idx = malloc(4 * n);
+    size_t offsets[8];
+    for (int pattern = 0; pattern < 4; pattern++)
+        for (int ib = 0; ib <= 12; ib += 12) {
+            uint64_t row = 0;
+            for (size_t k = 0; k < n; k++) {
+                const int step = pattern == 0   ? 0
+                                 : pattern == 1 ? 1
+                                 : pattern == 2 ? k > n / 3
+                                                : (next() % 4 == 0);
+                row += (uint64_t)step * (1 + next() % 3);
+                const uint64_t key = row << 5 | (k % 32);
+                keys[k] = ib ? key << ib | (k ^ 5) : key;
+            }
+            size_t nref = 0;
+            for (size_t k = 0; k < n; k++)
+                if (k == 0 || (keys[k] >> (ib + 5)) != (keys[k - 1] >> (ib + 5))) {
+                    ref[nref] = (keys[k] >> (ib + 5)) << 5;
+                    refs[nref++] = (uint32_t)k;
+                }
+            for (int t = 1; t <= 4; t++) {
+#ifdef _OPENMP
+                omp_set_num_threads(t);
+#endif
+                sc_rows r;
+                r.key = rkey;
+                r.start = rstart;
+                const size_t nc = sc_rows_build(keys, n, &p, &r, xq, ib ? idx : NULL, ib, offsets);
+                int ok = nc == nref && r.count == nref && r.start[nc] == n;
+                for (size_t c = 0; c < nc && ok; c++)
+                    ok &= r.key[c] == ref[c] && r.start[c] == refs[c];
+                for (size_t k = 0; k < n && ok; k++)
+                    ok &= xq[k] == k % 32 && (!ib || idx[k] == (uint32_t)(k ^ 5));
+                CHECK(ok, "row table, pattern %d, index bits %d, %d threads: %zu rows (%zu expected)",
+                      pattern, ib, t, nc, nref);
+            }
+        }
+    free(keys);
+    free(rkey);
+    free(ref);
+    free(rstart);
+    free(refs);
+    free(xq);
+    free(idx);
+}
+
 static void test_cells_and_kernels(void) {
     /* build a small grid by hand through the stages, then check invariants */
     const size_t n = 5000;
@@ -551,6 +611,7 @@ int main(void) {
     test_radix();
     test_keys();
     test_keys_stage();
+    test_rows_table();
     test_cells_and_kernels();
     printf("test_stages: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
