@@ -24,7 +24,7 @@
 # sides of a ratio instead of on whichever configuration ran during them.)
 #   stream     pairs streamed to a discarding callback: uniform 1e6, dense 2e4
 #   dense-npy  dense 2e4: all 2e8 pairs written to a .npy file, peak memory
-# and, where it builds, bench/kernel_bench (the narrowphase kernels alone,
+# and, where it builds, bench/kernel_bench (the narrowphase kernels alone, scalar and avx2 in 3 interleaved rounds,
 # candidate tests per second) into kernel-alone.csv.
 # sc_bench exits non-zero if any two algorithms disagree on a count or checksum;
 # this script then stops with that status.
