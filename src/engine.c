@@ -192,7 +192,7 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
 
     /* The result may land in the second buffers: then swap the roles, no copy. */
     t = sc_now();
-    if (grid && first.pack_bits) {
+    if (first.pack_bits) { /* set for grid plans only */
         if (sc_radix_sort_packed(c->keys.p, c->tmp_keys.p, n, p->plan.key_bits, first.pack_bits,
                                  c->counts.p, c->threads, &first)) {
             sc_buf tk = c->keys;
@@ -216,8 +216,7 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     /* Packed words are split here: the row pass writes the index. */
     t = sc_now();
     size_t *offsets = (size_t *)((char *)c->counts.p + sc_radix_sort_scratch(c->threads));
-    sc_rows_build(keys, n, &p->plan, &p->rows, c->xq.p, grid ? index : NULL,
-                  grid ? first.pack_bits : 0, offsets);
+    sc_rows_build(keys, n, &p->plan, &p->rows, c->xq.p, index, first.pack_bits, offsets);
     STAGE(c, SC_STAGE_CELLS, t);
 #ifdef SC_VALIDATE
     for (size_t k = 1; k < n; k++)
