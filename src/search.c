@@ -323,6 +323,29 @@ static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
     return bl.tests;
 }
 
+/* How many of the spheres i, i + 1, ... (at most SC_BLOCK, none at or past
+ * a1) lie within `span` of sphere i in X: branch-free, since where a block
+ * ends is data-dependent and a loop's exit would mispredict about once per
+ * block. X is sorted within the row, so those spheres are a prefix. */
+static inline uint32_t block_size(const uint32_t *xq, uint32_t i, uint32_t a1, uint32_t span) {
+    const uint64_t lim = (uint64_t)xq[i] + span; /* may exceed 2^31: then every X passes */
+    uint32_t c;
+#if defined(__SSE2__) && SC_BLOCK == 4
+    /* xq[i + 1 .. i + 3] (the fourth lane is ignored): padded past n. Signed
+     * compares are exact since X < 2^22; lim is clamped to 2^31 - 1. */
+    const int l = lim < 0x7fffffffu ? (int)lim : 0x7fffffff;
+    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(xq + i + 1));
+    const unsigned mask = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(v, _mm_set1_epi32(l))));
+    c = (uint32_t)__builtin_ctz(mask | 8u); /* the first X > lim, or 3 */
+#else
+    c = 0;
+    while (c < SC_BLOCK - 1 && xq[i + 1 + c] <= lim)
+        c++;
+#endif
+    c = c < a1 - i - 1 ? c : a1 - i - 1;
+    return 1 + c;
+}
+
 static inline int key_level(const sc_grid_plan *p, uint64_t key) {
     return (int)(key >> p->level_shift);
 }
@@ -371,7 +394,6 @@ sc_status sc_search_run(sc_search_job *job) {
          * parts stay disjoint while span + 2h < the X period; the plan keeps
          * that period >= 16 coarsest half widths, so capping the span at
          * period - 2 h_top - 1 is enough. */
-        const uint32_t bs = SC_BLOCK;
         const uint64_t h_top = (uint64_t)1 << (SC_XFINE + job->plan->levels - 1);
         const uint32_t wrap_span =
             !job->plan->wrap[0] ? UINT32_MAX
@@ -398,7 +420,7 @@ sc_status sc_search_run(sc_search_job *job) {
                 const uint32_t a0 = rw->start[ri] > s0 ? rw->start[ri] : (uint32_t)s0;
                 const uint32_t a1 = rw->start[ri + 1] < s1 ? rw->start[ri + 1] : (uint32_t)s1;
                 home_row(&w, ri, key_level(job->plan, rw->key[ri]));
-                /* A block takes up to bs consecutive spheres spanning at most
+                /* A block takes up to SC_BLOCK consecutive spheres spanning at most
                  * `span` in X: in sparse rows far-apart spheres would make
                  * the shared windows needlessly wide. */
                 const int lev = key_level(job->plan, rw->key[ri]);
@@ -407,11 +429,7 @@ sc_status sc_search_run(sc_search_job *job) {
                 span = span < wrap_span ? span : wrap_span;
                 for (uint32_t i = a0; i < a1; i += args.ni) {
                     args.i0 = i;
-                    uint32_t ni = 1;
-                    const uint32_t lim = w.xq[i] + span;
-                    while (ni < bs && i + ni < a1 && w.xq[i + ni] <= lim)
-                        ni++;
-                    args.ni = ni;
+                    args.ni = block_size(w.xq, i, a1, span);
                     tests += test_block(&w, &args, job->kernel, hits);
                 }
             }
