@@ -85,7 +85,10 @@ static void bounds_block(const sc_view *v, size_t lo, size_t hi, partial *my, ui
  * chain every increment to the previous one through memory. Negative radii
  * show in the minimum. Returns false, with *my and rexp untouched, when the
  * block needs the plain loop: a bad value, a negative radius, or a zero or
- * subnormal radius (those share exponent 0 but not an octave). */
+ * subnormal radius (those share exponent 0 but not an octave). The rows
+ * are read 2 KB ahead with software prefetches: this is the input's first,
+ * cold read, and the hardware prefetcher alone loses the stream at every
+ * 4 KB page (interleaved runs at uniform 10^6, 2 threads: 1.78 -> 1.04 ms). */
 static bool bounds_rows_f64(const double *rows, size_t sd, size_t lo, size_t hi, partial *my,
                             uint64_t *rexp, uint32_t (*raw)[2048]) {
     memset(raw, 0, 4 * sizeof *raw);
@@ -95,6 +98,8 @@ static bool bounds_rows_f64(const double *rows, size_t sd, size_t lo, size_t hi,
     __m128d mn_zr = mn_xy, mx_zr = mx_xy, bad = _mm_setzero_pd();
     for (size_t k = lo; k < hi; k++) {
         const double *s = rows + k * sd;
+        if (k + 64 < hi)
+            __builtin_prefetch(s + 64 * sd);
         const __m128d a = _mm_loadu_pd(s), b = _mm_loadu_pd(s + 2);
         mn_xy = _mm_min_pd(mn_xy, a);
         mx_xy = _mm_max_pd(mx_xy, a);
