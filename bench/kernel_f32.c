@@ -45,15 +45,15 @@ uint64_t sc_proto_f32(const sc_f32_args *a, sc_hits *hits, uint64_t *rechecked) 
     const simde__m256 hz = simde_mm256_set_m128(z4, z4), hr = simde_mm256_set_m128(r4, r4);
     const simde__m256 babs = simde_mm256_set1_ps(a->band_abs), brel = simde_mm256_set1_ps(a->band_rel);
     const simde__m256 signbit = simde_mm256_set1_ps(-0.0f);
-    const simde__m128i vi0 = simde_mm_set1_epi32((int)i0);
+    const simde__m256i vi0 = sc_emit4_base(i0);
     const uint32_t *cand = a->cand;
     const uint32_t m = a->ncand; /* even */
     uint64_t again = 0;
     for (uint32_t k0 = 0; k0 < m; k0 += 256) {
         const uint32_t k1 = m - k0 > 256 ? k0 + 256 : m;
         sc_hits_reserve(hits, 4 * (size_t)(k1 - k0) + 4);
-        uint32_t *out = hits->pairs + 2 * hits->count;
-        size_t found = 0;
+        uint32_t *const start = hits->pairs + 2 * hits->count;
+        uint32_t *out = start;
         for (uint32_t k = k0; k < k1; k += 2) {
             const uint32_t j0 = cand[k], j1 = cand[k + 1];
             const simde__m256 dx = simde_mm256_sub_ps(hx, pair_of(a->xf, j0, j1));
@@ -77,10 +77,10 @@ uint64_t sc_proto_f32(const sc_f32_args *a, sc_hits *hits, uint64_t *rechecked) 
                     again++;
                 }
             }
-            found += sc_emit4(out + 2 * found, vi0, j0, in & 15u);
-            found += sc_emit4(out + 2 * found, vi0, j1, in >> 4);
+            out = sc_emit4(out, vi0, j0, in & 15u);
+            out = sc_emit4(out, vi0, j1, in >> 4);
         }
-        hits->count += found;
+        hits->count += (size_t)(out - start) / 2;
     }
     *rechecked += again;
     return (uint64_t)m * 4;

@@ -9,22 +9,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The set lanes of each 4-bit mask, in order (the rest: don't care). */
-static const uint32_t sc_lane_order[16][4] = {
-    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
-    {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
-    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+/* For each 4-bit mask, its set lanes in order, each followed by a 0 (the
+ * rest: zeros, don't care). Widened to 32 bits and added to (i0, j, i0,
+ * j, ...), a row gives the pairs (i0 + lane, j) as they are stored. Bytes
+ * keep a row at 8 bytes, an index scale x86 can address. */
+static const uint8_t sc_lane_pairs[16][8] __attribute__((aligned(8))) = {
+    {0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 1, 0, 0, 0, 0, 0}, {2, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 2, 0, 0, 0, 0, 0},
+    {1, 0, 2, 0, 0, 0, 0, 0}, {0, 0, 1, 0, 2, 0, 0, 0}, {3, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 3, 0, 0, 0, 0, 0}, {1, 0, 3, 0, 0, 0, 0, 0}, {0, 0, 1, 0, 3, 0, 0, 0},
+    {2, 0, 3, 0, 0, 0, 0, 0}, {0, 0, 2, 0, 3, 0, 0, 0}, {1, 0, 2, 0, 3, 0, 0, 0},
+    {0, 0, 1, 0, 2, 0, 3, 0}};
+
+/* vi0: i0 in every 32-bit lane. */
+static inline simde__m256i sc_emit4_base(uint32_t i0) {
+    return simde_mm256_set1_epi32((int)i0);
+}
 
 /* Writes the pairs (i0 + lane, j) for the lanes set in `mask` at out, lanes
- * in order, and returns how many: four slots are always written (the rest
- * are overwritten by the next candidate), so there is no branch on hits. */
-static inline size_t sc_emit4(uint32_t *out, simde__m128i vi0, uint32_t j, unsigned mask) {
-    const simde__m128i iv = simde_mm_add_epi32(
-        vi0, simde_mm_loadu_si128((const simde__m128i *)(const void *)sc_lane_order[mask]));
-    const simde__m128i jv = simde_mm_set1_epi32((int)j);
-    simde_mm_storeu_si128((simde__m128i *)(void *)out, simde_mm_unpacklo_epi32(iv, jv));
-    simde_mm_storeu_si128((simde__m128i *)(void *)(out + 4), simde_mm_unpackhi_epi32(iv, jv));
-    return (size_t)__builtin_popcount(mask);
+ * in order, and returns the end of what counts: eight slots (four pairs)
+ * are always written in one store (the rest are overwritten by the next
+ * candidate), so there is no branch on hits. */
+static inline uint32_t *sc_emit4(uint32_t *out, simde__m256i vi0, uint32_t j, unsigned mask) {
+    const simde__m256i ij = simde_mm256_blend_epi32(vi0, simde_mm256_set1_epi32((int)j), 0xAA);
+    const simde__m256i lanes = simde_mm256_cvtepu8_epi32(
+        simde_mm_loadl_epi64((const simde__m128i *)(const void *)sc_lane_pairs[mask]));
+    simde_mm256_storeu_si256((simde__m256i *)(void *)out, simde_mm256_add_epi32(ij, lanes));
+    return out + 2 * (size_t)__builtin_popcount(mask);
 }
 
 #endif /* SC_EMIT4_H */

@@ -67,11 +67,15 @@ static inline void sc_hits_reserve(sc_hits *h, size_t need) {
         h->flush(h);
 }
 
-/* Lanes of the block that own-row candidate j = i0 + t (1 <= t < SC_BLOCK)
- * is tested against: home spheres i0 .. i0 + t - 1, if j is a candidate. */
-static inline unsigned sc_tri_lanes(const sc_kernel_args *a, uint32_t t) {
-    const unsigned ok = (unsigned)(t < a->ni) & (unsigned)(a->i0 + t < a->tri_end);
-    return -ok & ((1u << t) - 1u);
+/* The lanes of the block that own-row candidate j = i0 + t (1 <= t <
+ * SC_BLOCK) is tested against, for all t at once: bits 4 (t - 1) .. 4 t - 1
+ * hold home spheres i0 .. i0 + t - 1 if j is a candidate (t < ni and
+ * j < tri_end), else nothing. */
+static inline unsigned sc_tri_lanes(const sc_kernel_args *a) {
+    _Static_assert(SC_BLOCK == 4, "the table below is for 4-sphere blocks");
+    static const uint16_t masks[SC_BLOCK + 1] = {0, 0, 0x1, 0x31, 0x731};
+    const uint32_t below = a->tri_end > a->i0 ? a->tri_end - a->i0 : 0;
+    return masks[below < a->ni ? below : a->ni];
 }
 
 #endif /* SC_KERNEL_H */

@@ -33,10 +33,15 @@ static inline unsigned test4(const block *b, const double *X, const double *Y, c
 uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
     const double *X = a->x, *Y = a->y, *Z = a->z, *R = a->r;
     const uint32_t i0 = a->i0;
-    /* Lanes past ni read the next spheres or the padding; they are masked. */
-    const block b = {simde_mm256_loadu_pd(X + i0), simde_mm256_loadu_pd(Y + i0),
+    /* Lanes past ni read the next spheres or the padding; their x is made a
+     * NaN, so no test on them passes and the candidate loop needs no mask. */
+    const simde__m256i live = simde_mm256_cmpgt_epi64(simde_mm256_set1_epi64x((long long)a->ni),
+                                                      simde_mm256_setr_epi64x(0, 1, 2, 3));
+    const simde__m256d nan = simde_mm256_castsi256_pd(
+        simde_mm256_andnot_si256(live, simde_mm256_set1_epi64x(0x7ff8000000000000LL)));
+    const block b = {simde_mm256_or_pd(simde_mm256_loadu_pd(X + i0), nan), simde_mm256_loadu_pd(Y + i0),
                      simde_mm256_loadu_pd(Z + i0), simde_mm256_loadu_pd(R + i0)};
-    const simde__m128i vi0 = simde_mm_set1_epi32((int)i0);
+    const simde__m256i vi0 = sc_emit4_base(i0);
     uint64_t tests = 0;
     /* Branch-free emission: a hit on some lane is common enough (about one
      * candidate in four on uniform data) that a branch on it mispredicts
@@ -45,29 +50,27 @@ uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
     {
         /* Own row inside the block: fixed work, lanes masked. */
         sc_hits_reserve(hits, 4 * SC_BLOCK);
-        uint32_t *out = hits->pairs + 2 * hits->count;
-        size_t found = 0;
-        for (uint32_t t = 1; t < SC_BLOCK; t++) {
-            const unsigned lanes = sc_tri_lanes(a, t);
-            tests += (uint64_t)__builtin_popcount(lanes);
-            found += sc_emit4(out + 2 * found, vi0, i0 + t, lanes & test4(&b, X, Y, Z, R, i0 + t));
-        }
-        hits->count += found;
+        uint32_t *const start = hits->pairs + 2 * hits->count;
+        uint32_t *out = start;
+        const unsigned tri = sc_tri_lanes(a);
+        tests += (uint64_t)__builtin_popcount(tri);
+        for (uint32_t t = 1; t < SC_BLOCK; t++)
+            out = sc_emit4(out, vi0, i0 + t, (tri >> (4 * (t - 1)) & 15u) & test4(&b, X, Y, Z, R, i0 + t));
+        hits->count += (size_t)(out - start) / 2;
     }
-    const unsigned all = (1u << a->ni) - 1u;
     const uint32_t *cand = a->cand;
     const uint32_t m = a->ncand;
     tests += (uint64_t)m * a->ni;
     for (uint32_t k0 = 0; k0 < m; k0 += 256) {
         const uint32_t k1 = m - k0 > 256 ? k0 + 256 : m;
         sc_hits_reserve(hits, 4 * (size_t)(k1 - k0) + 4);
-        uint32_t *out = hits->pairs + 2 * hits->count;
-        size_t found = 0;
+        uint32_t *const start = hits->pairs + 2 * hits->count;
+        uint32_t *out = start;
         for (uint32_t k = k0; k < k1; k++) {
             const uint32_t j = cand[k];
-            found += sc_emit4(out + 2 * found, vi0, j, all & test4(&b, X, Y, Z, R, j));
+            out = sc_emit4(out, vi0, j, test4(&b, X, Y, Z, R, j));
         }
-        hits->count += found;
+        hits->count += (size_t)(out - start) / 2;
     }
     return tests;
 }

@@ -37,8 +37,9 @@ static uint64_t SC_TEST_CANDIDATE(const sc_kernel_args *a, uint32_t j, unsigned 
 
 uint64_t SC_KNAME(const sc_kernel_args *a, sc_hits *hits) {
     uint64_t tests = 0;
+    const unsigned tri = sc_tri_lanes(a);
     for (uint32_t t = 1; t < SC_BLOCK; t++) {
-        const unsigned lanes = sc_tri_lanes(a, t);
+        const unsigned lanes = tri >> (4 * (t - 1)) & 15u;
         if (lanes)
             tests += SC_TEST_CANDIDATE(a, a->i0 + t, lanes, hits);
     }

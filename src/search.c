@@ -181,36 +181,52 @@ static void home_row(walker *w, size_t ri, int level) {
     w->nnb_coarser = w->nnb - same_level;
 }
 
-/* First sphere at or after p in [p, re) whose X passes `x` (strictly above
- * when `incl`): up to 2 * SC_BLOCK branch-free steps (windows move by about
- * one sphere per home sphere), then a bisection in the rare long jump.
- * Reading up to 2 * SC_BLOCK keys past re is safe: the key array is padded. */
-static inline uint32_t advance(const walker *w, uint32_t p, uint32_t re, uint64_t x, int incl) {
-    const uint32_t *xq = w->xq;
-    const uint32_t lim = (uint32_t)(x + (uint64_t)incl); /* stop at the first X >= lim; X < 2^22 */
-    /* X is sorted within the row, so the entries below `lim` are a prefix:
-     * count them with independent compares (vectorised) instead of a chain
-     * of dependent loads. Entries past re belong to the next row and may
-     * extend the prefix; clamping the count to re - p discards them. */
+/* A window end's target: spheres with X below `lim` are passed. */
+typedef struct xlimit {
+    uint32_t lim; /* <= 2^22 + 1 */
+#if defined(__SSE2__) && SC_BLOCK == 4
+    __m128i v; /* lim in every lane */
+#endif
+} xlimit;
+
+/* Passes X <= x when `incl`, X < x otherwise. */
+static inline xlimit x_limit(uint64_t x, int incl) {
+    xlimit l;
+    l.lim = (uint32_t)(x + (uint64_t)incl);
 #if defined(__SSE2__) && SC_BLOCK == 4
     /* X < 2^22 and lim <= 2^22 + 1: signed 32-bit compares are exact. */
-    const __m128i vl = _mm_set1_epi32((int)lim);
+    l.v = _mm_set1_epi32((int)l.lim);
+#endif
+    return l;
+}
+
+/* First sphere at or after p in [p, re) whose X is not below the limit: up
+ * to 2 * SC_BLOCK branch-free steps (windows move by about one sphere per
+ * home sphere), then a bisection in the rare long jump. Reading up to
+ * 2 * SC_BLOCK keys past re is safe: the key array is padded. */
+static inline uint32_t advance(const walker *w, uint32_t p, uint32_t re, const xlimit *l) {
+    const uint32_t *xq = w->xq;
+    /* X is sorted within the row, so the entries below the limit are a
+     * prefix: count them with independent compares (vectorised) instead of
+     * a chain of dependent loads. Entries past re belong to the next row and
+     * may extend the prefix; clamping the count to re - p discards them. */
+#if defined(__SSE2__) && SC_BLOCK == 4
     const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(xq + p));
     const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(xq + p + 4));
     /* The mask is a prefix: its length is the first clear bit, found with a
      * plain bit scan (the library's baseline has no POPCNT). */
-    const unsigned mask = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(a, vl))) |
-                          ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(b, vl))) << 4);
+    const unsigned mask = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(a, l->v))) |
+                          ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(b, l->v))) << 4);
     uint32_t c = (uint32_t)__builtin_ctz(~mask);
 #else
     uint32_t c = 0;
-    while (c < 2 * SC_BLOCK && xq[p + c] < lim)
+    while (c < 2 * SC_BLOCK && xq[p + c] < l->lim)
         c++;
 #endif
     c = c < re - p ? c : re - p;
     p += c;
-    if (__builtin_expect(c == 2 * SC_BLOCK && p < re && xq[p] < lim, 0))
-        p = x_lower(w, p, re, lim);
+    if (__builtin_expect(c == 2 * SC_BLOCK && p < re && xq[p] < l->lim, 0))
+        p = x_lower(w, p, re, l->lim);
     return p;
 }
 
@@ -279,7 +295,8 @@ static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
         const uint64_t top = xl + nb->w; /* may exceed the X range: then it wraps */
         const uint64_t xhi = top < w->xw ? top : w->xw - 1;
         const uint32_t inext = i0 + ni;
-        const uint32_t hi = advance(w, nb->hi > inext ? nb->hi : inext, nb->re, xhi, 1);
+        const xlimit lh = x_limit(xhi, 1);
+        const uint32_t hi = advance(w, nb->hi > inext ? nb->hi : inext, nb->re, &lh);
         nb->hi = hi;
         args->tri_end = hi;
         list_range(&bl, inext, hi > inext ? hi : inext);
@@ -291,18 +308,24 @@ static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
                 list_range(&bl, nb->rs, e);
         }
     }
+    /* Rows of the home level share the window's limits; coarser rows have
+     * their own half width. */
+    xlimit lo_lim, hi_lim;
+    uint64_t h = 0;
     for (int k = 1; k < w->nnb; k++) {
         nbrow *nb = &w->nb[k];
-        const uint64_t h = nb->w;
-        const uint64_t top = xl + h;
-        const uint64_t xhi = top < w->xw ? top : w->xw - 1;
-        const uint64_t xlo = xf >= h ? xf - h : 0;
+        const uint64_t top = xl + nb->w;
+        if (k == 1 || nb->w != h) {
+            h = nb->w;
+            lo_lim = x_limit(xf >= h ? xf - h : 0, 0);
+            hi_lim = x_limit(top < w->xw ? top : w->xw - 1, 1);
+        }
         /* A fresh row starts with lo = hi = its first sphere: a home row
          * starts at its smallest X, so the first window usually starts near
          * the neighbour row's start too, and the short forward scan beats a
          * bisection (and its mispredicts). */
-        const uint32_t lo = advance(w, nb->lo, nb->re, xlo, 0);
-        const uint32_t hi = advance(w, nb->hi > lo ? nb->hi : lo, nb->re, xhi, 1);
+        const uint32_t lo = advance(w, nb->lo, nb->re, &lo_lim);
+        const uint32_t hi = advance(w, nb->hi > lo ? nb->hi : lo, nb->re, &hi_lim);
         nb->lo = lo;
         nb->hi = hi;
         list_range(&bl, lo, hi);
