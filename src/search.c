@@ -308,14 +308,15 @@ static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
                 list_range(&bl, nb->rs, e);
         }
     }
-    /* Rows of the home level share the window's limits; coarser rows have
-     * their own half width. */
-    xlimit lo_lim, hi_lim;
-    uint64_t h = 0;
+    /* Rows with the same half width (those of one level; the home level's
+     * come first) share the window's limits, set when the width changes. */
+    uint64_t h = w->nb[0].w;
+    xlimit lo_lim = x_limit(xf >= h ? xf - h : 0, 0);
+    xlimit hi_lim = x_limit(xl + h < w->xw ? xl + h : w->xw - 1, 1);
     for (int k = 1; k < w->nnb; k++) {
         nbrow *nb = &w->nb[k];
         const uint64_t top = xl + nb->w;
-        if (k == 1 || nb->w != h) {
+        if (nb->w != h) {
             h = nb->w;
             lo_lim = x_limit(xf >= h ? xf - h : 0, 0);
             hi_lim = x_limit(top < w->xw ? top : w->xw - 1, 1);
