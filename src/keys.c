@@ -297,9 +297,9 @@ static inline uint64_t sphere_key(const sc_view *v, const sc_grid_plan *p, size_
  * the stores to keys and to the uint32 histogram may alias the plan's int
  * fields, so through the caller's pointer the compiler reloads them for
  * every sphere. The same keys as sphere_key (the stage test compares them). */
-static inline __attribute__((always_inline)) void keys_block_f64(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi,
-                           uint64_t *keys, uint32_t *h, uint64_t dmask, uint64_t k0,
-                           int pack, int ib, int single, uint64_t *vary_out) {
+static inline __attribute__((always_inline)) void
+keys_block_f64(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi, uint64_t *keys,
+               uint32_t *h, uint64_t dmask, uint64_t k0, int ib, int single, uint64_t *vary_out) {
     const sc_grid_plan p = *plan;
     const double sx = p.inv_cell0 * (double)(1 << SC_XFINE);
     const uint64_t xmask = ((uint64_t)1 << p.bits[0]) - 1, ymask = ((uint64_t)1 << p.bits[1]) - 1,
@@ -323,7 +323,7 @@ static inline __attribute__((always_inline)) void keys_block_f64(const sc_view *
             single ? (((uint64_t)q[2] & zmask) << p.bits[1] | ((uint64_t)q[1] & ymask)) << p.shift[1] |
                          ((uint64_t)q[0] & xmask)
                    : sc_grid_key(&p, sc_grid_level(&p, r), q);
-        keys[k] = pack ? key << ib | k : key;
+        keys[k] = ib ? key << ib | k : key;
         h[key & dmask]++;
         vary |= key ^ k0;
     }
@@ -349,18 +349,18 @@ void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, in
             uint32_t *h = first->hist0 + (size_t)b * buckets;
             memset(h, 0, sizeof(uint32_t) * buckets);
             uint64_t vary = 0;
-            if (fast)
-                /* constant `pack` and `single`: four specialised loops */
-                if (p->levels == 1)
-                    if (ib)
-                        keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 1, ib, 1, &vary);
-                    else
-                        keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 0, 0, 1, &vary);
+            if (fast) {
+                /* a constant 0 for `ib` and constant `single`: four specialised loops */
+                const bool single = p->levels == 1;
+                if (ib && single)
+                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, ib, 1, &vary);
                 else if (ib)
-                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 1, ib, 0, &vary);
+                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, ib, 0, &vary);
+                else if (single)
+                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 0, 1, &vary);
                 else
-                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 0, 0, 0, &vary);
-            else
+                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 0, 0, &vary);
+            } else
                 for (size_t k = lo; k < hi; k++) {
                     const uint64_t key = sphere_key(v, p, k);
                     keys[k] = ib ? key << ib | k : key;
