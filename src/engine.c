@@ -138,6 +138,14 @@ typedef struct prepared {
 
 #define STAGE(c, s, t) ((c)->stats.seconds[s] += sc_now() - (t))
 
+/* The counts buffer: the sort's histograms and the row pass's offsets, and
+ * later, free again, the search's chunk runs. */
+static size_t counts_bytes(int threads) {
+    const size_t sort = sc_radix_sort_scratch(threads) + 8 * (size_t)(threads + 1);
+    const size_t search = sc_search_scratch(threads);
+    return sort > search ? sort : search;
+}
+
 static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) {
     memset(&c->stats, 0, sizeof c->stats);
     c->stats.threads = c->threads;
@@ -166,7 +174,7 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     if (!sc_buf_reserve(a, &c->keys, 8 * n) || !sc_buf_reserve(a, &c->xq, 4 * (n + SC_PAD)) || !sc_buf_reserve(a, &c->tmp_keys, 8 * n) ||
         !sc_buf_reserve(a, &c->index, 4 * (n + 1)) || !sc_buf_reserve(a, &c->tmp_index, 4 * (n + 1)) ||
         !sc_buf_reserve(a, &c->work, 4 * 8 * nw) ||
-        !sc_buf_reserve(a, &c->counts, sc_radix_sort_scratch(c->threads) + 8 * (size_t)(c->threads + 1)))
+        !sc_buf_reserve(a, &c->counts, counts_bytes(c->threads)))
         return SC_ERR_OUT_OF_MEMORY;
     double *w = c->work.p;
     p->work.x = w;
@@ -260,8 +268,11 @@ static sc_status sink_init(sc_context *c, sc_sink *s, sc_sink_mode mode, const p
 }
 
 static sc_status search(sc_context *c, prepared *p, sc_sink *s) {
+    /* The sort's and the row pass's scratch is free again: the search's
+     * chunk runs live there. */
     sc_search_job job = {&p->work, &p->view, c->opt.layout == SC_LAYOUT_INDIRECT, &p->rows, &p->plan,
-                         p->kernel, c->threads, s, c->opt.progress, c->opt.progress_user, 0};
+                         p->kernel, c->threads, s, c->opt.progress, c->opt.progress_user,
+                         c->counts.p, 0};
     double t = sc_now();
     sc_status st = sc_search_run(&job);
     STAGE(c, SC_STAGE_SEARCH, t);

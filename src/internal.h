@@ -241,10 +241,12 @@ typedef struct sc_search_job {
     sc_sink *sink;
     sc_progress_fn progress;
     void *progress_user;
+    void *scratch; /* sc_search_scratch(threads) bytes, 64-byte aligned */
     uint64_t candidate_tests; /* out */
 } sc_search_job;
 
 SC_INTERNAL size_t sc_search_chunk_spheres(size_t n);
+SC_INTERNAL size_t sc_search_scratch(int threads);
 SC_INTERNAL sc_status sc_search_run(sc_search_job *job);
 
 #endif /* SC_INTERNAL_H */
