@@ -77,8 +77,13 @@ typedef struct walker {
     uint32_t list[LIST_CAP + 16];
 } walker;
 
+/* About 256 chunks, 256 to 8192 spheres each: each chunk starts its cursors
+ * and windows afresh. With contiguous runs, n / 256 searched faster than
+ * n / 1024 on every generator tried (interleaved, 2 threads: uniform 10^6
+ * 13.39 -> 12.82 ms, 4 x 10^6 56.7 -> 52.1, shell 20.0 -> 18.7, powerlaw
+ * 58.1 -> 56.6, clustered the same). */
 size_t sc_search_chunk_spheres(size_t n) {
-    size_t c = n / 1024;
+    size_t c = n / 256;
     if (c < 256)
         c = 256;
     if (c > 8192)
