@@ -431,7 +431,7 @@ static bool next_chunk(chunk_sched *cs, size_t nchunks, int tid, int nt, int *vi
     }
     if (run_take(&cs->run[tid], true, chunk))
         return true;
-    for (int k = 1; k < nt; k++, *victim = (*victim + 1) % nt)
+    for (int k = 0; k < nt; k++, *victim = (*victim + 1) % nt) /* every run once */
         if (*victim != tid && run_take(&cs->run[*victim], false, chunk))
             return true;
     return false;
@@ -489,6 +489,7 @@ sc_status sc_search_run(sc_search_job *job) {
             : w.xw > 2 * h_top + 1 ? (uint32_t)(w.xw - 2 * h_top - 1) : 0;
 
         const int nt = sc_num_threads();
+        SC_ASSERT(nt <= job->threads); /* one run each in the scratch */
 #pragma omp single
         for (int t = 0; t < nt; t++) { /* then the single's barrier */
             const uint64_t lo = nchunks * (uint64_t)t / (uint64_t)nt;
