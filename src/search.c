@@ -33,7 +33,7 @@
  * chunks out in turn made each core fetch every row: 8% slower search at
  * uniform 10^6, 2 threads), and a thread whose run is done takes chunks one
  * at a time from the back of the others' (schedule(static) or guided
- * instead: 15-20% slower on the powerlaw generator).
+ * instead: 17-20% slower on the powerlaw generator).
  */
 #include "internal.h"
 #include "output.h"
@@ -77,8 +77,9 @@ typedef struct walker {
     uint32_t list[LIST_CAP + 16];
 } walker;
 
-/* About 256 chunks, 256 to 8192 spheres each: each chunk starts its cursors
- * and windows afresh. With contiguous runs, n / 256 searched faster than
+/* n / 256 spheres per chunk, clamped to 256 .. 8192 (so about 256 chunks
+ * for n from 2^16 to 2^21): each chunk starts its cursors and windows
+ * afresh. With contiguous runs, n / 256 searched faster than
  * n / 1024 on every generator tried (interleaved, 2 threads: uniform 10^6
  * 13.39 -> 12.82 ms, 4 x 10^6 56.7 -> 52.1, shell 20.0 -> 18.7, powerlaw
  * 58.1 -> 56.6, clustered the same). */
