@@ -92,8 +92,10 @@ typedef struct sc_allocator {
 typedef enum sc_log_level { SC_LOG_DEBUG = 0, SC_LOG_INFO = 1, SC_LOG_WARN = 2 } sc_log_level;
 typedef void (*sc_log_fn)(sc_log_level level, const char *message, void *user);
 
-/** Progress hook: fraction in [0, 1] of the pair search done. Called from the
- *  caller's thread only, at most a few hundred times per query. */
+/** Progress hook: fraction in [0, 1] of the query's pair search done (with
+ *  `sorted`, every window pass included). Called on the caller's thread only,
+ *  with non-decreasing fractions, at most 257 times per query; the last call
+ *  says 1.0 when the query succeeds. */
 typedef void (*sc_progress_fn)(double fraction, void *user);
 
 /* ======================================================================== */
@@ -168,7 +170,9 @@ typedef struct sc_options {
     size_t size;            /**< sizeof(sc_options); set by sc_options_default */
     sc_algorithm algorithm;
     int threads;            /**< 0 = one per core hwloc sees (or omp_get_num_procs) */
-    sc_pin pin;             /**< default SC_PIN_COMPACT */
+    sc_pin pin;             /**< default SC_PIN_COMPACT: the library's team
+                                 threads are bound for the duration of each
+                                 call and their masks restored after it */
     sc_kernel kernel;       /**< default SC_KERNEL_AUTO */
     double cell_factor;     /**< base cell edge as a multiple of the minimum legal
                                  one (2 * r_max of the level); >= 1, default 1 */
@@ -181,7 +185,10 @@ typedef struct sc_options {
     sc_traversal traversal; /**< order of the rows in memory and in the search;
                                  default SC_TRAVERSAL_ROWS */
     int sorted;             /**< stream/fill pairs in (i, j) lexicographic order */
-    size_t chunk_pairs;     /**< pairs per callback chunk; default 65536 */
+    size_t chunk_pairs;     /**< most pairs per callback chunk, >= 1; default
+                                 65536; values above 2^24 (SIZE_MAX for
+                                 "unlimited") act as 2^24: a stream holds
+                                 threads x chunk_pairs pairs */
     size_t sorted_window_bytes; /**< memory for one sorted window; default 64 MiB */
     sc_allocator allocator; /**< alloc == NULL: the library's aligned malloc */
     sc_log_fn log;          /**< NULL: silent */
@@ -224,13 +231,18 @@ typedef struct sc_summary {
 SC_API uint64_t sc_pair_mix(uint32_t i, uint32_t j);
 
 /** Pair callback: pairs[2k], pairs[2k+1] is the k-th pair (i < j) of this
- *  chunk; count >= 1. Never called concurrently (it may run on one of the
- *  library's OpenMP threads), chunks in a deterministic order: the same for
- *  every thread count. Return 0 to go on,
- *  non-zero to stop the search (the call then returns SC_ERR_STOPPED). */
+ *  chunk; 1 <= count <= chunk_pairs. Never called concurrently, but it may run
+ *  on any of the library's OpenMP threads, not only the caller's. What is
+ *  deterministic is the sequence of pairs, concatenated over the calls: the
+ *  same for every thread count (and, with `sorted`, lexicographic). Where
+ *  that sequence is cut into calls may differ between thread counts. Return
+ *  0 to go on, non-zero to stop the search (the call then returns
+ *  SC_ERR_STOPPED). */
 typedef int (*sc_pair_fn)(const uint32_t *pairs, size_t count, void *user);
 
-/** Counts the pairs and their checksum; memory O(n), whatever the count. */
+/** Counts the pairs and their checksum; memory O(n), whatever the count.
+ *  Every search call sets *out (zeroed on error) and the context's
+ *  statistics (zeroed, then filled as far as the call got). */
 SC_API sc_status sc_count_pairs(sc_context *ctx, const sc_spheres *spheres, sc_summary *out);
 
 /** Streams every pair to fn in chunks of at most options.chunk_pairs pairs.
@@ -242,7 +254,10 @@ SC_API sc_status sc_stream_pairs(sc_context *ctx, const sc_spheres *spheres,
 
 /** Writes the pairs to pairs[0 .. 2*capacity) in the stream order. If
  *  capacity is too small, returns SC_ERR_BUFFER_TOO_SMALL after writing the
- *  first capacity pairs; *needed (if not NULL) is always set to the count. */
+ *  first capacity pairs. *needed (if not NULL) is always set: the pair count
+ *  when the search ran to the end (SC_OK or SC_ERR_BUFFER_TOO_SMALL), else 0.
+ *  pairs may be NULL with capacity 0: a size query. out (if not NULL) is
+ *  zeroed on every error but SC_ERR_BUFFER_TOO_SMALL. */
 SC_API sc_status sc_fill_pairs(sc_context *ctx, const sc_spheres *spheres, uint32_t *pairs,
                                size_t capacity, size_t *needed, sc_summary *out);
 
@@ -282,7 +297,9 @@ typedef struct sc_stats {
     int threads;              /**< threads used */
     int passes;               /**< search passes (> 1 only for sorted windows) */
     sc_kernel kernel;         /**< kernel that ran (never AUTO) */
-    sc_pin pin;               /**< pinning policy applied */
+    sc_pin pin;               /**< binding applied during the call: the policy
+                                   asked for, or NONE when it could not be
+                                   applied to every thread (or no hwloc) */
     double cell_size;         /**< edge of the finest level's cells */
 } sc_stats;
 

@@ -138,8 +138,11 @@ static bool bounds_rows_f64(const double *rows, size_t sd, size_t lo, size_t hi,
 
 sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
     const size_t n = v->n;
-    partial all = {{HUGE_VAL, HUGE_VAL, HUGE_VAL}, {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
-                   HUGE_VAL, -HUGE_VAL, SIZE_MAX, SC_OK};
+    /* Each thread starts from `empty`, never from `all`, which other threads
+     * of the team update under the critical section meanwhile. */
+    const partial empty = {{HUGE_VAL, HUGE_VAL, HUGE_VAL}, {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
+                           HUGE_VAL, -HUGE_VAL, SIZE_MAX, SC_OK};
+    partial all = empty;
     memset(b->rexp, 0, sizeof b->rexp);
     const bool rows = v->f64 && v->z && v->y == v->x + sizeof(double) &&
                       v->z == v->x + 2 * sizeof(double) && v->r == v->x + 3 * sizeof(double) &&
@@ -147,7 +150,7 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
     (void)rows;
 #pragma omp parallel
     {
-        partial my = all;
+        partial my = empty;
         uint64_t rexp[SC_EXP_BINS];
         memset(rexp, 0, sizeof rexp);
         const int t = sc_thread_id(), nt = sc_num_threads();

@@ -17,19 +17,33 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Scratch sizes are n times a few dozen bytes for n <= 2^32 spheres: they
+ * need a 64-bit size_t, and then cannot overflow. */
+_Static_assert(sizeof(size_t) >= 8, "spherecollide needs a 64-bit size_t");
+
+/* Pairs per callback chunk at most: a larger chunk_pairs (SIZE_MAX as
+ * "unlimited") acts as this, 128 MiB of stream buffer per thread. */
+#define SC_CHUNK_PAIRS_MAX ((size_t)1 << 24)
+
+/* Progress of one query (see progress_report). */
+typedef struct progress_map {
+    sc_progress_fn fn;
+    void *user;
+    double base, scale, last;
+} progress_map;
+
 struct sc_context {
     sc_options opt;
     int threads;
+    size_t chunk_pairs;   /* opt.chunk_pairs, at most SC_CHUNK_PAIRS_MAX */
+    sc_pinning *pinning;  /* the binding of this context's team, per call */
     sc_buf keys, tmp_keys, index, tmp_index, xq, work, counts, sink_mem, hist, win;
     sc_stats stats;
+    progress_map progress; /* this query's progress */
     sc_kernel_fn kernel_override; /* bench only (sc_context_kernel_override) */
 };
 
 void sc_context_kernel_override(sc_context *c, sc_kernel_fn fn) { c->kernel_override = fn; }
-
-/* The pinning the OpenMP pool currently has (process-wide, like the pool). */
-static sc_pin pool_pin = SC_PIN_NONE;
-static int pool_pin_threads = -1;
 
 static const sc_allocator *alloc_of(const sc_context *c) { return &c->opt.allocator; }
 
@@ -87,12 +101,16 @@ sc_status sc_context_create(const sc_options *options, sc_context **out) {
     sc_kernel k = o.kernel;
     if (!sc_kernel_resolve(&k))
         return SC_ERR_UNSUPPORTED;
-    sc_context *c = sc_alloc(&o.allocator, sizeof *c);
+    const int threads = o.threads > 0 ? o.threads : sc_cores_available();
+    const size_t head = (sizeof(sc_context) + SC_ALIGN - 1) / SC_ALIGN * SC_ALIGN;
+    sc_context *c = sc_alloc(&o.allocator, head + sc_pinning_bytes(threads));
     if (!c)
         return SC_ERR_OUT_OF_MEMORY;
     memset(c, 0, sizeof *c);
     c->opt = o;
-    c->threads = o.threads > 0 ? o.threads : sc_cores_available();
+    c->threads = threads;
+    c->chunk_pairs = o.chunk_pairs < SC_CHUNK_PAIRS_MAX ? o.chunk_pairs : SC_CHUNK_PAIRS_MAX;
+    c->pinning = sc_pinning_init((char *)c + head, o.pin, threads);
     *out = c;
     return SC_OK;
 }
@@ -147,9 +165,6 @@ static size_t counts_bytes(int threads) {
 }
 
 static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) {
-    memset(&c->stats, 0, sizeof c->stats);
-    c->stats.threads = c->threads;
-    c->stats.kernel = c->opt.kernel;
     p->kernel = sc_kernel_resolve(&c->stats.kernel);
     if (p->kernel && c->kernel_override)
         p->kernel = c->kernel_override;
@@ -259,20 +274,44 @@ static sc_status sink_init(sc_context *c, sc_sink *s, sc_sink_mode mode, const p
     const size_t nchunks = (n + sc_search_chunk_spheres(n) - 1) / sc_search_chunk_spheres(n);
     s->mode = mode;
     s->index = p->work.index;
-    s->chunk_pairs = c->opt.chunk_pairs;
-    if (!sc_buf_reserve(alloc_of(c), &c->sink_mem,
-                        sc_sink_bytes(c->threads, mode, c->opt.chunk_pairs, nchunks)))
+    s->chunk_pairs = c->chunk_pairs;
+    const size_t bytes = sc_sink_bytes(c->threads, mode, c->chunk_pairs, nchunks);
+    if (bytes == SIZE_MAX || !sc_buf_reserve(alloc_of(c), &c->sink_mem, bytes))
         return SC_ERR_OUT_OF_MEMORY;
     sc_sink_setup(s, c->sink_mem.p, c->threads, nchunks);
     return SC_OK;
+}
+
+/* Progress over the whole query: a search pass reports fractions of itself,
+ * mapped into [base, base + scale] of the query; the caller's hook hears of
+ * it only when the query's fraction grew by 1/256 (so at most 257 calls per
+ * query, non-decreasing, however many sorted windows there are). Search
+ * passes report from the caller's thread only. */
+static void progress_report(progress_map *m, double fraction) {
+    if (fraction > 1.0)
+        fraction = 1.0;
+    if (m->fn && (fraction >= m->last + 1.0 / 256 || (fraction == 1.0 && m->last < 1.0))) {
+        m->last = fraction;
+        m->fn(fraction, m->user);
+    }
+}
+
+static void progress_pass(double fraction, void *user) {
+    progress_map *m = user;
+    progress_report(m, m->base + m->scale * fraction);
+}
+
+static void progress_span(sc_context *c, double base, double scale) {
+    c->progress.base = base;
+    c->progress.scale = scale;
 }
 
 static sc_status search(sc_context *c, prepared *p, sc_sink *s) {
     /* The sort's and the row pass's scratch is free again: the search's
      * chunk runs live there. */
     sc_search_job job = {&p->work, &p->view, c->opt.layout == SC_LAYOUT_INDIRECT, &p->rows, &p->plan,
-                         p->kernel, c->threads, s, c->opt.progress, c->opt.progress_user,
-                         c->counts.p, 0};
+                         p->kernel, c->threads, s, c->opt.progress ? progress_pass : NULL,
+                         &c->progress, c->counts.p, 0};
     double t = sc_now();
     sc_status st = sc_search_run(&job);
     STAGE(c, SC_STAGE_SEARCH, t);
@@ -285,31 +324,35 @@ static sc_status search(sc_context *c, prepared *p, sc_sink *s) {
 
 typedef sc_status (*query_fn)(sc_context *c, prepared *p, void *arg);
 
+/* Every query starts from zeroed statistics, so a call that fails early
+ * never reports the previous query's. The calling thread's OpenMP thread
+ * count and every team thread's binding are restored before returning. */
 static sc_status run_query(sc_context *c, const sc_spheres *spheres, query_fn fn, void *arg) {
-    if (!c || !spheres)
+    if (!c)
         return SC_ERR_INVALID_ARGUMENT;
     const double t0 = sc_now();
+    memset(&c->stats, 0, sizeof c->stats);
+    c->stats.threads = c->threads;
+    c->stats.kernel = c->opt.kernel;
+    c->progress = (progress_map){c->opt.progress, c->opt.progress_user, 0.0, 1.0, 0.0};
+    sc_status st = SC_ERR_INVALID_ARGUMENT;
+    if (spheres) {
 #ifdef _OPENMP
-    const int saved = omp_get_max_threads();
-    omp_set_num_threads(c->threads);
+        const int saved = omp_get_max_threads();
+        omp_set_num_threads(c->threads);
 #endif
-    if (pool_pin != c->opt.pin || pool_pin_threads != c->threads) {
-        sc_threads_pin(c->opt.pin, c->threads);
-        pool_pin = c->opt.pin;
-        pool_pin_threads = c->threads;
+        c->stats.pin = sc_pinning_begin(c->pinning);
+        prepared p;
+        st = prepare(c, spheres, &p);
+        if (st == SC_OK)
+            st = fn(c, &p, arg);
+        sc_pinning_end(c->pinning);
+#ifdef _OPENMP
+        omp_set_num_threads(saved);
+#endif
+        if (st == SC_OK)
+            progress_report(&c->progress, 1.0);
     }
-    prepared p;
-    sc_status st = prepare(c, spheres, &p);
-    c->stats.pin = c->opt.pin;
-#ifdef SC_HAVE_HWLOC
-#else
-    c->stats.pin = SC_PIN_NONE;
-#endif
-    if (st == SC_OK)
-        st = fn(c, &p, arg);
-#ifdef _OPENMP
-    omp_set_num_threads(saved);
-#endif
     c->stats.scratch_bytes = scratch_bytes(c);
     c->stats.total_seconds = sc_now() - t0;
     return st;
@@ -363,6 +406,16 @@ static sc_status stream_unsorted(sc_context *c, prepared *p, const stream_arg *a
     return st;
 }
 
+/* The end of the window that starts at smaller index lo: as many indices as
+ * fit cap pairs (one index's pairs are never split); *fill gets its pairs. */
+static size_t window_end(const uint32_t *hist, size_t n, size_t lo, size_t cap, size_t *fill) {
+    size_t hi = lo, f = 0;
+    while (hi < n && f + hist[hi] <= cap)
+        f += hist[hi++];
+    *fill = f;
+    return hi;
+}
+
 /* Sorted: a histogram pass plans windows of the smaller index whose pairs fit
  * sorted_window_bytes; each window is one more search pass, radix-sorted and
  * emitted. */
@@ -375,6 +428,7 @@ static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) 
     memset(hist, 0, 4 * n);
     sc_sink s = {0};
     s.hist = hist;
+    progress_span(c, 0.0, 0.5); /* the histogram pass, then the windows */
     sc_status st = sink_init(c, &s, SC_SINK_HISTOGRAM, p);
     if (st == SC_OK)
         st = search(c, p, &s);
@@ -398,15 +452,22 @@ static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) 
     uint64_t *win = c->win.p, *win_tmp = win + cap;
     uint32_t *wi = (uint32_t *)(void *)(win_tmp + cap), *wi_tmp = wi + cap;
 
-    size_t lo = 0;
+    size_t windows = 0;
+    for (size_t lo = 0; lo < n;) {
+        size_t fill = 0;
+        lo = window_end(hist, n, lo, cap, &fill);
+        windows += fill > 0;
+    }
+    size_t lo = 0, window = 0;
     while (lo < n && st == SC_OK) {
-        size_t hi = lo, fill = 0;
-        while (hi < n && fill + hist[hi] <= cap)
-            fill += hist[hi++];
+        size_t fill = 0;
+        const size_t hi = window_end(hist, n, lo, cap, &fill);
         if (fill == 0) {
             lo = hi;
             continue;
         }
+        progress_span(c, 0.5 + 0.5 * (double)window / (double)windows, 0.5 / (double)windows);
+        window++;
         sc_sink ws = {0};
         ws.win = win;
         ws.win_lo = (uint32_t)lo;
@@ -425,7 +486,7 @@ static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) 
             win_tmp = tk;
         }
         for (size_t k = 0; k < m && st == SC_OK;) {
-            size_t take = m - k < c->opt.chunk_pairs ? m - k : c->opt.chunk_pairs;
+            size_t take = m - k < c->chunk_pairs ? m - k : c->chunk_pairs;
             /* The window holds (i << 32 | j) words; emit them as i, j pairs. */
             uint32_t *out = (uint32_t *)(void *)win_tmp;
             for (size_t q = 0; q < take; q++) {
@@ -448,6 +509,8 @@ static sc_status do_stream(sc_context *c, prepared *p, void *arg) {
 
 sc_status sc_stream_pairs(sc_context *c, const sc_spheres *spheres, sc_pair_fn fn, void *user,
                           sc_summary *out) {
+    if (out)
+        out->pairs = out->checksum = 0;
     if (!fn)
         return SC_ERR_INVALID_ARGUMENT;
     stream_arg a = {fn, user};
@@ -470,17 +533,23 @@ static int fill_cb(const uint32_t *pairs, size_t count, void *user) {
     fill_arg *f = user;
     size_t room = f->capacity - f->written;
     size_t take = count < room ? count : room;
-    memcpy(f->pairs + 2 * f->written, pairs, 2 * take * sizeof(uint32_t));
-    f->written += take;
+    if (take > 0) { /* pairs may be NULL with capacity 0: no pointer arithmetic on it */
+        memcpy(f->pairs + 2 * f->written, pairs, 2 * take * sizeof(uint32_t));
+        f->written += take;
+    }
     return 0; /* keep counting past the capacity to report the size needed */
 }
 
 sc_status sc_fill_pairs(sc_context *c, const sc_spheres *spheres, uint32_t *pairs, size_t capacity,
                         size_t *needed, sc_summary *out) {
+    if (needed)
+        *needed = 0;
+    if (out)
+        out->pairs = out->checksum = 0;
     if (!pairs && capacity > 0)
         return SC_ERR_INVALID_ARGUMENT;
     fill_arg f = {pairs, capacity, 0};
-    sc_summary s;
+    sc_summary s = {0, 0};
     sc_status st = sc_stream_pairs(c, spheres, fill_cb, &f, &s);
     if (needed)
         *needed = st == SC_OK ? (size_t)s.pairs : 0;

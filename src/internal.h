@@ -51,9 +51,19 @@ static inline int sc_num_threads(void) {
 }
 SC_INTERNAL double sc_now(void);
 SC_INTERNAL int sc_cores_available(void);
-/* Applies the pinning policy to the threads of the next parallel regions;
- * returns the policy actually applied (NONE when hwloc is absent). */
-SC_INTERNAL sc_pin sc_threads_pin(sc_pin pin, int threads);
+/* Thread binding for the duration of one call (threads.c). A context holds
+ * one sc_pinning in sc_pinning_bytes(threads) of its memory, made once by
+ * sc_pinning_init (the target mask of each team thread under the policy).
+ * sc_pinning_begin binds the `threads` OpenMP threads of the calling
+ * thread's team, saving their masks, and returns the policy applied: the
+ * planned one, or NONE when any thread could not be bound (then none is).
+ * sc_pinning_end restores every saved mask; the host's threads end the call
+ * as they began it. */
+typedef struct sc_pinning sc_pinning;
+SC_INTERNAL size_t sc_pinning_bytes(int threads);
+SC_INTERNAL sc_pinning *sc_pinning_init(void *mem, sc_pin pin, int threads);
+SC_INTERNAL sc_pin sc_pinning_begin(sc_pinning *p);
+SC_INTERNAL void sc_pinning_end(sc_pinning *p);
 /* Appends a topology and binding summary to buf (snprintf semantics). */
 SC_INTERNAL size_t sc_threads_describe(sc_pin pin, int threads, char *buf, size_t cap);
 

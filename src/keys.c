@@ -12,13 +12,34 @@
  * coordinates shifted right by l, so every level nests exactly.
  *
  * Exactness of the cells. A true pair must land in adjacent cells; rounding
- * in the computation of cell coordinates must not break that. The radius
- * limit of a level keeps a relative margin of 2^-20 below half the cell edge.
- * Two regimes:
- *   - extent / cell < 2^30: t = (p - origin) * (1 / cell), error below
- *     2^-50 cells, far inside the margin;
+ * in the computation of cell coordinates must not break that. What the
+ * predicate accepts: with D the exact distance of the centres and
+ * S = ri + rj, every product of d2 and s*s is fl(p) = p(1 + d) + e with
+ * |d| <= u = 2^-53 and |e| <= 2^-1075 (e only when the product underflows;
+ * sums and differences that underflow are exact), so an accepted pair has
+ *   D^2 (1 - 3u) - 3 * 2^-1075 <= S^2 (1 + 3u) + 2^-1075,
+ *   D <= S (1 + 4u) + 2^-536.
+ * The absolute term is what breaks a purely relative argument once squares
+ * reach the subnormal range (two zero-radius spheres 1e-163 apart are a
+ * pair). Spheres of level l have S <= cell_l (1 - 2^-20) (the radius limit
+ * keeps a relative margin of 2^-20 below half the edge), so
+ *   D / cell_l <= 1 - 2^-20 + 6u + 2^-536 / cell_l.
+ * Each computed cell coordinate t (in level-0 cells) is off by at most e_t,
+ * and the search needs |t_i - t_j| <= 2^l' (then the floors differ by at
+ * most one cell and the fine X by at most 8 * 2^l'). Two regimes:
+ *   - extent / cell < 2^30: t = (p - origin) * (1 / cell) with three
+ *     roundings of relative u each on |t| < 2^30: e_t < 3 * 2^-23 = 2^-21.4;
  *   - otherwise (say a few spheres at 1e30): the finest edge is rounded up to
- *     a power of two and t = p * 2^-e is exact for every finite p.
+ *     a power of two and t = p * 2^-e is exact for every finite p (ldexp by a
+ *     positive power is exact; a negative one rounds only values below one
+ *     cell, whose floor stays 0 or -1).
+ * Both hold when 2 e_t + 2^-536 / cell <= 2^-20 - 6u, which needs
+ * cell >= 2^-514: the finest edge therefore never goes below SC_CELL_FLOOR =
+ * 2^-500 (2^-536 / cell <= 2^-36 then). The floor also keeps 1 / cell0 finite
+ * (at most 2^500, so t is never 0 * inf) and every t below 2^1001 (the
+ * coordinates are at most SC_MAX_ABS_VALUE < 2^499), so no conversion to
+ * int64 sees a NaN or an infinity. It costs nothing real: only spheres whose
+ * radii and spacing are below 3e-151 get coarser cells than they could.
  * Key layout, high to low: level | z | y | X. z and y are the row (level-l
  * cell coordinates = level-0 ones >> l); X is x quantised to 1/8 of a level-0
  * cell, the same at every level, so rows sort by x and the search can use
@@ -36,6 +57,7 @@
 #include <string.h>
 
 #define SC_MARGIN 0x1p-20
+#define SC_CELL_FLOOR 0x1p-500 /* smallest finest-cell edge: see above */
 #define SC_AXIS_BITS 19 /* level-0 cells per axis before wrapping: 2^19 */
 
 static int bit_length(uint64_t v) {
@@ -138,11 +160,15 @@ void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, i
     double top = 2.0 * b->rmax * (1.0 + 2 * SC_MARGIN) * cell_factor;
     if (!(top > 0.0))
         top = extent > 0.0 ? extent * 0x1p-10 : 1.0;
+    if (top < SC_CELL_FLOOR)
+        top = SC_CELL_FLOOR;
     /* Levels: at most as many as halvings that the smallest radius still
-     * fits; how many of those pay off, the cost model decides. */
+     * fits and that keep the finest edge at or above the floor; how many of
+     * those pay off, the cost model decides. */
     int levels = 1;
     double rmin = b->rmin;
-    while (levels < max_levels && rmin <= 0.25 * top * ldexp(1.0, 1 - levels) * (1.0 - SC_MARGIN))
+    while (levels < max_levels && ldexp(top, -levels) >= SC_CELL_FLOOR &&
+           rmin <= 0.25 * top * ldexp(1.0, 1 - levels) * (1.0 - SC_MARGIN))
         levels++;
     if (levels_wanted <= 0)
         levels = choose_levels(b, top, levels);

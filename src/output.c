@@ -28,13 +28,21 @@ static inline uint64_t mix64(uint64_t z) {
     return z ^ (z >> 31);
 }
 
+/* SIZE_MAX when the size does not fit a size_t (the caller reports
+ * SC_ERR_OUT_OF_MEMORY); the engine caps chunk_pairs, so this is a guard. */
 size_t sc_sink_bytes(int threads, sc_sink_mode mode, size_t chunk_pairs, size_t nchunks) {
-    size_t b = sizeof(sc_sink_thread) * (size_t)threads +
-               (size_t)threads * 2 * SC_HITS_CAPACITY * sizeof(uint32_t);
-    if (mode == SC_SINK_STREAM)
-        b += (size_t)threads * (2 * chunk_pairs * sizeof(uint32_t) + SC_QUEUE * sizeof(size_t)) +
-             nchunks * (sizeof(sc_chunk_state));
-    return b + 64 * 8;
+    const size_t t = (size_t)threads;
+    size_t b = (sizeof(sc_sink_thread) + 2 * SC_HITS_CAPACITY * sizeof(uint32_t)) * t + 64 * 8;
+    if (mode == SC_SINK_STREAM) {
+        size_t per_thread, bufs, chunks;
+        if (__builtin_mul_overflow(chunk_pairs, 2 * sizeof(uint32_t), &per_thread) ||
+            __builtin_add_overflow(per_thread, SC_QUEUE * sizeof(size_t), &per_thread) ||
+            __builtin_mul_overflow(per_thread, t, &bufs) ||
+            __builtin_mul_overflow(nchunks, sizeof(sc_chunk_state), &chunks) ||
+            __builtin_add_overflow(b, bufs, &b) || __builtin_add_overflow(b, chunks, &b))
+            return SIZE_MAX;
+    }
+    return b;
 }
 
 void sc_sink_setup(sc_sink *s, void *mem, int threads, size_t nchunks) {

@@ -3,10 +3,20 @@
  * With hwloc: cores are counted from the topology, and threads are bound
  * compact (thread k on core k, in topology order), scatter (hwloc_distrib
  * spreads them over packages and caches first) or not at all. The topology
- * is loaded once per process. Without hwloc the core count comes from
- * OpenMP and no binding is made.
+ * is loaded once per process (pthread_once; read-only afterwards). Without
+ * hwloc the core count comes from OpenMP and no binding is made.
+ *
+ * Binding is per call and undone: the OpenMP threads of a call belong to the
+ * host program too (thread 0 is the caller's own thread; the pool serves the
+ * host's parallel regions; threads created later inherit the creator's
+ * mask). So sc_pinning_begin saves every team thread's mask before binding
+ * it, and sc_pinning_end puts each saved mask back on the same OS thread by
+ * its pthread id, whichever OpenMP thread number it has by then. The target
+ * masks are computed once per context; a query reads and writes only its
+ * context's sc_pinning, so there is no global state to race on, and the
+ * binding costs two affinity calls per thread and query, no allocation.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* pthread_{get,set}affinity_np */
 #include "internal.h"
 
 #include <pthread.h>
@@ -16,6 +26,9 @@
 
 #ifdef SC_HAVE_HWLOC
 #include <hwloc.h>
+#if defined(__linux__)
+#include <hwloc/glibc-sched.h>
+#endif
 
 static hwloc_topology_t topo;
 static int topo_ok;
@@ -64,19 +77,91 @@ static hwloc_bitmap_t pin_set(sc_pin pin, int t, int threads) {
     return sets[t];
 }
 
-sc_pin sc_threads_pin(sc_pin pin, int threads) {
-    if (!topo_get())
+#if defined(__linux__)
+#define SC_CAN_PIN 1
+#include <sched.h>
+
+struct sc_pinning {
+    sc_pin pin; /* the policy planned; NONE: begin and end do nothing */
+    int threads;
+    pthread_t *tid;      /* the OS thread that took slot t at begin */
+    cpu_set_t *target;   /* mask of team thread t under the policy */
+    cpu_set_t *saved;    /* its mask before begin */
+    unsigned char *bound; /* slot t was bound and must be restored */
+};
+
+size_t sc_pinning_bytes(int threads) {
+    const size_t t = (size_t)(threads > 0 ? threads : 1);
+    return sizeof(struct sc_pinning) + t * (2 * sizeof(cpu_set_t) + sizeof(pthread_t) + 1) + 64;
+}
+
+sc_pinning *sc_pinning_init(void *mem, sc_pin pin, int threads) {
+    sc_pinning *p = mem;
+    char *q = (char *)mem + sizeof *p;
+    memset(p, 0, sizeof *p);
+    p->threads = threads;
+    p->target = (cpu_set_t *)(void *)q;
+    p->saved = p->target + threads;
+    p->tid = (pthread_t *)(void *)(p->saved + threads);
+    p->bound = (unsigned char *)(p->tid + threads);
+    memset(p->bound, 0, (size_t)threads);
+    p->pin = SC_PIN_NONE;
+    if (pin == SC_PIN_NONE || !topo_get())
+        return p;
+    for (int t = 0; t < threads; t++) {
+        hwloc_bitmap_t set = pin_set(pin, t, threads);
+        /* a set beyond what cpu_set_t holds (over 1024 PUs): no binding */
+        const int ok = set && hwloc_bitmap_last(set) < CPU_SETSIZE &&
+                       hwloc_cpuset_to_glibc_sched_affinity(topo, set, &p->target[t],
+                                                            sizeof(cpu_set_t)) == 0 &&
+                       CPU_COUNT(&p->target[t]) > 0;
+        hwloc_bitmap_free(set);
+        if (!ok)
+            return p;
+    }
+    p->pin = pin;
+    return p;
+}
+
+void sc_pinning_end(sc_pinning *p) {
+    if (!p)
+        return;
+    for (int t = 0; t < p->threads; t++)
+        if (p->bound[t]) {
+            (void)pthread_setaffinity_np(p->tid[t], sizeof(cpu_set_t), &p->saved[t]);
+            p->bound[t] = 0;
+        }
+}
+
+sc_pin sc_pinning_begin(sc_pinning *p) {
+    if (!p || p->pin == SC_PIN_NONE)
         return SC_PIN_NONE;
     int failed = 0;
-#pragma omp parallel num_threads(threads) reduction(| : failed)
+#pragma omp parallel num_threads(p->threads) reduction(| : failed)
     {
-        hwloc_bitmap_t set = pin_set(pin, sc_thread_id(), sc_num_threads());
-        if (hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD) != 0)
-            failed = 1;
-        hwloc_bitmap_free(set);
+        const int t = sc_thread_id();
+        if (sc_num_threads() != p->threads) {
+            failed = 1; /* a smaller team (thread limit, nesting): no binding */
+        } else {
+            pthread_t self = pthread_self();
+            p->tid[t] = self;
+            if (pthread_getaffinity_np(self, sizeof(cpu_set_t), &p->saved[t]) == 0) {
+                if (pthread_setaffinity_np(self, sizeof(cpu_set_t), &p->target[t]) == 0)
+                    p->bound[t] = 1;
+                else
+                    failed = 1;
+            } else {
+                failed = 1;
+            }
+        }
     }
-    return failed ? SC_PIN_NONE : pin;
+    if (failed) { /* all or nothing: undo the threads that were bound */
+        sc_pinning_end(p);
+        return SC_PIN_NONE;
+    }
+    return p->pin;
 }
+#endif
 
 size_t sc_threads_describe(sc_pin pin, int threads, char *buf, size_t cap) {
     if (!topo_get())
@@ -117,16 +202,34 @@ int sc_cores_available(void) {
 #endif
 }
 
-sc_pin sc_threads_pin(sc_pin pin, int threads) {
-    (void)pin;
-    (void)threads;
-    return SC_PIN_NONE;
-}
-
 size_t sc_threads_describe(sc_pin pin, int threads, char *buf, size_t cap) {
     (void)pin;
     return (size_t)snprintf(buf, cap,
                             "topology: built without hwloc; %d processor(s); %d threads, no binding\n",
                             sc_cores_available(), threads);
 }
+#endif
+
+#ifndef SC_CAN_PIN /* no hwloc, or not Linux: no binding */
+struct sc_pinning {
+    int unused;
+};
+
+size_t sc_pinning_bytes(int threads) {
+    (void)threads;
+    return sizeof(struct sc_pinning);
+}
+
+sc_pinning *sc_pinning_init(void *mem, sc_pin pin, int threads) {
+    (void)pin;
+    (void)threads;
+    return mem;
+}
+
+sc_pin sc_pinning_begin(sc_pinning *p) {
+    (void)p;
+    return SC_PIN_NONE;
+}
+
+void sc_pinning_end(sc_pinning *p) { (void)p; }
 #endif

@@ -3,7 +3,7 @@ add_executable(test_engine test_engine.c)
 target_link_libraries(test_engine PRIVATE sc_tools m)
 target_compile_options(test_engine PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
 target_compile_definitions(test_engine PRIVATE _POSIX_C_SOURCE=200809L)
-foreach(group api pathological generators)
+foreach(group api pathological extremes generators)
   add_test(NAME engine.${group} COMMAND test_engine ${group})
 endforeach()
 
@@ -15,5 +15,17 @@ target_compile_definitions(test_stages PRIVATE _POSIX_C_SOURCE=200809L
   $<$<BOOL:${SC_ENABLE_AVX2}>:SC_HAVE_AVX2_KERNEL=1>)
 add_test(NAME engine.stages COMMAND test_stages)
 # Threads 3 and 4 run on 2 cores in CI: let idle OpenMP threads sleep rather than spin.
-set_tests_properties(engine.api engine.pathological engine.generators engine.stages
+set_tests_properties(engine.api engine.pathological engine.extremes engine.generators engine.stages
   PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
+
+# The host program as the library found it: thread masks, OpenMP state,
+# concurrent contexts, and the API's contracts at the edges.
+find_package(Threads REQUIRED)
+add_executable(test_host test_host.c)
+target_link_libraries(test_host PRIVATE sc_tools Threads::Threads m)
+if(SC_OPENMP AND OpenMP_C_FOUND)
+  target_link_libraries(test_host PRIVATE OpenMP::OpenMP_C)
+endif()
+target_compile_options(test_host PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
+add_test(NAME engine.host COMMAND test_host)
+set_tests_properties(engine.host PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")

@@ -450,6 +450,67 @@ static void group_pathological(void) {
     free(rows);
 }
 
+/* The extremes of double (issue 13, defect 1): differences whose squares
+ * underflow (the predicate then accepts centres up to about 2^-537 apart
+ * even with zero radii), subnormal radii, and tiny clusters next to huge
+ * coordinates. Each failed before the finest cell edge had a floor. */
+static void group_extremes(void) {
+    double rows[4 * 64];
+    /* two zero-radius spheres 1e-163 apart: d2 underflows to 0 <= 0 */
+    memset(rows, 0, sizeof rows);
+    rows[4] = 1e-163;
+    run_rows("underflow-zero-radii", 2, rows);
+    /* r = 2^-538, centres 0.1 .. 1.2 x (ri + rj) apart along y, starting
+     * near the top of a cell: ten pairs, five of them two cells apart */
+    memset(rows, 0, sizeof rows);
+    const double r = 0x1p-538;
+    for (int k = 0; k < 10; k++) {
+        rows[8 * k] = 20 * k * r; /* pairs 10 (ri + rj) apart along x */
+        rows[8 * k + 1] = 1.9 * r;
+        rows[8 * k + 3] = r;
+        rows[8 * k + 4] = 20 * k * r;
+        rows[8 * k + 5] = (1.9 + (0.1 + 0.12 * k) * 2) * r;
+        rows[8 * k + 7] = r;
+    }
+    rows[80] = -100 * r; /* sets the origin of y to 0: cells start at 0 */
+    run_rows("radius-2^-538", 21, rows);
+    /* subnormal radii: 1/cell is infinite and 0 * inf is NaN without a floor */
+    memset(rows, 0, sizeof rows);
+    rows[3] = 5e-324;
+    rows[4] = 1.0;
+    rows[7] = 5e-324;
+    run_rows("subnormal-radii", 2, rows);
+    rows[4] = 0.0;
+    run_rows("subnormal-radii-same-point", 2, rows);
+    /* a cloud at 1e-160 scale, zero and subnormal radii, duplicates, and
+     * coordinates at the accepted limit */
+    size_t n = 64;
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < 3; a++)
+            rows[4 * i + a] = (double)(int)(8.0 * urand()) * 1e-163 * (urand() < 0.5 ? -1 : 1);
+        const double u = urand();
+        rows[4 * i + 3] = u < 0.3 ? 0.0 : u < 0.6 ? 5e-324 * (double)(int)(100 * urand()) : 1e-163 * u;
+    }
+    run_rows("cloud-1e-163", n, rows);
+    rows[0] = SC_MAX_ABS_VALUE;
+    rows[4 * 9 + 1] = -SC_MAX_ABS_VALUE;
+    rows[4 * 10 + 3] = SC_MAX_ABS_VALUE;
+    rows[4 * 11 + 2] = 0x1p-1000;
+    run_rows("cloud-1e-163+limits", n, rows);
+    /* the same cloud scaled by every power of two from 2^-1074 to 2^490 */
+    double base[4 * 64];
+    for (size_t i = 0; i < n; i++)
+        for (int a = 0; a < 4; a++)
+            base[4 * i + a] = (double)(int)(16.0 * urand());
+    for (int e = -1074; e <= 490; e += 37) {
+        for (size_t k = 0; k < 4 * n; k++)
+            rows[k] = ldexp(base[k], e) * ((k % 4 != 3 && (k / 4) % 3 == 0) ? -1 : 1);
+        char name[64];
+        snprintf(name, sizeof name, "lattice-2^%d", e);
+        run_rows(name, n, rows);
+    }
+}
+
 static void group_api(void) {
     /* bad input gives a status and the first bad index */
     double rows[4 * 4] = {0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 1, 3, 3, 3, 1};
@@ -660,6 +721,8 @@ int main(int argc, char **argv) {
     }
     if (all || strcmp(group, "pathological") == 0)
         group_pathological();
+    if (all || strcmp(group, "extremes") == 0)
+        group_extremes();
     if (all || strcmp(group, "generators") == 0)
         group_generators();
     printf("test_engine %s: %d checks, %d failures\n", group, checks, failures);
