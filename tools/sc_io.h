@@ -173,11 +173,27 @@ sc_io_status sc_pair_writer_open(const char *path, sc_io_format format, size_t n
 sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size_t count,
                                   char *err, size_t errcap);
 
+/** Non-zero when the writer is .npy on a stream (standard output, a FIFO, a
+ *  device): the header holds the shape and cannot be rewritten, so the caller
+ *  must count the pairs first and call sc_pair_writer_declare_total before
+ *  the first write. */
+int sc_pair_writer_needs_total(const sc_pair_writer *w);
+/** Writes the .npy header for `total` pairs (see sc_pair_writer_needs_total);
+ *  finish() checks that exactly that many were written. */
+sc_io_status sc_pair_writer_declare_total(sc_pair_writer *w, uint64_t total, char *err,
+                                          size_t errcap);
+
+/** Removes every temporary output file this process has open (unlink only:
+ *  async-signal-safe). A tool's handler for fatal signals calls it, so an
+ *  interrupted run leaves nothing behind. */
+void sc_io_remove_temporaries(void);
+
 /** Pairs written so far. */
 uint64_t sc_pair_writer_count(const sc_pair_writer *w);
 
-/** The temporary file's path (for a signal handler that must unlink it). The
- *  string lives as long as the writer. */
+/** The temporary file's path, or NULL when the output is written directly
+ *  (standard output, a FIFO, a device). The string lives as long as the
+ *  writer. */
 const char *sc_pair_writer_temp_path(const sc_pair_writer *w);
 
 /** Finishes: checks that total equals the pairs written, rewrites the .npy
