@@ -7,6 +7,7 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #ifdef SC_HAVE_AVX2_KERNEL
@@ -36,8 +37,9 @@ int sc_kernel_available(sc_kernel k) {
     return 0;
 }
 
-/* SC_KERNEL=scalar|avx2 forces a path (tests, comparisons); anything else is
- * ignored. */
+/* SC_KERNEL=scalar|avx2 forces a path (tests, comparisons); "auto" or unset
+ * leaves the choice to the CPU; anything else is ignored, and a context's
+ * log hook hears of it (sc_kernel_env_problem). */
 static sc_kernel env_kernel(void) {
     const char *e = getenv("SC_KERNEL");
     if (!e)
@@ -47,6 +49,22 @@ static sc_kernel env_kernel(void) {
     if (strcmp(e, "avx2") == 0)
         return SC_KERNEL_AVX2;
     return SC_KERNEL_AUTO;
+}
+
+size_t sc_kernel_env_problem(char *buf, size_t cap) {
+    const char *e = getenv("SC_KERNEL");
+    if (!e || strcmp(e, "auto") == 0 || strcmp(e, "") == 0)
+        return 0;
+    const sc_kernel k = env_kernel();
+    if (k == SC_KERNEL_AUTO)
+        return (size_t)snprintf(buf, cap,
+                                "SC_KERNEL=%.40s is not auto, scalar or avx2; it is ignored", e);
+    if (!sc_kernel_available(k))
+        return (size_t)snprintf(buf, cap,
+                                "SC_KERNEL=%s: this CPU or build cannot run that kernel; it is "
+                                "ignored",
+                                e);
+    return 0;
 }
 
 sc_kernel sc_kernel_auto(void) {

@@ -111,6 +111,9 @@ sc_status sc_context_create(const sc_options *options, sc_context **out) {
     c->threads = threads;
     c->chunk_pairs = o.chunk_pairs < SC_CHUNK_PAIRS_MAX ? o.chunk_pairs : SC_CHUNK_PAIRS_MAX;
     c->pinning = sc_pinning_init((char *)c + head, o.pin, threads);
+    char warn[128];
+    if (sc_kernel_env_problem(warn, sizeof warn) > 0)
+        logf_(c, SC_LOG_WARN, "%s", warn);
     *out = c;
     return SC_OK;
 }

@@ -236,6 +236,9 @@ SC_INTERNAL sc_kernel_fn sc_kernel_resolve(sc_kernel *kernel);
  * as its narrowphase kernel on the gathered layout (NULL: back to normal). */
 SC_INTERNAL void sc_context_kernel_override(sc_context *c, sc_kernel_fn fn);
 SC_INTERNAL void sc_cpu_features(char *buf, size_t cap);
+/* A warning about the SC_KERNEL environment variable (unknown value, or a
+ * kernel this CPU cannot run) into buf; its length, 0 when all is well. */
+SC_INTERNAL size_t sc_kernel_env_problem(char *buf, size_t cap);
 
 /* ---- stage 5: search and output ---------------------------------------- */
 typedef struct sc_sink sc_sink;

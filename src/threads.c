@@ -178,7 +178,7 @@ size_t sc_threads_describe(sc_pin pin, int threads, char *buf, size_t cap) {
         ADD(", L2 %llu KiB", (unsigned long long)l2->attr->cache.size / 1024);
     if (l3 && l3->attr)
         ADD(", L3 %llu KiB", (unsigned long long)l3->attr->cache.size / 1024);
-    ADD("\nbinding (%s, %d threads):", sc_pin_name(pin), threads);
+    ADD("\nbinding (%s, %d thread%s):", sc_pin_name(pin), threads, threads == 1 ? "" : "s");
     for (int t = 0; t < threads; t++) {
         hwloc_bitmap_t set = pin_set(pin, t, threads);
         char *s = NULL;
@@ -205,8 +205,8 @@ int sc_cores_available(void) {
 size_t sc_threads_describe(sc_pin pin, int threads, char *buf, size_t cap) {
     (void)pin;
     return (size_t)snprintf(buf, cap,
-                            "topology: built without hwloc; %d processor(s); %d threads, no binding\n",
-                            sc_cores_available(), threads);
+                            "topology: built without hwloc; %d processor(s); %d thread%s, no binding\n",
+                            sc_cores_available(), threads, threads == 1 ? "" : "s");
 }
 #endif
 

@@ -321,8 +321,14 @@ static void group_text(void)
         {"mixed.dat", "1\r\n2\n3\r4\r\n5.5\n\n\r\n-6\r7e-3\n0"},
         {"comments.txt", "# x y z r\n1 2 3 4 # first\n#only a comment\r\n5.5 -6 7e-3 0#end"},
         {"commas.csv", "1,2,3,4\n5.5, -6 ,7e-3,0,\n"},
-        {"tabs.txt", "\t1\t2\t3\t4\f\v5.5 -6 7e-3 0   \n\n"},
-        {"bom.txt", "\xEF\xBB\xBF" "1 2 3 4 5.5 -6 7e-3 0"},
+        {"tabs.txt", "\t1\t2\t3\t4\n\f\v5.5 -6 7e-3 0   \n\n"},
+        {"bom.txt", "\xEF\xBB\xBF" "1 2 3 4\n5.5 -6 7e-3 0"},
+        /* a header of names, in any order, with extra and unnamed columns */
+        {"header.csv", "x,y,z,r\n1,2,3,4\n5.5,-6,7e-3,0\n"},
+        {"header-order.csv", "r,z,y,x\n4,3,2,1\n0,7e-3,-6,5.5\n"},
+        {"pandas.csv", ",x,y,z,r,type\n0,1,2,3,4,7\n1,5.5,-6,7e-3,0,8\n"},
+        {"quoted.csv", "\"id\",\"X\",\"Y\",\"Z\",\"Radius\"\r\n10,1,2,3,4\r\n11,5.5,-6,7e-3,0\r\n"},
+        {"header-words.txt", "# exported\nid x y z r label\n1 1 2 3 4 big\n2 5.5 -6 7e-3 0 small\n"},
         {"onecol.dat", "1\r\n2\r\n3\r\n4\r\n5.5\r\n-6\r\n7e-3\r\n0\r\n"},
         {"hash.txt", "1 2 3 4#c\n5.5 -6 7e-3 0#"},
     };
@@ -344,10 +350,18 @@ static void group_text(void)
     CHECK(c.n == 2 && c.dims == 2, "circles: n %zu dims %d", c.n, c.dims);
     check_values(&c, v6, 6, "circles");
     sc_io_spheres_free(&c);
-    EXPECT_FAIL(p2, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_COUNT, "line 2", "\"6\"");
-    EXPECT_FAIL(p2, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_COUNT, "not a multiple of 4", NULL);
+    /* without --2d, lines of three numbers are an error, not 3-D spheres
+     * made of shifted values (it read 4 lines of x y r as 3 spheres) */
+    write_text(p2, "1 2 3\n4 5 6\n7 8 9\n10 11 12\n");
+    EXPECT_FAIL(p2, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_COUNT, "line 1", "use --2d");
     write_text(p2, "1 2 3\n4 5 6\n7 8\n");
-    EXPECT_FAIL(p2, SC_IO_FORMAT_AUTO, 2, SC_IO_ERR_COUNT, "line 3", "not a multiple of 3");
+    EXPECT_FAIL(p2, SC_IO_FORMAT_AUTO, 2, SC_IO_ERR_COUNT, "line 3", "2 values on a line");
+    /* a header without z: circles */
+    write_text(p2, "x,y,r\n1,2,3\n4,5,6\n");
+    c = read_ok(p2, SC_IO_FORMAT_AUTO, 0);
+    CHECK(c.n == 2 && c.dims == 2, "header x,y,r: n %zu dims %d", c.n, c.dims);
+    check_values(&c, v6, 6, "header x,y,r");
+    sc_io_spheres_free(&c);
     write_text(p2, "1 2 -3\n");
     EXPECT_FAIL(p2, SC_IO_FORMAT_AUTO, 2, SC_IO_ERR_NEGATIVE_RADIUS, "line 1", "\"-3\"");
 
@@ -382,6 +396,25 @@ static void group_text(void)
         sc_io_spheres_free(&s);
     }
 
+    /* a 5000-character number is a number (tokens of 4096+ were "non-numeric") */
+    {
+        const size_t digits = 5000;
+        char *big = malloc(digits + 16);
+        big[0] = '0';
+        big[1] = '.';
+        memset(big + 2, '0', digits - 3);
+        big[digits - 1] = '5';
+        memcpy(big + digits, " 2 3 4\n", 8);
+        const char *p = path_in("long5000.txt");
+        write_text(p, big);
+        sc_io_spheres s = read_ok(p, SC_IO_FORMAT_AUTO, 0);
+        big[digits] = '\0';
+        CHECK(s.n == 1 && same_bits(((const double *)s.rows)[0], strtod(big, NULL)),
+              "5000-digit number");
+        sc_io_spheres_free(&s);
+        free(big);
+    }
+
     /* every error names the file, the line and the token, for each line ending */
     static const char *endings[] = {"\n", "\r\n", "\r"};
     for (int e = 0; e < 3; e++) {
@@ -402,7 +435,17 @@ static void group_text(void)
         {"1 2 3 4\n5 6 7 --8\n", SC_IO_ERR_SYNTAX, "line 2", "\"--8\""},
         {"1 2 3 4\n5 6 7 e5\n", SC_IO_ERR_SYNTAX, "line 2", "\"e5\""},
         {"1 2 3 4\n5 6 7 1e\n", SC_IO_ERR_SYNTAX, "line 2", "\"1e\""},
-        {"x,y,z,r\n1,2,3,4\n", SC_IO_ERR_SYNTAX, "line 1", "\"x\""},
+        {"x,y,z\n1,2,3\n", SC_IO_ERR_SYNTAX, "line 1", "no column r"},
+        {"x,y,x,r\n1,2,3,4\n", SC_IO_ERR_SYNTAX, "line 1", "\"x\" twice"},
+        {"x y z r\n1 2 3 4\n5 6 7\n", SC_IO_ERR_COUNT, "line 3", "header on line 1 names 4"},
+        {"name value\n1 2\n", SC_IO_ERR_SYNTAX, "line 1", "\"name\""},
+        {"1 2 3 4\nx y z r\n", SC_IO_ERR_SYNTAX, "line 2", "\"x\""},
+        /* a CSV with an index column, no header: 5 values, not shifted spheres */
+        {"0,1,2,3,4\n1,5,6,7,8\n", SC_IO_ERR_COUNT, "line 1", "5 values"},
+        /* x y z without a radius */
+        {"1 2 3\n4 5 6\n7 8 9\n10 11 12\n", SC_IO_ERR_COUNT, "line 1", "3 values"},
+        /* one number per line, then a line of four */
+        {"1\n2\n3\n4\n5 6 7 8\n", SC_IO_ERR_COUNT, "line 5", "one number each"},
         {"1,2,,3,4\n", SC_IO_ERR_SYNTAX, "line 1", "empty field"},
         {"1 2 3 4\n\n5 6 7 nan\n", SC_IO_ERR_NON_FINITE, "line 3", "\"nan\""},
         {"1 2 3 4\n5 NaN 7 8\n", SC_IO_ERR_NON_FINITE, "line 2", "\"NaN\""},
@@ -413,8 +456,9 @@ static void group_text(void)
         {"1 2 3 1.0000000000000001e150\n", SC_IO_ERR_OUT_OF_RANGE, "line 1", "e150\""},
         {"1 2 3 4\n5 6 7 -0.5\n", SC_IO_ERR_NEGATIVE_RADIUS, "line 2", "\"-0.5\""},
         {"1 2 3 4\n5 6 7 -1e-300\n", SC_IO_ERR_NEGATIVE_RADIUS, "line 2", "\"-1e-300\""},
-        {"1 2 3 4\n5 6 7\n", SC_IO_ERR_COUNT, "line 2", "\"7\""},
-        {"1 2 3 4 5 # five numbers\n# end\n", SC_IO_ERR_COUNT, "line 1", "\"5\""},
+        {"1 2 3 4\n5 6 7\n", SC_IO_ERR_COUNT, "line 2", "3 values"},
+        {"1 2 3 4 5 # five numbers\n# end\n", SC_IO_ERR_COUNT, "line 1", "5 values"},
+        {"1\n2\n3\n4\n5\n", SC_IO_ERR_COUNT, "line 5", "not a multiple of 4"},
         {"1 2 3 4\n5 6 \"7\" 8\n", SC_IO_ERR_SYNTAX, "line 2", "\"\\\"7\\\"\""},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {

@@ -225,7 +225,7 @@ static int parse_u64(const char *s, uint64_t *out)
         return -1;
     char *end;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = strtoull(s, &end, 10); /* "010" is ten, not eight */
     if (errno || *end != '\0')
         return -1;
     *out = (uint64_t)v;
@@ -236,12 +236,15 @@ static int parse_u64(const char *s, uint64_t *out)
 static int parse_count(const char *s, size_t *out)
 {
     uint64_t v;
-    if (parse_u64(s, &v) == 0 && strchr(s, 'x') == NULL && strchr(s, 'X') == NULL) {
+    if (parse_u64(s, &v) == 0) {
         if (v > SC_MAX_SPHERES)
             return -2;
         *out = (size_t)v;
         return 0;
     }
+    /* decimal scientific form only: strtod would also take hex, inf and nan */
+    if (s[strspn(s, "0123456789.eE+")] != '\0')
+        return -1;
     char *end;
     double d = strtod(s, &end);
     if (end == s || *end != '\0' || !(d >= 0.0) || d != floor(d) || s[0] == '-')
@@ -332,35 +335,42 @@ static int wants_help(int argc, char **argv)
 
 /* ---- interruption: never leave the temporary output behind ---------------- */
 
-static char temp_to_remove[4096];
-static volatile sig_atomic_t temp_armed;
-
+/* A fatal signal removes every temporary output (sc_io keeps the table; the
+ * removal is unlink() only, async-signal-safe), then takes its default
+ * action. SIGXFSZ (a file-size limit) is ignored instead, so the write that
+ * hits the limit fails with EFBIG and is reported like any write error
+ * (exit 6, the file and byte named). */
 static void on_signal(int sig)
 {
-    if (temp_armed)
-        unlink(temp_to_remove);
+    sc_io_remove_temporaries();
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-static void arm_temp(const char *path)
-{
-    if (path == NULL || strlen(path) >= sizeof temp_to_remove)
-        return;
-    temp_armed = 0;
-    memcpy(temp_to_remove, path, strlen(path) + 1);
-    temp_armed = 1;
-}
-
 static void install_signal_handlers(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
+                               SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++)
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+        struct sigaction old;
+        /* a signal the caller ignores (nohup, a shell's background job) stays ignored */
+        if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
         sigaction(sigs[k], &sa, NULL);
+    }
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+/* Library warnings (an unknown SC_KERNEL, ...) as one line each on stderr. */
+static void log_warnings(sc_log_level level, const char *message, void *user)
+{
+    (void)user;
+    if (level >= SC_LOG_WARN)
+        fprintf(stderr, "spherecollide: warning: %s\n", message);
 }
 
 /* ---- library status -> exit code ---------------------------------------------- */
@@ -470,10 +480,9 @@ static const char *algorithm_name(sc_algorithm a)
     return a == SC_ALGO_BRUTE ? "brute" : "grid";
 }
 
-static void print_report(const pairs_job *job, const sc_io_spheres *in, const sc_summary *sum,
-                         const sc_stats *st, double read_s, double write_s)
+static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
+                         const sc_summary *sum, const sc_stats *st, double read_s, double write_s)
 {
-    FILE *f = stdout;
     if (job->json) {
         fputs("{\"command\":\"pairs\",\"input\":", f);
         json_string(f, job->input);
@@ -614,6 +623,15 @@ static int cmd_pairs(int argc, char **argv)
         } else if (is_opt(&a, "--format", 1, &v, &rc)) {
             if (!rc)
                 rc = parse_format_option(&job, v);
+        } else if (is_opt(&a, "--input-format", 1, &v, &rc)) {
+            sc_io_format f = SC_IO_FORMAT_AUTO;
+            if (!rc && (sc_io_format_parse(v, &f) != 0 || f == SC_IO_FORMAT_BIN))
+                rc = fail(EXIT_USAGE, "pairs: --input-format must be npy, text, csv, f32 or f64, "
+                                      "not \"%s\"", v);
+            else if (!rc && job.in_format != SC_IO_FORMAT_AUTO && job.in_format != f)
+                rc = fail(EXIT_USAGE, "pairs: two input formats given (%s and %s)",
+                          sc_io_format_name(job.in_format), v);
+            job.in_format = f;
         } else if (is_opt(&a, "--algorithm", 1, &v, &rc)) {
             if (!rc && strcmp(v, "grid") == 0)
                 job.options.algorithm = SC_ALGO_GRID;
@@ -645,17 +663,20 @@ static int cmd_pairs(int argc, char **argv)
         sc_io_spheres_format_for_path(job.input) == SC_IO_FORMAT_AUTO)
         return fail(EXIT_USAGE, "%s: raw binary input needs --format f32 or --format f64",
                     job.input);
+    const int to_stdout = job.output != NULL && strcmp(job.output, "-") == 0;
     if (job.output) {
+        /* what is wrong with the place (a directory, no permission) first:
+         * it says more than a complaint about the name's extension */
+        sc_io_status ws = sc_io_check_writable(job.output, err, sizeof err);
+        if (ws != SC_IO_OK)
+            return fail(sc_io_exit_code(ws), "%s", err);
         if (job.out_format == SC_IO_FORMAT_AUTO)
-            job.out_format = sc_io_pairs_format_for_path(job.output);
+            job.out_format = to_stdout ? SC_IO_FORMAT_CSV : sc_io_pairs_format_for_path(job.output);
         if (job.out_format == SC_IO_FORMAT_AUTO)
             return fail(EXIT_USAGE,
                         "%s: cannot tell the pair format from the name; use .npy, .csv or .bin, "
                         "or --format npy|csv|bin",
                         job.output);
-        sc_io_status ws = sc_io_check_writable(job.output, err, sizeof err);
-        if (ws != SC_IO_OK)
-            return fail(sc_io_exit_code(ws), "%s", err);
     }
 
     /* read (timed on its own: seconds.total is the library's figure) */
@@ -671,6 +692,7 @@ static int cmd_pairs(int argc, char **argv)
                                          : sc_spheres_rows_f64(in.n, in.dims, in.rows);
     progress_state prog = {0, -1};
     job.options.sorted = job.sorted;
+    job.options.log = log_warnings;
     if (!job.quiet && in.n >= 1000000 && isatty(STDERR_FILENO)) {
         job.options.progress = show_progress;
         job.options.progress_user = &prog;
@@ -720,9 +742,17 @@ static int cmd_pairs(int argc, char **argv)
             sc_io_spheres_free(&in);
             return fail(sc_io_exit_code(ws), "%s", ss.err);
         }
-        install_signal_handlers();
-        arm_temp(sc_pair_writer_temp_path(ss.writer));
-        st = sc_stream_pairs(ctx, &view, stream_to_writer, &ss, &sum);
+        if (sc_pair_writer_needs_total(ss.writer)) {
+            /* .npy on a stream: its header holds the count, so count first */
+            st = sc_count_pairs(ctx, &view, &sum);
+            if (st == SC_OK) {
+                ss.status = sc_pair_writer_declare_total(ss.writer, sum.pairs, ss.err, sizeof ss.err);
+                if (ss.status != SC_IO_OK)
+                    st = SC_ERR_STOPPED;
+            }
+        }
+        if (st == SC_OK)
+            st = sc_stream_pairs(ctx, &view, stream_to_writer, &ss, &sum);
     }
     clear_progress(&prog);
     sc_stats stats;
@@ -746,17 +776,16 @@ static int cmd_pairs(int argc, char **argv)
                           sc_status_string(st));
         }
         sc_pair_writer_abort(ss.writer);
-        temp_armed = 0;
     } else if (ss.writer) {
         double w0 = now_seconds();
         sc_io_status ws = sc_pair_writer_finish(ss.writer, sum.pairs, ss.err, sizeof ss.err);
         write_s = now_seconds() - w0;
-        temp_armed = 0;
         if (ws != SC_IO_OK)
             rc = fail(sc_io_exit_code(ws), "%s", ss.err);
     }
-    if (rc == EXIT_OK)
-        print_report(&job, &in, &sum, &stats, read_s, write_s);
+    /* The report goes to stdout, or to stderr when the pairs do (-o -). */
+    if (rc == EXIT_OK && !job.quiet)
+        print_report(to_stdout ? stderr : stdout, &job, &in, &sum, &stats, read_s, write_s);
     sc_context_destroy(ctx);
     sc_io_spheres_free(&in);
     if (rc == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout)))
@@ -773,6 +802,7 @@ static int cmd_gen(int argc, char **argv)
     args a = {argc, 0, argv, "gen"};
     const char *dist = NULL, *count = NULL, *output = NULL;
     uint64_t seed = 1;
+    int quiet = 0;
     sc_io_format format = SC_IO_FORMAT_AUTO;
     int only_positional = 0;
     for (a.i = 1; a.i < argc; a.i++) {
@@ -805,7 +835,7 @@ static int cmd_gen(int argc, char **argv)
                 rc = fail(EXIT_USAGE, "gen: --format must be npy, text, csv, f32 or f64, not \"%s\"",
                           v);
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
-            /* nothing to silence; accepted for symmetry with pairs */
+            quiet = 1;
         } else {
             return unknown_option(&a);
         }
@@ -835,13 +865,13 @@ static int cmd_gen(int argc, char **argv)
                     count);
     if (output == NULL)
         return fail(EXIT_USAGE, "gen: missing -o FILE");
-    if (format == SC_IO_FORMAT_AUTO &&
-        sc_io_spheres_format_for_path(output) == SC_IO_FORMAT_AUTO)
-        return fail(EXIT_USAGE, "%s: raw binary output needs --format f32 or --format f64", output);
     char err[2048];
     sc_io_status ws = sc_io_check_writable(output, err, sizeof err);
     if (ws != SC_IO_OK)
         return fail(sc_io_exit_code(ws), "%s", err);
+    if (format == SC_IO_FORMAT_AUTO &&
+        sc_io_spheres_format_for_path(output) == SC_IO_FORMAT_AUTO)
+        return fail(EXIT_USAGE, "%s: raw binary output needs --format f32 or --format f64", output);
     double *rows = NULL;
     if (n > 0) {
         rows = (n > SIZE_MAX / (4 * sizeof *rows)) ? NULL : malloc(n * 4 * sizeof *rows);
@@ -852,15 +882,17 @@ static int cmd_gen(int argc, char **argv)
         free(rows);
         return fail(EXIT_INTERNAL, "gen: the generator refused \"%s\"", dist);
     }
-    install_signal_handlers();
     ws = sc_io_write_spheres(output, format, n, 3, rows, err, sizeof err);
     free(rows);
     if (ws != SC_IO_OK)
         return fail(sc_io_exit_code(ws), "%s", err);
     sc_io_format shown = format != SC_IO_FORMAT_AUTO ? format
                                                      : sc_io_spheres_format_for_path(output);
-    printf("wrote %zu %s spheres (seed %llu) to %s (%s)\n", n, dist, (unsigned long long)seed,
-           output, sc_io_format_name(shown));
+    /* the line goes to stderr when the spheres went to stdout (-o -) */
+    if (!quiet)
+        fprintf(strcmp(output, "-") == 0 ? stderr : stdout,
+                "wrote %zu %s spheres (seed %llu) to %s (%s)\n", n, dist,
+                (unsigned long long)seed, output, sc_io_format_name(shown));
     if (fflush(stdout) != 0 || ferror(stdout))
         return fail(EXIT_OUTPUT, "standard output: cannot write: %s", strerror(errno));
     return EXIT_OK;
@@ -899,6 +931,7 @@ static int cmd_info(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    install_signal_handlers();
     if (argc < 2)
         return fail(EXIT_USAGE, "missing command: pairs, gen or info (see spherecollide --help)");
     const char *cmd = argv[1];

@@ -24,6 +24,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "io_internal.h"
 
 #include <errno.h>
@@ -80,8 +81,11 @@ typedef enum target_kind {
     TARGET_DIR
 } target_kind;
 
-/* Follows symlinks from path; *resolved (malloc'd) is the final name, which
- * lstat shows is not a link (or does not exist). */
+/* What path names, and the name to write: an existing target is looked at
+ * through stat() (which follows every link, /proc's magic ones included);
+ * special files are then opened by the path as given, and a regular file
+ * is replaced at its real path (realpath), so a symlink stays a link. A
+ * dangling link is followed by hand to the name it would create. */
 static sc_io_status resolve(const char *path, char **resolved, target_kind *kind, struct stat *st,
                             char *err, size_t errcap)
 {
@@ -92,35 +96,29 @@ static sc_io_status resolve(const char *path, char **resolved, target_kind *kind
     }
     if (path[0] == '\0')
         return io_fail(err, errcap, SC_IO_ERR_WRITE, "cannot write output: empty path");
+    if (stat(path, st) == 0) {
+        *kind = S_ISDIR(st->st_mode)   ? TARGET_DIR
+                : S_ISREG(st->st_mode) ? TARGET_REGULAR
+                                       : TARGET_SPECIAL;
+        char *real = *kind == TARGET_REGULAR ? realpath(path, NULL) : NULL;
+        *resolved = real ? real : strdup(path);
+        if (*resolved == NULL)
+            return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: out of memory", path);
+        return SC_IO_OK;
+    }
+    if (errno != ENOENT)
+        return io_fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: %s", path, strerror(errno));
     char *cur = strdup(path);
     if (cur == NULL)
         return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: out of memory", path);
     for (int hops = 0;; hops++) {
-        if (lstat(cur, st) != 0) {
-            int e = errno;
-            if (e != ENOENT) {
-                free(cur);
-                return io_fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: %s", path,
-                               strerror(e));
-            }
-            *kind = TARGET_NEW;
-            break;
-        }
-        if (!S_ISLNK(st->st_mode)) {
-            *kind = S_ISDIR(st->st_mode)   ? TARGET_DIR
-                    : S_ISREG(st->st_mode) ? TARGET_REGULAR
-                                           : TARGET_SPECIAL;
-            break;
-        }
-        if (hops >= 40) {
-            free(cur);
-            return io_fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: %s", path,
-                           strerror(ELOOP));
-        }
+        struct stat ls;
+        if (lstat(cur, &ls) != 0 || !S_ISLNK(ls.st_mode))
+            break; /* the name a new file gets */
         char link[PATH_MAX];
-        ssize_t l = readlink(cur, link, sizeof link - 1);
+        ssize_t l = hops < 40 ? readlink(cur, link, sizeof link - 1) : -1;
         if (l < 0) {
-            int e = errno;
+            int e = hops < 40 ? errno : ELOOP;
             free(cur);
             return io_fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: %s", path,
                            strerror(e));
@@ -139,6 +137,7 @@ static sc_io_status resolve(const char *path, char **resolved, target_kind *kind
         free(cur);
         cur = next;
     }
+    *kind = TARGET_NEW;
     *resolved = cur;
     return SC_IO_OK;
 }

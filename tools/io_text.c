@@ -24,9 +24,6 @@
 /* Text                                                                     */
 /* ======================================================================== */
 
-/* Byte classes: 1 token separator (whitespace, ',', '#'), 0 token byte. */
-static const unsigned char text_sep[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
-                                            ['\v'] = 1, ['\f'] = 1, [','] = 1,  ['#'] = 1};
 
 static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -195,14 +192,17 @@ static int parse_fast(const char *p, const char *end, double *out)
 
 typedef enum token_result { TOKEN_OK = 0, TOKEN_SYNTAX, TOKEN_OVERFLOW } token_result;
 
-/* Parses one token with strtod semantics. TOKEN_OVERFLOW: a finite literal
- * too large for a double (strtod's ERANGE with HUGE_VAL). */
+/* Parses one token with strtod semantics (a token of any length). TOKEN_OVERFLOW: a
+ * finite literal too large for a double (strtod's ERANGE with HUGE_VAL). */
 static token_result parse_token(const char *t, size_t len, double *out)
 {
+    if (len == 0)
+        return TOKEN_SYNTAX;
     if (parse_fast(t, t + len, out) == 0)
         return TOKEN_OK;
-    char buf[TOKEN_MAX];
-    if (len >= sizeof buf)
+    char small[TOKEN_MAX];
+    char *buf = len < sizeof small ? small : malloc(len + 1);
+    if (buf == NULL)
         return TOKEN_SYNTAX;
     /* strtod skips leading white space and accepts what our tokenizer never
      * produces, so the token must be consumed entirely. */
@@ -211,161 +211,423 @@ static token_result parse_token(const char *t, size_t len, double *out)
     char *endp = NULL;
     errno = 0;
     double v = strtod(buf, &endp);
-    if (len == 0 || endp != buf + len)
+    const int whole = endp == buf + len;
+    const int range = errno == ERANGE && isinf(v);
+    if (buf != small)
+        free(buf);
+    if (!whole)
         return TOKEN_SYNTAX;
-    if (errno == ERANGE && isinf(v))
+    if (range)
         return TOKEN_OVERFLOW;
     *out = v;
     return TOKEN_OK;
 }
 
-sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_options *opts,
-                              sc_io_spheres *out, char *err, size_t errcap)
+/* ---- lines and fields ----------------------------------------------------------
+ *
+ * A line ends at \n, \r\n or \r; '#' starts a comment to the end of the line.
+ * A line holding a comma is split at commas (blanks around a field are
+ * trimmed; one trailing comma is allowed; two commas in a row make an empty
+ * field); any other line is split at blanks (space, tab, \v, \f). */
+
+typedef struct text_line {
+    const char *p, *end; /* content, comment removed */
+    int commas;
+} text_line;
+
+static int is_blank(char c)
 {
-    const int dims = (opts && opts->dims == 2) ? 2 : 3;
-    const size_t cols = (size_t)dims + 1;
-    const size_t max = io_max_spheres(opts);
-    const char *p = (const char *)f->data;
-    const char *end = p + f->size;
-    /* A UTF-8 byte order mark, as some Windows tools write. */
-    if (f->size >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
-        p += 3;
+    return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+}
 
-    size_t cap = f->size / 8 + 64, count = 0, line = 1;
-    if (cap > (size_t)1 << 24)
-        cap = (size_t)1 << 24;
-    double *vals = malloc(cap * sizeof *vals);
-    if (vals == NULL)
-        return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: out of memory", path);
-    int comma_pending = 0; /* a comma since the last token, on this line */
-    size_t last_line = 0;
-    const char *last_tok = NULL;
-    size_t last_len = 0;
+/* The next line from *pos; returns 0 at the end of the data. */
+static int next_line(const char **pos, const char *end, text_line *l)
+{
+    const char *p = *pos;
+    if (p >= end)
+        return 0;
+    const char *q = p;
+    while (q < end && *q != '\n' && *q != '\r')
+        q++;
+    const char *hash = memchr(p, '#', (size_t)(q - p));
+    l->p = p;
+    l->end = hash ? hash : q;
+    l->commas = memchr(l->p, ',', (size_t)(l->end - l->p)) != NULL;
+    if (q < end && *q == '\r' && q + 1 < end && q[1] == '\n')
+        q++;
+    *pos = q < end ? q + 1 : q;
+    return 1;
+}
+
+/* The next field of a line, or 0 when there is none left. */
+static int next_field(const char **cur, const text_line *l, const char **t, size_t *len)
+{
+    const char *p = *cur;
+    if (!l->commas) {
+        while (p < l->end && is_blank(*p))
+            p++;
+        if (p >= l->end)
+            return 0;
+        const char *b = p;
+        while (p < l->end && !is_blank(*p))
+            p++;
+        *t = b;
+        *len = (size_t)(p - b);
+        *cur = p;
+        return 1;
+    }
+    if (p > l->end)
+        return 0;
+    const char *b = p;
+    while (p < l->end && *p != ',')
+        p++;
+    const char *e = p;
+    while (b < e && is_blank(*b))
+        b++;
+    while (e > b && is_blank(e[-1]))
+        e--;
+    /* after the last comma: a field only if something is there */
+    if (p >= l->end && b == e && *cur != l->p && (*cur)[-1] == ',') {
+        *cur = l->end + 1;
+        return 0;
+    }
+    *t = b;
+    *len = (size_t)(e - b);
+    *cur = p < l->end ? p + 1 : l->end + 1;
+    return 1;
+}
+
+static int line_is_empty(const text_line *l)
+{
+    for (const char *p = l->p; p < l->end; p++)
+        if (!is_blank(*p))
+            return 0;
+    return 1;
+}
+
+/* ---- a header line of column names ---------------------------------------------- */
+
+enum { COL_X, COL_Y, COL_Z, COL_R, COL_NAMES };
+#define HEADER_MAX_COLUMNS 4096
+
+/* A column name: letters, digits, '_', '-', '.', ' ' inside, optionally in
+ * double quotes; empty is allowed (pandas writes an unnamed index column). */
+static int name_token(const char *t, size_t len, const char **name, size_t *nlen)
+{
+    if (len >= 2 && t[0] == '"' && t[len - 1] == '"') {
+        t++;
+        len -= 2;
+    }
+    for (size_t k = 0; k < len; k++) {
+        const unsigned char c = (unsigned char)t[k];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+              (k > 0 && ((c >= '0' && c <= '9') || c == '-' || c == '.' || c == ' '))))
+            return 0;
+    }
+    *name = t;
+    *nlen = len;
+    return 1;
+}
+
+static int column_of(const char *name, size_t len)
+{
+    static const char *const names[][2] = {{"x", NULL}, {"y", NULL}, {"z", NULL}, {"r", "radius"}};
+    for (int c = 0; c < COL_NAMES; c++)
+        for (int a = 0; a < 2; a++) {
+            const char *w = names[c][a];
+            if (w && strlen(w) == len) {
+                size_t k = 0;
+                while (k < len && (name[k] | 0x20) == w[k])
+                    k++;
+                if (k == len)
+                    return c;
+            }
+        }
+    return -1;
+}
+
+typedef struct layout {
+    int header;          /* columns come from a header line */
+    size_t header_line;
+    size_t fields;       /* fields per line (header mode) */
+    long field_of[COL_NAMES]; /* field index of x, y, z, r, or -1 */
+} layout;
+
+/* Tries the line as a header. Returns 0 when it is not a header at all (the
+ * caller reports the first non-number); else 1, with *st SC_IO_OK and *lay
+ * set, or an error (message written) for a header that names too little. */
+static int parse_header(const char *path, const text_line *l, size_t line, int dims_opt,
+                        layout *lay, sc_io_status *st, char *err, size_t errcap)
+{
+    memset(lay, 0, sizeof *lay);
+    for (int c = 0; c < COL_NAMES; c++)
+        lay->field_of[c] = -1;
+    const char *cur = l->p, *t;
+    size_t len, k = 0;
     char q[128];
-    sc_io_status st = SC_IO_OK;
+    while (next_field(&cur, l, &t, &len)) {
+        const char *name;
+        size_t nlen;
+        if (!name_token(t, len, &name, &nlen))
+            return 0;
+        const int c = column_of(name, nlen);
+        if (c >= 0 && lay->field_of[c] >= 0) {
+            *st = io_fail(err, errcap, SC_IO_ERR_SYNTAX, "%s: line %zu: header names column %s twice",
+                          path, line, io_quote(name, nlen, q, sizeof q));
+            return 1;
+        }
+        if (c >= 0)
+            lay->field_of[c] = (long)k;
+        if (++k > HEADER_MAX_COLUMNS) {
+            *st = io_fail(err, errcap, SC_IO_ERR_SYNTAX, "%s: line %zu: more than %d columns",
+                          path, line, HEADER_MAX_COLUMNS);
+            return 1;
+        }
+    }
+    if (lay->field_of[COL_X] < 0 && lay->field_of[COL_Y] < 0 && lay->field_of[COL_R] < 0)
+        return 0; /* names, but none of ours: not taken as a header */
+    static const char *const need[] = {"x", "y", "z", "r"};
+    for (int c = 0; c < COL_NAMES; c++) {
+        if (c == COL_Z)
+            continue;
+        if (lay->field_of[c] < 0) {
+            *st = io_fail(err, errcap, SC_IO_ERR_SYNTAX,
+                          "%s: line %zu: the header names no column %s (it needs x, y, %sr)", path,
+                          line, need[c], dims_opt == 2 ? "" : "z if 3-D, ");
+            return 1;
+        }
+    }
+    if (dims_opt == 2 && lay->field_of[COL_Z] >= 0) {
+        *st = io_fail(err, errcap, SC_IO_ERR_SYNTAX,
+                      "%s: line %zu: the header names a z column, but --2d reads circles (x, y, r)",
+                      path, line);
+        return 1;
+    }
+    lay->header = 1;
+    lay->header_line = line;
+    lay->fields = k;
+    *st = SC_IO_OK;
+    return 1;
+}
 
-    while (p < end) {
-        unsigned char c = (unsigned char)*p;
-        if (!text_sep[c]) {
-            const char *t = p;
-            while (p < end && !text_sep[(unsigned char)*p])
-                p++;
-            size_t len = (size_t)(p - t);
+/* ---- the reader -------------------------------------------------------------- */
+
+typedef struct values {
+    double *v;
+    size_t count, cap;
+} values;
+
+static int values_push(values *vs, double v)
+{
+    if (vs->count == vs->cap) {
+        size_t ncap = vs->cap ? 2 * vs->cap : 1024;
+        double *grown = ncap > SIZE_MAX / sizeof *vs->v ? NULL : realloc(vs->v, ncap * sizeof *vs->v);
+        if (grown == NULL)
+            return -1;
+        vs->v = grown;
+        vs->cap = ncap;
+    }
+    vs->v[vs->count++] = v;
+    return 0;
+}
+
+typedef enum text_mode { MODE_UNKNOWN, MODE_FLAT, MODE_ROWS, MODE_HEADER } text_mode;
+
+/* One number: parsed and validated for column `col` of sphere `sphere`. */
+static sc_io_status take_number(const char *path, size_t line, const char *t, size_t len,
+                                int is_radius, const char *colname, size_t sphere, double *v,
+                                char *err, size_t errcap)
+{
+    char q[128];
+    token_result tr = parse_token(t, len, v);
+    if (tr == TOKEN_SYNTAX) {
+        if (len == 0)
+            return io_fail(err, errcap, SC_IO_ERR_SYNTAX,
+                           "%s: line %zu: non-numeric token \"\" (empty field between commas)",
+                           path, line);
+        return io_fail(err, errcap, SC_IO_ERR_SYNTAX, "%s: line %zu: non-numeric token %s", path,
+                       line, io_quote(t, len, q, sizeof q));
+    }
+    io_value_check vc = tr == TOKEN_OVERFLOW ? VALUE_OUT_OF_RANGE : io_check_value(*v, is_radius);
+    if (vc != VALUE_OK)
+        return io_fail(err, errcap, io_value_status(vc), "%s: line %zu: %s %s (sphere %zu, column %s)",
+                       path, line, io_value_problem(vc), io_quote(t, len, q, sizeof q), sphere,
+                       colname);
+    return SC_IO_OK;
+}
+
+sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_options *opts,
+                          sc_io_spheres *out, char *err, size_t errcap)
+{
+    path = io_display_name(path, 0);
+    const int dims_opt = opts ? opts->dims : 0;
+    int dims = dims_opt == 2 ? 2 : 3;
+    size_t cols = (size_t)dims + 1;
+    const size_t max = io_max_spheres(opts);
+    const char *pos = (const char *)f->data;
+    const char *end = pos + f->size;
+    /* A UTF-8 byte order mark, as some Windows tools write. */
+    if (f->size >= 3 && memcmp(pos, "\xEF\xBB\xBF", 3) == 0)
+        pos += 3;
+    values vs = {NULL, 0, 0};
+    text_mode mode = MODE_UNKNOWN;
+    layout lay;
+    size_t line = 0, first_line = 0, last_line = 0;
+    char q[128];
+    const char *last_tok = "", *t;
+    size_t last_len = 0, len;
+    sc_io_status st = SC_IO_OK;
+    text_line l;
+    static const char *const names3 = "x y z r", *const names2 = "x y r";
+
+    while (st == SC_IO_OK && next_line(&pos, end, &l)) {
+        line++;
+        if (line_is_empty(&l))
+            continue;
+        const char *cur = l.p;
+        if (mode == MODE_UNKNOWN) {
+            /* The first line with content decides: a header of names, one
+             * number per line, or one sphere per line. */
+            int all_numbers = 1;
+            const char *c2 = l.p;
             double v;
-            token_result tr = parse_token(t, len, &v);
-            if (tr == TOKEN_SYNTAX) {
-                st = io_fail(err, errcap, SC_IO_ERR_SYNTAX, "%s: line %zu: non-numeric token %s",
-                          path, line, io_quote(t, len, q, sizeof q));
-                goto done;
-            }
-            if (tr == TOKEN_OVERFLOW) {
-                st = io_fail(err, errcap, SC_IO_ERR_OUT_OF_RANGE,
-                          "%s: line %zu: %s %s (sphere %zu, column %s)", path, line,
-                          io_value_problem(VALUE_OUT_OF_RANGE), io_quote(t, len, q, sizeof q),
-                          count / cols, io_column_name(count % cols, dims));
-                goto done;
-            }
-            int is_radius = count % cols == (size_t)dims;
-            if (!(fabs(v) <= SC_MAX_ABS_VALUE) || (is_radius && v < 0.0)) {
-                io_value_check vc = io_check_value(v, is_radius);
-                if (vc != VALUE_OK) {
-                    st = io_fail(err, errcap, io_value_status(vc),
-                              "%s: line %zu: %s %s (sphere %zu, column %s)", path, line,
-                              io_value_problem(vc), io_quote(t, len, q, sizeof q), count / cols,
-                              io_column_name(count % cols, dims));
-                    goto done;
+            while (next_field(&c2, &l, &t, &len))
+                if (parse_token(t, len, &v) != TOKEN_OK && parse_token(t, len, &v) != TOKEN_OVERFLOW) {
+                    all_numbers = 0;
+                    break;
                 }
-            }
-            if (count == cap) {
-                size_t ncap = cap * 2;
-                double *grown = ncap > SIZE_MAX / sizeof *vals ? NULL
-                                                               : realloc(vals, ncap * sizeof *vals);
-                if (grown == NULL) {
-                    st = io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: line %zu: out of memory after %zu numbers",
-                              path, line, count);
-                    goto done;
+            if (!all_numbers) {
+                if (!parse_header(path, &l, line, dims_opt, &lay, &st, err, errcap))
+                    st = take_number(path, line, t, len, 0, "x", 0, &v, err, errcap);
+                if (st != SC_IO_OK)
+                    break;
+                mode = MODE_HEADER;
+                if (lay.field_of[COL_Z] < 0) {
+                    dims = 2;
+                    cols = 3;
                 }
-                vals = grown;
-                cap = ncap;
+                continue;
             }
-            vals[count++] = v;
-            if (count / cols > max) {
-                st = io_fail(err, errcap, SC_IO_ERR_TOO_MANY,
-                          "%s: line %zu: too many spheres: more than %zu (token %s)", path, line,
-                          max, io_quote(t, len, q, sizeof q));
-                goto done;
+            first_line = line;
+        }
+        /* Values of this line. */
+        size_t k = 0, sphere = mode == MODE_FLAT ? vs.count / cols : vs.count / cols;
+        double row[COL_NAMES];
+        while (st == SC_IO_OK && next_field(&cur, &l, &t, &len)) {
+            double v = 0.0;
+            if (mode == MODE_HEADER) {
+                int c = -1;
+                for (int a = 0; a < COL_NAMES; a++)
+                    if (lay.field_of[a] == (long)k)
+                        c = a;
+                if (c >= 0 && (c != COL_Z || dims == 3)) {
+                    const int slot = dims == 2 && c == COL_R ? 2 : c;
+                    st = take_number(path, line, t, len, c == COL_R, io_column_name((size_t)slot, dims),
+                                     sphere, &v, err, errcap);
+                    row[slot] = v;
+                }
+            } else if (mode == MODE_FLAT || (mode == MODE_UNKNOWN && k == 0)) {
+                const size_t col = vs.count % cols;
+                st = take_number(path, line, t, len, col == (size_t)dims, io_column_name(col, dims),
+                                 vs.count / cols, &v, err, errcap);
+                if (st == SC_IO_OK && values_push(&vs, v) != 0)
+                    st = io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: line %zu: out of memory", path, line);
+            } else if (k < cols) { /* one sphere per line */
+                st = take_number(path, line, t, len, k == (size_t)dims, io_column_name(k, dims),
+                                 sphere, &v, err, errcap);
+                row[k] = v;
             }
             last_tok = t;
             last_len = len;
-            last_line = line;
-            comma_pending = 0;
-            continue;
+            k++;
         }
-        switch (c) {
-        case '\n':
-            line++;
-            comma_pending = 0;
-            p++;
+        if (st != SC_IO_OK)
             break;
-        case '\r':
-            line++;
-            comma_pending = 0;
-            p++;
-            if (p < end && *p == '\n')
-                p++;
-            break;
-        case ',':
-            if (comma_pending) {
-                st = io_fail(err, errcap, SC_IO_ERR_SYNTAX,
-                          "%s: line %zu: non-numeric token \"\" (empty field between commas)", path,
-                          line);
-                goto done;
+        last_line = line;
+        if (mode == MODE_UNKNOWN) {
+            if (k == 1) {
+                mode = MODE_FLAT;
+                continue;
             }
-            comma_pending = 1;
-            p++;
-            break;
-        case '#':
-            while (p < end && *p != '\n' && *p != '\r')
-                p++;
-            break;
-        default: /* blank */
-            p++;
+            mode = MODE_ROWS;
+            /* the row was parsed into vs as a flat first value: move it */
+            vs.count = 0;
+            if (k != cols) {
+                st = io_fail(err, errcap, SC_IO_ERR_COUNT,
+                             "%s: line %zu: %zu values on a line, but a sphere has %zu (%s)%s", path,
+                             line, k, cols, dims == 2 ? names2 : names3,
+                             dims == 3 && k == 3 ? "; for circles (x y r) use --2d, or name the "
+                                                   "columns in a header line"
+                                                 : "; name the columns in a header line to pick them");
+                break;
+            }
+            /* reparse the line into the row (k == cols) */
+            cur = l.p;
+            for (size_t c = 0; c < cols && next_field(&cur, &l, &t, &len); c++)
+                st = take_number(path, line, t, len, c == (size_t)dims, io_column_name(c, dims), 0,
+                                 &row[c], err, errcap);
+            if (st != SC_IO_OK)
+                break;
+        }
+        if (mode == MODE_FLAT && k != 1) {
+            st = io_fail(err, errcap, SC_IO_ERR_COUNT,
+                         "%s: line %zu: %zu values on a line, but the lines from line %zu on hold one "
+                         "number each",
+                         path, line, k, first_line);
             break;
         }
+        if (mode == MODE_ROWS && k != cols) {
+            st = io_fail(err, errcap, SC_IO_ERR_COUNT,
+                         "%s: line %zu: %zu values on a line, but a sphere has %zu (%s), as on line %zu",
+                         path, line, k, cols, dims == 2 ? names2 : names3, first_line);
+            break;
+        }
+        if (mode == MODE_HEADER && k != lay.fields) {
+            st = io_fail(err, errcap, SC_IO_ERR_COUNT,
+                         "%s: line %zu: %zu fields, but the header on line %zu names %zu", path, line,
+                         k, lay.header_line, lay.fields);
+            break;
+        }
+        if (mode == MODE_ROWS || mode == MODE_HEADER)
+            for (size_t c = 0; c < cols && st == SC_IO_OK; c++)
+                if (values_push(&vs, row[c]) != 0)
+                    st = io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: line %zu: out of memory", path,
+                                 line);
+        if (st == SC_IO_OK && vs.count / cols > max)
+            st = io_fail(err, errcap, SC_IO_ERR_TOO_MANY,
+                         "%s: line %zu: too many spheres: more than %zu", path, line, max);
     }
-    if (count % cols != 0) {
+    if (st == SC_IO_OK && vs.count % cols != 0)
         st = io_fail(err, errcap, SC_IO_ERR_COUNT,
-                  "%s: line %zu: %zu numbers in all, not a multiple of %zu (%s); the last sphere "
-                  "is incomplete after token %s",
-                  path, last_line, count, cols, dims == 2 ? "x y r" : "x y z r",
-                  io_quote(last_tok, last_len, q, sizeof q));
-        goto done;
-    }
-done:
+                     "%s: line %zu: %zu numbers in all, not a multiple of %zu (%s); the last sphere "
+                     "is incomplete after token %s",
+                     path, last_line, vs.count, cols, dims == 2 ? names2 : names3,
+                     io_quote(last_tok, last_len, q, sizeof q));
     if (st != SC_IO_OK) {
-        free(vals);
+        free(vs.v);
         return st;
     }
-    if (count == 0) {
-        free(vals);
-        vals = NULL;
-    } else {
+    double *rows = NULL;
+    if (vs.count > 0) {
         /* Into a 64-byte aligned block of the exact size: each (x, y, z, r)
          * record then sits in one cache line, which the engine's gather
          * reads at random (see sc_spheres_rows_f64). Kept as is when that
          * memory is not to be had. */
         void *aligned = NULL;
-        if (posix_memalign(&aligned, 64, count * sizeof *vals) == 0) {
-            memcpy(aligned, vals, count * sizeof *vals);
-            free(vals);
-            vals = aligned;
+        if (posix_memalign(&aligned, 64, vs.count * sizeof *vs.v) == 0) {
+            memcpy(aligned, vs.v, vs.count * sizeof *vs.v);
+            free(vs.v);
+            rows = aligned;
+        } else {
+            rows = vs.v;
         }
+    } else {
+        free(vs.v);
     }
-    out->n = count / cols;
+    out->n = vs.count / cols;
     out->dims = dims;
     out->dtype = SC_F64;
-    out->rows = vals;
-    out->owned_ = vals;
+    out->rows = rows;
+    out->owned_ = rows;
     return SC_IO_OK;
 }
-

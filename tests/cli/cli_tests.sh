@@ -4,7 +4,7 @@
 #   cli_tests.sh CASE SPHERECOLLIDE CLI_CHECK WORKDIR [DATADIR]
 #
 # Cases: usage help bad_input unwritable write_failure outputs threads sorted
-# json formats gen seedlike spheres_dat. Every check asserts on values (exit
+# json formats gen seedlike spheres_dat special_outputs signals details. Every check asserts on values (exit
 # codes, messages, file contents), never on time.
 #
 # SPDX-License-Identifier: MIT
@@ -434,8 +434,169 @@ case_spheres_dat() {
         fail "spheres.dat: sorted csv output"
 }
 
+
+# Outputs that are not plain files (issue 13, defect 2): a symlink stays a
+# link and its target gets the pairs; FIFOs and devices are written, never
+# replaced; "-" is standard output (the report then goes to stderr) and
+# "pairs -" reads standard input; a replaced file keeps its mode.
+case_special_outputs() {
+    printf '0 0 0 1\n1 0 0 1\n5 0 0 1\n5.5 0 0 0\n' >"$WORK/four.txt"
+    mkdir -p "$WORK/real"
+    ln -s real/target.csv "$WORK/link.csv"
+    run_ok "$WORK/o.txt" pairs "$WORK/four.txt" -o "$WORK/link.csv" --quiet || return
+    checks=$((checks + 1))
+    [ -L "$WORK/link.csv" ] || fail "the symlink was replaced by a regular file"
+    [ "$("$CHECK" pairs "$WORK/real/target.csv" csv 4 | cut -d' ' -f1)" = 2 ] ||
+        fail "the link's target does not hold the 2 pairs"
+    for t in "$WORK"/.link.csv.tmp.* "$WORK"/real/.target.csv.tmp.*; do
+        [ -e "$t" ] && fail "temporary file $t left behind"
+    done
+    # a link to /dev/null: the device stays a device
+    ln -s /dev/null "$WORK/null.csv"
+    run_ok "$WORK/o.txt" pairs "$WORK/four.txt" -o "$WORK/null.csv" --quiet
+    checks=$((checks + 1))
+    [ -L "$WORK/null.csv" ] && [ -c /dev/null ] || fail "/dev/null or the link to it was replaced"
+    # a FIFO is streamed into, and stays a FIFO
+    if mkfifo "$WORK/fifo.csv" 2>/dev/null; then
+        cat "$WORK/fifo.csv" >"$WORK/from_fifo.csv" &
+        reader=$!
+        run_ok "$WORK/o.txt" pairs "$WORK/four.txt" -o "$WORK/fifo.csv" --quiet
+        wait $reader
+        checks=$((checks + 1))
+        [ -p "$WORK/fifo.csv" ] || fail "the FIFO was replaced"
+        [ "$("$CHECK" pairs "$WORK/from_fifo.csv" csv 4 | cut -d' ' -f1)" = 2 ] ||
+            fail "the FIFO's reader did not get the 2 pairs"
+    fi
+    # "-": standard output; the report moves to stderr
+    "$SC" pairs "$WORK/four.txt" -o - >"$WORK/stdout.csv" 2>"$WORK/err.txt"
+    checks=$((checks + 1))
+    [ "$("$CHECK" pairs "$WORK/stdout.csv" csv 4 | cut -d' ' -f1)" = 2 ] || fail "-o - did not write csv pairs to stdout"
+    grep -q "^pairs  *2\$" "$WORK/err.txt" || fail "-o -: the report is not on stderr"
+    [ -e "$WORK/-" ] && fail "-o - created a file named -"
+    # .npy to a stream: counted first, so the header holds the shape
+    "$SC" pairs "$WORK/four.txt" -o - --format npy --quiet >"$WORK/stdout.npy" 2>"$WORK/err.txt"
+    checks=$((checks + 1))
+    [ "$("$CHECK" pairs "$WORK/stdout.npy" npy 4 | cut -d' ' -f1)" = 2 ] || fail "-o - --format npy: $(cat "$WORK/err.txt")"
+    # "pairs -": standard input, text or (with --input-format) npy
+    "$SC" pairs - --json <"$WORK/four.txt" >"$WORK/stdin.json" 2>"$WORK/err.txt"
+    checks=$((checks + 1))
+    [ "$(json_get "$WORK/stdin.json" pairs)" = 2 ] || fail "pairs - (text on stdin): $(cat "$WORK/err.txt")"
+    run_ok "$WORK/g.txt" gen uniform 3000 --seed 2 -o "$WORK/u.npy" &&
+        run_ok "$WORK/a.json" pairs "$WORK/u.npy" --json || return
+    cat "$WORK/u.npy" | "$SC" pairs - --input-format npy --json >"$WORK/b.json" 2>"$WORK/err.txt"
+    checks=$((checks + 1))
+    [ "$(json_get "$WORK/a.json" checksum)" = "$(json_get "$WORK/b.json" checksum)" ] ||
+        fail "pairs - --input-format npy from a pipe: $(cat "$WORK/err.txt")"
+    printf '1 2 3\n' | "$SC" pairs - >/dev/null 2>"$WORK/err.txt"
+    checks=$((checks + 1))
+    grep -q "^spherecollide: standard input: line 1: .*--2d" "$WORK/err.txt" || fail "stdin errors name standard input: $(cat "$WORK/err.txt")"
+    # a replaced regular file keeps its mode (as root a read-only one too)
+    printf 'old\n' >"$WORK/keep.csv"
+    chmod 640 "$WORK/keep.csv"
+    run_ok "$WORK/o.txt" pairs "$WORK/four.txt" -o "$WORK/keep.csv" --quiet
+    checks=$((checks + 1))
+    [ "$(stat -c %a "$WORK/keep.csv")" = 640 ] || fail "mode 640 became $(stat -c %a "$WORK/keep.csv")"
+    printf 'old\n' >"$WORK/ro.csv"
+    chmod 444 "$WORK/ro.csv"
+    if [ "$(id -u)" = 0 ]; then
+        run_ok "$WORK/o.txt" pairs "$WORK/four.txt" -o "$WORK/ro.csv" --quiet
+        checks=$((checks + 1))
+        [ "$(stat -c %a "$WORK/ro.csv")" = 444 ] || fail "as root, mode 444 became $(stat -c %a "$WORK/ro.csv")"
+    else
+        expect_exit 6 "$WORK/ro.csv" "ermission" -- pairs "$WORK/four.txt" -o "$WORK/ro.csv"
+    fi
+    # a directory as -o is "is a directory" (exit 6), whatever its name
+    mkdir -p "$WORK/outdir"
+    expect_exit 6 "$WORK/outdir" "is a directory" -- pairs "$WORK/four.txt" -o "$WORK/outdir"
+    expect_exit 6 "$WORK/outdir" "is a directory" -- gen uniform 10 -o "$WORK/outdir"
+}
+
+# Signals and file-size limits (defect 5): nothing is left behind, and a
+# size limit is an ordinary write error naming the byte.
+case_signals() {
+    run_ok "$WORK/gen.txt" gen dense 2000 --seed 5 -o "$WORK/dense.npy" || return
+    for cmd in pairs gen; do
+        (
+            ulimit -f 64 # 512-byte blocks: 32 KiB
+            if [ $cmd = pairs ]; then
+                exec "$SC" pairs "$WORK/dense.npy" -o "$WORK/big.csv" --threads 2
+            else
+                exec "$SC" gen uniform 100000 -o "$WORK/big.csv"
+            fi
+        ) >"$WORK/out.txt" 2>"$WORK/err.txt"
+        rc=$?
+        checks=$((checks + 1))
+        [ "$rc" -eq 6 ] || fail "$cmd over a size limit: exit $rc, want 6: $(cat "$WORK/err.txt")"
+        [ "$(wc -l <"$WORK/err.txt")" -eq 1 ] || fail "$cmd over a size limit: stderr not one line"
+        grep -q "^spherecollide: $WORK/big.csv: byte 32768: cannot write: File too large" "$WORK/err.txt" ||
+            fail "$cmd over a size limit: $(cat "$WORK/err.txt")"
+        no_leftovers "$WORK" big.csv
+    done
+    # SIGTERM while the temporary file is being written
+    for cmd in pairs gen; do
+        if [ $cmd = pairs ]; then
+            "$SC" pairs "$WORK/dense.npy" -o "$WORK/sig.csv" --threads 2 >/dev/null 2>&1 &
+        else
+            "$SC" gen uniform 2000000 -o "$WORK/sig.csv" >/dev/null 2>&1 &
+        fi
+        pid=$!
+        k=0
+        while [ $k -lt 2000 ]; do # until the temporary exists (at most 20 s)
+            set -- "$WORK"/.sig.csv.tmp.*
+            [ -e "$1" ] && break
+            sleep 0.01
+            k=$((k + 1))
+        done
+        kill -TERM $pid 2>/dev/null
+        wait $pid
+        rc=$?
+        checks=$((checks + 1))
+        [ "$rc" -eq 143 ] || [ "$rc" -eq 0 ] || fail "$cmd killed by SIGTERM: exit $rc"
+        [ "$rc" -eq 0 ] || no_leftovers "$WORK" sig.csv
+        rm -f "$WORK/sig.csv"
+    done
+}
+
+# The smaller ones (defect 9).
+case_details() {
+    printf '0 0 0 1\n1 0 0 1\n' >"$WORK/two.txt"
+    # numbers are decimal: 010 is ten
+    run_ok "$WORK/g.txt" gen uniform 010 --seed 010 -o "$WORK/a.npy" || return
+    run_ok "$WORK/g2.txt" gen uniform 10 --seed 10 -o "$WORK/b.npy" || return
+    checks=$((checks + 1))
+    grep -q "wrote 10 uniform spheres (seed 10)" "$WORK/g.txt" || fail "gen 010: $(cat "$WORK/g.txt")"
+    cmp -s "$WORK/a.npy" "$WORK/b.npy" || fail "--seed 010 is not --seed 10"
+    expect_exit 2 "N must be" -- gen uniform 0x10 -o "$WORK/c.npy"
+    # --quiet: no report
+    run_ok "$WORK/q.txt" pairs "$WORK/two.txt" --quiet
+    checks=$((checks + 1))
+    [ -s "$WORK/q.txt" ] && fail "--quiet printed: $(cat "$WORK/q.txt")"
+    run_ok "$WORK/q.txt" gen uniform 10 -o "$WORK/q.npy" --quiet
+    [ -s "$WORK/q.txt" ] && fail "gen --quiet printed: $(cat "$WORK/q.txt")"
+    # info: "1 thread"
+    run_ok "$WORK/i.txt" info --threads 1
+    checks=$((checks + 1))
+    grep -q "1 threads" "$WORK/i.txt" && fail "info says \"1 threads\""
+    # SC_KERNEL=bogus: a warning, then the run
+    SC_KERNEL=bogus "$SC" pairs "$WORK/two.txt" --json >"$WORK/k.json" 2>"$WORK/err.txt"
+    rc=$?
+    checks=$((checks + 1))
+    [ $rc -eq 0 ] || fail "SC_KERNEL=bogus: exit $rc"
+    grep -q "^spherecollide: warning: SC_KERNEL=bogus" "$WORK/err.txt" || fail "SC_KERNEL=bogus: no warning: $(cat "$WORK/err.txt")"
+    # line structure: x y r lines without --2d, an index column, a header
+    printf '1 2 1\n4 5 1\n7 8 1\n10 11 1\n' >"$WORK/xyr.txt"
+    expect_exit 4 "$WORK/xyr.txt" "line 1" "--2d" -- pairs "$WORK/xyr.txt"
+    run_ok "$WORK/c.json" pairs "$WORK/xyr.txt" --2d --json &&
+        [ "$(json_get "$WORK/c.json" n)" = 4 ] || fail "--2d read"
+    printf 'id,x,y,z,r\n0,0,0,0,1\n1,1,0,0,1\n' >"$WORK/idx.csv"
+    run_ok "$WORK/h.json" pairs "$WORK/idx.csv" --json &&
+        [ "$(json_get "$WORK/h.json" n) $(json_get "$WORK/h.json" pairs)" = "2 1" ] || fail "header csv"
+    tail -n 2 "$WORK/idx.csv" >"$WORK/noheader.csv"
+    expect_exit 4 "$WORK/noheader.csv" "line 1" "5 values" -- pairs "$WORK/noheader.csv"
+}
+
 case "$case_name" in
-usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | json | formats | gen | seedlike | spheres_dat)
+usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details)
     "case_$case_name"
     ;;
 *)
