@@ -14,6 +14,9 @@ packages=(
   pkg-config
   libsimde-dev      # the AVX2 kernel is written with SIMDe
   libhwloc-dev      # thread pinning
+  clang             # the libFuzzer harnesses (scripts/fuzz.sh) and the ThreadSanitizer build
+  libclang-rt-dev   # clang's sanitizer and libFuzzer runtimes
+  libomp-dev        # clang's OpenMP runtime, with the Archer tool that lets TSan see OpenMP
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

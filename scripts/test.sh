@@ -12,6 +12,15 @@
 #                            scripts/check-symbols.sh on the installed .so
 #   nohwloc  build-nohwloc/  -DSC_HWLOC=OFF, Release; ctest -R engine
 #   noavx2   build-noavx2/   -DSC_ENABLE_AVX2=OFF, Release; ctest -R engine
+#   tsan     build-tsan/     clang, ThreadSanitizer, libomp with its Archer
+#                            tool (libgomp is not instrumented: TSan would
+#                            report its barriers); the engine's API, host,
+#                            extremes, pathological and stage tests and the
+#                            engine corpus, two contexts on two threads among
+#                            them (engine.host); any report fails
+#   fuzz     build-fuzz/     scripts/fuzz.sh ci: each libFuzzer harness for
+#                            FUZZ_SECONDS (default 30; the engine twice that)
+#                            under ASan + UBSan
 #
 # Every step runs even when an earlier one failed (except after deps), so one
 # run reports everything. The last line is "N passed, N failed": the ctest
@@ -20,7 +29,7 @@
 # failed. Build logs are kept as <build folder>/build.log.
 #
 # Environment: JOBS (parallel compile jobs, default nproc), CTEST_JOBS
-# (default 2).
+# (default 2), FUZZ_SECONDS (default 30).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -160,6 +169,23 @@ step_option() { # step_option DIR OPTION
   run_ctest "$dir" -R engine
 }
 
+step_tsan() {
+  local archer=/usr/lib/llvm-14/lib/libarcher.so
+  # CC for this configure only (an assignment before a function call)
+  CC=clang check "build build-tsan (clang, ThreadSanitizer)" \
+    build . build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSC_TSAN=ON \
+      -DSC_WARNINGS_AS_ERRORS=ON -DSC_BUILD_BENCH=OFF -DSC_BUILD_TOOLS=OFF || return 1
+  check "libarcher (TSan's view of OpenMP) present" test -f "$archer" || return 1
+  OMP_TOOL_LIBRARIES=$archer \
+  TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1" \
+    run_ctest build-tsan -R 'engine\.(api|host|extremes|pathological|stages)|fuzz\.corpus\.engine'
+}
+
+step_fuzz() {
+  check "libFuzzer harnesses (scripts/fuzz.sh ci ${FUZZ_SECONDS:-30})" \
+    bash scripts/fuzz.sh ci "${FUZZ_SECONDS:-30}"
+}
+
 say "spherecollide test suite: $(git rev-parse --short HEAD 2>/dev/null || echo 'no git'), $jobs build jobs, ctest -j $ctest_jobs"
 timed deps step_deps || {
   echo "0 passed, 1 failed"
@@ -170,6 +196,8 @@ timed asan step_asan
 timed release step_release
 timed nohwloc step_option build-nohwloc -DSC_HWLOC=OFF
 timed noavx2 step_option build-noavx2 -DSC_ENABLE_AVX2=OFF
+timed tsan step_tsan
+timed fuzz step_fuzz
 
 say "summary ($((SECONDS - t_start)) s)"
 printf '  %s\n' "${timings[@]}"

@@ -1,0 +1,248 @@
+/*
+ * fuzz_engine.c: the differential engine harness. Bytes become a small
+ * sphere set with adversarial values (a common binary scale anywhere from
+ * 2^-1074 to the accepted limit, small integer lattices so exact touching
+ * is common, zero, subnormal and huge radii, duplicates, outliers at
+ * +-SC_MAX_ABS_VALUE); float32 or float64, rows or separate arrays, 2-D or
+ * 3-D. Every algorithm and kernel, at 1 and several threads, must return the
+ * oracle's pair set: the same count, checksum and pairs as a brute-force
+ * double loop written here.
+ *
+ * Built as a libFuzzer target with clang (SC_FUZZ=ON), or, with any
+ * compiler, as a program that replays files (tests/fuzz/driver.c): the
+ * committed corpus runs in every ctest build.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "spherecollide.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_N 48
+
+typedef struct input {
+    const uint8_t *p;
+    size_t left;
+} input;
+
+static unsigned byte(input *in)
+{
+    if (in->left == 0)
+        return 0;
+    in->left--;
+    return *in->p++;
+}
+
+static void fuzz_fail(const char *what, const char *config, unsigned long long a,
+                      unsigned long long b)
+{
+    fprintf(stderr, "fuzz_engine: %s (%s): engine %llu, oracle %llu\n", what, config, a, b);
+    abort();
+}
+
+/* One value from the scale, the lattice and the byte. */
+static double value(input *in, int e0, int radius)
+{
+    const unsigned k = byte(in);
+    switch (k >> 5) { /* top three bits: the kind */
+    case 0:
+    case 1:
+    case 2:
+    case 3: /* a lattice value at the common scale: exact touching, duplicates */
+        return ldexp((double)((int)(k & 63) - (radius ? 0 : 32)), e0);
+    case 4: /* at a nearby scale */
+        return ldexp((double)(k & 15), e0 + (int)((k >> 4) & 1) * 8 - 4);
+    case 5: /* zero, or the smallest subnormals */
+        return (k & 1) ? 0.0 : ldexp((double)(k & 31), -1074);
+    case 6: /* a random mantissa at the scale */
+    {
+        uint64_t m = 0;
+        for (int b = 0; b < 6; b++)
+            m = m << 8 | byte(in);
+        return ldexp((double)(m & ((1ull << 48) - 1)), e0 - 44) * ((!radius && (k & 1)) ? -1 : 1);
+    }
+    default: /* far away: the limits and wide scales */
+        switch (k & 7) {
+        case 0: return radius ? SC_MAX_ABS_VALUE : SC_MAX_ABS_VALUE;
+        case 1: return radius ? 1e-300 : -SC_MAX_ABS_VALUE;
+        case 2: return 1e150 * 0.999;
+        case 3: return 1e-300;
+        case 4: return ldexp(1.0, (int)byte(in) * 4 - 540); /* 2^-540 .. 2^480 */
+        default: return ldexp((double)(k & 7), e0 + 20);
+        }
+    }
+}
+
+static uint64_t mix(uint32_t i, uint32_t j)
+{
+    uint64_t z = ((uint64_t)i << 32) | j;
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+typedef struct pairlist {
+    uint32_t p[2 * MAX_N * (MAX_N - 1) / 2];
+    size_t n;
+} pairlist;
+
+static int collect(const uint32_t *pairs, size_t count, void *user)
+{
+    pairlist *l = user;
+    for (size_t k = 0; k < count; k++) {
+        if (l->n >= MAX_N * (MAX_N - 1) / 2)
+            return 1;
+        l->p[2 * l->n] = pairs[2 * k];
+        l->p[2 * l->n + 1] = pairs[2 * k + 1];
+        l->n++;
+    }
+    return 0;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const uint32_t *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] != y[1] ? (x[1] < y[1] ? -1 : 1) : 0;
+}
+
+typedef struct config {
+    sc_algorithm algo;
+    sc_kernel kernel;
+    int threads, max_levels, levels;
+    double cell_factor;
+    int sorted, morton;
+    const char *name;
+} config;
+
+/* Contexts live across inputs: every run after the first is a warm query on
+ * scratch shaped by other inputs, as a library caller's would be. The first
+ * three run on every input; one of the shaped grids (picked by the input)
+ * runs too. */
+static const config configs[] = {
+    {SC_ALGO_GRID, SC_KERNEL_SCALAR, 1, 0, 0, 1.0, 0, 0, "grid scalar 1 thread"},
+    {SC_ALGO_GRID, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 0, 0, "grid avx2 3 threads"},
+    {SC_ALGO_BRUTE, SC_KERNEL_AUTO, 2, 0, 0, 1.0, 0, 0, "brute 2 threads"},
+    {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 16, 16, 1.0, 1, 0, "grid, 16 levels forced, sorted"},
+    {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 1, 0, 3.7, 0, 0, "grid, one level, cell factor 3.7"},
+    {SC_ALGO_GRID, SC_KERNEL_SCALAR, 2, 4, 3, 1.0, 1, 1, "grid, 3 levels, Morton rows, sorted"},
+};
+#define NCONFIG (sizeof configs / sizeof configs[0])
+static sc_context *contexts[NCONFIG];
+
+static sc_context *context_of(size_t c)
+{
+    if (contexts[c] == NULL) {
+        const config *cf = &configs[c];
+        sc_options o = sc_options_default();
+        o.algorithm = cf->algo;
+        o.kernel = sc_kernel_available(cf->kernel) ? cf->kernel : SC_KERNEL_AUTO;
+        o.threads = cf->threads;
+        o.pin = SC_PIN_NONE;
+        o.sorted = cf->sorted;
+        o.chunk_pairs = 7; /* many chunks, so buffers wrap */
+        if (cf->max_levels)
+            o.max_levels = cf->max_levels;
+        o.levels = cf->levels;
+        o.cell_factor = cf->cell_factor;
+        o.traversal = cf->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS;
+        if (sc_context_create(&o, &contexts[c]) != SC_OK)
+            fuzz_fail("context", cf->name, 0, 0);
+    }
+    return contexts[c];
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    input in = {data, size};
+    const unsigned flags = byte(&in);
+    const int dims = (flags & 1) ? 2 : 3;
+    const int f32 = (flags >> 1) & 1;
+    const int soa = (flags >> 2) & 1;
+    /* the common scale: 2^-1074 .. 2^490 */
+    const int e0 = (int)((byte(&in) << 8 | byte(&in)) % 1565) - 1074;
+    size_t n = byte(&in) % (MAX_N + 1);
+    double v[MAX_N][4];
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < 4; a++) {
+            double x = (a == 2 && dims == 2) ? 0.0 : value(&in, e0, a == 3);
+            if (!(fabs(x) <= SC_MAX_ABS_VALUE))
+                x = copysign(SC_MAX_ABS_VALUE, x);
+            if (a == 3)
+                x = fabs(x);
+            if (f32) { /* what the engine sees: the float, widened */
+                float fx = (float)x;
+                x = isfinite(fx) ? (double)fx : 0.0;
+            }
+            v[i][a] = x;
+        }
+    }
+    /* the input view */
+    double rows64[MAX_N * 4], soa64[4][MAX_N];
+    float rows32[MAX_N * 4], soa32[4][MAX_N];
+    const int cols = dims + 1;
+    for (size_t i = 0; i < n; i++)
+        for (int a = 0, c = 0; a < 4; a++) {
+            if (dims == 2 && a == 2)
+                continue;
+            rows64[i * (size_t)cols + (size_t)c] = v[i][a];
+            rows32[i * (size_t)cols + (size_t)c] = (float)v[i][a];
+            c++;
+            soa64[a][i] = v[i][a];
+            soa32[a][i] = (float)v[i][a];
+        }
+    sc_spheres view;
+    if (soa)
+        view = f32 ? sc_spheres_soa_f32(n, soa32[0], soa32[1], dims == 3 ? soa32[2] : NULL, soa32[3])
+                   : sc_spheres_soa_f64(n, soa64[0], soa64[1], dims == 3 ? soa64[2] : NULL, soa64[3]);
+    else
+        view = f32 ? sc_spheres_rows_f32(n, dims, rows32) : sc_spheres_rows_f64(n, dims, rows64);
+
+    /* the oracle, in lexicographic order */
+    static pairlist want, got;
+    want.n = 0;
+    uint64_t want_sum = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            const double dx = v[i][0] - v[j][0], dy = v[i][1] - v[j][1], dz = v[i][2] - v[j][2];
+            const double d2 = (dx * dx + dy * dy) + dz * dz, s = v[i][3] + v[j][3];
+            if (d2 <= s * s) {
+                want.p[2 * want.n] = (uint32_t)i;
+                want.p[2 * want.n + 1] = (uint32_t)j;
+                want.n++;
+                want_sum += mix((uint32_t)i, (uint32_t)j);
+            }
+        }
+
+    /* which shaped grid joins the three that always run */
+    const size_t shaped = 3 + byte(&in) % 3;
+    for (size_t c = 0; c < NCONFIG; c++) {
+        if (c >= 3 && c != shaped)
+            continue;
+        const config *cf = &configs[c];
+        sc_context *ctx = context_of(c);
+        sc_summary s;
+        sc_status st = sc_count_pairs(ctx, &view, &s);
+        if (st != SC_OK)
+            fuzz_fail("count status", cf->name, (unsigned long long)st, 0);
+        if (s.pairs != want.n)
+            fuzz_fail("count", cf->name, s.pairs, want.n);
+        if (s.checksum != want_sum)
+            fuzz_fail("checksum", cf->name, s.checksum, want_sum);
+        got.n = 0;
+        st = sc_stream_pairs(ctx, &view, collect, &got, &s);
+        if (st != SC_OK)
+            fuzz_fail("stream status", cf->name, (unsigned long long)st, 0);
+        if (!cf->sorted && got.n > 1)
+            qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
+        if (got.n != want.n || (got.n && memcmp(got.p, want.p, 2 * got.n * sizeof(uint32_t)) != 0))
+            fuzz_fail("streamed pairs differ", cf->name, got.n, want.n);
+    }
+    return 0;
+}
