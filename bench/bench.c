@@ -83,6 +83,7 @@ typedef struct bench_args {
     double wait_idle_s; /* wait up to this long for a quiet machine per run */
     int retry_busy;     /* reruns of a configuration disturbed by other work */
     int print_tag;      /* print the machine tag (results folder name) and exit */
+    int record;         /* write the committed bench/results/<machine>/ CSVs */
     int fork;
     int caps;
     sc_pin pin;
@@ -123,8 +124,10 @@ static void usage(FILE *f)
         "  --brute            also run the library's brute force for n <= --brute-max-n (2e4)\n"
         "  --seed S           generator seed (default 1)\n"
         "  --quick            small sizes (1e3,1e4; dense 1e3,2e3), 3 repeats: a smoke test\n"
-        "  --csv PATH         CSV file (default " SC_BENCH_RESULTS_DIR "/<machine>/<scenario>.csv;\n"
-        "                     'none' for no CSV)\n"
+        "  --csv PATH         CSV file (default: a scratch copy, " SC_BENCH_RESULTS_DIR "/tmp/<machine>/\n"
+        "                     <scenario>.csv, never a committed result; 'none' for no CSV)\n"
+        "  --record           write " SC_BENCH_RESULTS_DIR "/<machine>/<scenario>.csv, the results the\n"
+        "                     docs are built from (run-bench.sh does; a one-off run should not)\n"
         "  --scenario NAME    names the CSV files (default sweep)\n"
         "  --machine-tag TAG  results folder name (default from the CPU model and cores)\n"
         "  --tmpdir DIR       where --mode npy writes (default " SC_BENCH_RESULTS_DIR "/tmp)\n"
@@ -270,6 +273,8 @@ static void parse_args(int argc, char **argv, bench_args *a)
                 a->mode = MODE_NPY;
             else
                 die_usage("unknown mode '%s' (count, stream, npy)", val);
+        } else if (!strcmp(opt, "--record")) {
+            a->record = 1;
         } else if (!strcmp(opt, "--baseline")) {
             a->baseline = 1;
         } else if (!strcmp(opt, "--rounds")) {
@@ -1146,7 +1151,8 @@ int main(int argc, char **argv)
             snprintf(csv_path, sizeof csv_path, "%s", a.csv);
         } else {
             char dir[1024];
-            snprintf(dir, sizeof dir, "%s/%s", SC_BENCH_RESULTS_DIR, m.tag);
+            /* only --record touches the committed results */
+            snprintf(dir, sizeof dir, "%s/%s%s", SC_BENCH_RESULTS_DIR, a.record ? "" : "tmp/", m.tag);
             if (bench_mkdir_p(dir))
                 fprintf(stderr, "sc_bench: cannot create %s: %s\n", dir, strerror(errno));
             snprintf(csv_path, sizeof csv_path, "%.900s/%.100s.csv", dir, a.scenario);

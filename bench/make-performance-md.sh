@@ -253,11 +253,14 @@ dense 2x10^4 scalar $(kgt dense 20000 1 scalar), avx2 $(kgt dense 20000 1 avx2) 
 
 \`\`\`sh
 bench/run-bench.sh                 # Release build in build-bench/, every scenario, this file
-bench/run-bench.sh --quick         # smoke test (quick-*.csv), leaves this file alone
-build-bench/bench/sc_bench --dist uniform --n 1e6 --baseline   # one figure
+bench/run-bench.sh --quick         # smoke test, CSVs in bench/results/tmp/, leaves this file alone
+build-bench/bench/sc_bench --dist uniform --n 1e6 --baseline   # one figure; CSV in bench/results/tmp/
 bench/make-performance-md.sh       # this file from the newest bench/results/*/
 \`\`\`
 
+Only \`run-bench.sh\` (which passes \`--record\`) writes the committed CSVs
+under \`bench/results/<machine>/\`; a one-off \`sc_bench\` or \`sc_study\` run
+writes to the scratch folder \`bench/results/tmp/\`, ignored by git.
 The scenarios and their exact command lines are listed in \`bench/run-bench.sh\`:
 \`sweep\` (every generator, 10^4..10^7, 1 and all threads), \`baseline\` (the
 hash grid of \`bench/hashgrid.c\` in the same run), \`threads\` (uniform 4x10^6),

@@ -47,7 +47,14 @@ cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target sc_bench
 bench="$build/bench/sc_bench"
 # shellcheck disable=SC2086  # $extra is a list of options
 tag=$("$bench" --print-machine-tag $extra)
+# A full run records the results the docs are built from; --quick writes to
+# the scratch folder bench/results/tmp/ (ignored by git).
 results="$root/bench/results/$tag"
+record=--record
+if [ "$quick" = 1 ]; then
+    results="$root/bench/results/tmp/$tag"
+    record=
+fi
 mkdir -p "$results"
 
 run() {
@@ -59,7 +66,8 @@ run() {
     echo
     echo "=== scenario $name: sc_bench $* $extra"
     # shellcheck disable=SC2086  # $extra is a list of options
-    "$bench" --scenario "$name" --label "$rev" --wait-idle "$wait" --retry-busy "$retry" "$@" $extra
+    # shellcheck disable=SC2086  # $record is empty or one option
+    "$bench" $record --scenario "$name" --label "$rev" --wait-idle "$wait" --retry-busy "$retry" "$@" $extra
 }
 
 # The source revision measured, "-dirty" when the engine differs from it.

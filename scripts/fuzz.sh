@@ -7,8 +7,8 @@
 #   bash scripts/fuzz.sh campaign [OUT] the long campaign: each reader 10^7
 #                                       executions (ASan + UBSan), the engine
 #                                       10^6 in a build without sanitizers
-#                                       (build-fuzz-fast/) and 20 minutes with
-#                                       them, the pair writers 30 minutes;
+#                                       (build-fuzz-fast/) and 10 minutes with
+#                                       them, the pair writers 10 minutes;
 #                                       writes OUT (default
 #                                       bench/results/<machine>/fuzz-campaign.csv)
 #
@@ -97,11 +97,11 @@ campaign)
     line=$(run "$h" build-fuzz -runs=10000000) || failed=1
     record asan+ubsan "$line"
   done
-  line=$(run pairs build-fuzz -max_total_time=1800) || failed=1
+  line=$(run pairs build-fuzz -max_total_time=600) || failed=1
   record asan+ubsan "$line"
   line=$(run engine build-fuzz-fast -runs=1000000) || failed=1
   record release "$line"
-  line=$(run engine build-fuzz -max_total_time=1200) || failed=1
+  line=$(run engine build-fuzz -max_total_time=600) || failed=1
   record asan+ubsan "$line"
   mv "$tmp" "$out"
   echo "wrote $out"

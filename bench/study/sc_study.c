@@ -187,6 +187,7 @@ typedef struct study_result {
 typedef struct study_args {
     const char *scenario;
     int quick;
+    int record; /* default output: the committed results folder */
     const char *outdir;
     const char *tag;
     int repeats;
@@ -1275,7 +1276,10 @@ static void usage(FILE *f)
         "  kernels    scalar vs avx2, 1 and all threads\n"
         "Options:\n"
         "  --quick            small sizes and fewer repeats (a smoke run of the study)\n"
-        "  --out DIR          CSV folder (default " SC_BENCH_RESULTS_DIR "/<machine>/study[-quick])\n"
+        "  --out DIR          CSV folder (default: a scratch folder, " SC_BENCH_RESULTS_DIR "/tmp/<machine>/\n"
+        "                     study[-quick], never the committed results)\n"
+        "  --record           write " SC_BENCH_RESULTS_DIR "/<machine>/study[-quick], the results the docs\n"
+        "                     are built from (run-study.sh passes --out itself)\n"
         "  --machine-tag TAG  names the machine folder (default: from the CPU model, as sc_bench)\n"
         "  --repeat R         timed repeats per configuration, >= 3 (default 5; quick 3)\n"
         "  --timeout S        kill a configuration after S seconds (default 300, levels 60;\n"
@@ -1318,6 +1322,8 @@ static void parse_args(int argc, char **argv, study_args *a)
         } else if (!strcmp(opt, "--scenario")) {
             NEED();
             a->scenario = val;
+        } else if (!strcmp(opt, "--record")) {
+            a->record = 1;
         } else if (!strcmp(opt, "--quick")) {
             a->quick = 1;
         } else if (!strcmp(opt, "--once")) {
@@ -1441,7 +1447,9 @@ int main(int argc, char **argv)
     machine_probe(a.tag, &m);
     static char outdir[1024];
     if (!a.outdir) {
-        snprintf(outdir, sizeof outdir, "%s/%s/%s", SC_BENCH_RESULTS_DIR, m.tag, a.quick ? "study-quick" : "study");
+        /* only --record touches the committed results */
+        snprintf(outdir, sizeof outdir, "%s/%s%s/%s", SC_BENCH_RESULTS_DIR, a.record ? "" : "tmp/", m.tag,
+                 a.quick ? "study-quick" : "study");
         a.outdir = outdir;
     }
     printf("sc_study %s | scenario %s | %s | machine %s (%s), %d CPUs, library threads %d\n", sc_version(),
