@@ -101,6 +101,26 @@ static int exact_scale(uint64_t m, int e, double *out)
 }
 #endif
 
+/* Appends the decimal digits at *p to the significand m (leading zeros are
+ * not significant digits); returns how many digits it read, or -1 when m
+ * would need more than 19 significant digits. */
+static int take_digits(const char **p, const char *end, uint64_t *m, int *digits)
+{
+    const char *q = *p;
+    for (; q < end && (unsigned)(*q - '0') < 10; q++) {
+        const unsigned d = (unsigned)(*q - '0');
+        if (*m != 0 || d != 0) {
+            if (*digits >= 19)
+                return -1;
+            *m = *m * 10 + d;
+            (*digits)++;
+        }
+    }
+    const int n = (int)(q - *p);
+    *p = q;
+    return n;
+}
+
 /* Clinger's fast path: a decimal whose significand fits in 53 bits and whose
  * power of ten is exact (|e| <= 22) is m * 10^e or m / 10^-e, one correctly
  * rounded operation, hence exactly what strtod returns. Anything else
@@ -121,31 +141,17 @@ static int parse_fast(const char *p, const char *end, double *out)
     }
     uint64_t m = 0;
     int digits = 0, exp10 = 0, any = 0;
-    while (p < end && (unsigned)(*p - '0') < 10) {
-        unsigned d = (unsigned)(*p - '0');
-        any = 1;
-        if (m != 0 || d != 0) {
-            if (digits >= 19)
-                return -1;
-            m = m * 10 + d;
-            digits++;
-        }
-        p++;
-    }
+    int n = take_digits(&p, end, &m, &digits);
+    if (n < 0)
+        return -1;
+    any = n > 0;
     if (p < end && *p == '.') {
         p++;
-        while (p < end && (unsigned)(*p - '0') < 10) {
-            unsigned d = (unsigned)(*p - '0');
-            any = 1;
-            if (m != 0 || d != 0) {
-                if (digits >= 19)
-                    return -1;
-                m = m * 10 + d;
-                digits++;
-            }
-            exp10--;
-            p++;
-        }
+        n = take_digits(&p, end, &m, &digits);
+        if (n < 0)
+            return -1;
+        any |= n > 0;
+        exp10 = -n;
     }
     if (!any)
         return -1;
