@@ -105,7 +105,7 @@ static const char usage_pairs[] =
     "  --repeat R          run the count R times on the same context (no -o) and\n"
     "                      report the median run's seconds; the first, cold run (it\n"
     "                      allocates the scratch) is reported as seconds.first\n"
-    "  --quiet             print nothing on success (no report, no progress)\n"
+    "  --quiet             no report table, no progress (--json still prints)\n"
     "  -h, --help          this help\n"
     "\n"
     "Progress is shown on stderr when it is a terminal and n >= 1000000.\n"
@@ -790,7 +790,8 @@ static int cmd_pairs(int argc, char **argv)
             rc = fail(sc_io_exit_code(ws), "%s", ss.err);
     }
     /* The report goes to stdout, or to stderr when the pairs do (-o -). */
-    if (rc == EXIT_OK && !job.quiet)
+    /* --quiet drops the table and the progress; --json is output asked for */
+    if (rc == EXIT_OK && (!job.quiet || job.json))
         print_report(to_stdout ? stderr : stdout, &job, &in, &sum, &stats, read_s, write_s);
     sc_context_destroy(ctx);
     sc_io_spheres_free(&in);

@@ -575,6 +575,8 @@ case_details() {
     run_ok "$WORK/q.txt" pairs "$WORK/two.txt" --quiet
     checks=$((checks + 1))
     [ -s "$WORK/q.txt" ] && fail "--quiet printed: $(cat "$WORK/q.txt")"
+    run_ok "$WORK/q.json" pairs "$WORK/two.txt" --quiet --json
+    [ "$(json_get "$WORK/q.json" pairs)" = 1 ] || fail "--quiet --json printed no JSON"
     run_ok "$WORK/q.txt" gen uniform 10 -o "$WORK/q.npy" --quiet
     [ -s "$WORK/q.txt" ] && fail "gen --quiet printed: $(cat "$WORK/q.txt")"
     # info: "1 thread"
