@@ -29,3 +29,6 @@ endif()
 target_compile_options(test_host PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
 add_test(NAME engine.host COMMAND test_host)
 set_tests_properties(engine.host PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
+# A binding that cannot be applied to every thread is undone and reported as none.
+add_test(NAME engine.host.limit COMMAND test_host)
+set_tests_properties(engine.host.limit PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE;OMP_THREAD_LIMIT=1")
