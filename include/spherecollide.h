@@ -172,7 +172,9 @@ typedef struct sc_options {
     int threads;            /**< 0 = one per core hwloc sees (or omp_get_num_procs) */
     sc_pin pin;             /**< default SC_PIN_COMPACT: the library's team
                                  threads are bound for the duration of each
-                                 call and their masks restored after it */
+                                 call on 32768 or more spheres, and their
+                                 masks restored after it (smaller calls are
+                                 too short for binding to pay: none) */
     sc_kernel kernel;       /**< default SC_KERNEL_AUTO */
     double cell_factor;     /**< base cell edge as a multiple of the minimum legal
                                  one (2 * r_max of the level); >= 1, default 1 */
@@ -299,7 +301,8 @@ typedef struct sc_stats {
     sc_kernel kernel;         /**< kernel that ran (never AUTO) */
     sc_pin pin;               /**< binding applied during the call: the policy
                                    asked for, or NONE when it could not be
-                                   applied to every thread (or no hwloc) */
+                                   applied to every thread, the batch was
+                                   under 32768 spheres, or no hwloc */
     double cell_size;         /**< edge of the finest level's cells */
 } sc_stats;
 

@@ -25,6 +25,9 @@ _Static_assert(sizeof(size_t) >= 8, "spherecollide needs a 64-bit size_t");
  * "unlimited") acts as this, 128 MiB of stream buffer per thread. */
 #define SC_CHUNK_PAIRS_MAX ((size_t)1 << 24)
 
+/* Smallest batch whose call binds its threads (see run_query). */
+#define SC_PIN_MIN_SPHERES 32768
+
 /* Progress of one query (see progress_report). */
 typedef struct progress_map {
     sc_progress_fn fn;
@@ -344,12 +347,17 @@ static sc_status run_query(sc_context *c, const sc_spheres *spheres, query_fn fn
         const int saved = omp_get_max_threads();
         omp_set_num_threads(c->threads);
 #endif
-        c->stats.pin = sc_pinning_begin(c->pinning);
+        /* Binding costs a few affinity calls per thread and call (tens of
+         * microseconds, a migration each); it pays only where a call runs
+         * long enough for the cache it keeps warm to matter. */
+        const bool bind = spheres->count >= SC_PIN_MIN_SPHERES;
+        c->stats.pin = bind ? sc_pinning_begin(c->pinning) : SC_PIN_NONE;
         prepared p;
         st = prepare(c, spheres, &p);
         if (st == SC_OK)
             st = fn(c, &p, arg);
-        sc_pinning_end(c->pinning);
+        if (bind)
+            sc_pinning_end(c->pinning);
 #ifdef _OPENMP
         omp_set_num_threads(saved);
 #endif

@@ -64,9 +64,9 @@ static void *thread_mask(void *arg) {
 }
 
 static void group_binding(void) {
-    const size_t n = 4000;
+    const size_t n = 40000; /* at least the 32768 spheres that make a call bind */
     double *rows = malloc(4 * n * sizeof(double));
-    scgen_generate("dense", n, 1, rows);
+    scgen_generate("uniform", n, 1, rows);
     sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
     const cpu_set_t before = mask_of_self();
 #ifdef _OPENMP
@@ -89,9 +89,13 @@ static void group_binding(void) {
     /* OMP_THREAD_LIMIT=1 (ctest engine.host.limit) leaves a team of one where
      * two were bound: the binding fails, is undone, and the stats say none */
     const char *limit = getenv("OMP_THREAD_LIMIT");
-    if (limit && strcmp(limit, "1") == 0)
+    const int limited = limit && strcmp(limit, "1") == 0;
+    if (limited)
         CHECK(st.pin == SC_PIN_NONE, "a team of 1 for 2 bound threads, but pin reported %s",
               sc_pin_name(st.pin));
+    if (hwloc_built() && !limited && CPU_COUNT(&before) > 1)
+        CHECK(st.pin == SC_PIN_COMPACT, "hwloc and %d CPUs, but the binding was %s",
+              CPU_COUNT(&before), sc_pin_name(st.pin));
     if (st.pin == SC_PIN_COMPACT && CPU_COUNT(&before) > 1)
         CHECK(CPU_COUNT(&s.mask) < CPU_COUNT(&before),
               "stats say compact, but the callback ran on a thread allowed %d of %d CPUs",
@@ -119,6 +123,11 @@ static void group_binding(void) {
     }
     CHECK(pool_ok, "an OpenMP thread of the host's own region kept the library's binding");
 #endif
+    /* a small batch is not bound at all, and says so */
+    sc_spheres few = sc_spheres_rows_f64(1000, 3, rows);
+    CHECK(sc_count_pairs(ctx, &few, &sum) == SC_OK, "small batch");
+    sc_context_stats(ctx, &st);
+    CHECK(st.pin == SC_PIN_NONE, "1000 spheres: binding %s", sc_pin_name(st.pin));
     /* the same after a failing call */
     rows[5] = NAN;
     CHECK(sc_count_pairs(ctx, &v, &sum) == SC_ERR_NON_FINITE, "NaN rejected");
