@@ -172,7 +172,7 @@ typedef struct sc_options {
     int threads;            /**< 0 = one per core hwloc sees (or omp_get_num_procs) */
     sc_pin pin;             /**< default SC_PIN_COMPACT: the library's team
                                  threads are bound for the duration of each
-                                 call on 32768 or more spheres, and their
+                                 call on 262144 (2^18) or more spheres, and their
                                  masks restored after it (smaller calls are
                                  too short for binding to pay: none) */
     sc_kernel kernel;       /**< default SC_KERNEL_AUTO */
@@ -302,7 +302,7 @@ typedef struct sc_stats {
     sc_pin pin;               /**< binding applied during the call: the policy
                                    asked for, or NONE when it could not be
                                    applied to every thread, the batch was
-                                   under 32768 spheres, or no hwloc */
+                                   under 2^18 spheres, or no hwloc */
     double cell_size;         /**< edge of the finest level's cells */
 } sc_stats;
 

@@ -26,7 +26,7 @@ _Static_assert(sizeof(size_t) >= 8, "spherecollide needs a 64-bit size_t");
 #define SC_CHUNK_PAIRS_MAX ((size_t)1 << 24)
 
 /* Smallest batch whose call binds its threads (see run_query). */
-#define SC_PIN_MIN_SPHERES 32768
+#define SC_PIN_MIN_SPHERES 262144
 
 /* Progress of one query (see progress_report). */
 typedef struct progress_map {

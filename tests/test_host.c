@@ -64,7 +64,7 @@ static void *thread_mask(void *arg) {
 }
 
 static void group_binding(void) {
-    const size_t n = 40000; /* at least the 32768 spheres that make a call bind */
+    const size_t n = 300000; /* at least the 2^18 spheres that make a call bind */
     double *rows = malloc(4 * n * sizeof(double));
     scgen_generate("uniform", n, 1, rows);
     sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
