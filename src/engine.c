@@ -1,154 +1,24 @@
 /*
- * engine.c: the orchestrator and the public entry points. One query is
+ * engine.c: the pipeline and the search entry points. One query is
  *
  *   bounds -> grid plan -> keys -> radix sort -> row table -> gather
  *          -> search over rows into a sink -> totals
  *
- * with every stage timed into the context's statistics. Scratch lives in the
- * context and only grows, so repeated queries on batches of the same size
- * allocate nothing new. Peak scratch per sphere: keys 8 + 8 (sort), index
- * 4 + 4, fine x 4, working copy 32 = 60 bytes, plus per-thread sink
- * buffers; the row table reuses the sort's second buffers.
+ * with every stage timed into the context's statistics (context.c holds the
+ * context's lifecycle). Scratch lives in the context and only grows, so
+ * repeated queries on batches of the same size allocate nothing new. Peak
+ * scratch per sphere: keys 8 + 8 (sort), index 4 + 4, fine x 4, working
+ * copy 32 = 60 bytes, plus per-thread sink buffers; the row table reuses the
+ * sort's second buffers.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "internal.h"
+#include "context.h"
 #include "output.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* Scratch sizes are n times a few dozen bytes for n <= 2^32 spheres: they
- * need a 64-bit size_t, and then cannot overflow. */
-_Static_assert(sizeof(size_t) >= 8, "spherecollide needs a 64-bit size_t");
-
-/* Pairs per callback chunk at most: a larger chunk_pairs (SIZE_MAX as
- * "unlimited") acts as this, 128 MiB of stream buffer per thread. */
-#define SC_CHUNK_PAIRS_MAX ((size_t)1 << 24)
-
-/* Smallest batch whose call binds its threads (see run_query). */
-#define SC_PIN_MIN_SPHERES 262144
-
-/* Progress of one query (see progress_report). */
-typedef struct progress_map {
-    sc_progress_fn fn;
-    void *user;
-    double base, scale, last;
-} progress_map;
-
-struct sc_context {
-    sc_options opt;
-    int threads;
-    size_t chunk_pairs;   /* opt.chunk_pairs, at most SC_CHUNK_PAIRS_MAX */
-    sc_pinning *pinning;  /* the binding of this context's team, per call */
-    sc_buf keys, tmp_keys, index, tmp_index, xq, work, counts, sink_mem, hist, win;
-    sc_stats stats;
-    progress_map progress; /* this query's progress */
-    sc_kernel_fn kernel_override; /* bench only (sc_context_kernel_override) */
-};
-
-void sc_context_kernel_override(sc_context *c, sc_kernel_fn fn) { c->kernel_override = fn; }
-
-static const sc_allocator *alloc_of(const sc_context *c) { return &c->opt.allocator; }
-
-static void logf_(const sc_context *c, sc_log_level lvl, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-#include <stdarg.h>
-static void logf_(const sc_context *c, sc_log_level lvl, const char *fmt, ...) {
-    if (!c->opt.log)
-        return;
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    c->opt.log(lvl, msg, c->opt.log_user);
-}
-
-/* ---- context ------------------------------------------------------------- */
-
-static sc_status options_check(const sc_options *o) {
-    if (o->size != sizeof(sc_options))
-        return SC_ERR_INVALID_ARGUMENT;
-    if (o->algorithm != SC_ALGO_GRID && o->algorithm != SC_ALGO_BRUTE)
-        return SC_ERR_INVALID_ARGUMENT;
-    if (o->traversal != SC_TRAVERSAL_ROWS && o->traversal != SC_TRAVERSAL_MORTON)
-        return SC_ERR_INVALID_ARGUMENT;
-    if (o->layout != SC_LAYOUT_GATHERED && o->layout != SC_LAYOUT_INDIRECT)
-        return SC_ERR_INVALID_ARGUMENT;
-    if (o->threads < 0 || o->threads > 4096)
-        return SC_ERR_INVALID_ARGUMENT;
-    if (o->pin != SC_PIN_NONE && o->pin != SC_PIN_COMPACT && o->pin != SC_PIN_SCATTER)
-        return SC_ERR_INVALID_ARGUMENT;
-    if (o->kernel != SC_KERNEL_AUTO && o->kernel != SC_KERNEL_SCALAR && o->kernel != SC_KERNEL_AVX2)
-        return SC_ERR_INVALID_ARGUMENT;
-    if (!(o->cell_factor >= 1.0 && o->cell_factor <= 1e6))
-        return SC_ERR_INVALID_ARGUMENT;
-    if (o->max_levels < 1 || o->max_levels > SC_MAX_LEVELS || o->levels < 0 ||
-        o->levels > SC_MAX_LEVELS)
-        return SC_ERR_INVALID_ARGUMENT;
-    if (o->chunk_pairs == 0 || o->sorted_window_bytes < 4096)
-        return SC_ERR_INVALID_ARGUMENT;
-    if (o->allocator.alloc && !o->allocator.free)
-        return SC_ERR_INVALID_ARGUMENT;
-    return SC_OK;
-}
-
-sc_status sc_context_create(const sc_options *options, sc_context **out) {
-    if (!out)
-        return SC_ERR_INVALID_ARGUMENT;
-    *out = NULL;
-    sc_options o = options ? *options : sc_options_default();
-    sc_status st = options_check(&o);
-    if (st != SC_OK)
-        return st;
-    sc_kernel k = o.kernel;
-    if (!sc_kernel_resolve(&k))
-        return SC_ERR_UNSUPPORTED;
-    const int threads = o.threads > 0 ? o.threads : sc_cores_available();
-    const size_t head = (sizeof(sc_context) + SC_ALIGN - 1) / SC_ALIGN * SC_ALIGN;
-    sc_context *c = sc_alloc(&o.allocator, head + sc_pinning_bytes(threads));
-    if (!c)
-        return SC_ERR_OUT_OF_MEMORY;
-    memset(c, 0, sizeof *c);
-    c->opt = o;
-    c->threads = threads;
-    c->chunk_pairs = o.chunk_pairs < SC_CHUNK_PAIRS_MAX ? o.chunk_pairs : SC_CHUNK_PAIRS_MAX;
-    c->pinning = sc_pinning_init((char *)c + head, o.pin, threads);
-    char warn[128];
-    if (sc_kernel_env_problem(warn, sizeof warn) > 0)
-        logf_(c, SC_LOG_WARN, "%s", warn);
-    *out = c;
-    return SC_OK;
-}
-
-void sc_context_trim(sc_context *c) {
-    if (!c)
-        return;
-    sc_buf *bufs[] = {&c->keys, &c->tmp_keys, &c->index, &c->tmp_index, &c->xq, &c->work,
-                      &c->counts, &c->sink_mem, &c->hist, &c->win};
-    for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
-        sc_buf_release(alloc_of(c), bufs[k]);
-}
-
-void sc_context_destroy(sc_context *c) {
-    if (!c)
-        return;
-    sc_context_trim(c);
-    sc_allocator a = c->opt.allocator;
-    sc_free(&a, c);
-}
-
-sc_status sc_context_stats(const sc_context *c, sc_stats *out) {
-    if (!c || !out)
-        return SC_ERR_INVALID_ARGUMENT;
-    *out = c->stats;
-    return SC_OK;
-}
-
-static uint64_t scratch_bytes(const sc_context *c) {
-    return c->keys.bytes + c->tmp_keys.bytes + c->index.bytes + c->tmp_index.bytes + c->xq.bytes +
-           c->work.bytes + c->counts.bytes + c->sink_mem.bytes + c->hist.bytes + c->win.bytes;
-}
+static const sc_allocator *alloc_of(const sc_context *c) { return sc_context_allocator(c); }
 
 /* ---- the pipeline up to the search ------------------------------------- */
 
@@ -269,7 +139,7 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     c->stats.cells = p->rows.count;
     for (int l = 0; l < p->plan.levels; l++)
         c->stats.levels += p->rows.level_begin[l] < p->rows.level_begin[l + 1];
-    logf_(c, SC_LOG_DEBUG, "plan: %d level(s), cell %.6g, %s, key bits %d (X%d y%d z%d), %zu rows",
+    sc_context_log(c, SC_LOG_DEBUG, "plan: %d level(s), cell %.6g, %s, key bits %d (X%d y%d z%d), %zu rows",
           p->plan.levels, p->plan.cell[0], p->plan.pow2 ? "power-of-two scaling" : "origin-relative",
           p->plan.key_bits, p->plan.bits[0], p->plan.bits[1], p->plan.bits[2], p->rows.count);
     return SC_OK;
@@ -364,7 +234,7 @@ static sc_status run_query(sc_context *c, const sc_spheres *spheres, query_fn fn
         if (st == SC_OK)
             progress_report(&c->progress, 1.0);
     }
-    c->stats.scratch_bytes = scratch_bytes(c);
+    c->stats.scratch_bytes = sc_context_scratch_bytes(c);
     c->stats.total_seconds = sc_now() - t0;
     return st;
 }
@@ -569,34 +439,4 @@ sc_status sc_fill_pairs(sc_context *c, const sc_spheres *spheres, uint32_t *pair
     if (st == SC_OK && s.pairs > capacity)
         return SC_ERR_BUFFER_TOO_SMALL;
     return st;
-}
-
-/* ---- system information ---------------------------------------------------- */
-
-size_t sc_system_info(const sc_options *options, char *buf, size_t cap) {
-    sc_options o = options ? *options : sc_options_default();
-    int threads = o.threads > 0 ? o.threads : sc_cores_available();
-    char feats[256];
-    sc_cpu_features(feats, sizeof feats);
-    sc_kernel k = o.kernel == SC_KERNEL_AUTO ? sc_kernel_auto() : o.kernel;
-    char tmp[1];
-    if (!buf || cap == 0) {
-        buf = tmp;
-        cap = 1;
-    }
-    size_t used = (size_t)snprintf(
-        buf, cap,
-        "spherecollide %s\ncpu features: %s\nkernels built: scalar%s\nkernel: %s%s\n"
-        "threads: %d (cores seen: %d)\n",
-        SC_VERSION_STRING, feats,
-#ifdef SC_HAVE_AVX2_KERNEL
-        " avx2",
-#else
-        "",
-#endif
-        sc_kernel_name(k), sc_kernel_available(k) ? "" : " (NOT available on this CPU)", threads,
-        sc_cores_available());
-    used += sc_threads_describe(o.pin, threads, buf + (used < cap ? used : cap - 1),
-                                used < cap ? cap - used : 1);
-    return used;
 }

@@ -11,7 +11,9 @@
  *   search.c      narrowphase over cells: half stencil within a level, full
  *                 stencil into coarser levels, cursors to find neighbour rows
  *   output.c      pair sinks: count + checksum, ordered streaming, windows
- *   engine.c      the orchestrator and the public entry points
+ *   engine.c      the orchestrator: the pipeline and the search entry points
+ *   context.c     the context's lifecycle, statistics and system information
+ *                 (context.h: the context, shared with engine.c)
  */
 #ifndef SC_INTERNAL_H
 #define SC_INTERNAL_H

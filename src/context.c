@@ -1,0 +1,142 @@
+/*
+ * context.c: a context's lifecycle (options checked, scratch grown and
+ * trimmed, the per-call thread binding planned), its statistics and the
+ * system information. The pipeline that runs in a context is engine.c.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "context.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void sc_context_kernel_override(sc_context *c, sc_kernel_fn fn) { c->kernel_override = fn; }
+
+static const sc_allocator *alloc_of(const sc_context *c) { return sc_context_allocator(c); }
+
+void sc_context_log(const sc_context *c, sc_log_level lvl, const char *fmt, ...) {
+    if (!c->opt.log)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    c->opt.log(lvl, msg, c->opt.log_user);
+}
+
+/* ---- context ------------------------------------------------------------- */
+
+static sc_status options_check(const sc_options *o) {
+    if (o->size != sizeof(sc_options))
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->algorithm != SC_ALGO_GRID && o->algorithm != SC_ALGO_BRUTE)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->traversal != SC_TRAVERSAL_ROWS && o->traversal != SC_TRAVERSAL_MORTON)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->layout != SC_LAYOUT_GATHERED && o->layout != SC_LAYOUT_INDIRECT)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->threads < 0 || o->threads > 4096)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->pin != SC_PIN_NONE && o->pin != SC_PIN_COMPACT && o->pin != SC_PIN_SCATTER)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->kernel != SC_KERNEL_AUTO && o->kernel != SC_KERNEL_SCALAR && o->kernel != SC_KERNEL_AVX2)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (!(o->cell_factor >= 1.0 && o->cell_factor <= 1e6))
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->max_levels < 1 || o->max_levels > SC_MAX_LEVELS || o->levels < 0 ||
+        o->levels > SC_MAX_LEVELS)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->chunk_pairs == 0 || o->sorted_window_bytes < 4096)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->allocator.alloc && !o->allocator.free)
+        return SC_ERR_INVALID_ARGUMENT;
+    return SC_OK;
+}
+
+sc_status sc_context_create(const sc_options *options, sc_context **out) {
+    if (!out)
+        return SC_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    sc_options o = options ? *options : sc_options_default();
+    sc_status st = options_check(&o);
+    if (st != SC_OK)
+        return st;
+    sc_kernel k = o.kernel;
+    if (!sc_kernel_resolve(&k))
+        return SC_ERR_UNSUPPORTED;
+    const int threads = o.threads > 0 ? o.threads : sc_cores_available();
+    const size_t head = (sizeof(sc_context) + SC_ALIGN - 1) / SC_ALIGN * SC_ALIGN;
+    sc_context *c = sc_alloc(&o.allocator, head + sc_pinning_bytes(threads));
+    if (!c)
+        return SC_ERR_OUT_OF_MEMORY;
+    memset(c, 0, sizeof *c);
+    c->opt = o;
+    c->threads = threads;
+    c->chunk_pairs = o.chunk_pairs < SC_CHUNK_PAIRS_MAX ? o.chunk_pairs : SC_CHUNK_PAIRS_MAX;
+    c->pinning = sc_pinning_init((char *)c + head, o.pin, threads);
+    char warn[128];
+    if (sc_kernel_env_problem(warn, sizeof warn) > 0)
+        sc_context_log(c, SC_LOG_WARN, "%s", warn);
+    *out = c;
+    return SC_OK;
+}
+
+void sc_context_trim(sc_context *c) {
+    if (!c)
+        return;
+    sc_buf *bufs[] = {&c->keys, &c->tmp_keys, &c->index, &c->tmp_index, &c->xq, &c->work,
+                      &c->counts, &c->sink_mem, &c->hist, &c->win};
+    for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
+        sc_buf_release(alloc_of(c), bufs[k]);
+}
+
+void sc_context_destroy(sc_context *c) {
+    if (!c)
+        return;
+    sc_context_trim(c);
+    sc_allocator a = c->opt.allocator;
+    sc_free(&a, c);
+}
+
+sc_status sc_context_stats(const sc_context *c, sc_stats *out) {
+    if (!c || !out)
+        return SC_ERR_INVALID_ARGUMENT;
+    *out = c->stats;
+    return SC_OK;
+}
+
+uint64_t sc_context_scratch_bytes(const sc_context *c) {
+    return c->keys.bytes + c->tmp_keys.bytes + c->index.bytes + c->tmp_index.bytes + c->xq.bytes +
+           c->work.bytes + c->counts.bytes + c->sink_mem.bytes + c->hist.bytes + c->win.bytes;
+}
+
+/* ---- system information ---------------------------------------------------- */
+
+size_t sc_system_info(const sc_options *options, char *buf, size_t cap) {
+    sc_options o = options ? *options : sc_options_default();
+    int threads = o.threads > 0 ? o.threads : sc_cores_available();
+    char feats[256];
+    sc_cpu_features(feats, sizeof feats);
+    sc_kernel k = o.kernel == SC_KERNEL_AUTO ? sc_kernel_auto() : o.kernel;
+    char tmp[1];
+    if (!buf || cap == 0) {
+        buf = tmp;
+        cap = 1;
+    }
+    size_t used = (size_t)snprintf(
+        buf, cap,
+        "spherecollide %s\ncpu features: %s\nkernels built: scalar%s\nkernel: %s%s\n"
+        "threads: %d (cores seen: %d)\n",
+        SC_VERSION_STRING, feats,
+#ifdef SC_HAVE_AVX2_KERNEL
+        " avx2",
+#else
+        "",
+#endif
+        sc_kernel_name(k), sc_kernel_available(k) ? "" : " (NOT available on this CPU)", threads,
+        sc_cores_available());
+    used += sc_threads_describe(o.pin, threads, buf + (used < cap ? used : cap - 1),
+                                used < cap ? cap - used : 1);
+    return used;
+}

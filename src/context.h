@@ -1,0 +1,51 @@
+/*
+ * context.h: the context every query runs in, shared by context.c (its
+ * lifecycle, option checks, statistics and system information) and
+ * engine.c (the pipeline). Not installed.
+ */
+#ifndef SC_CONTEXT_H
+#define SC_CONTEXT_H
+
+#include "internal.h"
+
+/* Scratch sizes are n times a few dozen bytes for n <= 2^32 spheres: they
+ * need a 64-bit size_t, and then cannot overflow. */
+_Static_assert(sizeof(size_t) >= 8, "spherecollide needs a 64-bit size_t");
+
+/* Pairs per callback chunk at most: a larger chunk_pairs (SIZE_MAX as
+ * "unlimited") acts as this, 128 MiB of stream buffer per thread. */
+#define SC_CHUNK_PAIRS_MAX ((size_t)1 << 24)
+
+/* Smallest batch whose call binds its threads (see run_query). */
+#define SC_PIN_MIN_SPHERES 262144
+
+/* Progress of one query (see progress_report). */
+typedef struct progress_map {
+    sc_progress_fn fn;
+    void *user;
+    double base, scale, last;
+} progress_map;
+
+struct sc_context {
+    sc_options opt;
+    int threads;
+    size_t chunk_pairs;   /* opt.chunk_pairs, at most SC_CHUNK_PAIRS_MAX */
+    sc_pinning *pinning;  /* the binding of this context's team, per call */
+    sc_buf keys, tmp_keys, index, tmp_index, xq, work, counts, sink_mem, hist, win;
+    sc_stats stats;
+    progress_map progress; /* this query's progress */
+    sc_kernel_fn kernel_override; /* bench only (sc_context_kernel_override) */
+};
+
+
+/* The allocator every allocation of the context goes through. */
+static inline const sc_allocator *sc_context_allocator(const sc_context *c) {
+    return &c->opt.allocator;
+}
+/* Formats a message to the context's log hook (none: nothing happens). */
+SC_INTERNAL void sc_context_log(const sc_context *c, sc_log_level lvl, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Bytes of scratch the context holds. */
+SC_INTERNAL uint64_t sc_context_scratch_bytes(const sc_context *c);
+
+#endif /* SC_CONTEXT_H */
