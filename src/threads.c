@@ -139,21 +139,14 @@ sc_pin sc_pinning_begin(sc_pinning *p) {
     int failed = 0;
 #pragma omp parallel num_threads(p->threads) reduction(| : failed)
     {
+        /* a smaller team than planned (a thread limit, nesting) binds nothing */
         const int t = sc_thread_id();
-        if (sc_num_threads() != p->threads) {
-            failed = 1; /* a smaller team (thread limit, nesting): no binding */
-        } else {
-            pthread_t self = pthread_self();
-            p->tid[t] = self;
-            if (pthread_getaffinity_np(self, sizeof(cpu_set_t), &p->saved[t]) == 0) {
-                if (pthread_setaffinity_np(self, sizeof(cpu_set_t), &p->target[t]) == 0)
-                    p->bound[t] = 1;
-                else
-                    failed = 1;
-            } else {
-                failed = 1;
-            }
-        }
+        const pthread_t self = pthread_self();
+        p->tid[t] = self;
+        p->bound[t] = sc_num_threads() == p->threads &&
+                      pthread_getaffinity_np(self, sizeof(cpu_set_t), &p->saved[t]) == 0 &&
+                      pthread_setaffinity_np(self, sizeof(cpu_set_t), &p->target[t]) == 0;
+        failed |= !p->bound[t];
     }
     if (failed) { /* all or nothing: undo the threads that were bound */
         sc_pinning_end(p);

@@ -495,13 +495,13 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
             /* The first line with content decides: a header of names, one
              * number per line, or one sphere per line. */
             int all_numbers = 1;
+            size_t fields = 0;
             const char *c2 = l.p;
             double v;
-            while (next_field(&c2, &l, &t, &len))
-                if (parse_token(t, len, &v) != TOKEN_OK && parse_token(t, len, &v) != TOKEN_OVERFLOW) {
-                    all_numbers = 0;
-                    break;
-                }
+            while (all_numbers && next_field(&c2, &l, &t, &len)) {
+                fields++;
+                all_numbers = parse_token(t, len, &v) != TOKEN_SYNTAX;
+            }
             if (!all_numbers) {
                 if (!parse_header(path, &l, line, dims_opt, &lay, &st, err, errcap))
                     st = take_number(path, line, t, len, 0, "x", 0, &v, err, errcap);
@@ -514,10 +514,12 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
                 }
                 continue;
             }
+            mode = fields == 1 ? MODE_FLAT : MODE_ROWS;
             first_line = line;
         }
         /* Values of this line. */
-        size_t k = 0, sphere = mode == MODE_FLAT ? vs.count / cols : vs.count / cols;
+        size_t k = 0;
+        const size_t sphere = vs.count / cols;
         double row[COL_NAMES];
         while (st == SC_IO_OK && next_field(&cur, &l, &t, &len)) {
             double v = 0.0;
@@ -532,7 +534,7 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
                                      sphere, &v, err, errcap);
                     row[slot] = v;
                 }
-            } else if (mode == MODE_FLAT || (mode == MODE_UNKNOWN && k == 0)) {
+            } else if (mode == MODE_FLAT) {
                 const size_t col = vs.count % cols;
                 st = take_number(path, line, t, len, col == (size_t)dims, io_column_name(col, dims),
                                  vs.count / cols, &v, err, errcap);
@@ -550,36 +552,20 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
         if (st != SC_IO_OK)
             break;
         last_line = line;
-        if (mode == MODE_UNKNOWN) {
-            if (k == 1) {
-                mode = MODE_FLAT;
-                continue;
-            }
-            mode = MODE_ROWS;
-            /* the row was parsed into vs as a flat first value: move it */
-            vs.count = 0;
-            if (k != cols) {
-                st = io_fail(err, errcap, SC_IO_ERR_COUNT,
-                             "%s: line %zu: %zu values on a line, but a sphere has %zu (%s)%s", path,
-                             line, k, cols, dims == 2 ? names2 : names3,
-                             dims == 3 && k == 3 ? "; for circles (x y r) use --2d, or name the "
-                                                   "columns in a header line"
-                                                 : "; name the columns in a header line to pick them");
-                break;
-            }
-            /* reparse the line into the row (k == cols) */
-            cur = l.p;
-            for (size_t c = 0; c < cols && next_field(&cur, &l, &t, &len); c++)
-                st = take_number(path, line, t, len, c == (size_t)dims, io_column_name(c, dims), 0,
-                                 &row[c], err, errcap);
-            if (st != SC_IO_OK)
-                break;
-        }
         if (mode == MODE_FLAT && k != 1) {
             st = io_fail(err, errcap, SC_IO_ERR_COUNT,
                          "%s: line %zu: %zu values on a line, but the lines from line %zu on hold one "
                          "number each",
                          path, line, k, first_line);
+            break;
+        }
+        if (mode == MODE_ROWS && k != cols && line == first_line) { /* the layout's own line */
+            st = io_fail(err, errcap, SC_IO_ERR_COUNT,
+                         "%s: line %zu: %zu values on a line, but a sphere has %zu (%s)%s", path,
+                         line, k, cols, dims == 2 ? names2 : names3,
+                         dims == 3 && k == 3 ? "; for circles (x y r) use --2d, or name the "
+                                               "columns in a header line"
+                                             : "; name the columns in a header line to pick them");
             break;
         }
         if (mode == MODE_ROWS && k != cols) {

@@ -205,23 +205,34 @@ case_unwritable() {
     expect_exit 6 "$WORK/no/dir/x.npy" -- pairs "$WORK/none.txt" -o "$WORK/no/dir/x.npy"
 }
 
-# A write that fails in the middle of the stream (file size limit): exit 6, one
-# line naming the output, nothing left behind.
+# size_limited LABEL FILE IGNORE ARGS...: runs the binary under a 32 KiB file
+# size limit (with SIGXFSZ ignored by the caller when IGNORE is 1), writing
+# FILE: exit 6, one line naming FILE and the byte where the write failed,
+# nothing left behind.
+size_limited() {
+    label=$1 file=$2 ignore=$3
+    shift 3
+    (
+        [ "$ignore" = 1 ] && trap '' XFSZ
+        ulimit -f 64 # 512-byte blocks: 32 KiB, far below the output
+        exec "$SC" "$@"
+    ) >"$WORK/out.txt" 2>"$WORK/err.txt"
+    rc=$?
+    checks=$((checks + 1))
+    [ "$rc" -eq 6 ] || fail "$label: exit $rc, want 6: $(cat "$WORK/err.txt")"
+    [ "$(wc -l <"$WORK/err.txt")" -eq 1 ] || fail "$label: stderr not one line"
+    grep -q "^spherecollide: $file: byte 32768: cannot write: File too large" "$WORK/err.txt" ||
+        fail "$label: $(cat "$WORK/err.txt")"
+    no_leftovers "$(dirname "$file")" "$(basename "$file")"
+}
+
+# A write that fails in the middle of the stream (file size limit, SIGXFSZ
+# ignored by the caller): exit 6, one line naming the output, nothing left.
 case_write_failure() {
     run_ok "$WORK/gen.txt" gen dense 2000 --seed 5 -o "$WORK/dense.npy" || return
     for fmt in npy csv bin; do
-        (
-            trap '' XFSZ
-            ulimit -f 64 # 512-byte blocks: 32 KiB, far below the output
-            exec "$SC" pairs "$WORK/dense.npy" -o "$WORK/big.$fmt" --threads 2
-        ) >"$WORK/out.txt" 2>"$WORK/err.txt"
-        rc=$?
-        checks=$((checks + 1))
-        [ "$rc" -eq 6 ] || fail "write failure ($fmt): exit $rc, want 6: $(cat "$WORK/err.txt")"
-        [ "$(wc -l <"$WORK/err.txt")" -eq 1 ] || fail "write failure ($fmt): stderr not one line"
-        grep -q "^spherecollide: $WORK/big.$fmt" "$WORK/err.txt" ||
-            fail "write failure ($fmt): message does not name the output: $(cat "$WORK/err.txt")"
-        no_leftovers "$WORK" "big.$fmt"
+        size_limited "write failure ($fmt)" "$WORK/big.$fmt" 1 \
+            pairs "$WORK/dense.npy" -o "$WORK/big.$fmt" --threads 2
     done
 }
 
@@ -517,24 +528,11 @@ case_signals() {
     run_ok "$WORK/gen.txt" gen dense 2000 --seed 5 -o "$WORK/dense.npy" || return
     # gen's binary writers once wrote past their buffer after a failed write
     # (the ASan build of this test catches that); every writer must stop
-    for cmd in pairs gen:csv gen:npy gen:f32 gen:f64; do
-        ext=${cmd#gen:}
-        [ "$cmd" = pairs ] && ext=csv
-        (
-            ulimit -f 64 # 512-byte blocks: 32 KiB
-            if [ $cmd = pairs ]; then
-                exec "$SC" pairs "$WORK/dense.npy" -o "$WORK/big.$ext" --threads 2
-            else
-                exec "$SC" gen uniform 100000 -o "$WORK/big.$ext"
-            fi
-        ) >"$WORK/out.txt" 2>"$WORK/err.txt"
-        rc=$?
-        checks=$((checks + 1))
-        [ "$rc" -eq 6 ] || fail "$cmd over a size limit: exit $rc, want 6: $(cat "$WORK/err.txt")"
-        [ "$(wc -l <"$WORK/err.txt")" -eq 1 ] || fail "$cmd over a size limit: stderr not one line"
-        grep -q "^spherecollide: $WORK/big.$ext: byte 32768: cannot write: File too large" "$WORK/err.txt" ||
-            fail "$cmd over a size limit: $(cat "$WORK/err.txt")"
-        no_leftovers "$WORK" "big.$ext"
+    size_limited "pairs over a size limit" "$WORK/big.csv" 0 \
+        pairs "$WORK/dense.npy" -o "$WORK/big.csv" --threads 2
+    for ext in csv npy f32 f64; do
+        size_limited "gen ($ext) over a size limit" "$WORK/big.$ext" 0 \
+            gen uniform 100000 -o "$WORK/big.$ext"
     done
     # SIGTERM while the temporary file is being written
     for cmd in pairs gen; do

@@ -67,7 +67,7 @@ static double value(input *in, int e0, int radius)
     }
     default: /* far away: the limits and wide scales */
         switch (k & 7) {
-        case 0: return radius ? SC_MAX_ABS_VALUE : SC_MAX_ABS_VALUE;
+        case 0: return SC_MAX_ABS_VALUE;
         case 1: return radius ? 1e-300 : -SC_MAX_ABS_VALUE;
         case 2: return 1e150 * 0.999;
         case 3: return 1e-300;
