@@ -35,6 +35,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "algo/grid/grid.h"
 #include "sc_gen.h"
 #ifdef SC_HAVE_F32_PROTO
 #include "kernel_f32.h"

@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "context.h"
+#include "algo/grid/grid.h" /* SC_MAX_LEVELS, until the grid checks its own options */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,8 +86,9 @@ sc_status sc_context_create(const sc_options *options, sc_context **out) {
 void sc_context_trim(sc_context *c) {
     if (!c)
         return;
-    sc_buf *bufs[] = {&c->keys, &c->tmp_keys, &c->index, &c->tmp_index, &c->xq, &c->work,
-                      &c->counts, &c->sink_mem, &c->hist, &c->win};
+    for (int k = 0; k < SC_PEER_BUFS; k++)
+        sc_buf_release(alloc_of(c), &c->peer_buf[k]);
+    sc_buf *bufs[] = {&c->sched, &c->sink_mem, &c->hist, &c->win};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         sc_buf_release(alloc_of(c), bufs[k]);
 }
@@ -107,8 +109,10 @@ sc_status sc_context_stats(const sc_context *c, sc_stats *out) {
 }
 
 uint64_t sc_context_scratch_bytes(const sc_context *c) {
-    return c->keys.bytes + c->tmp_keys.bytes + c->index.bytes + c->tmp_index.bytes + c->xq.bytes +
-           c->work.bytes + c->counts.bytes + c->sink_mem.bytes + c->hist.bytes + c->win.bytes;
+    uint64_t b = c->sched.bytes + c->sink_mem.bytes + c->hist.bytes + c->win.bytes;
+    for (int k = 0; k < SC_PEER_BUFS; k++)
+        b += c->peer_buf[k].bytes;
+    return b;
 }
 
 /* ---- system information ---------------------------------------------------- */

@@ -1,12 +1,12 @@
 /*
  * context.h: the context every query runs in, shared by context.c (its
  * lifecycle, option checks, statistics and system information) and
- * engine.c (the pipeline). Not installed.
+ * engine.c (the orchestrator). Not installed.
  */
 #ifndef SC_CONTEXT_H
 #define SC_CONTEXT_H
 
-#include "internal.h"
+#include "peer.h"
 
 /* Scratch sizes are n times a few dozen bytes for n <= 2^32 spheres: they
  * need a 64-bit size_t, and then cannot overflow. */
@@ -31,7 +31,9 @@ struct sc_context {
     int threads;
     size_t chunk_pairs;   /* opt.chunk_pairs, at most SC_CHUNK_PAIRS_MAX */
     sc_pinning *pinning;  /* the binding of this context's team, per call */
-    sc_buf keys, tmp_keys, index, tmp_index, xq, work, counts, sink_mem, hist, win;
+    sc_buf peer_buf[SC_PEER_BUFS]; /* the peer's scratch */
+    sc_buf sched, sink_mem, hist, win; /* the orchestrator's */
+    _Alignas(SC_ALIGN) unsigned char peer_state[SC_PEER_STATE_BYTES];
     sc_stats stats;
     progress_map progress; /* this query's progress */
     sc_kernel_fn kernel_override; /* bench only (sc_context_kernel_override) */

@@ -1,19 +1,20 @@
 /*
- * engine.c: the pipeline and the search entry points. One query is
+ * engine.c: the orchestrator. One query is
  *
- *   bounds -> grid plan -> keys -> radix sort -> row table -> gather
- *          -> search over rows into a sink -> totals
+ *   view -> bounds -> peer build -> chunk scheduler -> sink -> totals
  *
  * with every stage timed into the context's statistics (context.c holds the
- * context's lifecycle). Scratch lives in the context and only grows, so
- * repeated queries on batches of the same size allocate nothing new. Peak
- * scratch per sphere: keys 8 + 8 (sort), index 4 + 4, fine x 4, working
- * copy 32 = 60 bytes, plus per-thread sink buffers; the row table reuses the
- * sort's second buffers.
+ * context's lifecycle). The algorithm is a peer behind peer.h: it lays the
+ * spheres out in its working copy and cuts its search into chunks; the
+ * scheduler and the sinks here give every peer counting, ordered streaming,
+ * sorted windows, progress and the SIMD kernels. Scratch lives in the
+ * context and only grows, so repeated queries on batches of the same size
+ * allocate nothing new.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "context.h"
 #include "output.h"
+#include "schedule.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -24,23 +25,15 @@ static const sc_allocator *alloc_of(const sc_context *c) { return sc_context_all
 
 typedef struct prepared {
     sc_view view;
-    sc_grid_plan plan;
-    sc_rows rows;
-    sc_work work;
+    const sc_peer *peer;
+    sc_peer_built built;
     sc_kernel_fn kernel;
 } prepared;
 
-#define STAGE(c, s, t) ((c)->stats.seconds[s] += sc_now() - (t))
-
-/* The counts buffer: the sort's histograms and the row pass's offsets, and
- * later, free again, the search's chunk runs. */
-static size_t counts_bytes(int threads) {
-    const size_t sort = sc_radix_sort_scratch(threads) + 8 * (size_t)(threads + 1);
-    const size_t search = sc_search_scratch(threads);
-    return sort > search ? sort : search;
-}
+#define STAGE(c, s, t) sc_stage_add((c)->stats.seconds, s, t)
 
 static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) {
+    p->peer = sc_peer_of(c->opt.algorithm);
     p->kernel = sc_kernel_resolve(&c->stats.kernel);
     if (p->kernel && c->kernel_override)
         p->kernel = c->kernel_override;
@@ -49,8 +42,7 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     sc_status st = sc_view_make(spheres, &p->view);
     if (st != SC_OK)
         return st;
-    const size_t n = p->view.n;
-    c->stats.spheres = n;
+    c->stats.spheres = p->view.n;
 
     double t = sc_now();
     sc_bounds b;
@@ -59,97 +51,35 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     if (st != SC_OK)
         return st;
 
-    /* Scratch, grown once and reused. */
-    const sc_allocator *a = alloc_of(c);
-    const size_t nw = n + SC_PAD;
-    if (!sc_buf_reserve(a, &c->keys, 8 * n) || !sc_buf_reserve(a, &c->xq, 4 * (n + SC_PAD)) || !sc_buf_reserve(a, &c->tmp_keys, 8 * n) ||
-        !sc_buf_reserve(a, &c->index, 4 * (n + 1)) || !sc_buf_reserve(a, &c->tmp_index, 4 * (n + 1)) ||
-        !sc_buf_reserve(a, &c->work, 4 * 8 * nw) ||
-        !sc_buf_reserve(a, &c->counts, counts_bytes(c->threads)))
+    const sc_peer_env env = {&p->view, &b,    &c->opt, c->threads, alloc_of(c),
+                             c->peer_buf, c->peer_state, c->stats.seconds};
+    memset(&p->built, 0, sizeof p->built);
+    st = p->peer->build(&env, &p->built);
+    if (st != SC_OK)
+        return st;
+    if (p->built.kernel) { /* a study layout fixes its kernel */
+        p->kernel = p->built.kernel;
+        c->stats.kernel = p->built.stats_kernel;
+    }
+    /* The scheduler's runs and tls; between search passes, the sorted
+     * windows' radix sort histograms. */
+    const size_t sched = sc_schedule_scratch(c->threads, p->peer);
+    const size_t sort = sc_radix_sort_scratch(c->threads);
+    if (!sc_buf_reserve(alloc_of(c), &c->sched, sched > sort ? sched : sort))
         return SC_ERR_OUT_OF_MEMORY;
-    double *w = c->work.p;
-    p->work.x = w;
-    p->work.y = w + nw;
-    p->work.z = w + 2 * nw;
-    p->work.r = w + 3 * nw;
-
-    t = sc_now();
-    sc_radix_first first = {c->counts.p, 0, false, 0};
-    const int blocks = sc_radix_blocks(n, c->threads);
-    const bool grid = c->opt.algorithm != SC_ALGO_BRUTE;
-    if (!grid) {
-        sc_brute_plan(&p->view, &p->plan, c->keys.p, c->index.p);
-    } else {
-        sc_grid_plan_make(&b, c->opt.cell_factor, c->opt.max_levels, c->opt.levels, &p->plan);
-        p->plan.morton = c->opt.traversal == SC_TRAVERSAL_MORTON;
-        /* Keys travel with their index in one word when both fit. */
-        first.pack_bits = sc_pack_bits(n, p->plan.key_bits);
-        sc_keys_compute(&p->view, &p->plan, c->keys.p, blocks, &first);
-    }
-    STAGE(c, SC_STAGE_KEYS, t);
-    c->stats.cell_size = p->plan.cell[0];
-
-    /* The result may land in the second buffers: then swap the roles, no copy. */
-    t = sc_now();
-    if (first.pack_bits) { /* set for grid plans only */
-        if (sc_radix_sort_packed(c->keys.p, c->tmp_keys.p, n, p->plan.key_bits, first.pack_bits,
-                                 c->counts.p, c->threads, &first)) {
-            sc_buf tk = c->keys;
-            c->keys = c->tmp_keys;
-            c->tmp_keys = tk;
-        }
-    } else if (grid && sc_radix_sort_pairs(c->keys.p, c->index.p, c->tmp_keys.p, c->tmp_index.p, n,
-                                           p->plan.key_bits, c->counts.p, c->threads, &first)) {
-        sc_buf tk = c->keys, ti = c->index;
-        c->keys = c->tmp_keys;
-        c->index = c->tmp_index;
-        c->tmp_keys = tk;
-        c->tmp_index = ti;
-    }
-    STAGE(c, SC_STAGE_SORT, t);
-    uint64_t *keys = c->keys.p;
-    uint32_t *index = c->index.p;
-    p->rows.key = c->tmp_keys.p; /* reused after the sort */
-    p->rows.start = c->tmp_index.p;
-
-    /* Packed words are split here: the row pass writes the index. */
-    t = sc_now();
-    size_t *offsets = (size_t *)((char *)c->counts.p + sc_radix_sort_scratch(c->threads));
-    sc_rows_build(keys, n, &p->plan, &p->rows, c->xq.p, index, first.pack_bits, offsets);
-    STAGE(c, SC_STAGE_CELLS, t);
-#ifdef SC_VALIDATE
-    for (size_t k = 1; k < n; k++)
-        SC_ASSERT(keys[k - 1] <= keys[k]);
-    for (size_t k = 0; k < p->rows.count; k++)
-        SC_ASSERT(p->rows.start[k] < p->rows.start[k + 1]);
-#endif
-
-    t = sc_now();
-    if (c->opt.layout == SC_LAYOUT_INDIRECT) {
-        p->work.n = n; /* no copy: the kernel reads the view through index */
-        p->work.index = index;
-        p->kernel = sc_narrow_indirect;
-        c->stats.kernel = SC_KERNEL_SCALAR;
-    } else {
-        sc_gather(&p->view, index, &p->work);
-    }
-    p->work.xq = c->xq.p;
-    STAGE(c, SC_STAGE_GATHER, t);
-
-    c->stats.cells = p->rows.count;
-    for (int l = 0; l < p->plan.levels; l++)
-        c->stats.levels += p->rows.level_begin[l] < p->rows.level_begin[l + 1];
-    sc_context_log(c, SC_LOG_DEBUG, "plan: %d level(s), cell %.6g, %s, key bits %d (X%d y%d z%d), %zu rows",
-          p->plan.levels, p->plan.cell[0], p->plan.pow2 ? "power-of-two scaling" : "origin-relative",
-          p->plan.key_bits, p->plan.bits[0], p->plan.bits[1], p->plan.bits[2], p->rows.count);
+    c->stats.cells = p->built.cells;
+    c->stats.levels = p->built.levels;
+    c->stats.cell_size = p->built.cell_size;
+    sc_context_log(c, SC_LOG_DEBUG, "%s: %zu chunk(s), %llu cell(s), %d level(s), cell %.6g",
+                   p->peer->name, p->built.nchunks, (unsigned long long)p->built.cells,
+                   p->built.levels, p->built.cell_size);
     return SC_OK;
 }
 
 static sc_status sink_init(sc_context *c, sc_sink *s, sc_sink_mode mode, const prepared *p) {
-    const size_t n = p->view.n;
-    const size_t nchunks = (n + sc_search_chunk_spheres(n) - 1) / sc_search_chunk_spheres(n);
+    const size_t nchunks = p->built.nchunks;
     s->mode = mode;
-    s->index = p->work.index;
+    s->index = p->built.work.index;
     s->chunk_pairs = c->chunk_pairs;
     const size_t bytes = sc_sink_bytes(c->threads, mode, c->chunk_pairs, nchunks);
     if (bytes == SIZE_MAX || !sc_buf_reserve(alloc_of(c), &c->sink_mem, bytes))
@@ -183,13 +113,10 @@ static void progress_span(sc_context *c, double base, double scale) {
 }
 
 static sc_status search(sc_context *c, prepared *p, sc_sink *s) {
-    /* The sort's and the row pass's scratch is free again: the search's
-     * chunk runs live there. */
-    sc_search_job job = {&p->work, &p->view, c->opt.layout == SC_LAYOUT_INDIRECT, &p->rows, &p->plan,
-                         p->kernel, c->threads, s, c->opt.progress ? progress_pass : NULL,
-                         &c->progress, c->counts.p, 0};
+    sc_schedule_job job = {p->peer, &p->built, p->kernel, c->threads, s,
+                           c->opt.progress ? progress_pass : NULL, &c->progress, c->sched.p, 0};
     double t = sc_now();
-    sc_status st = sc_search_run(&job);
+    sc_status st = sc_schedule_run(&job);
     STAGE(c, SC_STAGE_SEARCH, t);
     c->stats.candidate_tests += job.candidate_tests;
     c->stats.passes++;
@@ -361,7 +288,7 @@ static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) 
             break;
         const size_t m = ws.win_count;
         double t = sc_now();
-        if (sc_radix_sort_pairs(win, wi, win_tmp, wi_tmp, m, 64, c->counts.p, c->threads, NULL)) {
+        if (sc_radix_sort_pairs(win, wi, win_tmp, wi_tmp, m, 64, c->sched.p, c->threads, NULL)) {
             uint64_t *tk = win; /* the sorted words are in the second half */
             win = win_tmp;
             win_tmp = tk;

@@ -1,19 +1,21 @@
 /*
- * internal.h: what the pipeline stages share. Not installed.
+ * internal.h: what the orchestrator, the shared stages and the peers
+ * share. Not installed.
  *
- * The engine is a hierarchical sorted-cell grid:
+ *   engine.c      the orchestrator: view -> bounds -> peer build -> chunk
+ *                 scheduler -> sink -> totals, and the search entry points
+ *   context.c     the context's lifecycle, statistics and system information
+ *                 (context.h: the context)
+ *   peer.h        the interface every algorithm implements, and the table
  *   bounds.c      validation, centre bounds, radius range (parallel reduction)
- *   keys.c        grid plan (levels, cell edges, key layout) and a 64-bit cell
- *                 key per sphere
  *   radix_sort.c  parallel LSD radix sort of (key, index), or of packed
  *                 key << b | index words when key and index fit 64 bits
- *   rows.c        row table (cell starts) and the gather into a cell-ordered SoA copy
- *   search.c      narrowphase over cells: half stencil within a level, full
- *                 stencil into coarser levels, cursors to find neighbour rows
+ *   gather.c      the working copy in a peer's order
+ *   box.c         boxes x +- r rounded outward, for the peers that prune by box
+ *   schedule.c    the chunk scheduler every peer's search runs under
  *   output.c      pair sinks: count + checksum, ordered streaming, windows
- *   engine.c      the orchestrator: the pipeline and the search entry points
- *   context.c     the context's lifecycle, statistics and system information
- *                 (context.h: the context, shared with engine.c)
+ *   algo/         one file or folder per algorithm (algo/grid/: the engine's
+ *                 hierarchical sorted-cell grid)
  */
 #ifndef SC_INTERNAL_H
 #define SC_INTERNAL_H
@@ -101,7 +103,7 @@ static inline double sc_view_get(const sc_view *v, const char *a, size_t k) {
 
 SC_INTERNAL sc_status sc_view_make(const sc_spheres *s, sc_view *v);
 
-/* ---- stage 1: bounds and radius statistics ------------------------------ */
+/* ---- bounds and radius statistics ------------------------------ */
 /* Radius histogram by binary exponent (ilogb), for the level cost model. */
 #define SC_EXP_MIN (-1080)
 #define SC_EXP_BINS 2160
@@ -116,50 +118,8 @@ typedef struct sc_bounds {
 
 SC_INTERNAL sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b);
 
-/* ---- stage 2: grid plan and keys --------------------------------------- */
-#define SC_MAX_LEVELS 16
-
-/* Fine x resolution: x is quantised to 1/2^SC_XFINE of a level-0 cell. */
-#define SC_XFINE 3
-
-typedef struct sc_grid_plan {
-    int levels;             /* number of levels, finest first */
-    double cell[SC_MAX_LEVELS]; /* cell edge of each level: cell[0] * 2^l */
-    double radius_limit[SC_MAX_LEVELS]; /* spheres of level l have r <= this */
-    bool pow2;              /* exact power-of-two scaling, origin 0 */
-    int pow2_exp;           /* cell[0] = 2^pow2_exp when pow2 */
-    double origin[3];       /* subtracted before scaling when !pow2 */
-    double inv_cell0;       /* 1 / cell[0] (rounded) when !pow2 */
-    int bits[3];            /* key bits of X (fine x, all levels), y, z (level 0) */
-    bool wrap[3];           /* coordinates may wrap modulo 2^bits on this axis */
-    int shift[3];           /* bit position of X, y, z in the key */
-    int level_shift;        /* bit position of the level */
-    bool morton;            /* the (z, y) field is a Morton code (sc_grid_zy) */
-    int key_bits;           /* significant bits of a key */
-} sc_grid_plan;
-
-/* levels_wanted: 0 = the cost model chooses; else exactly that many (capped). */
-SC_INTERNAL void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels,
-                                   int levels_wanted, sc_grid_plan *plan);
-/* The (z, y) field of a level-l key, to be shifted by shift[1]: z above y
- * (row-major), or, with plan->morton, their bits interleaved from the
- * lowest (y even, z odd) and the longer one's extra bits on top. z and y are
- * level-l cell coordinates below 2^(bits - l). sc_grid_zy_split inverts it. */
-SC_INTERNAL uint64_t sc_grid_zy(const sc_grid_plan *plan, int level, uint64_t z, uint64_t y);
-SC_INTERNAL void sc_grid_zy_split(const sc_grid_plan *plan, int level, uint64_t field, uint64_t *z,
-                                  uint64_t *y);
-/* Level of a sphere of radius r. */
-SC_INTERNAL int sc_grid_level(const sc_grid_plan *plan, double r);
-/* Integer coordinates (before wrapping) of a point: q[0] = fine x
- * (level-0 cells * 2^SC_XFINE), q[1], q[2] = level-0 cells in y, z. */
-SC_INTERNAL void sc_grid_coords(const sc_grid_plan *plan, const double p[3], int64_t q[3]);
-/* Key of a sphere: level, then the row (z, y at the level's resolution,
- * wrapped), then the fine x. */
-SC_INTERNAL uint64_t sc_grid_key(const sc_grid_plan *plan, int level, const int64_t q[3]);
-/* Brute force as a degenerate grid: one cell, input order. */
-SC_INTERNAL void sc_brute_plan(const sc_view *v, sc_grid_plan *plan, uint64_t *keys,
-                               uint32_t *index);
-/* What the keys stage hands the sort: see sc_radix_sort_pairs. */
+/* ---- radix sort ---------------------------------------------------------- */
+/* What a key pass may hand the sort: see sc_radix_sort_pairs. */
 typedef struct sc_radix_first {
     uint32_t *hist0;  /* per block, counts of digit 0 (blocks x 2^digit bits), or NULL */
     uint64_t varying; /* with hist0: OR over all keys of key ^ key[0] */
@@ -168,14 +128,6 @@ typedef struct sc_radix_first {
                          sc_radix_sort_packed; varying is then over the key */
 } sc_radix_first;
 
-/* Writes every sphere's key (or, with first->pack_bits = b, the word
- * key << b | k);
- * fills first->hist0 (cut into `blocks` as sc_radix_blocks says),
- * first->varying and first->identity. The index is not written. */
-SC_INTERNAL void sc_keys_compute(const sc_view *v, const sc_grid_plan *plan, uint64_t *keys,
-                                 int blocks, sc_radix_first *first);
-
-/* ---- stage 3: radix sort ----------------------------------------------- */
 /* Sorts keys[0..n) ascending, carrying index along; stable. Only the low
  * key_bits bits take part; digits that are equal for every key are skipped.
  * tmp_keys/tmp_index are scratch of n elements; count is scratch of
@@ -203,31 +155,18 @@ static inline int sc_pack_bits(size_t n, int key_bits) {
     return n <= ((size_t)1 << b) && key_bits + b <= 64 ? b : 0;
 }
 
-/* ---- stage 4: rows and the gathered working copy ------------------------ */
-/* A row is the set of spheres of one level with the same (z, y) cell: a
- * column of cells along x, kept sorted by fine x. */
-typedef struct sc_rows {
-    size_t count;
-    uint64_t *key;        /* row key (sphere key with the X bits cleared), ascending */
-    uint32_t *start;      /* first sorted sphere of each row; start[count] = n */
-    size_t level_begin[SC_MAX_LEVELS + 1]; /* rows of level l: [begin[l], begin[l+1]) */
-} sc_rows;
-
+/* ---- the working copy ---------------------------------------------------- */
+/* x, y, z, r of the spheres in a peer's order as double, each array padded
+ * by SC_PAD zeros; index[k] is the input index of working sphere k. */
 typedef struct sc_work {
     size_t n;
-    double *x, *y, *z, *r; /* cell order, padded by SC_PAD */
-    const uint32_t *index; /* input index of sorted sphere k */
-    uint32_t *xq;          /* fine x (X) of each sorted sphere, padded */
+    double *x, *y, *z, *r;
+    const uint32_t *index;
 } sc_work;
 
-/* Builds the row table and writes xq[k] = X of sorted sphere k (padded with
- * UINT32_MAX). offsets: scratch of at least (threads + 1) entries. With
- * index_bits = b > 0 the keys are packed words (key << b | input index):
- * the key is read from above bit b and index[k] gets the low b bits. */
-SC_INTERNAL size_t sc_rows_build(const uint64_t *sorted_keys, size_t n, const sc_grid_plan *plan,
-                                 sc_rows *rows, uint32_t *xq, uint32_t *index, int index_bits,
-                                 size_t *offsets);
-SC_INTERNAL void sc_gather(const sc_view *v, const uint32_t *index, sc_work *w);
+/* Writes w->x..r[k] for k < n from the view's sphere index[k] (and the
+ * padding), and sets w->n and w->index. */
+SC_INTERNAL void sc_gather(const sc_view *v, const uint32_t *index, size_t n, sc_work *w);
 
 /* ---- kernels ----------------------------------------------------------- */
 #include "kernel.h"
@@ -241,27 +180,5 @@ SC_INTERNAL void sc_cpu_features(char *buf, size_t cap);
 /* A warning about the SC_KERNEL environment variable (unknown value, or a
  * kernel this CPU cannot run) into buf; its length, 0 when all is well. */
 SC_INTERNAL size_t sc_kernel_env_problem(char *buf, size_t cap);
-
-/* ---- stage 5: search and output ---------------------------------------- */
-typedef struct sc_sink sc_sink;
-
-typedef struct sc_search_job {
-    const sc_work *work;
-    const sc_view *view; /* indirect layout: the caller's arrays */
-    bool indirect;
-    const sc_rows *rows;
-    const sc_grid_plan *plan;
-    sc_kernel_fn kernel;
-    int threads;
-    sc_sink *sink;
-    sc_progress_fn progress;
-    void *progress_user;
-    void *scratch; /* sc_search_scratch(threads) bytes, 64-byte aligned */
-    uint64_t candidate_tests; /* out */
-} sc_search_job;
-
-SC_INTERNAL size_t sc_search_chunk_spheres(size_t n);
-SC_INTERNAL size_t sc_search_scratch(int threads);
-SC_INTERNAL sc_status sc_search_run(sc_search_job *job);
 
 #endif /* SC_INTERNAL_H */

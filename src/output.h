@@ -46,6 +46,7 @@ typedef struct sc_sink_thread {
     char pad[64];
 } sc_sink_thread;
 
+typedef struct sc_sink sc_sink;
 struct sc_sink {
     sc_sink_mode mode;
     const uint32_t *index; /* sorted -> input */

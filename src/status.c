@@ -2,7 +2,7 @@
  * status.c: names, defaults and the input view: the small pieces of the
  * public API that need no engine.
  */
-#include "internal.h"
+#include "algo/grid/grid.h" /* SC_MAX_LEVELS */
 
 #include <math.h>
 

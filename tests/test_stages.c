@@ -7,6 +7,7 @@
  * order) and against the predicate, and the checksum mix.
  */
 #include "internal.h"
+#include "algo/grid/grid.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -460,7 +461,7 @@ static void test_cells_and_kernels(void) {
     wk.y = w + n + SC_PAD;
     wk.z = w + 2 * (n + SC_PAD);
     wk.r = w + 3 * (n + SC_PAD);
-    sc_gather(&v, idx, &wk);
+    sc_gather(&v, idx, n, &wk);
     for (size_t k = 0; k < n; k++)
         CHECK(wk.x[k] == rows[4 * idx[k]] && wk.r[k] == rows[4 * idx[k] + 3], "gathered %zu", k);
     /* every block of 4 (and a last short one) against all later spheres:

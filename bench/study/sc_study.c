@@ -46,7 +46,8 @@
 #include <omp.h>
 #endif
 
-#include "internal.h" /* the grid plan, to count the radix passes (untimed) */
+#include "internal.h"
+#include "algo/grid/grid.h" /* the grid plan, to count the radix passes (untimed) */
 #include "bench_common.h"
 #include "sc_gen.h"
 #include "spherecollide.h"

@@ -3,13 +3,12 @@
  * words, which it splits, writing the index) and the sorted input indices;
  * produces the row table (one entry per non-empty row: its key with the fine
  * x bits cleared and its first sphere, ascending, with start[count] = n,
- * plus where each level's rows begin) and the gathered working copy: x, y,
- * z, r in sorted order as double, so the narrowphase streams contiguous
- * memory; and the fine x of each sphere as a 32-bit array, which the search's
- * windows compare four at a time. Memory: 12 bytes per row and 36 per
- * sphere, both bounded by n.
+ * plus where each level's rows begin), and the fine x of each sphere as a
+ * 32-bit array, which the search's windows compare four at a time (the
+ * working copy itself is the shared gather's, gather.c). Memory: 12 bytes
+ * per row and 4 per sphere, both bounded by n.
  */
-#include "internal.h"
+#include "grid.h"
 
 #include <string.h>
 
@@ -100,37 +99,4 @@ size_t sc_rows_build(const uint64_t *keys, size_t n, const sc_grid_plan *plan, s
     for (int l = plan->levels; l <= SC_MAX_LEVELS; l++)
         c->level_begin[l] = count;
     return count;
-}
-
-void sc_gather(const sc_view *v, const uint32_t *index, sc_work *w) {
-    const size_t n = v->n;
-    w->n = n;
-    w->index = index;
-    if (v->f64 && v->stride == 4 * sizeof(double) && v->z && v->y == v->x + sizeof(double) &&
-        v->z == v->x + 2 * sizeof(double) && v->r == v->x + 3 * sizeof(double)) {
-        /* Rows of (x, y, z, r): one 32-byte record per sphere, one cache line. */
-        const double *rows = (const double *)(const void *)v->x;
-#pragma omp parallel for schedule(static)
-        for (size_t k = 0; k < n; k++) {
-            /* The input is read in random order: ask for it ahead of time. */
-            if (k + 16 < n)
-                __builtin_prefetch(rows + 4 * (size_t)index[k + 16]);
-            const double *s = rows + 4 * (size_t)index[k];
-            w->x[k] = s[0];
-            w->y[k] = s[1];
-            w->z[k] = s[2];
-            w->r[k] = s[3];
-        }
-    } else {
-#pragma omp parallel for schedule(static)
-        for (size_t k = 0; k < n; k++) {
-            const size_t s = index[k];
-            w->x[k] = sc_view_get(v, v->x, s);
-            w->y[k] = sc_view_get(v, v->y, s);
-            w->z[k] = v->z ? sc_view_get(v, v->z, s) : 0.0;
-            w->r[k] = sc_view_get(v, v->r, s);
-        }
-    }
-    for (size_t k = n; k < n + SC_PAD; k++)
-        w->x[k] = w->y[k] = w->z[k] = w->r[k] = 0.0;
 }

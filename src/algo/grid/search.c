@@ -25,18 +25,15 @@
  *
  * Work is split into chunks of consecutive sorted spheres (a chunk may cut a
  * row; chunk size depends on n only, so the chunk order, and with it the
- * streamed pair order, is the same for every thread count). A streaming
- * sink emits chunks in order, so its chunks are handed out in order, one at
- * a time. Every other sink is order-free: each thread then walks its own
- * contiguous run of chunks, so the neighbour rows one chunk reads are still
- * in that core's cache when a later chunk makes them home rows (handing
- * chunks out in turn made each core fetch every row: 8% slower search at
- * uniform 10^6, 2 threads), and a thread whose run is done takes chunks one
- * at a time from the back of the others' (schedule(static) or guided
- * instead: 17-20% slower on the powerlaw generator).
+ * streamed pair order, is the same for every thread count); the shared
+ * scheduler (schedule.c) runs them. Contiguous runs of chunks per thread
+ * matter here: the neighbour rows one chunk reads are still in that core's
+ * cache when a later chunk makes them home rows (handing chunks out in turn
+ * made each core fetch every row: 8% slower search at uniform 10^6, 2
+ * threads; schedule(static) or guided instead: 17-20% slower on the
+ * powerlaw generator).
  */
-#include "internal.h"
-#include "output.h"
+#include "grid.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -388,159 +385,74 @@ static inline int key_level(const sc_grid_plan *p, uint64_t key) {
     return (int)(key >> p->level_shift);
 }
 
-/* ---- chunk scheduling --------------------------------------------------- */
+_Static_assert(sizeof(walker) <= SC_GRID_TLS_BYTES, "the walker lives in the peer's tls");
 
-/* A thread's run of chunks [lo, hi) as one word, lo in the low half: the
- * owner takes from the front and others from the back, each by one
- * compare-and-swap, so a chunk is taken exactly once. A line per run. */
-typedef struct chunk_run {
-    uint64_t v;
-    char pad[64 - sizeof(uint64_t)];
-} chunk_run;
-
-typedef struct chunk_sched {
-    bool ordered;   /* hand chunks out in order (streaming sinks) */
-    size_t next;    /* ordered: the next chunk */
-    chunk_run *run; /* order-free: one per thread */
-} chunk_sched;
-
-size_t sc_search_scratch(int threads) {
-    return sizeof(chunk_run) * (size_t)(threads > 0 ? threads : 1);
-}
-
-static bool run_take(chunk_run *r, bool front, size_t *chunk) {
-    uint64_t v = __atomic_load_n(&r->v, __ATOMIC_RELAXED);
-    for (;;) {
-        const uint32_t lo = (uint32_t)v, hi = (uint32_t)(v >> 32);
-        if (lo >= hi)
-            return false;
-        const uint64_t nv = front ? v + 1 : v - ((uint64_t)1 << 32);
-        if (__atomic_compare_exchange_n(&r->v, &v, nv, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-            *chunk = front ? lo : hi - 1u;
-            return true;
-        }
+uint64_t sc_grid_search_chunk(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel,
+                              sc_hits *hits, void *tls) {
+    const sc_grid_state *g = b->state;
+    const sc_work *wk = &b->work;
+    const sc_rows *rw = &g->rows;
+    const sc_grid_plan *plan = &g->plan;
+    const size_t n = wk->n, cs = g->chunk_spheres;
+    walker *w = tls;
+    w->rows = rw;
+    w->plan = plan;
+    w->key = NULL;
+    w->xq = g->xq;
+    w->xw = (uint64_t)1 << plan->bits[0];
+    w->xmask = w->xw - 1;
+    sc_kernel_args args;
+    args.x = wk->x;
+    args.y = wk->y;
+    args.z = wk->z;
+    args.r = wk->r;
+    args.perm = NULL;
+    if (g->indirect) {
+        args.perm = wk->index;
+        args.vx = g->view->x;
+        args.vy = g->view->y;
+        args.vz = g->view->z;
+        args.vr = g->view->r;
+        args.stride = g->view->stride;
+        args.f64 = g->view->f64;
     }
-}
-
-/* The calling thread's next chunk; false when none is left. *victim is the
- * run it last took from the back of (start: the next thread's). */
-static bool next_chunk(chunk_sched *cs, size_t nchunks, int tid, int nt, int *victim,
-                       size_t *chunk) {
-    if (cs->ordered) {
-        *chunk = __atomic_fetch_add(&cs->next, 1, __ATOMIC_RELAXED);
-        return *chunk < nchunks;
-    }
-    if (run_take(&cs->run[tid], true, chunk))
-        return true;
-    for (int k = 0; k < nt; k++, *victim = (*victim + 1) % nt) /* every run once */
-        if (*victim != tid && run_take(&cs->run[*victim], false, chunk))
-            return true;
-    return false;
-}
-
-sc_status sc_search_run(sc_search_job *job) {
-    const sc_work *wk = job->work;
-    const sc_rows *rw = job->rows;
-    const size_t n = wk->n;
-    if (n == 0 || rw->count == 0)
-        return SC_OK;
-    const size_t cs = sc_search_chunk_spheres(n);
-    const size_t nchunks = (n + cs - 1) / cs;
-    sc_sink *sink = job->sink;
+    /* Blocks of SC_BLOCK home spheres share their windows. Where x may
+     * wrap, a block's window [X_first - h, X_last + h] and its wrapped
+     * parts stay disjoint while span + 2h < the X period; the plan keeps
+     * that period >= 16 coarsest half widths, so capping the span at
+     * period - 2 h_top - 1 is enough. */
+    const uint64_t h_top = (uint64_t)1 << (SC_XFINE + plan->levels - 1);
+    const uint32_t wrap_span = !plan->wrap[0]            ? UINT32_MAX
+                               : w->xw > 2 * h_top + 1 ? (uint32_t)(w->xw - 2 * h_top - 1)
+                                                       : 0;
     uint64_t tests = 0;
-    size_t done = 0;
-    const int progress_every = nchunks > 200 ? (int)(nchunks / 200) : 1;
-    SC_ASSERT(nchunks < ((size_t)1 << 32));
-    chunk_sched sched = {sink->mode == SC_SINK_STREAM, 0, (chunk_run *)job->scratch};
-
-#pragma omp parallel reduction(+ : tests)
-    {
-        const int tid = sc_thread_id();
-        walker w;
-        w.rows = rw;
-        w.plan = job->plan;
-        w.key = NULL;
-        w.xq = wk->xq;
-        w.xw = (uint64_t)1 << job->plan->bits[0];
-        w.xmask = w.xw - 1;
-        sc_kernel_args args;
-        args.x = wk->x;
-        args.y = wk->y;
-        args.z = wk->z;
-        args.r = wk->r;
-        args.perm = NULL;
-        if (job->indirect) {
-            args.perm = wk->index;
-            args.vx = job->view->x;
-            args.vy = job->view->y;
-            args.vz = job->view->z;
-            args.vr = job->view->r;
-            args.stride = job->view->stride;
-            args.f64 = job->view->f64;
-        }
-        sc_hits *hits = &sink->th[tid].hits;
-        /* Blocks of SC_BLOCK home spheres share their windows. Where x may
-         * wrap, a block's window [X_first - h, X_last + h] and its wrapped
-         * parts stay disjoint while span + 2h < the X period; the plan keeps
-         * that period >= 16 coarsest half widths, so capping the span at
-         * period - 2 h_top - 1 is enough. */
-        const uint64_t h_top = (uint64_t)1 << (SC_XFINE + job->plan->levels - 1);
-        const uint32_t wrap_span =
-            !job->plan->wrap[0] ? UINT32_MAX
-            : w.xw > 2 * h_top + 1 ? (uint32_t)(w.xw - 2 * h_top - 1) : 0;
-
-        const int nt = sc_num_threads();
-        SC_ASSERT(nt <= job->threads); /* one run each in the scratch */
-#pragma omp single
-        for (int t = 0; t < nt; t++) { /* then the single's barrier */
-            const uint64_t lo = nchunks * (uint64_t)t / (uint64_t)nt;
-            const uint64_t hi = nchunks * (uint64_t)(t + 1) / (uint64_t)nt;
-            sched.run[t].v = lo | hi << 32;
-        }
-        int victim = (tid + 1) % nt;
-        size_t chunk;
-        while (next_chunk(&sched, nchunks, tid, nt, &victim, &chunk)) {
-            if (__atomic_load_n(&sink->stopped, __ATOMIC_RELAXED))
-                continue;
-            sc_sink_chunk_begin(sink, tid, chunk);
-            const size_t s0 = chunk * cs, s1 = s0 + cs < n ? s0 + cs : n;
-            for (int k = 0; k < ROW_SLOTS; k++)
-                w.cur[k].valid = 0;
-            /* Row holding s0: last row whose start <= s0. */
-            size_t lo = 0, hi = rw->count;
-            while (hi - lo > 1) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (rw->start[mid] <= s0)
-                    lo = mid;
-                else
-                    hi = mid;
-            }
-            for (size_t ri = lo; ri < rw->count && rw->start[ri] < s1; ri++) {
-                const uint32_t a0 = rw->start[ri] > s0 ? rw->start[ri] : (uint32_t)s0;
-                const uint32_t a1 = rw->start[ri + 1] < s1 ? rw->start[ri + 1] : (uint32_t)s1;
-                home_row(&w, ri, key_level(job->plan, rw->key[ri]));
-                /* A block takes up to SC_BLOCK consecutive spheres spanning at most
-                 * `span` in X: in sparse rows far-apart spheres would make
-                 * the shared windows needlessly wide. */
-                const int lev = key_level(job->plan, rw->key[ri]);
-                uint32_t span = (w.nnb_coarser ? BLOCK_SPAN_CELLS : BLOCK_SPAN_CELLS_1)
-                                << (SC_XFINE + lev);
-                span = span < wrap_span ? span : wrap_span;
-                for (uint32_t i = a0; i < a1; i += args.ni) {
-                    args.i0 = i;
-                    args.ni = block_size(w.xq, i, a1, span);
-                    tests += test_block(&w, &args, job->kernel, hits);
-                }
-            }
-            sc_sink_chunk_end(sink, tid, chunk);
-            size_t d = __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
-            if (job->progress && tid == 0 && d % (size_t)progress_every == 0)
-                job->progress((double)d / (double)nchunks, job->progress_user);
+    const size_t s0 = chunk * cs, s1 = s0 + cs < n ? s0 + cs : n;
+    for (int k = 0; k < ROW_SLOTS; k++)
+        w->cur[k].valid = 0;
+    /* Row holding s0: last row whose start <= s0. */
+    size_t lo = 0, hi = rw->count;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rw->start[mid] <= s0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (size_t ri = lo; ri < rw->count && rw->start[ri] < s1; ri++) {
+        const uint32_t a0 = rw->start[ri] > s0 ? rw->start[ri] : (uint32_t)s0;
+        const uint32_t a1 = rw->start[ri + 1] < s1 ? rw->start[ri + 1] : (uint32_t)s1;
+        const int lev = key_level(plan, rw->key[ri]);
+        home_row(w, ri, lev);
+        /* A block takes up to SC_BLOCK consecutive spheres spanning at most
+         * `span` in X: in sparse rows far-apart spheres would make the
+         * shared windows needlessly wide. */
+        uint32_t span = (w->nnb_coarser ? BLOCK_SPAN_CELLS : BLOCK_SPAN_CELLS_1) << (SC_XFINE + lev);
+        span = span < wrap_span ? span : wrap_span;
+        for (uint32_t i = a0; i < a1; i += args.ni) {
+            args.i0 = i;
+            args.ni = block_size(w->xq, i, a1, span);
+            tests += test_block(w, &args, kernel, hits);
         }
     }
-    sc_sink_finish(sink);
-    job->candidate_tests = tests;
-    if (job->progress)
-        job->progress(1.0, job->progress_user);
-    return sink->stopped ? SC_ERR_STOPPED : SC_OK;
+    return tests;
 }

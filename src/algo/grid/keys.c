@@ -51,7 +51,7 @@
  * neighbours stay neighbours modulo the wrap, which the search honours where
  * the plan says an axis may wrap.
  */
-#include "internal.h"
+#include "grid.h"
 
 #include <math.h>
 #include <string.h>

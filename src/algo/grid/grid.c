@@ -1,0 +1,102 @@
+/*
+ * grid.c: the hierarchical sorted-cell grid as a peer (SC_ALGO_GRID, the
+ * default). Its build is
+ *
+ *   grid plan -> keys -> radix sort -> row table -> gather
+ *
+ * and its search walks the rows of a chunk of sorted spheres (search.c).
+ * Peak scratch per sphere: keys 8 + 8 (sort), index 4 + 4, fine x 4,
+ * working copy 32 = 60 bytes; the row table reuses the sort's second
+ * buffers, and the sort's histograms sit in their own small buffer.
+ */
+#include "grid.h"
+
+#include <string.h>
+
+enum { KEYS, TMP_KEYS, INDEX, TMP_INDEX, XQ, WORK, COUNTS };
+
+static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
+    _Static_assert(sizeof(sc_grid_state) <= SC_PEER_STATE_BYTES, "state fits");
+    sc_grid_state *g = e->state;
+    const sc_view *v = e->view;
+    const size_t n = v->n;
+    const int threads = e->threads;
+    sc_buf *buf = e->buf;
+    const size_t counts = sc_radix_sort_scratch(threads) + 8 * (size_t)(threads + 1);
+    if (!sc_env_reserve(e, KEYS, 8 * n) || !sc_env_reserve(e, XQ, 4 * (n + SC_PAD)) ||
+        !sc_env_reserve(e, TMP_KEYS, 8 * n) || !sc_env_reserve(e, INDEX, 4 * (n + 1)) ||
+        !sc_env_reserve(e, TMP_INDEX, 4 * (n + 1)) || !sc_work_reserve(e, WORK, n, &out->work) ||
+        !sc_env_reserve(e, COUNTS, counts))
+        return SC_ERR_OUT_OF_MEMORY;
+
+    double t = sc_now();
+    sc_radix_first first = {buf[COUNTS].p, 0, false, 0};
+    const int blocks = sc_radix_blocks(n, threads);
+    sc_grid_plan_make(e->bounds, e->opt->cell_factor, e->opt->max_levels, e->opt->levels, &g->plan);
+    g->plan.morton = e->opt->traversal == SC_TRAVERSAL_MORTON;
+    /* Keys travel with their index in one word when both fit. */
+    first.pack_bits = sc_pack_bits(n, g->plan.key_bits);
+    sc_keys_compute(v, &g->plan, buf[KEYS].p, blocks, &first);
+    sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
+
+    /* The result may land in the second buffers: then swap the roles, no copy. */
+    t = sc_now();
+    if (first.pack_bits) {
+        if (sc_radix_sort_packed(buf[KEYS].p, buf[TMP_KEYS].p, n, g->plan.key_bits, first.pack_bits,
+                                 buf[COUNTS].p, threads, &first)) {
+            sc_buf tk = buf[KEYS];
+            buf[KEYS] = buf[TMP_KEYS];
+            buf[TMP_KEYS] = tk;
+        }
+    } else if (sc_radix_sort_pairs(buf[KEYS].p, buf[INDEX].p, buf[TMP_KEYS].p, buf[TMP_INDEX].p, n,
+                                   g->plan.key_bits, buf[COUNTS].p, threads, &first)) {
+        sc_buf tk = buf[KEYS], ti = buf[INDEX];
+        buf[KEYS] = buf[TMP_KEYS];
+        buf[INDEX] = buf[TMP_INDEX];
+        buf[TMP_KEYS] = tk;
+        buf[TMP_INDEX] = ti;
+    }
+    sc_stage_add(e->seconds, SC_STAGE_SORT, t);
+    const uint64_t *keys = buf[KEYS].p;
+    uint32_t *index = buf[INDEX].p;
+    g->rows.key = buf[TMP_KEYS].p; /* reused after the sort */
+    g->rows.start = buf[TMP_INDEX].p;
+
+    /* Packed words are split here: the row pass writes the index. */
+    t = sc_now();
+    size_t *offsets = (size_t *)((char *)buf[COUNTS].p + sc_radix_sort_scratch(threads));
+    sc_rows_build(keys, n, &g->plan, &g->rows, buf[XQ].p, index, first.pack_bits, offsets);
+    sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+#ifdef SC_VALIDATE
+    for (size_t k = 1; k < n; k++)
+        SC_ASSERT(keys[k - 1] <= keys[k]);
+    for (size_t k = 0; k < g->rows.count; k++)
+        SC_ASSERT(g->rows.start[k] < g->rows.start[k + 1]);
+#endif
+
+    t = sc_now();
+    g->indirect = e->opt->layout == SC_LAYOUT_INDIRECT;
+    g->view = v;
+    if (g->indirect) {
+        out->work.n = n; /* no copy: the kernel reads the view through index */
+        out->work.index = index;
+        out->kernel = sc_narrow_indirect;
+        out->stats_kernel = SC_KERNEL_SCALAR;
+    } else {
+        sc_gather(v, index, n, &out->work);
+    }
+    g->xq = buf[XQ].p;
+    sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
+
+    g->chunk_spheres = sc_search_chunk_spheres(n);
+    out->nchunks = (n + g->chunk_spheres - 1) / g->chunk_spheres;
+    out->state = g;
+    out->cells = g->rows.count;
+    out->levels = 0;
+    for (int l = 0; l < g->plan.levels; l++)
+        out->levels += g->rows.level_begin[l] < g->rows.level_begin[l + 1];
+    out->cell_size = g->plan.cell[0];
+    return SC_OK;
+}
+
+const sc_peer sc_peer_grid = {"grid", SC_GRID_TLS_BYTES, grid_build, sc_grid_search_chunk};

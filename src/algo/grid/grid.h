@@ -1,0 +1,99 @@
+/*
+ * grid.h: the hierarchical sorted-cell grid, the engine's default peer.
+ * Not installed.
+ *   keys.c    grid plan (levels, cell edges, key layout) and a 64-bit cell
+ *             key per sphere
+ *   rows.c    row table (cell starts) and the fine x of each sphere
+ *   search.c  narrowphase over rows: half stencil within a level, full
+ *             stencil into coarser levels, cursors to find neighbour rows
+ *   grid.c    the peer: keys -> radix sort -> rows -> gather
+ */
+#ifndef SC_GRID_H
+#define SC_GRID_H
+
+#include "peer.h"
+
+/* ---- plan and keys --------------------------------------- */
+#define SC_MAX_LEVELS 16
+
+/* Fine x resolution: x is quantised to 1/2^SC_XFINE of a level-0 cell. */
+#define SC_XFINE 3
+
+typedef struct sc_grid_plan {
+    int levels;             /* number of levels, finest first */
+    double cell[SC_MAX_LEVELS]; /* cell edge of each level: cell[0] * 2^l */
+    double radius_limit[SC_MAX_LEVELS]; /* spheres of level l have r <= this */
+    bool pow2;              /* exact power-of-two scaling, origin 0 */
+    int pow2_exp;           /* cell[0] = 2^pow2_exp when pow2 */
+    double origin[3];       /* subtracted before scaling when !pow2 */
+    double inv_cell0;       /* 1 / cell[0] (rounded) when !pow2 */
+    int bits[3];            /* key bits of X (fine x, all levels), y, z (level 0) */
+    bool wrap[3];           /* coordinates may wrap modulo 2^bits on this axis */
+    int shift[3];           /* bit position of X, y, z in the key */
+    int level_shift;        /* bit position of the level */
+    bool morton;            /* the (z, y) field is a Morton code (sc_grid_zy) */
+    int key_bits;           /* significant bits of a key */
+} sc_grid_plan;
+
+/* levels_wanted: 0 = the cost model chooses; else exactly that many (capped). */
+SC_INTERNAL void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels,
+                                   int levels_wanted, sc_grid_plan *plan);
+/* The (z, y) field of a level-l key, to be shifted by shift[1]: z above y
+ * (row-major), or, with plan->morton, their bits interleaved from the
+ * lowest (y even, z odd) and the longer one's extra bits on top. z and y are
+ * level-l cell coordinates below 2^(bits - l). sc_grid_zy_split inverts it. */
+SC_INTERNAL uint64_t sc_grid_zy(const sc_grid_plan *plan, int level, uint64_t z, uint64_t y);
+SC_INTERNAL void sc_grid_zy_split(const sc_grid_plan *plan, int level, uint64_t field, uint64_t *z,
+                                  uint64_t *y);
+/* Level of a sphere of radius r. */
+SC_INTERNAL int sc_grid_level(const sc_grid_plan *plan, double r);
+/* Integer coordinates (before wrapping) of a point: q[0] = fine x
+ * (level-0 cells * 2^SC_XFINE), q[1], q[2] = level-0 cells in y, z. */
+SC_INTERNAL void sc_grid_coords(const sc_grid_plan *plan, const double p[3], int64_t q[3]);
+/* Key of a sphere: level, then the row (z, y at the level's resolution,
+ * wrapped), then the fine x. */
+SC_INTERNAL uint64_t sc_grid_key(const sc_grid_plan *plan, int level, const int64_t q[3]);
+
+/* Writes every sphere's key (or, with first->pack_bits = b, the word
+ * key << b | k);
+ * fills first->hist0 (cut into `blocks` as sc_radix_blocks says),
+ * first->varying and first->identity. The index is not written. */
+SC_INTERNAL void sc_keys_compute(const sc_view *v, const sc_grid_plan *plan, uint64_t *keys,
+                                 int blocks, sc_radix_first *first);
+
+/* ---- rows ------------------------------------------------------------------ */
+/* A row is the set of spheres of one level with the same (z, y) cell: a
+ * column of cells along x, kept sorted by fine x. */
+typedef struct sc_rows {
+    size_t count;
+    uint64_t *key;        /* row key (sphere key with the X bits cleared), ascending */
+    uint32_t *start;      /* first sorted sphere of each row; start[count] = n */
+    size_t level_begin[SC_MAX_LEVELS + 1]; /* rows of level l: [begin[l], begin[l+1]) */
+} sc_rows;
+
+/* Builds the row table and writes xq[k] = X of sorted sphere k (padded with
+ * UINT32_MAX). offsets: scratch of at least (threads + 1) entries. With
+ * index_bits = b > 0 the keys are packed words (key << b | input index):
+ * the key is read from above bit b and index[k] gets the low b bits. */
+SC_INTERNAL size_t sc_rows_build(const uint64_t *sorted_keys, size_t n, const sc_grid_plan *plan,
+                                 sc_rows *rows, uint32_t *xq, uint32_t *index, int index_bits,
+                                 size_t *offsets);
+
+/* ---- the peer's state and search ------------------------------------------ */
+typedef struct sc_grid_state {
+    sc_grid_plan plan;
+    sc_rows rows;
+    const uint32_t *xq;    /* fine x of each sorted sphere, padded */
+    size_t chunk_spheres;  /* sorted spheres per search chunk */
+    bool indirect;         /* the study's indirect layout: the kernel reads view */
+    const sc_view *view;
+} sc_grid_state;
+
+/* Per-thread scratch of the search (a walker; search.c checks the size). */
+#define SC_GRID_TLS_BYTES 16384
+
+SC_INTERNAL size_t sc_search_chunk_spheres(size_t n);
+SC_INTERNAL uint64_t sc_grid_search_chunk(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel,
+                                          sc_hits *hits, void *tls);
+
+#endif /* SC_GRID_H */

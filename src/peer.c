@@ -1,0 +1,64 @@
+/*
+ * peer.c: the table of peers and the pieces several peers share.
+ */
+#include "peer.h"
+
+const sc_peer *sc_peer_of(sc_algorithm a) {
+    switch (a) {
+    case SC_ALGO_GRID:
+        return &sc_peer_grid;
+    case SC_ALGO_BRUTE:
+        return &sc_peer_brute;
+    }
+    return NULL;
+}
+
+bool sc_work_reserve(const sc_peer_env *e, int k, size_t n, sc_work *w) {
+    const size_t nw = n + SC_PAD;
+    if (!sc_env_reserve(e, k, 4 * 8 * nw))
+        return false;
+    double *p = e->buf[k].p;
+    w->x = p;
+    w->y = p + nw;
+    w->z = p + 2 * nw;
+    w->r = p + 3 * nw;
+    w->n = n;
+    return true;
+}
+
+uint64_t sc_range_pairs(const sc_work *w, uint32_t a, uint32_t b, uint32_t e, sc_kernel_fn kernel,
+                        sc_hits *hits, uint32_t *list) {
+    SC_ASSERT(a <= b && b <= e);
+    sc_kernel_args args = {0};
+    args.x = w->x;
+    args.y = w->y;
+    args.z = w->z;
+    args.r = w->r;
+    uint64_t tests = 0;
+    /* Home blocks start at a + 4k and tiles at a + SC_TILE k, so a block
+     * never straddles two tiles: in the tile that holds it, the kernel tests
+     * the block's own triangle and the rest of the tile past the block. */
+    _Static_assert(SC_TILE % SC_BLOCK == 0, "blocks nest in tiles");
+    for (uint32_t j0 = a; j0 < e; j0 += SC_TILE) {
+        const uint32_t j1 = e - j0 > SC_TILE ? j0 + SC_TILE : e;
+        for (uint32_t k = 0; k < j1 - j0; k++)
+            list[k] = j0 + k;
+        const uint32_t i_end = b < j1 ? b : j1;
+        for (uint32_t i0 = a; i0 < i_end; i0 += SC_BLOCK) {
+            args.i0 = i0;
+            args.ni = b - i0 < SC_BLOCK ? b - i0 : SC_BLOCK;
+            const uint32_t past = i0 + args.ni;
+            if (i0 >= j0) { /* the block's own tile */
+                args.tri_end = past;
+                args.cand = list + (past - j0);
+                args.ncand = past < j1 ? j1 - past : 0;
+            } else {
+                args.tri_end = 0;
+                args.cand = list;
+                args.ncand = j1 - j0;
+            }
+            tests += kernel(&args, hits);
+        }
+    }
+    return tests;
+}

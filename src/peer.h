@@ -1,0 +1,95 @@
+/*
+ * peer.h: the one interface between the orchestrator (engine.c) and an
+ * algorithm. A peer builds its structure from the validated view and the
+ * bounds, lays the spheres out in a working copy in its own order, and cuts
+ * its search into chunks; the orchestrator runs those chunks under the
+ * shared scheduler (schedule.c) into the shared sinks (output.c), so every
+ * peer gets streaming, sorted windows, a deterministic pair order for any
+ * thread count, progress, statistics and the SIMD kernels without writing
+ * them again. Not installed.
+ *
+ * Contract of a peer:
+ *   - build() fills out->work (sc_gather into buffers it reserves from
+ *     env->buf; work.index maps working sphere k to its input index, and may
+ *     repeat an index where a sphere is copied into several leaves),
+ *     out->nchunks and out->state (in env->state, SC_PEER_STATE_BYTES), and
+ *     may time its stages into env->seconds. The chunk count and everything
+ *     search() does may depend on the input and the options, never on the
+ *     thread count.
+ *   - search() runs chunk `chunk` (0 <= chunk < nchunks), possibly at the
+ *     same time as other chunks on other threads: it appends each pair
+ *     (a, b) of working indices whose spheres satisfy the exact predicate to
+ *     `hits` (through the kernel, or in the kernel's arithmetic), every
+ *     intersecting input pair exactly once over all chunks, in an order that
+ *     depends on the chunk only. tls is tls_bytes of this thread's scratch,
+ *     64-byte aligned, contents unspecified at entry. Returns the candidate
+ *     tests it ran.
+ */
+#ifndef SC_PEER_H
+#define SC_PEER_H
+
+#include "internal.h"
+
+#define SC_PEER_BUFS 10            /* grow-only buffers a peer may use */
+#define SC_PEER_STATE_BYTES 4096   /* a peer's state struct lives here */
+
+typedef struct sc_peer_env {
+    const sc_view *view;
+    const sc_bounds *bounds;
+    const sc_options *opt;
+    int threads;
+    const sc_allocator *alloc;
+    sc_buf *buf;     /* SC_PEER_BUFS buffers of the context, kept across calls */
+    void *state;     /* SC_PEER_STATE_BYTES, 64-byte aligned */
+    double *seconds; /* the stage clocks (sc_stats.seconds) */
+} sc_peer_env;
+
+typedef struct sc_peer_built {
+    sc_work work;        /* what the kernels read */
+    size_t nchunks;
+    const void *state;
+    sc_kernel_fn kernel; /* NULL: the context's kernel */
+    sc_kernel stats_kernel; /* with kernel set: the kernel to report */
+    uint64_t cells;      /* statistics: cells, rows, leaves, segments or nodes */
+    int levels;          /* statistics: grid levels or tree depth */
+    double cell_size;    /* statistics: the finest cell edge, 0 if none */
+} sc_peer_built;
+
+typedef struct sc_peer {
+    const char *name;
+    size_t tls_bytes;
+    sc_status (*build)(const sc_peer_env *env, sc_peer_built *out);
+    uint64_t (*search)(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel, sc_hits *hits,
+                       void *tls);
+} sc_peer;
+
+/* The peer of an algorithm, NULL for a value outside the enum. */
+SC_INTERNAL const sc_peer *sc_peer_of(sc_algorithm algorithm);
+
+/* Adds the time since t0 to stage s. */
+static inline void sc_stage_add(double *seconds, sc_stage s, double t0) {
+    seconds[s] += sc_now() - t0;
+}
+
+/* Reserves buffer k of the environment (false: out of memory). */
+static inline bool sc_env_reserve(const sc_peer_env *e, int k, size_t bytes) {
+    return sc_buf_reserve(e->alloc, &e->buf[k], bytes);
+}
+
+/* Reserves the working copy's four padded arrays in buffer k and points w
+ * at them; the gather fills them. */
+SC_INTERNAL bool sc_work_reserve(const sc_peer_env *e, int k, size_t n, sc_work *w);
+
+/* ---- shared pieces of the peers ------------------------------------------ */
+
+/* Every pair i < j of working spheres with i in [a, b) and j in (i, e)
+ * (a <= b <= e), tested by the kernel in tiles of SC_TILE candidates so a
+ * tile stays in L1 while the home blocks stream past it. list: scratch of
+ * SC_TILE + 16 entries. Emission order: tile by tile, home blocks in order. */
+#define SC_TILE 512
+SC_INTERNAL uint64_t sc_range_pairs(const sc_work *w, uint32_t a, uint32_t b, uint32_t e,
+                                    sc_kernel_fn kernel, sc_hits *hits, uint32_t *list);
+
+extern const sc_peer sc_peer_grid, sc_peer_brute;
+
+#endif /* SC_PEER_H */
