@@ -148,10 +148,63 @@ typedef enum sc_pin {
     SC_PIN_SCATTER = 2  /**< threads spread over packages/caches first */
 } sc_pin;
 
+/** The algorithms (peers): every one returns the same exact pair set
+ *  through the same calls; docs/algorithms.md compares them. */
 typedef enum sc_algorithm {
-    SC_ALGO_GRID = 0,  /**< the engine: hierarchical sorted-cell grid */
-    SC_ALGO_BRUTE = 1  /**< all n(n-1)/2 tests, OpenMP; the baseline peer */
+    SC_ALGO_GRID = 0,        /**< hierarchical sorted-cell grid (default) */
+    SC_ALGO_BRUTE = 1,       /**< all n(n-1)/2 tests, tiled, SIMD, OpenMP */
+    SC_ALGO_PARTITION1D = 2, /**< seed 000: segments along x, spheres registered in each */
+    SC_ALGO_SAP = 3,         /**< sweep and prune on the axis of largest spread */
+    SC_ALGO_HASHGRID = 4,    /**< textbook uniform grid: cell 2 r_max, hashed, 27 cells */
+    SC_ALGO_OCTREE = 5,      /**< octree (quadtree for 2-D input), spheres copied to children */
+    SC_ALGO_KDSPLIT = 6,     /**< seed 003: median splits on alternating axes */
+    SC_ALGO_BVH = 7,         /**< linear BVH over Morton-sorted spheres */
+    SC_ALGO_SEGTREE = 8      /**< streaming segment tree (Zomorodian-Edelsbrunner) */
 } sc_algorithm;
+#define SC_ALGO_COUNT 9
+
+/** Options of the grid (SC_ALGO_GRID). */
+typedef struct sc_grid_options {
+    double cell_factor; /**< base cell edge as a multiple of the minimum legal
+                             one (2 * r_max of the level); >= 1, default 1 */
+    int max_levels;     /**< cap on grid levels, 1..16; default 16 */
+    int levels;         /**< 0 (default): a cost model picks the number of
+                             levels from the radius distribution; else
+                             exactly this many (within the cap and the
+                             radius range) */
+} sc_grid_options;
+
+/** Segment width of the 1-D partition (SC_ALGO_PARTITION1D). */
+typedef enum sc_segment_width {
+    SC_SEGMENT_MEAN_DIAMETER = 0, /**< 1.1 x the mean diameter (seed 000's text; default) */
+    SC_SEGMENT_MAX_DIAMETER = 1   /**< the largest diameter (seed 000's repository) */
+} sc_segment_width;
+typedef struct sc_partition1d_options {
+    sc_segment_width width;
+} sc_partition1d_options;
+
+/** Options of the trees that split space (SC_ALGO_OCTREE, SC_ALGO_KDSPLIT). */
+typedef enum sc_split {
+    SC_SPLIT_MEDIAN = 0, /**< the median centre, by selection (default) */
+    SC_SPLIT_MEAN = 1    /**< the mean centre (seed 003) */
+} sc_split;
+typedef struct sc_tree_options {
+    int max_depth; /**< levels of splits at most, 1..64 (octree default 8, kdsplit 24) */
+    int leaf_size; /**< a node of at most this many spheres is a leaf, >= 1
+                        (octree default 20, kdsplit 32) */
+    sc_split split; /**< kdsplit only: where a node is cut */
+} sc_tree_options;
+
+/** Options of the linear BVH (SC_ALGO_BVH). */
+typedef struct sc_bvh_options {
+    int leaf_size; /**< spheres per leaf, 1..4 (one kernel block); default 4 */
+} sc_bvh_options;
+
+/** Options of the segment tree (SC_ALGO_SEGTREE). */
+typedef struct sc_segtree_options {
+    size_t cutoff; /**< below this many boxes a node scans instead of
+                        splitting; >= 1, default 1024 */
+} sc_segtree_options;
 
 typedef enum sc_layout {
     SC_LAYOUT_GATHERED = 0, /**< copy the spheres into cell order first (default) */
@@ -176,13 +229,6 @@ typedef struct sc_options {
                                  masks restored after it (smaller calls are
                                  too short for binding to pay: none) */
     sc_kernel kernel;       /**< default SC_KERNEL_AUTO */
-    double cell_factor;     /**< base cell edge as a multiple of the minimum legal
-                                 one (2 * r_max of the level); >= 1, default 1 */
-    int max_levels;         /**< cap on grid levels, 1..16; default 16 */
-    int levels;             /**< 0 (default): a cost model picks the number of
-                                 levels from the radius distribution; else
-                                 exactly this many (within the cap and the
-                                 radius range) */
     sc_layout layout;       /**< default SC_LAYOUT_GATHERED */
     sc_traversal traversal; /**< order of the rows in memory and in the search;
                                  default SC_TRAVERSAL_ROWS */
@@ -197,6 +243,13 @@ typedef struct sc_options {
     void *log_user;
     sc_progress_fn progress; /**< NULL: none */
     void *progress_user;
+    /* Each algorithm's own options; only the chosen algorithm's are read. */
+    sc_grid_options grid;
+    sc_partition1d_options partition1d;
+    sc_tree_options octree;
+    sc_tree_options kdsplit;
+    sc_bvh_options bvh;
+    sc_segtree_options segtree;
 } sc_options;
 
 /** The defaults described above. Thread-safe. */
@@ -282,6 +335,9 @@ typedef enum sc_stage {
 SC_API const char *sc_stage_name(sc_stage stage);
 /** Kernel name ("auto", "scalar", "avx2"). */
 SC_API const char *sc_kernel_name(sc_kernel kernel);
+/** Algorithm name ("grid", "brute", "partition1d", "sap", "hashgrid",
+ *  "octree", "kdsplit", "bvh", "segtree"), or "?" for an unknown value. */
+SC_API const char *sc_algorithm_name(sc_algorithm algorithm);
 /** Pinning policy name ("none", "compact", "scatter"). */
 SC_API const char *sc_pin_name(sc_pin pin);
 

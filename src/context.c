@@ -31,7 +31,7 @@ void sc_context_log(const sc_context *c, sc_log_level lvl, const char *fmt, ...)
 static sc_status options_check(const sc_options *o) {
     if (o->size != sizeof(sc_options))
         return SC_ERR_INVALID_ARGUMENT;
-    if (o->algorithm != SC_ALGO_GRID && o->algorithm != SC_ALGO_BRUTE)
+    if (!sc_peer_of(o->algorithm))
         return SC_ERR_INVALID_ARGUMENT;
     if (o->traversal != SC_TRAVERSAL_ROWS && o->traversal != SC_TRAVERSAL_MORTON)
         return SC_ERR_INVALID_ARGUMENT;
@@ -43,10 +43,21 @@ static sc_status options_check(const sc_options *o) {
         return SC_ERR_INVALID_ARGUMENT;
     if (o->kernel != SC_KERNEL_AUTO && o->kernel != SC_KERNEL_SCALAR && o->kernel != SC_KERNEL_AVX2)
         return SC_ERR_INVALID_ARGUMENT;
-    if (!(o->cell_factor >= 1.0 && o->cell_factor <= 1e6))
+    const sc_grid_options *g = &o->grid;
+    if (!(g->cell_factor >= 1.0 && g->cell_factor <= 1e6))
         return SC_ERR_INVALID_ARGUMENT;
-    if (o->max_levels < 1 || o->max_levels > SC_MAX_LEVELS || o->levels < 0 ||
-        o->levels > SC_MAX_LEVELS)
+    if (g->max_levels < 1 || g->max_levels > SC_MAX_LEVELS || g->levels < 0 ||
+        g->levels > SC_MAX_LEVELS)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->partition1d.width != SC_SEGMENT_MEAN_DIAMETER &&
+        o->partition1d.width != SC_SEGMENT_MAX_DIAMETER)
+        return SC_ERR_INVALID_ARGUMENT;
+    const sc_tree_options *trees[] = {&o->octree, &o->kdsplit};
+    for (int k = 0; k < 2; k++)
+        if (trees[k]->max_depth < 1 || trees[k]->max_depth > 64 || trees[k]->leaf_size < 1 ||
+            (trees[k]->split != SC_SPLIT_MEDIAN && trees[k]->split != SC_SPLIT_MEAN))
+            return SC_ERR_INVALID_ARGUMENT;
+    if (o->bvh.leaf_size < 1 || o->bvh.leaf_size > 4 || o->segtree.cutoff < 1)
         return SC_ERR_INVALID_ARGUMENT;
     if (o->chunk_pairs == 0 || o->sorted_window_bytes < 4096)
         return SC_ERR_INVALID_ARGUMENT;

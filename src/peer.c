@@ -9,6 +9,19 @@ const sc_peer *sc_peer_of(sc_algorithm a) {
         return &sc_peer_grid;
     case SC_ALGO_BRUTE:
         return &sc_peer_brute;
+    case SC_ALGO_PARTITION1D:
+        return &sc_peer_partition1d;
+    case SC_ALGO_SAP:
+        return &sc_peer_sap;
+    case SC_ALGO_HASHGRID:
+        return &sc_peer_hashgrid;
+    case SC_ALGO_OCTREE:
+        return &sc_peer_octree;
+    case SC_ALGO_KDSPLIT:
+        return &sc_peer_kdsplit;
+    case SC_ALGO_BVH:
+    case SC_ALGO_SEGTREE:
+        return NULL; /* not yet */
     }
     return NULL;
 }

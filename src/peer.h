@@ -90,6 +90,66 @@ SC_INTERNAL bool sc_work_reserve(const sc_peer_env *e, int k, size_t n, sc_work 
 SC_INTERNAL uint64_t sc_range_pairs(const sc_work *w, uint32_t a, uint32_t b, uint32_t e,
                                     sc_kernel_fn kernel, sc_hits *hits, uint32_t *list);
 
-extern const sc_peer sc_peer_grid, sc_peer_brute;
+/* ---- boxes rounded outward ------------------------------------------------ */
+/* The box of sphere (x, r) on one axis, [sc_box_lo, sc_box_hi]: if the exact
+ * predicate accepts a pair, their boxes overlap on every axis. Proof: an
+ * accepted pair has centres D <= S (1 + 4u) + 2^-536 apart (S = ri + rj,
+ * u = 2^-53; algo/grid/keys.c derives it), so on each axis
+ * |xi - xj| <= hi + hj with h = r (1 + 2^-20) + 2^-530 evaluated in double
+ * (two roundings of relative u leave h >= r (1 + 4u) + 2^-536 / 2). The
+ * ends x -+ h are computed in double, off by at most half an ulp of the
+ * result t, then moved outward by |t| 2^-50 + 2^-1070, more than that error
+ * even after the move's own rounding: lo <= x - h and hi >= x + h exactly.
+ * So the intervals [xi - hi, xi + hi] and [xj - hj, xj + hj] overlap, and
+ * the rounded boxes that contain them do too. Every peer that prunes by
+ * boxes uses these two functions on the same doubles (the view's values,
+ * widened), so its build and its filters agree bit for bit. */
+static inline double sc_box_half(double r) { return r * (1.0 + 0x1p-20) + 0x1p-530; }
+static inline double sc_box_lo(double x, double r) {
+    const double t = x - sc_box_half(r);
+    return t - (__builtin_fabs(t) * 0x1p-50 + 0x1p-1070);
+}
+static inline double sc_box_hi(double x, double r) {
+    const double t = x + sc_box_half(r);
+    return t + (__builtin_fabs(t) * 0x1p-50 + 0x1p-1070);
+}
+
+/* ---- leaves: peers that copy a sphere into every cell it overlaps -------- */
+/* A region is a half-open box [lo, hi) (infinite at the outside). A peer
+ * that copies each sphere into every region its box overlaps
+ * (lo_box < hi && hi_box >= lo on every axis) finds a pair in every region
+ * holding both; it keeps the pair only in the region that holds the
+ * pair's reference point, the corner max(lo_i, lo_j) of the boxes'
+ * overlap, which lies in both boxes and in exactly one region: each pair
+ * once, with no table of pairs seen. */
+typedef struct sc_region {
+    double lo[3], hi[3];
+} sc_region;
+
+#define SC_LEAF_HITS 1024
+typedef struct sc_leaf_hits {
+    sc_hits local;     /* what the kernel writes */
+    sc_hits *out;      /* the sink's */
+    const sc_work *w;
+    const sc_region *region;
+    int axes;          /* the region's finite axes: x only (1), or x, y, z (3) */
+    uint32_t buf[2 * SC_LEAF_HITS];
+} sc_leaf_hits;
+
+/* Every pair of working spheres in [a, b) whose reference point lies in
+ * region, into out. scratch: SC_LEAF_TLS bytes. */
+#define SC_LEAF_TLS (sizeof(sc_leaf_hits) + 4 * (SC_TILE + 16))
+SC_INTERNAL uint64_t sc_leaf_pairs(const sc_work *w, uint32_t a, uint32_t b, const sc_region *region,
+                                   int axes, sc_kernel_fn kernel, sc_hits *out, void *scratch);
+
+/* Cuts `count` units of estimated work cost[k] (leaves, segments) into at
+ * most max_chunks chunks of consecutive units with about equal work:
+ * first[c] is chunk c's first unit, first[nchunks] = count. Returns
+ * nchunks. first: max_chunks + 1 entries. */
+SC_INTERNAL size_t sc_chunk_units(const uint32_t *start, size_t count, size_t max_chunks,
+                                  uint32_t *first);
+
+extern const sc_peer sc_peer_grid, sc_peer_brute, sc_peer_partition1d, sc_peer_sap,
+    sc_peer_hashgrid, sc_peer_octree, sc_peer_kdsplit, sc_peer_bvh, sc_peer_segtree;
 
 #endif /* SC_PEER_H */

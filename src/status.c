@@ -39,6 +39,12 @@ const char *sc_kernel_name(sc_kernel k) {
     return "?";
 }
 
+const char *sc_algorithm_name(sc_algorithm a) {
+    static const char *const names[SC_ALGO_COUNT] = {"grid", "brute", "partition1d", "sap",
+                                                     "hashgrid", "octree", "kdsplit", "bvh", "segtree"};
+    return (unsigned)a < SC_ALGO_COUNT ? names[a] : "?";
+}
+
 const char *sc_pin_name(sc_pin p) {
     switch (p) {
     case SC_PIN_NONE: return "none";
@@ -63,8 +69,13 @@ sc_options sc_options_default(void) {
     o.threads = 0;
     o.pin = SC_PIN_COMPACT;
     o.kernel = SC_KERNEL_AUTO;
-    o.cell_factor = 1.0;
-    o.max_levels = SC_MAX_LEVELS;
+    o.grid.cell_factor = 1.0;
+    o.grid.max_levels = SC_MAX_LEVELS;
+    o.partition1d.width = SC_SEGMENT_MEAN_DIAMETER;
+    o.octree = (sc_tree_options){8, 20, SC_SPLIT_MEDIAN};
+    o.kdsplit = (sc_tree_options){24, 32, SC_SPLIT_MEDIAN};
+    o.bvh.leaf_size = 4;
+    o.segtree.cutoff = 1024;
     o.chunk_pairs = 65536;
     o.sorted_window_bytes = (size_t)64 << 20;
     return o;

@@ -123,10 +123,10 @@ static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, siz
     o.pin = SC_PIN_NONE;
     o.sorted = sorted;
     if (c->max_levels)
-        o.max_levels = c->max_levels;
+        o.grid.max_levels = c->max_levels;
     if (c->cell_factor > 0)
-        o.cell_factor = c->cell_factor;
-    o.levels = c->levels;
+        o.grid.cell_factor = c->cell_factor;
+    o.grid.levels = c->levels;
     o.layout = c->layout;
     o.traversal = c->traversal;
     if (chunk_pairs)
@@ -599,13 +599,13 @@ static void group_api(void) {
         sc_context_stats(lc, &ls);
         CHECK(ls.levels > 2, "powerlaw: %d levels", ls.levels);
         sc_context_destroy(lc);
-        lo.levels = 2;
+        lo.grid.levels = 2;
         sc_context_create(&lo, &lc);
         sc_count_pairs(lc, &lv, &sm);
         sc_context_stats(lc, &ls);
         CHECK(ls.levels <= 2, "forced 2 levels: %d", ls.levels);
         sc_context_destroy(lc);
-        lo.levels = 17;
+        lo.grid.levels = 17;
         CHECK(sc_context_create(&lo, &lc) == SC_ERR_INVALID_ARGUMENT, "levels 17 rejected");
         free(rr);
     }

@@ -97,7 +97,14 @@ static const char usage_pairs[] =
     "  --threads N         threads (default 0: one per core)\n"
     "  --pin none|compact|scatter   thread pinning (default compact)\n"
     "  --kernel auto|scalar|avx2    narrowphase kernel (default auto)\n"
-    "  --algorithm grid|brute       the engine, or the all-pairs baseline\n"
+    "  --algorithm A       grid (default), brute, partition1d, sap, hashgrid, octree,\n"
+    "                      kdsplit, bvh or segtree: same pairs, other cost\n"
+    "                      (docs/algorithms.md)\n"
+    "  --max-depth N       octree, kdsplit: deepest split level (1..64)\n"
+    "  --leaf-size N       octree, kdsplit (>= 1), bvh (1..4): spheres per leaf\n"
+    "  --split median|mean kdsplit: where a node is cut (default median)\n"
+    "  --segment-width mean|max   partition1d: 1.1 x the mean diameter (default)\n"
+    "                      or the largest diameter\n"
     "  --format F          f32|f64|text: the INPUT's format; npy|csv|bin: the OUTPUT's\n"
     "                      format (give --format twice for both)\n"
     "  --input-format F    npy|text|csv|f32|f64: the INPUT's format (for pairs -)\n"
@@ -483,7 +490,19 @@ static const char *dtype_name(sc_dtype d)
 
 static const char *algorithm_name(sc_algorithm a)
 {
-    return a == SC_ALGO_BRUTE ? "brute" : "grid";
+    return sc_algorithm_name(a);
+}
+
+/* A whole decimal number in [lo, hi] for option `name`, or a usage error. */
+static int parse_int_option(const char *name, const char *v, long lo, long hi, int *out)
+{
+    char *end = NULL;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end != '\0' || x < lo || x > hi)
+        return fail(EXIT_USAGE, "pairs: %s must be a whole number from %ld to %ld, not \"%s\"", name,
+                    lo, hi, v);
+    *out = (int)x;
+    return 0;
 }
 
 static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
@@ -592,7 +611,7 @@ static int cmd_pairs(int argc, char **argv)
     memset(&job, 0, sizeof job);
     job.options = sc_options_default();
     args a = {argc, 0, argv, "pairs"};
-    int only_positional = 0;
+    int only_positional = 0, max_depth = 0, leaf_size = 0;
     for (a.i = 1; a.i < argc; a.i++) {
         const char *arg = argv[a.i];
         const char *v = NULL;
@@ -639,12 +658,35 @@ static int cmd_pairs(int argc, char **argv)
                           sc_io_format_name(job.in_format), v);
             job.in_format = f;
         } else if (is_opt(&a, "--algorithm", 1, &v, &rc)) {
-            if (!rc && strcmp(v, "grid") == 0)
-                job.options.algorithm = SC_ALGO_GRID;
-            else if (!rc && strcmp(v, "brute") == 0)
-                job.options.algorithm = SC_ALGO_BRUTE;
+            int found = 0;
+            for (int k = 0; !rc && k < SC_ALGO_COUNT && !found; k++)
+                if (strcmp(v, sc_algorithm_name((sc_algorithm)k)) == 0) {
+                    job.options.algorithm = (sc_algorithm)k;
+                    found = 1;
+                }
+            if (!rc && !found)
+                rc = fail(EXIT_USAGE, "pairs: --algorithm must be grid, brute, partition1d, sap, "
+                                      "hashgrid, octree, kdsplit, bvh or segtree, not \"%s\"", v);
+        } else if (is_opt(&a, "--max-depth", 1, &v, &rc)) {
+            if (!rc)
+                rc = parse_int_option("--max-depth", v, 1, 64, &max_depth);
+        } else if (is_opt(&a, "--leaf-size", 1, &v, &rc)) {
+            if (!rc)
+                rc = parse_int_option("--leaf-size", v, 1, 1 << 30, &leaf_size);
+        } else if (is_opt(&a, "--split", 1, &v, &rc)) {
+            if (!rc && strcmp(v, "median") == 0)
+                job.options.kdsplit.split = SC_SPLIT_MEDIAN;
+            else if (!rc && strcmp(v, "mean") == 0)
+                job.options.kdsplit.split = SC_SPLIT_MEAN;
             else if (!rc)
-                rc = fail(EXIT_USAGE, "pairs: --algorithm must be grid or brute, not \"%s\"", v);
+                rc = fail(EXIT_USAGE, "pairs: --split must be median or mean, not \"%s\"", v);
+        } else if (is_opt(&a, "--segment-width", 1, &v, &rc)) {
+            if (!rc && strcmp(v, "mean") == 0)
+                job.options.partition1d.width = SC_SEGMENT_MEAN_DIAMETER;
+            else if (!rc && strcmp(v, "max") == 0)
+                job.options.partition1d.width = SC_SEGMENT_MAX_DIAMETER;
+            else if (!rc)
+                rc = fail(EXIT_USAGE, "pairs: --segment-width must be mean or max, not \"%s\"", v);
         } else if (common_option(&a, &job.options, &rc)) {
             /* handled */
         } else {
@@ -655,6 +697,22 @@ static int cmd_pairs(int argc, char **argv)
     }
     if (job.input == NULL)
         return fail(EXIT_USAGE, "pairs: missing INPUT (see spherecollide pairs --help)");
+    /* the tree options go to the chosen tree */
+    const sc_algorithm algo = job.options.algorithm;
+    if ((max_depth || leaf_size) && algo != SC_ALGO_OCTREE && algo != SC_ALGO_KDSPLIT &&
+        !(algo == SC_ALGO_BVH && !max_depth))
+        return fail(EXIT_USAGE, "pairs: --max-depth and --leaf-size are options of --algorithm "
+                                "octree or kdsplit (--leaf-size also of bvh)");
+    sc_tree_options *tree = algo == SC_ALGO_OCTREE ? &job.options.octree : &job.options.kdsplit;
+    if (max_depth)
+        tree->max_depth = max_depth;
+    if (leaf_size && algo == SC_ALGO_BVH) {
+        if (leaf_size > 4)
+            return fail(EXIT_USAGE, "pairs: --leaf-size of bvh must be 1 to 4, not %d", leaf_size);
+        job.options.bvh.leaf_size = leaf_size;
+    } else if (leaf_size) {
+        tree->leaf_size = leaf_size;
+    }
     if (job.output && job.count_only)
         return fail(EXIT_USAGE, "pairs: -o and --count-only contradict each other");
     if (job.repeat == 0)

@@ -245,7 +245,7 @@ static void count_passes(const double *rows, const study_config *c, study_result
     if (b && keys && hist && sc_view_make(&s, &v) == SC_OK && sc_bounds_compute(&v, b) == SC_OK) {
         sc_grid_plan plan;
         sc_options d = sc_options_default();
-        sc_grid_plan_make(b, c->cell_factor, d.max_levels, c->levels, &plan);
+        sc_grid_plan_make(b, c->cell_factor, d.grid.max_levels, c->levels, &plan);
         sc_radix_first first = {hist, 0, false, 0};
         sc_keys_compute(&v, &plan, keys, 1, &first);
         uint64_t varying = 0;
@@ -303,8 +303,8 @@ static sc_options options_of(const study_config *c)
     opt.threads = c->threads;
     opt.kernel = c->kernel;
     opt.pin = c->pin;
-    opt.cell_factor = c->cell_factor;
-    opt.levels = c->levels;
+    opt.grid.cell_factor = c->cell_factor;
+    opt.grid.levels = c->levels;
     /* layout 2, "morton": the gathered copy with its rows along a Morton
      * curve (options.traversal), experiment 3c */
     opt.layout = c->layout == 1 ? SC_LAYOUT_INDIRECT : SC_LAYOUT_GATHERED;

@@ -146,9 +146,9 @@ static sc_context *context_of(size_t c)
         o.sorted = cf->sorted;
         o.chunk_pairs = 7; /* many chunks, so buffers wrap */
         if (cf->max_levels)
-            o.max_levels = cf->max_levels;
-        o.levels = cf->levels;
-        o.cell_factor = cf->cell_factor;
+            o.grid.max_levels = cf->max_levels;
+        o.grid.levels = cf->levels;
+        o.grid.cell_factor = cf->cell_factor;
         o.traversal = cf->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS;
         if (sc_context_create(&o, &contexts[c]) != SC_OK)
             fuzz_fail("context", cf->name, 0, 0);

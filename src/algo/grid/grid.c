@@ -32,7 +32,8 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     double t = sc_now();
     sc_radix_first first = {buf[COUNTS].p, 0, false, 0};
     const int blocks = sc_radix_blocks(n, threads);
-    sc_grid_plan_make(e->bounds, e->opt->cell_factor, e->opt->max_levels, e->opt->levels, &g->plan);
+    const sc_grid_options *go = &e->opt->grid;
+    sc_grid_plan_make(e->bounds, go->cell_factor, go->max_levels, go->levels, &g->plan);
     g->plan.morton = e->opt->traversal == SC_TRAVERSAL_MORTON;
     /* Keys travel with their index in one word when both fit. */
     first.pack_bits = sc_pack_bits(n, g->plan.key_bits);

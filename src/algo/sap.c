@@ -1,0 +1,145 @@
+/*
+ * sap.c: sweep and prune (SC_ALGO_SAP, seed 001). On the axis of largest
+ * spread, the spheres are sorted by the lower end of their box (peer.h) with
+ * the engine's radix sort (doubles mapped to order-preserving integers);
+ * then, in that order, each block of SC_BLOCK consecutive spheres is tested
+ * against the spheres after it whose box starts before the block's highest
+ * box end: the active set of the sweep, seen from its oldest member. Every
+ * pair whose boxes overlap on the axis is a candidate exactly once (from
+ * whichever of the two starts first), so nothing is reported twice.
+ * The sorted order is cut into chunks of consecutive spheres; each chunk
+ * finds its own active sets by scanning forward, so chunks are independent
+ * and run in parallel. Cost: n log n to sort plus the pairs that overlap on
+ * one axis, which is quadratic when many boxes span the axis (one huge
+ * sphere, or a slab).
+ */
+#include "peer.h"
+
+#include <string.h>
+
+enum { WORK, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS, BOUNDS_LO, BOUNDS_HI };
+
+typedef struct sap_state {
+    const double *lo, *hi; /* box ends on the sweep axis, sorted order, padded */
+    size_t chunk_spheres;
+    int axis;
+} sap_state;
+
+/* Order-preserving map of a double to uint64 (no NaN here). */
+static inline uint64_t order_key(double d) {
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return (u >> 63) ? ~u : u | 0x8000000000000000ull;
+}
+
+static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
+    sap_state *s = e->state;
+    const sc_view *v = e->view;
+    const sc_bounds *b = e->bounds;
+    const size_t n = v->n;
+    const int threads = e->threads;
+    int axis = 0;
+    const int dims = v->z ? 3 : 2;
+    for (int a = 1; a < dims; a++)
+        if (b->hi[a] - b->lo[a] > b->hi[axis] - b->lo[axis])
+            axis = a;
+    s->axis = axis;
+    const char *arr = axis == 0 ? v->x : axis == 1 ? v->y : v->z;
+    if (!sc_env_reserve(e, KEYS, 8 * (n + 1)) || !sc_env_reserve(e, TMP_KEYS, 8 * (n + 1)) ||
+        !sc_env_reserve(e, INDEX, 4 * (n + 1)) || !sc_env_reserve(e, TMP_INDEX, 4 * (n + 1)) ||
+        !sc_env_reserve(e, COUNTS, sc_radix_sort_scratch(threads)) ||
+        !sc_env_reserve(e, BOUNDS_LO, 8 * (n + SC_PAD)) || !sc_env_reserve(e, BOUNDS_HI, 8 * (n + SC_PAD)) ||
+        !sc_work_reserve(e, WORK, n, &out->work))
+        return SC_ERR_OUT_OF_MEMORY;
+    double t = sc_now();
+    uint64_t *keys = e->buf[KEYS].p;
+    uint32_t *index = e->buf[INDEX].p;
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < n; k++) {
+        keys[k] = order_key(sc_box_lo(sc_view_get(v, arr, k), sc_view_get(v, v->r, k)));
+        index[k] = (uint32_t)k;
+    }
+    sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
+    t = sc_now();
+    if (sc_radix_sort_pairs(keys, index, e->buf[TMP_KEYS].p, e->buf[TMP_INDEX].p, n, 64,
+                            e->buf[COUNTS].p, threads, NULL)) {
+        sc_buf tk = e->buf[KEYS], ti = e->buf[INDEX];
+        e->buf[KEYS] = e->buf[TMP_KEYS];
+        e->buf[INDEX] = e->buf[TMP_INDEX];
+        e->buf[TMP_KEYS] = tk;
+        e->buf[TMP_INDEX] = ti;
+        index = e->buf[INDEX].p;
+    }
+    sc_stage_add(e->seconds, SC_STAGE_SORT, t);
+    t = sc_now();
+    sc_gather(v, index, n, &out->work);
+    const double *c = axis == 0 ? out->work.x : axis == 1 ? out->work.y : out->work.z;
+    double *lo = e->buf[BOUNDS_LO].p, *hi = e->buf[BOUNDS_HI].p;
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < n; k++) {
+        lo[k] = sc_box_lo(c[k], out->work.r[k]);
+        hi[k] = sc_box_hi(c[k], out->work.r[k]);
+    }
+    for (size_t k = n; k < n + SC_PAD; k++)
+        lo[k] = hi[k] = 0.0;
+    sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
+    s->lo = lo;
+    s->hi = hi;
+    /* the grid's chunking: about 256 chunks, 256 .. 8192 spheres each */
+    s->chunk_spheres = n / 256 < 256 ? 256 : n / 256 > 8192 ? 8192 : n / 256;
+    out->nchunks = (n + s->chunk_spheres - 1) / s->chunk_spheres;
+    out->state = s;
+    out->cells = 1;
+    out->levels = 1;
+    return SC_OK;
+}
+
+#define SAP_LIST 2048
+
+static uint64_t sap_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel, sc_hits *hits,
+                           void *tls) {
+    const sap_state *s = b->state;
+    const sc_work *w = &b->work;
+    const uint32_t n = (uint32_t)w->n;
+    const uint32_t s0 = (uint32_t)(chunk * s->chunk_spheres);
+    const uint32_t s1 = n - s0 > s->chunk_spheres ? s0 + (uint32_t)s->chunk_spheres : n;
+    uint32_t *list = tls;
+    sc_kernel_args args = {0};
+    args.x = w->x;
+    args.y = w->y;
+    args.z = w->z;
+    args.r = w->r;
+    uint64_t tests = 0;
+    uint32_t end = s0; /* the active set's end: first j with lo[j] > the block's top */
+    for (uint32_t i0 = s0; i0 < s1; i0 += SC_BLOCK) {
+        const uint32_t ni = s1 - i0 < SC_BLOCK ? s1 - i0 : SC_BLOCK;
+        double top = s->hi[i0];
+        for (uint32_t k = 1; k < ni; k++)
+            top = s->hi[i0 + k] > top ? s->hi[i0 + k] : top;
+        const uint32_t past = i0 + ni;
+        /* lo is sorted: the end moves forward, or back for a lower top */
+        if (end < past)
+            end = past;
+        while (end > past && s->lo[end - 1] > top)
+            end--;
+        while (end < n && s->lo[end] <= top)
+            end++;
+        args.i0 = i0;
+        args.ni = ni;
+        args.tri_end = past;
+        uint32_t j = past;
+        do { /* at least one call: the block's own triangle */
+            const uint32_t take = end - j > SAP_LIST ? SAP_LIST : end - j;
+            for (uint32_t k = 0; k < take; k++)
+                list[k] = j + k;
+            args.cand = list;
+            args.ncand = take;
+            tests += kernel(&args, hits);
+            args.tri_end = 0;
+            j += take;
+        } while (j < end);
+    }
+    return tests;
+}
+
+const sc_peer sc_peer_sap = {"sap", 4 * (SAP_LIST + 16), sap_build, sap_search};
