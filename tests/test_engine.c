@@ -113,7 +113,13 @@ typedef struct config {
     int levels; /* 0: cost model */
     sc_layout layout;
     sc_traversal traversal;
+    int variant; /* peers: 0 their defaults, 1 the other options (see make_ctx) */
 } config;
+
+/* Every peer but the grid (which the groups above run in every shape). */
+static const sc_algorithm peers[] = {SC_ALGO_BRUTE,    SC_ALGO_PARTITION1D, SC_ALGO_SAP,
+                                     SC_ALGO_HASHGRID, SC_ALGO_OCTREE,      SC_ALGO_KDSPLIT};
+#define NPEERS (sizeof peers / sizeof peers[0])
 
 static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, size_t pairs_hint) {
     sc_options o = sc_options_default();
@@ -129,6 +135,13 @@ static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, siz
     o.grid.levels = c->levels;
     o.layout = c->layout;
     o.traversal = c->traversal;
+    if (c->variant) { /* the seeds' other settings, and small leaves that copy a lot */
+        o.partition1d.width = SC_SEGMENT_MAX_DIAMETER;
+        o.octree.max_depth = 11;
+        o.octree.leaf_size = 1;
+        o.kdsplit.split = SC_SPLIT_MEAN;
+        o.kdsplit.leaf_size = 2;
+    }
     if (chunk_pairs)
         o.chunk_pairs = chunk_pairs;
     if (sorted) /* force about three windows */
@@ -149,9 +162,9 @@ static void check_config(const dataset *d, const sc_spheres *view, const config 
                          const pairs *want, uint64_t want_sum, pairs *stream_ref,
                          const char *what) {
     char tag[160];
-    snprintf(tag, sizeof tag, "%s n=%zu %s kernel=%s threads=%d algo=%d max_levels=%d levels=%d factor=%g",
-             d->name, d->n, what, sc_kernel_name(c->kernel), c->threads, (int)c->algo, c->max_levels,
-             c->levels, c->cell_factor);
+    snprintf(tag, sizeof tag, "%s n=%zu %s kernel=%s threads=%d algo=%s/%d max_levels=%d levels=%d factor=%g",
+             d->name, d->n, what, sc_kernel_name(c->kernel), c->threads, sc_algorithm_name(c->algo),
+             c->variant, c->max_levels, c->levels, c->cell_factor);
 
     /* count */
     sc_context *ctx = make_ctx(c, 0, 0, 0);
@@ -217,6 +230,21 @@ static void check_config(const dataset *d, const sc_spheres *view, const config 
 static const sc_kernel kernels[] = {SC_KERNEL_SCALAR, SC_KERNEL_AVX2};
 static const int thread_counts[] = {1, 2, 3, 4};
 
+/* The pathological and extreme inputs run every peer too. */
+static int peers_here = 1;
+/* check_dataset_f32 and _2d run the peers instead of the grid's shapes. */
+static int peers_only = 0;
+
+static void run_peers(const dataset *d, const sc_spheres *view, const pairs *want, uint64_t sum,
+                      const char *what) {
+    for (size_t k = 0; k < NPEERS; k++) {
+        config pc = {SC_KERNEL_AUTO, 3, peers[k], 0, 0, 0, 0, 0, (int)(k & 1)};
+        pairs own = {0};
+        check_config(d, view, &pc, want, sum, &own, what);
+        free(own.p);
+    }
+}
+
 /* full: every kernel x threads 1..4 (else threads 1 and 3). */
 static void check_dataset(const dataset *d, int full) {
     pairs want = {0}, ref = {0};
@@ -232,18 +260,18 @@ static void check_dataset(const dataset *d, int full) {
         for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
             if (!full && thread_counts[t] != 1 && thread_counts[t] != 3)
                 continue;
-            config c = {kernels[k], thread_counts[t], SC_ALGO_GRID, 0, 0, 0, 0, 0};
+            config c = {kernels[k], thread_counts[t], SC_ALGO_GRID, 0, 0, 0, 0, 0, 0};
             check_config(d, &view, &c, &want, sum, &ref, "rows-f64");
         }
     }
     /* the brute-force peer and grid variants */
-    config extra[] = {{SC_KERNEL_AUTO, 2, SC_ALGO_BRUTE, 0, 0, 0, 0, 0},
-                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0, 0, 0, 0},
-                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7, 0, 0, 0},
-                      {SC_KERNEL_SCALAR, 3, SC_ALGO_GRID, 0, 0, 16, 0, 0},
+    config extra[] = {{SC_KERNEL_AUTO, 2, SC_ALGO_BRUTE, 0, 0, 0, 0, 0, 0},
+                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0, 0, 0, 0, 0},
+                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7, 0, 0, 0, 0},
+                      {SC_KERNEL_SCALAR, 3, SC_ALGO_GRID, 0, 0, 16, 0, 0, 0},
                       /* rows along a Morton curve: other row order, same pairs */
-                      {SC_KERNEL_AUTO, 3, SC_ALGO_GRID, 0, 0, 0, 0, SC_TRAVERSAL_MORTON},
-                      {SC_KERNEL_SCALAR, 2, SC_ALGO_GRID, 0, 0, 16, 0, SC_TRAVERSAL_MORTON}};
+                      {SC_KERNEL_AUTO, 3, SC_ALGO_GRID, 0, 0, 0, 0, SC_TRAVERSAL_MORTON, 0},
+                      {SC_KERNEL_SCALAR, 2, SC_ALGO_GRID, 0, 0, 16, 0, SC_TRAVERSAL_MORTON, 0}};
     /* A different algorithm or grid shape may stream in another order; each
      * variant only has to be exact (and its own order is checked by SoA). */
     for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) {
@@ -251,13 +279,21 @@ static void check_dataset(const dataset *d, int full) {
         check_config(d, &view, &extra[k], &want, sum, &own, "variant");
         free(own.p);
     }
+    /* every peer, defaults and variant options (generators: group peers) */
+    for (size_t k = 0; peers_here && k < NPEERS; k++)
+        for (int var = 0; var < 2; var++) {
+            config pc = {SC_KERNEL_AUTO, 2, peers[k], 0, 0, 0, 0, 0, var};
+            pairs own = {0};
+            check_config(d, &view, &pc, &want, sum, &own, "peer");
+            free(own.p);
+        }
     /* the same data as separate arrays (SoA) */
     double *soa = malloc(4 * (d->n + 1) * sizeof(double));
     for (size_t i = 0; i < d->n; i++)
         for (int a = 0; a < 4; a++)
             soa[a * d->n + i] = d->rows[4 * i + a];
     sc_spheres sv = sc_spheres_soa_f64(d->n, soa, soa + d->n, soa + 2 * d->n, soa + 3 * d->n);
-    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0};
+    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0};
     check_config(d, &sv, &c, &want, sum, &ref, "soa-f64");
     /* indirect reads of separate arrays: same pairs in the same order */
     c.layout = SC_LAYOUT_INDIRECT;
@@ -279,13 +315,20 @@ static void check_dataset_f32(const dataset *d) {
     uint64_t sum;
     oracle(&w, &want, &sum);
     sc_spheres view = sc_spheres_rows_f32(d->n, 3, rows32);
+    if (peers_only) {
+        run_peers(&w, &view, &want, sum, "peer-f32");
+        free(want.p);
+        free(w.rows);
+        free(rows32);
+        return;
+    }
     for (size_t k = 0; k < 2; k++) {
         if (!sc_kernel_available(kernels[k]))
             continue;
-        config c = {kernels[k], 3, SC_ALGO_GRID, 0, 0, 0, 0, 0};
+        config c = {kernels[k], 3, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0};
         check_config(&w, &view, &c, &want, sum, &ref, "rows-f32");
     }
-    config ci = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, SC_LAYOUT_INDIRECT, 0};
+    config ci = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, SC_LAYOUT_INDIRECT, 0, 0};
     check_config(&w, &view, &ci, &want, sum, &ref, "rows-f32-indirect");
     free(want.p);
     free(ref.p);
@@ -310,7 +353,14 @@ static void check_dataset_2d(const dataset *d) {
     uint64_t sum;
     oracle(&w, &want, &sum);
     sc_spheres view = sc_spheres_rows_f64(d->n, 2, rows3);
-    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0};
+    if (peers_only) {
+        run_peers(&w, &view, &want, sum, "peer-2d");
+        free(want.p);
+        free(w.rows);
+        free(rows3);
+        return;
+    }
+    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0};
     check_config(&w, &view, &c, &want, sum, &ref, "2d");
     c.layout = SC_LAYOUT_INDIRECT; /* z == NULL read through the view */
     check_config(&w, &view, &c, &want, sum, &ref, "2d-indirect");
@@ -340,6 +390,45 @@ static void group_generators(void) {
             free(d.rows);
         }
     }
+}
+
+/* Every peer on every generator at several sizes, threads 1..4 at n = 3000
+ * (the streamed order must be the same for each), both kernels, 2-D and
+ * float32 input, defaults and the other options. */
+static void group_peers(void) {
+    const char *const *names = scgen_names();
+    const size_t sizes[] = {0, 1, 2, 300, 3000};
+    for (int g = 0; names[g]; g++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            const size_t n = strcmp(names[g], "dense") == 0 && sizes[s] > 700 ? 700 : sizes[s];
+            dataset d = {names[g], n, malloc(4 * (n + 1) * sizeof(double))};
+            CHECK(scgen_generate(names[g], n, 7 + s, d.rows) == 0, "generate %s", names[g]);
+            pairs want = {0};
+            uint64_t sum;
+            oracle(&d, &want, &sum);
+            sc_spheres view = sc_spheres_rows_f64(d.n, 3, d.rows);
+            for (size_t k = 0; k < NPEERS; k++)
+                for (int var = 0; var < 2; var++) {
+                    pairs own = {0};
+                    for (size_t t = 0; t < 4; t++) {
+                        if (sizes[s] != 3000 && t != 1)
+                            continue;
+                        const sc_kernel kern = kernels[(t + (size_t)var) % 2];
+                        config c = {sc_kernel_available(kern) ? kern : SC_KERNEL_SCALAR,
+                                    thread_counts[t], peers[k], 0, 0, 0, 0, 0, var};
+                        check_config(&d, &view, &c, &want, sum, &own, "peer");
+                    }
+                    free(own.p);
+                }
+            free(want.p);
+            if (sizes[s] == 300) { /* 2-D and float32 through every peer */
+                peers_only = 1;
+                check_dataset_2d(&d);
+                check_dataset_f32(&d);
+                peers_only = 0;
+            }
+            free(d.rows);
+        }
 }
 
 static uint64_t rng_state = 12345;
@@ -731,8 +820,13 @@ int main(int argc, char **argv) {
         group_pathological();
     if (all || strcmp(group, "extremes") == 0)
         group_extremes();
-    if (all || strcmp(group, "generators") == 0)
+    if (all || strcmp(group, "generators") == 0) {
+        peers_here = 0; /* group peers runs them on the generators */
         group_generators();
+        peers_here = 1;
+    }
+    if (all || strcmp(group, "peers") == 0)
+        group_peers();
     printf("test_engine %s: %d checks, %d failures\n", group, checks, failures);
     return failures ? 1 : 0;
 }

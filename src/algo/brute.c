@@ -45,13 +45,14 @@ static sc_status brute_build(const sc_peer_env *e, sc_peer_built *out) {
      * are c / nchunks of all, n (1 - sqrt(1 - c / nchunks)), on a block
      * boundary. */
     uint32_t *cut = e->buf[CUTS].p;
-    for (size_t c = 0; c <= nchunks; c++) {
+    cut[0] = 0;
+    for (size_t c = 1; c <= nchunks; c++) {
         const double f = (double)c / (double)nchunks;
         size_t i = (size_t)((double)n * (1.0 - sqrt(1.0 - f)));
         i = i / SC_BLOCK * SC_BLOCK;
         if (c == nchunks || i > n)
             i = n;
-        if (c > 0 && i < cut[c - 1])
+        if (i < cut[c - 1])
             i = cut[c - 1];
         cut[c] = (uint32_t)i;
     }

@@ -121,8 +121,8 @@ typedef struct config {
 
 /* Contexts live across inputs: every run after the first is a warm query on
  * scratch shaped by other inputs, as a library caller's would be. The first
- * three run on every input; one of the shaped grids (picked by the input)
- * runs too. */
+ * three and every other peer run on every input; one of the shaped grids
+ * (picked by the input) runs too. */
 static const config configs[] = {
     {SC_ALGO_GRID, SC_KERNEL_SCALAR, 1, 0, 0, 1.0, 0, 0, "grid scalar 1 thread"},
     {SC_ALGO_GRID, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 0, 0, "grid avx2 3 threads"},
@@ -130,7 +130,14 @@ static const config configs[] = {
     {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 16, 16, 1.0, 1, 0, "grid, 16 levels forced, sorted"},
     {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 1, 0, 3.7, 0, 0, "grid, one level, cell factor 3.7"},
     {SC_ALGO_GRID, SC_KERNEL_SCALAR, 2, 4, 3, 1.0, 1, 1, "grid, 3 levels, Morton rows, sorted"},
+    /* the other peers: every one runs on every input */
+    {SC_ALGO_PARTITION1D, SC_KERNEL_SCALAR, 3, 0, 0, 1.0, 0, 0, "partition1d 3 threads"},
+    {SC_ALGO_SAP, SC_KERNEL_AVX2, 2, 0, 0, 1.0, 1, 0, "sap avx2, sorted"},
+    {SC_ALGO_HASHGRID, SC_KERNEL_AUTO, 2, 0, 0, 1.0, 0, 0, "hashgrid 2 threads"},
+    {SC_ALGO_OCTREE, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "octree, leaf 1"},
+    {SC_ALGO_KDSPLIT, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 1, 0, "kdsplit, mean split, sorted"},
 };
+#define FIRST_PEER 6
 #define NCONFIG (sizeof configs / sizeof configs[0])
 static sc_context *contexts[NCONFIG];
 
@@ -150,6 +157,9 @@ static sc_context *context_of(size_t c)
         o.grid.levels = cf->levels;
         o.grid.cell_factor = cf->cell_factor;
         o.traversal = cf->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS;
+        o.octree.leaf_size = 1; /* many copies: the reference-point filter at work */
+        o.kdsplit.split = SC_SPLIT_MEAN;
+        o.kdsplit.leaf_size = 2;
         if (sc_context_create(&o, &contexts[c]) != SC_OK)
             fuzz_fail("context", cf->name, 0, 0);
     }
@@ -223,7 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* which shaped grid joins the three that always run */
     const size_t shaped = 3 + byte(&in) % 3;
     for (size_t c = 0; c < NCONFIG; c++) {
-        if (c >= 3 && c != shaped)
+        if (c >= 3 && c < FIRST_PEER && c != shaped)
             continue;
         const config *cf = &configs[c];
         sc_context *ctx = context_of(c);
