@@ -20,6 +20,7 @@ const sc_peer *sc_peer_of(sc_algorithm a) {
     case SC_ALGO_KDSPLIT:
         return &sc_peer_kdsplit;
     case SC_ALGO_BVH:
+        return &sc_peer_bvh;
     case SC_ALGO_SEGTREE:
         return NULL; /* not yet */
     }

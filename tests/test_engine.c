@@ -117,8 +117,9 @@ typedef struct config {
 } config;
 
 /* Every peer but the grid (which the groups above run in every shape). */
-static const sc_algorithm peers[] = {SC_ALGO_BRUTE,    SC_ALGO_PARTITION1D, SC_ALGO_SAP,
-                                     SC_ALGO_HASHGRID, SC_ALGO_OCTREE,      SC_ALGO_KDSPLIT};
+static const sc_algorithm peers[] = {SC_ALGO_BRUTE,  SC_ALGO_PARTITION1D, SC_ALGO_SAP,
+                                     SC_ALGO_HASHGRID, SC_ALGO_OCTREE, SC_ALGO_KDSPLIT,
+                                     SC_ALGO_BVH};
 #define NPEERS (sizeof peers / sizeof peers[0])
 
 static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, size_t pairs_hint) {
@@ -141,6 +142,7 @@ static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, siz
         o.octree.leaf_size = 1;
         o.kdsplit.split = SC_SPLIT_MEAN;
         o.kdsplit.leaf_size = 2;
+        o.bvh.leaf_size = 3;
     }
     if (chunk_pairs)
         o.chunk_pairs = chunk_pairs;

@@ -136,6 +136,7 @@ static const config configs[] = {
     {SC_ALGO_HASHGRID, SC_KERNEL_AUTO, 2, 0, 0, 1.0, 0, 0, "hashgrid 2 threads"},
     {SC_ALGO_OCTREE, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "octree, leaf 1"},
     {SC_ALGO_KDSPLIT, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 1, 0, "kdsplit, mean split, sorted"},
+    {SC_ALGO_BVH, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "bvh, leaves of 3"},
 };
 #define FIRST_PEER 6
 #define NCONFIG (sizeof configs / sizeof configs[0])
@@ -160,6 +161,7 @@ static sc_context *context_of(size_t c)
         o.octree.leaf_size = 1; /* many copies: the reference-point filter at work */
         o.kdsplit.split = SC_SPLIT_MEAN;
         o.kdsplit.leaf_size = 2;
+        o.bvh.leaf_size = 3;
         if (sc_context_create(&o, &contexts[c]) != SC_OK)
             fuzz_fail("context", cf->name, 0, 0);
     }
