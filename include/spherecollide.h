@@ -206,19 +206,6 @@ typedef struct sc_segtree_options {
                         splitting; >= 1, default 1024 */
 } sc_segtree_options;
 
-typedef enum sc_layout {
-    SC_LAYOUT_GATHERED = 0, /**< copy the spheres into cell order first (default) */
-    SC_LAYOUT_INDIRECT = 1  /**< no copy: the narrowphase reads the caller's arrays
-                                 through the sort permutation (scalar kernel; for
-                                 locality studies) */
-} sc_layout;
-
-typedef enum sc_traversal {
-    SC_TRAVERSAL_ROWS = 0,  /**< rows (cells of equal z, y) in z-major order (default) */
-    SC_TRAVERSAL_MORTON = 1 /**< rows along a Morton (Z-order) curve of (z, y); for
-                                 locality studies: same pairs, other memory order */
-} sc_traversal;
-
 typedef struct sc_options {
     size_t size;            /**< sizeof(sc_options); set by sc_options_default */
     sc_algorithm algorithm;
@@ -229,9 +216,6 @@ typedef struct sc_options {
                                  masks restored after it (smaller calls are
                                  too short for binding to pay: none) */
     sc_kernel kernel;       /**< default SC_KERNEL_AUTO */
-    sc_layout layout;       /**< default SC_LAYOUT_GATHERED */
-    sc_traversal traversal; /**< order of the rows in memory and in the search;
-                                 default SC_TRAVERSAL_ROWS */
     int sorted;             /**< stream/fill pairs in (i, j) lexicographic order */
     size_t chunk_pairs;     /**< most pairs per callback chunk, >= 1; default
                                  65536; values above 2^24 (SIZE_MAX for

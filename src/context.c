@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-void sc_context_kernel_override(sc_context *c, sc_kernel_fn fn) { c->kernel_override = fn; }
-
 static const sc_allocator *alloc_of(const sc_context *c) { return sc_context_allocator(c); }
 
 void sc_context_log(const sc_context *c, sc_log_level lvl, const char *fmt, ...) {
@@ -32,10 +30,6 @@ static sc_status options_check(const sc_options *o) {
     if (o->size != sizeof(sc_options))
         return SC_ERR_INVALID_ARGUMENT;
     if (!sc_peer_of(o->algorithm))
-        return SC_ERR_INVALID_ARGUMENT;
-    if (o->traversal != SC_TRAVERSAL_ROWS && o->traversal != SC_TRAVERSAL_MORTON)
-        return SC_ERR_INVALID_ARGUMENT;
-    if (o->layout != SC_LAYOUT_GATHERED && o->layout != SC_LAYOUT_INDIRECT)
         return SC_ERR_INVALID_ARGUMENT;
     if (o->threads < 0 || o->threads > 4096)
         return SC_ERR_INVALID_ARGUMENT;

@@ -36,7 +36,9 @@ struct sc_context {
     _Alignas(SC_ALIGN) unsigned char peer_state[SC_PEER_STATE_BYTES];
     sc_stats stats;
     progress_map progress; /* this query's progress */
-    sc_kernel_fn kernel_override; /* bench only (sc_context_kernel_override) */
+#ifdef SC_STUDY
+    sc_study_knobs study; /* study.c */
+#endif
 };
 
 

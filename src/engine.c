@@ -35,8 +35,10 @@ typedef struct prepared {
 static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) {
     p->peer = sc_peer_of(c->opt.algorithm);
     p->kernel = sc_kernel_resolve(&c->stats.kernel);
-    if (p->kernel && c->kernel_override)
-        p->kernel = c->kernel_override;
+#ifdef SC_STUDY
+    if (p->kernel && c->study.kernel)
+        p->kernel = c->study.kernel;
+#endif
     if (!p->kernel)
         return SC_ERR_UNSUPPORTED;
     sc_status st = sc_view_make(spheres, &p->view);
@@ -51,13 +53,17 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     if (st != SC_OK)
         return st;
 
-    const sc_peer_env env = {&p->view, &b,    &c->opt, c->threads, alloc_of(c),
-                             c->peer_buf, c->peer_state, c->stats.seconds};
+    const sc_peer_env env = {&p->view,    &b,           &c->opt,         c->threads, alloc_of(c),
+                             c->peer_buf, c->peer_state, c->stats.seconds,
+#ifdef SC_STUDY
+                             &c->study
+#endif
+    };
     memset(&p->built, 0, sizeof p->built);
     st = p->peer->build(&env, &p->built);
     if (st != SC_OK)
         return st;
-    if (p->built.kernel) { /* a study layout fixes its kernel */
+    if (p->built.kernel) { /* the study's indirect layout fixes its kernel */
         p->kernel = p->built.kernel;
         c->stats.kernel = p->built.stats_kernel;
     }

@@ -173,9 +173,6 @@ SC_INTERNAL void sc_gather(const sc_view *v, const uint32_t *index, size_t n, sc
 
 /* Resolves AUTO (in place) and returns the kernel, or NULL if unavailable. */
 SC_INTERNAL sc_kernel_fn sc_kernel_resolve(sc_kernel *kernel);
-/* Bench only (bench/kernel_bench's replay): every later query of c runs fn
- * as its narrowphase kernel on the gathered layout (NULL: back to normal). */
-SC_INTERNAL void sc_context_kernel_override(sc_context *c, sc_kernel_fn fn);
 SC_INTERNAL void sc_cpu_features(char *buf, size_t cap);
 /* A warning about the SC_KERNEL environment variable (unknown value, or a
  * kernel this CPU cannot run) into buf; its length, 0 when all is well. */

@@ -33,6 +33,15 @@
 #define SC_PEER_BUFS 10            /* grow-only buffers a peer may use */
 #define SC_PEER_STATE_BYTES 4096   /* a peer's state struct lives here */
 
+#ifdef SC_STUDY
+/* The study's switches (spherecollide_study.h), set per context. */
+typedef struct sc_study_knobs {
+    int indirect;             /* the grid reads the caller's arrays */
+    int morton;               /* the grid's rows along a Morton curve */
+    sc_kernel_fn kernel;      /* NULL, or the kernel every query runs */
+} sc_study_knobs;
+#endif
+
 typedef struct sc_peer_env {
     const sc_view *view;
     const sc_bounds *bounds;
@@ -42,6 +51,9 @@ typedef struct sc_peer_env {
     sc_buf *buf;     /* SC_PEER_BUFS buffers of the context, kept across calls */
     void *state;     /* SC_PEER_STATE_BYTES, 64-byte aligned */
     double *seconds; /* the stage clocks (sc_stats.seconds) */
+#ifdef SC_STUDY
+    const sc_study_knobs *study;
+#endif
 } sc_peer_env;
 
 typedef struct sc_peer_built {

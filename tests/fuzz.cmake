@@ -19,7 +19,7 @@ foreach(h ${SC_FUZZ_HARNESSES})
   target_compile_options(fuzz_${h} PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
   target_compile_definitions(fuzz_${h} PRIVATE _POSIX_C_SOURCE=200809L)
   if(h STREQUAL "engine")
-    target_link_libraries(fuzz_${h} PRIVATE spherecollide_static m)
+    target_link_libraries(fuzz_${h} PRIVATE spherecollide_study m) # the Morton rows config
   elseif(h STREQUAL "pairs")
     target_link_libraries(fuzz_${h} PRIVATE sc_io)
     target_compile_definitions(fuzz_${h} PRIVATE _GNU_SOURCE) # memmem

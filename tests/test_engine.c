@@ -10,6 +10,9 @@
  */
 #include "sc_gen.h"
 #include "spherecollide.h"
+#ifdef SC_STUDY /* test_engine_study: the study build's switches too */
+#include "spherecollide_study.h"
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -111,8 +114,8 @@ typedef struct config {
     int max_levels;
     double cell_factor;
     int levels; /* 0: cost model */
-    sc_layout layout;
-    sc_traversal traversal;
+    int indirect; /* study build: the grid reads the caller's arrays */
+    int morton;   /* study build: the grid's rows along a Morton curve */
     int variant; /* peers: 0 their defaults, 1 the other options (see make_ctx) */
 } config;
 
@@ -134,8 +137,6 @@ static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, siz
     if (c->cell_factor > 0)
         o.grid.cell_factor = c->cell_factor;
     o.grid.levels = c->levels;
-    o.layout = c->layout;
-    o.traversal = c->traversal;
     if (c->variant) { /* the seeds' other settings, and small leaves that copy a lot */
         o.partition1d.width = SC_SEGMENT_MAX_DIAMETER;
         o.octree.max_depth = 11;
@@ -150,6 +151,12 @@ static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, siz
         o.sorted_window_bytes = pairs_hint * 24 / 3 > 4096 ? pairs_hint * 24 / 3 : 4096;
     sc_context *ctx = NULL;
     sc_status st = sc_context_create(&o, &ctx);
+#ifdef SC_STUDY
+    if (st == SC_OK)
+        st = sc_study_set_layout(ctx, c->indirect ? SC_LAYOUT_INDIRECT : SC_LAYOUT_GATHERED);
+    if (st == SC_OK)
+        st = sc_study_set_traversal(ctx, c->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS);
+#endif
     if (st != SC_OK) {
         fprintf(stderr, "context: %s\n", sc_status_string(st));
         abort();
@@ -179,7 +186,7 @@ static void check_config(const dataset *d, const sc_spheres *view, const config 
           (unsigned long long)s.checksum, (unsigned long long)want_sum);
     sc_stats stats;
     sc_context_stats(ctx, &stats);
-    const sc_kernel expect_kernel = c->layout == SC_LAYOUT_INDIRECT ? SC_KERNEL_SCALAR
+    const sc_kernel expect_kernel = c->indirect ? SC_KERNEL_SCALAR
                                     : c->kernel == SC_KERNEL_AUTO    ? sc_kernel_auto()
                                                                      : c->kernel;
     CHECK(stats.pairs == want->n && stats.kernel == expect_kernel,
@@ -271,9 +278,12 @@ static void check_dataset(const dataset *d, int full) {
                       {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0, 0, 0, 0, 0},
                       {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7, 0, 0, 0, 0},
                       {SC_KERNEL_SCALAR, 3, SC_ALGO_GRID, 0, 0, 16, 0, 0, 0},
+#ifdef SC_STUDY
                       /* rows along a Morton curve: other row order, same pairs */
-                      {SC_KERNEL_AUTO, 3, SC_ALGO_GRID, 0, 0, 0, 0, SC_TRAVERSAL_MORTON, 0},
-                      {SC_KERNEL_SCALAR, 2, SC_ALGO_GRID, 0, 0, 16, 0, SC_TRAVERSAL_MORTON, 0}};
+                      {SC_KERNEL_AUTO, 3, SC_ALGO_GRID, 0, 0, 0, 0, 1, 0},
+                      {SC_KERNEL_SCALAR, 2, SC_ALGO_GRID, 0, 0, 16, 0, 1, 0},
+#endif
+    };
     /* A different algorithm or grid shape may stream in another order; each
      * variant only has to be exact (and its own order is checked by SoA). */
     for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) {
@@ -297,9 +307,11 @@ static void check_dataset(const dataset *d, int full) {
     sc_spheres sv = sc_spheres_soa_f64(d->n, soa, soa + d->n, soa + 2 * d->n, soa + 3 * d->n);
     config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0};
     check_config(d, &sv, &c, &want, sum, &ref, "soa-f64");
+#ifdef SC_STUDY
     /* indirect reads of separate arrays: same pairs in the same order */
-    c.layout = SC_LAYOUT_INDIRECT;
+    c.indirect = 1;
     check_config(d, &sv, &c, &want, sum, &ref, "soa-f64-indirect");
+#endif
     free(soa);
     free(want.p);
     free(ref.p);
@@ -330,8 +342,10 @@ static void check_dataset_f32(const dataset *d) {
         config c = {kernels[k], 3, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0};
         check_config(&w, &view, &c, &want, sum, &ref, "rows-f32");
     }
-    config ci = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, SC_LAYOUT_INDIRECT, 0, 0};
+#ifdef SC_STUDY
+    config ci = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 1, 0, 0};
     check_config(&w, &view, &ci, &want, sum, &ref, "rows-f32-indirect");
+#endif
     free(want.p);
     free(ref.p);
     free(w.rows);
@@ -364,8 +378,10 @@ static void check_dataset_2d(const dataset *d) {
     }
     config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0};
     check_config(&w, &view, &c, &want, sum, &ref, "2d");
-    c.layout = SC_LAYOUT_INDIRECT; /* z == NULL read through the view */
+#ifdef SC_STUDY
+    c.indirect = 1; /* z == NULL read through the view */
     check_config(&w, &view, &c, &want, sum, &ref, "2d-indirect");
+#endif
     free(want.p);
     free(ref.p);
     free(w.rows);
@@ -432,6 +448,25 @@ static void group_peers(void) {
             free(d.rows);
         }
 }
+
+#ifdef SC_STUDY
+/* The study build's switches (indirect layout, Morton rows) on every
+ * generator at n = 3000, f64, f32, SoA and 2-D views. */
+static void group_knobs(void) {
+    const char *const *names = scgen_names();
+    peers_here = 0;
+    for (int g = 0; names[g]; g++) {
+        const size_t n = strcmp(names[g], "dense") == 0 ? 700 : 3000;
+        dataset d = {names[g], n, malloc(4 * (n + 1) * sizeof(double))};
+        CHECK(scgen_generate(names[g], n, 11, d.rows) == 0, "generate %s", names[g]);
+        check_dataset(&d, 0);
+        check_dataset_f32(&d);
+        check_dataset_2d(&d);
+        free(d.rows);
+    }
+    peers_here = 1;
+}
+#endif
 
 static uint64_t rng_state = 12345;
 static double urand(void) {
@@ -649,8 +684,31 @@ static void group_api(void) {
     o.size = 3;
     CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT, "bad size field");
     o = sc_options_default();
-    o.traversal = (sc_traversal)7;
-    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "bad traversal");
+    o.algorithm = (sc_algorithm)SC_ALGO_COUNT;
+    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "bad algorithm");
+    o = sc_options_default();
+    o.kdsplit.leaf_size = 0;
+    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "bad kdsplit leaf size");
+    o = sc_options_default();
+    o.bvh.leaf_size = 5;
+    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "bad bvh leaf size");
+    for (int a = 0; a < SC_ALGO_COUNT; a++) {
+        o = sc_options_default();
+        o.algorithm = (sc_algorithm)a;
+        const sc_status sa = sc_context_create(&o, &ctx);
+        /* segtree: not yet a peer */
+        CHECK(a == SC_ALGO_SEGTREE ? sa == SC_ERR_INVALID_ARGUMENT : sa == SC_OK,
+              "algorithm %s: %s", sc_algorithm_name((sc_algorithm)a), sc_status_string(sa));
+        sc_context_destroy(ctx);
+        ctx = NULL;
+    }
+#ifdef SC_STUDY
+    CHECK(sc_context_create(NULL, &ctx) == SC_OK &&
+              sc_study_set_traversal(ctx, (sc_traversal)7) == SC_ERR_INVALID_ARGUMENT &&
+              sc_study_set_layout(ctx, (sc_layout)7) == SC_ERR_INVALID_ARGUMENT,
+          "bad study switches");
+    sc_context_destroy(ctx);
+#endif
     o = sc_options_default();
     o.kernel = SC_KERNEL_AVX2;
     sc_status st = sc_context_create(&o, &ctx);
@@ -829,6 +887,10 @@ int main(int argc, char **argv) {
     }
     if (all || strcmp(group, "peers") == 0)
         group_peers();
+#ifdef SC_STUDY
+    if (all || strcmp(group, "knobs") == 0)
+        group_knobs();
+#endif
     printf("test_engine %s: %d checks, %d failures\n", group, checks, failures);
     return failures ? 1 : 0;
 }

@@ -46,11 +46,10 @@
 #include <omp.h>
 #endif
 
-#include "internal.h"
-#include "algo/grid/grid.h" /* the grid plan, to count the radix passes (untimed) */
 #include "bench_common.h"
 #include "sc_gen.h"
 #include "spherecollide.h"
+#include "spherecollide_study.h" /* layouts, row order, the grid plan (untimed) */
 #include "study.h"
 
 #ifndef SC_BENCH_RESULTS_DIR
@@ -237,27 +236,14 @@ static int sink_mapped(const uint32_t *pairs, size_t count, void *user)
 static void count_passes(const double *rows, const study_config *c, study_result *r)
 {
     sc_spheres s = sc_spheres_rows_f64(c->n, 3, rows);
-    sc_view v;
-    sc_bounds *b = malloc(sizeof *b);
-    uint64_t *keys = malloc((c->n ? c->n : 1) * sizeof *keys);
-    uint32_t *hist = malloc(sc_radix_sort_scratch(1));
+    int key_bits = 0, levels = 0;
+    uint64_t varying = 0;
     r->key_bits = r->passes = -1;
-    if (b && keys && hist && sc_view_make(&s, &v) == SC_OK && sc_bounds_compute(&v, b) == SC_OK) {
-        sc_grid_plan plan;
-        sc_options d = sc_options_default();
-        sc_grid_plan_make(b, c->cell_factor, d.grid.max_levels, c->levels, &plan);
-        sc_radix_first first = {hist, 0, false, 0};
-        sc_keys_compute(&v, &plan, keys, 1, &first);
-        uint64_t varying = 0;
-        for (size_t k = 0; k < c->n; k++)
-            varying |= keys[k] ^ keys[0];
-        r->key_bits = plan.key_bits;
-        r->plan_levels = plan.levels;
-        r->passes = study_radix_passes(c->n, plan.key_bits, varying, STUDY_RADIX_DIGIT_BITS);
+    if (sc_study_grid_plan(&s, c->cell_factor, c->levels, &key_bits, &levels, &varying) == SC_OK) {
+        r->key_bits = key_bits;
+        r->plan_levels = levels;
+        r->passes = study_radix_passes(c->n, key_bits, varying, STUDY_RADIX_DIGIT_BITS);
     }
-    free(b);
-    free(keys);
-    free(hist);
 }
 
 /* Generates the input in the configured order; *perm_out (NULL for the
@@ -305,11 +291,21 @@ static sc_options options_of(const study_config *c)
     opt.pin = c->pin;
     opt.grid.cell_factor = c->cell_factor;
     opt.grid.levels = c->levels;
-    /* layout 2, "morton": the gathered copy with its rows along a Morton
-     * curve (options.traversal), experiment 3c */
-    opt.layout = c->layout == 1 ? SC_LAYOUT_INDIRECT : SC_LAYOUT_GATHERED;
-    opt.traversal = c->layout == 2 ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS;
     return opt;
+}
+
+/* The context of a configuration: options, then the study's switches.
+ * Layout 2, "morton": the gathered copy with its rows along a Morton curve
+ * (experiment 3c). */
+static sc_status context_of(const study_config *c, sc_context **ctx)
+{
+    sc_options opt = options_of(c);
+    sc_status st = sc_context_create(&opt, ctx);
+    if (st == SC_OK)
+        st = sc_study_set_layout(*ctx, c->layout == 1 ? SC_LAYOUT_INDIRECT : SC_LAYOUT_GATHERED);
+    if (st == SC_OK)
+        st = sc_study_set_traversal(*ctx, c->layout == 2 ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS);
+    return st;
 }
 
 static void run_config(const study_config *c, study_result *r)
@@ -333,8 +329,7 @@ static void run_config(const study_config *c, study_result *r)
         snprintf(r->note, sizeof r->note, "kernel %s not available here", sc_kernel_name(c->kernel));
         goto done;
     }
-    sc_options opt = options_of(c);
-    sc_status st = sc_context_create(&opt, &ctx);
+    sc_status st = context_of(c, &ctx);
     if (st != SC_OK) {
         r->status = -1;
         snprintf(r->note, sizeof r->note, "sc_context_create: %s", sc_status_string(st));
@@ -1224,9 +1219,8 @@ static int run_once(const study_args *a)
         fprintf(stderr, "sc_study: out of memory\n");
         return 1;
     }
-    sc_options opt = options_of(c);
     sc_context *ctx = NULL;
-    sc_status st = sc_context_create(&opt, &ctx);
+    sc_status st = context_of(c, &ctx);
     const sc_spheres view = sc_spheres_rows_f64(c->n, 3, rows);
     sc_summary sum = {0, 0};
     for (int k = 0; st == SC_OK && k < a->queries; k++)

@@ -119,7 +119,12 @@ case_usage() {
     expect_exit 2 "--threads" "needs a value" -- pairs x.txt --threads
     expect_exit 2 "--pin" "diagonal" -- pairs x.txt --pin diagonal
     expect_exit 2 "--kernel" -- pairs x.txt --kernel sse9
-    expect_exit 2 "--algorithm" -- pairs x.txt --algorithm octree
+    expect_exit 2 "--algorithm" "quadtree" -- pairs x.txt --algorithm quadtree
+    expect_exit 2 "--max-depth" "from 1 to 64" -- pairs x.txt --algorithm octree --max-depth 0
+    expect_exit 2 "--leaf-size" "octree or kdsplit" -- pairs x.txt --leaf-size 3
+    expect_exit 2 "--leaf-size" "1 to 4" -- pairs x.txt --algorithm bvh --leaf-size 5
+    expect_exit 2 "--split" "median or mean" -- pairs x.txt --algorithm kdsplit --split middle
+    expect_exit 2 "--segment-width" -- pairs x.txt --algorithm partition1d --segment-width 3
     expect_exit 2 "--format" "xyz" -- pairs x.txt --format xyz
     expect_exit 2 "no -o" -- pairs x.txt --format csv
     expect_exit 2 "two input formats" -- pairs x.txt --format f32 --format f64
@@ -317,6 +322,47 @@ case_sorted() {
         [ "$got" = "$want sorted" ] || fail "--sorted $fmt: \"$got\", want \"$want sorted\""
         [ "$(json_get "$WORK/s.json" sorted)" = true ] || fail "JSON does not say sorted"
     done
+}
+
+# Every algorithm, every output mode: the same pair set as the oracle.
+case_algorithms() {
+    run_ok "$WORK/g.txt" gen clustered 4000 --seed 5 -o "$WORK/a.f64" || return
+    run_ok "$WORK/c.json" pairs "$WORK/a.f64" --json || return
+    want="$(json_get "$WORK/c.json" pairs) $(json_get "$WORK/c.json" checksum)"
+    expect_oracle "$WORK/c.json" "$WORK/a.f64"
+    for algo in grid brute partition1d sap hashgrid octree kdsplit bvh; do
+        run_ok "$WORK/n.json" pairs "$WORK/a.f64" --algorithm "$algo" --json || continue
+        checks=$((checks + 1))
+        got="$(json_get "$WORK/n.json" pairs) $(json_get "$WORK/n.json" checksum)"
+        [ "$got" = "$want" ] || fail "--algorithm $algo count: \"$got\", want \"$want\""
+        [ "$(json_get "$WORK/n.json" algorithm)" = "$algo" ] || fail "JSON does not say $algo"
+        for fmt in npy csv bin; do
+            for order in "" --sorted; do
+                # shellcheck disable=SC2086
+                run_ok "$WORK/s.json" pairs "$WORK/a.f64" --algorithm "$algo" -o "$WORK/s.$fmt" \
+                    $order --json || continue
+                got=$("$CHECK" pairs "$WORK/s.$fmt" "$fmt" 4000) || {
+                    fail "$algo $fmt $order output is malformed"
+                    continue
+                }
+                checks=$((checks + 1))
+                case "$got" in
+                "$want sorted") ;;
+                "$want"*) [ -z "$order" ] || fail "$algo --sorted $fmt: \"$got\"" ;;
+                *) fail "$algo $fmt $order: \"$got\", want \"$want\"" ;;
+                esac
+            done
+        done
+    done
+    run_ok "$WORK/o.json" pairs "$WORK/a.f64" --algorithm octree --max-depth 3 --leaf-size 7 --json &&
+        [ "$(json_get "$WORK/o.json" pairs) $(json_get "$WORK/o.json" checksum)" = "$want" ] ||
+        fail "octree --max-depth 3 --leaf-size 7"
+    run_ok "$WORK/o.json" pairs "$WORK/a.f64" --algorithm kdsplit --split mean --json &&
+        [ "$(json_get "$WORK/o.json" pairs) $(json_get "$WORK/o.json" checksum)" = "$want" ] ||
+        fail "kdsplit --split mean"
+    run_ok "$WORK/o.json" pairs "$WORK/a.f64" --algorithm partition1d --segment-width max --json &&
+        [ "$(json_get "$WORK/o.json" pairs) $(json_get "$WORK/o.json" checksum)" = "$want" ] ||
+        fail "partition1d --segment-width max"
 }
 
 case_json() {
@@ -600,7 +646,7 @@ case_details() {
 }
 
 case "$case_name" in
-usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details)
+usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details)
     "case_$case_name"
     ;;
 *)

@@ -15,6 +15,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "spherecollide.h"
+#include "spherecollide_study.h" /* Morton rows: linked with spherecollide_study */
 
 #include <math.h>
 #include <stdint.h>
@@ -157,12 +158,12 @@ static sc_context *context_of(size_t c)
             o.grid.max_levels = cf->max_levels;
         o.grid.levels = cf->levels;
         o.grid.cell_factor = cf->cell_factor;
-        o.traversal = cf->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS;
         o.octree.leaf_size = 1; /* many copies: the reference-point filter at work */
         o.kdsplit.split = SC_SPLIT_MEAN;
         o.kdsplit.leaf_size = 2;
         o.bvh.leaf_size = 3;
-        if (sc_context_create(&o, &contexts[c]) != SC_OK)
+        if (sc_context_create(&o, &contexts[c]) != SC_OK ||
+            sc_study_set_traversal(contexts[c], cf->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS) != SC_OK)
             fuzz_fail("context", cf->name, 0, 0);
     }
     return contexts[c];

@@ -34,7 +34,9 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     const int blocks = sc_radix_blocks(n, threads);
     const sc_grid_options *go = &e->opt->grid;
     sc_grid_plan_make(e->bounds, go->cell_factor, go->max_levels, go->levels, &g->plan);
-    g->plan.morton = e->opt->traversal == SC_TRAVERSAL_MORTON;
+#ifdef SC_STUDY
+    g->plan.morton = e->study->morton;
+#endif
     /* Keys travel with their index in one word when both fit. */
     first.pack_bits = sc_pack_bits(n, g->plan.key_bits);
     sc_keys_compute(v, &g->plan, buf[KEYS].p, blocks, &first);
@@ -76,8 +78,11 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
 #endif
 
     t = sc_now();
-    g->indirect = e->opt->layout == SC_LAYOUT_INDIRECT;
     g->view = v;
+    g->indirect = false;
+#ifdef SC_STUDY
+    g->indirect = e->study->indirect;
+#endif
     if (g->indirect) {
         out->work.n = n; /* no copy: the kernel reads the view through index */
         out->work.index = index;

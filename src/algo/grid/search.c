@@ -407,6 +407,7 @@ uint64_t sc_grid_search_chunk(const sc_peer_built *b, size_t chunk, sc_kernel_fn
     args.z = wk->z;
     args.r = wk->r;
     args.perm = NULL;
+#ifdef SC_STUDY
     if (g->indirect) {
         args.perm = wk->index;
         args.vx = g->view->x;
@@ -416,6 +417,7 @@ uint64_t sc_grid_search_chunk(const sc_peer_built *b, size_t chunk, sc_kernel_fn
         args.stride = g->view->stride;
         args.f64 = g->view->f64;
     }
+#endif
     /* Blocks of SC_BLOCK home spheres share their windows. Where x may
      * wrap, a block's window [X_first - h, X_last + h] and its wrapped
      * parts stay disjoint while span + 2h < the X period; the plan keeps

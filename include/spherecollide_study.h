@@ -1,0 +1,57 @@
+/*
+ * spherecollide_study.h: the study-only switches of libspherecollide. Not
+ * installed, not part of the public API: they exist only in the static
+ * library spherecollide_study, built with SC_STUDY defined, which the
+ * performance study (bench/study/sc_study), kernel_bench and the tests that
+ * cover these switches link. The shipped library has none of them, so they
+ * cost the hot path nothing (the way libdeflate keeps its test-only
+ * feature overrides out of release builds).
+ */
+#ifndef SPHERECOLLIDE_STUDY_H
+#define SPHERECOLLIDE_STUDY_H
+
+#include "spherecollide.h"
+
+#ifndef SC_STUDY
+#error "spherecollide_study.h needs the study build (link spherecollide_study, define SC_STUDY)"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sc_layout {
+    SC_LAYOUT_GATHERED = 0, /**< copy the spheres into cell order first (default) */
+    SC_LAYOUT_INDIRECT = 1  /**< no copy: the narrowphase reads the caller's arrays
+                                 through the sort permutation (scalar kernel) */
+} sc_layout;
+
+typedef enum sc_traversal {
+    SC_TRAVERSAL_ROWS = 0,  /**< rows (cells of equal z, y) in z-major order (default) */
+    SC_TRAVERSAL_MORTON = 1 /**< rows along a Morton (Z-order) curve of (z, y): same
+                                 pairs, other memory order */
+} sc_traversal;
+
+/** The grid's working layout for the context's later queries. */
+SC_API sc_status sc_study_set_layout(sc_context *ctx, sc_layout layout);
+/** The grid's row order for the context's later queries. */
+SC_API sc_status sc_study_set_traversal(sc_context *ctx, sc_traversal traversal);
+
+/** kernel_bench's replay: every later query of ctx runs fn (a kernel with
+ *  kernels/kernel.h's signature) as its narrowphase; NULL: back to normal. */
+struct sc_kernel_args;
+struct sc_hits;
+typedef uint64_t (*sc_study_kernel_fn)(const struct sc_kernel_args *args, struct sc_hits *hits);
+SC_API void sc_study_set_kernel(sc_context *ctx, sc_study_kernel_fn fn);
+
+/** The grid plan the engine would make for these spheres (untimed, for the
+ *  study's byte-floor model): key bits, plan levels, and the OR over all
+ *  keys of key ^ key[0]. */
+SC_API sc_status sc_study_grid_plan(const sc_spheres *spheres, double cell_factor, int levels,
+                                    int *key_bits, int *plan_levels, uint64_t *varying);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPHERECOLLIDE_STUDY_H */
