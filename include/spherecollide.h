@@ -159,7 +159,7 @@ typedef enum sc_algorithm {
     SC_ALGO_OCTREE = 5,      /**< octree (quadtree for 2-D input), spheres copied to children */
     SC_ALGO_KDSPLIT = 6,     /**< seed 003: median splits on alternating axes */
     SC_ALGO_BVH = 7,         /**< linear BVH over Morton-sorted spheres */
-    SC_ALGO_SEGTREE = 8      /**< streaming segment tree (Zomorodian-Edelsbrunner) */
+    SC_ALGO_SEGTREE = 8      /**< streaming segment tree (Zomorodian-Edelsbrunner), complete mode */
 } sc_algorithm;
 #define SC_ALGO_COUNT 9
 
@@ -202,8 +202,8 @@ typedef struct sc_bvh_options {
 
 /** Options of the segment tree (SC_ALGO_SEGTREE). */
 typedef struct sc_segtree_options {
-    size_t cutoff; /**< below this many boxes a node scans instead of
-                        splitting; >= 1, default 1024 */
+    size_t cutoff; /**< a node with at most this many intervals or points
+                        tests them all instead of splitting; >= 1, default 16 */
 } sc_segtree_options;
 
 typedef struct sc_options {

@@ -22,7 +22,7 @@ const sc_peer *sc_peer_of(sc_algorithm a) {
     case SC_ALGO_BVH:
         return &sc_peer_bvh;
     case SC_ALGO_SEGTREE:
-        return NULL; /* not yet */
+        return &sc_peer_segtree;
     }
     return NULL;
 }

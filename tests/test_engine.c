@@ -122,7 +122,7 @@ typedef struct config {
 /* Every peer but the grid (which the groups above run in every shape). */
 static const sc_algorithm peers[] = {SC_ALGO_BRUTE,  SC_ALGO_PARTITION1D, SC_ALGO_SAP,
                                      SC_ALGO_HASHGRID, SC_ALGO_OCTREE, SC_ALGO_KDSPLIT,
-                                     SC_ALGO_BVH};
+                                     SC_ALGO_BVH,      SC_ALGO_SEGTREE};
 #define NPEERS (sizeof peers / sizeof peers[0])
 
 static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, size_t pairs_hint) {
@@ -144,6 +144,7 @@ static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, siz
         o.kdsplit.split = SC_SPLIT_MEAN;
         o.kdsplit.leaf_size = 2;
         o.bvh.leaf_size = 3;
+        o.segtree.cutoff = 3; /* deep recursion in every dimension */
     }
     if (chunk_pairs)
         o.chunk_pairs = chunk_pairs;
@@ -692,12 +693,14 @@ static void group_api(void) {
     o = sc_options_default();
     o.bvh.leaf_size = 5;
     CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "bad bvh leaf size");
+    o = sc_options_default();
+    o.segtree.cutoff = 0;
+    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "bad segtree cutoff");
     for (int a = 0; a < SC_ALGO_COUNT; a++) {
         o = sc_options_default();
         o.algorithm = (sc_algorithm)a;
         const sc_status sa = sc_context_create(&o, &ctx);
-        /* segtree: not yet a peer */
-        CHECK(a == SC_ALGO_SEGTREE ? sa == SC_ERR_INVALID_ARGUMENT : sa == SC_OK,
+        CHECK(sa == SC_OK && strcmp(sc_algorithm_name((sc_algorithm)a), "?") != 0,
               "algorithm %s: %s", sc_algorithm_name((sc_algorithm)a), sc_status_string(sa));
         sc_context_destroy(ctx);
         ctx = NULL;

@@ -103,6 +103,7 @@ static const char usage_pairs[] =
     "  --max-depth N       octree, kdsplit: deepest split level (1..64)\n"
     "  --leaf-size N       octree, kdsplit (>= 1), bvh (1..4): spheres per leaf\n"
     "  --split median|mean kdsplit: where a node is cut (default median)\n"
+    "  --cutoff N          segtree: a node of at most N boxes tests them all (>= 1)\n"
     "  --segment-width mean|max   partition1d: 1.1 x the mean diameter (default)\n"
     "                      or the largest diameter\n"
     "  --format F          f32|f64|text: the INPUT's format; npy|csv|bin: the OUTPUT's\n"
@@ -611,7 +612,7 @@ static int cmd_pairs(int argc, char **argv)
     memset(&job, 0, sizeof job);
     job.options = sc_options_default();
     args a = {argc, 0, argv, "pairs"};
-    int only_positional = 0, max_depth = 0, leaf_size = 0;
+    int only_positional = 0, max_depth = 0, leaf_size = 0, cutoff_given = 0;
     for (a.i = 1; a.i < argc; a.i++) {
         const char *arg = argv[a.i];
         const char *v = NULL;
@@ -673,6 +674,12 @@ static int cmd_pairs(int argc, char **argv)
         } else if (is_opt(&a, "--leaf-size", 1, &v, &rc)) {
             if (!rc)
                 rc = parse_int_option("--leaf-size", v, 1, 1 << 30, &leaf_size);
+        } else if (is_opt(&a, "--cutoff", 1, &v, &rc)) {
+            int cut = 0;
+            if (!rc)
+                rc = parse_int_option("--cutoff", v, 1, 1 << 30, &cut);
+            job.options.segtree.cutoff = (size_t)cut;
+            cutoff_given = 1;
         } else if (is_opt(&a, "--split", 1, &v, &rc)) {
             if (!rc && strcmp(v, "median") == 0)
                 job.options.kdsplit.split = SC_SPLIT_MEDIAN;
@@ -703,6 +710,8 @@ static int cmd_pairs(int argc, char **argv)
         !(algo == SC_ALGO_BVH && !max_depth))
         return fail(EXIT_USAGE, "pairs: --max-depth and --leaf-size are options of --algorithm "
                                 "octree or kdsplit (--leaf-size also of bvh)");
+    if (cutoff_given && algo != SC_ALGO_SEGTREE)
+        return fail(EXIT_USAGE, "pairs: --cutoff is an option of --algorithm segtree");
     sc_tree_options *tree = algo == SC_ALGO_OCTREE ? &job.options.octree : &job.options.kdsplit;
     if (max_depth)
         tree->max_depth = max_depth;

@@ -125,6 +125,7 @@ case_usage() {
     expect_exit 2 "--leaf-size" "1 to 4" -- pairs x.txt --algorithm bvh --leaf-size 5
     expect_exit 2 "--split" "median or mean" -- pairs x.txt --algorithm kdsplit --split middle
     expect_exit 2 "--segment-width" -- pairs x.txt --algorithm partition1d --segment-width 3
+    expect_exit 2 "--cutoff" "segtree" -- pairs x.txt --algorithm sap --cutoff 8
     expect_exit 2 "--format" "xyz" -- pairs x.txt --format xyz
     expect_exit 2 "no -o" -- pairs x.txt --format csv
     expect_exit 2 "two input formats" -- pairs x.txt --format f32 --format f64
@@ -330,7 +331,7 @@ case_algorithms() {
     run_ok "$WORK/c.json" pairs "$WORK/a.f64" --json || return
     want="$(json_get "$WORK/c.json" pairs) $(json_get "$WORK/c.json" checksum)"
     expect_oracle "$WORK/c.json" "$WORK/a.f64"
-    for algo in grid brute partition1d sap hashgrid octree kdsplit bvh; do
+    for algo in grid brute partition1d sap hashgrid octree kdsplit bvh segtree; do
         run_ok "$WORK/n.json" pairs "$WORK/a.f64" --algorithm "$algo" --json || continue
         checks=$((checks + 1))
         got="$(json_get "$WORK/n.json" pairs) $(json_get "$WORK/n.json" checksum)"
@@ -357,6 +358,9 @@ case_algorithms() {
     run_ok "$WORK/o.json" pairs "$WORK/a.f64" --algorithm octree --max-depth 3 --leaf-size 7 --json &&
         [ "$(json_get "$WORK/o.json" pairs) $(json_get "$WORK/o.json" checksum)" = "$want" ] ||
         fail "octree --max-depth 3 --leaf-size 7"
+    run_ok "$WORK/o.json" pairs "$WORK/a.f64" --algorithm segtree --cutoff 2 --json &&
+        [ "$(json_get "$WORK/o.json" pairs) $(json_get "$WORK/o.json" checksum)" = "$want" ] ||
+        fail "segtree --cutoff 2"
     run_ok "$WORK/o.json" pairs "$WORK/a.f64" --algorithm kdsplit --split mean --json &&
         [ "$(json_get "$WORK/o.json" pairs) $(json_get "$WORK/o.json" checksum)" = "$want" ] ||
         fail "kdsplit --split mean"

@@ -138,6 +138,7 @@ static const config configs[] = {
     {SC_ALGO_OCTREE, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "octree, leaf 1"},
     {SC_ALGO_KDSPLIT, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 1, 0, "kdsplit, mean split, sorted"},
     {SC_ALGO_BVH, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "bvh, leaves of 3"},
+    {SC_ALGO_SEGTREE, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 1, 0, "segtree, cutoff 1, sorted"},
 };
 #define FIRST_PEER 6
 #define NCONFIG (sizeof configs / sizeof configs[0])
@@ -162,6 +163,7 @@ static sc_context *context_of(size_t c)
         o.kdsplit.split = SC_SPLIT_MEAN;
         o.kdsplit.leaf_size = 2;
         o.bvh.leaf_size = 3;
+        o.segtree.cutoff = 1;
         if (sc_context_create(&o, &contexts[c]) != SC_OK ||
             sc_study_set_traversal(contexts[c], cf->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS) != SC_OK)
             fuzz_fail("context", cf->name, 0, 0);
