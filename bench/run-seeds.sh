@@ -7,6 +7,9 @@
 #   seed 003: 10,000 circles of diameter 4 on a 6-pixel lattice in a
 #             600 x 600 room (the first frame of its simulation) with brute
 #             force and the median split (median and mean), and the grid.
+# and issue 14's sweep-and-prune set-up (the box-pruning benchmarks' shape):
+#   sap-box:  10,000 spheres, centres uniform in a 4096^3 cube, radii uniform
+#             in [0, 127], with sap, the grid and brute force.
 #   bash bench/run-seeds.sh [OUT.csv] [REPEAT]
 # OUT defaults to bench/results/tmp/<machine>/seeds.csv; give
 # bench/results/<machine>/seeds.csv to record.
@@ -45,6 +48,13 @@ else
   echo "run-seeds.sh: $data not found: seed 000 skipped" >&2
 fi
 for a in brute grid; do run 003 "$work/seed003.txt" default --algorithm $a --2d; done
+# sap-box: a fixed 64-bit LCG, so every run reads the same file
+awk 'BEGIN { s = 12345; m = 2 ^ 31
+  for (k = 0; k < 10000; k++) {
+    for (a = 0; a < 4; a++) { s = (s * 1103515245 + 12345) % m; u[a] = s / m }
+    printf "%.17g %.17g %.17g %.17g\n", 4096 * u[0], 4096 * u[1], 4096 * u[2], 127 * u[3] } }' \
+  >"$work/sapbox.txt"
+for a in sap grid brute; do run sap-box "$work/sapbox.txt" default --algorithm $a; done
 run 003 "$work/seed003.txt" "median split" --algorithm kdsplit --2d
 run 003 "$work/seed003.txt" "mean split" --algorithm kdsplit --split mean --2d
 echo "wrote $out"

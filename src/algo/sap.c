@@ -2,11 +2,13 @@
  * sap.c: sweep and prune (SC_ALGO_SAP, seed 001). On the axis of largest
  * spread, the spheres are sorted by the lower end of their box (peer.h) with
  * the engine's radix sort (doubles mapped to order-preserving integers);
- * then, in that order, each block of SC_BLOCK consecutive spheres is tested
- * against the spheres after it whose box starts before the block's highest
- * box end: the active set of the sweep, seen from its oldest member. Every
- * pair whose boxes overlap on the axis is a candidate exactly once (from
- * whichever of the two starts first), so nothing is reported twice.
+ * then, in that order, each sphere meets the spheres after it whose box
+ * starts before its own ends: the active set of the sweep, seen from its
+ * oldest member. Every pair whose boxes overlap on the axis is met exactly
+ * once (from whichever of the two starts first). The other two axes are
+ * pruned by the box filter (kernels/boxfilter*.c: float boxes rounded
+ * outward, eight per AVX2 iteration, as the best box-pruning codes do), and
+ * the survivors go to the exact kernel.
  * The sorted order is cut into chunks of consecutive spheres; each chunk
  * finds its own active sets by scanning forward, so chunks are independent
  * and run in parallel. Cost: n log n to sort plus the pairs that overlap on
@@ -14,16 +16,28 @@
  * sphere, or a slab).
  */
 #include "peer.h"
+#include "boxfilter.h"
 
 #include <string.h>
 
-enum { WORK, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS, BOUNDS_LO, BOUNDS_HI };
+enum { WORK, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS, BOUNDS_LO, BOUNDS_HI, FBOX };
 
 typedef struct sap_state {
     const double *lo, *hi; /* box ends on the sweep axis, sorted order, padded */
+    sc_fbox other;         /* float boxes on the other two axes, padded */
     size_t chunk_spheres;
     int axis;
 } sap_state;
+
+/* A double rounded to a float no greater (down) or no smaller (up). */
+static inline float f_down(double v) {
+    float f = (float)v;
+    return (double)f > v ? __builtin_nextafterf(f, -__builtin_inff()) : f;
+}
+static inline float f_up(double v) {
+    float f = (float)v;
+    return (double)f < v ? __builtin_nextafterf(f, __builtin_inff()) : f;
+}
 
 /* Order-preserving map of a double to uint64 (no NaN here). */
 static inline uint64_t order_key(double d) {
@@ -49,6 +63,7 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
         !sc_env_reserve(e, INDEX, 4 * (n + 1)) || !sc_env_reserve(e, TMP_INDEX, 4 * (n + 1)) ||
         !sc_env_reserve(e, COUNTS, sc_radix_sort_scratch(threads)) ||
         !sc_env_reserve(e, BOUNDS_LO, 8 * (n + SC_PAD)) || !sc_env_reserve(e, BOUNDS_HI, 8 * (n + SC_PAD)) ||
+        !sc_env_reserve(e, FBOX, 4 * 4 * (n + 16)) ||
         !sc_work_reserve(e, WORK, n, &out->work))
         return SC_ERR_OUT_OF_MEMORY;
     double t = sc_now();
@@ -73,15 +88,26 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
     sc_stage_add(e->seconds, SC_STAGE_SORT, t);
     t = sc_now();
     sc_gather(v, index, n, &out->work);
-    const double *c = axis == 0 ? out->work.x : axis == 1 ? out->work.y : out->work.z;
+    const double *axes[3] = {out->work.x, out->work.y, out->work.z};
+    const double *c = axes[axis], *c1 = axes[(axis + 1) % 3], *c2 = axes[(axis + 2) % 3];
     double *lo = e->buf[BOUNDS_LO].p, *hi = e->buf[BOUNDS_HI].p;
+    float *fb = e->buf[FBOX].p;
+    float *ylo = fb, *yhi = fb + (n + 16), *zlo = fb + 2 * (n + 16), *zhi = fb + 3 * (n + 16);
 #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++) {
-        lo[k] = sc_box_lo(c[k], out->work.r[k]);
-        hi[k] = sc_box_hi(c[k], out->work.r[k]);
+        const double r = out->work.r[k];
+        lo[k] = sc_box_lo(c[k], r);
+        hi[k] = sc_box_hi(c[k], r);
+        ylo[k] = f_down(sc_box_lo(c1[k], r));
+        yhi[k] = f_up(sc_box_hi(c1[k], r));
+        zlo[k] = f_down(sc_box_lo(c2[k], r));
+        zhi[k] = f_up(sc_box_hi(c2[k], r));
     }
     for (size_t k = n; k < n + SC_PAD; k++)
         lo[k] = hi[k] = 0.0;
+    for (size_t k = n; k < n + 16; k++)
+        ylo[k] = yhi[k] = zlo[k] = zhi[k] = 0.0f;
+    s->other = (sc_fbox){ylo, yhi, zlo, zhi};
     sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
     s->lo = lo;
     s->hi = hi;
@@ -103,41 +129,43 @@ static uint64_t sap_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn ke
     const uint32_t n = (uint32_t)w->n;
     const uint32_t s0 = (uint32_t)(chunk * s->chunk_spheres);
     const uint32_t s1 = n - s0 > s->chunk_spheres ? s0 + (uint32_t)s->chunk_spheres : n;
+    /* the filter that matches the kernel: SIMD unless the scalar reference runs */
+    sc_boxfilter_fn filter = sc_boxfilter_scalar;
+#ifdef SC_HAVE_AVX2_KERNEL
+    if (kernel == sc_narrow_avx2)
+        filter = sc_boxfilter_avx2;
+#endif
     uint32_t *list = tls;
     sc_kernel_args args = {0};
     args.x = w->x;
     args.y = w->y;
     args.z = w->z;
     args.r = w->r;
+    args.ni = 1;
     uint64_t tests = 0;
-    uint32_t end = s0; /* the active set's end: first j with lo[j] > the block's top */
-    for (uint32_t i0 = s0; i0 < s1; i0 += SC_BLOCK) {
-        const uint32_t ni = s1 - i0 < SC_BLOCK ? s1 - i0 : SC_BLOCK;
-        double top = s->hi[i0];
-        for (uint32_t k = 1; k < ni; k++)
-            top = s->hi[i0 + k] > top ? s->hi[i0 + k] : top;
-        const uint32_t past = i0 + ni;
-        /* lo is sorted: the end moves forward, or back for a lower top */
-        if (end < past)
-            end = past;
-        while (end > past && s->lo[end - 1] > top)
-            end--;
-        while (end < n && s->lo[end] <= top)
-            end++;
-        args.i0 = i0;
-        args.ni = ni;
-        args.tri_end = past;
-        uint32_t j = past;
-        do { /* at least one call: the block's own triangle */
-            const uint32_t take = end - j > SAP_LIST ? SAP_LIST : end - j;
-            for (uint32_t k = 0; k < take; k++)
-                list[k] = j + k;
+    for (uint32_t i = s0; i < s1; i++) {
+        /* the active set: j > i with lo[j] <= hi[i] (lo is sorted) */
+        const double top = s->hi[i];
+        uint32_t lo = i + 1, hi = n;
+        while (lo < hi) {
+            const uint32_t mid = lo + (hi - lo) / 2;
+            if (s->lo[mid] <= top)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        const uint32_t end = lo;
+        const float q[4] = {s->other.ylo[i], s->other.yhi[i], s->other.zlo[i], s->other.zhi[i]};
+        args.i0 = i;
+        for (uint32_t j0 = i + 1; j0 < end; j0 += SAP_LIST) {
+            const uint32_t j1 = end - j0 > SAP_LIST ? j0 + SAP_LIST : end;
+            const uint32_t m = filter(&s->other, j0, j1, q, list);
+            if (m == 0)
+                continue;
             args.cand = list;
-            args.ncand = take;
+            args.ncand = m;
             tests += kernel(&args, hits);
-            args.tri_end = 0;
-            j += take;
-        } while (j < end);
+        }
     }
     return tests;
 }
