@@ -5,8 +5,8 @@
  * then, in that order, each sphere meets the spheres after it whose box
  * starts before its own ends: the active set of the sweep, seen from its
  * oldest member. Every pair whose boxes overlap on the axis is met exactly
- * once (from whichever of the two starts first). The other two axes are
- * pruned by the box filter (kernels/boxfilter*.c: float boxes rounded
+ * once (from whichever of the two starts first). The filter walks the
+ * active set and prunes the other two axes (kernels/boxfilter*.c: float boxes rounded
  * outward, eight per AVX2 iteration, as the best box-pruning codes do), and
  * the survivors go to the exact kernel.
  * The sorted order is cut into chunks of consecutive spheres; each chunk
@@ -24,7 +24,7 @@ enum { WORK, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS, BOUNDS_LO, BOUNDS_HI, FBO
 
 typedef struct sap_state {
     const double *lo, *hi; /* box ends on the sweep axis, sorted order, padded */
-    sc_fbox other;         /* float boxes on the other two axes, padded */
+    sc_fbox other;         /* float boxes: start on x, the other two axes; padded */
     size_t chunk_spheres;
     int axis;
 } sap_state;
@@ -63,7 +63,7 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
         !sc_env_reserve(e, INDEX, 4 * (n + 1)) || !sc_env_reserve(e, TMP_INDEX, 4 * (n + 1)) ||
         !sc_env_reserve(e, COUNTS, sc_radix_sort_scratch(threads)) ||
         !sc_env_reserve(e, BOUNDS_LO, 8 * (n + SC_PAD)) || !sc_env_reserve(e, BOUNDS_HI, 8 * (n + SC_PAD)) ||
-        !sc_env_reserve(e, FBOX, 4 * 4 * (n + 16)) ||
+        !sc_env_reserve(e, FBOX, 5 * 4 * (n + 16)) ||
         !sc_work_reserve(e, WORK, n, &out->work))
         return SC_ERR_OUT_OF_MEMORY;
     double t = sc_now();
@@ -93,11 +93,13 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
     double *lo = e->buf[BOUNDS_LO].p, *hi = e->buf[BOUNDS_HI].p;
     float *fb = e->buf[FBOX].p;
     float *ylo = fb, *yhi = fb + (n + 16), *zlo = fb + 2 * (n + 16), *zhi = fb + 3 * (n + 16);
+    float *xlo = fb + 4 * (n + 16);
 #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++) {
         const double r = out->work.r[k];
         lo[k] = sc_box_lo(c[k], r);
         hi[k] = sc_box_hi(c[k], r);
+        xlo[k] = f_down(lo[k]);
         ylo[k] = f_down(sc_box_lo(c1[k], r));
         yhi[k] = f_up(sc_box_hi(c1[k], r));
         zlo[k] = f_down(sc_box_lo(c2[k], r));
@@ -106,8 +108,8 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
     for (size_t k = n; k < n + SC_PAD; k++)
         lo[k] = hi[k] = 0.0;
     for (size_t k = n; k < n + 16; k++)
-        ylo[k] = yhi[k] = zlo[k] = zhi[k] = 0.0f;
-    s->other = (sc_fbox){ylo, yhi, zlo, zhi};
+        ylo[k] = yhi[k] = zlo[k] = zhi[k] = xlo[k] = 0.0f;
+    s->other = (sc_fbox){xlo, ylo, yhi, zlo, zhi};
     sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
     s->lo = lo;
     s->hi = hi;
@@ -144,27 +146,23 @@ static uint64_t sap_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn ke
     args.ni = 1;
     uint64_t tests = 0;
     for (uint32_t i = s0; i < s1; i++) {
-        /* the active set: j > i with lo[j] <= hi[i] (lo is sorted) */
-        const double top = s->hi[i];
-        uint32_t lo = i + 1, hi = n;
-        while (lo < hi) {
-            const uint32_t mid = lo + (hi - lo) / 2;
-            if (s->lo[mid] <= top)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        const uint32_t end = lo;
-        const float q[4] = {s->other.ylo[i], s->other.yhi[i], s->other.zlo[i], s->other.zhi[i]};
+        /* the active set: j > i while box j starts before box i ends on x
+         * (the filter walks it; xlo is sorted) */
+        const float q[5] = {f_up(s->hi[i]), s->other.ylo[i], s->other.yhi[i], s->other.zlo[i],
+                            s->other.zhi[i]};
         args.i0 = i;
-        for (uint32_t j0 = i + 1; j0 < end; j0 += SAP_LIST) {
-            const uint32_t j1 = end - j0 > SAP_LIST ? j0 + SAP_LIST : end;
-            const uint32_t m = filter(&s->other, j0, j1, q, list);
-            if (m == 0)
-                continue;
-            args.cand = list;
-            args.ncand = m;
-            tests += kernel(&args, hits);
+        for (uint32_t j0 = i + 1; j0 < n;) {
+            const uint32_t j1 = n - j0 > SAP_LIST ? j0 + SAP_LIST : n;
+            uint32_t stop;
+            const uint32_t m = filter(&s->other, j0, j1, q, list, &stop);
+            if (m > 0) {
+                args.cand = list;
+                args.ncand = m;
+                tests += kernel(&args, hits);
+            }
+            if (stop < j1)
+                break;
+            j0 = j1;
         }
     }
     return tests;
