@@ -12,7 +12,7 @@ doc=$root/docs/algorithms.md
 python3 - "$dir" "$doc" "$machine" <<'PY'
 import csv, sys, os
 d, doc, machine = sys.argv[1], sys.argv[2], sys.argv[3]
-algos = ["grid", "brute", "partition1d", "sap", "hashgrid", "octree", "kdsplit", "bvh"]
+algos = ["grid", "brute", "partition1d", "sap", "hashgrid", "octree", "kdsplit", "bvh", "segtree"]
 rows = list(csv.DictReader(open(os.path.join(d, "peers.csv"))))
 tmax = max(int(r["threads"]) for r in rows)
 def cell(r):
@@ -20,9 +20,10 @@ def cell(r):
     if r["status"] != "ok": return r["status"]
     return "%.3g" % float(r["total_ms"])
 out = []
-out.append("Median ms per warm call (`spherecollide pairs FILE --algorithm A --repeat R`), "
-           "%s, %d threads; **bold**: the fastest; skipped: predicted over 30 s a run. "
-           "Source: `bench/results/%s/peers.csv` (`bash bench/run-peers.sh`).\n" % (machine, tmax, machine))
+out.append("Median ms per warm call (`spherecollide pairs FILE --algorithm A --repeat R`, "
+           "R <= 5 so a point takes about a minute), %s, on 1 and %d threads; **bold**: the "
+           "fastest; skipped: predicted over 30 s a run. Source: `bench/results/%s/peers.csv` "
+           "(`bash bench/run-peers.sh`).\n" % (machine, tmax, machine))
 for t in (1, tmax):
     out.append("\n**%d thread%s**\n" % (t, "" if t == 1 else "s"))
     out.append("| generator | n | " + " | ".join(algos) + " | fastest |")

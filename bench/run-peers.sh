@@ -34,7 +34,7 @@ for dist in uniform shell wide powerlaw clustered farclusters dense; do
     [ "$dist" = dense ] && [ "$n" -gt 10000 ] && break # n^2 / 2 pairs
     f="$work/$dist-$n.f64"
     "$sc" gen "$dist" "$n" --seed 1 -o "$f" --quiet || exit 1
-    for algo in grid brute partition1d sap hashgrid octree kdsplit bvh; do
+    for algo in grid brute partition1d sap hashgrid octree kdsplit bvh segtree; do
       for t in 1 "$threads_all"; do
         key="$algo-$t"
         prev=${last_s[$key]:-0}

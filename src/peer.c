@@ -27,6 +27,26 @@ const sc_peer *sc_peer_of(sc_algorithm a) {
     return NULL;
 }
 
+bool sc_keysort_reserve(const sc_peer_env *e, int k, size_t n) {
+    return sc_env_reserve(e, k, 8 * (n + 1)) && sc_env_reserve(e, k + 1, 8 * (n + 1)) &&
+           sc_env_reserve(e, k + 2, 4 * (n + 1)) && sc_env_reserve(e, k + 3, 4 * (n + 1)) &&
+           sc_env_reserve(e, k + 4, sc_radix_sort_scratch(e->threads));
+}
+
+void sc_keysort_run(const sc_peer_env *e, int k, size_t n, int key_bits) {
+    sc_buf *b = e->buf;
+    const double t = sc_now();
+    if (sc_radix_sort_pairs(b[k].p, b[k + 2].p, b[k + 1].p, b[k + 3].p, n, key_bits, b[k + 4].p,
+                            e->threads, NULL)) {
+        const sc_buf tk = b[k], ti = b[k + 2];
+        b[k] = b[k + 1];
+        b[k + 2] = b[k + 3];
+        b[k + 1] = tk;
+        b[k + 3] = ti;
+    }
+    sc_stage_add(e->seconds, SC_STAGE_SORT, t);
+}
+
 bool sc_work_reserve(const sc_peer_env *e, int k, size_t n, sc_work *w) {
     const size_t nw = n + SC_PAD;
     if (!sc_env_reserve(e, k, 4 * 8 * nw))

@@ -94,6 +94,17 @@ SC_INTERNAL bool sc_work_reserve(const sc_peer_env *e, int k, size_t n, sc_work 
 
 /* ---- shared pieces of the peers ------------------------------------------ */
 
+/* A sort of (64-bit key, index) with the engine's radix sort, in five
+ * consecutive buffers k, k + 1, ..., k + 4 of the environment: keys, their
+ * second buffer, the index, its second buffer, the sort's counts.
+ * sc_keysort_reserve makes room for n; the caller writes keys into buffer k
+ * and the index into buffer k + 2; sc_keysort_run sorts them on the low
+ * key_bits bits (timed as the sort stage) and leaves the result in buffers
+ * k and k + 2, swapping the pairs of buffers where the sort ended in the
+ * second ones. */
+SC_INTERNAL bool sc_keysort_reserve(const sc_peer_env *e, int k, size_t n);
+SC_INTERNAL void sc_keysort_run(const sc_peer_env *e, int k, size_t n, int key_bits);
+
 /* Every pair i < j of working spheres with i in [a, b) and j in (i, e)
  * (a <= b <= e), tested by the kernel in tiles of SC_TILE candidates so a
  * tile stays in L1 while the home blocks stream past it. list: scratch of

@@ -86,13 +86,10 @@ static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
     const sc_view *v = e->view;
     const sc_bounds *b = e->bounds;
     const size_t n = v->n;
-    const int threads = e->threads;
     const size_t L = (size_t)e->opt->bvh.leaf_size;
     const size_t nl = (n + L - 1) / L;
     const size_t ni = nl > 0 ? nl - 1 : 0;
-    if (!sc_env_reserve(e, KEYS, 8 * (n + 1)) || !sc_env_reserve(e, TMP_KEYS, 8 * (n + 1)) ||
-        !sc_env_reserve(e, INDEX, 4 * (n + 1)) || !sc_env_reserve(e, TMP_INDEX, 4 * (n + 1)) ||
-        !sc_env_reserve(e, COUNTS, sc_radix_sort_scratch(threads)) ||
+    if (!sc_keysort_reserve(e, KEYS, n) ||
         !sc_env_reserve(e, NODES, sizeof(bnode) * (ni + 1) + 8 * (nl + 1) + 4 * (nl + 1)) ||
         !sc_env_reserve(e, BOXES, sizeof(box6) * (ni + nl + 1)) ||
         !sc_env_reserve(e, FLAGS, 4 * (ni + 1)) || !sc_work_reserve(e, WORK, n, &out->work))
@@ -121,18 +118,9 @@ static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
         index[k] = (uint32_t)k;
     }
     sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
-    t = sc_now();
-    if (sc_radix_sort_pairs(keys, index, e->buf[TMP_KEYS].p, e->buf[TMP_INDEX].p, n, 63,
-                            e->buf[COUNTS].p, threads, NULL)) {
-        sc_buf tk = e->buf[KEYS], ti = e->buf[INDEX];
-        e->buf[KEYS] = e->buf[TMP_KEYS];
-        e->buf[INDEX] = e->buf[TMP_INDEX];
-        e->buf[TMP_KEYS] = tk;
-        e->buf[TMP_INDEX] = ti;
-        keys = e->buf[KEYS].p;
-        index = e->buf[INDEX].p;
-    }
-    sc_stage_add(e->seconds, SC_STAGE_SORT, t);
+    sc_keysort_run(e, KEYS, n, 63);
+    keys = e->buf[KEYS].p;
+    index = e->buf[INDEX].p;
     t = sc_now();
     sc_gather(v, index, n, &out->work);
     sc_stage_add(e->seconds, SC_STAGE_GATHER, t);

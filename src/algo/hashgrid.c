@@ -64,14 +64,11 @@ static sc_status hg_build(const sc_peer_env *e, sc_peer_built *out) {
     const sc_view *v = e->view;
     const sc_bounds *b = e->bounds;
     const size_t n = v->n;
-    const int threads = e->threads;
     const int dims = v->z ? 3 : 2;
     uint64_t slots = 16;
     while (slots < 2 * (uint64_t)n)
         slots <<= 1;
-    if (!sc_env_reserve(e, KEYS, 8 * (n + 1)) || !sc_env_reserve(e, TMP_KEYS, 8 * (n + 1)) ||
-        !sc_env_reserve(e, INDEX, 4 * (n + 1)) || !sc_env_reserve(e, TMP_INDEX, 4 * (n + 1)) ||
-        !sc_env_reserve(e, COUNTS, sc_radix_sort_scratch(threads)) ||
+    if (!sc_keysort_reserve(e, KEYS, n) ||
         !sc_env_reserve(e, CELLS, 24 * (n + 1)) || !sc_env_reserve(e, RUNS, 4 * (n + 2)) ||
         !sc_env_reserve(e, TABLE, 4 * slots) || !sc_work_reserve(e, WORK, n, &out->work))
         return SC_ERR_OUT_OF_MEMORY;
@@ -97,18 +94,9 @@ static sc_status hg_build(const sc_peer_env *e, sc_peer_built *out) {
         index[k] = (uint32_t)k;
     }
     sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
-    t = sc_now();
-    if (sc_radix_sort_pairs(keys, index, e->buf[TMP_KEYS].p, e->buf[TMP_INDEX].p, n, 64,
-                            e->buf[COUNTS].p, threads, NULL)) {
-        sc_buf tk = e->buf[KEYS], ti = e->buf[INDEX];
-        e->buf[KEYS] = e->buf[TMP_KEYS];
-        e->buf[INDEX] = e->buf[TMP_INDEX];
-        e->buf[TMP_KEYS] = tk;
-        e->buf[TMP_INDEX] = ti;
-        keys = e->buf[KEYS].p;
-        index = e->buf[INDEX].p;
-    }
-    sc_stage_add(e->seconds, SC_STAGE_SORT, t);
+    sc_keysort_run(e, KEYS, n, 64);
+    keys = e->buf[KEYS].p;
+    index = e->buf[INDEX].p;
     t = sc_now();
     sc_gather(v, index, n, &out->work);
     int64_t *cells = e->buf[CELLS].p;

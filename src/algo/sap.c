@@ -51,7 +51,6 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
     const sc_view *v = e->view;
     const sc_bounds *b = e->bounds;
     const size_t n = v->n;
-    const int threads = e->threads;
     int axis = 0;
     const int dims = v->z ? 3 : 2;
     for (int a = 1; a < dims; a++)
@@ -59,9 +58,7 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
             axis = a;
     s->axis = axis;
     const char *arr = axis == 0 ? v->x : axis == 1 ? v->y : v->z;
-    if (!sc_env_reserve(e, KEYS, 8 * (n + 1)) || !sc_env_reserve(e, TMP_KEYS, 8 * (n + 1)) ||
-        !sc_env_reserve(e, INDEX, 4 * (n + 1)) || !sc_env_reserve(e, TMP_INDEX, 4 * (n + 1)) ||
-        !sc_env_reserve(e, COUNTS, sc_radix_sort_scratch(threads)) ||
+    if (!sc_keysort_reserve(e, KEYS, n) ||
         !sc_env_reserve(e, BOUNDS_LO, 8 * (n + SC_PAD)) || !sc_env_reserve(e, BOUNDS_HI, 8 * (n + SC_PAD)) ||
         !sc_env_reserve(e, FBOX, 5 * 4 * (n + 16)) ||
         !sc_work_reserve(e, WORK, n, &out->work))
@@ -75,17 +72,8 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
         index[k] = (uint32_t)k;
     }
     sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
-    t = sc_now();
-    if (sc_radix_sort_pairs(keys, index, e->buf[TMP_KEYS].p, e->buf[TMP_INDEX].p, n, 64,
-                            e->buf[COUNTS].p, threads, NULL)) {
-        sc_buf tk = e->buf[KEYS], ti = e->buf[INDEX];
-        e->buf[KEYS] = e->buf[TMP_KEYS];
-        e->buf[INDEX] = e->buf[TMP_INDEX];
-        e->buf[TMP_KEYS] = tk;
-        e->buf[TMP_INDEX] = ti;
-        index = e->buf[INDEX].p;
-    }
-    sc_stage_add(e->seconds, SC_STAGE_SORT, t);
+    sc_keysort_run(e, KEYS, n, 64);
+    index = e->buf[INDEX].p;
     t = sc_now();
     sc_gather(v, index, n, &out->work);
     const double *axes[3] = {out->work.x, out->work.y, out->work.z};
