@@ -94,6 +94,46 @@ SC_INTERNAL bool sc_work_reserve(const sc_peer_env *e, int k, size_t n, sc_work 
 
 /* ---- shared pieces of the peers ------------------------------------------ */
 
+/* Consecutive sorted spheres per chunk for peers that cut a sorted order
+ * (the grid, sap): a function of n only. */
+SC_INTERNAL size_t sc_chunk_spheres(size_t n);
+
+/* A home block's candidate list, handed to the kernel whenever it fills
+ * (cap entries) and at the end. The first kernel call tests the block's
+ * own triangle (args.tri_end as the caller set it), later calls do not;
+ * where the list is cut does not change the pairs or their order. */
+typedef struct sc_cands {
+    sc_kernel_args args; /* x..r, i0, ni, tri_end set by the caller */
+    sc_kernel_fn kernel;
+    sc_hits *hits;
+    uint32_t *list;
+    uint32_t m, cap;
+    uint64_t tests;
+} sc_cands;
+
+static inline void sc_cands_flush(sc_cands *c) {
+    c->args.cand = c->list;
+    c->args.ncand = c->m;
+    c->tests += c->kernel(&c->args, c->hits);
+    c->args.tri_end = 0;
+    c->m = 0;
+}
+static inline void sc_cands_push(sc_cands *c, uint32_t j) {
+    c->list[c->m++] = j;
+    if (c->m == c->cap)
+        sc_cands_flush(c);
+}
+/* A list over the working copy w, testing with kernel into hits. */
+static inline sc_cands sc_cands_make(const sc_work *w, sc_kernel_fn kernel, sc_hits *hits,
+                                     uint32_t *list, uint32_t cap) {
+    sc_cands c = {{0}, kernel, hits, list, 0, cap, 0};
+    c.args.x = w->x;
+    c.args.y = w->y;
+    c.args.z = w->z;
+    c.args.r = w->r;
+    return c;
+}
+
 /* A sort of (64-bit key, index) with the engine's radix sort, in five
  * consecutive buffers k, k + 1, ..., k + 4 of the environment: keys, their
  * second buffer, the index, its second buffer, the sort's counts.

@@ -231,22 +231,15 @@ static uint64_t bvh_search(const sc_peer_built *bt, size_t chunk, sc_kernel_fn k
     const bvh_state *s = bt->state;
     const sc_work *w = &bt->work;
     const uint32_t n = (uint32_t)w->n, L = (uint32_t)s->leaf_size;
-    uint32_t *list = tls;
-    sc_kernel_args args = {0};
-    args.x = w->x;
-    args.y = w->y;
-    args.z = w->z;
-    args.r = w->r;
-    uint64_t tests = 0;
+    sc_cands cl = sc_cands_make(w, kernel, hits, tls, BVH_LIST);
     const size_t l0 = chunk * s->chunk_leaves;
     const size_t l1 = l0 + s->chunk_leaves < s->nleaves ? l0 + s->chunk_leaves : s->nleaves;
     for (size_t li = l0; li < l1; li++) {
         const uint32_t i0 = (uint32_t)li * L;
-        args.i0 = i0;
-        args.ni = n - i0 < L ? n - i0 : L;
-        args.tri_end = i0 + args.ni;
+        cl.args.i0 = i0;
+        cl.args.ni = n - i0 < L ? n - i0 : L;
+        cl.args.tri_end = i0 + cl.args.ni;
         const box6 *mine = &s->lbox[li];
-        uint32_t m = 0;
         uint32_t stack[BVH_STACK];
         int sp = 0;
         if (!(s->root & LEAF_BIT))
@@ -259,26 +252,17 @@ static uint64_t bvh_search(const sc_peer_built *bt, size_t chunk, sc_kernel_fn k
                     const uint32_t lj = ch & ~LEAF_BIT;
                     if (lj <= li || !box_overlap(mine, &s->lbox[lj]))
                         continue;
-                    if (m + L > BVH_LIST) {
-                        args.cand = list;
-                        args.ncand = m;
-                        tests += kernel(&args, hits);
-                        args.tri_end = 0;
-                        m = 0;
-                    }
                     const uint32_t j0 = lj * L, j1 = j0 + L < n ? j0 + L : n;
                     for (uint32_t j = j0; j < j1; j++)
-                        list[m++] = j;
+                        sc_cands_push(&cl, j);
                 } else if (s->node[ch].last > li && box_overlap(mine, &s->nbox[ch])) {
                     stack[sp++] = ch;
                 }
             }
         }
-        args.cand = list;
-        args.ncand = m;
-        tests += kernel(&args, hits);
+        sc_cands_flush(&cl); /* always: the leaf's own triangle */
     }
-    return tests;
+    return cl.tests;
 }
 
 const sc_peer sc_peer_bvh = {"bvh", 4 * (BVH_LIST + 16), bvh_build, bvh_search};

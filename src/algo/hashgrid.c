@@ -171,14 +171,8 @@ static uint64_t hg_search(const sc_peer_built *bt, size_t chunk, sc_kernel_fn ke
                           void *tls) {
     const hg_state *h = bt->state;
     const sc_work *w = &bt->work;
-    uint32_t *list = tls;
-    sc_kernel_args args = {0};
-    args.x = w->x;
-    args.y = w->y;
-    args.z = w->z;
-    args.r = w->r;
+    sc_cands cl = sc_cands_make(w, kernel, hits, tls, HG_LIST);
     const int64_t dz = h->dims == 3; /* 2-D: every z cell is 0 */
-    uint64_t tests = 0;
     const size_t r0 = chunk * h->chunk_runs;
     const size_t r1 = r0 + h->chunk_runs < h->nruns ? r0 + h->chunk_runs : h->nruns;
     for (size_t ri = r0; ri < r1; ri++) {
@@ -187,48 +181,27 @@ static uint64_t hg_search(const sc_peer_built *bt, size_t chunk, sc_kernel_fn ke
         for (uint32_t i0 = a; i0 < e; i0 += SC_BLOCK) {
             const uint32_t ni = e - i0 < SC_BLOCK ? e - i0 : SC_BLOCK;
             const uint32_t past = i0 + ni;
-            uint32_t m = 0;
-            args.i0 = i0;
-            args.ni = ni;
-            args.tri_end = past;
+            cl.args.i0 = i0;
+            cl.args.ni = ni;
+            cl.args.tri_end = past;
             /* own cell: the spheres after the block */
-            for (uint32_t j = past; j < e; j++) {
-                list[m++] = j;
-                if (m == HG_LIST) {
-                    args.cand = list;
-                    args.ncand = m;
-                    tests += kernel(&args, hits);
-                    args.tri_end = 0;
-                    m = 0;
-                }
-            }
+            for (uint32_t j = past; j < e; j++)
+                sc_cands_push(&cl, j);
             /* the 26 others: cells whose run comes later */
             for (int64_t oz = -dz; oz <= dz; oz++)
                 for (int64_t oy = -1; oy <= 1; oy++)
                     for (int64_t ox = -1; ox <= 1; ox++) {
-                        if (!ox && !oy && !oz)
-                            continue;
                         const int64_t q[3] = {c[0] + ox, c[1] + oy, c[2] + oz};
-                        const size_t rq = find_run(h, q);
+                        const size_t rq = (ox || oy || oz) ? find_run(h, q) : SIZE_MAX;
                         if (rq == SIZE_MAX || rq < ri)
                             continue;
-                        for (uint32_t j = h->run[rq]; j < h->run[rq + 1]; j++) {
-                            list[m++] = j;
-                            if (m == HG_LIST) {
-                                args.cand = list;
-                                args.ncand = m;
-                                tests += kernel(&args, hits);
-                                args.tri_end = 0;
-                                m = 0;
-                            }
-                        }
+                        for (uint32_t j = h->run[rq]; j < h->run[rq + 1]; j++)
+                            sc_cands_push(&cl, j);
                     }
-            args.cand = list;
-            args.ncand = m;
-            tests += kernel(&args, hits);
+            sc_cands_flush(&cl); /* always: the block's own triangle */
         }
     }
-    return tests;
+    return cl.tests;
 }
 
 const sc_peer sc_peer_hashgrid = {"hashgrid", 4 * (HG_LIST + 16), hg_build, hg_search};

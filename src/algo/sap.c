@@ -101,8 +101,7 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
     sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
     s->lo = lo;
     s->hi = hi;
-    /* the grid's chunking: about 256 chunks, 256 .. 8192 spheres each */
-    s->chunk_spheres = n / 256 < 256 ? 256 : n / 256 > 8192 ? 8192 : n / 256;
+    s->chunk_spheres = sc_chunk_spheres(n);
     out->nchunks = (n + s->chunk_spheres - 1) / s->chunk_spheres;
     out->state = s;
     out->cells = 1;

@@ -57,12 +57,7 @@ typedef struct seg_state {
 
 typedef struct seg_ctx {
     const seg_state *s;
-    const sc_work *w;
-    sc_kernel_fn kernel;
-    sc_hits *hits;
-    sc_kernel_args args;
-    uint32_t *list;
-    uint64_t tests;
+    sc_cands cl; /* one home sphere (ni = 1) and its candidates */
 } seg_ctx;
 
 /* key (va, ia) < key (vb, ib) */
@@ -79,35 +74,19 @@ static inline bool overlap_below(const seg_state *s, int d, uint32_t a, uint32_t
     return true;
 }
 
-/* Candidates of home sphere i, tested by the kernel when the list fills. */
-static void flush_home(seg_ctx *c, uint32_t i, uint32_t m) {
-    if (m == 0)
-        return;
-    c->args.i0 = i;
-    c->args.ni = 1;
-    c->args.tri_end = 0;
-    c->args.cand = c->list;
-    c->args.ncand = m;
-    c->tests += c->kernel(&c->args, c->hits);
-}
-
 /* Every pair of I x P that the rules of dimension d (or, d < 0, none) admit. */
 static void scan(seg_ctx *c, const uint32_t *I, size_t ni, const uint32_t *P, size_t np, int d) {
     const seg_state *s = c->s;
     for (size_t a = 0; a < ni; a++) {
         const uint32_t i = I[a];
-        uint32_t m = 0;
+        c->cl.args.i0 = i;
         for (size_t b = 0; b < np; b++) {
             const uint32_t p = P[b];
-            if (d >= 0 && !(contains(s, d, i, p) && overlap_below(s, d, i, p)))
-                continue;
-            c->list[m++] = p;
-            if (m == SEG_LIST) {
-                flush_home(c, i, m);
-                m = 0;
-            }
+            if (d < 0 || (contains(s, d, i, p) && overlap_below(s, d, i, p)))
+                sc_cands_push(&c->cl, p);
         }
-        flush_home(c, i, m);
+        if (c->cl.m > 0)
+            sc_cands_flush(&c->cl);
     }
 }
 
@@ -308,14 +287,11 @@ static uint64_t seg_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn ke
                            void *tls) {
     const seg_state *s = b->state;
     const seg_job *jb = &s->job[chunk];
-    seg_ctx c = {s, &b->work, kernel, hits, {0}, tls, 0};
-    c.args.x = b->work.x;
-    c.args.y = b->work.y;
-    c.args.z = b->work.z;
-    c.args.r = b->work.r;
+    seg_ctx c = {s, sc_cands_make(&b->work, kernel, hits, tls, SEG_LIST)};
+    c.cl.args.ni = 1; /* tri_end stays 0: a box never pairs with itself */
     hybrid(&c, s->ids + jb->i0, jb->ni, s->ids + jb->p0, jb->np, jb->lo_v, jb->lo_id, jb->hi_v,
            jb->hi_id, jb->d);
-    return c.tests;
+    return c.cl.tests;
 }
 
 const sc_peer sc_peer_segtree = {"segtree", 4 * (SEG_LIST + 16), seg_build, seg_search};

@@ -94,7 +94,7 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     g->xq = buf[XQ].p;
     sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
 
-    g->chunk_spheres = sc_search_chunk_spheres(n);
+    g->chunk_spheres = sc_chunk_spheres(n);
     out->nchunks = (n + g->chunk_spheres - 1) / g->chunk_spheres;
     out->state = g;
     out->cells = g->rows.count;

@@ -92,7 +92,6 @@ typedef struct sc_grid_state {
 /* Per-thread scratch of the search (a walker; search.c checks the size). */
 #define SC_GRID_TLS_BYTES 16384
 
-SC_INTERNAL size_t sc_search_chunk_spheres(size_t n);
 SC_INTERNAL uint64_t sc_grid_search_chunk(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel,
                                           sc_hits *hits, void *tls);
 

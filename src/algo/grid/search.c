@@ -74,21 +74,6 @@ typedef struct walker {
     uint32_t list[LIST_CAP + 16];
 } walker;
 
-/* n / 256 spheres per chunk, clamped to 256 .. 8192 (so about 256 chunks
- * for n from 2^16 to 2^21): each chunk starts its cursors and windows
- * afresh. With contiguous runs, n / 256 searched faster than
- * n / 1024 on every generator tried (interleaved, 2 threads: uniform 10^6
- * 13.39 -> 12.82 ms, 4 x 10^6 56.7 -> 52.1, shell 20.0 -> 18.7, powerlaw
- * 58.1 -> 56.6, clustered the same). */
-size_t sc_search_chunk_spheres(size_t n) {
-    size_t c = n / 256;
-    if (c < 256)
-        c = 256;
-    if (c > 8192)
-        c = 8192;
-    return c;
-}
-
 /* First row in [lo, hi) with key >= key. */
 static size_t lower_bound(const uint64_t *keys, size_t lo, size_t hi, uint64_t key) {
     while (lo < hi) {
