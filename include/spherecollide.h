@@ -203,7 +203,8 @@ typedef struct sc_bvh_options {
 /** Options of the segment tree (SC_ALGO_SEGTREE). */
 typedef struct sc_segtree_options {
     size_t cutoff; /**< a node with at most this many intervals or points
-                        tests them all instead of splitting; >= 1, default 16 */
+                        is finished by the one-way scan instead of
+                        splitting; >= 1, default 64 */
 } sc_segtree_options;
 
 typedef struct sc_options {

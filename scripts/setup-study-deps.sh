@@ -4,6 +4,7 @@
 #
 #   libcgal-dev     bench/compare/cgal_pairs (CGAL::box_self_intersection_d)
 #   libtbb-dev      CGAL's parallel mode (CGAL::Parallel_tag) in that runner
+#   libfcl-dev      bench/compare/fcl_pairs (FCL's dynamic AABB tree manager)
 #   python3-scipy   bench/compare/scipy_pairs.py (cKDTree.query_pairs)
 #   python3-numpy   the same runner's exact filter
 #   gnuplot-nox     the study's figures (PNG and SVG)
@@ -19,6 +20,7 @@ set -euo pipefail
 packages=(
   libcgal-dev
   libtbb-dev
+  libfcl-dev
   python3-scipy
   python3-numpy
   gnuplot-nox

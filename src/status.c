@@ -75,7 +75,7 @@ sc_options sc_options_default(void) {
     o.octree = (sc_tree_options){8, 20, SC_SPLIT_MEDIAN};
     o.kdsplit = (sc_tree_options){24, 32, SC_SPLIT_MEDIAN};
     o.bvh.leaf_size = 4;
-    o.segtree.cutoff = 16;
+    o.segtree.cutoff = 64;
     o.chunk_pairs = 65536;
     o.sorted_window_bytes = (size_t)64 << 20;
     return o;

@@ -103,7 +103,7 @@ static const char usage_pairs[] =
     "  --max-depth N       octree, kdsplit: deepest split level (1..64)\n"
     "  --leaf-size N       octree, kdsplit (>= 1), bvh (1..4): spheres per leaf\n"
     "  --split median|mean kdsplit: where a node is cut (default median)\n"
-    "  --cutoff N          segtree: a node of at most N boxes tests them all (>= 1)\n"
+    "  --cutoff N          segtree: a node of at most N boxes is scanned (>= 1, 64)\n"
     "  --segment-width mean|max   partition1d: 1.1 x the mean diameter (default)\n"
     "                      or the largest diameter\n"
     "  --format F          f32|f64|text: the INPUT's format; npy|csv|bin: the OUTPUT's\n"

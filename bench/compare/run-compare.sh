@@ -5,12 +5,16 @@
 #   bench/compare/run-compare.sh          uniform, shell, wide, powerlaw, clustered at n = 1e6
 #   bench/compare/run-compare.sh --quick  the same at n = 1e4 and 1e5, plus the
 #                                         touching-pairs file (make_touching.py)
+#   bench/compare/run-compare.sh --peers  issue 14's pairings at n = 1e6 on uniform
+#                                         and powerlaw, 1 thread: spherecollide's
+#                                         segtree vs CGAL, bvh vs FCL, kdsplit vs
+#                                         scipy (each ratio against its peer)
 #
 # Runners (README.md says more): spherecollide (CLI, `pairs FILE --json
 # --count-only`, 1 thread and all threads), the plain hash grid
 # (bench/hashgrid.c via hashgrid_pairs), CGAL box_self_intersection_d
-# sequential and Parallel_tag (cgal_pairs), scipy cKDTree.query_pairs +
-# exact filter (scipy_pairs.py). Every runner must agree with spherecollide
+# sequential and Parallel_tag (cgal_pairs), FCL's dynamic AABB tree manager
+# (fcl_pairs), scipy cKDTree.query_pairs + exact filter (scipy_pairs.py). Every runner must agree with spherecollide
 # on the pair count and the checksum; a disagreement or a crash is printed
 # and makes the exit status 1 (after the CSV is written). A runner whose
 # package is missing is reported "skipped: <package> not installed"; one that
@@ -18,7 +22,9 @@
 # refuse ("refused: ...") inputs whose single search radius would make them
 # quadratic (their --max-tests / --max-candidates).
 #
-# Output: bench/results/<machine>/compare.csv (quick: quick-compare.csv),
+# Output: bench/results/<machine>/compare.csv (quick: quick-compare.csv,
+# peers: peers-compare.csv, where spherecollide's rows name the algorithm in
+# `mode` and each other tool's ratio is against the peer of its family),
 # columns machine,isa,compiler,dist,n,tool,mode,threads,median_s,peak_rss_mb,
 # pairs,checksum,ratio_vs_spherecollide. ratio_vs_spherecollide = this row's
 # median_s / spherecollide's median_s with the same thread count, measured in
@@ -49,9 +55,10 @@ here=$root/bench/compare
 quick=0
 case "${1:-}" in
   --quick) quick=1 ;;
+  --peers) quick=2 ;;
   "") ;;
   -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
-  *) echo "run-compare: unknown argument '$1' (use --quick or nothing)" >&2; exit 2 ;;
+  *) echo "run-compare: unknown argument '$1' (use --quick, --peers or nothing)" >&2; exit 2 ;;
 esac
 
 timeout_s=${SC_COMPARE_TIMEOUT:-600}
@@ -61,6 +68,7 @@ python=${SC_COMPARE_PYTHON:-/usr/bin/python3}
 hg_max=${SC_COMPARE_HASHGRID_MAX_TESTS:-2e9}
 sp_max=${SC_COMPARE_SCIPY_MAX_CANDIDATES:-1e8}
 dists=${SC_COMPARE_DISTS:-uniform shell wide powerlaw clustered}
+[ "$quick" = 2 ] && dists=${SC_COMPARE_DISTS:-uniform powerlaw}
 if [ "$quick" = 1 ]; then
   sizes=${SC_COMPARE_SIZES:-1e4 1e5}
 else
@@ -125,6 +133,7 @@ results=$root/bench/results/$machine
 mkdir -p "$results" "$cb/data" "$cb/logs"
 csv=$results/compare.csv
 [ "$quick" = 1 ] && csv=$results/quick-compare.csv
+[ "$quick" = 2 ] && csv=$results/peers-compare.csv
 tmpcsv=$csv.tmp.$$
 trap 'rm -f "$tmpcsv"' EXIT
 echo "machine,isa,compiler,dist,n,tool,mode,threads,median_s,peak_rss_mb,pairs,checksum,ratio_vs_spherecollide" >"$tmpcsv"
@@ -205,20 +214,22 @@ run_tool() { # dist n file tool mode threads compiler log cmd...
 # --repeat R: the median of R counts on one context (the library call, reading
 # excluded; the first, cold run allocates the scratch), as the other runners
 # take the median of their in-process repeats. Peak RSS of the process.
-run_spherecollide() { # dist n file threads -> sets ref_* ; returns 1 on failure
-  local dist=$1 n=$2 file=$3 threads=$4 k json secs=() rss=0 r pairs="" sum=""
-  local log=$cb/logs/$dist-$n-spherecollide-$threads.log
+declare -A peer_s  # algorithm -> spherecollide median seconds (1 thread) for this file
+run_spherecollide() { # dist n file threads [algorithm] -> sets ref_* ; returns 1 on failure
+  local dist=$1 n=$2 file=$3 threads=$4 algo=${5:-grid} k json secs=() rss=0 r pairs="" sum=""
+  local log=$cb/logs/$dist-$n-spherecollide-$algo-$threads.log
   : >"$log"
   for ((k = 0; k < 1; k++)); do
     local rssf=$cb/logs/rss.$$
     if [ -x /usr/bin/time ]; then
       json=$(timeout "$timeout_s" /usr/bin/time -f %M -o "$rssf" \
-        "$cli" pairs "$file" --json --count-only --quiet --threads "$threads" --repeat "$sc_repeat" 2>>"$log") || {
+        "$cli" pairs "$file" --json --count-only --quiet --threads "$threads" --repeat "$sc_repeat" \
+        --algorithm "$algo" 2>>"$log") || {
         echo "   spherecollide FAILED or timed out on $file (see $log)"; return 1; }
       r=$(tail -n 1 "$rssf")
     else
       json=$(timeout "$timeout_s" "$cli" pairs "$file" --json --count-only --quiet \
-        --threads "$threads" --repeat "$sc_repeat" 2>>"$log") || { echo "   spherecollide FAILED on $file"; return 1; }
+        --threads "$threads" --repeat "$sc_repeat" --algorithm "$algo" 2>>"$log") || { echo "   spherecollide FAILED on $file"; return 1; }
       r=""
     fi
     rm -f "$rssf"
@@ -241,11 +252,13 @@ run_spherecollide() { # dist n file threads -> sets ref_* ; returns 1 on failure
   local shown=$threads
   [ "$threads" = 0 ] && shown=$jobs
   if [ -n "$ref_pairs" ] && { [ "$pairs" != "$ref_pairs" ] || [ "$sum" != "$ref_sum" ]; }; then
-    echo "   spherecollide with $shown threads DISAGREES with 1 thread"; return 1
+    echo "   spherecollide $algo with $shown threads DISAGREES with the first spherecollide run"; return 1
   fi
-  ref_pairs=$pairs; ref_sum=$sum; ref_s[$shown]=$med
-  csv_row "$dist" "$n" spherecollide grid "$shown" "$cc_sc" "$med" "$rss_mb" "$pairs" "$sum"
-  printf '   %-12s %-11s %2s thr %11.6f s %8s MiB  %10s pairs %s  (reference)\n' spherecollide grid \
+  ref_pairs=$pairs; ref_sum=$sum
+  [ "$algo" = grid ] && ref_s[$shown]=$med
+  [ "$shown" = 1 ] && peer_s[$algo]=$med
+  csv_row "$dist" "$n" spherecollide "$algo" "$shown" "$cc_sc" "$med" "$rss_mb" "$pairs" "$sum"
+  printf '   %-12s %-11s %2s thr %11.6f s %8s MiB  %10s pairs %s  (reference)\n' spherecollide "$algo" \
     "$shown" "$med" "${rss_mb:-?}" "$pairs" "$sum"
 }
 
@@ -273,13 +286,54 @@ compare_file() { # dist n file
         "skipped: ${why:-libcgal-dev not installed}" "" "" ""
     done
   fi
+  run_fcl "$dist" "$n" "$file"
+  run_scipy "$dist" "$n" "$file"
+}
+
+run_cgal_seq() { # dist n file
+  if grep -q '^cgal_pairs built' "$cb/SC_COMPARE_BUILT.txt"; then
+    run_tool "$1" "$2" "$3" cgal seq 1 "$cc_cxx" "$cb/logs/$1-$2-cgal-seq.log" \
+      "$cb/cgal_pairs" "$3" --mode seq --repeat "$repeat"
+  else
+    printf '   %-12s %-11s skipped: libcgal-dev not installed\n' cgal seq
+    csv_row "$1" "$2" cgal seq 1 "$cc_cxx" "skipped: libcgal-dev not installed" "" "" ""
+  fi
+}
+
+run_fcl() { # dist n file
+  if grep -q '^fcl_pairs built' "$cb/SC_COMPARE_BUILT.txt"; then
+    run_tool "$1" "$2" "$3" fcl dynamic_aabb 1 "$cc_cxx" "$cb/logs/$1-$2-fcl.log" \
+      "$cb/fcl_pairs" "$3" --repeat "$repeat"
+  else
+    printf '   %-12s %-11s skipped: libfcl-dev not installed\n' fcl dynamic_aabb
+    csv_row "$1" "$2" fcl dynamic_aabb 1 "$cc_cxx" "skipped: libfcl-dev not installed" "" "" ""
+  fi
+}
+
+run_scipy() { # dist n file
   if [ "$have_scipy" = 1 ]; then
-    run_tool "$dist" "$n" "$file" scipy query_pairs 1 "$py_desc" "$lg-scipy.log" \
-      "$python" "$here/scipy_pairs.py" "$file" --repeat "$repeat" --max-candidates "$sp_max"
+    run_tool "$1" "$2" "$3" scipy query_pairs 1 "$py_desc" "$cb/logs/$1-$2-scipy.log" \
+      "$python" "$here/scipy_pairs.py" "$3" --repeat "$repeat" --max-candidates "$sp_max"
   else
     printf '   %-12s %-11s skipped: python3-scipy not installed\n' scipy query_pairs
-    csv_row "$dist" "$n" scipy query_pairs 1 "$py_desc" "skipped: python3-scipy not installed" "" "" ""
+    csv_row "$1" "$2" scipy query_pairs 1 "$py_desc" "skipped: python3-scipy not installed" "" "" ""
   fi
+}
+
+# --peers: each classic peer against the best-known code of its family, on
+# one thread (issue 14): segtree vs CGAL's segment tree, bvh vs FCL's dynamic
+# AABB tree, kdsplit vs scipy's k-d tree. Each tool's ratio is against its
+# peer's median from the same run (ref_s[1] is set to it just before).
+compare_peers() { # dist n file
+  local dist=$1 n=$2 file=$3 a
+  echo "== $dist n=$n ($file), peers against their families, 1 thread"
+  ref_s=(); peer_s=(); ref_pairs=""; ref_sum=""
+  for a in grid segtree bvh kdsplit; do
+    run_spherecollide "$dist" "$n" "$file" 1 "$a" || { problems=$((problems + 1)); return; }
+  done
+  ref_s[1]=${peer_s[segtree]}; run_cgal_seq "$dist" "$n" "$file"
+  ref_s[1]=${peer_s[bvh]}; run_fcl "$dist" "$n" "$file"
+  ref_s[1]=${peer_s[kdsplit]}; run_scipy "$dist" "$n" "$file"
 }
 
 # ---- the runs --------------------------------------------------------------------
@@ -288,7 +342,11 @@ for n in $sizes; do
   for dist in $dists; do
     f=$cb/data/$dist-$n.npy
     "$cli" gen "$dist" "$ni" --seed 1 -o "$f" >/dev/null
-    compare_file "$dist" "$ni" "$f"
+    if [ "$quick" = 2 ]; then
+      compare_peers "$dist" "$ni" "$f"
+    else
+      compare_file "$dist" "$ni" "$f"
+    fi
   done
 done
 if [ "$quick" = 1 ]; then

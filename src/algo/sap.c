@@ -39,13 +39,6 @@ static inline float f_up(double v) {
     return (double)f < v ? __builtin_nextafterf(f, __builtin_inff()) : f;
 }
 
-/* Order-preserving map of a double to uint64 (no NaN here). */
-static inline uint64_t order_key(double d) {
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return (u >> 63) ? ~u : u | 0x8000000000000000ull;
-}
-
 static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
     sap_state *s = e->state;
     const sc_view *v = e->view;
@@ -68,7 +61,7 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
     uint32_t *index = e->buf[INDEX].p;
 #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++) {
-        keys[k] = order_key(sc_box_lo(sc_view_get(v, arr, k), sc_view_get(v, v->r, k)));
+        keys[k] = sc_order_key(sc_box_lo(sc_view_get(v, arr, k), sc_view_get(v, v->r, k)));
         index[k] = (uint32_t)k;
     }
     sc_stage_add(e->seconds, SC_STAGE_KEYS, t);

@@ -14,17 +14,26 @@
  *
  * hybrid(I, P, [lo, hi), d) reports every i in I, p in P with p's point in
  * [lo, hi), i containing p in d, and overlap in every dimension below d:
- *   - a small I or P (the cutoff): every pair is tested directly;
+ *   - in dimension 0, or with few intervals or points (the cutoff): the
+ *     one-way scan: I and P sorted by key in d, and for each i the points
+ *     after i's key up to hi_i[d], the lower dimensions checked box by box;
+ *     its cost is the sort plus the pairs that overlap in d;
  *   - else the intervals that span the whole segment contain every point of
  *     P: they are finished in d and go down a dimension, once as intervals
  *     against P's points and once as points against P's intervals (each
- *     pair overlaps in d - 1 one way only); below the last dimension every
- *     pair is reported, once;
+ *     pair overlaps in d - 1 one way only);
  *   - the others follow P's points, split at their median key, into the
  *     halves they reach.
- * Every array is reordered in place; a pair is reported where its interval
- * is finished, which happens once. Candidate pairs go to the kernel, which
- * decides them with the exact predicate.
+ * Every array is reordered in place (the sets, not their order, are what a
+ * caller relies on); a pair is reported where its interval is finished,
+ * which happens once. Candidate pairs go to the kernel, which decides them
+ * with the exact predicate.
+ *
+ * Layout: the working copy is ordered by the boxes' lower ends in the top
+ * dimension (the engine's radix sort), so ids near each other are boxes
+ * near each other along the first split and the top dimension's key order
+ * is the id order; each box's six ends sit together (lo, hi per axis), so
+ * one test touches one box's cache line, not six arrays.
  *
  * Parallelism: the build expands the top of the recursion breadth first
  * into independent jobs (each with its own copies of its sets, budgeted at
@@ -34,20 +43,23 @@
 
 #include <math.h>
 #include <string.h>
-#include <stdlib.h>
 
-enum { WORK, INDEX, BOXES, IDS, JOBS };
+enum { WORK, BOXES, IDS, JOBS, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS };
+
+typedef struct seg_box {
+    double e[6]; /* lo, hi on axis 0, then axis 1, then axis 2 */
+} seg_box;
 
 typedef struct seg_job {
     uint32_t i0, ni, p0, np; /* ids of I and P in the id pool */
     double lo_v, hi_v;       /* the segment's ends in dimension d (keys with ids) */
     uint32_t lo_id, hi_id;
-    int d;                   /* -1: every pair of I x P is reported */
+    int d;
 } seg_job;
 
 typedef struct seg_state {
-    const double *lo[3], *hi[3]; /* box ends by working index */
-    uint32_t *ids;               /* the jobs' sets (reordered by the search) */
+    const seg_box *box; /* by working index */
+    uint32_t *ids;      /* the jobs' sets (reordered by the search) */
     const seg_job *job;
     size_t cutoff;
     int dims;
@@ -56,35 +68,94 @@ typedef struct seg_state {
 #define SEG_LIST 2048
 
 typedef struct seg_ctx {
-    const seg_state *s;
+    const seg_box *box;
+    size_t cutoff;
     sc_cands cl; /* one home sphere (ni = 1) and its candidates */
 } seg_ctx;
+
+static inline double lo_of(const seg_box *b, int d, uint32_t i) { return b[i].e[2 * d]; }
+static inline double hi_of(const seg_box *b, int d, uint32_t i) { return b[i].e[2 * d + 1]; }
 
 /* key (va, ia) < key (vb, ib) */
 static inline bool key_less(double va, uint32_t ia, double vb, uint32_t ib) {
     return va < vb || (va == vb && ia < ib);
 }
-static inline bool contains(const seg_state *s, int d, uint32_t i, uint32_t p) {
-    return key_less(s->lo[d][i], i, s->lo[d][p], p) && s->lo[d][p] <= s->hi[d][i];
+/* key of box a < key of box b in dimension d */
+static inline bool box_less(const seg_box *b, int d, uint32_t a, uint32_t c) {
+    return key_less(lo_of(b, d, a), a, lo_of(b, d, c), c);
 }
-static inline bool overlap_below(const seg_state *s, int d, uint32_t a, uint32_t b) {
+static inline bool overlap_below(const seg_box *b, int d, uint32_t x, uint32_t y) {
     for (int k = 0; k < d; k++)
-        if (!(s->lo[k][a] <= s->hi[k][b] && s->lo[k][b] <= s->hi[k][a]))
+        if (!(b[x].e[2 * k] <= b[y].e[2 * k + 1] && b[y].e[2 * k] <= b[x].e[2 * k + 1]))
             return false;
     return true;
 }
 
-/* Every pair of I x P that the rules of dimension d (or, d < 0, none) admit. */
-static void scan(seg_ctx *c, const uint32_t *I, size_t ni, const uint32_t *P, size_t np, int d) {
-    const seg_state *s = c->s;
+/* Sorts ids a[0..n) by key in dimension d: quicksort (median of three,
+ * the smaller side first by recursion, the larger by the loop), insertion
+ * sort below 16. Keys are distinct (ids break ties). */
+static void sort_ids(const seg_box *b, int d, uint32_t *a, size_t n) {
+    while (n > 16) {
+        const size_t m = n / 2;
+        uint32_t x = a[0], y = a[m], z = a[n - 1], pv; /* the median of the three */
+        if (box_less(b, d, x, y))
+            pv = box_less(b, d, y, z) ? y : (box_less(b, d, x, z) ? z : x);
+        else
+            pv = box_less(b, d, x, z) ? x : (box_less(b, d, y, z) ? z : y);
+        const double pvv = lo_of(b, d, pv);
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (key_less(lo_of(b, d, a[i]), a[i], pvv, pv))
+                i++;
+            while (key_less(pvv, pv, lo_of(b, d, a[j]), a[j]))
+                j--;
+            if (i >= j)
+                break;
+            const uint32_t t = a[i];
+            a[i++] = a[j];
+            a[j--] = t;
+        }
+        /* a[0..j] <= pivot <= a[j+1..n) */
+        const size_t nl = j + 1;
+        if (nl < n - nl) {
+            sort_ids(b, d, a, nl);
+            a += nl;
+            n -= nl;
+        } else {
+            sort_ids(b, d, a + nl, n - nl);
+            n = nl;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        const uint32_t x = a[i];
+        const double xv = lo_of(b, d, x);
+        size_t j = i;
+        while (j > 0 && key_less(xv, x, lo_of(b, d, a[j - 1]), a[j - 1])) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
+}
+
+/* The one-way scan: every i in I, p in P with i containing p in d and
+ * overlap below d. */
+static void scan(seg_ctx *c, uint32_t *I, size_t ni, uint32_t *P, size_t np, int d) {
+    const seg_box *b = c->box;
+    sort_ids(b, d, I, ni);
+    sort_ids(b, d, P, np);
+    size_t first = 0;
     for (size_t a = 0; a < ni; a++) {
         const uint32_t i = I[a];
+        const double li = lo_of(b, d, i), hi = hi_of(b, d, i);
+        while (first < np && !key_less(li, i, lo_of(b, d, P[first]), P[first]))
+            first++;
+        if (first == np)
+            break;
         c->cl.args.i0 = i;
-        for (size_t b = 0; b < np; b++) {
-            const uint32_t p = P[b];
-            if (d < 0 || (contains(s, d, i, p) && overlap_below(s, d, i, p)))
-                sc_cands_push(&c->cl, p);
-        }
+        for (size_t k = first; k < np && lo_of(b, d, P[k]) <= hi; k++)
+            if (d == 0 || overlap_below(b, d, i, P[k]))
+                sc_cands_push(&c->cl, P[k]);
         if (c->cl.m > 0)
             sc_cands_flush(&c->cl);
     }
@@ -105,16 +176,16 @@ static void scan(seg_ctx *c, const uint32_t *I, size_t ni, const uint32_t *P, si
     } while (0)
 
 /* The k-th smallest point key of P in dimension d moved to P[k] (selection). */
-static void select_key(const seg_state *s, uint32_t *P, size_t n, size_t k, int d) {
-    const double *v = s->lo[d];
+static void select_key(const seg_box *b, uint32_t *P, size_t n, size_t k, int d) {
     size_t lo = 0, hi = n - 1;
     while (lo < hi) {
         const uint32_t pv = P[lo + (hi - lo) / 2];
+        const double pvv = lo_of(b, d, pv);
         size_t i = lo, j = hi;
         for (;;) {
-            while (key_less(v[P[i]], P[i], v[pv], pv))
+            while (key_less(lo_of(b, d, P[i]), P[i], pvv, pv))
                 i++;
-            while (key_less(v[pv], pv, v[P[j]], P[j]))
+            while (key_less(pvv, pv, lo_of(b, d, P[j]), P[j]))
                 j--;
             if (i >= j)
                 break;
@@ -132,73 +203,97 @@ static void select_key(const seg_state *s, uint32_t *P, size_t n, size_t k, int 
     }
 }
 
+/* The two steps of the recursion, shared by the search and the build's
+ * split. spanning(): moves the intervals spanning [lo, hi) to the front of
+ * I and returns how many. halve(): splits P at its median key, returns the
+ * points below it (first in P) and the median's key in *mv, *mid. */
+static size_t spanning(const seg_box *b, uint32_t *I, size_t ni, double lo_v, uint32_t lo_id,
+                       double hi_v, int d) {
+    size_t nm;
+    PARTITION(I, ni, key_less(lo_of(b, d, x), x, lo_v, lo_id) && hi_v <= hi_of(b, d, x), nm);
+    return nm;
+}
+static size_t halve(const seg_box *b, uint32_t *P, size_t np, int d, double *mv, uint32_t *mid) {
+    select_key(b, P, np, np / 2, d);
+    const uint32_t mi = P[np / 2];
+    const double m = lo_of(b, d, mi);
+    size_t nl;
+    PARTITION(P, np, key_less(lo_of(b, d, x), x, m, mi), nl);
+    *mv = m;
+    *mid = mi;
+    return nl;
+}
+
 static void hybrid(seg_ctx *c, uint32_t *I, size_t ni, uint32_t *P, size_t np, double lo_v,
                    uint32_t lo_id, double hi_v, uint32_t hi_id, int d) {
-    const seg_state *s = c->s;
+    const seg_box *b = c->box;
     if (ni == 0 || np == 0)
         return;
-    if (d < 0 || ni <= s->cutoff || np <= s->cutoff) {
+    if (d == 0 || ni <= c->cutoff || np <= c->cutoff) {
         scan(c, I, ni, P, np, d);
         return;
     }
-    /* intervals spanning [lo, hi): (lo_i, i) < lo and hi.value <= hi_i */
-    size_t nm;
-    PARTITION(I, ni, key_less(s->lo[d][x], x, lo_v, lo_id) && hi_v <= s->hi[d][x], nm);
-    if (nm > 0) { /* below the last dimension, one direction: every pair is done */
+    const size_t nm = spanning(b, I, ni, lo_v, lo_id, hi_v, d);
+    if (nm > 0) { /* finished in d: down a dimension, both ways (which reorders P) */
         hybrid(c, I, nm, P, np, -INFINITY, 0, INFINITY, UINT32_MAX, d - 1);
-        if (d > 0)
-            hybrid(c, P, np, I, nm, -INFINITY, 0, INFINITY, UINT32_MAX, d - 1);
+        hybrid(c, P, np, I, nm, -INFINITY, 0, INFINITY, UINT32_MAX, d - 1);
     }
-    I += nm;
-    ni -= nm;
-    if (ni == 0)
+    uint32_t *rest = I + nm;
+    const size_t nr = ni - nm;
+    if (nr == 0)
         return;
-    /* split P at the median key */
-    const size_t half = np / 2;
-    select_key(s, P, np, half, d);
-    const uint32_t mid = P[half];
-    const double mv = s->lo[d][mid];
-    size_t nl;
-    PARTITION(P, np, key_less(s->lo[d][x], x, mv, mid), nl);
+    double mv;
+    uint32_t mid;
+    const size_t nl = halve(b, P, np, d, &mv, &mid);
     /* intervals reaching the left part [lo, m): start before m, end at or after lo */
     size_t il;
-    PARTITION(I, ni, key_less(s->lo[d][x], x, mv, mid) && s->hi[d][x] >= lo_v, il);
-    hybrid(c, I, il, P, nl, lo_v, lo_id, mv, mid, d);
+    PARTITION(rest, nr, key_less(lo_of(b, d, x), x, mv, mid) && hi_of(b, d, x) >= lo_v, il);
+    hybrid(c, rest, il, P, nl, lo_v, lo_id, mv, mid, d);
     /* ... and the right part [m, hi): start before hi, end at or after m */
     size_t ir;
-    PARTITION(I, ni, key_less(s->lo[d][x], x, hi_v, hi_id) && s->hi[d][x] >= mv, ir);
-    hybrid(c, I, ir, P + nl, np - nl, mv, mid, hi_v, hi_id, d);
+    PARTITION(rest, nr, key_less(lo_of(b, d, x), x, hi_v, hi_id) && hi_of(b, d, x) >= mv, ir);
+    hybrid(c, rest, ir, P + nl, np - nl, mv, mid, hi_v, hi_id, d);
 }
 
 static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
     seg_state *s = e->state;
     const sc_view *v = e->view;
     const size_t n = v->n;
-    const int dims = v->z ? 3 : 2;
+    const int dims = v->z ? 3 : 2, top = dims - 1;
     const size_t budget = 8 * n + 4096;
     const size_t max_jobs = 1024;
-    if (!sc_work_reserve(e, WORK, n, &out->work) || !sc_env_reserve(e, INDEX, 4 * (n + 1)) ||
-        !sc_env_reserve(e, BOXES, 6 * 8 * (n + 1)) || !sc_env_reserve(e, IDS, 4 * budget) ||
+    if (!sc_work_reserve(e, WORK, n, &out->work) || !sc_keysort_reserve(e, KEYS, n) ||
+        !sc_env_reserve(e, BOXES, sizeof(seg_box) * (n + 1)) || !sc_env_reserve(e, IDS, 4 * budget) ||
         !sc_env_reserve(e, JOBS, sizeof(seg_job) * (max_jobs + 4)))
         return SC_ERR_OUT_OF_MEMORY;
+    /* the working order: by the boxes' lower ends in the top dimension */
     double t = sc_now();
+    uint64_t *keys = e->buf[KEYS].p;
     uint32_t *index = e->buf[INDEX].p;
-    for (size_t k = 0; k < n; k++)
+    const char *ta = top == 2 ? v->z : v->y;
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < n; k++) {
+        keys[k] = sc_order_key(sc_box_lo(sc_view_get(v, ta, k), sc_view_get(v, v->r, k)));
         index[k] = (uint32_t)k;
+    }
+    sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
+    sc_keysort_run(e, KEYS, n, 64);
+    index = e->buf[INDEX].p;
+    t = sc_now();
     sc_gather(v, index, n, &out->work);
     sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
     t = sc_now();
-    double *bx = e->buf[BOXES].p;
-    const double *c[3] = {out->work.x, out->work.y, out->work.z};
-    for (int a = 0; a < 3; a++) {
-        double *lo = bx + (size_t)a * (n + 1), *hi = bx + (size_t)(3 + a) * (n + 1);
-        for (size_t k = 0; k < n; k++) {
-            lo[k] = sc_box_lo(c[a][k], out->work.r[k]);
-            hi[k] = sc_box_hi(c[a][k], out->work.r[k]);
+    seg_box *bx = e->buf[BOXES].p;
+    const sc_work *w = &out->work;
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < n; k++) {
+        const double c[3] = {w->x[k], w->y[k], w->z[k]};
+        for (int a = 0; a < 3; a++) {
+            bx[k].e[2 * a] = sc_box_lo(c[a], w->r[k]);
+            bx[k].e[2 * a + 1] = sc_box_hi(c[a], w->r[k]);
         }
-        s->lo[a] = lo;
-        s->hi[a] = hi;
     }
+    s->box = bx;
     s->dims = dims;
     s->cutoff = e->opt->segtree.cutoff;
     uint32_t *ids = e->buf[IDS].p;
@@ -209,33 +304,31 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
             ids[k] = ids[n + k] = (uint32_t)k;
         used = 2 * n;
         job[njobs++] = (seg_job){0, (uint32_t)n, (uint32_t)n, (uint32_t)n, -INFINITY, INFINITY, 0,
-                                 UINT32_MAX, dims - 1};
+                                 UINT32_MAX, top};
     }
-    /* Breadth first: a job is split when it is big and there is room; its
-     * parts replace it at the end of the list, in a fixed order. */
+    /* Breadth first: a job is split when it is big, not a scan, and there
+     * is room; its parts replace it at the end of the list, in a fixed
+     * order. */
     for (size_t q = 0; q < njobs && njobs + 4 <= max_jobs / 4 * 3;) {
         seg_job jb = job[q];
         const size_t size = (size_t)jb.ni + jb.np;
-        if (jb.d < 0 || jb.ni <= s->cutoff || jb.np <= s->cutoff || size < n / 64 + 2 * s->cutoff ||
-            used + 4 * size > budget || getenv("SEG_NOSPLIT")) {
+        if (jb.d == 0 || jb.ni <= s->cutoff || jb.np <= s->cutoff || size < n / 64 + 2 * s->cutoff ||
+            used + 2 * (size_t)jb.ni + 3 * (size_t)jb.np > budget) {
             q++;
             continue;
         }
         uint32_t *I = ids + jb.i0, *P = ids + jb.p0;
         const int d = jb.d;
-        size_t nm, ni = jb.ni, np = jb.np;
-        PARTITION(I, ni, key_less(s->lo[d][x], x, jb.lo_v, jb.lo_id) && jb.hi_v <= s->hi[d][x], nm);
-        const size_t half = np / 2;
-        select_key(s, P, np, half, d);
-        const uint32_t mid = P[half];
-        const double mv = s->lo[d][mid];
-        size_t nl, il, ir;
-        PARTITION(P, np, key_less(s->lo[d][x], x, mv, mid), nl);
+        size_t il, ir, np = jb.np;
+        const size_t nm = spanning(bx, I, jb.ni, jb.lo_v, jb.lo_id, jb.hi_v, d);
+        double mv;
+        uint32_t mid;
+        const size_t nl = halve(bx, P, np, d, &mv, &mid);
         uint32_t *rest = I + nm;
-        const size_t nr = ni - nm;
-        /* copies: the spanning set with P (both ways above dimension 0), P's
-         * halves, and the intervals reaching each half: at most
-         * 2 (nm + np) + ni + np <= 4 size ids */
+        const size_t nr = jb.ni - nm;
+        /* copies: the spanning set with P (both ways) if any, P's halves,
+         * and the intervals reaching each half (il + ir <= 2 (ni - nm)):
+         * at most 2 (nm + np) + 2 (ni - nm) + np = 2 ni + 3 np ids */
         seg_job parts[4];
         int np_ = 0;
         uint32_t *dst = ids + used;
@@ -246,8 +339,6 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
                                      -INFINITY, INFINITY, 0, UINT32_MAX, d - 1};
             used += nm + np;
             dst = ids + used;
-        }
-        if (nm > 0 && d > 0) { /* the other direction (none below the last dimension) */
             memcpy(dst, P, 4 * np);
             memcpy(dst + np, I, 4 * nm);
             parts[np_++] = (seg_job){(uint32_t)used, (uint32_t)np, (uint32_t)(used + np), (uint32_t)nm,
@@ -255,14 +346,14 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
             used += nm + np;
             dst = ids + used;
         }
-        PARTITION(rest, nr, key_less(s->lo[d][x], x, mv, mid) && s->hi[d][x] >= jb.lo_v, il);
+        PARTITION(rest, nr, key_less(lo_of(bx, d, x), x, mv, mid) && hi_of(bx, d, x) >= jb.lo_v, il);
         memcpy(dst, rest, 4 * il);
         memcpy(dst + il, P, 4 * nl);
         parts[np_++] = (seg_job){(uint32_t)used, (uint32_t)il, (uint32_t)(used + il), (uint32_t)nl,
                                  jb.lo_v, mv, jb.lo_id, mid, d};
         used += il + nl;
         dst = ids + used;
-        PARTITION(rest, nr, key_less(s->lo[d][x], x, jb.hi_v, jb.hi_id) && s->hi[d][x] >= mv, ir);
+        PARTITION(rest, nr, key_less(lo_of(bx, d, x), x, jb.hi_v, jb.hi_id) && hi_of(bx, d, x) >= mv, ir);
         memcpy(dst, rest, 4 * ir);
         memcpy(dst + ir, P + nl, 4 * (np - nl));
         parts[np_++] = (seg_job){(uint32_t)used, (uint32_t)ir, (uint32_t)(used + ir),
@@ -287,7 +378,7 @@ static uint64_t seg_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn ke
                            void *tls) {
     const seg_state *s = b->state;
     const seg_job *jb = &s->job[chunk];
-    seg_ctx c = {s, sc_cands_make(&b->work, kernel, hits, tls, SEG_LIST)};
+    seg_ctx c = {s->box, s->cutoff, sc_cands_make(&b->work, kernel, hits, tls, SEG_LIST)};
     c.cl.args.ni = 1; /* tri_end stays 0: a box never pairs with itself */
     hybrid(&c, s->ids + jb->i0, jb->ni, s->ids + jb->p0, jb->np, jb->lo_v, jb->lo_id, jb->hi_v,
            jb->hi_id, jb->d);
