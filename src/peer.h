@@ -32,7 +32,7 @@
 
 #include <string.h>
 
-#define SC_PEER_BUFS 10            /* grow-only buffers a peer may use */
+#define SC_PEER_BUFS 16            /* grow-only buffers a peer may use */
 #define SC_PEER_STATE_BYTES 4096   /* a peer's state struct lives here */
 
 #ifdef SC_STUDY

@@ -14,18 +14,32 @@
  *   - kdsplit (seed 003): one cut per level on alternating axes, at the
  *     median centre (by selection) or the mean; a leaf at leaf_size or
  *     max_depth, or when a cut is useless (a child would keep every sphere).
- * Memory stays O(n): the copies are budgeted (at most 4 n + 1024 in all,
- * pending nodes included); a node whose cut would pass the budget becomes a
- * leaf instead (slower, never wrong). The build is depth first with a
- * LIFO pool, serial and deterministic; the search runs chunks of leaves
- * in parallel.
+ *
+ * The build grows a tree depth first from a LIFO pool of ids (grow()). It
+ * runs in two phases so that subtrees are built in parallel:
+ *   A. serially from the root, where a node that is not a leaf and holds at
+ *      most defer_at spheres (a function of n only: max(n / 64, 4096)) is
+ *      set aside whole as a subtree root, in its place in the leaf order;
+ *   B. every set-aside subtree grown on its own, in parallel, each in its
+ *      own slices of the scratch (offsets by prefix sums over the subtrees);
+ *   C. the leaves concatenated in phase A's order, each subtree's in place
+ *      of its root.
+ * The leaves, their order and so the pairs' order depend on the input and
+ * the options only, not on the thread count. Memory stays O(n): copies are
+ * budgeted at 4 n + 1024 ids in phase A and 4 c + 1024 in a subtree of c
+ * ids (pending nodes included); a node whose cut would pass its budget
+ * becomes a leaf instead (slower, never wrong). The search runs chunks of
+ * leaves in parallel.
  */
 #include "spacetree.h"
 
 #include <math.h>
 #include <string.h>
 
-enum { WORK, POOL, ENTRIES, TMP, LEAF_START, LEAF_REGION, CHUNKS, VALUES };
+enum {
+    WORK, SPH, POOL, ENTRIES, TMP, VALUES, LEAF_START, LEAF_REGION, CHUNKS, NODES,
+    SUB_ENTRIES, SUB_LEAF_START, SUB_LEAF_REGION, OUT_ENTRIES, OUT_LEAF_START, OUT_LEAF_REGION
+};
 
 typedef struct tree_state {
     const uint32_t *leaf_start;
@@ -43,10 +57,24 @@ typedef struct tnode {
 
 #define STACK 400 /* > 3 * 64 + 2: pending siblings, one per binary level */
 
-static double centre(const sc_view *v, int ax, uint32_t k) {
-    const char *a = ax == 0 ? v->x : ax == 1 ? v->y : v->z;
-    return a ? sc_view_get(v, a, k) : 0.0;
-}
+/* One tree (or subtree) being grown: its input, scratch and output. */
+typedef struct grower {
+    const double *sph; /* x, y, z, r by input index, 4 doubles each */
+    spacetree_kind kind;
+    const sc_tree_options *o;
+    int dims;
+    uint32_t *pool;        /* LIFO: the root's ids at [0, count) on entry */
+    uint32_t *tmp;         /* count of the root */
+    double *values;        /* count of the root */
+    uint32_t *entries;     /* leaves' ids, in leaf order */
+    uint32_t *leaf_start;  /* leaves + 1 entries */
+    sc_region *leaf_region;
+    size_t budget;         /* entries + pool in use never pass it */
+    size_t defer_at;       /* phase A: set aside nodes this small; 0: never */
+    tnode *deferred;       /* phase A: the set-aside nodes, by leaf number */
+    uint8_t *is_deferred;  /* phase A: by leaf number */
+    size_t used, leaves;
+} grower;
 
 /* k-th smallest of a[0..m) (Hoare's selection; a is reordered). */
 static double select_kth(double *a, size_t m, size_t k) {
@@ -79,59 +107,54 @@ static double select_kth(double *a, size_t m, size_t k) {
     return a[k];
 }
 
-sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc_tree_options *o,
-                             sc_peer_built *out) {
-    tree_state *ts = e->state;
-    const sc_view *v = e->view;
-    const size_t n = v->n;
-    const int dims = v->z ? 3 : 2;
-    const size_t budget = 4 * n + 1024;
-    if (budget > UINT32_MAX)
-        return SC_ERR_OUT_OF_MEMORY;
-    /* leaves: at most one per budgeted copy (a leaf holds at least one) */
-    const size_t max_leaves = budget;
-    if (!sc_env_reserve(e, POOL, 4 * budget) || !sc_env_reserve(e, ENTRIES, 4 * budget) ||
-        !sc_env_reserve(e, TMP, 4 * (n + 1)) || !sc_env_reserve(e, VALUES, 8 * (n + 1)) ||
-        !sc_env_reserve(e, LEAF_START, 4 * (max_leaves + 1)) ||
-        !sc_env_reserve(e, LEAF_REGION, sizeof(sc_region) * max_leaves))
-        return SC_ERR_OUT_OF_MEMORY;
-    uint32_t *pool = e->buf[POOL].p, *entries = e->buf[ENTRIES].p, *tmp = e->buf[TMP].p;
-    double *values = e->buf[VALUES].p;
-    uint32_t *leaf_start = e->buf[LEAF_START].p;
-    sc_region *leaf_region = e->buf[LEAF_REGION].p;
-    double t = sc_now();
+static void emit_leaf(grower *g, const tnode *nd, bool deferred) {
+    memcpy(g->entries + g->used, g->pool + nd->start, 4 * (size_t)nd->count);
+    g->leaf_start[g->leaves] = (uint32_t)g->used;
+    g->leaf_region[g->leaves] = nd->reg;
+    if (g->is_deferred) {
+        g->is_deferred[g->leaves] = deferred;
+        if (deferred)
+            g->deferred[g->leaves] = *nd;
+    }
+    g->leaves++;
+    g->used += nd->count;
+}
 
-    size_t used = 0, top = 0, leaves = 0; /* entries written, pool in use */
+/* Grows the tree below root (whose ids are pool[0, root.count)) depth
+ * first, lower children first, so leaves come out in space order. */
+static void grow(grower *g, tnode root) {
+    const double *sph = g->sph;
+    const sc_tree_options *o = g->o;
+    const int dims = g->dims;
+    size_t top = root.count; /* pool in use */
     tnode stack[STACK];
     int sp = 0;
-    if (n > 0) {
-        for (size_t k = 0; k < n; k++)
-            pool[k] = (uint32_t)k;
-        top = n;
-        tnode root = {0, (uint32_t)n, 0, {{-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}},
-                      {0, 0, 0}, {0, 0, 0}};
-        for (int a = 0; a < 3; a++) {
-            root.box_lo[a] = e->bounds->lo[a];
-            root.box_hi[a] = e->bounds->hi[a];
-        }
+    root.start = 0;
+    if (root.count > 0)
         stack[sp++] = root;
-    }
     while (sp > 0) {
         tnode nd = stack[--sp];
         const int ax = nd.depth % dims;
         const int level = nd.depth / dims; /* octree levels */
         bool leaf;
-        if (kind == SPACETREE_OCTREE)
+        if (g->kind == SPACETREE_OCTREE)
             leaf = ax == 0 && (nd.count <= (uint32_t)o->leaf_size || level >= o->max_depth);
         else
             leaf = nd.count <= (uint32_t)o->leaf_size || nd.depth >= o->max_depth;
+        const uint32_t *ids = g->pool + nd.start;
+        if (!leaf && nd.count <= g->defer_at && (g->kind == SPACETREE_KDSPLIT || ax == 0)) {
+            emit_leaf(g, &nd, true); /* a subtree of its own (phase B) */
+            top = nd.start;
+            continue;
+        }
         double cut = 0.0;
         if (!leaf) {
-            if (kind == SPACETREE_OCTREE) {
+            if (g->kind == SPACETREE_OCTREE) {
                 cut = nd.box_lo[ax] + 0.5 * (nd.box_hi[ax] - nd.box_lo[ax]);
             } else {
+                double *values = g->values;
                 for (uint32_t k = 0; k < nd.count; k++)
-                    values[k] = centre(v, ax, pool[nd.start + k]);
+                    values[k] = sph[4 * (size_t)ids[k] + ax];
                 if (o->split == SC_SPLIT_MEAN) {
                     double s = 0.0;
                     for (uint32_t k = 0; k < nd.count; k++)
@@ -145,17 +168,16 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
         uint32_t nl = 0, nr = 0;
         if (!leaf) {
             for (uint32_t k = 0; k < nd.count; k++) {
-                const uint32_t id = pool[nd.start + k];
-                const double c = centre(v, ax, id), r = sc_view_get(v, v->r, id);
-                nl += sc_box_lo(c, r) < cut;
-                nr += sc_box_hi(c, r) >= cut;
+                const double *p = sph + 4 * (size_t)ids[k];
+                nl += sc_box_lo(p[ax], p[3]) < cut;
+                nr += sc_box_hi(p[ax], p[3]) >= cut;
             }
-            const bool useless = kind == SPACETREE_KDSPLIT ? (nl == nd.count || nr == nd.count)
-                                                           : (nl == nd.count && nr == nd.count);
+            const bool useless = g->kind == SPACETREE_KDSPLIT ? (nl == nd.count || nr == nd.count)
+                                                              : (nl == nd.count && nr == nd.count);
             const bool degenerate =
-                kind == SPACETREE_OCTREE && !(cut > nd.box_lo[ax] && cut < nd.box_hi[ax]);
-            const bool over = used + (top - nd.count + nl + nr) > budget || sp + 2 > STACK;
-            if (kind == SPACETREE_KDSPLIT || over) {
+                g->kind == SPACETREE_OCTREE && !(cut > nd.box_lo[ax] && cut < nd.box_hi[ax]);
+            const bool over = g->used + (top - nd.count + nl + nr) > g->budget || sp + 2 > STACK;
+            if (g->kind == SPACETREE_KDSPLIT || over) {
                 leaf = useless || over;
             } else if (useless || degenerate) {
                 /* octree: nothing to cut on this axis; the next one may */
@@ -165,28 +187,25 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
             }
         }
         if (leaf) {
-            memcpy(entries + used, pool + nd.start, 4 * (size_t)nd.count);
-            leaf_start[leaves] = (uint32_t)used;
-            leaf_region[leaves] = nd.reg;
-            leaves++;
-            used += nd.count;
+            emit_leaf(g, &nd, false);
             top = nd.start;
             continue;
         }
         /* children: upper at [start, start + nr) (compacted in place: the
          * write never passes the read), lower after it via tmp */
         {
+            uint32_t *pool = g->pool + nd.start, *tmp = g->tmp;
             uint32_t l = 0, u = 0;
             for (uint32_t k = 0; k < nd.count; k++) {
-                const uint32_t id = pool[nd.start + k];
-                const double c = centre(v, ax, id), r = sc_view_get(v, v->r, id);
+                const uint32_t id = pool[k];
+                const double *p = sph + 4 * (size_t)id;
                 tmp[l] = id;
-                l += sc_box_lo(c, r) < cut;
-                pool[nd.start + u] = id;
-                u += sc_box_hi(c, r) >= cut;
+                l += sc_box_lo(p[ax], p[3]) < cut;
+                pool[u] = id;
+                u += sc_box_hi(p[ax], p[3]) >= cut;
             }
+            memcpy(pool + nr, tmp, 4 * (size_t)nl);
         }
-        memcpy(pool + nd.start + nr, tmp, 4 * (size_t)nl);
         top = nd.start + nr + nl;
         tnode up = nd, lo = nd;
         up.count = nr;
@@ -202,9 +221,135 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
         if (nl > 0)
             stack[sp++] = lo; /* lower first: leaves come out in space order */
     }
+    g->leaf_start[g->leaves] = (uint32_t)g->used;
+}
+
+sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc_tree_options *o,
+                             sc_peer_built *out) {
+    tree_state *ts = e->state;
+    const sc_view *v = e->view;
+    const size_t n = v->n;
+    const int dims = v->z ? 3 : 2;
+    const size_t budget = 4 * n + 1024; /* phase A; a leaf holds at least one id */
+    if (budget > UINT32_MAX / 4)
+        return SC_ERR_OUT_OF_MEMORY;
+    if (!sc_env_reserve(e, SPH, 32 * (n + 1)) || !sc_env_reserve(e, POOL, 4 * budget) ||
+        !sc_env_reserve(e, ENTRIES, 4 * budget) || !sc_env_reserve(e, TMP, 4 * (n + 1)) ||
+        !sc_env_reserve(e, VALUES, 8 * (n + 1)) || !sc_env_reserve(e, LEAF_START, 4 * (budget + 1)) ||
+        !sc_env_reserve(e, LEAF_REGION, sizeof(sc_region) * budget) ||
+        !sc_env_reserve(e, NODES, (sizeof(tnode) + 1) * budget))
+        return SC_ERR_OUT_OF_MEMORY;
+    double t = sc_now();
+    /* the spheres, packed: the build reads them in random order */
+    double *sph = e->buf[SPH].p;
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < n; k++) {
+        sph[4 * k] = sc_view_get(v, v->x, k);
+        sph[4 * k + 1] = sc_view_get(v, v->y, k);
+        sph[4 * k + 2] = v->z ? sc_view_get(v, v->z, k) : 0.0;
+        sph[4 * k + 3] = sc_view_get(v, v->r, k);
+    }
+
+    /* phase A */
+    tnode *deferred = e->buf[NODES].p;
+    grower a = {sph, kind, o, dims, e->buf[POOL].p, e->buf[TMP].p, e->buf[VALUES].p,
+                e->buf[ENTRIES].p, e->buf[LEAF_START].p, e->buf[LEAF_REGION].p, budget,
+                n / 64 > 4096 ? n / 64 : 4096, deferred, (uint8_t *)(deferred + budget), 0, 0};
+    for (size_t k = 0; k < n; k++)
+        a.pool[k] = (uint32_t)k;
+    tnode root = {0, (uint32_t)n, 0, {{-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}},
+                  {0, 0, 0}, {0, 0, 0}};
+    for (int ax = 0; ax < 3; ax++) {
+        root.box_lo[ax] = e->bounds->lo[ax];
+        root.box_hi[ax] = e->bounds->hi[ax];
+    }
+    grow(&a, root);
+
+    /* phase B: each set-aside subtree grown in its own slices of the
+     * scratch, at offsets by prefix sums over phase A's leaves (0 for a
+     * true leaf): in[l] for c ids, cap[l] for 4 c + 1024 */
+    size_t ids_in = 0, ids_cap = 0;
+    for (size_t l = 0; l < a.leaves; l++)
+        if (a.is_deferred[l]) {
+            const size_t c = a.leaf_start[l + 1] - a.leaf_start[l];
+            ids_in += c;
+            ids_cap += 4 * c + 1024;
+        }
+    if (ids_cap + a.leaves > UINT32_MAX / 4)
+        return SC_ERR_OUT_OF_MEMORY;
+    const size_t na = a.leaves;
+    /* phase A is done with the pool, tmp and values: they are reused */
+    if (!sc_env_reserve(e, POOL, 4 * ids_cap) || !sc_env_reserve(e, TMP, 4 * (ids_in + 4 * (na + 1))) ||
+        !sc_env_reserve(e, VALUES, 8 * (ids_in + 1)) || !sc_env_reserve(e, SUB_ENTRIES, 4 * ids_cap) ||
+        !sc_env_reserve(e, SUB_LEAF_START, 4 * (ids_cap + na)) ||
+        !sc_env_reserve(e, SUB_LEAF_REGION, sizeof(sc_region) * ids_cap))
+        return SC_ERR_OUT_OF_MEMORY;
+    uint32_t *in = e->buf[TMP].p, *cap = in + na + 1, *sub_leaves = cap + na + 1,
+             *sub_used = sub_leaves + na + 1, *sub_tmp = sub_used + na + 1;
+    {
+        size_t si = 0, sc = 0;
+        for (size_t l = 0; l < na; l++) {
+            in[l] = (uint32_t)si;
+            cap[l] = (uint32_t)sc;
+            if (a.is_deferred[l]) {
+                const size_t c = a.leaf_start[l + 1] - a.leaf_start[l];
+                si += c;
+                sc += 4 * c + 1024;
+            }
+        }
+    }
+    uint32_t *sub_pool = e->buf[POOL].p, *sub_entries = e->buf[SUB_ENTRIES].p;
+    uint32_t *sub_ls = e->buf[SUB_LEAF_START].p; /* leaf l's slice: cap[l] + l, one longer */
+    sc_region *sub_lr = e->buf[SUB_LEAF_REGION].p;
+    double *sub_values = e->buf[VALUES].p;
+    const long nlong = (long)na;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long l = 0; l < nlong; l++) {
+        if (!a.is_deferred[l])
+            continue;
+        const size_t c = a.leaf_start[l + 1] - a.leaf_start[l];
+        grower g = {sph, kind, o, dims, sub_pool + cap[l], sub_tmp + in[l], sub_values + in[l],
+                    sub_entries + cap[l], sub_ls + cap[l] + (size_t)l, sub_lr + cap[l],
+                    4 * c + 1024, 0, NULL, NULL, 0, 0};
+        memcpy(g.pool, a.entries + a.leaf_start[l], 4 * c);
+        grow(&g, deferred[l]);
+        sub_leaves[l] = (uint32_t)g.leaves;
+        sub_used[l] = (uint32_t)g.used;
+    }
+
+    /* phase C: the leaves in phase A's order, each subtree's in place of
+     * its root */
+    size_t leaves = 0, used = 0;
+    for (size_t l = 0; l < na; l++) {
+        leaves += a.is_deferred[l] ? sub_leaves[l] : 1;
+        used += a.is_deferred[l] ? sub_used[l] : a.leaf_start[l + 1] - a.leaf_start[l];
+    }
+    if (!sc_env_reserve(e, OUT_ENTRIES, 4 * (used + 1)) ||
+        !sc_env_reserve(e, OUT_LEAF_START, 4 * (leaves + 1)) ||
+        !sc_env_reserve(e, OUT_LEAF_REGION, sizeof(sc_region) * (leaves + 1)))
+        return SC_ERR_OUT_OF_MEMORY;
+    uint32_t *entries = e->buf[OUT_ENTRIES].p, *leaf_start = e->buf[OUT_LEAF_START].p;
+    sc_region *leaf_region = e->buf[OUT_LEAF_REGION].p;
+    size_t lf = 0, at = 0;
+    for (size_t l = 0; l < na; l++) {
+        if (!a.is_deferred[l]) {
+            const uint32_t c = a.leaf_start[l + 1] - a.leaf_start[l];
+            memcpy(entries + at, a.entries + a.leaf_start[l], 4 * (size_t)c);
+            leaf_start[lf] = (uint32_t)at;
+            leaf_region[lf++] = a.leaf_region[l];
+            at += c;
+            continue;
+        }
+        const uint32_t *ls = sub_ls + cap[l] + l;
+        memcpy(entries + at, sub_entries + cap[l], 4 * (size_t)sub_used[l]);
+        for (uint32_t k = 0; k < sub_leaves[l]; k++)
+            leaf_start[lf + k] = (uint32_t)(at + ls[k]);
+        memcpy(leaf_region + lf, sub_lr + cap[l], sizeof(sc_region) * sub_leaves[l]);
+        lf += sub_leaves[l];
+        at += sub_used[l];
+    }
     leaf_start[leaves] = (uint32_t)used;
     sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
-    (void)top;
 
     t = sc_now();
     if (!sc_work_reserve(e, WORK, used, &out->work))
