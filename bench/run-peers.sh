@@ -12,6 +12,8 @@
 # of the step (the worst case, the quadratic peers); the repeats shrink to
 # fit (at least 1), and a peer stops growing on a generator once one run
 # would pass 30 s or a point times out (status "skipped" or "timeout").
+# SC_PEERS_ALGOS (default: all nine) and SC_PEERS_DISTS (default: all seven)
+# narrow the sweep, e.g. to re-measure peers that changed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 machine=$("$root/build/bench/sc_bench" --print-machine-tag 2>/dev/null || echo "$(uname -m)-$(nproc)c")
@@ -27,14 +29,14 @@ threads_all=$(nproc)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//;s/,/;/g')
 isa=$("$sc" info 2>/dev/null | sed -n 's/^kernel: //p' | head -1)
 echo "machine,cpu,kernel,dist,n,algorithm,threads,status,pairs,checksum,total_ms,search_ms,build_ms,tests_per_sphere,ns_per_sphere_pair,repeats" >"$out"
-for dist in uniform shell wide powerlaw clustered farclusters dense; do
+for dist in ${SC_PEERS_DISTS:-uniform shell wide powerlaw clustered farclusters dense}; do
   declare -A last_s=()
   n=1000
   while [ "$n" -le "$max_n" ]; do
     [ "$dist" = dense ] && [ "$n" -gt 10000 ] && break # n^2 / 2 pairs
     f="$work/$dist-$n.f64"
     "$sc" gen "$dist" "$n" --seed 1 -o "$f" --quiet || exit 1
-    for algo in grid brute partition1d sap hashgrid octree kdsplit bvh segtree; do
+    for algo in ${SC_PEERS_ALGOS:-grid brute partition1d sap hashgrid octree kdsplit bvh segtree}; do
       for t in 1 "$threads_all"; do
         key="$algo-$t"
         prev=${last_s[$key]:-0}

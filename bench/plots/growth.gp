@@ -5,6 +5,7 @@
 # may be ""), nanc, dist, out, fmt, note.
 load "common.gp"
 set logscale xy
+set linetype 9 lc rgb "#8c564b" lw 2 pt 7 # a ninth colour: every peer in one figure
 set format x "10^{%L}"
 set format y "10^{%L}"
 set title "Growth: " . dist . ", median seconds per query vs n" . (note eq "" ? "" : "\n{/*0.8 " . note . "}")

@@ -26,7 +26,7 @@
  *      of its root.
  * The leaves, their order and so the pairs' order depend on the input and
  * the options only, not on the thread count. Memory stays O(n): copies are
- * budgeted at 4 n + 1024 ids in phase A and 4 c + 1024 in a subtree of c
+ * budgeted at 4 n + 1024 ids in phase A and 3 c + 256 in a subtree of c
  * ids (pending nodes included); a node whose cut would pass its budget
  * becomes a leaf instead (slower, never wrong). The search runs chunks of
  * leaves in parallel.
@@ -57,6 +57,16 @@ typedef struct tnode {
 
 #define STACK 400 /* > 3 * 64 + 2: pending siblings, one per binary level */
 
+/* A set-aside subtree of c ids may hold 3 c + 256 (its leaves' ids plus
+ * its pending nodes'): room for the copies that straddlers make, while
+ * the slices, which sit side by side in big blocks (huge pages), stay
+ * close to what is written. */
+#define SUB_BUDGET(c) (3 * (size_t)(c) + 256)
+/* ... and at most c / 4 + 64 leaves (a leaf's region is 48 bytes): a cut
+ * is made only while every pending node can still become a leaf, else
+ * the node is a leaf itself (bigger leaves: slower, never wrong). */
+#define SUB_LEAVES(c) ((size_t)(c) / 4 + 64)
+
 /* One tree (or subtree) being grown: its input, scratch and output. */
 typedef struct grower {
     const double *sph; /* x, y, z, r by input index, 4 doubles each */
@@ -70,6 +80,7 @@ typedef struct grower {
     uint32_t *leaf_start;  /* leaves + 1 entries */
     sc_region *leaf_region;
     size_t budget;         /* entries + pool in use never pass it */
+    size_t leaf_cap;       /* leaves + pending nodes never pass it */
     size_t defer_at;       /* phase A: set aside nodes this small; 0: never */
     tnode *deferred;       /* phase A: the set-aside nodes, by leaf number */
     uint8_t *is_deferred;  /* phase A: by leaf number */
@@ -176,7 +187,8 @@ static void grow(grower *g, tnode root) {
                                                               : (nl == nd.count && nr == nd.count);
             const bool degenerate =
                 g->kind == SPACETREE_OCTREE && !(cut > nd.box_lo[ax] && cut < nd.box_hi[ax]);
-            const bool over = g->used + (top - nd.count + nl + nr) > g->budget || sp + 2 > STACK;
+            const bool over = g->used + (top - nd.count + nl + nr) > g->budget || sp + 2 > STACK ||
+                              g->leaves + (size_t)sp + 2 > g->leaf_cap;
             if (g->kind == SPACETREE_KDSPLIT || over) {
                 leaf = useless || over;
             } else if (useless || degenerate) {
@@ -253,7 +265,7 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
     /* phase A */
     tnode *deferred = e->buf[NODES].p;
     grower a = {sph, kind, o, dims, e->buf[POOL].p, e->buf[TMP].p, e->buf[VALUES].p,
-                e->buf[ENTRIES].p, e->buf[LEAF_START].p, e->buf[LEAF_REGION].p, budget,
+                e->buf[ENTRIES].p, e->buf[LEAF_START].p, e->buf[LEAF_REGION].p, budget, budget,
                 n / 64 > 4096 ? n / 64 : 4096, deferred, (uint8_t *)(deferred + budget), 0, 0};
     for (size_t k = 0; k < n; k++)
         a.pool[k] = (uint32_t)k;
@@ -267,39 +279,42 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
 
     /* phase B: each set-aside subtree grown in its own slices of the
      * scratch, at offsets by prefix sums over phase A's leaves (0 for a
-     * true leaf): in[l] for c ids, cap[l] for 4 c + 1024 */
-    size_t ids_in = 0, ids_cap = 0;
+     * true leaf): in[l] for c ids, cap[l] for SUB_BUDGET(c) */
+    size_t ids_in = 0, ids_cap = 0, leaves_cap = 0;
     for (size_t l = 0; l < a.leaves; l++)
         if (a.is_deferred[l]) {
             const size_t c = a.leaf_start[l + 1] - a.leaf_start[l];
             ids_in += c;
-            ids_cap += 4 * c + 1024;
+            ids_cap += SUB_BUDGET(c);
+            leaves_cap += SUB_LEAVES(c) + 1;
         }
-    if (ids_cap + a.leaves > UINT32_MAX / 4)
+    if (ids_cap > UINT32_MAX / 4 || leaves_cap > UINT32_MAX / 4)
         return SC_ERR_OUT_OF_MEMORY;
     const size_t na = a.leaves;
     /* phase A is done with the pool, tmp and values: they are reused */
-    if (!sc_env_reserve(e, POOL, 4 * ids_cap) || !sc_env_reserve(e, TMP, 4 * (ids_in + 4 * (na + 1))) ||
+    if (!sc_env_reserve(e, POOL, 4 * ids_cap) || !sc_env_reserve(e, TMP, 4 * (ids_in + 5 * (na + 1))) ||
         !sc_env_reserve(e, VALUES, 8 * (ids_in + 1)) || !sc_env_reserve(e, SUB_ENTRIES, 4 * ids_cap) ||
-        !sc_env_reserve(e, SUB_LEAF_START, 4 * (ids_cap + na)) ||
-        !sc_env_reserve(e, SUB_LEAF_REGION, sizeof(sc_region) * ids_cap))
+        !sc_env_reserve(e, SUB_LEAF_START, 4 * (leaves_cap + 1)) ||
+        !sc_env_reserve(e, SUB_LEAF_REGION, sizeof(sc_region) * (leaves_cap + 1)))
         return SC_ERR_OUT_OF_MEMORY;
-    uint32_t *in = e->buf[TMP].p, *cap = in + na + 1, *sub_leaves = cap + na + 1,
-             *sub_used = sub_leaves + na + 1, *sub_tmp = sub_used + na + 1;
+    uint32_t *in = e->buf[TMP].p, *cap = in + na + 1, *lcap = cap + na + 1,
+             *sub_leaves = lcap + na + 1, *sub_used = sub_leaves + na + 1, *sub_tmp = sub_used + na + 1;
     {
-        size_t si = 0, sc = 0;
+        size_t si = 0, sc = 0, sl = 0;
         for (size_t l = 0; l < na; l++) {
             in[l] = (uint32_t)si;
             cap[l] = (uint32_t)sc;
+            lcap[l] = (uint32_t)sl;
             if (a.is_deferred[l]) {
                 const size_t c = a.leaf_start[l + 1] - a.leaf_start[l];
                 si += c;
-                sc += 4 * c + 1024;
+                sc += SUB_BUDGET(c);
+                sl += SUB_LEAVES(c) + 1;
             }
         }
     }
     uint32_t *sub_pool = e->buf[POOL].p, *sub_entries = e->buf[SUB_ENTRIES].p;
-    uint32_t *sub_ls = e->buf[SUB_LEAF_START].p; /* leaf l's slice: cap[l] + l, one longer */
+    uint32_t *sub_ls = e->buf[SUB_LEAF_START].p; /* leaf l's slices at lcap[l] */
     sc_region *sub_lr = e->buf[SUB_LEAF_REGION].p;
     double *sub_values = e->buf[VALUES].p;
     const long nlong = (long)na;
@@ -309,8 +324,8 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
             continue;
         const size_t c = a.leaf_start[l + 1] - a.leaf_start[l];
         grower g = {sph, kind, o, dims, sub_pool + cap[l], sub_tmp + in[l], sub_values + in[l],
-                    sub_entries + cap[l], sub_ls + cap[l] + (size_t)l, sub_lr + cap[l],
-                    4 * c + 1024, 0, NULL, NULL, 0, 0};
+                    sub_entries + cap[l], sub_ls + lcap[l], sub_lr + lcap[l],
+                    SUB_BUDGET(c), SUB_LEAVES(c), 0, NULL, NULL, 0, 0};
         memcpy(g.pool, a.entries + a.leaf_start[l], 4 * c);
         grow(&g, deferred[l]);
         sub_leaves[l] = (uint32_t)g.leaves;
@@ -340,11 +355,11 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
             at += c;
             continue;
         }
-        const uint32_t *ls = sub_ls + cap[l] + l;
+        const uint32_t *ls = sub_ls + lcap[l];
         memcpy(entries + at, sub_entries + cap[l], 4 * (size_t)sub_used[l]);
         for (uint32_t k = 0; k < sub_leaves[l]; k++)
             leaf_start[lf + k] = (uint32_t)(at + ls[k]);
-        memcpy(leaf_region + lf, sub_lr + cap[l], sizeof(sc_region) * sub_leaves[l]);
+        memcpy(leaf_region + lf, sub_lr + lcap[l], sizeof(sc_region) * sub_leaves[l]);
         lf += sub_leaves[l];
         at += sub_used[l];
     }
