@@ -370,6 +370,41 @@ for f in threads kernels stream dense-npy; do
             $(col["peak_rss_bytes"]) / 1048576, $(col["extra_bytes_per_sphere"]), $(col["out_bytes"]) / 1048576 }' "$dir/$f.csv"
 done
 
+# Every algorithm (issue 14): the peers' sweep at the largest n, and each
+# classic peer against the best-known code of its family.
+if [ -f "$dir/peers.csv" ]; then
+    printf '\n## Every algorithm (peers) at the largest n swept\n\n'
+    printf 'Median ms per warm call from `peers.csv` (`bash bench/run-peers.sh`; docs/algorithms.md has every n, the figures and what they say). Empty: skipped (predicted over 30 s a run).\n\n'
+    awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        { d = $(col["dist"]); n = $(col["n"]) + 0; a = $(col["algorithm"]); t = $(col["threads"])
+          if (!(d in seen)) { seen[d] = 1; order[++nd] = d }
+          if (n > maxn[d]) maxn[d] = n
+          if (t + 0 > tmax) tmax = t + 0
+          if (!(a in aseen)) { aseen[a] = 1; al[++na] = a }
+          v[d, n, a, t] = ($(col["status"]) == "ok") ? sprintf("%.3g", $(col["total_ms"])) : "" }
+        END {
+          h = "| generator | n | threads |"; u = "|---|---:|---:|"
+          for (k = 1; k <= na; k++) { h = h " " al[k] " |"; u = u "---:|" }
+          print h; print u
+          for (i = 1; i <= nd; i++) { d = order[i]
+            for (t = 1; t <= tmax; t = (t == 1 ? tmax : tmax + 1)) {
+              line = "| " d " | " maxn[d] " | " t " |"
+              for (k = 1; k <= na; k++) line = line " " v[d, maxn[d], al[k], t] " |"
+              print line } } }' "$dir/peers.csv"
+fi
+if [ -f "$dir/peers-compare.csv" ]; then
+    printf '\n## Each classic peer against its family (bench/compare --peers)\n\n'
+    printf 'One thread, medians, one run (`bench/compare/run-compare.sh --peers`); ratio: the other tool over its peer (above 1: ours is faster).\n\n'
+    awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
+            print "| generator | n | tool | mode | seconds | ratio to its peer |"
+            print "|---|---:|---|---|---:|---:|"; next }
+        { r = $(col["ratio_vs_spherecollide"]); if ($(col["tool"]) == "spherecollide") r = ""
+          printf "| %s | %s | %s | %s | %s | %s |\n", $(col["dist"]), $(col["n"]), $(col["tool"]),
+                 $(col["mode"]), $(col["median_s"]), r }' "$dir/peers-compare.csv"
+fi
+
 cat <<EOF
 
 ## Generators (tools/sc_gen.h), pairs per sphere measured above
