@@ -3,6 +3,8 @@
  */
 #include "peer.h"
 
+#include <string.h>
+
 const sc_peer *sc_peer_of(sc_algorithm a) {
     switch (a) {
     case SC_ALGO_GRID:
@@ -60,6 +62,30 @@ void sc_keysort_run(const sc_peer_env *e, int k, size_t n, int key_bits) {
         b[k + 3] = ti;
     }
     sc_stage_add(e->seconds, SC_STAGE_SORT, t);
+}
+
+/* An order-preserving map of a double (not NaN) to 64 bits; -0 sorts just
+ * before +0, which compare equal as doubles, so either order is right. */
+static inline uint64_t order_key(double d) {
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return (u >> 63) ? ~u : u | 0x8000000000000000ull;
+}
+
+const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis) {
+    const sc_view *v = e->view;
+    const size_t n = v->n;
+    const double t = sc_now();
+    uint64_t *keys = e->buf[k].p;
+    uint32_t *index = e->buf[k + 2].p;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = order_key(sc_box_lo(sc_view_get(v, axis, i), sc_view_get(v, v->r, i)));
+        index[i] = (uint32_t)i;
+    }
+    sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
+    sc_keysort_run(e, k, n, 64);
+    return e->buf[k + 2].p;
 }
 
 bool sc_work_reserve(const sc_peer_env *e, int k, size_t n, sc_work *w) {

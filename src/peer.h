@@ -30,8 +30,6 @@
 
 #include "internal.h"
 
-#include <string.h>
-
 #define SC_PEER_BUFS 16            /* grow-only buffers a peer may use */
 #define SC_PEER_STATE_BYTES 4096   /* a peer's state struct lives here */
 
@@ -145,13 +143,11 @@ static inline sc_cands sc_cands_make(const sc_work *w, sc_kernel_fn kernel, sc_h
  * k and k + 2, swapping the pairs of buffers where the sort ended in the
  * second ones. */
 SC_INTERNAL bool sc_keysort_reserve(const sc_peer_env *e, int k, size_t n);
-/* An order-preserving map of a double (not NaN) to a key of that sort;
- * -0 sorts just before +0. */
-static inline uint64_t sc_order_key(double d) {
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return (u >> 63) ? ~u : u | 0x8000000000000000ull;
-}
+/* The sweep order of sap and segtree: sorts the view's spheres by their
+ * boxes' lower ends on one coordinate array (axis: v->x, v->y or v->z)
+ * with the keysort in buffers k..k+4 (reserved by sc_keysort_reserve) and
+ * returns the sorted index, ready for sc_gather. Ties keep input order. */
+SC_INTERNAL const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis);
 SC_INTERNAL void sc_keysort_run(const sc_peer_env *e, int k, size_t n, int key_bits);
 
 /* Every pair i < j of working spheres with i in [a, b) and j in (i, e)

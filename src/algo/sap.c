@@ -57,16 +57,7 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
         !sc_work_reserve(e, WORK, n, &out->work))
         return SC_ERR_OUT_OF_MEMORY;
     double t = sc_now();
-    uint64_t *keys = e->buf[KEYS].p;
-    uint32_t *index = e->buf[INDEX].p;
-#pragma omp parallel for schedule(static)
-    for (size_t k = 0; k < n; k++) {
-        keys[k] = sc_order_key(sc_box_lo(sc_view_get(v, arr, k), sc_view_get(v, v->r, k)));
-        index[k] = (uint32_t)k;
-    }
-    sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
-    sc_keysort_run(e, KEYS, n, 64);
-    index = e->buf[INDEX].p;
+    const uint32_t *index = sc_sweep_order(e, KEYS, arr);
     t = sc_now();
     sc_gather(v, index, n, &out->work);
     const double *axes[3] = {out->work.x, out->work.y, out->work.z};

@@ -267,19 +267,8 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
         !sc_env_reserve(e, JOBS, sizeof(seg_job) * (max_jobs + 4)))
         return SC_ERR_OUT_OF_MEMORY;
     /* the working order: by the boxes' lower ends in the top dimension */
+    const uint32_t *index = sc_sweep_order(e, KEYS, top == 2 ? v->z : v->y);
     double t = sc_now();
-    uint64_t *keys = e->buf[KEYS].p;
-    uint32_t *index = e->buf[INDEX].p;
-    const char *ta = top == 2 ? v->z : v->y;
-#pragma omp parallel for schedule(static)
-    for (size_t k = 0; k < n; k++) {
-        keys[k] = sc_order_key(sc_box_lo(sc_view_get(v, ta, k), sc_view_get(v, v->r, k)));
-        index[k] = (uint32_t)k;
-    }
-    sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
-    sc_keysort_run(e, KEYS, n, 64);
-    index = e->buf[INDEX].p;
-    t = sc_now();
     sc_gather(v, index, n, &out->work);
     sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
     t = sc_now();
