@@ -145,7 +145,8 @@ static void stream_make_room(sc_sink_thread *me, size_t need) {
         omp_unset_lock(&s->lock);
         if (s->chunk_pairs - me->tail >= need && me->nqueue < SC_QUEUE)
             return;
-        if (s->stopped) { /* nobody reads any more: drop */
+        /* outside the lock: the callback's thread may be setting it */
+        if (__atomic_load_n(&s->stopped, __ATOMIC_RELAXED)) { /* nobody reads any more: drop */
             me->tail = me->emitted = 0;
             return;
         }

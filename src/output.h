@@ -52,7 +52,7 @@ struct sc_sink {
     const uint32_t *index; /* sorted -> input */
     int threads;
     sc_sink_thread *th;
-    int stopped;
+    int stopped; /* set under the lock; read outside it only with __atomic_load_n */
     /* STREAM */
     sc_pair_fn fn;
     void *user;
