@@ -15,7 +15,8 @@
  *
  * Every algorithm that runs on the same (dist, n, seed) must report the same
  * count and checksum: engine at every thread count and kernel, the library's
- * brute force, and the plain hash grid baseline (bench/hashgrid.c). Any
+ * brute force, and the plain hash grid baseline (the hashgrid peer on one
+ * thread, scalar kernel). Any
  * disagreement or failure is printed loudly and makes the exit status 1.
  * Times are reported, never asserted.
  *
@@ -25,6 +26,7 @@
  * (hashgrid / engine, 1 thread / all threads, scalar / avx2 tests per second).
  */
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -38,7 +40,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hashgrid.h"
 #include "bench_common.h"
 #include "sc_gen.h"
 #include "sc_io.h"
@@ -116,7 +117,8 @@ static void usage(FILE *f)
         "  --pin P            none, compact, scatter (default: the library's, compact)\n"
         "  --mode M           count (default), stream (pairs to a discarding sink),\n"
         "                     npy (pairs streamed to a .npy file in --tmpdir, then deleted)\n"
-        "  --baseline         also time the plain hash grid (single thread)\n"
+        "  --baseline         also time the textbook hash grid (the hashgrid peer,\n"
+        "                     one thread, scalar kernel)\n"
         "  --baseline-repeat R  repeats for the hash grid (default 3)\n"
         "  --baseline-max-n N   largest n for the hash grid (default 1e6)\n"
         "  --baseline-max-tests T  skip the hash grid when its cells predict more\n"
@@ -623,7 +625,9 @@ static void run_engine(const bench_args *a, const double *rows, bench_row *row)
 {
     const bench_config *c = &row->cfg;
     sc_options opt = sc_options_default();
-    opt.algorithm = c->algo == ALGO_BRUTE ? SC_ALGO_BRUTE : SC_ALGO_GRID;
+    opt.algorithm = c->algo == ALGO_BRUTE ? SC_ALGO_BRUTE : c->algo == ALGO_HASHGRID ? SC_ALGO_HASHGRID
+                                                                                      : SC_ALGO_GRID;
+    opt.hashgrid.max_tests = a->baseline_max_tests > 0 ? a->baseline_max_tests : INFINITY;
     opt.threads = c->threads;
     opt.kernel = c->kernel;
     opt.pin = a->pin;
@@ -655,6 +659,12 @@ static void run_engine(const bench_args *a, const double *rows, bench_row *row)
         double t0 = bench_now_s();
         st = engine_once(ctx, &view, c, a->tmpdir, &sum, row);
         double t1 = bench_now_s();
+        if (st == SC_ERR_TOO_COSTLY) { /* the hash grid's cells predict too many tests */
+            row->status = 1;
+            snprintf(row->note, sizeof row->note, "skipped: its cells predict more than %.3g pair tests",
+                     opt.hashgrid.max_tests);
+            goto done;
+        }
         if (st != SC_OK) {
             row->status = -1;
             if (!row->note[0])
@@ -707,57 +717,6 @@ done:
     sc_context_destroy(ctx);
 }
 
-static void run_hashgrid(const bench_args *a, const double *rows, bench_row *row)
-{
-    const bench_config *c = &row->cfg;
-    double *t = calloc((size_t)c->repeats, sizeof *t);
-    if (!t) {
-        row->status = -1;
-        snprintf(row->note, sizeof row->note, "out of memory in the bench");
-        return;
-    }
-    row->threads_used = 1;
-    snprintf(row->kernel_ran, sizeof row->kernel_ran, "double");
-    snprintf(row->pin_ran, sizeof row->pin_ran, "none");
-    for (int r = 0; r < c->repeats; r++) {
-        hashgrid_result res;
-        double t0 = bench_now_s();
-        int st = hashgrid_count(rows, c->n, a->baseline_max_tests, &res);
-        t[r] = bench_now_s() - t0;
-        row->candidate_tests = res.tests;
-        row->cells = res.cells;
-        row->cell_size = res.cell_size;
-        if (st == 1) {
-            row->status = 1;
-            snprintf(row->note, sizeof row->note, "skipped: its cells predict %.3g pair tests (> %.3g)",
-                     res.estimated_tests, a->baseline_max_tests);
-            row->candidate_tests = (uint64_t)res.estimated_tests;
-            break;
-        }
-        if (st != 0) {
-            row->status = -1;
-            snprintf(row->note, sizeof row->note, "hash grid failed (memory or coordinates)");
-            break;
-        }
-        if (r > 0 && (res.pairs != row->pairs || res.checksum != row->checksum)) {
-            row->status = -1;
-            snprintf(row->note, sizeof row->note, "hash grid repeat %d differs", r);
-            break;
-        }
-        row->pairs = res.pairs;
-        row->checksum = res.checksum;
-        row->repeats_done = r + 1;
-    }
-    if (row->status == 0) {
-        row->cold_s = t[0];
-        row->total_med = median(t, c->repeats);
-        row->total_min = t[0];
-        row->wall_med = row->total_med;
-        row->stage_med[SC_STAGE_SEARCH] = row->total_med;
-    }
-    free(t);
-}
-
 /* Generates the data and runs one configuration (in the child when forking). */
 static void run_config(const bench_args *a, bench_row *row)
 {
@@ -779,10 +738,7 @@ static void run_config(const bench_args *a, bench_row *row)
     scgen_generate(c->dist, c->n, c->seed, rows);
     row->gen_s = bench_now_s() - t0;
     row->rss_before = current_rss();
-    if (c->algo == ALGO_HASHGRID)
-        run_hashgrid(a, rows, row);
-    else
-        run_engine(a, rows, row);
+    run_engine(a, rows, row);
     row->peak_rss = peak_rss();
     free(rows);
 }
@@ -911,7 +867,7 @@ static void print_row(const bench_row *r)
     const bench_config *c = &r->cfg;
     char tb[16];
     printf("%-11s %9zu %-8s %-6s %-6s %4s ", c->dist, c->n, algo_names[c->algo], mode_names[c->mode],
-           c->algo == ALGO_HASHGRID ? "-" : (r->kernel_ran[0] ? r->kernel_ran : sc_kernel_name(c->kernel)),
+           (r->kernel_ran[0] ? r->kernel_ran : sc_kernel_name(c->kernel)),
            r->threads_used ? (snprintf(tb, sizeof tb, "%d", r->threads_used), tb)
                            : threads_label(c->threads, tb, sizeof tb));
     if (r->status != 0) {
@@ -951,8 +907,8 @@ static void csv_row(FILE *f, const bench_machine *m, const bench_args *a, const 
     fprintf(f, "%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%zu,%llu,%s,%s,%s,%s,%s,%d,%d,%s,%s,%.9g,%.9g,%.9g,%.9g", m->tag,
             m->cpu, m->cores, m->isa, m->compiler, m->pin, sc_version(), label, a->scenario, c->dist, c->n,
             (unsigned long long)c->seed, algo_names[c->algo], mode_names[c->mode],
-            c->algo == ALGO_HASHGRID ? "-" : sc_kernel_name(c->kernel),
-            c->algo == ALGO_HASHGRID ? "-" : r->kernel_ran, threads_label(c->threads, tb, sizeof tb),
+            sc_kernel_name(c->kernel),
+            r->kernel_ran, threads_label(c->threads, tb, sizeof tb),
             r->threads_used, r->repeats_done,
             r->status == 0 ? "ok" : r->status > 0 ? "skipped" : "failed", note, r->total_med, r->wall_med,
             r->total_min, r->cold_s);
@@ -982,7 +938,7 @@ static int check_agreement(bench_truth *truth, int *ntruth, int cap, const bench
     const bench_config *c = &r->cfg;
     char who[64], tb[16];
     snprintf(who, sizeof who, "%s/%s/%s/%s threads", algo_names[c->algo], mode_names[c->mode],
-             c->algo == ALGO_HASHGRID ? "double" : r->kernel_ran, threads_label(c->threads, tb, sizeof tb));
+             r->kernel_ran, threads_label(c->threads, tb, sizeof tb));
     for (int i = 0; i < *ntruth; i++) {
         bench_truth *t = &truth[i];
         if (strcmp(t->dist, c->dist) || t->n != c->n || t->seed != c->seed)

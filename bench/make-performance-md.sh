@@ -263,7 +263,7 @@ under \`bench/results/<machine>/\`; a one-off \`sc_bench\` or \`sc_study\` run
 writes to the scratch folder \`bench/results/tmp/\`, ignored by git.
 The scenarios and their exact command lines are listed in \`bench/run-bench.sh\`:
 \`sweep\` (every generator, 10^4..10^7, 1 and all threads), \`baseline\` (the
-hash grid of \`bench/hashgrid.c\` in the same run), \`threads\` (uniform 4x10^6),
+textbook hash grid, the \`hashgrid\` peer on one thread, in the same run), \`threads\` (uniform 4x10^6),
 \`kernels\` (scalar vs avx2), \`stream\` (pairs through a callback),
 \`dense-npy\` (2x10^8 pairs to a .npy file). Each writes \`<scenario>.csv\` and
 \`<scenario>-compare.csv\` (ratios measured in the same run).
@@ -300,12 +300,14 @@ awk -F, '
 if [ -f "$b" ]; then
 cat <<EOF
 
-## The plain hash grid, measured in the same run
+## The textbook hash grid, measured in the same run
 
-\`bench/hashgrid.c\`: one cell size 2 r_max, a chained hash map of cell -> linked
-list, 27 neighbour cells per sphere, double precision, single-threaded. It is
-skipped where its own cell occupancy predicts more than 2x10^9 pair tests
-(powerlaw: one 1000x sphere makes every cell huge).
+The library's \`hashgrid\` peer on one thread with the scalar kernel
+(\`sc_bench --baseline\`): one cell size 2 r_max, a hash of the cell to its
+spheres, 27 neighbour cells per sphere, double precision. It refuses
+(\`SC_ERR_TOO_COSTLY\`) where its own cell occupancy predicts more than 2x10^9
+candidate tests (powerlaw: one 1000x sphere makes every cell huge), and the
+row says skipped.
 
 EOF
 awk -F, '

@@ -64,7 +64,11 @@ typedef enum sc_status {
     SC_ERR_OUT_OF_MEMORY = 6,    /**< an allocation failed; the context stays usable */
     SC_ERR_BUFFER_TOO_SMALL = 7, /**< sc_fill_pairs: capacity < pairs; *needed says how many */
     SC_ERR_STOPPED = 8,          /**< the pair callback returned non-zero */
-    SC_ERR_UNSUPPORTED = 9       /**< a forced kernel this CPU or build cannot run */
+    SC_ERR_UNSUPPORTED = 9,      /**< a forced kernel this CPU or build cannot run */
+    SC_ERR_TOO_COSTLY = 10       /**< the chosen algorithm predicts more work than
+                                      its limit on this input (hashgrid's
+                                      max_tests); nothing was searched, another
+                                      algorithm handles the input */
 } sc_status;
 
 /** Static English text for a status ("ok", "negative radius", ...). Thread-safe. */
@@ -183,6 +187,29 @@ typedef struct sc_partition1d_options {
     sc_segment_width width;
 } sc_partition1d_options;
 
+/** Options of sweep and prune (SC_ALGO_SAP). */
+typedef struct sc_sap_options {
+    int warm; /**< 0 (default): every call radix-sorts the sweep order. 1:
+                   the context keeps the last call's order and the next call
+                   on as many spheres repairs it by insertion sort (frame
+                   coherence: spheres that moved a little), falling back to
+                   the radix sort when the repair would move too much. The
+                   pairs are the same either way; the sweep axis sticks to
+                   the last call's unless another spreads 1.25x wider, so
+                   the stream order follows the calls made (the same for
+                   every thread count) */
+} sc_sap_options;
+
+/** Options of the textbook hash grid (SC_ALGO_HASHGRID). */
+typedef struct sc_hashgrid_options {
+    double max_tests; /**< refuse (SC_ERR_TOO_COSTLY) an input on which the
+                           cells' occupancy predicts more candidate tests than
+                           this, before searching: one cell size for all
+                           radii makes heavy-tailed sets quadratic. > 0;
+                           default 2^36 (about a minute of one core);
+                           INFINITY: never refuse */
+} sc_hashgrid_options;
+
 /** Options of the trees that split space (SC_ALGO_OCTREE, SC_ALGO_KDSPLIT). */
 typedef enum sc_split {
     SC_SPLIT_MEDIAN = 0, /**< the median centre, by selection (default) */
@@ -231,6 +258,8 @@ typedef struct sc_options {
     /* Each algorithm's own options; only the chosen algorithm's are read. */
     sc_grid_options grid;
     sc_partition1d_options partition1d;
+    sc_sap_options sap;
+    sc_hashgrid_options hashgrid;
     sc_tree_options octree;
     sc_tree_options kdsplit;
     sc_bvh_options bvh;

@@ -46,6 +46,8 @@ static sc_status options_check(const sc_options *o) {
     if (o->partition1d.width != SC_SEGMENT_MEAN_DIAMETER &&
         o->partition1d.width != SC_SEGMENT_MAX_DIAMETER)
         return SC_ERR_INVALID_ARGUMENT;
+    if ((o->sap.warm != 0 && o->sap.warm != 1) || !(o->hashgrid.max_tests > 0.0))
+        return SC_ERR_INVALID_ARGUMENT;
     const sc_tree_options *trees[] = {&o->octree, &o->kdsplit};
     for (int k = 0; k < 2; k++)
         if (trees[k]->max_depth < 1 || trees[k]->max_depth > 64 || trees[k]->leaf_size < 1 ||

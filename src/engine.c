@@ -61,6 +61,9 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     };
     memset(&p->built, 0, sizeof p->built);
     st = p->peer->build(&env, &p->built);
+    if (st == SC_ERR_TOO_COSTLY)
+        sc_context_log(c, SC_LOG_INFO, "%s: refused: %.4g candidate tests predicted, above its limit",
+                       p->peer->name, p->built.predicted_tests);
     if (st != SC_OK)
         return st;
     if (p->built.kernel) { /* the study's indirect layout fixes its kernel */
@@ -76,9 +79,10 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     c->stats.cells = p->built.cells;
     c->stats.levels = p->built.levels;
     c->stats.cell_size = p->built.cell_size;
-    sc_context_log(c, SC_LOG_DEBUG, "%s: %zu chunk(s), %llu cell(s), %d level(s), cell %.6g",
+    sc_context_log(c, SC_LOG_DEBUG, "%s: %zu chunk(s), %llu cell(s), %d level(s), cell %.6g%s%s",
                    p->peer->name, p->built.nchunks, (unsigned long long)p->built.cells,
-                   p->built.levels, p->built.cell_size);
+                   p->built.levels, p->built.cell_size, p->built.detail ? "; " : "",
+                   p->built.detail ? p->built.detail : "");
     return SC_OK;
 }
 

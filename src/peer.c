@@ -88,6 +88,45 @@ const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis) {
     return e->buf[k + 2].p;
 }
 
+const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis, const uint32_t *prev,
+                                size_t max_moves) {
+    const sc_view *v = e->view;
+    const size_t n = v->n;
+    double t = sc_now();
+    uint64_t *keys = e->buf[k].p;
+    uint32_t *index = e->buf[k + 2].p;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t q = prev[i];
+        keys[i] = order_key(sc_box_lo(sc_view_get(v, axis, q), sc_view_get(v, v->r, q)));
+        index[i] = q;
+    }
+    sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
+    t = sc_now();
+    /* (key, index) ascending is the radix sort's order: it is stable over
+     * the input index. */
+    size_t moves = 0;
+    for (size_t i = 1; i < n; i++) {
+        const uint64_t key = keys[i];
+        const uint32_t id = index[i];
+        size_t j = i;
+        while (j > 0 && (keys[j - 1] > key || (keys[j - 1] == key && index[j - 1] > id))) {
+            keys[j] = keys[j - 1];
+            index[j] = index[j - 1];
+            j--;
+        }
+        moves += i - j;
+        keys[j] = key;
+        index[j] = id;
+        if (moves > max_moves) {
+            sc_stage_add(e->seconds, SC_STAGE_SORT, t);
+            return NULL;
+        }
+    }
+    sc_stage_add(e->seconds, SC_STAGE_SORT, t);
+    return index;
+}
+
 bool sc_work_reserve(const sc_peer_env *e, int k, size_t n, sc_work *w) {
     const size_t nw = n + SC_PAD;
     if (!sc_env_reserve(e, k, 4 * 8 * nw))

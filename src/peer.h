@@ -65,6 +65,8 @@ typedef struct sc_peer_built {
     uint64_t cells;      /* statistics: cells, rows, leaves, segments or nodes */
     int levels;          /* statistics: grid levels or tree depth */
     double cell_size;    /* statistics: the finest cell edge, 0 if none */
+    double predicted_tests; /* a peer that refuses (SC_ERR_TOO_COSTLY): why */
+    const char *detail;  /* NULL, or a remark for the debug log */
 } sc_peer_built;
 
 typedef struct sc_peer {
@@ -148,6 +150,12 @@ SC_INTERNAL bool sc_keysort_reserve(const sc_peer_env *e, int k, size_t n);
  * with the keysort in buffers k..k+4 (reserved by sc_keysort_reserve) and
  * returns the sorted index, ready for sc_gather. Ties keep input order. */
 SC_INTERNAL const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis);
+/* The same order from a previous one (frame coherence): the keys in the
+ * order prev (a permutation of the view's indices, such as the last call's
+ * sweep order), repaired by insertion sort. NULL when the repair would move
+ * more than max_moves entries (the caller then sorts afresh). */
+SC_INTERNAL const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis,
+                                            const uint32_t *prev, size_t max_moves);
 SC_INTERNAL void sc_keysort_run(const sc_peer_env *e, int k, size_t n, int key_bits);
 
 /* Every pair i < j of working spheres with i in [a, b) and j in (i, e)

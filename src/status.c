@@ -20,6 +20,7 @@ const char *sc_status_string(sc_status s) {
     case SC_ERR_BUFFER_TOO_SMALL: return "pair buffer too small";
     case SC_ERR_STOPPED: return "stopped by the pair callback";
     case SC_ERR_UNSUPPORTED: return "kernel not supported by this CPU or build";
+    case SC_ERR_TOO_COSTLY: return "the algorithm predicts more work than its limit on this input";
     }
     return "unknown status";
 }
@@ -74,6 +75,7 @@ sc_options sc_options_default(void) {
     o.partition1d.width = SC_SEGMENT_MEAN_DIAMETER;
     o.octree = (sc_tree_options){8, 20, SC_SPLIT_MEDIAN};
     o.kdsplit = (sc_tree_options){24, 32, SC_SPLIT_MEDIAN};
+    o.hashgrid.max_tests = 0x1p36;
     o.bvh.leaf_size = 4;
     o.segtree.cutoff = 64;
     o.chunk_pairs = 65536;

@@ -5,8 +5,8 @@
  * rows and SoA views, 2-D, and pathological layouts. Pair sets, checksums
  * and the streamed order must match exactly.
  *
- * Usage: test_engine [GROUP]   (GROUP: generators, precision, pathological,
- * api, all; default all)
+ * Usage: test_engine [GROUP]   (GROUP: api, pathological, extremes,
+ * generators, peers, options, all; default all)
  */
 #include "sc_gen.h"
 #include "spherecollide.h"
@@ -872,6 +872,164 @@ static void group_alloc(void) {
     free(rows);
 }
 
+/* ---- per-peer options: sap's warm mode, hashgrid's refusal ---------------- */
+
+typedef struct log_seen {
+    int repaired, gave_up, refused;
+} log_seen;
+static void watch_log(sc_log_level level, const char *msg, void *user) {
+    log_seen *s = user;
+    (void)level;
+    s->repaired += strstr(msg, "sweep order repaired") != NULL;
+    s->gave_up += strstr(msg, "repair gave up") != NULL;
+    s->refused += strstr(msg, "refused") != NULL;
+}
+
+/* One warm call: the pairs against the oracle, and the stream in the same
+ * order as a warm context with 2 threads that saw the same calls (warm mode
+ * may keep the last call's sweep axis, so a cold call's order can differ). */
+static void warm_step(sc_context *warm, sc_context *ref, const dataset *d, int threads,
+                      const char *what) {
+    pairs want = {0};
+    uint64_t sum;
+    oracle(d, &want, &sum);
+    const sc_spheres view = sc_spheres_rows_f64(d->n, 3, d->rows);
+    pairs got = {0}, ref_got = {0};
+    chunk_limit = SIZE_MAX;
+    sc_status st = sc_stream_pairs(warm, &view, collect, &got, NULL);
+    CHECK(st == SC_OK && got.n == want.n, "sap warm %s threads=%d: status %s, %zu pairs, oracle %zu",
+          what, threads, sc_status_string(st), got.n, want.n);
+    st = sc_stream_pairs(ref, &view, collect, &ref_got, NULL);
+    CHECK(st == SC_OK && same_pairs(&got, &ref_got),
+          "sap warm %s threads=%d: stream order differs from 2 threads'", what, threads);
+    qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
+    CHECK(same_pairs(&got, &want), "sap warm %s threads=%d: pairs differ from the oracle", what,
+          threads);
+    free(got.p);
+    free(ref_got.p);
+    free(want.p);
+}
+
+static void group_options(void) {
+    /* sap warm: small moves are repaired, a reshuffle gives up, another n
+     * or a trimmed context starts cold; every call exact and in the cold
+     * order */
+    for (int t = 1; t <= 3; t += 2) {
+        const size_t n = 4000;
+        dataset d = {"uniform", n, malloc(4 * (n + 1) * sizeof(double))};
+        CHECK(scgen_generate("uniform", n, 5, d.rows) == 0, "generate");
+        for (size_t i = 0; i < n; i += 7) /* exact ties on the sweep axis, kept below */
+            d.rows[4 * i] = 0.25, d.rows[4 * i + 3] = 0.0;
+        log_seen seen = {0, 0, 0};
+        sc_options o = sc_options_default();
+        o.algorithm = SC_ALGO_SAP;
+        o.sap.warm = 1;
+        o.threads = t;
+        o.pin = SC_PIN_NONE;
+        o.log = watch_log;
+        o.log_user = &seen;
+        sc_context *ctx = NULL, *ref = NULL;
+        CHECK(sc_context_create(&o, &ctx) == SC_OK, "warm sap context");
+        o.threads = 2;
+        o.log = NULL;
+        CHECK(sc_context_create(&o, &ref) == SC_OK, "warm sap context");
+        warm_step(ctx, ref, &d, t, "first call");
+        CHECK(seen.repaired == 0 && seen.gave_up == 0, "sap warm: the first call is cold");
+        for (int frame = 0; frame < 3; frame++) { /* a small step of every sphere */
+            for (size_t i = 0; i < n; i++)
+                for (int a = i % 7 == 0; a < 3; a++)
+                    d.rows[4 * i + a] += (urand() - 0.5) * 0.02 * d.rows[4 * i + 3];
+            warm_step(ctx, ref, &d, t, "small moves");
+        }
+        CHECK(seen.repaired == 3 && seen.gave_up == 0, "sap warm: %d repairs, %d give-ups (want 3, 0)",
+              seen.repaired, seen.gave_up);
+        const int before = seen.repaired;
+        for (size_t i = n - 1; i > 0; i--) { /* same spheres, shuffled: same axis */
+            const size_t j = (size_t)(urand() * (double)(i + 1));
+            double tmp[4];
+            memcpy(tmp, d.rows + 4 * i, sizeof tmp);
+            memcpy(d.rows + 4 * i, d.rows + 4 * j, sizeof tmp);
+            memcpy(d.rows + 4 * j, tmp, sizeof tmp);
+        }
+        warm_step(ctx, ref, &d, t, "reshuffled");
+        CHECK(seen.gave_up == 1 && seen.repaired == before, "sap warm: a reshuffle gives up (%d)",
+              seen.gave_up);
+        dataset d2 = {"uniform", n - 100, d.rows};
+        warm_step(ctx, ref, &d2, t, "fewer spheres");
+        sc_context_trim(ctx);
+        sc_context_trim(ref);
+        warm_step(ctx, ref, &d2, t, "after trim");
+        CHECK(seen.repaired == before && seen.gave_up == 1, "sap warm: other n and trim are cold");
+        sc_context_destroy(ctx);
+        sc_context_destroy(ref);
+        free(d.rows);
+    }
+    sc_options o = sc_options_default();
+    sc_context *ctx = NULL;
+    o.sap.warm = 2;
+    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "sap.warm = 2 refused");
+
+    /* hashgrid: two huge spheres put every small one in one cell; a limit
+     * below the predicted tests refuses before searching, the context stays
+     * usable, and no limit gives the exact answer */
+    const double bad_limits[] = {0.0, -1.0, NAN};
+    for (int k = 0; k < 3; k++) {
+        o = sc_options_default();
+        o.hashgrid.max_tests = bad_limits[k];
+        CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT, "max_tests %g refused",
+              bad_limits[k]);
+    }
+    const size_t n = 2000;
+    dataset d = {"two-huge", n, malloc(4 * n * sizeof(double))};
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < 3; a++)
+            d.rows[4 * i + a] = urand() * 1000.0;
+        d.rows[4 * i + 3] = i < 2 ? 400.0 : 1.0;
+    }
+    pairs want = {0};
+    uint64_t sum;
+    oracle(&d, &want, &sum);
+    const sc_spheres view = sc_spheres_rows_f64(n, 3, d.rows);
+    log_seen seen = {0, 0, 0};
+    o = sc_options_default();
+    o.algorithm = SC_ALGO_HASHGRID;
+    o.threads = 2;
+    o.pin = SC_PIN_NONE;
+    o.hashgrid.max_tests = 1e5; /* the cells predict n^2 / 2 = 2e6 */
+    o.log = watch_log;
+    o.log_user = &seen;
+    CHECK(sc_context_create(&o, &ctx) == SC_OK, "hashgrid context");
+    sc_summary s = {1, 1};
+    sc_status st = sc_count_pairs(ctx, &view, &s);
+    CHECK(st == SC_ERR_TOO_COSTLY && s.pairs == 0 && seen.refused == 1,
+          "hashgrid refusal: status %s, %llu pairs, %d log lines", sc_status_string(st),
+          (unsigned long long)s.pairs, seen.refused);
+    uint32_t buf[16];
+    size_t needed = 7;
+    st = sc_fill_pairs(ctx, &view, buf, 8, &needed, NULL);
+    CHECK(st == SC_ERR_TOO_COSTLY, "hashgrid refusal through fill: %s", sc_status_string(st));
+    dataset small = {"small", 500, d.rows + 8}; /* the small spheres alone pass */
+    pairs want_small = {0};
+    uint64_t sum_small;
+    oracle(&small, &want_small, &sum_small);
+    const sc_spheres view_small = sc_spheres_rows_f64(small.n, 3, small.rows);
+    st = sc_count_pairs(ctx, &view_small, &s);
+    CHECK(st == SC_OK && s.pairs == want_small.n && s.checksum == sum_small,
+          "hashgrid after a refusal: %s, %llu pairs, oracle %zu", sc_status_string(st),
+          (unsigned long long)s.pairs, want_small.n);
+    sc_context_destroy(ctx);
+    o.hashgrid.max_tests = INFINITY;
+    CHECK(sc_context_create(&o, &ctx) == SC_OK, "hashgrid context");
+    st = sc_count_pairs(ctx, &view, &s);
+    CHECK(st == SC_OK && s.pairs == want.n && s.checksum == sum,
+          "hashgrid without a limit: %s, %llu pairs, oracle %zu", sc_status_string(st),
+          (unsigned long long)s.pairs, want.n);
+    sc_context_destroy(ctx);
+    free(want.p);
+    free(want_small.p);
+    free(d.rows);
+}
+
 int main(int argc, char **argv) {
     const char *group = argc > 1 ? argv[1] : "all";
     int all = strcmp(group, "all") == 0;
@@ -890,6 +1048,8 @@ int main(int argc, char **argv) {
     }
     if (all || strcmp(group, "peers") == 0)
         group_peers();
+    if (all || strcmp(group, "options") == 0)
+        group_options();
 #ifdef SC_STUDY
     if (all || strcmp(group, "knobs") == 0)
         group_knobs();

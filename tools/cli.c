@@ -37,7 +37,8 @@ enum {
     EXIT_MALFORMED = 4, /* parse error, bad .npy header, truncated, count not divisible */
     EXIT_VALUES = 5,    /* NaN/inf, negative radius, out of range, too many spheres */
     EXIT_OUTPUT = 6,    /* cannot write the output */
-    EXIT_NOMEM = 7      /* out of memory */
+    EXIT_NOMEM = 7,     /* out of memory */
+    EXIT_COSTLY = 8     /* the chosen algorithm refused the input as too costly */
 };
 
 static const char usage_exit_codes[] =
@@ -52,6 +53,8 @@ static const char usage_exit_codes[] =
     "     more than 4294967295 spheres)\n"
     "  6  cannot write the output\n"
     "  7  out of memory\n"
+    "  8  the chosen --algorithm refused the input as too costly (hashgrid\n"
+    "     above --max-tests); another algorithm handles it\n"
     "Every failure prints one line on stderr: \"spherecollide: FILE: PLACE: problem\".\n";
 
 static const char usage_main[] =
@@ -104,6 +107,10 @@ static const char usage_pairs[] =
     "  --leaf-size N       octree, kdsplit (>= 1), bvh (1..4): spheres per leaf\n"
     "  --split median|mean kdsplit: where a node is cut (default median)\n"
     "  --cutoff N          segtree: a node of at most N boxes is scanned (>= 1, 64)\n"
+    "  --max-tests T       hashgrid: refuse (exit 8) inputs whose cells predict more\n"
+    "                      than T candidate tests (default 6.9e10 = 2^36; inf: never)\n"
+    "  --warm              sap: with --repeat, repair the previous run's sweep order\n"
+    "                      by insertion sort instead of sorting afresh\n"
     "  --segment-width mean|max   partition1d: 1.1 x the mean diameter (default)\n"
     "                      or the largest diameter\n"
     "  --format F          f32|f64|text: the INPUT's format; npy|csv|bin: the OUTPUT's\n"
@@ -400,6 +407,7 @@ static int status_exit(sc_status st)
     case SC_ERR_OUT_OF_MEMORY: return EXIT_NOMEM;
     case SC_ERR_UNSUPPORTED: return EXIT_USAGE;
     case SC_ERR_STOPPED: return EXIT_OUTPUT;
+    case SC_ERR_TOO_COSTLY: return EXIT_COSTLY;
     case SC_ERR_INVALID_ARGUMENT:
     case SC_ERR_BUFFER_TOO_SMALL: return EXIT_INTERNAL;
     }
@@ -612,7 +620,7 @@ static int cmd_pairs(int argc, char **argv)
     memset(&job, 0, sizeof job);
     job.options = sc_options_default();
     args a = {argc, 0, argv, "pairs"};
-    int only_positional = 0, max_depth = 0, leaf_size = 0, cutoff_given = 0;
+    int only_positional = 0, max_depth = 0, leaf_size = 0, cutoff_given = 0, max_tests_given = 0;
     for (a.i = 1; a.i < argc; a.i++) {
         const char *arg = argv[a.i];
         const char *v = NULL;
@@ -680,6 +688,15 @@ static int cmd_pairs(int argc, char **argv)
                 rc = parse_int_option("--cutoff", v, 1, 1 << 30, &cut);
             job.options.segtree.cutoff = (size_t)cut;
             cutoff_given = 1;
+        } else if (is_opt(&a, "--max-tests", 1, &v, &rc)) {
+            char *end = NULL;
+            const double t = rc ? 0.0 : strtod(v, &end);
+            if (!rc && (end == v || *end != '\0' || !(t > 0.0)))
+                rc = fail(EXIT_USAGE, "pairs: --max-tests must be a positive number or inf, not \"%s\"", v);
+            job.options.hashgrid.max_tests = t;
+            max_tests_given = 1;
+        } else if (strcmp(arg, "--warm") == 0) {
+            job.options.sap.warm = 1;
         } else if (is_opt(&a, "--split", 1, &v, &rc)) {
             if (!rc && strcmp(v, "median") == 0)
                 job.options.kdsplit.split = SC_SPLIT_MEDIAN;
@@ -712,6 +729,10 @@ static int cmd_pairs(int argc, char **argv)
                                 "octree or kdsplit (--leaf-size also of bvh)");
     if (cutoff_given && algo != SC_ALGO_SEGTREE)
         return fail(EXIT_USAGE, "pairs: --cutoff is an option of --algorithm segtree");
+    if (max_tests_given && algo != SC_ALGO_HASHGRID)
+        return fail(EXIT_USAGE, "pairs: --max-tests is an option of --algorithm hashgrid");
+    if (job.options.sap.warm && algo != SC_ALGO_SAP)
+        return fail(EXIT_USAGE, "pairs: --warm is an option of --algorithm sap");
     sc_tree_options *tree = algo == SC_ALGO_OCTREE ? &job.options.octree : &job.options.kdsplit;
     if (max_depth)
         tree->max_depth = max_depth;
@@ -844,6 +865,11 @@ static int cmd_pairs(int argc, char **argv)
             if (vs != SC_OK)
                 rc = fail(status_exit(vs), "%s: sphere %zu: %s", job.input, bad,
                           sc_status_string(vs));
+            else if (st == SC_ERR_TOO_COSTLY)
+                rc = fail(status_exit(st), "%s: %s refused the input: its cells predict more than "
+                          "--max-tests %.3g candidate tests (radii too unequal for one cell "
+                          "size); use --algorithm grid", job.input,
+                          sc_algorithm_name(job.options.algorithm), job.options.hashgrid.max_tests);
             else
                 rc = fail(status_exit(st), "%s: pair search failed: %s", job.input,
                           sc_status_string(st));

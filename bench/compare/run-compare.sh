@@ -12,7 +12,7 @@
 #
 # Runners (README.md says more): spherecollide (CLI, `pairs FILE --json
 # --count-only`, 1 thread and all threads), the plain hash grid
-# (bench/hashgrid.c via hashgrid_pairs), CGAL box_self_intersection_d
+# (the hashgrid peer, 1 thread, via hashgrid_pairs), CGAL box_self_intersection_d
 # sequential and Parallel_tag (cgal_pairs), FCL's dynamic AABB tree manager
 # (fcl_pairs), scipy cKDTree.query_pairs + exact filter (scipy_pairs.py). Every runner must agree with spherecollide
 # on the pair count and the checksum; a disagreement or a crash is printed

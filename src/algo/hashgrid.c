@@ -18,6 +18,10 @@
  * one cell shares its candidates. A pair is tested from its earlier sphere
  * in that order only: later spheres of the 27 cells (a cell that shares a
  * hash is told apart by its coordinates).
+ * Refusal: before searching, the build predicts the candidate tests from
+ * the runs' sizes and returns SC_ERR_TOO_COSTLY above opt->hashgrid.max_tests
+ * (a few huge radii make every cell hold thousands of small spheres, and
+ * the search would run for hours where another peer takes seconds).
  */
 #include "peer.h"
 
@@ -57,6 +61,40 @@ static size_t find_run(const hg_state *h, const int64_t c[3]) {
             return r - 1;
         slot = (slot + 1) & h->mask;
     }
+}
+
+/* The candidate tests the search runs: a run of c spheres meets its own
+ * c (c - 1) / 2 pairs and c times the spheres of each later neighbour run.
+ * Cheap bound first: each of the at most 13 unordered neighbour pairs
+ * {p, q} of a run adds c_p c_q <= (c_p^2 + c_q^2) / 2, so the sum is at
+ * most 13.5 sum c^2; the exact count (26 lookups per run) only when that
+ * bound is above the limit. */
+static double hg_predicted_tests(const hg_state *h, double limit) {
+    double bound = 0.0;
+    for (size_t ri = 0; ri < h->nruns; ri++) {
+        const double c = (double)(h->run[ri + 1] - h->run[ri]);
+        bound += 13.5 * c * c;
+    }
+    if (bound <= limit)
+        return bound;
+    const int64_t dz = h->dims == 3;
+    double exact = 0.0;
+#pragma omp parallel for schedule(dynamic, 256) reduction(+ : exact)
+    for (size_t ri = 0; ri < h->nruns; ri++) {
+        const double c = (double)(h->run[ri + 1] - h->run[ri]);
+        const int64_t *p = h->cell + 3 * (size_t)h->run[ri];
+        double later = 0.0;
+        for (int64_t oz = -dz; oz <= dz; oz++)
+            for (int64_t oy = -1; oy <= 1; oy++)
+                for (int64_t ox = -1; ox <= 1; ox++) {
+                    const int64_t q[3] = {p[0] + ox, p[1] + oy, p[2] + oz};
+                    const size_t rq = (ox || oy || oz) ? find_run(h, q) : SIZE_MAX;
+                    if (rq != SIZE_MAX && rq > ri)
+                        later += (double)(h->run[rq + 1] - h->run[rq]);
+                }
+        exact += c * (c - 1.0) / 2.0 + c * later;
+    }
+    return exact;
 }
 
 static sc_status hg_build(const sc_peer_env *e, sc_peer_built *out) {
@@ -156,12 +194,15 @@ static sc_status hg_build(const sc_peer_env *e, sc_peer_built *out) {
     h->nruns = nruns;
     h->chunk_runs = nruns / 256 < 64 ? 64 : nruns / 256;
     out->nchunks = (nruns + h->chunk_runs - 1) / h->chunk_runs;
+    h->dims = dims;
+    out->predicted_tests = hg_predicted_tests(h, e->opt->hashgrid.max_tests);
     sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+    if (out->predicted_tests > e->opt->hashgrid.max_tests)
+        return SC_ERR_TOO_COSTLY;
     out->state = h;
     out->cells = nruns;
     out->levels = 1;
     out->cell_size = cell;
-    h->dims = dims;
     return SC_OK;
 }
 

@@ -14,19 +14,36 @@
  * and run in parallel. Cost: n log n to sort plus the pairs that overlap on
  * one axis, which is quadratic when many boxes span the axis (one huge
  * sphere, or a slab).
+ * Warm mode (opt->sap.warm, seed 001's frame coherence): the context keeps
+ * the sweep order of the last call, and a call on as many spheres repairs
+ * it by insertion sort (sc_sweep_repair) instead of radix-sorting afresh;
+ * the repair gives the radix sort's order on the same axis. It keeps the
+ * last axis unless another spreads 1.25x wider, so its stream order is a
+ * function of the calls made (the same for every thread count), and may
+ * differ from a cold call's where the cold call would pick another axis.
+ * It gives up, and the radix sort runs, past SAP_WARM_MOVES moves per
+ * sphere: docs/algorithms.md has the measured crossover.
  */
 #include "peer.h"
 #include "boxfilter.h"
 
 #include <string.h>
 
-enum { WORK, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS, BOUNDS_LO, BOUNDS_HI, FBOX };
+enum { WORK, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS, BOUNDS_LO, BOUNDS_HI, FBOX, PREV };
+
+/* Insertion-sort moves per sphere past which warm mode sorts afresh. */
+#define SAP_WARM_MOVES 8
 
 typedef struct sap_state {
     const double *lo, *hi; /* box ends on the sweep axis, sorted order, padded */
     sc_fbox other;         /* float boxes: start on x, the other two axes; padded */
     size_t chunk_spheres;
     int axis;
+    /* kept across calls (the context's state is zeroed at creation):
+     * buffer PREV holds the last sweep order of warm_n spheres on warm_axis;
+     * warm_n = 0 while it is not a complete one */
+    size_t warm_n;
+    int warm_axis;
 } sap_state;
 
 /* A double rounded to a float no greater (down) or no smaller (up). */
@@ -49,6 +66,14 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
     for (int a = 1; a < dims; a++)
         if (b->hi[a] - b->lo[a] > b->hi[axis] - b->lo[axis])
             axis = a;
+    /* warm: keep the last axis unless another spreads 1.25x wider (any
+     * axis is exact; a switch costs a fresh sort) */
+    const int warm = e->opt->sap.warm;
+    const size_t warm_n = s->warm_n;
+    s->warm_n = 0;
+    if (warm && warm_n == n && s->warm_axis < dims &&
+        1.25 * (b->hi[s->warm_axis] - b->lo[s->warm_axis]) >= b->hi[axis] - b->lo[axis])
+        axis = s->warm_axis;
     s->axis = axis;
     const char *arr = axis == 0 ? v->x : axis == 1 ? v->y : v->z;
     if (!sc_keysort_reserve(e, KEYS, n) ||
@@ -56,9 +81,19 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
         !sc_env_reserve(e, FBOX, 5 * 4 * (n + 16)) ||
         !sc_work_reserve(e, WORK, n, &out->work))
         return SC_ERR_OUT_OF_MEMORY;
+    const uint32_t *index = NULL;
+    if (warm && n > 1 && warm_n == n && s->warm_axis == axis && e->buf[PREV].bytes >= 4 * n) {
+        index = sc_sweep_repair(e, KEYS, arr, e->buf[PREV].p, SAP_WARM_MOVES * n);
+        out->detail = index ? "sweep order repaired" : "repair gave up: sorted afresh";
+    }
+    if (!index)
+        index = sc_sweep_order(e, KEYS, arr);
     double t = sc_now();
-    const uint32_t *index = sc_sweep_order(e, KEYS, arr);
-    t = sc_now();
+    if (warm && sc_env_reserve(e, PREV, 4 * (n + 1))) { /* no room: the next call is cold */
+        memcpy(e->buf[PREV].p, index, 4 * n);
+        s->warm_n = n;
+        s->warm_axis = axis;
+    }
     sc_gather(v, index, n, &out->work);
     const double *axes[3] = {out->work.x, out->work.y, out->work.z};
     const double *c = axes[axis], *c1 = axes[(axis + 1) % 3], *c2 = axes[(axis + 2) % 3];

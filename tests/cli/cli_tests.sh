@@ -367,6 +367,23 @@ case_algorithms() {
     run_ok "$WORK/o.json" pairs "$WORK/a.f64" --algorithm partition1d --segment-width max --json &&
         [ "$(json_get "$WORK/o.json" pairs) $(json_get "$WORK/o.json" checksum)" = "$want" ] ||
         fail "partition1d --segment-width max"
+    run_ok "$WORK/o.json" pairs "$WORK/a.f64" --algorithm sap --warm --repeat 3 --json &&
+        [ "$(json_get "$WORK/o.json" pairs) $(json_get "$WORK/o.json" checksum)" = "$want" ] ||
+        fail "sap --warm --repeat 3"
+    run_ok "$WORK/o.json" pairs "$WORK/a.f64" --algorithm hashgrid --max-tests inf --json &&
+        [ "$(json_get "$WORK/o.json" pairs) $(json_get "$WORK/o.json" checksum)" = "$want" ] ||
+        fail "hashgrid --max-tests inf"
+    # the hash grid refuses what its cells predict to be too costly: exit 8,
+    # one line, no output file (expect_exit sets $want: checks of the pairs
+    # come before)
+    expect_exit 8 "a.f64" "hashgrid refused" "--max-tests" "--algorithm grid" -- \
+        pairs "$WORK/a.f64" --algorithm hashgrid --max-tests 10 -o "$WORK/refused.npy"
+    checks=$((checks + 1))
+    [ ! -e "$WORK/refused.npy" ] || fail "a refused hashgrid run left its output file"
+    no_leftovers "$WORK" refused.npy
+    expect_exit 2 "--max-tests" -- pairs "$WORK/a.f64" --algorithm hashgrid --max-tests 0
+    expect_exit 2 "--max-tests is an option of --algorithm hashgrid" -- pairs "$WORK/a.f64" --max-tests 5
+    expect_exit 2 "--warm is an option of --algorithm sap" -- pairs "$WORK/a.f64" --warm
 }
 
 case_json() {
