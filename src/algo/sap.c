@@ -46,14 +46,29 @@ typedef struct sap_state {
     int warm_axis;
 } sap_state;
 
-/* A double rounded to a float no greater (down) or no smaller (up). */
+/* A double rounded to a float no greater (down) or no smaller (up): the
+ * nearest float, stepped one ulp outward when rounding went the wrong way
+ * (on the bits, as nextafterf is a library call; |v| <= 1e150 is checked
+ * before, but beyond FLT_MAX the cast gives infinity, which is outward). */
+static inline float f_step(float f, int down) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) == 0) /* +-0: the smallest subnormal outward */
+        u = down ? 0x80000001u : 0x00000001u;
+    else if ((u >> 31) == (uint32_t)down) /* away from zero */
+        u++;
+    else
+        u--;
+    memcpy(&f, &u, 4);
+    return f;
+}
 static inline float f_down(double v) {
-    float f = (float)v;
-    return (double)f > v ? __builtin_nextafterf(f, -__builtin_inff()) : f;
+    const float f = (float)v;
+    return (double)f > v ? f_step(f, 1) : f;
 }
 static inline float f_up(double v) {
-    float f = (float)v;
-    return (double)f < v ? __builtin_nextafterf(f, __builtin_inff()) : f;
+    const float f = (float)v;
+    return (double)f < v ? f_step(f, 0) : f;
 }
 
 static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {

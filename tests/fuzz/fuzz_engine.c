@@ -134,6 +134,7 @@ static const config configs[] = {
     /* the other peers: every one runs on every input */
     {SC_ALGO_PARTITION1D, SC_KERNEL_SCALAR, 3, 0, 0, 1.0, 0, 0, "partition1d 3 threads"},
     {SC_ALGO_SAP, SC_KERNEL_AVX2, 2, 0, 0, 1.0, 1, 0, "sap avx2, sorted"},
+    {SC_ALGO_SAP, SC_KERNEL_SCALAR, 3, 0, 0, 1.0, 0, 0, "sap warm (repairs the last input's order)"},
     {SC_ALGO_HASHGRID, SC_KERNEL_AUTO, 2, 0, 0, 1.0, 0, 0, "hashgrid 2 threads"},
     {SC_ALGO_OCTREE, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "octree, leaf 1"},
     {SC_ALGO_KDSPLIT, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 1, 0, "kdsplit, mean split, sorted"},
@@ -164,6 +165,7 @@ static sc_context *context_of(size_t c)
         o.kdsplit.leaf_size = 2;
         o.bvh.leaf_size = 3;
         o.segtree.cutoff = 1;
+        o.sap.warm = cf->algo == SC_ALGO_SAP && !cf->sorted;
         if (sc_context_create(&o, &contexts[c]) != SC_OK ||
             sc_study_set_traversal(contexts[c], cf->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS) != SC_OK)
             fuzz_fail("context", cf->name, 0, 0);
