@@ -4,10 +4,12 @@
  * narrow and full-width keys, several thread counts), key encoding (nesting
  * of levels, exact power-of-two regime, level assignment), cell table
  * row table invariants, the two kernels against each other (same pairs, same
- * order) and against the predicate, and the checksum mix.
+ * order) and against the predicate, the checksum mix, and the BVH's
+ * node walks (scalar and AVX2) against a recursive brute force.
  */
 #include "internal.h"
 #include "algo/grid/grid.h"
+#include "bvh4.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -606,7 +608,94 @@ static void test_bounds(void) {
     free(rows);
 }
 
+/* The BVH's walks (kernels/bvh4*.c): random 4-wide trees with boxes on a
+ * coarse lattice (so bounds often touch exactly), empty slots and leaves
+ * cut by li; both walks list exactly the leaves a recursive brute force
+ * finds, in its order, whatever cap the caller gives. */
+static void bvh4_expect(const sc_bvh4_node *nodes, uint32_t k, const double q[6], uint32_t li,
+                        uint32_t *out, uint32_t *m) {
+    uint32_t inner[4];
+    int ni = 0;
+    for (int c = 0; c < 4; c++) {
+        const sc_bvh4_node *nd = &nodes[k];
+        int hit = nd->last[c] > li;
+        for (int a = 0; a < 3; a++)
+            hit = hit && nd->lo[a][c] <= q[3 + a] && q[a] <= nd->hi[a][c];
+        if (!hit)
+            continue;
+        if (nd->child[c] & SC_BVH4_LEAF)
+            out[(*m)++] = nd->child[c] & ~SC_BVH4_LEAF;
+        else
+            inner[ni++] = nd->child[c];
+    }
+    for (int c = 0; c < ni; c++)
+        bvh4_expect(nodes, inner[c], q, li, out, m);
+}
+
+static void test_bvh4_walk(void) {
+    enum { NODES = 300 };
+    sc_bvh4_node *nodes = calloc(NODES, sizeof *nodes);
+    uint32_t want[4 * NODES], got[4 * NODES];
+    for (int round = 0; round < 200; round++) {
+        /* node k's inner children are nodes after k: a tree rooted at 0 */
+        uint32_t next_node = 1, leaf = 0;
+        for (uint32_t k = 0; k < NODES; k++)
+            for (int c = 0; c < 4; c++) {
+                const uint64_t r = next();
+                sc_bvh4_node *nd = &nodes[k];
+                if (r % 7 == 0) { /* empty slot */
+                    for (int a = 0; a < 3; a++)
+                        nd->lo[a][c] = INFINITY, nd->hi[a][c] = -INFINITY;
+                    nd->child[c] = SC_BVH4_LEAF;
+                    nd->last[c] = 0;
+                    continue;
+                }
+                for (int a = 0; a < 3; a++) {
+                    const double x = (double)(next() % 16), w = (double)(next() % 5);
+                    nd->lo[a][c] = x;
+                    nd->hi[a][c] = x + w;
+                }
+                if (next_node < NODES && r % 3 == 0) {
+                    nd->child[c] = next_node++;
+                    nd->last[c] = (uint32_t)(next() % 200);
+                } else {
+                    nd->child[c] = SC_BVH4_LEAF | leaf;
+                    nd->last[c] = leaf++ % 200;
+                }
+            }
+        double q[6];
+        for (int a = 0; a < 3; a++) {
+            q[a] = (double)(next() % 16);
+            q[3 + a] = q[a] + (double)(next() % 6);
+        }
+        const uint32_t li = (uint32_t)(next() % 150);
+        uint32_t nw = 0;
+        bvh4_expect(nodes, 0, q, li, want, &nw);
+        sc_bvh4_walk_fn walks[2] = {sc_bvh4_walk_scalar, NULL};
+#ifdef SC_HAVE_AVX2_KERNEL
+        if (sc_kernel_available(SC_KERNEL_AVX2))
+            walks[1] = sc_bvh4_walk_avx2;
+#endif
+        for (int v = 0; v < 2; v++) {
+            if (!walks[v])
+                continue;
+            sc_bvh4_walk w;
+            w.sp = 0;
+            w.stack[w.sp++] = 0;
+            uint32_t ng = 0;
+            const uint32_t cap = 4 + (uint32_t)(next() % 9);
+            while (w.sp > 0)
+                ng += walks[v](nodes, q, li, &w, got + ng, cap);
+            CHECK(ng == nw && memcmp(got, want, 4 * nw) == 0,
+                  "bvh4 walk %s round %d: %u leaves listed, %u expected", v ? "avx2" : "scalar", round,
+                  ng, nw);
+        }
+    }
+    free(nodes);
+}
+
 int main(void) {
+    test_bvh4_walk();
     test_mix();
     test_bounds();
     test_radix();

@@ -15,6 +15,11 @@
  *   tree: Karras' binary radix tree over the leaves' codes (ties broken by
  *         leaf index), each internal node built independently, in parallel;
  *         boxes bottom-up, the second child to arrive at a node computes it;
+ *   wide: the binary tree collapsed into nodes of up to four children
+ *         (a node takes its children, and the children of those that are
+ *         inner nodes), their boxes side by side, so the walk tests four
+ *         boxes in one SIMD comparison (kernels/bvh4*.c; the scalar
+ *         reference runs with the scalar kernel); laid out depth first;
  *   search: every leaf walks the tree for the leaves after it whose boxes
  *         overlap its own (a subtree whose last leaf is not after it is
  *         skipped whole, so each pair of leaves is met once, from its first
@@ -22,11 +27,12 @@
  *         leaves, in parallel.
  */
 #include "peer.h"
+#include "bvh4.h"
 
 #include <math.h>
 #include <string.h>
 
-enum { WORK, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS, NODES, BOXES, FLAGS };
+enum { WORK, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS, NODES, BOXES, FLAGS, WIDE };
 
 #define LEAF_BIT 0x80000000u
 
@@ -41,13 +47,9 @@ typedef struct box6 {
 } box6;
 
 typedef struct bvh_state {
-    const bnode *node;    /* nleaves - 1 internal nodes */
-    const box6 *nbox;     /* their boxes */
-    const box6 *lbox;     /* the leaves' boxes */
-    const uint32_t *leaf_parent;
-    const uint64_t *code; /* per leaf */
-    size_t nleaves, leaf_size, chunk_leaves;
-    uint32_t root;        /* LEAF_BIT | 0 when there is one leaf */
+    const sc_bvh4_node *wide; /* the 4-wide tree, root at 0; none with one leaf */
+    const box6 *lbox;         /* the leaves' boxes */
+    size_t nleaves, nwide, leaf_size, chunk_leaves;
 } bvh_state;
 
 static inline uint64_t spread3(uint64_t v) { /* 21 bits -> every third bit */
@@ -76,9 +78,60 @@ static inline void box_union(box6 *a, const box6 *b) {
         a->hi[k] = b->hi[k] > a->hi[k] ? b->hi[k] : a->hi[k];
     }
 }
-static inline bool box_overlap(const box6 *a, const box6 *b) {
-    return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] && a->lo[1] <= b->hi[1] &&
-           b->lo[1] <= a->hi[1] && a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
+
+/* Collapses the binary tree (ni >= 1 inner nodes, root 0) into wide[],
+ * depth first; returns the number of wide nodes. A wide node takes node k's
+ * two children, each inner one replaced by its own two; so every wide node
+ * but the root hangs under an inner binary node of odd depth, which has at
+ * most two such: at most (2 ni + 1) / 3 wide nodes. */
+static size_t collapse(const bnode *node, const box6 *nbox, const box6 *lbox, sc_bvh4_node *wide) {
+    uint32_t stack[2 * SC_BVH4_STACK]; /* (binary node, wide node) pairs */
+    int sp = 0;
+    size_t count = 1;
+    stack[sp++] = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        const uint32_t id = stack[--sp], k = stack[--sp];
+        uint32_t slot[4];
+        int ns = 0;
+        for (int c = 0; c < 2; c++) {
+            const uint32_t ch = node[k].child[c];
+            if (ch & LEAF_BIT) {
+                slot[ns++] = ch;
+            } else {
+                slot[ns++] = node[ch].child[0];
+                slot[ns++] = node[ch].child[1];
+            }
+        }
+        sc_bvh4_node *w = &wide[id];
+        for (int c = 0; c < 4; c++) {
+            if (c >= ns) {
+                for (int a = 0; a < 3; a++) {
+                    w->lo[a][c] = INFINITY;
+                    w->hi[a][c] = -INFINITY;
+                }
+                w->child[c] = SC_BVH4_LEAF;
+                w->last[c] = 0;
+                continue;
+            }
+            const uint32_t ch = slot[c];
+            const box6 *bx = ch & LEAF_BIT ? &lbox[ch & ~LEAF_BIT] : &nbox[ch];
+            for (int a = 0; a < 3; a++) {
+                w->lo[a][c] = bx->lo[a];
+                w->hi[a][c] = bx->hi[a];
+            }
+            if (ch & LEAF_BIT) {
+                w->child[c] = SC_BVH4_LEAF | (ch & ~LEAF_BIT);
+                w->last[c] = ch & ~LEAF_BIT;
+            } else {
+                w->child[c] = (uint32_t)count;
+                w->last[c] = node[ch].last;
+                stack[sp++] = ch;
+                stack[sp++] = (uint32_t)count++;
+            }
+        }
+    }
+    return count;
 }
 
 static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
@@ -92,7 +145,9 @@ static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
     if (!sc_keysort_reserve(e, KEYS, n) ||
         !sc_env_reserve(e, NODES, sizeof(bnode) * (ni + 1) + 8 * (nl + 1) + 4 * (nl + 1)) ||
         !sc_env_reserve(e, BOXES, sizeof(box6) * (ni + nl + 1)) ||
-        !sc_env_reserve(e, FLAGS, 4 * (ni + 1)) || !sc_work_reserve(e, WORK, n, &out->work))
+        !sc_env_reserve(e, FLAGS, 4 * (ni + 1)) ||
+        !sc_env_reserve(e, WIDE, sizeof(sc_bvh4_node) * ((2 * ni + 1) / 3 + 1)) ||
+        !sc_work_reserve(e, WORK, n, &out->work))
         return SC_ERR_OUT_OF_MEMORY;
     double t = sc_now();
     double scale[3];
@@ -206,15 +261,12 @@ static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
             p = node[p].parent;
         }
     }
+    s->wide = e->buf[WIDE].p;
+    s->nwide = ni > 0 ? collapse(node, nbox, lbox, e->buf[WIDE].p) : 0;
     sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
-    s->node = node;
-    s->nbox = nbox;
     s->lbox = lbox;
-    s->leaf_parent = leaf_parent;
-    s->code = code;
     s->nleaves = nl;
     s->leaf_size = L;
-    s->root = ni > 0 ? 0 : LEAF_BIT;
     s->chunk_leaves = nl / 256 < 64 ? 64 : nl / 256 > 2048 ? 2048 : nl / 256;
     out->nchunks = (nl + s->chunk_leaves - 1) / s->chunk_leaves;
     out->state = s;
@@ -224,40 +276,41 @@ static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
 }
 
 #define BVH_LIST 2048
-#define BVH_STACK 128 /* > the tree's depth: at most 64 + 32 (code bits, leaf bits) */
+#define BVH_LEAVES 64 /* leaves listed per walk call */
 
 static uint64_t bvh_search(const sc_peer_built *bt, size_t chunk, sc_kernel_fn kernel, sc_hits *hits,
                            void *tls) {
     const bvh_state *s = bt->state;
     const sc_work *w = &bt->work;
     const uint32_t n = (uint32_t)w->n, L = (uint32_t)s->leaf_size;
+    /* the node test that matches the kernel: SIMD unless the scalar reference runs */
+    sc_bvh4_walk_fn walk = sc_bvh4_walk_scalar;
+#ifdef SC_HAVE_AVX2_KERNEL
+    if (kernel == sc_narrow_avx2)
+        walk = sc_bvh4_walk_avx2;
+#endif
     sc_cands cl = sc_cands_make(w, kernel, hits, tls, BVH_LIST);
     const size_t l0 = chunk * s->chunk_leaves;
     const size_t l1 = l0 + s->chunk_leaves < s->nleaves ? l0 + s->chunk_leaves : s->nleaves;
+    sc_bvh4_walk walker;
+    uint32_t found[BVH_LEAVES];
     for (size_t li = l0; li < l1; li++) {
         const uint32_t i0 = (uint32_t)li * L;
         cl.args.i0 = i0;
         cl.args.ni = n - i0 < L ? n - i0 : L;
         cl.args.tri_end = i0 + cl.args.ni;
         const box6 *mine = &s->lbox[li];
-        uint32_t stack[BVH_STACK];
-        int sp = 0;
-        if (!(s->root & LEAF_BIT))
-            stack[sp++] = s->root;
-        while (sp > 0) {
-            const uint32_t k = stack[--sp];
-            for (int c = 1; c >= 0; c--) { /* push right first: left is walked first */
-                const uint32_t ch = s->node[k].child[c];
-                if (ch & LEAF_BIT) {
-                    const uint32_t lj = ch & ~LEAF_BIT;
-                    if (lj <= li || !box_overlap(mine, &s->lbox[lj]))
-                        continue;
-                    const uint32_t j0 = lj * L, j1 = j0 + L < n ? j0 + L : n;
-                    for (uint32_t j = j0; j < j1; j++)
-                        sc_cands_push(&cl, j);
-                } else if (s->node[ch].last > li && box_overlap(mine, &s->nbox[ch])) {
-                    stack[sp++] = ch;
-                }
+        const double q[6] = {mine->lo[0], mine->lo[1], mine->lo[2],
+                             mine->hi[0], mine->hi[1], mine->hi[2]};
+        walker.sp = 0;
+        if (s->nwide > 0)
+            walker.stack[walker.sp++] = 0;
+        while (walker.sp > 0) {
+            const uint32_t m = walk(s->wide, q, (uint32_t)li, &walker, found, BVH_LEAVES);
+            for (uint32_t k = 0; k < m; k++) {
+                const uint32_t j0 = found[k] * L, j1 = j0 + L < n ? j0 + L : n;
+                for (uint32_t j = j0; j < j1; j++)
+                    sc_cands_push(&cl, j);
             }
         }
         sc_cands_flush(&cl); /* always: the leaf's own triangle */
