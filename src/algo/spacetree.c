@@ -74,7 +74,7 @@ typedef struct grower {
     const sc_tree_options *o;
     int dims;
     uint32_t *pool;        /* LIFO: the root's ids at [0, count) on entry */
-    uint32_t *tmp;         /* count of the root */
+    uint32_t *tmp;         /* 2 x count of the root */
     double *values;        /* count of the root */
     uint32_t *entries;     /* leaves' ids, in leaf order */
     uint32_t *leaf_start;  /* leaves + 1 entries */
@@ -178,9 +178,16 @@ static void grow(grower *g, tnode root) {
         }
         uint32_t nl = 0, nr = 0;
         if (!leaf) {
+            /* one pass reads each sphere once: the children's ids go to
+             * tmp (lower) and tmp + count (upper); the pool is untouched
+             * until the node is known to be cut */
+            uint32_t *lower = g->tmp, *upper = g->tmp + nd.count;
             for (uint32_t k = 0; k < nd.count; k++) {
-                const double *p = sph + 4 * (size_t)ids[k];
+                const uint32_t id = ids[k];
+                const double *p = sph + 4 * (size_t)id;
+                lower[nl] = id;
                 nl += sc_box_lo(p[ax], p[3]) < cut;
+                upper[nr] = id;
                 nr += sc_box_hi(p[ax], p[3]) >= cut;
             }
             const bool useless = g->kind == SPACETREE_KDSPLIT ? (nl == nd.count || nr == nd.count)
@@ -203,21 +210,9 @@ static void grow(grower *g, tnode root) {
             top = nd.start;
             continue;
         }
-        /* children: upper at [start, start + nr) (compacted in place: the
-         * write never passes the read), lower after it via tmp */
-        {
-            uint32_t *pool = g->pool + nd.start, *tmp = g->tmp;
-            uint32_t l = 0, u = 0;
-            for (uint32_t k = 0; k < nd.count; k++) {
-                const uint32_t id = pool[k];
-                const double *p = sph + 4 * (size_t)id;
-                tmp[l] = id;
-                l += sc_box_lo(p[ax], p[3]) < cut;
-                pool[u] = id;
-                u += sc_box_hi(p[ax], p[3]) >= cut;
-            }
-            memcpy(pool + nr, tmp, 4 * (size_t)nl);
-        }
+        /* children: upper at [start, start + nr), lower after it */
+        memcpy(g->pool + nd.start, g->tmp + nd.count, 4 * (size_t)nr);
+        memcpy(g->pool + nd.start + nr, g->tmp, 4 * (size_t)nl);
         top = nd.start + nr + nl;
         tnode up = nd, lo = nd;
         up.count = nr;
@@ -246,7 +241,7 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
     if (budget > UINT32_MAX / 4)
         return SC_ERR_OUT_OF_MEMORY;
     if (!sc_env_reserve(e, SPH, 32 * (n + 1)) || !sc_env_reserve(e, POOL, 4 * budget) ||
-        !sc_env_reserve(e, ENTRIES, 4 * budget) || !sc_env_reserve(e, TMP, 4 * (n + 1)) ||
+        !sc_env_reserve(e, ENTRIES, 4 * budget) || !sc_env_reserve(e, TMP, 8 * (n + 1)) ||
         !sc_env_reserve(e, VALUES, 8 * (n + 1)) || !sc_env_reserve(e, LEAF_START, 4 * (budget + 1)) ||
         !sc_env_reserve(e, LEAF_REGION, sizeof(sc_region) * budget) ||
         !sc_env_reserve(e, NODES, (sizeof(tnode) + 1) * budget))
@@ -292,7 +287,7 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
         return SC_ERR_OUT_OF_MEMORY;
     const size_t na = a.leaves;
     /* phase A is done with the pool, tmp and values: they are reused */
-    if (!sc_env_reserve(e, POOL, 4 * ids_cap) || !sc_env_reserve(e, TMP, 4 * (ids_in + 5 * (na + 1))) ||
+    if (!sc_env_reserve(e, POOL, 4 * ids_cap) || !sc_env_reserve(e, TMP, 4 * (2 * ids_in + 5 * (na + 1))) ||
         !sc_env_reserve(e, VALUES, 8 * (ids_in + 1)) || !sc_env_reserve(e, SUB_ENTRIES, 4 * ids_cap) ||
         !sc_env_reserve(e, SUB_LEAF_START, 4 * (leaves_cap + 1)) ||
         !sc_env_reserve(e, SUB_LEAF_REGION, sizeof(sc_region) * (leaves_cap + 1)))
@@ -323,7 +318,7 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
         if (!a.is_deferred[l])
             continue;
         const size_t c = a.leaf_start[l + 1] - a.leaf_start[l];
-        grower g = {sph, kind, o, dims, sub_pool + cap[l], sub_tmp + in[l], sub_values + in[l],
+        grower g = {sph, kind, o, dims, sub_pool + cap[l], sub_tmp + 2 * (size_t)in[l], sub_values + in[l],
                     sub_entries + cap[l], sub_ls + lcap[l], sub_lr + lcap[l],
                     SUB_BUDGET(c), SUB_LEAVES(c), 0, NULL, NULL, 0, 0};
         memcpy(g.pool, a.entries + a.leaf_start[l], 4 * c);
