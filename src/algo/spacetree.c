@@ -34,6 +34,7 @@
 #include "spacetree.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 enum {
@@ -87,34 +88,61 @@ typedef struct grower {
     size_t used, leaves;
 } grower;
 
-/* k-th smallest of a[0..m) (Hoare's selection; a is reordered). */
-static double select_kth(double *a, size_t m, size_t k) {
-    size_t lo = 0, hi = m - 1;
-    while (lo < hi) {
-        const double pivot = a[lo + (hi - lo) / 2];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (a[i] < pivot)
-                i++;
-            while (a[j] > pivot)
-                j--;
-            if (i <= j) {
-                const double t = a[i];
-                a[i] = a[j];
-                a[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
+/* k-th smallest of a[0..m) (a is reordered): Floyd and Rivest's
+ * selection. A large range first recurses on a sample-sized window around
+ * k, so the pivot it leaves at a[k] is close to the answer and the
+ * partition that follows discards most of the range in one pass (about
+ * 1.5 m comparisons, against about 3.4 m for Hoare's). */
+static void fr_select(double *a, ptrdiff_t left, ptrdiff_t right, ptrdiff_t k) {
+    while (right > left) {
+        if (right - left > 600) {
+            const double n = (double)(right - left + 1), i = (double)(k - left + 1);
+            const double z = log(n), s = 0.5 * exp(2.0 * z / 3.0);
+            const double sd = 0.5 * sqrt(z * s * (n - s) / n) * (i < n / 2 ? -1.0 : 1.0);
+            ptrdiff_t nl = (ptrdiff_t)((double)k - i * s / n + sd);
+            ptrdiff_t nr = (ptrdiff_t)((double)k + (n - i) * s / n + sd);
+            fr_select(a, nl > left ? nl : left, nr < right ? nr : right, k);
         }
+        const double t = a[k];
+        ptrdiff_t i = left, j = right;
+        double x = a[left];
+        a[left] = a[k];
+        a[k] = x;
+        if (a[right] > t) {
+            x = a[right];
+            a[right] = a[left];
+            a[left] = x;
+        }
+        while (i < j) {
+            x = a[i];
+            a[i] = a[j];
+            a[j] = x;
+            i++;
+            j--;
+            while (a[i] < t)
+                i++;
+            while (a[j] > t)
+                j--;
+        }
+        if (a[left] == t) {
+            x = a[left];
+            a[left] = a[j];
+            a[j] = x;
+        } else {
+            j++;
+            x = a[j];
+            a[j] = a[right];
+            a[right] = x;
+        }
+        if (j <= k)
+            left = j + 1;
         if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return a[k];
+            right = j - 1;
     }
+}
+
+static double select_kth(double *a, size_t m, size_t k) {
+    fr_select(a, 0, (ptrdiff_t)m - 1, (ptrdiff_t)k);
     return a[k];
 }
 
