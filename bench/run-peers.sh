@@ -11,7 +11,8 @@
 # minute: its run time is predicted from the previous n grown by the square
 # of the step (the worst case, the quadratic peers); the repeats shrink to
 # fit (at least 1), and a peer stops growing on a generator once one run
-# would pass 30 s or a point times out (status "skipped" or "timeout").
+# would pass 30 s, a point times out, or the peer refuses the input as too
+# costly (status "skipped", "timeout" or "refused": hashgrid's max_tests).
 # SC_PEERS_ALGOS (default: all nine) and SC_PEERS_DISTS (default: all seven)
 # narrow the sweep, e.g. to re-measure peers that changed.
 set -uo pipefail
@@ -49,6 +50,12 @@ for dist in ${SC_PEERS_DISTS:-uniform shell wide powerlaw clustered farclusters 
         r=$(awk -v p="$prev" -v r="$repeat" 'BEGIN { q = p * 100; k = q > 0 ? int(60 / q) - 1 : r;
                                                   print (k < 1 ? 1 : (k > r ? r : k)) }')
         j=$(timeout 150 "$sc" pairs "$f" --algorithm "$algo" --threads "$t" --repeat "$r" --json --quiet 2>/dev/null)
+        rc=$?
+        if [ "$rc" -eq 8 ]; then # the peer refused the input as too costly (hashgrid)
+          echo "$machine,$cpu,$isa,$dist,$n,$algo,$t,refused,,,,,,,," >>"$out"
+          last_s[$key]=dead
+          continue
+        fi
         if [ -z "$j" ]; then
           echo "$machine,$cpu,$isa,$dist,$n,$algo,$t,timeout,,,,,,,," >>"$out"
           last_s[$key]=dead
