@@ -4,15 +4,15 @@
  * the query, once per call) and SC_BVH4_MASK(node) (bit c set when child
  * slot c's box overlaps the query).
  */
-uint32_t SC_BVH4_WALK(const sc_bvh4_node *nodes, const double q[6], uint32_t li, sc_bvh4_walk *w,
+uint32_t SC_BVH4_WALK(const sc_bvh4_node *nodes, const double q[6], uint32_t after, sc_bvh4_walk *w,
                       uint32_t *out, uint32_t cap) {
     SC_BVH4_QUERY(q);
     uint32_t m = 0;
     while (w->sp > 0 && cap - m >= 4) {
         const sc_bvh4_node *nd = &nodes[w->stack[--w->sp]];
         unsigned mask = (unsigned)(SC_BVH4_MASK(nd));
-        for (int c = 0; c < 4; c++) /* subtrees with no leaf after li: none */
-            if (nd->last[c] <= li)
+        for (int c = 0; c < 4; c++) /* subtrees with no leaf from `after` on: none */
+            if (nd->last[c] < after)
                 mask &= ~(1u << c);
         unsigned inner = 0;
         for (int c = 0; c < 4; c++)

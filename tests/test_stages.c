@@ -610,15 +610,15 @@ static void test_bounds(void) {
 
 /* The BVH's walks (kernels/bvh4*.c): random 4-wide trees with boxes on a
  * coarse lattice (so bounds often touch exactly), empty slots and leaves
- * cut by li; both walks list exactly the leaves a recursive brute force
+ * cut by `after`; both walks list exactly the leaves a recursive brute force
  * finds, in its order, whatever cap the caller gives. */
-static void bvh4_expect(const sc_bvh4_node *nodes, uint32_t k, const double q[6], uint32_t li,
+static void bvh4_expect(const sc_bvh4_node *nodes, uint32_t k, const double q[6], uint32_t after,
                         uint32_t *out, uint32_t *m) {
     uint32_t inner[4];
     int ni = 0;
     for (int c = 0; c < 4; c++) {
         const sc_bvh4_node *nd = &nodes[k];
-        int hit = nd->last[c] > li;
+        int hit = nd->last[c] >= after;
         for (int a = 0; a < 3; a++)
             hit = hit && nd->lo[a][c] <= q[3 + a] && q[a] <= nd->hi[a][c];
         if (!hit)
@@ -629,7 +629,7 @@ static void bvh4_expect(const sc_bvh4_node *nodes, uint32_t k, const double q[6]
             inner[ni++] = nd->child[c];
     }
     for (int c = 0; c < ni; c++)
-        bvh4_expect(nodes, inner[c], q, li, out, m);
+        bvh4_expect(nodes, inner[c], q, after, out, m);
 }
 
 static void test_bvh4_walk(void) {
@@ -668,9 +668,9 @@ static void test_bvh4_walk(void) {
             q[a] = (double)(next() % 16);
             q[3 + a] = q[a] + (double)(next() % 6);
         }
-        const uint32_t li = (uint32_t)(next() % 150);
+        const uint32_t after = (uint32_t)(next() % 150); /* 0: every leaf */
         uint32_t nw = 0;
-        bvh4_expect(nodes, 0, q, li, want, &nw);
+        bvh4_expect(nodes, 0, q, after, want, &nw);
         sc_bvh4_walk_fn walks[2] = {sc_bvh4_walk_scalar, NULL};
 #ifdef SC_HAVE_AVX2_KERNEL
         if (sc_kernel_available(SC_KERNEL_AVX2))
@@ -685,7 +685,7 @@ static void test_bvh4_walk(void) {
             uint32_t ng = 0;
             const uint32_t cap = 4 + (uint32_t)(next() % 9);
             while (w.sp > 0)
-                ng += walks[v](nodes, q, li, &w, got + ng, cap);
+                ng += walks[v](nodes, q, after, &w, got + ng, cap);
             CHECK(ng == nw && memcmp(got, want, 4 * nw) == 0,
                   "bvh4 walk %s round %d: %u leaves listed, %u expected", v ? "avx2" : "scalar", round,
                   ng, nw);

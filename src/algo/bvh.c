@@ -306,7 +306,7 @@ static uint64_t bvh_search(const sc_peer_built *bt, size_t chunk, sc_kernel_fn k
         if (s->nwide > 0)
             walker.stack[walker.sp++] = 0;
         while (walker.sp > 0) {
-            const uint32_t m = walk(s->wide, q, (uint32_t)li, &walker, found, BVH_LEAVES);
+            const uint32_t m = walk(s->wide, q, (uint32_t)li + 1, &walker, found, BVH_LEAVES);
             for (uint32_t k = 0; k < m; k++) {
                 const uint32_t j0 = found[k] * L, j1 = j0 + L < n ? j0 + L : n;
                 for (uint32_t j = j0; j < j1; j++)
