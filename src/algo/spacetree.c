@@ -57,6 +57,8 @@ typedef struct tnode {
 } tnode;
 
 #define STACK 400 /* > 3 * 64 + 2: pending siblings, one per binary level */
+#define PAR_NODE 65536  /* phase A reads a node this big with all threads ... */
+#define PAR_BLOCK 16384 /* ... in blocks of this many ids */
 
 /* A set-aside subtree of c ids may hold 3 c + 256 (its leaves' ids plus
  * its pending nodes'): room for the copies that straddlers make, while
@@ -85,6 +87,7 @@ typedef struct grower {
     size_t defer_at;       /* phase A: set aside nodes this small; 0: never */
     tnode *deferred;       /* phase A: the set-aside nodes, by leaf number */
     uint8_t *is_deferred;  /* phase A: by leaf number */
+    uint32_t *blk;         /* phase A: 2 per block of a big node; NULL in phase B */
     size_t used, leaves;
 } grower;
 
@@ -186,14 +189,23 @@ static void grow(grower *g, tnode root) {
             top = nd.start;
             continue;
         }
+        /* phase A's big nodes are read by all threads, in fixed blocks (the
+         * same lists for any thread count) */
+        const bool par = g->blk != NULL && nd.count >= PAR_NODE;
         double cut = 0.0;
         if (!leaf) {
             if (g->kind == SPACETREE_OCTREE) {
                 cut = nd.box_lo[ax] + 0.5 * (nd.box_hi[ax] - nd.box_lo[ax]);
             } else {
                 double *values = g->values;
-                for (uint32_t k = 0; k < nd.count; k++)
-                    values[k] = sph[4 * (size_t)ids[k] + ax];
+                if (par) {
+#pragma omp parallel for schedule(static)
+                    for (uint32_t k = 0; k < nd.count; k++)
+                        values[k] = sph[4 * (size_t)ids[k] + ax];
+                } else {
+                    for (uint32_t k = 0; k < nd.count; k++)
+                        values[k] = sph[4 * (size_t)ids[k] + ax];
+                }
                 if (o->split == SC_SPLIT_MEAN) {
                     double s = 0.0;
                     for (uint32_t k = 0; k < nd.count; k++)
@@ -210,13 +222,38 @@ static void grow(grower *g, tnode root) {
              * tmp (lower) and tmp + count (upper); the pool is untouched
              * until the node is known to be cut */
             uint32_t *lower = g->tmp, *upper = g->tmp + nd.count;
-            for (uint32_t k = 0; k < nd.count; k++) {
-                const uint32_t id = ids[k];
-                const double *p = sph + 4 * (size_t)id;
-                lower[nl] = id;
-                nl += sc_box_lo(p[ax], p[3]) < cut;
-                upper[nr] = id;
-                nr += sc_box_hi(p[ax], p[3]) >= cut;
+            if (par) { /* block b writes from b * PAR_BLOCK in each list */
+                const uint32_t nb = (nd.count + PAR_BLOCK - 1) / PAR_BLOCK;
+                uint32_t *blk = g->blk;
+#pragma omp parallel for schedule(static)
+                for (uint32_t b = 0; b < nb; b++) {
+                    const uint32_t k0 = b * PAR_BLOCK;
+                    const uint32_t k1 = nd.count - k0 > PAR_BLOCK ? k0 + PAR_BLOCK : nd.count;
+                    uint32_t bl = k0, bu = k0;
+                    for (uint32_t k = k0; k < k1; k++) {
+                        const uint32_t id = ids[k];
+                        const double *p = sph + 4 * (size_t)id;
+                        lower[bl] = id;
+                        bl += sc_box_lo(p[ax], p[3]) < cut;
+                        upper[bu] = id;
+                        bu += sc_box_hi(p[ax], p[3]) >= cut;
+                    }
+                    blk[2 * b] = bl - k0;
+                    blk[2 * b + 1] = bu - k0;
+                }
+                for (uint32_t b = 0; b < nb; b++) {
+                    nl += blk[2 * b];
+                    nr += blk[2 * b + 1];
+                }
+            } else {
+                for (uint32_t k = 0; k < nd.count; k++) {
+                    const uint32_t id = ids[k];
+                    const double *p = sph + 4 * (size_t)id;
+                    lower[nl] = id;
+                    nl += sc_box_lo(p[ax], p[3]) < cut;
+                    upper[nr] = id;
+                    nr += sc_box_hi(p[ax], p[3]) >= cut;
+                }
             }
             const bool useless = g->kind == SPACETREE_KDSPLIT ? (nl == nd.count || nr == nd.count)
                                                               : (nl == nd.count && nr == nd.count);
@@ -239,8 +276,30 @@ static void grow(grower *g, tnode root) {
             continue;
         }
         /* children: upper at [start, start + nr), lower after it */
-        memcpy(g->pool + nd.start, g->tmp + nd.count, 4 * (size_t)nr);
-        memcpy(g->pool + nd.start + nr, g->tmp, 4 * (size_t)nl);
+        if (par) { /* the blocks' pieces, in block order */
+            const uint32_t nb = (nd.count + PAR_BLOCK - 1) / PAR_BLOCK;
+            uint32_t *blk = g->blk, at_l = nr, at_u = 0;
+            for (uint32_t b = 0; b < nb; b++) { /* counts -> destinations */
+                const uint32_t cl = blk[2 * b], cu = blk[2 * b + 1];
+                blk[2 * b] = at_l;
+                blk[2 * b + 1] = at_u;
+                at_l += cl;
+                at_u += cu;
+            }
+            uint32_t *pool = g->pool + nd.start;
+            const uint32_t *tmp = g->tmp;
+#pragma omp parallel for schedule(static)
+            for (uint32_t b = 0; b < nb; b++) {
+                const uint32_t l_end = b + 1 < nb ? blk[2 * b + 2] : nr + nl;
+                const uint32_t u_end = b + 1 < nb ? blk[2 * b + 3] : nr;
+                memcpy(pool + blk[2 * b], tmp + b * PAR_BLOCK, 4 * (size_t)(l_end - blk[2 * b]));
+                memcpy(pool + blk[2 * b + 1], tmp + nd.count + b * PAR_BLOCK,
+                       4 * (size_t)(u_end - blk[2 * b + 1]));
+            }
+        } else {
+            memcpy(g->pool + nd.start, g->tmp + nd.count, 4 * (size_t)nr);
+            memcpy(g->pool + nd.start + nr, g->tmp, 4 * (size_t)nl);
+        }
         top = nd.start + nr + nl;
         tnode up = nd, lo = nd;
         up.count = nr;
@@ -269,7 +328,7 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
     if (budget > UINT32_MAX / 4)
         return SC_ERR_OUT_OF_MEMORY;
     if (!sc_env_reserve(e, SPH, 32 * (n + 1)) || !sc_env_reserve(e, POOL, 4 * budget) ||
-        !sc_env_reserve(e, ENTRIES, 4 * budget) || !sc_env_reserve(e, TMP, 8 * (n + 1)) ||
+        !sc_env_reserve(e, ENTRIES, 4 * budget) || !sc_env_reserve(e, TMP, 8 * (n + 1) + 8 * (n / PAR_BLOCK + 2)) ||
         !sc_env_reserve(e, VALUES, 8 * (n + 1)) || !sc_env_reserve(e, LEAF_START, 4 * (budget + 1)) ||
         !sc_env_reserve(e, LEAF_REGION, sizeof(sc_region) * budget) ||
         !sc_env_reserve(e, NODES, (sizeof(tnode) + 1) * budget))
@@ -289,7 +348,8 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
     tnode *deferred = e->buf[NODES].p;
     grower a = {sph, kind, o, dims, e->buf[POOL].p, e->buf[TMP].p, e->buf[VALUES].p,
                 e->buf[ENTRIES].p, e->buf[LEAF_START].p, e->buf[LEAF_REGION].p, budget, budget,
-                n / 64 > 4096 ? n / 64 : 4096, deferred, (uint8_t *)(deferred + budget), 0, 0};
+                n / 64 > 4096 ? n / 64 : 4096, deferred, (uint8_t *)(deferred + budget),
+                (uint32_t *)e->buf[TMP].p + 2 * (n + 1), 0, 0};
     for (size_t k = 0; k < n; k++)
         a.pool[k] = (uint32_t)k;
     tnode root = {0, (uint32_t)n, 0, {{-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}},
@@ -348,7 +408,7 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
         const size_t c = a.leaf_start[l + 1] - a.leaf_start[l];
         grower g = {sph, kind, o, dims, sub_pool + cap[l], sub_tmp + 2 * (size_t)in[l], sub_values + in[l],
                     sub_entries + cap[l], sub_ls + lcap[l], sub_lr + lcap[l],
-                    SUB_BUDGET(c), SUB_LEAVES(c), 0, NULL, NULL, 0, 0};
+                    SUB_BUDGET(c), SUB_LEAVES(c), 0, NULL, NULL, NULL, 0, 0};
         memcpy(g.pool, a.entries + a.leaf_start[l], 4 * c);
         grow(&g, deferred[l]);
         sub_leaves[l] = (uint32_t)g.leaves;
