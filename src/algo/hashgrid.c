@@ -63,6 +63,26 @@ static size_t find_run(const hg_state *h, const int64_t c[3]) {
     }
 }
 
+/* The runs of the cells around run ri's (26 in 3-D, 8 in 2-D) that come
+ * after it, in a fixed order; returns how many. Partners in those runs
+ * and in run ri itself are all of ri's candidates. */
+static int later_runs(const hg_state *h, size_t ri, size_t out[26]) {
+    const int64_t dz = h->dims == 3; /* 2-D: every z cell is 0 */
+    const int64_t *c = h->cell + 3 * (size_t)h->run[ri];
+    int m = 0;
+    for (int64_t oz = -dz; oz <= dz; oz++)
+        for (int64_t oy = -1; oy <= 1; oy++)
+            for (int64_t ox = -1; ox <= 1; ox++) {
+                if (!(ox || oy || oz))
+                    continue;
+                const int64_t q[3] = {c[0] + ox, c[1] + oy, c[2] + oz};
+                const size_t rq = find_run(h, q);
+                if (rq != SIZE_MAX && rq > ri)
+                    out[m++] = rq;
+            }
+    return m;
+}
+
 /* The candidate tests the search runs: a run of c spheres meets its own
  * c (c - 1) / 2 pairs and c times the spheres of each later neighbour run.
  * Cheap bound first: each of the at most 13 unordered neighbour pairs
@@ -77,22 +97,16 @@ static double hg_predicted_tests(const hg_state *h, double limit) {
     }
     if (bound <= limit)
         return bound;
-    const int64_t dz = h->dims == 3;
     double exact = 0.0;
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : exact)
     for (size_t ri = 0; ri < h->nruns; ri++) {
         const double c = (double)(h->run[ri + 1] - h->run[ri]);
-        const int64_t *p = h->cell + 3 * (size_t)h->run[ri];
-        double later = 0.0;
-        for (int64_t oz = -dz; oz <= dz; oz++)
-            for (int64_t oy = -1; oy <= 1; oy++)
-                for (int64_t ox = -1; ox <= 1; ox++) {
-                    const int64_t q[3] = {p[0] + ox, p[1] + oy, p[2] + oz};
-                    const size_t rq = (ox || oy || oz) ? find_run(h, q) : SIZE_MAX;
-                    if (rq != SIZE_MAX && rq > ri)
-                        later += (double)(h->run[rq + 1] - h->run[rq]);
-                }
-        exact += c * (c - 1.0) / 2.0 + c * later;
+        size_t later[26];
+        const int m = later_runs(h, ri, later);
+        double others = 0.0;
+        for (int k = 0; k < m; k++)
+            others += (double)(h->run[later[k] + 1] - h->run[later[k]]);
+        exact += c * (c - 1.0) / 2.0 + c * others;
     }
     return exact;
 }
@@ -213,12 +227,12 @@ static uint64_t hg_search(const sc_peer_built *bt, size_t chunk, sc_kernel_fn ke
     const hg_state *h = bt->state;
     const sc_work *w = &bt->work;
     sc_cands cl = sc_cands_make(w, kernel, hits, tls, HG_LIST);
-    const int64_t dz = h->dims == 3; /* 2-D: every z cell is 0 */
     const size_t r0 = chunk * h->chunk_runs;
     const size_t r1 = r0 + h->chunk_runs < h->nruns ? r0 + h->chunk_runs : h->nruns;
     for (size_t ri = r0; ri < r1; ri++) {
         const uint32_t a = h->run[ri], e = h->run[ri + 1];
-        const int64_t *c = h->cell + 3 * (size_t)a;
+        size_t later[26];
+        const int m = later_runs(h, ri, later); /* once per cell, for all its blocks */
         for (uint32_t i0 = a; i0 < e; i0 += SC_BLOCK) {
             const uint32_t ni = e - i0 < SC_BLOCK ? e - i0 : SC_BLOCK;
             const uint32_t past = i0 + ni;
@@ -228,17 +242,9 @@ static uint64_t hg_search(const sc_peer_built *bt, size_t chunk, sc_kernel_fn ke
             /* own cell: the spheres after the block */
             for (uint32_t j = past; j < e; j++)
                 sc_cands_push(&cl, j);
-            /* the 26 others: cells whose run comes later */
-            for (int64_t oz = -dz; oz <= dz; oz++)
-                for (int64_t oy = -1; oy <= 1; oy++)
-                    for (int64_t ox = -1; ox <= 1; ox++) {
-                        const int64_t q[3] = {c[0] + ox, c[1] + oy, c[2] + oz};
-                        const size_t rq = (ox || oy || oz) ? find_run(h, q) : SIZE_MAX;
-                        if (rq == SIZE_MAX || rq < ri)
-                            continue;
-                        for (uint32_t j = h->run[rq]; j < h->run[rq + 1]; j++)
-                            sc_cands_push(&cl, j);
-                    }
+            for (int k = 0; k < m; k++)
+                for (uint32_t j = h->run[later[k]]; j < h->run[later[k] + 1]; j++)
+                    sc_cands_push(&cl, j);
             sc_cands_flush(&cl); /* always: the block's own triangle */
         }
     }

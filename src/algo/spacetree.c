@@ -162,6 +162,25 @@ static void emit_leaf(grower *g, const tnode *nd, bool deferred) {
     g->used += nd->count;
 }
 
+/* The cut of ids[k0, k1) at `cut` on axis ax: the ids whose boxes start
+ * below it to lower, those whose boxes end at or above it to upper, in
+ * order (a straddler goes to both); their counts to *nl and *nu. */
+static inline void split_ids(const double *sph, const uint32_t *ids, uint32_t k0, uint32_t k1, int ax,
+                             double cut, uint32_t *lower, uint32_t *upper, uint32_t *nl,
+                             uint32_t *nu) {
+    uint32_t l = 0, u = 0;
+    for (uint32_t k = k0; k < k1; k++) {
+        const uint32_t id = ids[k];
+        const double *p = sph + 4 * (size_t)id;
+        lower[l] = id;
+        l += sc_box_lo(p[ax], p[3]) < cut;
+        upper[u] = id;
+        u += sc_box_hi(p[ax], p[3]) >= cut;
+    }
+    *nl = l;
+    *nu = u;
+}
+
 /* Grows the tree below root (whose ids are pool[0, root.count)) depth
  * first, lower children first, so leaves come out in space order. */
 static void grow(grower *g, tnode root) {
@@ -198,7 +217,7 @@ static void grow(grower *g, tnode root) {
                 cut = nd.box_lo[ax] + 0.5 * (nd.box_hi[ax] - nd.box_lo[ax]);
             } else {
                 double *values = g->values;
-                if (par) {
+                if (par) { /* (not an if clause: that still opens a team per node) */
 #pragma omp parallel for schedule(static)
                     for (uint32_t k = 0; k < nd.count; k++)
                         values[k] = sph[4 * (size_t)ids[k] + ax];
@@ -229,31 +248,15 @@ static void grow(grower *g, tnode root) {
                 for (uint32_t b = 0; b < nb; b++) {
                     const uint32_t k0 = b * PAR_BLOCK;
                     const uint32_t k1 = nd.count - k0 > PAR_BLOCK ? k0 + PAR_BLOCK : nd.count;
-                    uint32_t bl = k0, bu = k0;
-                    for (uint32_t k = k0; k < k1; k++) {
-                        const uint32_t id = ids[k];
-                        const double *p = sph + 4 * (size_t)id;
-                        lower[bl] = id;
-                        bl += sc_box_lo(p[ax], p[3]) < cut;
-                        upper[bu] = id;
-                        bu += sc_box_hi(p[ax], p[3]) >= cut;
-                    }
-                    blk[2 * b] = bl - k0;
-                    blk[2 * b + 1] = bu - k0;
+                    split_ids(sph, ids, k0, k1, ax, cut, lower + k0, upper + k0, &blk[2 * b],
+                              &blk[2 * b + 1]);
                 }
                 for (uint32_t b = 0; b < nb; b++) {
                     nl += blk[2 * b];
                     nr += blk[2 * b + 1];
                 }
             } else {
-                for (uint32_t k = 0; k < nd.count; k++) {
-                    const uint32_t id = ids[k];
-                    const double *p = sph + 4 * (size_t)id;
-                    lower[nl] = id;
-                    nl += sc_box_lo(p[ax], p[3]) < cut;
-                    upper[nr] = id;
-                    nr += sc_box_hi(p[ax], p[3]) >= cut;
-                }
+                split_ids(sph, ids, 0, nd.count, ax, cut, lower, upper, &nl, &nr);
             }
             const bool useless = g->kind == SPACETREE_KDSPLIT ? (nl == nd.count || nr == nd.count)
                                                               : (nl == nd.count && nr == nd.count);
