@@ -1,11 +1,11 @@
 /*
- * boxfilter.h: the sweep's box filter. Given one box and the candidates'
- * float boxes (SoA, sorted by their start on the sweep axis x), it walks the
- * candidates from j0 while they start before the box ends on x and lists
- * those whose boxes overlap on all three axes, in order. The float boxes are the double boxes of
- * peer.h rounded outward, so the filter only drops pairs the exact test
- * would reject. The scalar reference and the AVX2 version (8 boxes per
- * iteration, as the best box-pruning codes do) return the same list.
+ * boxfilter.h: the sweep's box filter. Given one box i and the candidates'
+ * boxes (SoA, sorted by their start on the sweep axis x), it lists, in
+ * order, the candidates j in [j0, j1) whose boxes overlap box i's on all
+ * three axes. The boxes are the double boxes of peer.h rounded outward
+ * (to floats, and optionally further to 16-bit integers), so the filter
+ * only drops pairs the exact test would reject. Each filter has a scalar
+ * reference and an AVX2 version that return the same list and flag.
  */
 #ifndef SC_BOXFILTER_H
 #define SC_BOXFILTER_H
@@ -13,23 +13,31 @@
 #include <stdint.h>
 
 typedef struct sc_fbox {
-    const float *xlo, *ylo, *yhi, *zlo, *zhi; /* padded: readable 8 past the end */
-} sc_fbox;
+    const float *xlo, *xhi;                   /* the sweep axis; xlo is sorted */
+    const float *ylo, *yhi, *zlo, *zhi;       /* the other two axes */
+    const int16_t *qylo, *qyhi, *qzlo, *qzhi; /* those quantized outward (for
+                                                 the 16-bit filter), or NULL */
+} sc_fbox; /* every array padded: readable 16 past the end */
 
-/* The query box: q = {x1, y0, y1, z0, z1} (its start on x does not matter:
- * every candidate starts after it). Walks j from j0 in steps of 8 while
- * j < j1 and xlo[j] <= x1; writes the j whose boxes overlap the query's
- * (xlo <= x1, ylo <= y1, yhi >= y0, zlo <= z1, zhi >= z0) to out (room for
- * j1 - j0 + 8) and returns how many; *stop is where the walk ended (j1, or
- * a j whose box starts past x1: so are all later ones). */
-typedef uint32_t (*sc_boxfilter_fn)(const sc_fbox *b, uint32_t j0, uint32_t j1, const float q[5],
-                                    uint32_t *out, uint32_t *stop);
+/* Writes the j in [j0, j1) with xlo_j <= xhi_i whose boxes overlap box i's
+ * on y and z (lo_j <= hi_i and hi_j >= lo_i) to out (room for j1 - j0) and
+ * returns how many; *done is 1 when some j in [j0, j1) starts past xhi_i
+ * (so do all later ones: the sweep from i is over), else 0. The SIMD
+ * versions skip the x test on the blocks whose last box starts before
+ * xhi_i, since xlo is sorted. The 16-bit filter tests y and z on the
+ * quantized boxes: 16 boxes per AVX2 register where floats fit 8. */
+typedef uint32_t (*sc_boxfilter_fn)(const sc_fbox *b, uint32_t i, uint32_t j0, uint32_t j1,
+                                    uint32_t *out, int *done);
 
-uint32_t sc_boxfilter_scalar(const sc_fbox *b, uint32_t j0, uint32_t j1, const float q[5],
-                             uint32_t *out, uint32_t *stop) __attribute__((visibility("hidden")));
+#define SC_FILTER_DECL(name)                                                                        \
+    uint32_t name(const sc_fbox *b, uint32_t i, uint32_t j0, uint32_t j1, uint32_t *out, int *done) \
+        __attribute__((visibility("hidden")));
+SC_FILTER_DECL(sc_boxfilter_scalar)
+SC_FILTER_DECL(sc_boxfilter16_scalar)
 #ifdef SC_HAVE_AVX2_KERNEL
-uint32_t sc_boxfilter_avx2(const sc_fbox *b, uint32_t j0, uint32_t j1, const float q[5],
-                           uint32_t *out, uint32_t *stop) __attribute__((visibility("hidden")));
+SC_FILTER_DECL(sc_boxfilter_avx2)
+SC_FILTER_DECL(sc_boxfilter16_avx2)
 #endif
+#undef SC_FILTER_DECL
 
 #endif /* SC_BOXFILTER_H */

@@ -71,8 +71,20 @@ static inline uint64_t order_key(double d) {
     memcpy(&u, &d, 8);
     return (u >> 63) ? ~u : u | 0x8000000000000000ull;
 }
+/* The same for a float, in 32 bits. */
+static inline uint64_t order_key32(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (u >> 31) ? (uint32_t)~u : u | 0x80000000u;
+}
+/* The sweep key of sphere q: its box's lower end on the axis, as a double
+ * (64 bits) or rounded down to a float (32). */
+static inline uint64_t sweep_key(const sc_view *v, const char *axis, size_t q, int key_bits) {
+    const double lo = sc_box_lo(sc_view_get(v, axis, q), sc_view_get(v, v->r, q));
+    return key_bits == 32 ? order_key32(sc_f_down(lo)) : order_key(lo);
+}
 
-const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis) {
+const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis, int key_bits) {
     const sc_view *v = e->view;
     const size_t n = v->n;
     const double t = sc_now();
@@ -80,16 +92,16 @@ const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis) {
     uint32_t *index = e->buf[k + 2].p;
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++) {
-        keys[i] = order_key(sc_box_lo(sc_view_get(v, axis, i), sc_view_get(v, v->r, i)));
+        keys[i] = sweep_key(v, axis, i, key_bits);
         index[i] = (uint32_t)i;
     }
     sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
-    sc_keysort_run(e, k, n, 64);
+    sc_keysort_run(e, k, n, key_bits);
     return e->buf[k + 2].p;
 }
 
-const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis, const uint32_t *prev,
-                                size_t max_moves) {
+const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis, int key_bits,
+                                const uint32_t *prev, size_t max_moves) {
     const sc_view *v = e->view;
     const size_t n = v->n;
     double t = sc_now();
@@ -98,7 +110,7 @@ const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis, c
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++) {
         const uint32_t q = prev[i];
-        keys[i] = order_key(sc_box_lo(sc_view_get(v, axis, q), sc_view_get(v, v->r, q)));
+        keys[i] = sweep_key(v, axis, q, key_bits);
         index[i] = q;
     }
     sc_stage_add(e->seconds, SC_STAGE_KEYS, t);

@@ -148,13 +148,16 @@ SC_INTERNAL bool sc_keysort_reserve(const sc_peer_env *e, int k, size_t n);
 /* The sweep order of sap and segtree: sorts the view's spheres by their
  * boxes' lower ends on one coordinate array (axis: v->x, v->y or v->z)
  * with the keysort in buffers k..k+4 (reserved by sc_keysort_reserve) and
- * returns the sorted index, ready for sc_gather. Ties keep input order. */
-SC_INTERNAL const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis);
+ * returns the sorted index, ready for sc_gather. Ties keep input order.
+ * key_bits 64 sorts by the double sc_box_lo, 32 by the float
+ * sc_f_down(sc_box_lo) (half the sort's passes; enough for a sweep whose
+ * filter reads those floats, as sap's does). */
+SC_INTERNAL const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis, int key_bits);
 /* The same order from a previous one (frame coherence): the keys in the
  * order prev (a permutation of the view's indices, such as the last call's
  * sweep order), repaired by insertion sort. NULL when the repair would move
  * more than max_moves entries (the caller then sorts afresh). */
-SC_INTERNAL const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis,
+SC_INTERNAL const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis, int key_bits,
                                             const uint32_t *prev, size_t max_moves);
 SC_INTERNAL void sc_keysort_run(const sc_peer_env *e, int k, size_t n, int key_bits);
 
@@ -188,6 +191,23 @@ static inline double sc_box_lo(double x, double r) {
 static inline double sc_box_hi(double x, double r) {
     const double t = x + sc_box_half(r);
     return t + (__builtin_fabs(t) * 0x1p-50 + 0x1p-1070);
+}
+
+/* A double rounded to a float no greater (sc_f_down) or no smaller
+ * (sc_f_up), without branches (a branch per box end mispredicts half the
+ * time): v is first moved outward by |v| 2^-23 + 2^-140 in double, more
+ * than the cast's rounding error (half a float ulp: at most |w| 2^-24, or
+ * 2^-150 among the subnormals), then clamped to FLT_MAX, which is <= v
+ * whenever the clamp acts (|v| <= 1e150 is checked before; below -FLT_MAX
+ * the cast gives -infinity, which is outward). Monotone in v, so sorted box
+ * ends stay sorted. The result is a float ulp wider than the tightest;
+ * filters only need outward. */
+static inline float sc_f_down(double v) {
+    const double w = v - (__builtin_fabs(v) * 0x1p-23 + 0x1p-140);
+    return (float)(w < 0x1.fffffep+127 ? w : 0x1.fffffep+127);
+}
+static inline float sc_f_up(double v) {
+    return -sc_f_down(-v);
 }
 
 /* ---- leaves: peers that copy a sphere into every cell it overlaps -------- */

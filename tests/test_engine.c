@@ -875,7 +875,7 @@ static void group_alloc(void) {
 /* ---- per-peer options: sap's warm mode, hashgrid's refusal ---------------- */
 
 typedef struct log_seen {
-    int repaired, gave_up, refused;
+    int repaired, gave_up, refused, q16;
 } log_seen;
 static void watch_log(sc_log_level level, const char *msg, void *user) {
     log_seen *s = user;
@@ -883,6 +883,7 @@ static void watch_log(sc_log_level level, const char *msg, void *user) {
     s->repaired += strstr(msg, "sweep order repaired") != NULL;
     s->gave_up += strstr(msg, "repair gave up") != NULL;
     s->refused += strstr(msg, "refused") != NULL;
+    s->q16 += strstr(msg, "16-bit boxes") != NULL;
 }
 
 /* One warm call: the pairs against the oracle, and the stream in the same
@@ -911,6 +912,43 @@ static void warm_step(sc_context *warm, sc_context *ref, const dataset *d, int t
 }
 
 static void group_options(void) {
+    /* sap's filter: 16-bit boxes where a typical box spans many of their
+     * steps (uniform), floats where it does not (clusters far apart, zero
+     * radii); exact either way, with the scalar and the SIMD kernel */
+    const char *filters[3] = {"uniform", "farclusters", "zero radii"};
+    for (int g = 0; g < 3; g++)
+        for (int k = 0; k < 2; k++) {
+            const size_t n = 3000;
+            dataset d = {filters[g], n, malloc(4 * (n + 1) * sizeof(double))};
+            CHECK(scgen_generate(g == 1 ? "farclusters" : "uniform", n, 11, d.rows) == 0, "generate");
+            for (size_t i = 0; g == 2 && i < n; i++)
+                d.rows[4 * i + 3] = i % 3 ? 0.0 : d.rows[4 * i + 3];
+            log_seen seen = {0, 0, 0, 0};
+            sc_options o = sc_options_default();
+            o.algorithm = SC_ALGO_SAP;
+            o.threads = 2;
+            o.kernel = k ? SC_KERNEL_AUTO : SC_KERNEL_SCALAR;
+            o.log = watch_log;
+            o.log_user = &seen;
+            sc_context *ctx = NULL;
+            CHECK(sc_context_create(&o, &ctx) == SC_OK, "sap context");
+            pairs want = {0}, got = {0};
+            uint64_t sum;
+            oracle(&d, &want, &sum);
+            const sc_spheres view = sc_spheres_rows_f64(n, 3, d.rows);
+            chunk_limit = SIZE_MAX;
+            const sc_status st = sc_stream_pairs(ctx, &view, collect, &got, NULL);
+            qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
+            CHECK(st == SC_OK && same_pairs(&got, &want), "sap %s kernel %d: %zu pairs, oracle %zu",
+                  filters[g], k, got.n, want.n);
+            CHECK(seen.q16 == (g == 0), "sap %s: 16-bit boxes %s", filters[g],
+                  seen.q16 ? "used" : "not used");
+            sc_context_destroy(ctx);
+            free(got.p);
+            free(want.p);
+            free(d.rows);
+        }
+
     /* sap warm: small moves are repaired, a reshuffle gives up, another n
      * or a trimmed context starts cold; every call exact and in the cold
      * order */
@@ -920,7 +958,7 @@ static void group_options(void) {
         CHECK(scgen_generate("uniform", n, 5, d.rows) == 0, "generate");
         for (size_t i = 0; i < n; i += 7) /* exact ties on the sweep axis, kept below */
             d.rows[4 * i] = 0.25, d.rows[4 * i + 3] = 0.0;
-        log_seen seen = {0, 0, 0};
+        log_seen seen = {0, 0, 0, 0};
         sc_options o = sc_options_default();
         o.algorithm = SC_ALGO_SAP;
         o.sap.warm = 1;
@@ -990,7 +1028,7 @@ static void group_options(void) {
     uint64_t sum;
     oracle(&d, &want, &sum);
     const sc_spheres view = sc_spheres_rows_f64(n, 3, d.rows);
-    log_seen seen = {0, 0, 0};
+    log_seen seen = {0, 0, 0, 0};
     o = sc_options_default();
     o.algorithm = SC_ALGO_HASHGRID;
     o.threads = 2;

@@ -9,6 +9,7 @@
  */
 #include "internal.h"
 #include "algo/grid/grid.h"
+#include "boxfilter.h"
 #include "bvh4.h"
 
 #include <math.h>
@@ -694,7 +695,76 @@ static void test_bvh4_walk(void) {
     free(nodes);
 }
 
+/* The sweep's box filters (kernels/boxfilter*.c): random boxes on a small
+ * integer lattice (so ends tie often), sorted by their start on x, with
+ * 16-bit copies that are a monotone map of the floats; every filter must
+ * list what the plain definition lists, with the same flag, for ranges
+ * [j0, j1) of every length around the blocks of 8 and 16. */
+static void test_boxfilter(void) {
+    enum { N = 200, PAD = 16 };
+    float a[6][N + PAD];
+    int16_t q[4][N + PAD];
+    uint32_t want[N], got[N + PAD];
+    for (int round = 0; round < 300; round++) {
+        float x = 0.0f;
+        for (int k = 0; k < N; k++) {
+            x += (float)(next() % 3 == 0); /* sorted starts, many equal */
+            a[0][k] = x;
+            a[1][k] = x + (float)(next() % (1 + round % 40));
+            for (int c = 2; c < 6; c += 2) {
+                a[c][k] = (float)(next() % 32);
+                a[c + 1][k] = a[c][k] + (float)(next() % 6);
+            }
+            for (int c = 0; c < 4; c++) /* a monotone map, 2 floats per step */
+                q[c][k] = (int16_t)((int)a[2 + c][k] / 2 - 20);
+        }
+        for (int c = 0; c < 6; c++)
+            for (int k = N; k < N + PAD; k++)
+                a[c][k] = 1e30f * (float)(next() % 2); /* padding: never listed */
+        for (int c = 0; c < 4; c++)
+            for (int k = N; k < N + PAD; k++)
+                q[c][k] = (int16_t)(next() % 7);
+        const sc_fbox b = {a[0], a[1], a[2], a[3], a[4], a[5], q[0], q[1], q[2], q[3]};
+        const uint32_t i = (uint32_t)(next() % N);
+        const uint32_t j0 = i + 1 + (uint32_t)(next() % 3);
+        if (j0 > N)
+            continue;
+        const uint32_t j1 = j0 + (uint32_t)(next() % (N - j0 + 1));
+        for (int bits = 0; bits < 2; bits++) {
+            uint32_t nw = 0;
+            int wdone = 0;
+            for (uint32_t k = j0; k < j1; k++) {
+                if (a[0][k] > a[1][i]) {
+                    wdone = 1;
+                    break;
+                }
+                const int hit = bits ? q[0][k] <= q[1][i] && q[1][k] >= q[0][i] && q[2][k] <= q[3][i] &&
+                                           q[3][k] >= q[2][i]
+                                     : a[2][k] <= a[3][i] && a[3][k] >= a[2][i] && a[4][k] <= a[5][i] &&
+                                           a[5][k] >= a[4][i];
+                if (hit)
+                    want[nw++] = k;
+            }
+            sc_boxfilter_fn f[2] = {bits ? sc_boxfilter16_scalar : sc_boxfilter_scalar, NULL};
+#ifdef SC_HAVE_AVX2_KERNEL
+            if (sc_kernel_available(SC_KERNEL_AVX2))
+                f[1] = bits ? sc_boxfilter16_avx2 : sc_boxfilter_avx2;
+#endif
+            for (int v = 0; v < 2; v++) {
+                if (!f[v])
+                    continue;
+                int done = -1;
+                const uint32_t ng = f[v](&b, i, j0, j1, got, &done);
+                CHECK(ng == nw && memcmp(got, want, 4 * nw) == 0 && done == wdone,
+                      "box filter %s %d-bit round %d [%u, %u): %u listed (done %d), %u expected (done %d)",
+                      v ? "avx2" : "scalar", bits ? 16 : 32, round, j0, j1, ng, done, nw, wdone);
+            }
+        }
+    }
+}
+
 int main(void) {
+    test_boxfilter();
     test_bvh4_walk();
     test_mix();
     test_bounds();

@@ -1,14 +1,17 @@
 /*
  * sap.c: sweep and prune (SC_ALGO_SAP, seed 001). On the axis of largest
- * spread, the spheres are sorted by the lower end of their box (peer.h) with
- * the engine's radix sort (doubles mapped to order-preserving integers);
+ * spread, the spheres are sorted by the lower end of their box (peer.h)
+ * rounded down to a float, with the engine's radix sort (floats mapped to
+ * order-preserving 32-bit integers: three passes, where doubles take six);
  * then, in that order, each sphere meets the spheres after it whose box
  * starts before its own ends: the active set of the sweep, seen from its
  * oldest member. Every pair whose boxes overlap on the axis is met exactly
- * once (from whichever of the two starts first). The filter walks the
- * active set and prunes the other two axes (kernels/boxfilter*.c: float boxes rounded
- * outward, eight per AVX2 iteration, as the best box-pruning codes do), and
- * the survivors go to the exact kernel.
+ * once, from whichever of the two comes first: if i comes first and the
+ * double boxes overlap, xlo_j <= lo_j <= hi_i <= xhi_i on the float boxes
+ * rounded outward, so the walk from i reaches j. The filter walks the
+ * active set and prunes the other two axes (kernels/boxfilter*.c: eight
+ * boxes per AVX2 iteration, as the best box-pruning codes do), and the
+ * survivors go to the exact kernel.
  * The sorted order is cut into chunks of consecutive spheres; each chunk
  * finds its own active sets by scanning forward, so chunks are independent
  * and run in parallel. Cost: n log n to sort plus the pairs that overlap on
@@ -27,16 +30,16 @@
 #include "peer.h"
 #include "boxfilter.h"
 
+#include <math.h>
 #include <string.h>
 
-enum { WORK, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS, BOUNDS_LO, BOUNDS_HI, FBOX, PREV };
+enum { WORK, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS, FBOX, QBOX, PREV };
 
 /* Insertion-sort moves per sphere past which warm mode sorts afresh. */
 #define SAP_WARM_MOVES 8
 
 typedef struct sap_state {
-    const double *lo, *hi; /* box ends on the sweep axis, sorted order, padded */
-    sc_fbox other;         /* float boxes: start on x, the other two axes; padded */
+    sc_fbox box; /* sorted order; quantized boxes too where they pay */
     size_t chunk_spheres;
     int axis;
     /* kept across calls (the context's state is zeroed at creation):
@@ -46,29 +49,35 @@ typedef struct sap_state {
     int warm_axis;
 } sap_state;
 
-/* A double rounded to a float no greater (down) or no smaller (up): the
- * nearest float, stepped one ulp outward when rounding went the wrong way
- * (on the bits, as nextafterf is a library call; |v| <= 1e150 is checked
- * before, but beyond FLT_MAX the cast gives infinity, which is outward). */
-static inline float f_step(float f, int down) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    if ((u & 0x7fffffffu) == 0) /* +-0: the smallest subnormal outward */
-        u = down ? 0x80000001u : 0x00000001u;
-    else if ((u >> 31) == (uint32_t)down) /* away from zero */
-        u++;
-    else
-        u--;
-    memcpy(&f, &u, 4);
-    return f;
+/* 16-bit boxes (the 16-bit filter tests twice the boxes per instruction):
+ * a box end v maps to floor or ceil of (v - base) * scale, clamped to
+ * 0 .. 65535 and shifted to int16. Each step is monotone in v, so boxes
+ * that overlap as floats overlap as integers: the filter stays exact for
+ * any base and scale, which only decide how much it prunes. They prune
+ * well when a typical box spans several steps; q16_pays asks that the
+ * step be at most a quarter of the median radius's octave (rounded down
+ * to a power of two from the bounds' radius histogram), else the float
+ * filter runs (clusters far apart, zero radii). Axis a >= dims (2-D: z = 0)
+ * spans [-rmax, rmax]. */
+static int q16_pays(const sc_bounds *b, int dims, int a, double *base, double *scale) {
+    const double lo = a < dims ? b->lo[a] : 0.0, hi = a < dims ? b->hi[a] : 0.0;
+    *base = lo - b->rmax;
+    const double span = hi + b->rmax - *base;
+    uint64_t seen = 0;
+    int e = 0;
+    while (e < SC_EXP_BINS - 1 && (seen += b->rexp[e]) < (b->n + 1) / 2)
+        e++;
+    const double rmed = e == 0 ? 0.0 : ldexp(1.0, e + SC_EXP_MIN);
+    if (!(span > 0.0 && span < 1e300) || !(span / 65535.0 <= rmed / 4.0))
+        return 0;
+    *scale = 65535.0 / span;
+    return 1;
 }
-static inline float f_down(double v) {
-    const float f = (float)v;
-    return (double)f > v ? f_step(f, 1) : f;
-}
-static inline float f_up(double v) {
-    const float f = (float)v;
-    return (double)f < v ? f_step(f, 0) : f;
+static inline int16_t q16(float v, double base, double scale, int up) {
+    const double t = ((double)v - base) * scale;
+    double u = up ? ceil(t) : floor(t);
+    u = u < 0.0 ? 0.0 : u > 65535.0 ? 65535.0 : u;
+    return (int16_t)((int32_t)u - 32768);
 }
 
 static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
@@ -92,17 +101,16 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
     s->axis = axis;
     const char *arr = axis == 0 ? v->x : axis == 1 ? v->y : v->z;
     if (!sc_keysort_reserve(e, KEYS, n) ||
-        !sc_env_reserve(e, BOUNDS_LO, 8 * (n + SC_PAD)) || !sc_env_reserve(e, BOUNDS_HI, 8 * (n + SC_PAD)) ||
-        !sc_env_reserve(e, FBOX, 5 * 4 * (n + 16)) ||
+        !sc_env_reserve(e, FBOX, 6 * 4 * (n + 16)) || !sc_env_reserve(e, QBOX, 4 * 2 * (n + 16)) ||
         !sc_work_reserve(e, WORK, n, &out->work))
         return SC_ERR_OUT_OF_MEMORY;
     const uint32_t *index = NULL;
     if (warm && n > 1 && warm_n == n && s->warm_axis == axis && e->buf[PREV].bytes >= 4 * n) {
-        index = sc_sweep_repair(e, KEYS, arr, e->buf[PREV].p, SAP_WARM_MOVES * n);
+        index = sc_sweep_repair(e, KEYS, arr, 32, e->buf[PREV].p, SAP_WARM_MOVES * n);
         out->detail = index ? "sweep order repaired" : "repair gave up: sorted afresh";
     }
     if (!index)
-        index = sc_sweep_order(e, KEYS, arr);
+        index = sc_sweep_order(e, KEYS, arr, 32);
     double t = sc_now();
     if (warm && sc_env_reserve(e, PREV, 4 * (n + 1))) { /* no room: the next call is cold */
         memcpy(e->buf[PREV].p, index, 4 * n);
@@ -112,29 +120,46 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
     sc_gather(v, index, n, &out->work);
     const double *axes[3] = {out->work.x, out->work.y, out->work.z};
     const double *c = axes[axis], *c1 = axes[(axis + 1) % 3], *c2 = axes[(axis + 2) % 3];
-    double *lo = e->buf[BOUNDS_LO].p, *hi = e->buf[BOUNDS_HI].p;
     float *fb = e->buf[FBOX].p;
     float *ylo = fb, *yhi = fb + (n + 16), *zlo = fb + 2 * (n + 16), *zhi = fb + 3 * (n + 16);
-    float *xlo = fb + 4 * (n + 16);
+    float *xlo = fb + 4 * (n + 16), *xhi = fb + 5 * (n + 16);
 #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++) {
         const double r = out->work.r[k];
-        lo[k] = sc_box_lo(c[k], r);
-        hi[k] = sc_box_hi(c[k], r);
-        xlo[k] = f_down(lo[k]);
-        ylo[k] = f_down(sc_box_lo(c1[k], r));
-        yhi[k] = f_up(sc_box_hi(c1[k], r));
-        zlo[k] = f_down(sc_box_lo(c2[k], r));
-        zhi[k] = f_up(sc_box_hi(c2[k], r));
+        xlo[k] = sc_f_down(sc_box_lo(c[k], r)); /* the sort's key: sorted */
+        xhi[k] = sc_f_up(sc_box_hi(c[k], r));
+        ylo[k] = sc_f_down(sc_box_lo(c1[k], r));
+        yhi[k] = sc_f_up(sc_box_hi(c1[k], r));
+        zlo[k] = sc_f_down(sc_box_lo(c2[k], r));
+        zhi[k] = sc_f_up(sc_box_hi(c2[k], r));
     }
-    for (size_t k = n; k < n + SC_PAD; k++)
-        lo[k] = hi[k] = 0.0;
     for (size_t k = n; k < n + 16; k++)
-        ylo[k] = yhi[k] = zlo[k] = zhi[k] = xlo[k] = 0.0f;
-    s->other = (sc_fbox){xlo, ylo, yhi, zlo, zhi};
+        ylo[k] = yhi[k] = zlo[k] = zhi[k] = xlo[k] = xhi[k] = 0.0f;
+    s->box = (sc_fbox){xlo, xhi, ylo, yhi, zlo, zhi, NULL, NULL, NULL, NULL};
+    const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+    double base[2], scale[2];
+    if (q16_pays(b, dims, a1, base, scale) && q16_pays(b, dims, a2, base + 1, scale + 1)) {
+        int16_t *q = e->buf[QBOX].p;
+        int16_t *qylo = q, *qyhi = q + (n + 16), *qzlo = q + 2 * (n + 16), *qzhi = q + 3 * (n + 16);
+#pragma omp parallel for schedule(static)
+        for (size_t k = 0; k < n; k++) {
+            qylo[k] = q16(ylo[k], base[0], scale[0], 0);
+            qyhi[k] = q16(yhi[k], base[0], scale[0], 1);
+            qzlo[k] = q16(zlo[k], base[1], scale[1], 0);
+            qzhi[k] = q16(zhi[k], base[1], scale[1], 1);
+        }
+        for (size_t k = n; k < n + 16; k++)
+            qylo[k] = qyhi[k] = qzlo[k] = qzhi[k] = 0;
+        s->box.qylo = qylo;
+        s->box.qyhi = qyhi;
+        s->box.qzlo = qzlo;
+        s->box.qzhi = qzhi;
+    }
+    if (s->box.qylo) /* the debug log says which filter runs */
+        out->detail = !out->detail ? "16-bit boxes"
+                      : out->detail[0] == 's' ? "sweep order repaired; 16-bit boxes"
+                                              : "repair gave up: sorted afresh; 16-bit boxes";
     sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
-    s->lo = lo;
-    s->hi = hi;
     s->chunk_spheres = sc_chunk_spheres(n);
     out->nchunks = (n + s->chunk_spheres - 1) / s->chunk_spheres;
     out->state = s;
@@ -153,10 +178,11 @@ static uint64_t sap_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn ke
     const uint32_t s0 = (uint32_t)(chunk * s->chunk_spheres);
     const uint32_t s1 = n - s0 > s->chunk_spheres ? s0 + (uint32_t)s->chunk_spheres : n;
     /* the filter that matches the kernel: SIMD unless the scalar reference runs */
-    sc_boxfilter_fn filter = sc_boxfilter_scalar;
+    const int q = s->box.qylo != NULL;
+    sc_boxfilter_fn filter = q ? sc_boxfilter16_scalar : sc_boxfilter_scalar;
 #ifdef SC_HAVE_AVX2_KERNEL
     if (kernel == sc_narrow_avx2)
-        filter = sc_boxfilter_avx2;
+        filter = q ? sc_boxfilter16_avx2 : sc_boxfilter_avx2;
 #endif
     uint32_t *list = tls;
     sc_kernel_args args = {0};
@@ -169,19 +195,17 @@ static uint64_t sap_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn ke
     for (uint32_t i = s0; i < s1; i++) {
         /* the active set: j > i while box j starts before box i ends on x
          * (the filter walks it; xlo is sorted) */
-        const float q[5] = {f_up(s->hi[i]), s->other.ylo[i], s->other.yhi[i], s->other.zlo[i],
-                            s->other.zhi[i]};
         args.i0 = i;
         for (uint32_t j0 = i + 1; j0 < n;) {
             const uint32_t j1 = n - j0 > SAP_LIST ? j0 + SAP_LIST : n;
-            uint32_t stop;
-            const uint32_t m = filter(&s->other, j0, j1, q, list, &stop);
+            int done;
+            const uint32_t m = filter(&s->box, i, j0, j1, list, &done);
             if (m > 0) {
                 args.cand = list;
                 args.ncand = m;
                 tests += kernel(&args, hits);
             }
-            if (stop < j1)
+            if (done)
                 break;
             j0 = j1;
         }

@@ -267,7 +267,7 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
         !sc_env_reserve(e, JOBS, sizeof(seg_job) * (max_jobs + 4)))
         return SC_ERR_OUT_OF_MEMORY;
     /* the working order: by the boxes' lower ends in the top dimension */
-    const uint32_t *index = sc_sweep_order(e, KEYS, top == 2 ? v->z : v->y);
+    const uint32_t *index = sc_sweep_order(e, KEYS, top == 2 ? v->z : v->y, 64);
     double t = sc_now();
     sc_gather(v, index, n, &out->work);
     sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
