@@ -231,7 +231,7 @@ typedef struct sc_bvh_options {
 typedef struct sc_segtree_options {
     size_t cutoff; /**< a node with at most this many intervals or points
                         is finished by the one-way scan instead of
-                        splitting; >= 1, default 64 */
+                        splitting; >= 1, default 1024 */
 } sc_segtree_options;
 
 typedef struct sc_options {

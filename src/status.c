@@ -77,7 +77,7 @@ sc_options sc_options_default(void) {
     o.kdsplit = (sc_tree_options){24, 32, SC_SPLIT_MEDIAN};
     o.hashgrid.max_tests = 0x1p36;
     o.bvh.leaf_size = 4;
-    o.segtree.cutoff = 64;
+    o.segtree.cutoff = 1024;
     o.chunk_pairs = 65536;
     o.sorted_window_bytes = (size_t)64 << 20;
     return o;

@@ -912,6 +912,38 @@ static void warm_step(sc_context *warm, sc_context *ref, const dataset *d, int t
 }
 
 static void group_options(void) {
+    /* segtree: scans too big for the box filter's buffers (a few huge
+     * spheres span the quarters of the top segment, so their scans meet
+     * 75,000 points each) take the plain walk and the indirect sort;
+     * counted against sap (the grid is slow with huge spheres) */
+    {
+        const size_t n = 300000;
+        double *rows = malloc(4 * (n + 1) * sizeof(double));
+        CHECK(scgen_generate("uniform", n, 13, rows) == 0, "generate");
+        rows[3] = rows[4 * 777 + 3] = 1e6;
+        const sc_spheres view = sc_spheres_rows_f64(n, 3, rows);
+        sc_summary want = {0, 0}, got = {0, 0};
+        sc_options o = sc_options_default();
+        o.threads = 2;
+        o.algorithm = SC_ALGO_SAP;
+        sc_context *ctx = NULL;
+        CHECK(sc_context_create(&o, &ctx) == SC_OK && sc_count_pairs(ctx, &view, &want) == SC_OK,
+              "sap on huge spheres");
+        sc_context_destroy(ctx);
+        for (int k = 0; k < 2; k++) {
+            o.algorithm = SC_ALGO_SEGTREE;
+            o.kernel = k ? SC_KERNEL_AUTO : SC_KERNEL_SCALAR;
+            ctx = NULL;
+            const sc_status st = sc_context_create(&o, &ctx) == SC_OK ? sc_count_pairs(ctx, &view, &got)
+                                                                       : SC_ERR_INVALID_ARGUMENT;
+            CHECK(st == SC_OK && got.pairs == want.pairs && got.checksum == want.checksum &&
+                      want.pairs >= 2 * (n - 1) - 1,
+                  "segtree kernel %d on huge spheres: %llu pairs, sap %llu", k,
+                  (unsigned long long)got.pairs, (unsigned long long)want.pairs);
+            sc_context_destroy(ctx);
+        }
+        free(rows);
+    }
     /* sap's filter: 16-bit boxes where a typical box spans many of their
      * steps (uniform), floats where it does not (clusters far apart, zero
      * radii); exact either way, with the scalar and the SIMD kernel */

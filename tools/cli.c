@@ -106,7 +106,7 @@ static const char usage_pairs[] =
     "  --max-depth N       octree, kdsplit: deepest split level (1..64)\n"
     "  --leaf-size N       octree, kdsplit (>= 1), bvh (1..4): spheres per leaf\n"
     "  --split median|mean kdsplit: where a node is cut (default median)\n"
-    "  --cutoff N          segtree: a node of at most N boxes is scanned (>= 1, 64)\n"
+    "  --cutoff N          segtree: a node of at most N boxes is scanned (>= 1, 1024)\n"
     "  --max-tests T       hashgrid: refuse (exit 8) inputs whose cells predict more\n"
     "                      than T candidate tests (default 6.9e10 = 2^36; inf: never)\n"
     "  --warm              sap: with --repeat, repair the previous run's sweep order\n"

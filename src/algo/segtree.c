@@ -40,15 +40,21 @@
  * 8 n + 4096 ids) until there are about 256, and each job is a chunk.
  */
 #include "peer.h"
+#include "boxfilter.h"
 
 #include <math.h>
 #include <string.h>
 
-enum { WORK, BOXES, IDS, JOBS, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS };
+enum { WORK, BOXES, FBOXES, IDS, JOBS, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS };
 
 typedef struct seg_box {
     double e[6]; /* lo, hi on axis 0, then axis 1, then axis 2 */
 } seg_box;
+
+/* The same box rounded outward to floats, for the scan's SIMD filter. */
+typedef struct seg_fbox {
+    float e[6];
+} seg_fbox;
 
 typedef struct seg_job {
     uint32_t i0, ni, p0, np; /* ids of I and P in the id pool */
@@ -59,6 +65,7 @@ typedef struct seg_job {
 
 typedef struct seg_state {
     const seg_box *box; /* by working index */
+    const seg_fbox *fbox;
     uint32_t *ids;      /* the jobs' sets (reordered by the search) */
     const seg_job *job;
     size_t cutoff;
@@ -66,12 +73,27 @@ typedef struct seg_state {
 } seg_state;
 
 #define SEG_LIST 2048
+/* scans with at most this many points walk them with the box filter */
+#define SEG_SCAN 65536
 
 typedef struct seg_ctx {
     const seg_box *box;
+    const seg_fbox *fbox;
     size_t cutoff;
     sc_cands cl; /* one home sphere (ni = 1) and its candidates */
+    sc_boxfilter_fn filter;
+    float *f;      /* 6 arrays of SEG_SCAN + 32 floats: the scan's points */
+    uint32_t *pos; /* SEG_SCAN + 16: the filter's survivors */
+    struct seg_kv *kv; /* SEG_SCAN: the scan's sort */
+    int top;
 } seg_ctx;
+
+/* A key in some dimension as an integer, with its id: sorting these in
+ * place of ids reads contiguous memory instead of a box per comparison. */
+typedef struct seg_kv {
+    uint64_t key;
+    uint32_t id, pad;
+} seg_kv;
 
 static inline double lo_of(const seg_box *b, int d, uint32_t i) { return b[i].e[2 * d]; }
 static inline double hi_of(const seg_box *b, int d, uint32_t i) { return b[i].e[2 * d + 1]; }
@@ -138,12 +160,130 @@ static void sort_ids(const seg_box *b, int d, uint32_t *a, size_t n) {
     }
 }
 
+static inline bool kv_less(const seg_kv *x, const seg_kv *y) {
+    return x->key < y->key || (x->key == y->key && x->id < y->id);
+}
+/* quicksort as sort_ids, on (key, id) */
+static void sort_kv(seg_kv *a, size_t n) {
+    while (n > 16) {
+        const size_t m = n / 2;
+        const seg_kv *x = &a[0], *y = &a[m], *z = &a[n - 1];
+        const seg_kv pv = kv_less(x, y) ? (kv_less(y, z) ? *y : (kv_less(x, z) ? *z : *x))
+                                        : (kv_less(x, z) ? *x : (kv_less(y, z) ? *z : *y));
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (kv_less(&a[i], &pv))
+                i++;
+            while (kv_less(&pv, &a[j]))
+                j--;
+            if (i >= j)
+                break;
+            const seg_kv t = a[i];
+            a[i++] = a[j];
+            a[j--] = t;
+        }
+        const size_t nl = j + 1;
+        if (nl < n - nl) {
+            sort_kv(a, nl);
+            a += nl;
+            n -= nl;
+        } else {
+            sort_kv(a + nl, n - nl);
+            n = nl;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        const seg_kv x = a[i];
+        size_t j = i;
+        while (j > 0 && kv_less(&x, &a[j - 1])) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
+}
+/* Sorts ids by key in d, as sort_ids. In the top dimension the key order
+ * is the id order (the working copy is sorted that way), so the ids
+ * themselves are the keys; below it, a double's order as an integer, with
+ * -0 taken as +0 as key_less does. */
+static void sort_keys(const seg_ctx *c, int d, uint32_t *a, size_t n) {
+    if (n > SEG_SCAN) {
+        sort_ids(c->box, d, a, n);
+        return;
+    }
+    seg_kv *kv = c->kv;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t u = a[k];
+        if (d != c->top) {
+            const double v = lo_of(c->box, d, a[k]) + 0.0;
+            memcpy(&u, &v, 8);
+            u = (u >> 63) ? ~u : u | 0x8000000000000000ull;
+        }
+        kv[k] = (seg_kv){u, a[k], 0};
+    }
+    sort_kv(kv, n);
+    for (size_t k = 0; k < n; k++)
+        a[k] = kv[k].id;
+}
+
 /* The one-way scan: every i in I, p in P with i containing p in d and
- * overlap below d. */
+ * overlap below d. With dimensions below d and at most SEG_SCAN points,
+ * the walk runs through the sweep's box filter (kernels/boxfilter.h) on
+ * P's float boxes, laid out in key order: the float boxes hold the double
+ * ones, so the filter keeps every pair the exact test below it would, and
+ * the extra ones it lets through are rejected by the kernel (an
+ * intersecting pair's boxes overlap on every axis); the walk's start
+ * (i's key) stays exact, so each pair is still met once. */
+static void scan_filtered(seg_ctx *c, const uint32_t *I, size_t ni, const uint32_t *P, size_t np, int d) {
+    const seg_box *b = c->box;
+    const seg_fbox *fb = c->fbox;
+    const size_t w = SEG_SCAN + 32, q = np + 16; /* q: the query's slot */
+    float *f = c->f;
+    float *xlo = f, *xhi = f + w, *ylo = f + 2 * w, *yhi = f + 3 * w, *zlo = f + 4 * w, *zhi = f + 5 * w;
+    for (size_t k = 0; k < np; k++) {
+        const float *e = fb[P[k]].e;
+        xlo[k] = e[2 * d];
+        ylo[k] = e[0];
+        yhi[k] = e[1];
+        zlo[k] = d == 2 ? e[2] : -INFINITY; /* d == 1: nothing to prune on z */
+        zhi[k] = d == 2 ? e[3] : INFINITY;
+    }
+    for (size_t k = np; k < np + 16; k++)
+        xlo[k] = ylo[k] = yhi[k] = zlo[k] = zhi[k] = 0.0f;
+    const sc_fbox box = {xlo, xhi, ylo, yhi, zlo, zhi, NULL, NULL, NULL, NULL};
+    size_t first = 0;
+    for (size_t a = 0; a < ni; a++) {
+        const uint32_t i = I[a];
+        const double li = lo_of(b, d, i);
+        while (first < np && !key_less(li, i, lo_of(b, d, P[first]), P[first]))
+            first++;
+        if (first == np)
+            break;
+        const float *e = fb[i].e;
+        xhi[q] = e[2 * d + 1];
+        ylo[q] = e[0];
+        yhi[q] = e[1];
+        zlo[q] = d == 2 ? e[2] : -INFINITY;
+        zhi[q] = d == 2 ? e[3] : INFINITY;
+        int done;
+        const uint32_t m = c->filter(&box, (uint32_t)q, (uint32_t)first, (uint32_t)np, c->pos, &done);
+        if (m == 0)
+            continue;
+        c->cl.args.i0 = i;
+        for (uint32_t t = 0; t < m; t++)
+            sc_cands_push(&c->cl, P[c->pos[t]]);
+        sc_cands_flush(&c->cl);
+    }
+}
+
 static void scan(seg_ctx *c, uint32_t *I, size_t ni, uint32_t *P, size_t np, int d) {
     const seg_box *b = c->box;
-    sort_ids(b, d, I, ni);
-    sort_ids(b, d, P, np);
+    sort_keys(c, d, I, ni);
+    sort_keys(c, d, P, np);
+    if (d > 0 && np <= SEG_SCAN) {
+        scan_filtered(c, I, ni, P, np, d);
+        return;
+    }
     size_t first = 0;
     for (size_t a = 0; a < ni; a++) {
         const uint32_t i = I[a];
@@ -263,7 +403,8 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
     const size_t budget = 8 * n + 4096;
     const size_t max_jobs = 1024;
     if (!sc_work_reserve(e, WORK, n, &out->work) || !sc_keysort_reserve(e, KEYS, n) ||
-        !sc_env_reserve(e, BOXES, sizeof(seg_box) * (n + 1)) || !sc_env_reserve(e, IDS, 4 * budget) ||
+        !sc_env_reserve(e, BOXES, sizeof(seg_box) * (n + 1)) ||
+        !sc_env_reserve(e, FBOXES, sizeof(seg_fbox) * (n + 1)) || !sc_env_reserve(e, IDS, 4 * budget) ||
         !sc_env_reserve(e, JOBS, sizeof(seg_job) * (max_jobs + 4)))
         return SC_ERR_OUT_OF_MEMORY;
     /* the working order: by the boxes' lower ends in the top dimension */
@@ -273,6 +414,7 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
     sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
     t = sc_now();
     seg_box *bx = e->buf[BOXES].p;
+    seg_fbox *fb = e->buf[FBOXES].p;
     const sc_work *w = &out->work;
 #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++) {
@@ -280,9 +422,12 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
         for (int a = 0; a < 3; a++) {
             bx[k].e[2 * a] = sc_box_lo(c[a], w->r[k]);
             bx[k].e[2 * a + 1] = sc_box_hi(c[a], w->r[k]);
+            fb[k].e[2 * a] = sc_f_down(bx[k].e[2 * a]);
+            fb[k].e[2 * a + 1] = sc_f_up(bx[k].e[2 * a + 1]);
         }
     }
     s->box = bx;
+    s->fbox = fb;
     s->dims = dims;
     s->cutoff = e->opt->segtree.cutoff;
     uint32_t *ids = e->buf[IDS].p;
@@ -367,11 +512,22 @@ static uint64_t seg_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn ke
                            void *tls) {
     const seg_state *s = b->state;
     const seg_job *jb = &s->job[chunk];
-    seg_ctx c = {s->box, s->cutoff, sc_cands_make(&b->work, kernel, hits, tls, SEG_LIST)};
+    uint32_t *list = tls;
+    float *f = (float *)(list + SEG_LIST + 16);
+    uint32_t *pos = (uint32_t *)(f + 6 * (SEG_SCAN + 32));
+    seg_ctx c = {s->box,   s->fbox, s->cutoff, sc_cands_make(&b->work, kernel, hits, list, SEG_LIST),
+                 sc_boxfilter_scalar, f, pos, (seg_kv *)(pos + SEG_SCAN + 16), s->dims - 1};
+#ifdef SC_HAVE_AVX2_KERNEL
+    if (kernel == sc_narrow_avx2) /* the filter that matches the kernel */
+        c.filter = sc_boxfilter_avx2;
+#endif
     c.cl.args.ni = 1; /* tri_end stays 0: a box never pairs with itself */
     hybrid(&c, s->ids + jb->i0, jb->ni, s->ids + jb->p0, jb->np, jb->lo_v, jb->lo_id, jb->hi_v,
            jb->hi_id, jb->d);
     return c.cl.tests;
 }
 
-const sc_peer sc_peer_segtree = {"segtree", 4 * (SEG_LIST + 16), seg_build, seg_search};
+const sc_peer sc_peer_segtree = {"segtree",
+                                  4 * (SEG_LIST + 16 + 6 * (SEG_SCAN + 32) + SEG_SCAN + 16) +
+                                      sizeof(seg_kv) * SEG_SCAN,
+                                  seg_build, seg_search};
