@@ -27,7 +27,7 @@ set(SC_INSTALL_PKGCONFIGDIR "${CMAKE_INSTALL_LIBDIR}/pkgconfig" CACHE STRING
 mark_as_advanced(SC_INSTALL_CMAKEDIR SC_INSTALL_PKGCONFIGDIR)
 
 # ---- header and libraries --------------------------------------------------
-install(FILES "${PROJECT_SOURCE_DIR}/include/spherecollide.h"
+install(FILES "${PROJECT_SOURCE_DIR}/include/spherecollide.h" "${PROJECT_SOURCE_DIR}/include/spherecollide_sim.h"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT Development)
 
 install(TARGETS spherecollide EXPORT spherecollideTargets

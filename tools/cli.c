@@ -25,6 +25,7 @@
 
 #include "sc_gen.h"
 #include "sc_io.h"
+#include "simulate.h"
 #include "spherecollide.h"
 
 /* ---- exit codes (documented in --help and docs/cli.md) -------------------- */
@@ -66,6 +67,7 @@ static const char usage_main[] =
     "  gen DIST N [--seed S] -o FILE       write a generated scenario\n"
     "  info [--threads N] [--pin P] [--kernel K]\n"
     "                                      describe the machine and the kernel\n"
+    "  simulate [options]                  elastic balls in a box, frame after frame\n"
     "\n"
     "  spherecollide COMMAND --help        help for a command\n"
     "  spherecollide --version             print the version\n"
@@ -1043,6 +1045,8 @@ int main(int argc, char **argv)
                 return print_help(usage_gen, 1);
             if (strcmp(argv[2], "info") == 0)
                 return print_help(usage_info, 0);
+            if (strcmp(argv[2], "simulate") == 0)
+                return print_help(sc_simulate_usage, 0);
             return fail(EXIT_USAGE, "help: unknown command \"%s\"", argv[2]);
         }
         return print_help(usage_main, 0);
@@ -1057,6 +1061,8 @@ int main(int argc, char **argv)
         return cmd_gen(argc - 1, argv + 1);
     if (strcmp(cmd, "info") == 0)
         return cmd_info(argc - 1, argv + 1);
-    return fail(EXIT_USAGE, "unknown command \"%s\" (pairs, gen or info; see spherecollide --help)",
+    if (strcmp(cmd, "simulate") == 0)
+        return sc_cmd_simulate(argc - 1, argv + 1);
+    return fail(EXIT_USAGE, "unknown command \"%s\" (pairs, gen, info or simulate; see spherecollide --help)",
                 cmd);
 }

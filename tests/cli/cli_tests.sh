@@ -666,8 +666,37 @@ case_details() {
     expect_exit 4 "$WORK/noheader.csv" "line 1" "5 values" -- pairs "$WORK/noheader.csv"
 }
 
+case_simulate() {
+    # the same collisions, reactions and energy for any thread count and algorithm
+    for run in "1 grid" "2 grid" "2 sap" "2 bvh"; do
+        set -- $run
+        run_ok "$WORK/sim.txt" simulate --n 600 --box 300,200 --radii uniform:1,4 --steps 4 --threads "$1" --algorithm "$2" \
+            --quiet --csv "$WORK/sim-$1-$2.csv" || return
+        checks=$((checks + 1))
+        [ "$(wc -l <"$WORK/sim-$1-$2.csv")" -eq 5 ] || fail "simulate: $(wc -l <"$WORK/sim-$1-$2.csv") CSV lines, want 5"
+        cut -d, -f7-12 "$WORK/sim-$1-$2.csv" >"$WORK/sim-$1-$2.cols"
+    done
+    for other in 2-grid 2-sap 2-bvh; do
+        checks=$((checks + 1))
+        cmp -s "$WORK/sim-1-grid.cols" "$WORK/sim-$other.cols" || fail "simulate: $other differs from 1 thread's grid"
+    done
+    checks=$((checks + 1))
+    [ "$(cut -d, -f7 "$WORK/sim-1-grid.csv" | tail -n 4 | sort -n | tail -n 1)" -gt 0 ] ||
+        fail "simulate: no collisions in 600 balls"
+    run_ok "$WORK/sim3.txt" simulate --dims 3 --n 300 --box 60,60,60 --radii uniform:1,3 --steps 2 || return
+    checks=$((checks + 1))
+    [ "$(wc -l <"$WORK/sim3.txt")" -eq 3 ] || fail "simulate: $(wc -l <"$WORK/sim3.txt") stdout lines, want 3"
+    expect_exit 2 "time step" -- simulate --dt -1
+    expect_exit 2 "more than fits" -- simulate --n 1000000
+    expect_exit 2 "wider than the box" -- simulate --radii const:400
+    expect_exit 2 "unknown option" "--bogus" -- simulate --bogus 1
+    expect_exit 2 "--dims" -- simulate --dims 4
+    expect_exit 6 "cannot write" -- simulate --steps 1 --csv "$WORK/no/such/dir/s.csv"
+    no_leftovers "$WORK/no/such/dir" s.csv
+}
+
 case "$case_name" in
-usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details)
+usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details | simulate)
     "case_$case_name"
     ;;
 *)
