@@ -108,6 +108,11 @@ typedef struct sc_sim_frame {
     double momentum[3];        /**< sum of m v after the step */
 } sc_sim_frame;
 
+/** The colliding pairs of the last step, (i, j) with i < j in
+ *  lexicographic order: pairs[2k], pairs[2k + 1]; *count of them (0 before
+ *  the first step). Valid until the next step. */
+SC_API const uint32_t *sc_sim_last_pairs(const sc_sim *sim, size_t *count);
+
 /** Advances the system by one step. The first step allocates the pair
  *  buffer; later ones allocate only when a frame has more colliding pairs
  *  than any before it. A search error is returned as is and leaves the

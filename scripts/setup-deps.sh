@@ -17,6 +17,8 @@ packages=(
   clang             # the libFuzzer harnesses (scripts/fuzz.sh) and the ThreadSanitizer build
   libclang-rt-dev   # clang's sanitizer and libFuzzer runtimes
   libomp-dev        # clang's OpenMP runtime, with the Archer tool that lets TSan see OpenMP
+  libcairo2-dev     # spherecollide simulate --frames: drawing and PNG
+  libgif-dev        # spherecollide simulate --animate: the animated GIF
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

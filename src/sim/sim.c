@@ -23,7 +23,7 @@ struct sc_sim {
     double *mem; /* x, y, z, vx, vy, vz, r: n each */
     sc_sim_balls b;
     uint32_t *pairs; /* 2 * cap */
-    size_t cap;
+    size_t cap, count;
     uint64_t steps;
 };
 
@@ -204,6 +204,11 @@ sc_sim_balls sc_sim_get_balls(sc_sim *s) {
     return s->b;
 }
 
+const uint32_t *sc_sim_last_pairs(const sc_sim *s, size_t *count) {
+    *count = s->count;
+    return s->pairs;
+}
+
 /* 1. move, clamping each centre into [r, L - r] */
 static void move(sc_sim *s) {
     const sc_sim_balls *b = &s->b;
@@ -301,6 +306,7 @@ sc_status sc_sim_step(sc_sim *s, sc_sim_frame *f) {
     t = now_ms();
     size_t count = 0;
     const sc_status st = search(s, &count);
+    s->count = count;
     fr.ms_search = now_ms() - t;
     sc_stats ss;
     if (sc_context_stats(s->ctx, &ss) == SC_OK)

@@ -693,6 +693,32 @@ case_simulate() {
     expect_exit 2 "--dims" -- simulate --dims 4
     expect_exit 6 "cannot write" -- simulate --steps 1 --csv "$WORK/no/such/dir/s.csv"
     no_leftovers "$WORK/no/such/dir" s.csv
+    # pictures: every 2nd of 4 steps, 200 pixels wide (1400 x 600: 86 high)
+    rm -rf "$WORK/fr" && mkdir -p "$WORK/fr"
+    run_ok "$WORK/f.txt" simulate --steps 4 --frames "$WORK/fr" --every 2 --width 200 --quiet || return
+    checks=$((checks + 1))
+    [ "$(ls "$WORK/fr" | tr '\n' ' ')" = "frame-000002.png frame-000004.png " ] ||
+        fail "simulate --frames wrote: $(ls "$WORK/fr" | tr '\n' ' ')"
+    for png in "$WORK/fr"/*.png; do
+        checks=$((checks + 1))
+        head=$(od -An -tx1 -N24 "$png" | tr -d ' \n')
+        # the PNG signature, the IHDR chunk, width 200 (0xc8) and height 86 (0x56)
+        [ "$head" = "89504e470d0a1a0a0000000d49484452000000c800000056" ] || fail "$png: header $head"
+    done
+    expect_exit 6 "cannot write" -- simulate --steps 1 --frames "$WORK/no/such/dir" --quiet
+    # animation: a GIF89a of 200 x 86 (little-endian at bytes 6-9), two frames, ending in the trailer 0x3b
+    run_ok "$WORK/a.txt" simulate --steps 4 --every 2 --width 200 --animate "$WORK/a.gif" --quiet || return
+    checks=$((checks + 1))
+    head=$(od -An -tx1 -N10 "$WORK/a.gif" | tr -d ' \n')
+    [ "$head" = "474946383961c8005600" ] || fail "a.gif: header $head"
+    checks=$((checks + 1))
+    [ "$(tail -c 1 "$WORK/a.gif" | od -An -tx1 | tr -d ' \n')" = 3b ] || fail "a.gif: no GIF trailer"
+    checks=$((checks + 1))
+    # each frame is an image descriptor (0x2c) right after its graphic control extension (21 f9 04 .. .. .. .. 00)
+    frames=$(od -An -v -tx1 "$WORK/a.gif" | tr -d '\n' | grep -o '21 f9 04 .. .. .. .. 00 2c' | wc -l)
+    [ "$frames" -eq 2 ] || fail "a.gif: $frames frames, want 2"
+    expect_exit 6 "cannot write" -- simulate --steps 1 --animate "$WORK/no/such/dir/a.gif" --quiet
+    no_leftovers "$WORK/no/such/dir" a.gif
 }
 
 case "$case_name" in

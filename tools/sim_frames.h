@@ -1,0 +1,30 @@
+/*
+ * sim_frames.h: PNG pictures of the ball simulation for
+ * `spherecollide simulate --frames DIR` (cairo; a build without it says so).
+ */
+#ifndef SC_SIM_FRAMES_H
+#define SC_SIM_FRAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spherecollide_sim.h"
+
+typedef struct sc_frames sc_frames;
+
+/* 1 when this build can draw pictures */
+int sc_frames_available(void);
+/* Pictures width pixels wide of the box (its aspect kept), written to DIR
+ * (which must exist; NULL: none) as frame-NNNNNN.png and appended to the
+ * animated GIF gif (NULL: none); speeds are coloured on [0, vmax]. NULL
+ * with a one-line reason in err on failure. */
+sc_frames *sc_frames_open(const char *dir, const char *gif, int width, const double box[3], int dims,
+                          double vmax, size_t n, char *err, size_t cap);
+/* Draws the balls and the colliding pairs of a step; 0, or -1 and err. */
+int sc_frames_write(sc_frames *f, const sc_sim_balls *b, const uint32_t *pairs, size_t npairs, uint64_t step,
+                    char *err, size_t cap);
+/* Finishes the animation: 0, or -1 and err (the GIF is then removed, as it
+ * is when err is NULL: an abandoned run). */
+int sc_frames_close(sc_frames *f, char *err, size_t cap);
+
+#endif /* SC_SIM_FRAMES_H */
