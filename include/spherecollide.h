@@ -316,8 +316,10 @@ SC_API sc_status sc_count_pairs(sc_context *ctx, const sc_spheres *spheres, sc_s
 
 /** Streams every pair to fn in chunks of at most options.chunk_pairs pairs.
  *  Memory: O(n) plus O(threads * chunk_pairs), whatever the count; with
- *  options.sorted, O(n) plus options.sorted_window_bytes (the search is then
- *  repeated once per window of i). out may be NULL. */
+ *  options.sorted, O(n) plus options.sorted_window_bytes (one search pass
+ *  when the pairs fit the window the context expects from its last sorted
+ *  query; else a counting pass, then one pass per window of i). out may be
+ *  NULL. */
 SC_API sc_status sc_stream_pairs(sc_context *ctx, const sc_spheres *spheres,
                                  sc_pair_fn fn, void *user, sc_summary *out);
 
@@ -367,7 +369,8 @@ typedef struct sc_stats {
     uint64_t scratch_bytes;   /**< scratch memory held by the context */
     int levels;               /**< non-empty grid levels */
     int threads;              /**< threads used */
-    int passes;               /**< search passes (> 1 only for sorted windows) */
+    int passes;               /**< search passes (> 1 only for sorted output
+                                   that did not fit one window as expected) */
     sc_kernel kernel;         /**< kernel that ran (never AUTO) */
     sc_pin pin;               /**< binding applied during the call: the policy
                                    asked for, or NONE when it could not be

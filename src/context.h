@@ -35,6 +35,7 @@ struct sc_context {
     sc_buf sched, sink_mem, hist, win; /* the orchestrator's */
     _Alignas(SC_ALIGN) unsigned char peer_state[SC_PEER_STATE_BYTES];
     sc_stats stats;
+    uint64_t sorted_pairs_last; /* the last sorted query's pairs + 1 (0: none yet) */
     progress_map progress; /* this query's progress */
 #ifdef SC_STUDY
     sc_study_knobs study; /* study.c */

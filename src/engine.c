@@ -234,12 +234,109 @@ static size_t window_end(const uint32_t *hist, size_t n, size_t lo, size_t cap, 
     return hi;
 }
 
-/* Sorted: a histogram pass plans windows of the smaller index whose pairs fit
- * sorted_window_bytes; each window is one more search pass, radix-sorted and
- * emitted. */
+/* Sorted output works on words lo << bits | hi, bits = the width of n - 1:
+ * the radix sort then runs over 2 * bits key bits, not 64. */
+typedef struct sorted_win {
+    uint64_t *w, *tmp; /* cap words each */
+    size_t cap;
+    int bits;
+} sorted_win;
+
+static int index_bits(size_t n) {
+    int b = 1;
+    while (b < 32 && ((uint64_t)1 << b) < n)
+        b++;
+    return b;
+}
+
+/* One search pass keeping the pairs whose smaller index is in [lo, hi):
+ * *count gets them all, of which the first win->cap are stored. */
+static sc_status window_pass(sc_context *c, prepared *p, const sorted_win *win, size_t lo,
+                             size_t hi, size_t *count) {
+    sc_sink ws = {0};
+    ws.win = win->w;
+    ws.win_lo = (uint32_t)lo;
+    ws.win_hi = (uint32_t)hi;
+    ws.win_bits = win->bits;
+    ws.win_cap = win->cap;
+    sc_status st = sink_init(c, &ws, SC_SINK_WINDOW, p);
+    if (st == SC_OK)
+        st = search(c, p, &ws);
+    *count = ws.win_count;
+    if (st == SC_OK && lo == 0 && hi == p->view.n)
+        finish_totals(c, &ws); /* a whole-input window: the query's totals */
+    return st;
+}
+
+/* Sorts the m stored words of a window and emits them in chunks. */
+static sc_status window_emit(sc_context *c, sorted_win *win, size_t m, const stream_arg *a) {
+    double t = sc_now();
+    if (sc_radix_sort_words(win->w, win->tmp, m, 2 * win->bits, c->sched.p, c->threads)) {
+        uint64_t *tk = win->w; /* the sorted words are in tmp */
+        win->w = win->tmp;
+        win->tmp = tk;
+    }
+    const uint64_t mask = ((uint64_t)1 << win->bits) - 1;
+    sc_status st = SC_OK;
+    for (size_t k = 0; k < m && st == SC_OK;) {
+        const size_t take = m - k < c->chunk_pairs ? m - k : c->chunk_pairs;
+        uint32_t *out = (uint32_t *)(void *)win->tmp; /* i, j pairs over the spare words */
+        for (size_t q = 0; q < take; q++) {
+            out[2 * q] = (uint32_t)(win->w[k + q] >> win->bits);
+            out[2 * q + 1] = (uint32_t)(win->w[k + q] & mask);
+        }
+        if (a->fn(out, take, a->user) != 0)
+            st = SC_ERR_STOPPED;
+        k += take;
+    }
+    STAGE(c, SC_STAGE_MERGE, t);
+    return st;
+}
+
+/* Sorted: when the pairs are expected to fit one window of
+ * sorted_window_bytes (the last sorted query's count plus a quarter, or n
+ * for the first), one search pass collects them all; when they did not fit
+ * after all, or were never expected to, a histogram pass plans windows of
+ * the smaller index whose pairs fit, and each window is one more search
+ * pass, radix-sorted and emitted. The guess only decides how many passes
+ * run, never what is emitted. */
 static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) {
     const size_t n = p->view.n;
     const sc_allocator *al = alloc_of(c);
+    const size_t per_pair = 2 * sizeof(uint64_t);
+    const size_t budget = c->opt.sorted_window_bytes / per_pair;
+    sorted_win win = {NULL, NULL, 0, index_bits(n)};
+    sc_status st = SC_OK;
+
+    const uint64_t last = c->sorted_pairs_last;
+    const uint64_t guess = last ? (last - 1) + (last - 1) / 4 + 64 : (uint64_t)n + 64;
+    if (guess <= budget) {
+        size_t m = 0;
+        win.cap = (size_t)guess;
+        if (!sc_buf_reserve(al, &c->win, per_pair * win.cap))
+            return SC_ERR_OUT_OF_MEMORY;
+        win.w = c->win.p;
+        win.tmp = win.w + win.cap;
+        progress_span(c, 0.0, 0.5);
+        st = window_pass(c, p, &win, 0, n, &m);
+        if (st == SC_OK && m > win.cap && m <= budget) {
+            /* more than guessed but within the budget: once more, sized */
+            win.cap = m;
+            if (!sc_buf_reserve(al, &c->win, per_pair * win.cap))
+                return SC_ERR_OUT_OF_MEMORY;
+            win.w = c->win.p;
+            win.tmp = win.w + win.cap;
+            st = window_pass(c, p, &win, 0, n, &m);
+        }
+        if (st != SC_OK)
+            return st;
+        if (m <= win.cap) {
+            c->sorted_pairs_last = (uint64_t)m + 1;
+            progress_span(c, 0.5, 0.5);
+            return window_emit(c, &win, m, a);
+        }
+    }
+
     if (!sc_buf_reserve(al, &c->hist, 4 * (n ? n : 1)))
         return SC_ERR_OUT_OF_MEMORY;
     uint32_t *hist = c->hist.p;
@@ -247,15 +344,15 @@ static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) 
     sc_sink s = {0};
     s.hist = hist;
     progress_span(c, 0.0, 0.5); /* the histogram pass, then the windows */
-    sc_status st = sink_init(c, &s, SC_SINK_HISTOGRAM, p);
+    st = sink_init(c, &s, SC_SINK_HISTOGRAM, p);
     if (st == SC_OK)
         st = search(c, p, &s);
     if (st != SC_OK)
         return st;
     finish_totals(c, &s);
+    c->sorted_pairs_last = c->stats.pairs + 1;
 
-    const size_t per_pair = 2 * sizeof(uint64_t) + 2 * sizeof(uint32_t);
-    size_t cap = c->opt.sorted_window_bytes / per_pair;
+    size_t cap = budget;
     size_t biggest = 0;
     for (size_t k = 0; k < n; k++)
         biggest = hist[k] > biggest ? hist[k] : biggest;
@@ -267,8 +364,9 @@ static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) 
         return SC_OK;
     if (!sc_buf_reserve(al, &c->win, per_pair * cap))
         return SC_ERR_OUT_OF_MEMORY;
-    uint64_t *win = c->win.p, *win_tmp = win + cap;
-    uint32_t *wi = (uint32_t *)(void *)(win_tmp + cap), *wi_tmp = wi + cap;
+    win.w = c->win.p;
+    win.tmp = win.w + cap;
+    win.cap = cap;
 
     size_t windows = 0;
     for (size_t lo = 0; lo < n;) {
@@ -278,7 +376,7 @@ static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) 
     }
     size_t lo = 0, window = 0;
     while (lo < n && st == SC_OK) {
-        size_t fill = 0;
+        size_t fill = 0, m = 0;
         const size_t hi = window_end(hist, n, lo, cap, &fill);
         if (fill == 0) {
             lo = hi;
@@ -286,36 +384,9 @@ static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) 
         }
         progress_span(c, 0.5 + 0.5 * (double)window / (double)windows, 0.5 / (double)windows);
         window++;
-        sc_sink ws = {0};
-        ws.win = win;
-        ws.win_lo = (uint32_t)lo;
-        ws.win_hi = (uint32_t)(hi == n ? n : hi);
-        ws.win_count = 0;
-        st = sink_init(c, &ws, SC_SINK_WINDOW, p);
+        st = window_pass(c, p, &win, lo, hi, &m);
         if (st == SC_OK)
-            st = search(c, p, &ws);
-        if (st != SC_OK)
-            break;
-        const size_t m = ws.win_count;
-        double t = sc_now();
-        if (sc_radix_sort_pairs(win, wi, win_tmp, wi_tmp, m, 64, c->sched.p, c->threads, NULL)) {
-            uint64_t *tk = win; /* the sorted words are in the second half */
-            win = win_tmp;
-            win_tmp = tk;
-        }
-        for (size_t k = 0; k < m && st == SC_OK;) {
-            size_t take = m - k < c->chunk_pairs ? m - k : c->chunk_pairs;
-            /* The window holds (i << 32 | j) words; emit them as i, j pairs. */
-            uint32_t *out = (uint32_t *)(void *)win_tmp;
-            for (size_t q = 0; q < take; q++) {
-                out[2 * q] = (uint32_t)(win[k + q] >> 32);
-                out[2 * q + 1] = (uint32_t)win[k + q];
-            }
-            if (a->fn(out, take, a->user) != 0)
-                st = SC_ERR_STOPPED;
-            k += take;
-        }
-        STAGE(c, SC_STAGE_MERGE, t);
+            st = window_emit(c, &win, m, a);
         lo = hi;
     }
     return st;

@@ -146,6 +146,9 @@ SC_INTERNAL bool sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *
 SC_INTERNAL bool sc_radix_sort_packed(uint64_t *words, uint64_t *tmp, size_t n, int key_bits,
                                       int index_bits, uint32_t *count, int nthreads,
                                       const sc_radix_first *first);
+/* The same sort on whole words (no index): the low key_bits bits are the key. */
+SC_INTERNAL bool sc_radix_sort_words(uint64_t *words, uint64_t *tmp, size_t n, int key_bits,
+                                     uint32_t *count, int nthreads);
 /* The index width b for packing n keys of key_bits bits (b = bits of n - 1,
  * at least 1), or 0 when key and index do not fit one 64-bit word. */
 static inline int sc_pack_bits(size_t n, int key_bits) {

@@ -11,7 +11,7 @@
  *              whatever the pair count, and no wait can deadlock;
  *   HISTOGRAM  counts pairs per smaller index (plans the sorted windows);
  *   WINDOW     keeps pairs whose smaller index lies in [lo, hi) in a shared
- *              buffer sized from the histogram.
+ *              buffer of win_cap pairs, and counts those that did not fit.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "output.h"
@@ -204,11 +204,11 @@ static void process_hits(sc_hits *h) {
             uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
             if (lo < s->win_lo || lo >= s->win_hi)
                 continue;
-            uint64_t v = ((uint64_t)lo << 32) | hi;
-            sum += mix64(v);
+            sum += mix64(((uint64_t)lo << 32) | hi);
             kept++;
             size_t at = __atomic_fetch_add(&s->win_count, 1, __ATOMIC_RELAXED);
-            s->win[at] = v;
+            if (at < s->win_cap)
+                s->win[at] = ((uint64_t)lo << s->win_bits) | hi;
         }
         break;
     }

@@ -62,10 +62,12 @@ struct sc_sink {
     omp_lock_t lock;
     /* HISTOGRAM */
     uint32_t *hist;
-    /* WINDOW */
+    /* WINDOW: words lo << win_bits | hi; pairs past win_cap are counted
+     * (win_count) but not stored */
     uint32_t win_lo, win_hi;
+    int win_bits;
     uint64_t *win;
-    size_t win_count;
+    size_t win_cap, win_count;
 };
 
 /* Scratch bytes sc_sink_setup needs. */

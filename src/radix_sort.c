@@ -176,3 +176,9 @@ bool sc_radix_sort_packed(uint64_t *words, uint64_t *tmp, size_t n, int key_bits
     SC_ASSERT(index_bits > 0 && index_bits <= 32 && key_bits + index_bits <= 64);
     return radix_sort(words, NULL, tmp, NULL, n, key_bits, index_bits, count, nthreads, first);
 }
+
+bool sc_radix_sort_words(uint64_t *words, uint64_t *tmp, size_t n, int key_bits, uint32_t *count,
+                         int nthreads) {
+    SC_ASSERT(key_bits >= 0 && key_bits <= 64);
+    return radix_sort(words, NULL, tmp, NULL, n, key_bits, 0, count, nthreads, NULL);
+}

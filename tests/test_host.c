@@ -313,10 +313,99 @@ static void group_contracts(void) {
     free(rows);
 }
 
+/* Sorted output checks every pair against the one before it. */
+typedef struct ordered {
+    size_t pairs;
+    uint32_t last_i, last_j;
+    int out_of_order;
+    uint64_t checksum;
+} ordered;
+
+static int check_order(const uint32_t *p, size_t count, void *user) {
+    ordered *o = user;
+    for (size_t k = 0; k < count; k++) {
+        const uint32_t i = p[2 * k], j = p[2 * k + 1];
+        if (i >= j || (o->pairs > 0 && (i < o->last_i || (i == o->last_i && j <= o->last_j))))
+            o->out_of_order++;
+        o->last_i = i;
+        o->last_j = j;
+        o->checksum += sc_pair_mix(i, j);
+        o->pairs++;
+    }
+    return 0;
+}
+
+/* How many search passes sorted output takes: one when the pairs fit the
+ * expected count (the last query's plus a quarter, or n the first time),
+ * two when they fit the window budget but not the guess, a histogram pass
+ * and windows when they exceed the budget. The pairs are the same every
+ * time. */
+static void group_sorted_passes(void) {
+    const size_t m = 600; /* dense: every pair, 179700 of them */
+    double *rows = malloc(4 * m * sizeof(double));
+    scgen_generate("dense", m, 3, rows);
+    const sc_spheres v = sc_spheres_rows_f64(m, 3, rows);
+    uint64_t want = 0;
+    for (uint32_t i = 0; i < m; i++)
+        for (uint32_t j = i + 1; j < m; j++)
+            want += sc_pair_mix(i, j);
+    const size_t all = m * (m - 1) / 2;
+    /* budget 4M pairs: 2 passes (guess n + 64 too small), then 1;
+     * budget 10,000 pairs: the guess fits it, the pairs do not; then the
+     * histogram path straight away, one pass fewer */
+    const size_t bytes[2] = {(size_t)64 << 20, 16 * 10000};
+    for (int b = 0; b < 2; b++) {
+        sc_options o = sc_options_default();
+        o.threads = 2;
+        o.sorted = 1;
+        o.sorted_window_bytes = bytes[b];
+        sc_context *ctx = NULL;
+        sc_context_create(&o, &ctx);
+        int passes[2] = {0, 0};
+        for (int call = 0; call < 2; call++) {
+            ordered ord = {0, 0, 0, 0, 0};
+            sc_summary sum;
+            const sc_status st = sc_stream_pairs(ctx, &v, check_order, &ord, &sum);
+            sc_stats stats;
+            sc_context_stats(ctx, &stats);
+            passes[call] = stats.passes;
+            CHECK(st == SC_OK && ord.pairs == all && sum.pairs == all && ord.out_of_order == 0,
+                  "sorted, budget %zu B, call %d: %s, %zu pairs, %d out of order", bytes[b], call,
+                  sc_status_string(st), ord.pairs, ord.out_of_order);
+            CHECK(ord.checksum == want && sum.checksum == want, "sorted, budget %zu B, call %d: checksum",
+                  bytes[b], call);
+        }
+        if (b == 0)
+            CHECK(passes[0] == 2 && passes[1] == 1, "budget 64 MiB: %d then %d passes, want 2 then 1",
+                  passes[0], passes[1]);
+        else
+            CHECK(passes[0] >= 3 && passes[1] == passes[0] - 1,
+                  "budget 10,000 pairs: %d then %d passes, want >= 3 then one fewer", passes[0],
+                  passes[1]);
+        sc_context_destroy(ctx);
+    }
+    /* few pairs: one pass from the first call */
+    scgen_generate("uniform", m, 3, rows);
+    sc_options o = sc_options_default();
+    o.sorted = 1;
+    sc_context *ctx = NULL;
+    sc_context_create(&o, &ctx);
+    ordered ord = {0, 0, 0, 0, 0};
+    sc_summary sum;
+    const sc_status st = sc_stream_pairs(ctx, &v, check_order, &ord, &sum);
+    sc_stats stats;
+    sc_context_stats(ctx, &stats);
+    CHECK(st == SC_OK && ord.out_of_order == 0 && ord.pairs == sum.pairs && stats.passes == 1,
+          "few pairs: %s, %d passes", sc_status_string(st), stats.passes);
+    sc_context_destroy(ctx);
+    free(rows);
+}
+
 int main(void) {
     group_binding();
     group_concurrent();
     group_contracts();
+    group_sorted_passes();
     printf("test_host: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }
