@@ -39,6 +39,18 @@ typedef enum sc_sim_radii {
     SC_SIM_RADII_UNIFORM = 2   /**< uniform in [r0, r1] */
 } sc_sim_radii;
 
+typedef enum sc_sim_placement {
+    SC_SIM_PLACE_UNIFORM = 0, /**< centres uniform in [r, L - r] per axis */
+    SC_SIM_PLACE_LATTICE = 1  /**< ball k at the k-th point of a square (cubic)
+                                   lattice of pitch `spacing`, x fastest,
+                                   first point at spacing / 2 (seed 003) */
+} sc_sim_placement;
+
+typedef enum sc_sim_velocities {
+    SC_SIM_VEL_DIRECTION = 0, /**< |v| = speed in a uniform random direction */
+    SC_SIM_VEL_COMPONENTS = 1 /**< each component uniform in [-speed, speed] (seed 003) */
+} sc_sim_velocities;
+
 typedef struct sc_sim_params {
     size_t size;         /**< sizeof(sc_sim_params); set by sc_sim_params_default */
     int dims;            /**< 2 (circles) or 3 (spheres); default 2 */
@@ -52,6 +64,17 @@ typedef struct sc_sim_params {
     double r0, r1;       /**< radii for CONSTANT (r0) and UNIFORM ([r0, r1]) */
     uint64_t seed;       /**< positions, directions and radii repeat exactly
                               for a seed; default 1 */
+    sc_sim_placement placement; /**< default SC_SIM_PLACE_UNIFORM */
+    double spacing;      /**< lattice pitch for SC_SIM_PLACE_LATTICE (> 0); the
+                              lattice must hold n points inside the box */
+    sc_sim_velocities velocities; /**< default SC_SIM_VEL_DIRECTION */
+    int reorder;         /**< 0 (default): balls keep their places in the
+                              arrays; K > 0: before every K-th step (and the
+                              first) the balls are renumbered in Morton order
+                              of their positions, so a ball's neighbours sit
+                              near it in memory (the response and the search
+                              read them in cache); sc_sim_balls.id follows
+                              each ball */
 } sc_sim_params;
 
 /** The defaults above: seed 002's 8,000-ball demo. Thread-safe. */
@@ -73,11 +96,12 @@ typedef struct sc_sim_balls {
     double *x, *y, *z;
     double *vx, *vy, *vz;
     double *r;
+    uint32_t *id; /**< the ball's number at creation (k until a reorder) */
 } sc_sim_balls;
 
-/** Creates a system: radii by params->radii, centres uniform in
- *  [r, L - r] per axis (overlaps allowed, as in the seeds), speed in a
- *  uniform random direction. search: the pair search's options (NULL for
+/** Creates a system: radii by params->radii, centres by params->placement
+ *  (uniform: overlaps allowed, as in the seeds), velocities by
+ *  params->velocities. search: the pair search's options (NULL for
  *  defaults: the grid); its `sorted` is forced on. SC_ERR_INVALID_ARGUMENT
  *  for a bad parameter: dims, n, a box extent, dt, speed, radii, a ball
  *  wider than the box, or more ball volume than fits (more than 0.9069 of
@@ -100,7 +124,8 @@ SC_API sc_sim_balls sc_sim_get_balls(sc_sim *sim);
 typedef struct sc_sim_frame {
     uint64_t step;             /**< steps done so far, this one included */
     double time;               /**< simulated time after the step */
-    double ms_move, ms_search, ms_response; /**< wall milliseconds per part */
+    double ms_move, ms_search, ms_response; /**< wall milliseconds per part
+                                                 (a reorder counts as move) */
     uint64_t candidate_tests;  /**< the search's candidate tests */
     uint64_t collisions;       /**< colliding pairs */
     uint64_t reactions;        /**< approaching pairs that got an impulse */
@@ -112,6 +137,10 @@ typedef struct sc_sim_frame {
  *  lexicographic order: pairs[2k], pairs[2k + 1]; *count of them (0 before
  *  the first step). Valid until the next step. */
 SC_API const uint32_t *sc_sim_last_pairs(const sc_sim *sim, size_t *count);
+
+/** The statistics of the last step's pair search (sc_context_stats of the
+ *  system's search context: stage seconds, candidate tests, passes). */
+SC_API sc_status sc_sim_search_stats(const sc_sim *sim, sc_stats *out);
 
 /** Advances the system by one step. The first step allocates the pair
  *  buffer; later ones allocate only when a frame has more colliding pairs

@@ -11,9 +11,12 @@
 #include "check.h"
 #include "spherecollide_sim.h"
 
+static int make_reorder; /* params.reorder for make() */
+
 static sc_sim *make(int dims, size_t n, double L, double speed, double r, int threads,
                     sc_algorithm algo, uint64_t seed) {
     sc_sim_params p = sc_sim_params_default();
+    p.reorder = make_reorder;
     p.dims = dims;
     p.n = n;
     p.box[0] = p.box[1] = p.box[2] = L;
@@ -180,9 +183,10 @@ static void test_frames_oracle(void) {
 /* The same trajectories, bit for bit, for threads 1-4 and every algorithm. */
 static void test_determinism(void) {
     for (int dims = 2; dims <= 3; dims++) {
+        make_reorder = dims == 3 ? 7 : 0; /* renumbered every 7th step in 3-D */
         const size_t n = 1500;
         const double L = dims == 2 ? 400.0 : 90.0;
-        double *ref = malloc(7 * n * sizeof(double));
+        double *ref = malloc(8 * n * sizeof(double));
         for (int run = 0; run < 4 + 9; run++) {
             const int threads = run < 4 ? run + 1 : 2;
             const sc_algorithm algo = run < 4 ? SC_ALGO_GRID : (sc_algorithm)(run - 4);
@@ -194,18 +198,20 @@ static void test_determinism(void) {
                 CHECK(sc_sim_step(s, &f) == SC_OK, "step");
                 coll += f.collisions;
             }
-            double *got = malloc(7 * n * sizeof(double));
+            double *got = malloc(8 * n * sizeof(double));
             double *arr[7] = {b.x, b.y, b.z, b.vx, b.vy, b.vz, b.r};
+            for (size_t i = 0; i < n; i++) /* the ids, too */
+                got[7 * n + i] = (double)b.id[i];
             for (int a = 0; a < 7; a++)
                 if (arr[a])
                     memcpy(got + a * n, arr[a], n * sizeof(double));
                 else
                     memset(got + a * n, 0, n * sizeof(double));
             if (run == 0) {
-                memcpy(ref, got, 7 * n * sizeof(double));
+                memcpy(ref, got, 8 * n * sizeof(double));
                 CHECK(coll > 100, "dims %d: only %llu collisions in 30 steps", dims, (unsigned long long)coll);
             } else {
-                CHECK(memcmp(ref, got, 7 * n * sizeof(double)) == 0,
+                CHECK(memcmp(ref, got, 8 * n * sizeof(double)) == 0,
                       "dims %d: threads %d algorithm %s: trajectories differ from 1 thread's grid", dims,
                       threads, sc_algorithm_name(algo));
             }
@@ -214,6 +220,120 @@ static void test_determinism(void) {
         }
         free(ref);
     }
+    make_reorder = 0;
+}
+
+/* Counting allocator: the library's allocations after the first step. */
+static size_t allocs;
+static void *count_alloc(size_t size, size_t align, void *user) {
+    (void)user;
+    allocs++;
+    void *p = NULL;
+    return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) == 0 ? p : NULL;
+}
+static void count_free(void *p, void *user) {
+    (void)user;
+    free(p);
+}
+
+/* Seed 003's setup (lattice, per-component velocities), the renumbering,
+ * and that steps after the first allocate nothing in the library. */
+static void test_setups_and_reorder(void) {
+    /* lattice: ball k at ((k mod 10) + 0.5) * 6, ((k / 10) + 0.5) * 6 in a
+     * 60 x 66 box (10 x 11 points); components within [-0.2, 0.2] */
+    sc_sim_params p = sc_sim_params_default();
+    p.n = 100;
+    p.box[0] = 60.0;
+    p.box[1] = 66.0;
+    p.radii = SC_SIM_RADII_CONSTANT;
+    p.r0 = 2.0;
+    p.placement = SC_SIM_PLACE_LATTICE;
+    p.spacing = 6.0;
+    p.velocities = SC_SIM_VEL_COMPONENTS;
+    p.speed = 0.2;
+    sc_sim *a = NULL, *b = NULL;
+    CHECK(sc_sim_create(&p, NULL, &a) == SC_OK, "lattice: %s", sc_sim_problem());
+    sc_sim_balls ba = sc_sim_get_balls(a);
+    int off = 0, fast = 0, slow = 0;
+    for (size_t k = 0; k < p.n; k++) {
+        off += ba.x[k] != ((double)(k % 10) + 0.5) * 6.0 || ba.y[k] != ((double)(k / 10) + 0.5) * 6.0;
+        fast += fabs(ba.vx[k]) > 0.2 || fabs(ba.vy[k]) > 0.2;
+        slow += fabs(ba.vx[k]) < 0.02 && fabs(ba.vy[k]) < 0.02;
+    }
+    CHECK(off == 0, "lattice: %d balls off their points", off);
+    CHECK(fast == 0 && slow < 10, "components: %d faster than 0.2, %d slower than 0.02 on both axes", fast,
+          slow);
+    sc_sim_destroy(a);
+    p.n = 111;
+    CHECK(sc_sim_create(&p, NULL, &a) == SC_ERR_INVALID_ARGUMENT && strstr(sc_sim_problem(), "lattice"),
+          "111 balls on 110 lattice points: \"%s\"", sc_sim_problem());
+    p.n = 100;
+    p.spacing = 0.0;
+    CHECK(sc_sim_create(&p, NULL, &a) == SC_ERR_INVALID_ARGUMENT, "lattice spacing 0");
+    p.spacing = 6.0;
+    p.reorder = -1;
+    CHECK(sc_sim_create(&p, NULL, &a) == SC_ERR_INVALID_ARGUMENT, "reorder -1");
+
+    /* renumbering moves every array with its ball: two systems at rest, one
+     * renumbered; after a step ball k of one is ball id[k] of the other */
+    for (int dims = 2; dims <= 3; dims++) {
+        p = sc_sim_params_default();
+        p.dims = dims;
+        p.n = 3000;
+        p.box[0] = p.box[1] = p.box[2] = dims == 2 ? 400.0 : 60.0;
+        p.radii = SC_SIM_RADII_UNIFORM;
+        p.r0 = 0.1;
+        p.r1 = 0.5;
+        p.speed = 0.0;
+        CHECK(sc_sim_create(&p, NULL, &b) == SC_OK, "plain: %s", sc_sim_problem());
+        p.reorder = 1;
+        CHECK(sc_sim_create(&p, NULL, &a) == SC_OK, "renumbered: %s", sc_sim_problem());
+        CHECK(sc_sim_step(a, NULL) == SC_OK && sc_sim_step(b, NULL) == SC_OK, "steps");
+        ba = sc_sim_get_balls(a);
+        const sc_sim_balls bb = sc_sim_get_balls(b);
+        int wrong = 0, moved = 0;
+        unsigned char *seen = calloc(p.n, 1);
+        for (size_t k = 0; k < p.n; k++) {
+            const uint32_t i = ba.id[k];
+            if (i >= p.n || seen[i]++) {
+                wrong++;
+                continue;
+            }
+            moved += i != k;
+            wrong += ba.x[k] != bb.x[i] || ba.y[k] != bb.y[i] || ba.r[k] != bb.r[i] ||
+                     ba.vx[k] != bb.vx[i] || ba.vy[k] != bb.vy[i] ||
+                     (dims == 3 && (ba.z[k] != bb.z[i] || ba.vz[k] != bb.vz[i]));
+        }
+        free(seen);
+        CHECK(wrong == 0 && moved > (int)p.n / 2, "dims %d: renumbering: %d wrong, %d moved", dims, wrong,
+              moved);
+        /* neighbours in memory: consecutive balls are closer than at random */
+        double near = 0.0, far = 0.0;
+        for (size_t k = 0; k + 1 < p.n; k++) {
+            near += fabs(ba.x[k + 1] - ba.x[k]) + fabs(ba.y[k + 1] - ba.y[k]);
+            far += fabs(bb.x[k + 1] - bb.x[k]) + fabs(bb.y[k + 1] - bb.y[k]);
+        }
+        CHECK(near < 0.2 * far, "dims %d: Morton order: neighbours %g apart, %g unordered", dims, near, far);
+        sc_sim_destroy(a);
+        sc_sim_destroy(b);
+    }
+
+    /* after the first step the search allocates nothing (the pair buffer
+     * only grows when a frame has more pairs than any before) */
+    sc_options o = sc_options_default();
+    o.allocator.alloc = count_alloc;
+    o.allocator.free = count_free;
+    o.threads = 2;
+    p = sc_sim_params_default();
+    p.reorder = 5;
+    CHECK(sc_sim_create(&p, &o, &a) == SC_OK, "allocator: %s", sc_sim_problem());
+    CHECK(sc_sim_step(a, NULL) == SC_OK, "first step");
+    const size_t first = allocs;
+    for (int k = 0; k < 20; k++)
+        CHECK(sc_sim_step(a, NULL) == SC_OK, "step");
+    CHECK(first > 0 && allocs == first, "allocations: %zu by the first step, %zu after 20 more", first,
+          allocs - first);
+    sc_sim_destroy(a);
 }
 
 static void test_bad_params(void) {
@@ -254,6 +374,7 @@ int main(void) {
     test_energy_walls();
     test_frames_oracle();
     test_determinism();
+    test_setups_and_reorder();
     test_bad_params();
     printf("test_sim: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;

@@ -27,11 +27,19 @@ const char sc_simulate_usage[] =
     "  --dt T               time step (1/60)\n"
     "  --speed V            initial speed, random directions (50)\n"
     "  --radii R            seed002 (2.5 + 77.5 * 0.92^i), const:R0 or uniform:R0,R1\n"
+    "  --lattice P          centres on a square (cubic) lattice of pitch P, x fastest,\n"
+    "                       first point at P/2 (seed 003); default: uniform at random\n"
+    "  --velocities RULE    direction (|v| = speed, random direction; default) or\n"
+    "                       components (each uniform in [-speed, speed], seed 003)\n"
     "  --seed S             the run's random seed (1)\n"
     "  --steps K            steps to run (5)\n"
     "  --algorithm NAME     the pair search: grid (default), brute, partition1d, sap,\n"
     "                       hashgrid, octree, kdsplit, bvh, segtree\n"
     "  --threads N          search threads (0: one per core)\n"
+    "  --reorder K          renumber the balls in Morton order every K steps (0: never;\n"
+    "                       default): neighbours then sit near each other in memory\n"
+    "  --warm               sap: repair the last step's sweep order instead of\n"
+    "                       sorting afresh (frame coherence)\n"
     "  --csv FILE           write one row per step to FILE\n"
     "  --frames DIR         write a PNG picture of every K-th step to DIR (which must\n"
     "                       exist) as frame-NNNNNN.png: 2-D circles coloured by speed,\n"
@@ -106,6 +114,10 @@ int sc_cmd_simulate(int argc, char **argv) {
             quiet = 1;
             continue;
         }
+        if (strcmp(a, "--warm") == 0) {
+            o.sap.warm = 1;
+            continue;
+        }
         if (k + 1 >= argc || strncmp(a, "--", 2) != 0)
             return sim_fail(SIM_USAGE, "unknown or incomplete option \"%s\"%s (see simulate --help)", a, "");
         const char *v = argv[++k];
@@ -144,6 +156,19 @@ int sc_cmd_simulate(int argc, char **argv) {
             } else {
                 bad = 1;
             }
+        } else if (strcmp(a, "--reorder") == 0) {
+            bad = parse_u64(v, 1u << 30, &u) != 0;
+            p.reorder = (int)u;
+        } else if (strcmp(a, "--lattice") == 0) {
+            p.placement = SC_SIM_PLACE_LATTICE;
+            bad = parse_double(v, &p.spacing) != 0;
+        } else if (strcmp(a, "--velocities") == 0) {
+            if (strcmp(v, "direction") == 0)
+                p.velocities = SC_SIM_VEL_DIRECTION;
+            else if (strcmp(v, "components") == 0)
+                p.velocities = SC_SIM_VEL_COMPONENTS;
+            else
+                bad = 1;
         } else if (strcmp(a, "--seed") == 0) {
             bad = parse_u64(v, ~0ull, &u) != 0;
             p.seed = u;

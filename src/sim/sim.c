@@ -14,14 +14,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define SIM_PI 3.14159265358979323846
+
+/* Per-ball loops run on the search's thread count in static blocks of
+ * SIM_BLOCK balls; sums are taken per block and added in block order, so
+ * statistics, like trajectories, do not depend on the thread count. */
+#define SIM_BLOCK 4096
 
 struct sc_sim {
     sc_sim_params p;
     sc_context *ctx;
+    int threads;
     double *mem; /* x, y, z, vx, vy, vz, r: n each */
+    double *block_sums; /* energy, momentum x, y, z: 4 per block */
     sc_sim_balls b;
+    /* reorder scratch (params.reorder > 0): keys and order, twice each, and
+     * one array to gather through */
+    uint32_t *rkey, *rtmp, *rord, *rord_tmp, *rcount;
+    double *gather;
     uint32_t *pairs; /* 2 * cap */
     size_t cap, count;
     uint64_t steps;
@@ -56,6 +70,9 @@ sc_sim_params sc_sim_params_default(void) {
     p.r0 = 1.0;
     p.r1 = 1.0;
     p.seed = 1;
+    p.placement = SC_SIM_PLACE_UNIFORM;
+    p.spacing = 1.0;
+    p.velocities = SC_SIM_VEL_DIRECTION;
     return p;
 }
 
@@ -112,6 +129,22 @@ static sc_status check_params(const sc_sim_params *p) {
     if (p->radii != SC_SIM_RADII_SEED002 &&
         !(p->r0 >= 0.0 && p->r0 < 1e150 && (p->radii == SC_SIM_RADII_CONSTANT || (p->r1 >= p->r0 && p->r1 < 1e150))))
         return fail("radii must satisfy 0 <= r0 <= r1 (finite), not r0 = %g, r1 = %g", p->r0, p->r1);
+    if (p->reorder < 0)
+        return fail("reorder must be 0 (never) or a step count, not %d", p->reorder);
+    if (p->placement != SC_SIM_PLACE_UNIFORM && p->placement != SC_SIM_PLACE_LATTICE)
+        return fail("unknown placement %d", (int)p->placement);
+    if (p->velocities != SC_SIM_VEL_DIRECTION && p->velocities != SC_SIM_VEL_COMPONENTS)
+        return fail("unknown velocity rule %d", (int)p->velocities);
+    if (p->placement == SC_SIM_PLACE_LATTICE) {
+        if (!(p->spacing > 0.0 && p->spacing < 1e150))
+            return fail("the lattice spacing must be positive and finite, not %g", p->spacing);
+        double points = 1.0;
+        for (int a = 0; a < p->dims; a++)
+            points *= floor(p->box[a] / p->spacing);
+        if (points < (double)p->n)
+            return fail("a lattice of spacing %g holds %.0f points in the box, fewer than %zu balls",
+                        p->spacing, points, p->n);
+    }
     return SC_OK;
 }
 
@@ -126,7 +159,23 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
     const sc_sim_params p = *params;
     const size_t n = p.n;
     sc_sim *s = calloc(1, sizeof *s);
-    double *mem = s ? malloc(7 * n * sizeof(double)) : NULL;
+    const size_t blocks = (n + SIM_BLOCK - 1) / SIM_BLOCK;
+    double *mem = s ? malloc((7 * n + 4 * blocks) * sizeof(double) + n * sizeof(uint32_t)) : NULL;
+    if (mem && p.reorder > 0) {
+        s->rkey = malloc(4 * n * sizeof(uint32_t) + 2 * 65536 * sizeof(uint32_t));
+        s->gather = malloc(n * sizeof(double));
+        if (!s->rkey || !s->gather) {
+            free(s->rkey);
+            free(s->gather);
+            free(mem);
+            mem = NULL;
+        } else {
+            s->rtmp = s->rkey + n;
+            s->rord = s->rkey + 2 * n;
+            s->rord_tmp = s->rkey + 3 * n;
+            s->rcount = s->rkey + 4 * n;
+        }
+    }
     if (!mem) {
         free(s);
         snprintf(problem, sizeof problem, "out of memory for %zu balls", n);
@@ -134,10 +183,13 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
     }
     s->p = p;
     s->mem = mem;
+    s->block_sums = mem + 7 * n; /* radii may change between steps: masses are not cached */
     s->b = (sc_sim_balls){n,           p.dims,          mem,
                           mem + n,     p.dims == 3 ? mem + 2 * n : NULL,
                           mem + 3 * n, mem + 4 * n,     p.dims == 3 ? mem + 5 * n : NULL,
-                          mem + 6 * n};
+                          mem + 6 * n, (uint32_t *)(void *)(mem + 7 * n + 4 * blocks)};
+    for (size_t i = 0; i < n; i++)
+        s->b.id[i] = (uint32_t)i;
     /* radii first (the fit check needs them), then centres and directions */
     uint64_t rng = p.seed;
     double volume = 0.0, space = 1.0;
@@ -161,10 +213,28 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
                     volume / space, limit);
     }
     double *c[3] = {s->b.x, s->b.y, s->b.z}, *v[3] = {s->b.vx, s->b.vy, s->b.vz};
+    uint64_t per_row[3] = {1, 1, 1};
+    if (p.placement == SC_SIM_PLACE_LATTICE)
+        for (int a = 0; a < p.dims; a++)
+            per_row[a] = (uint64_t)floor(p.box[a] / p.spacing);
     for (size_t i = 0; i < n; i++) {
         const double r = s->b.r[i];
-        for (int a = 0; a < p.dims; a++)
-            c[a][i] = r + (p.box[a] - 2.0 * r) * next_unit(&rng);
+        uint64_t k = i;
+        for (int a = 0; a < p.dims; a++) {
+            if (p.placement == SC_SIM_PLACE_LATTICE) { /* point k of the lattice, x fastest */
+                double at = ((double)(k % per_row[a]) + 0.5) * p.spacing;
+                k /= per_row[a];
+                /* a ball wider than the pitch stays inside the box */
+                c[a][i] = at < r ? r : at > p.box[a] - r ? p.box[a] - r : at;
+            } else {
+                c[a][i] = r + (p.box[a] - 2.0 * r) * next_unit(&rng);
+            }
+        }
+        if (p.velocities == SC_SIM_VEL_COMPONENTS) {
+            for (int a = 0; a < p.dims; a++)
+                v[a][i] = p.speed * (2.0 * next_unit(&rng) - 1.0);
+            continue;
+        }
         /* a uniform direction: a normal vector, by Box-Muller, scaled */
         double g[3], len = 0.0;
         do {
@@ -181,6 +251,11 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
     }
     sc_options o = search ? *search : sc_options_default();
     o.sorted = 1;
+#ifdef _OPENMP
+    s->threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+#else
+    s->threads = 1;
+#endif
     st = sc_context_create(&o, &s->ctx);
     if (st != SC_OK) {
         sc_sim_destroy(s);
@@ -197,6 +272,8 @@ void sc_sim_destroy(sc_sim *s) {
     sc_context_destroy(s->ctx);
     free(s->mem);
     free(s->pairs);
+    free(s->rkey);
+    free(s->gather);
     free(s);
 }
 
@@ -209,18 +286,99 @@ const uint32_t *sc_sim_last_pairs(const sc_sim *s, size_t *count) {
     return s->pairs;
 }
 
+sc_status sc_sim_search_stats(const sc_sim *s, sc_stats *out) {
+    return s ? sc_context_stats(s->ctx, out) : SC_ERR_INVALID_ARGUMENT;
+}
+
+/* 0. (params.reorder) renumber the balls in Morton order of their cells on
+ * a 2^10 (3-D) or 2^16 (2-D) lattice over the box: two passes of a 16-bit
+ * counting sort on (key, index), stable, so the order is a function of the
+ * positions alone; then every array is gathered into that order. */
+static uint32_t spread(uint32_t v, int dims) {
+    uint32_t r = 0;
+    for (int b = 0; b < (dims == 3 ? 10 : 16); b++)
+        r |= ((v >> b) & 1u) << (dims * b);
+    return r;
+}
+
+static void reorder(sc_sim *s) {
+    const sc_sim_balls *b = &s->b;
+    const int dims = b->dims;
+    const long n = (long)b->n;
+    double *c[3] = {b->x, b->y, b->z};
+    const double cells = dims == 3 ? 1024.0 : 65536.0;
+#pragma omp parallel for num_threads(s->threads) schedule(static, SIM_BLOCK)
+    for (long i = 0; i < n; i++) {
+        uint32_t key = 0;
+        for (int a = 0; a < dims; a++) {
+            double q = c[a][i] / s->p.box[a] * cells;
+            q = q < 0.0 ? 0.0 : q > cells - 1.0 ? cells - 1.0 : q;
+            key |= spread((uint32_t)q, dims) << a;
+        }
+        s->rkey[i] = key;
+        s->rord[i] = (uint32_t)i;
+    }
+    uint32_t *k0 = s->rkey, *k1 = s->rtmp, *o0 = s->rord, *o1 = s->rord_tmp;
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t *cnt = s->rcount;
+        memset(cnt, 0, 65536 * sizeof *cnt);
+        const int sh = 16 * pass;
+        for (long i = 0; i < n; i++)
+            cnt[(k0[i] >> sh) & 0xffff]++;
+        uint32_t sum = 0;
+        for (int d = 0; d < 65536; d++) {
+            const uint32_t t = cnt[d];
+            cnt[d] = sum;
+            sum += t;
+        }
+        for (long i = 0; i < n; i++) {
+            const uint32_t at = cnt[(k0[i] >> sh) & 0xffff]++;
+            k1[at] = k0[i];
+            o1[at] = o0[i];
+        }
+        uint32_t *t = k0;
+        k0 = k1;
+        k1 = t;
+        t = o0;
+        o0 = o1;
+        o1 = t;
+    }
+    /* after two passes the order is back in rord */
+    double *arr[7] = {b->x, b->y, b->z, b->vx, b->vy, b->vz, b->r};
+    for (int k = 0; k < 7; k++) {
+        double *a = arr[k];
+        if (!a)
+            continue;
+#pragma omp parallel num_threads(s->threads)
+        {
+#pragma omp for schedule(static, SIM_BLOCK)
+            for (long i = 0; i < n; i++)
+                s->gather[i] = a[o0[i]];
+#pragma omp for schedule(static, SIM_BLOCK)
+            for (long i = 0; i < n; i++)
+                a[i] = s->gather[i];
+        }
+    }
+    uint32_t *ids = s->rtmp; /* the keys are no longer needed */
+    for (long i = 0; i < n; i++)
+        ids[i] = b->id[o0[i]];
+    memcpy(b->id, ids, (size_t)n * sizeof *ids);
+}
+
 /* 1. move, clamping each centre into [r, L - r] */
 static void move(sc_sim *s) {
     const sc_sim_balls *b = &s->b;
     double *c[3] = {b->x, b->y, b->z}, *v[3] = {b->vx, b->vy, b->vz};
     const double dt = s->p.dt;
-    for (int a = 0; a < b->dims; a++) {
-        const double L = s->p.box[a];
-        double *x = c[a];
-        const double *u = v[a];
-        for (size_t i = 0; i < b->n; i++) {
-            const double r = b->r[i], y = x[i] + u[i] * dt;
-            x[i] = y < r ? r : y > L - r ? L - r : y;
+    const double *L = s->p.box;
+    const int dims = b->dims;
+    const long n = (long)b->n;
+#pragma omp parallel for num_threads(s->threads) schedule(static, SIM_BLOCK)
+    for (long i = 0; i < n; i++) {
+        const double r = b->r[i];
+        for (int a = 0; a < dims; a++) {
+            const double y = c[a][i] + v[a][i] * dt;
+            c[a][i] = y < r ? r : y > L[a] - r ? L[a] - r : y;
         }
     }
 }
@@ -244,7 +402,13 @@ static sc_status search(sc_sim *s, size_t *count) {
     return st;
 }
 
-/* 3. elastic impulses in pair order; returns the reactions */
+/* 3. elastic impulses in pair order; returns the reactions. Sequential:
+ * a ball in several pairs sees the earlier pairs' impulses.
+ * With d = cj - ci, u = (vj - vi) . d and the normal n = d / |d|, the pair
+ * approaches when u < 0, and the elastic impulse J = 2 mi mj / (mi + mj) vn
+ * (vn = u / |d|) changes vi by J / mi n = 2 mj / (mi + mj) u / |d|^2 d and
+ * vj by the opposite with mi: no square root and one division per reaction.
+ * A massless ball (m = 0) gets the factor 2: it bounces off. */
 static uint64_t respond(sc_sim *s, size_t count) {
     const sc_sim_balls *b = &s->b;
     const int dims = b->dims;
@@ -252,48 +416,56 @@ static uint64_t respond(sc_sim *s, size_t count) {
     uint64_t reactions = 0;
     for (size_t k = 0; k < count; k++) {
         const uint32_t i = s->pairs[2 * k], j = s->pairs[2 * k + 1];
-        double d[3] = {0, 0, 0}, d2 = 0.0, vn = 0.0;
+        double d[3] = {0, 0, 0}, d2 = 0.0, u = 0.0;
         for (int a = 0; a < dims; a++) {
             d[a] = c[a][j] - c[a][i];
             d2 += d[a] * d[a];
+            u += (v[a][j] - v[a][i]) * d[a];
         }
         const double mi = mass(b->r[i], dims), mj = mass(b->r[j], dims);
-        if (!(d2 > 0.0) || !(mi + mj > 0.0))
-            continue; /* no normal, or nothing to push */
-        const double len = sqrt(d2);
-        for (int a = 0; a < dims; a++)
-            vn += (v[a][j] - v[a][i]) * (d[a] / len);
-        if (!(vn < 0.0))
-            continue; /* separating or resting: no reaction */
-        /* equal and opposite momentum changes J = 2 mi mj / (mi + mj) vn */
-        const double J = 2.0 * mi * mj / (mi + mj) * vn;
+        if (!(d2 > 0.0) || !(mi + mj > 0.0) || !(u < 0.0))
+            continue; /* no normal, nothing to push, or separating or resting */
+        const double g = 2.0 * u / ((mi + mj) * d2);
+        const double ki = g * mj, kj = g * mi;
         for (int a = 0; a < dims; a++) {
-            const double na = d[a] / len;
-            if (mi > 0.0)
-                v[a][i] += J / mi * na;
-            else
-                v[a][i] += 2.0 * vn * na; /* a massless ball bounces off */
-            if (mj > 0.0)
-                v[a][j] -= J / mj * na;
-            else
-                v[a][j] -= 2.0 * vn * na;
+            v[a][i] += ki * d[a];
+            v[a][j] -= kj * d[a];
         }
         reactions++;
     }
     return reactions;
 }
 
-/* 4. walls: a ball touching one while moving outward turns back */
-static void walls(sc_sim *s) {
+/* 4. walls: a ball touching one while moving outward turns back; then the
+ * kinetic energy and momentum, summed per block */
+static void walls_and_sums(sc_sim *s) {
     const sc_sim_balls *b = &s->b;
     double *c[3] = {b->x, b->y, b->z}, *v[3] = {b->vx, b->vy, b->vz};
-    for (int a = 0; a < b->dims; a++) {
-        const double L = s->p.box[a];
-        for (size_t i = 0; i < b->n; i++) {
-            const double r = b->r[i];
-            if ((c[a][i] - r <= 0.0 && v[a][i] < 0.0) || (c[a][i] + r >= L && v[a][i] > 0.0))
-                v[a][i] = -v[a][i];
+    const double *L = s->p.box;
+    const int dims = b->dims;
+    const size_t n = b->n;
+    const long blocks = (long)((n + SIM_BLOCK - 1) / SIM_BLOCK);
+#pragma omp parallel for num_threads(s->threads) schedule(static)
+    for (long k = 0; k < blocks; k++) {
+        const size_t i0 = (size_t)k * SIM_BLOCK, i1 = i0 + SIM_BLOCK < n ? i0 + SIM_BLOCK : n;
+        double e = 0.0, m3[3] = {0, 0, 0};
+        for (size_t i = i0; i < i1; i++) {
+            const double r = b->r[i], m = mass(r, dims);
+            double v2 = 0.0;
+            for (int a = 0; a < dims; a++) {
+                double u = v[a][i];
+                if ((c[a][i] - r <= 0.0 && u < 0.0) || (c[a][i] + r >= L[a] && u > 0.0))
+                    v[a][i] = u = -u;
+                v2 += u * u;
+                m3[a] += m * u;
+            }
+            e += 0.5 * m * v2;
         }
+        double *out = s->block_sums + 4 * k;
+        out[0] = e;
+        out[1] = m3[0];
+        out[2] = m3[1];
+        out[3] = m3[2];
     }
 }
 
@@ -301,6 +473,8 @@ sc_status sc_sim_step(sc_sim *s, sc_sim_frame *f) {
     sc_sim_frame fr;
     memset(&fr, 0, sizeof fr);
     double t = now_ms();
+    if (s->p.reorder > 0 && s->steps % (uint64_t)s->p.reorder == 0)
+        reorder(s);
     move(s);
     fr.ms_move = now_ms() - t;
     t = now_ms();
@@ -319,21 +493,16 @@ sc_status sc_sim_step(sc_sim *s, sc_sim_frame *f) {
     t = now_ms();
     fr.collisions = count;
     fr.reactions = respond(s, count);
-    walls(s);
+    walls_and_sums(s);
     fr.ms_response = now_ms() - t;
     s->steps++;
     fr.step = s->steps;
     fr.time = (double)s->steps * s->p.dt;
-    const sc_sim_balls *b = &s->b;
-    const double *v[3] = {b->vx, b->vy, b->vz};
-    for (size_t i = 0; i < b->n; i++) {
-        const double m = mass(b->r[i], b->dims);
-        double v2 = 0.0;
-        for (int a = 0; a < b->dims; a++) {
-            v2 += v[a][i] * v[a][i];
-            fr.momentum[a] += m * v[a][i];
-        }
-        fr.kinetic_energy += 0.5 * m * v2;
+    const size_t blocks = (s->b.n + SIM_BLOCK - 1) / SIM_BLOCK;
+    for (size_t k = 0; k < blocks; k++) {
+        fr.kinetic_energy += s->block_sums[4 * k];
+        for (int a = 0; a < 3; a++)
+            fr.momentum[a] += s->block_sums[4 * k + 1 + a];
     }
     if (f)
         *f = fr;

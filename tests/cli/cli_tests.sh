@@ -691,6 +691,21 @@ case_simulate() {
     expect_exit 2 "wider than the box" -- simulate --radii const:400
     expect_exit 2 "unknown option" "--bogus" -- simulate --bogus 1
     expect_exit 2 "--dims" -- simulate --dims 4
+    expect_exit 2 "--velocities" -- simulate --velocities bogus
+    expect_exit 2 "lattice" -- simulate --n 10001 --box 600,600 --radii const:2 --lattice 6
+    # renumbered every 2nd step: still the same for 1 and 2 threads
+    for t in 1 2; do
+        run_ok "$WORK/r.txt" simulate --n 600 --box 300,200 --radii uniform:1,4 --steps 4 --reorder 2 \
+            --threads "$t" --quiet --csv "$WORK/r-$t.csv" || return
+        cut -d, -f7-12 "$WORK/r-$t.csv" >"$WORK/r-$t.cols"
+    done
+    checks=$((checks + 1))
+    cmp -s "$WORK/r-1.cols" "$WORK/r-2.cols" || fail "simulate --reorder 2: 2 threads differ from 1"
+    # seed 003's room: lattice and per-component velocities run
+    run_ok "$WORK/l.txt" simulate --n 10000 --box 600,600 --radii const:2 --lattice 6 --velocities components \
+        --speed 0.2 --dt 1 --steps 2 --quiet --csv "$WORK/l.csv" || return
+    checks=$((checks + 1))
+    [ "$(wc -l <"$WORK/l.csv")" -eq 3 ] || fail "simulate --lattice: $(wc -l <"$WORK/l.csv") CSV lines, want 3"
     expect_exit 6 "cannot write" -- simulate --steps 1 --csv "$WORK/no/such/dir/s.csv"
     no_leftovers "$WORK/no/such/dir" s.csv
     # pictures: every 2nd of 4 steps, 200 pixels wide (1400 x 600: 86 high)
