@@ -249,6 +249,16 @@ static int index_bits(size_t n) {
     return b;
 }
 
+/* Sizes the context's window buffer for cap words (and the sort's spare). */
+static bool win_reserve(sc_context *c, sorted_win *win, size_t cap) {
+    if (!sc_buf_reserve(alloc_of(c), &c->win, 2 * sizeof(uint64_t) * cap))
+        return false;
+    win->cap = cap;
+    win->w = c->win.p;
+    win->tmp = win->w + cap;
+    return true;
+}
+
 /* One search pass keeping the pairs whose smaller index is in [lo, hi):
  * *count gets them all, of which the first win->cap are stored. */
 static sc_status window_pass(sc_context *c, prepared *p, const sorted_win *win, size_t lo,
@@ -303,7 +313,7 @@ static sc_status window_emit(sc_context *c, sorted_win *win, size_t m, const str
 static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) {
     const size_t n = p->view.n;
     const sc_allocator *al = alloc_of(c);
-    const size_t per_pair = 2 * sizeof(uint64_t);
+    const size_t per_pair = 2 * sizeof(uint64_t); /* a word and its sort spare: win_reserve */
     const size_t budget = c->opt.sorted_window_bytes / per_pair;
     sorted_win win = {NULL, NULL, 0, index_bits(n)};
     sc_status st = SC_OK;
@@ -312,20 +322,14 @@ static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) 
     const uint64_t guess = last ? (last - 1) + (last - 1) / 4 + 64 : (uint64_t)n + 64;
     if (guess <= budget) {
         size_t m = 0;
-        win.cap = (size_t)guess;
-        if (!sc_buf_reserve(al, &c->win, per_pair * win.cap))
+        if (!win_reserve(c, &win, (size_t)guess))
             return SC_ERR_OUT_OF_MEMORY;
-        win.w = c->win.p;
-        win.tmp = win.w + win.cap;
         progress_span(c, 0.0, 0.5);
         st = window_pass(c, p, &win, 0, n, &m);
         if (st == SC_OK && m > win.cap && m <= budget) {
             /* more than guessed but within the budget: once more, sized */
-            win.cap = m;
-            if (!sc_buf_reserve(al, &c->win, per_pair * win.cap))
+            if (!win_reserve(c, &win, m))
                 return SC_ERR_OUT_OF_MEMORY;
-            win.w = c->win.p;
-            win.tmp = win.w + win.cap;
             st = window_pass(c, p, &win, 0, n, &m);
         }
         if (st != SC_OK)
@@ -362,11 +366,8 @@ static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) 
         cap = c->stats.pairs;
     if (cap == 0)
         return SC_OK;
-    if (!sc_buf_reserve(al, &c->win, per_pair * cap))
+    if (!win_reserve(c, &win, cap))
         return SC_ERR_OUT_OF_MEMORY;
-    win.w = c->win.p;
-    win.tmp = win.w + cap;
-    win.cap = cap;
 
     size_t windows = 0;
     for (size_t lo = 0; lo < n;) {
