@@ -32,10 +32,20 @@ typedef enum sc_traversal {
                                  pairs, other memory order */
 } sc_traversal;
 
+typedef enum sc_grid_sides {
+    SC_SIDES_MODEL = 0, /**< per pair of levels, the side the cost model picks (default) */
+    SC_SIDES_UP = 1,    /**< every pair across levels found from the finer sphere */
+    SC_SIDES_DOWN = 2   /**< every pair across levels found from the coarser sphere */
+} sc_grid_sides;
+
 /** The grid's working layout for the context's later queries. */
 SC_API sc_status sc_study_set_layout(sc_context *ctx, sc_layout layout);
 /** The grid's row order for the context's later queries. */
 SC_API sc_status sc_study_set_traversal(sc_context *ctx, sc_traversal traversal);
+
+/** Which side the grid finds pairs across levels from, for the context's
+ *  later queries: same pairs, other work (and stream order). */
+SC_API sc_status sc_study_set_grid_sides(sc_context *ctx, sc_grid_sides sides);
 
 /** kernel_bench's replay: every later query of ctx runs fn (a kernel with
  *  kernels/kernel.h's signature) as its narrowphase; NULL: back to normal. */

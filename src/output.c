@@ -197,20 +197,31 @@ static void process_hits(sc_hits *h) {
             __atomic_fetch_add(&s->hist[lo], 1u, __ATOMIC_RELAXED);
         }
         break;
-    case SC_SINK_WINDOW:
+    case SC_SINK_WINDOW: {
+        /* The kept words are packed in place over the hits already read
+         * (word `kept` covers pairs[2 kept .. 2 kept + 1], kept <= k), then
+         * reserved in the shared window with one atomic add per batch: an
+         * add per pair made the counter's cache line bounce between cores
+         * for every pair. */
         kept = 0;
+        unsigned char *words = (unsigned char *)h->pairs;
         for (size_t k = 0; k < n; k++) {
             uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
             uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
             if (lo < s->win_lo || lo >= s->win_hi)
                 continue;
             sum += mix64(((uint64_t)lo << 32) | hi);
+            const uint64_t word = ((uint64_t)lo << s->win_bits) | hi;
+            memcpy(words + 8 * kept, &word, 8);
             kept++;
-            size_t at = __atomic_fetch_add(&s->win_count, 1, __ATOMIC_RELAXED);
+        }
+        if (kept) {
+            const size_t at = __atomic_fetch_add(&s->win_count, kept, __ATOMIC_RELAXED);
             if (at < s->win_cap)
-                s->win[at] = ((uint64_t)lo << s->win_bits) | hi;
+                memcpy(s->win + at, words, 8 * (kept < s->win_cap - at ? kept : s->win_cap - at));
         }
         break;
+    }
     }
     th->checksum += sum;
     th->pairs += kept;

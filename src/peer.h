@@ -38,6 +38,7 @@
 typedef struct sc_study_knobs {
     int indirect;             /* the grid reads the caller's arrays */
     int morton;               /* the grid's rows along a Morton curve */
+    int sides;                /* the grid's cross-level sides: sc_grid_sides */
     sc_kernel_fn kernel;      /* NULL, or the kernel every query runs */
 } sc_study_knobs;
 #endif

@@ -22,6 +22,13 @@ sc_status sc_study_set_traversal(sc_context *c, sc_traversal t) {
     return SC_OK;
 }
 
+sc_status sc_study_set_grid_sides(sc_context *c, sc_grid_sides s) {
+    if (!c || (s != SC_SIDES_MODEL && s != SC_SIDES_UP && s != SC_SIDES_DOWN))
+        return SC_ERR_INVALID_ARGUMENT;
+    c->study.sides = (int)s;
+    return SC_OK;
+}
+
 void sc_study_set_kernel(sc_context *c, sc_study_kernel_fn fn) {
     if (c)
         c->study.kernel = (sc_kernel_fn)fn;

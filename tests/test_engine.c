@@ -117,6 +117,7 @@ typedef struct config {
     int indirect; /* study build: the grid reads the caller's arrays */
     int morton;   /* study build: the grid's rows along a Morton curve */
     int variant; /* peers: 0 their defaults, 1 the other options (see make_ctx) */
+    int sides;   /* study build: the grid's cross-level sides (sc_grid_sides) */
 } config;
 
 /* Every peer but the grid (which the groups above run in every shape). */
@@ -157,6 +158,8 @@ static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, siz
         st = sc_study_set_layout(ctx, c->indirect ? SC_LAYOUT_INDIRECT : SC_LAYOUT_GATHERED);
     if (st == SC_OK)
         st = sc_study_set_traversal(ctx, c->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS);
+    if (st == SC_OK)
+        st = sc_study_set_grid_sides(ctx, (sc_grid_sides)c->sides);
 #endif
     if (st != SC_OK) {
         fprintf(stderr, "context: %s\n", sc_status_string(st));
@@ -248,7 +251,7 @@ static int peers_only = 0;
 static void run_peers(const dataset *d, const sc_spheres *view, const pairs *want, uint64_t sum,
                       const char *what) {
     for (size_t k = 0; k < NPEERS; k++) {
-        config pc = {SC_KERNEL_AUTO, 3, peers[k], 0, 0, 0, 0, 0, (int)(k & 1)};
+        config pc = {SC_KERNEL_AUTO, 3, peers[k], 0, 0, 0, 0, 0, (int)(k & 1), 0};
         pairs own = {0};
         check_config(d, view, &pc, want, sum, &own, what);
         free(own.p);
@@ -270,19 +273,24 @@ static void check_dataset(const dataset *d, int full) {
         for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
             if (!full && thread_counts[t] != 1 && thread_counts[t] != 3)
                 continue;
-            config c = {kernels[k], thread_counts[t], SC_ALGO_GRID, 0, 0, 0, 0, 0, 0};
+            config c = {kernels[k], thread_counts[t], SC_ALGO_GRID, 0, 0, 0, 0, 0, 0, 0};
             check_config(d, &view, &c, &want, sum, &ref, "rows-f64");
         }
     }
     /* the brute-force peer and grid variants */
-    config extra[] = {{SC_KERNEL_AUTO, 2, SC_ALGO_BRUTE, 0, 0, 0, 0, 0, 0},
-                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0, 0, 0, 0, 0},
-                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7, 0, 0, 0, 0},
-                      {SC_KERNEL_SCALAR, 3, SC_ALGO_GRID, 0, 0, 16, 0, 0, 0},
+    config extra[] = {{SC_KERNEL_AUTO, 2, SC_ALGO_BRUTE, 0, 0, 0, 0, 0, 0, 0},
+                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0, 0, 0, 0, 0, 0},
+                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7, 0, 0, 0, 0, 0},
+                      {SC_KERNEL_SCALAR, 3, SC_ALGO_GRID, 0, 0, 16, 0, 0, 0, 0},
 #ifdef SC_STUDY
                       /* rows along a Morton curve: other row order, same pairs */
-                      {SC_KERNEL_AUTO, 3, SC_ALGO_GRID, 0, 0, 0, 0, 1, 0},
-                      {SC_KERNEL_SCALAR, 2, SC_ALGO_GRID, 0, 0, 16, 0, 1, 0},
+                      {SC_KERNEL_AUTO, 3, SC_ALGO_GRID, 0, 0, 0, 0, 1, 0, 0},
+                      {SC_KERNEL_SCALAR, 2, SC_ALGO_GRID, 0, 0, 16, 0, 1, 0, 0},
+                      /* pairs across levels all from the finer side, or all
+                       * from the coarser one (with Morton rows too) */
+                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 16, 0, 0, 0, SC_SIDES_UP},
+                      {SC_KERNEL_AUTO, 3, SC_ALGO_GRID, 0, 0, 16, 0, 0, 0, SC_SIDES_DOWN},
+                      {SC_KERNEL_SCALAR, 2, SC_ALGO_GRID, 0, 0, 0, 0, 1, 0, SC_SIDES_DOWN},
 #endif
     };
     /* A different algorithm or grid shape may stream in another order; each
@@ -295,7 +303,7 @@ static void check_dataset(const dataset *d, int full) {
     /* every peer, defaults and variant options (generators: group peers) */
     for (size_t k = 0; peers_here && k < NPEERS; k++)
         for (int var = 0; var < 2; var++) {
-            config pc = {SC_KERNEL_AUTO, 2, peers[k], 0, 0, 0, 0, 0, var};
+            config pc = {SC_KERNEL_AUTO, 2, peers[k], 0, 0, 0, 0, 0, var, 0};
             pairs own = {0};
             check_config(d, &view, &pc, &want, sum, &own, "peer");
             free(own.p);
@@ -306,7 +314,7 @@ static void check_dataset(const dataset *d, int full) {
         for (int a = 0; a < 4; a++)
             soa[a * d->n + i] = d->rows[4 * i + a];
     sc_spheres sv = sc_spheres_soa_f64(d->n, soa, soa + d->n, soa + 2 * d->n, soa + 3 * d->n);
-    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0};
+    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0, 0};
     check_config(d, &sv, &c, &want, sum, &ref, "soa-f64");
 #ifdef SC_STUDY
     /* indirect reads of separate arrays: same pairs in the same order */
@@ -340,11 +348,11 @@ static void check_dataset_f32(const dataset *d) {
     for (size_t k = 0; k < 2; k++) {
         if (!sc_kernel_available(kernels[k]))
             continue;
-        config c = {kernels[k], 3, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0};
+        config c = {kernels[k], 3, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0, 0};
         check_config(&w, &view, &c, &want, sum, &ref, "rows-f32");
     }
 #ifdef SC_STUDY
-    config ci = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 1, 0, 0};
+    config ci = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 1, 0, 0, 0};
     check_config(&w, &view, &ci, &want, sum, &ref, "rows-f32-indirect");
 #endif
     free(want.p);
@@ -377,7 +385,7 @@ static void check_dataset_2d(const dataset *d) {
         free(rows3);
         return;
     }
-    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0};
+    config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0, 0};
     check_config(&w, &view, &c, &want, sum, &ref, "2d");
 #ifdef SC_STUDY
     c.indirect = 1; /* z == NULL read through the view */
@@ -434,7 +442,7 @@ static void group_peers(void) {
                             continue;
                         const sc_kernel kern = kernels[(t + (size_t)var) % 2];
                         config c = {sc_kernel_available(kern) ? kern : SC_KERNEL_SCALAR,
-                                    thread_counts[t], peers[k], 0, 0, 0, 0, 0, var};
+                                    thread_counts[t], peers[k], 0, 0, 0, 0, 0, var, 0};
                         check_config(&d, &view, &c, &want, sum, &own, "peer");
                     }
                     free(own.p);
@@ -708,7 +716,8 @@ static void group_api(void) {
 #ifdef SC_STUDY
     CHECK(sc_context_create(NULL, &ctx) == SC_OK &&
               sc_study_set_traversal(ctx, (sc_traversal)7) == SC_ERR_INVALID_ARGUMENT &&
-              sc_study_set_layout(ctx, (sc_layout)7) == SC_ERR_INVALID_ARGUMENT,
+              sc_study_set_layout(ctx, (sc_layout)7) == SC_ERR_INVALID_ARGUMENT &&
+              sc_study_set_grid_sides(ctx, (sc_grid_sides)7) == SC_ERR_INVALID_ARGUMENT,
           "bad study switches");
     sc_context_destroy(ctx);
 #endif

@@ -118,6 +118,7 @@ typedef struct config {
     double cell_factor;
     int sorted, morton;
     const char *name;
+    int sides; /* the grid's cross-level sides (sc_grid_sides) */
 } config;
 
 /* Contexts live across inputs: every run after the first is a warm query on
@@ -125,23 +126,26 @@ typedef struct config {
  * three and every other peer run on every input; one of the shaped grids
  * (picked by the input) runs too. */
 static const config configs[] = {
-    {SC_ALGO_GRID, SC_KERNEL_SCALAR, 1, 0, 0, 1.0, 0, 0, "grid scalar 1 thread"},
-    {SC_ALGO_GRID, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 0, 0, "grid avx2 3 threads"},
-    {SC_ALGO_BRUTE, SC_KERNEL_AUTO, 2, 0, 0, 1.0, 0, 0, "brute 2 threads"},
-    {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 16, 16, 1.0, 1, 0, "grid, 16 levels forced, sorted"},
-    {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 1, 0, 3.7, 0, 0, "grid, one level, cell factor 3.7"},
-    {SC_ALGO_GRID, SC_KERNEL_SCALAR, 2, 4, 3, 1.0, 1, 1, "grid, 3 levels, Morton rows, sorted"},
+    {SC_ALGO_GRID, SC_KERNEL_SCALAR, 1, 0, 0, 1.0, 0, 0, "grid scalar 1 thread", 0},
+    {SC_ALGO_GRID, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 0, 0, "grid avx2 3 threads", 0},
+    {SC_ALGO_BRUTE, SC_KERNEL_AUTO, 2, 0, 0, 1.0, 0, 0, "brute 2 threads", 0},
+    {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 16, 16, 1.0, 1, 0, "grid, 16 levels forced, sorted", 0},
+    {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 1, 0, 3.7, 0, 0, "grid, one level, cell factor 3.7", 0},
+    {SC_ALGO_GRID, SC_KERNEL_SCALAR, 2, 4, 3, 1.0, 1, 1, "grid, 3 levels, Morton rows, sorted", 0},
+    {SC_ALGO_GRID, SC_KERNEL_AVX2, 3, 16, 16, 1.0, 0, 0, "grid, 16 levels, coarser side", SC_SIDES_DOWN},
+    {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 16, 0, 1.0, 1, 1, "grid, Morton, coarser side, sorted", SC_SIDES_DOWN},
+    {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 0, 0, 1.0, 0, 0, "grid, finer side", SC_SIDES_UP},
     /* the other peers: every one runs on every input */
-    {SC_ALGO_PARTITION1D, SC_KERNEL_SCALAR, 3, 0, 0, 1.0, 0, 0, "partition1d 3 threads"},
-    {SC_ALGO_SAP, SC_KERNEL_AVX2, 2, 0, 0, 1.0, 1, 0, "sap avx2, sorted"},
-    {SC_ALGO_SAP, SC_KERNEL_SCALAR, 3, 0, 0, 1.0, 0, 0, "sap warm (repairs the last input's order)"},
-    {SC_ALGO_HASHGRID, SC_KERNEL_AUTO, 2, 0, 0, 1.0, 0, 0, "hashgrid 2 threads"},
-    {SC_ALGO_OCTREE, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "octree, leaf 1"},
-    {SC_ALGO_KDSPLIT, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 1, 0, "kdsplit, mean split, sorted"},
-    {SC_ALGO_BVH, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "bvh, leaves of 3"},
-    {SC_ALGO_SEGTREE, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 1, 0, "segtree, cutoff 1, sorted"},
+    {SC_ALGO_PARTITION1D, SC_KERNEL_SCALAR, 3, 0, 0, 1.0, 0, 0, "partition1d 3 threads", 0},
+    {SC_ALGO_SAP, SC_KERNEL_AVX2, 2, 0, 0, 1.0, 1, 0, "sap avx2, sorted", 0},
+    {SC_ALGO_SAP, SC_KERNEL_SCALAR, 3, 0, 0, 1.0, 0, 0, "sap warm (repairs the last input's order)", 0},
+    {SC_ALGO_HASHGRID, SC_KERNEL_AUTO, 2, 0, 0, 1.0, 0, 0, "hashgrid 2 threads", 0},
+    {SC_ALGO_OCTREE, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "octree, leaf 1", 0},
+    {SC_ALGO_KDSPLIT, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 1, 0, "kdsplit, mean split, sorted", 0},
+    {SC_ALGO_BVH, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "bvh, leaves of 3", 0},
+    {SC_ALGO_SEGTREE, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 1, 0, "segtree, cutoff 1, sorted", 0},
 };
-#define FIRST_PEER 6
+#define FIRST_PEER 9
 #define NCONFIG (sizeof configs / sizeof configs[0])
 static sc_context *contexts[NCONFIG];
 
@@ -167,7 +171,8 @@ static sc_context *context_of(size_t c)
         o.segtree.cutoff = 1;
         o.sap.warm = cf->algo == SC_ALGO_SAP && !cf->sorted;
         if (sc_context_create(&o, &contexts[c]) != SC_OK ||
-            sc_study_set_traversal(contexts[c], cf->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS) != SC_OK)
+            sc_study_set_traversal(contexts[c], cf->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS) != SC_OK ||
+            sc_study_set_grid_sides(contexts[c], (sc_grid_sides)cf->sides) != SC_OK)
             fuzz_fail("context", cf->name, 0, 0);
     }
     return contexts[c];
@@ -238,7 +243,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
 
     /* which shaped grid joins the three that always run */
-    const size_t shaped = 3 + byte(&in) % 3;
+    const size_t shaped = 3 + byte(&in) % (FIRST_PEER - 3);
     for (size_t c = 0; c < NCONFIG; c++) {
         if (c >= 3 && c < FIRST_PEER && c != shaped)
             continue;

@@ -15,6 +15,33 @@
 
 enum { KEYS, TMP_KEYS, INDEX, TMP_INDEX, XQ, WORK, COUNTS };
 
+/* For each pair of non-empty levels, the side the search finds their pairs
+ * from: the cheaper by the cost model, on the rows the build counted. A few
+ * large spheres among many small ones (seed 002's balls, heavy-tailed radii)
+ * look up the fine rows under them instead of every fine sphere looking up
+ * their rows. */
+static void choose_sides(const sc_bounds *b, const sc_grid_plan *p, const sc_rows *rw,
+                         uint32_t down[SC_MAX_LEVELS]) {
+    sc_grid_census cs;
+    memset(&cs, 0, sizeof(cs));
+    sc_grid_census_geometry(b, p->cell[0], p->levels, &cs);
+    for (int l = 0; l < p->levels; l++) {
+        const size_t r0 = rw->level_begin[l], r1 = rw->level_begin[l + 1];
+        cs.rows[l] = (double)(r1 - r0);
+        cs.n[l] = (double)(rw->start[r1] - rw->start[r0]);
+        down[l] = 0;
+    }
+    for (int m = 1; m < p->levels; m++)
+        for (int l = 0; l < m; l++) {
+            if (cs.n[l] == 0.0 || cs.n[m] == 0.0)
+                continue;
+            double up, dn;
+            sc_grid_cross_cost(&cs, l, m, &up, &dn);
+            if (dn < up)
+                down[m] |= 1u << l;
+        }
+}
+
 static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     _Static_assert(sizeof(sc_grid_state) <= SC_PEER_STATE_BYTES, "state fits");
     sc_grid_state *g = e->state;
@@ -75,6 +102,12 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
         SC_ASSERT(keys[k - 1] <= keys[k]);
     for (size_t k = 0; k < g->rows.count; k++)
         SC_ASSERT(g->rows.start[k] < g->rows.start[k + 1]);
+#endif
+
+    choose_sides(e->bounds, &g->plan, &g->rows, g->down);
+#ifdef SC_STUDY
+    for (int m = 0; m < g->plan.levels && e->study->sides; m++) /* 1: all up; 2: all down */
+        g->down[m] = e->study->sides == 2 ? (1u << m) - 1u : 0u;
 #endif
 
     t = sc_now();

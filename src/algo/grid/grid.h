@@ -54,6 +54,28 @@ SC_INTERNAL void sc_grid_coords(const sc_grid_plan *plan, const double p[3], int
  * wrapped), then the fine x. */
 SC_INTERNAL uint64_t sc_grid_key(const sc_grid_plan *plan, int level, const int64_t q[3]);
 
+/* How many spheres and rows each level holds, and how many rows its grid
+ * spans along y and z (span[l][0], span[l][1]): what the cost model reads,
+ * estimated by the plan and counted by the build. */
+typedef struct sc_grid_census {
+    int levels;
+    double n[SC_MAX_LEVELS];
+    double rows[SC_MAX_LEVELS];
+    double cell[SC_MAX_LEVELS];
+    double span[SC_MAX_LEVELS][2];
+    double ext[3]; /* the data's extent per axis */
+} sc_grid_census;
+
+/* Fills cs->cell, cs->span and cs->ext from the bounds and the finest edge. */
+SC_INTERNAL void sc_grid_census_geometry(const sc_bounds *b, double cell0, int levels,
+                                         sc_grid_census *cs);
+/* The estimated overhead of finding the pairs between level l and a coarser
+ * level m from l's side (up: l's spheres look up m's rows, as the search
+ * does by default) and from m's side (down: m's spheres look up the rows of
+ * l under their cells). The candidates are the same either way. */
+SC_INTERNAL void sc_grid_cross_cost(const sc_grid_census *cs, int l, int m, double *up,
+                                    double *down);
+
 /* Writes every sphere's key (or, with first->pack_bits = b, the word
  * key << b | k);
  * fills first->hist0 (cut into `blocks` as sc_radix_blocks says),
@@ -85,6 +107,10 @@ typedef struct sc_grid_state {
     sc_rows rows;
     const uint32_t *xq;    /* fine x of each sorted sphere, padded */
     size_t chunk_spheres;  /* sorted spheres per search chunk */
+    /* down[m] bit l (l < m): the pairs between levels l and m are found
+     * from m's side; every other pair of non-empty levels from the finer
+     * side. Chosen by the build from the rows it counted. */
+    uint32_t down[SC_MAX_LEVELS];
     bool indirect;         /* the study's indirect layout: the kernel reads view */
     const sc_view *view;
 } sc_grid_state;

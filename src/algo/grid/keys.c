@@ -71,25 +71,34 @@ static int bit_length(uint64_t v) {
 
 /* Estimated search cost, in candidate-test equivalents, of a grid with L
  * levels under the coarsest edge `top`, assuming each level's spheres spread
- * evenly over the box. Terms, per level l (n_l spheres, edge c_l, density
- * rho_l = n_l / V):
- *   same-level candidates  n_l rho_l * 13.5 c_l^3  (4.5 rows of c_l^2 x 2 c_l,
- *                                                    x 1.5 for shared windows)
- *   cross-level candidates n_l rho_l' * 18 c_l'^3  (9 rows of c_l'^2 x 2 c_l')
- *   per home row and coarser level: 9 row lookups and window starts
- *   per sphere: 15 for its own level's windows, and per coarser level 9
- *   window moves.
- * The two overhead constants are calibrated on measurements (powerlaw at
- * 2e4, 1e6 and 1e7, wide at 1e6: the model must pick the fastest forced
- * level count, or one within 10% of it).
+ * evenly over the box. Terms, per level l (n_l spheres, edge c_l):
+ *   same-level candidates  n_l^2 * 0.75 * f(c_l)   (4.5 of the 9 rows, x 1.5
+ *                                                    for shared windows)
+ *   cross-level candidates n_l n_m * f(c_m)        (9 rows of level m)
+ *   per sphere: 15 for its own level's windows;
+ *   per coarser level m, the cheaper of the two ways to find the pairs
+ *   between l and m (sc_grid_cross_cost).
+ * f(c) is the fraction of the box that 9 rows of edge c and a window of 2c
+ * along x cover: 18 c^3 / V where every axis is wider than the rows, and no
+ * more than the whole extent along an axis that is not (a flat axis of 2-D
+ * data, or a coarsest cell wider than the box).
  * Only the number of levels depends on it; exactness does not. */
-#define ROW_START_COST 2500.0
-#define SPHERE_LEVEL_COST 75.0
+#define SPHERE_OWN_COST 15.0
 
-static double level_cost(const sc_bounds *b, double top, int L) {
-    double n_l[SC_MAX_LEVELS] = {0}, c[SC_MAX_LEVELS];
-    for (int l = 0; l < L; l++)
-        c[l] = ldexp(top, l - (L - 1));
+static double reach(const double ext[3], double c) {
+    double f = 1.0;
+    for (int a = 0; a < 3; a++) {
+        const double w = (a == 0 ? 2.0 : 3.0) * c; /* x window, rows along y and z */
+        if (w < ext[a])
+            f *= w / ext[a];
+    }
+    return f;
+}
+
+/* The census the cost model reads, estimated from the radius histogram:
+ * spheres by level, and rows as if the level's spheres spread evenly. */
+static void census_estimate(const sc_bounds *b, const double *c, int L, sc_grid_census *cs) {
+    memset(cs, 0, sizeof(*cs));
     for (int e = 0; e < SC_EXP_BINS; e++) {
         if (!b->rexp[e])
             continue;
@@ -98,36 +107,93 @@ static double level_cost(const sc_bounds *b, double top, int L) {
         int l = 0;
         while (l < L - 1 && r > 0.5 * c[l])
             l++;
-        n_l[l] += (double)b->rexp[e];
+        cs->n[l] += (double)b->rexp[e];
     }
-    /* A flat axis (2-D data) still has one layer of the finest cells; a
-     * coarser clamp would dilute the density when one huge sphere makes the
-     * top cell larger than the box (powerlaw: 46x, chose too few levels). */
-    double ext[3], V = 1.0;
+    sc_grid_census_geometry(b, c[0], L, cs);
+    for (int l = 0; l < L; l++) {
+        const double cells = cs->span[l][0] * cs->span[l][1];
+        cs->rows[l] = cs->n[l] < cells ? cs->n[l] : cells;
+    }
+}
+
+void sc_grid_census_geometry(const sc_bounds *b, double cell0, int levels, sc_grid_census *cs) {
+    cs->levels = levels;
+    for (int a = 0; a < 3; a++)
+        cs->ext[a] = b->hi[a] - b->lo[a];
+    for (int l = 0; l < levels; l++) {
+        cs->cell[l] = ldexp(cell0, l);
+        for (int a = 1; a < 3; a++)
+            cs->span[l][a - 1] = floor(cs->ext[a] / cs->cell[l]) + 1.0;
+    }
+}
+
+static double level_cost(const sc_bounds *b, double top, int L) {
+    double c[SC_MAX_LEVELS];
+    for (int l = 0; l < L; l++)
+        c[l] = ldexp(top, l - (L - 1));
+    sc_grid_census cs;
+    census_estimate(b, c, L, &cs);
+    /* A zero extent (2-D data) is taken as one finest cell, which only
+     * keeps reach()'s ratios finite: rows are wider, so it counts 1. */
+    double ext[3];
     for (int a = 0; a < 3; a++) {
         ext[a] = b->hi[a] - b->lo[a];
         if (ext[a] < c[0])
             ext[a] = c[0];
-        V *= ext[a];
     }
     double cost = 0.0;
     for (int l = 0; l < L; l++) {
-        if (n_l[l] == 0.0)
+        const double nl = cs.n[l];
+        if (nl == 0.0)
             continue;
-        double rows = (ext[1] / c[l] + 1.0) * (ext[2] / c[l] + 1.0);
-        if (rows > n_l[l])
-            rows = n_l[l];
-        int coarser = 0;
-        cost += n_l[l] * (n_l[l] / V) * 13.5 * c[l] * c[l] * c[l] + 15.0 * n_l[l];
+        cost += nl * nl * 0.75 * reach(ext, c[l]) + SPHERE_OWN_COST * nl;
         for (int m = l + 1; m < L; m++) {
-            if (n_l[m] == 0.0)
+            if (cs.n[m] == 0.0)
                 continue;
-            coarser++;
-            cost += n_l[l] * (n_l[m] / V) * 18.0 * c[m] * c[m] * c[m];
+            double up, down;
+            sc_grid_cross_cost(&cs, l, m, &up, &down);
+            cost += nl * cs.n[m] * reach(ext, c[m]) + (up < down ? up : down);
         }
-        cost += coarser * (ROW_START_COST * rows + SPHERE_LEVEL_COST * n_l[l]);
     }
     return cost;
+}
+
+/* The overhead, beyond the candidate tests (the same either way), of
+ * finding the pairs between level l and a coarser level m:
+ *   up:   every home row of l looks up 9 rows of m, and every sphere of l
+ *         moves its windows through those that exist;
+ *   down: every sphere of m looks up the rows of l under its 3 x 3 level-m
+ *         cells (3 * 2^(m - l) per axis, clipped to the level's span; one
+ *         lookup per z slab and one to skip to the next existing slab) and
+ *         bisects each existing one for its x window. All of it runs in
+ *         the chunks that hold level m, which sorts last: when m's spheres
+ *         are few but meet many candidates (one huge sphere over everything,
+ *         the powerlaw set), that work lands on one thread and the search
+ *         waits for it, so down is taken only while a sphere of l meets on
+ *         average fewer than DOWN_CANDIDATES_MAX spheres of m.
+ * The up constants are calibrated on measurements (powerlaw at 2e4, 1e6 and
+ * 1e7, wide at 1e6: the model must pick the fastest forced level count, or
+ * one within 10% of it), the down ones on seed 002's 2-D balls and the
+ * powerlaw set (the cheaper side by the model must be the faster one). */
+#define ROW_START_COST 2500.0
+#define SPHERE_LEVEL_COST 75.0
+#define DOWN_LOOKUP_COST 400.0
+#define DOWN_ROW_COST 600.0
+#define DOWN_CANDIDATES_MAX 0.5
+
+void sc_grid_cross_cost(const sc_grid_census *cs, int l, int m, double *up, double *down) {
+    *up = ROW_START_COST * cs->rows[l] + SPHERE_LEVEL_COST * cs->n[l];
+    const double under = 3.0 * ldexp(1.0, m - l); /* level-l rows per axis under 3 cells of m */
+    const double ny = under < cs->span[l][0] ? under : cs->span[l][0];
+    const double nz = under < cs->span[l][1] ? under : cs->span[l][1];
+    double occ = cs->rows[l] / (cs->span[l][0] * cs->span[l][1]);
+    occ = occ < 1.0 ? occ : 1.0;
+    *down = cs->n[m] * (DOWN_LOOKUP_COST * 2.0 * nz + DOWN_ROW_COST * ny * nz * occ);
+    double ext[3];
+    for (int a = 0; a < 3; a++) /* zero extents count 1 (reach clips them) */
+        ext[a] = cs->ext[a] > 0.0 ? cs->ext[a] : cs->cell[0];
+    if (cs->n[m] * reach(ext, cs->cell[m]) >= DOWN_CANDIDATES_MAX)
+        *down = HUGE_VAL;
 }
 
 static int choose_levels(const sc_bounds *b, double top, int max_levels) {
@@ -316,8 +382,8 @@ static inline uint64_t sphere_key(const sc_view *v, const sc_grid_plan *p, size_
     return sc_grid_key(p, sc_grid_level(p, sc_view_get(v, v->r, k)), q);
 }
 
-/* The common case, specialised: 3-D double input read without the view's
- * type test, origin-relative scaling (axis_coord's !pow2 branch, the same
+/* The common case, specialised: double input (3-D, or 2-D with z = 0)
+ * read without the view's type test, origin-relative scaling (axis_coord's !pow2 branch, the same
  * operations in the same order: multiplying by 2^SC_XFINE before or after
  * the rounding gives the same double), and the plan copied into a local:
  * the stores to keys and to the uint32 histogram may alias the plan's int
@@ -332,13 +398,16 @@ keys_block_f64(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi,
                    zmask = ((uint64_t)1 << p.bits[2]) - 1;
     SC_ASSERT(!single || (p.levels == 1 && !p.morton && p.shift[0] == 0));
     const size_t stride = v->stride;
-    const char *px = v->x, *py = v->y, *pz = v->z, *pr = v->r;
+    /* 2-D input reads z = 0 from one constant (sphere_key's value) */
+    static const double zero = 0.0;
+    const size_t zstride = v->z ? stride : 0;
+    const char *px = v->x, *py = v->y, *pz = v->z ? v->z : (const char *)&zero, *pr = v->r;
     uint64_t vary = 0;
     for (size_t k = lo; k < hi; k++) {
         const size_t off = k * stride;
         const double x = *(const double *)(const void *)(px + off);
         const double y = *(const double *)(const void *)(py + off);
-        const double z = *(const double *)(const void *)(pz + off);
+        const double z = *(const double *)(const void *)(pz + k * zstride);
         const double r = *(const double *)(const void *)(pr + off);
         const int64_t q[3] = {(int64_t)((x - p.origin[0]) * sx),
                               (int64_t)((y - p.origin[1]) * p.inv_cell0),
@@ -363,7 +432,7 @@ void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, in
     const size_t buckets = (size_t)1 << dbits;
     const uint64_t dmask = buckets - 1;
     const uint64_t k0 = n ? sphere_key(v, p, 0) : 0;
-    const bool fast = v->f64 && v->z && !p->pow2 && !p->morton;
+    const bool fast = v->f64 && !p->pow2 && !p->morton;
     const int ib = first->pack_bits;
     SC_ASSERT(ib == 0 || (p->key_bits + ib <= 64 && ib <= 32 && (n <= 1 || ((n - 1) >> ib) == 0)));
     uint64_t varying = 0;

@@ -71,6 +71,8 @@ typedef struct walker {
     nbrow nb[NB_MAX];
     int nnb;
     int nnb_coarser; /* neighbour rows in coarser levels */
+    int64_t home_z, home_y; /* the home row's cell at its level */
+    const uint32_t *down;   /* sc_grid_state.down */
     uint32_t list[LIST_CAP + 16];
 } walker;
 
@@ -153,6 +155,8 @@ static void home_row(walker *w, size_t ri, int level) {
     sc_grid_zy_split(p, level, (key >> p->shift[1]) & (((uint64_t)1 << (p->bits[1] + p->bits[2])) - 1),
                      &zu, &yu);
     const int64_t y = (int64_t)yu, z = (int64_t)zu;
+    w->home_z = z;
+    w->home_y = y;
     const uint64_t half = (uint64_t)1 << (SC_XFINE + level);
     w->nnb = 0;
     nbrow *own = &w->nb[w->nnb++];
@@ -165,7 +169,7 @@ static void home_row(walker *w, size_t ri, int level) {
         add_nb(w, &w->cur[k], level, z + dzy[k][0], y + dzy[k][1], half);
     const int same_level = w->nnb;
     for (int l = level + 1; l < p->levels; l++) {
-        if (rw->level_begin[l] == rw->level_begin[l + 1])
+        if (rw->level_begin[l] == rw->level_begin[l + 1] || (w->down[l] >> level & 1u))
             continue;
         const int s = l - level;
         const uint64_t lhalf = (uint64_t)1 << (SC_XFINE + l);
@@ -343,6 +347,123 @@ static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
     return bl.tests;
 }
 
+/* The level-l cells under the 3 level-m cells around cell c of level m
+ * (s = m - l) along an axis of `bits` key bits: one range, or two where the
+ * axis wraps across its end. Returns how many ranges. */
+static int under_ranges(int64_t c, int s, int bits, int m, bool wrap, int64_t lo[2],
+                        int64_t hi[2]) {
+    const int64_t pl = (int64_t)1 << (bits - (m - s)); /* level-l cells on the axis */
+    int64_t a = (c - 1) * ((int64_t)1 << s), b = (c + 2) * ((int64_t)1 << s) - 1;
+    if (!wrap) {
+        lo[0] = a > 0 ? a : 0;
+        hi[0] = b < pl - 1 ? b : pl - 1;
+        return lo[0] <= hi[0];
+    }
+    /* the plan keeps >= 4 cells of every level per axis, so the 3 cells never
+     * cover the axis twice */
+    a &= pl - 1;
+    b &= pl - 1;
+    if (a <= b) {
+        lo[0] = a;
+        hi[0] = b;
+        return 1;
+    }
+    lo[0] = 0, hi[0] = b;
+    lo[1] = a, hi[1] = pl - 1;
+    return 2;
+}
+
+/* Appends the spheres of row r whose X lies within h of the home block's
+ * span [xf, xl], with the parts across the x wrap (bisections: these rows
+ * are visited once per block, so no window to move). */
+static void row_window(walker *w, block_list *bl, size_t r, uint64_t xf, uint64_t xl, uint64_t h) {
+    const uint32_t rs = w->rows->start[r], re = w->rows->start[r + 1];
+    const uint64_t top = xl + h;
+    const uint32_t lo = x_lower(w, rs, re, xf >= h ? xf - h : 0);
+    const uint32_t hi = x_lower(w, lo, re, (top < w->xw ? top : w->xw - 1) + 1);
+    list_range(bl, lo, hi);
+    if (w->plan->wrap[0]) {
+        if (xf < h) {
+            const uint32_t b = x_lower(w, hi, re, w->xw - (h - xf));
+            list_range(bl, b, re);
+        }
+        if (top >= w->xw) {
+            const uint32_t e = x_lower(w, rs, lo, top - w->xw + 1);
+            list_range(bl, rs, e);
+        }
+    }
+}
+
+/* Key of row (z, y) of `level`. */
+static inline uint64_t row_key(const sc_grid_plan *p, int level, int64_t z, int64_t y) {
+    return ((uint64_t)level << p->level_shift) | sc_grid_zy(p, level, (uint64_t)z, (uint64_t)y)
+                                                     << p->shift[1];
+}
+
+/* The pairs of the home block (of level m) with the finer levels that
+ * down[m] names: for each, the rows under the block's 3 x 3 cells of level
+ * m, each searched for the window |X - X_home| <= w(m). z slabs that hold
+ * no row are skipped with one lookup. The same candidates as the finer
+ * spheres' windows into this row would give, so every pair is still tested
+ * exactly once. */
+static uint64_t test_block_down(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
+                                sc_hits *hits, int m) {
+    const sc_grid_plan *p = w->plan;
+    const sc_rows *rw = w->rows;
+    const uint64_t xf = w->xq[args->i0], xl = w->xq[args->i0 + args->ni - 1];
+    const uint64_t h = (uint64_t)1 << (SC_XFINE + m);
+    block_list bl = {w, args, kernel, hits, 0, 0};
+    args->tri_end = 0; /* no own-row candidates */
+    for (int l = 0; l < m; l++) {
+        if (!(w->down[m] >> l & 1u))
+            continue;
+        const int s = m - l;
+        int64_t zlo[2], zhi[2], ylo[2], yhi[2];
+        const int nz = under_ranges(w->home_z, s, p->bits[2], m, p->wrap[2], zlo, zhi);
+        const int ny = under_ranges(w->home_y, s, p->bits[1], m, p->wrap[1], ylo, yhi);
+        const size_t r0 = rw->level_begin[l], r1 = rw->level_begin[l + 1];
+        for (int iz = 0; iz < nz; iz++) {
+            size_t from = r0;
+            int64_t z = zlo[iz];
+            while (z <= zhi[iz]) {
+                for (int iy = 0; iy < ny; iy++) {
+                    if (p->morton) { /* rows of one z are not contiguous: each on its own */
+                        for (int64_t y = ylo[iy]; y <= yhi[iy]; y++) {
+                            const uint64_t k = row_key(p, l, z, y);
+                            const size_t r = lower_bound(rw->key, r0, r1, k);
+                            if (r < r1 && rw->key[r] == k)
+                                row_window(w, &bl, r, xf, xl, h);
+                        }
+                        continue;
+                    }
+                    const uint64_t khi = row_key(p, l, z, yhi[iy]);
+                    size_t r = lower_bound(rw->key, from, r1, row_key(p, l, z, ylo[iy]));
+                    for (; r < r1 && rw->key[r] <= khi; r++)
+                        row_window(w, &bl, r, xf, xl, h);
+                    from = r;
+                }
+                if (p->morton) {
+                    z++;
+                    continue;
+                }
+                /* the next z that has a row at all */
+                const size_t r = lower_bound(rw->key, from, r1, row_key(p, l, z + 1, 0));
+                if (r == r1)
+                    break;
+                uint64_t zu, yu;
+                sc_grid_zy_split(p, l, (rw->key[r] >> p->shift[1]) &
+                                           (((uint64_t)1 << (p->bits[1] + p->bits[2])) - 1),
+                                 &zu, &yu);
+                z = (int64_t)zu;
+                from = r;
+            }
+        }
+    }
+    if (bl.m)
+        list_flush(&bl);
+    return bl.tests;
+}
+
 /* How many of the spheres i, i + 1, ... (at most SC_BLOCK, none at or past
  * a1) lie within `span` of sphere i in X: branch-free, since where a block
  * ends is data-dependent and a loop's exit would mispredict about once per
@@ -382,6 +503,7 @@ uint64_t sc_grid_search_chunk(const sc_peer_built *b, size_t chunk, sc_kernel_fn
     walker *w = tls;
     w->rows = rw;
     w->plan = plan;
+    w->down = g->down;
     w->key = NULL;
     w->xq = g->xq;
     w->xw = (uint64_t)1 << plan->bits[0];
@@ -439,6 +561,8 @@ uint64_t sc_grid_search_chunk(const sc_peer_built *b, size_t chunk, sc_kernel_fn
             args.i0 = i;
             args.ni = block_size(w->xq, i, a1, span);
             tests += test_block(w, &args, kernel, hits);
+            if (g->down[lev])
+                tests += test_block_down(w, &args, kernel, hits, lev);
         }
     }
     return tests;
