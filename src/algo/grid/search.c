@@ -400,62 +400,68 @@ static inline uint64_t row_key(const sc_grid_plan *p, int level, int64_t z, int6
                                                      << p->shift[1];
 }
 
+/* The rows of level l in slab z with y in [y0, y1], each searched for the
+ * home block's window; rows are looked up from `from` on (keys ascend within
+ * a slab). Returns the first row past them. */
+static size_t slab_rows(walker *w, block_list *bl, int l, int64_t z, int64_t y0, int64_t y1,
+                        size_t from, uint64_t xf, uint64_t xl, uint64_t h) {
+    const sc_grid_plan *p = w->plan;
+    const sc_rows *rw = w->rows;
+    const size_t r1 = rw->level_begin[l + 1];
+    if (p->morton) { /* rows of one z are not contiguous: each on its own */
+        for (int64_t y = y0; y <= y1; y++) {
+            const uint64_t k = row_key(p, l, z, y);
+            const size_t r = lower_bound(rw->key, rw->level_begin[l], r1, k);
+            if (r < r1 && rw->key[r] == k)
+                row_window(w, bl, r, xf, xl, h);
+        }
+        return from;
+    }
+    const uint64_t khi = row_key(p, l, z, y1);
+    size_t r = lower_bound(rw->key, from, r1, row_key(p, l, z, y0));
+    for (; r < r1 && rw->key[r] <= khi; r++)
+        row_window(w, bl, r, xf, xl, h);
+    return r;
+}
+
 /* The pairs of the home block (of level m) with the finer levels that
  * down[m] names: for each, the rows under the block's 3 x 3 cells of level
- * m, each searched for the window |X - X_home| <= w(m). z slabs that hold
- * no row are skipped with one lookup. The same candidates as the finer
- * spheres' windows into this row would give, so every pair is still tested
- * exactly once. */
+ * m, each searched for the window |X - X_home| <= w(m). Without Morton rows,
+ * z slabs that hold no row are skipped with one lookup. The same candidates
+ * as the finer spheres' windows into this row would give, so every pair is
+ * still tested exactly once. */
 static uint64_t test_block_down(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
                                 sc_hits *hits, int m) {
     const sc_grid_plan *p = w->plan;
     const sc_rows *rw = w->rows;
     const uint64_t xf = w->xq[args->i0], xl = w->xq[args->i0 + args->ni - 1];
     const uint64_t h = (uint64_t)1 << (SC_XFINE + m);
+    const uint64_t zy_mask = ((uint64_t)1 << (p->bits[1] + p->bits[2])) - 1;
     block_list bl = {w, args, kernel, hits, 0, 0};
     args->tri_end = 0; /* no own-row candidates */
     for (int l = 0; l < m; l++) {
         if (!(w->down[m] >> l & 1u))
             continue;
-        const int s = m - l;
         int64_t zlo[2], zhi[2], ylo[2], yhi[2];
-        const int nz = under_ranges(w->home_z, s, p->bits[2], m, p->wrap[2], zlo, zhi);
-        const int ny = under_ranges(w->home_y, s, p->bits[1], m, p->wrap[1], ylo, yhi);
+        const int nz = under_ranges(w->home_z, m - l, p->bits[2], m, p->wrap[2], zlo, zhi);
+        const int ny = under_ranges(w->home_y, m - l, p->bits[1], m, p->wrap[1], ylo, yhi);
         const size_t r0 = rw->level_begin[l], r1 = rw->level_begin[l + 1];
         for (int iz = 0; iz < nz; iz++) {
             size_t from = r0;
-            int64_t z = zlo[iz];
-            while (z <= zhi[iz]) {
-                for (int iy = 0; iy < ny; iy++) {
-                    if (p->morton) { /* rows of one z are not contiguous: each on its own */
-                        for (int64_t y = ylo[iy]; y <= yhi[iy]; y++) {
-                            const uint64_t k = row_key(p, l, z, y);
-                            const size_t r = lower_bound(rw->key, r0, r1, k);
-                            if (r < r1 && rw->key[r] == k)
-                                row_window(w, &bl, r, xf, xl, h);
-                        }
-                        continue;
-                    }
-                    const uint64_t khi = row_key(p, l, z, yhi[iy]);
-                    size_t r = lower_bound(rw->key, from, r1, row_key(p, l, z, ylo[iy]));
-                    for (; r < r1 && rw->key[r] <= khi; r++)
-                        row_window(w, &bl, r, xf, xl, h);
-                    from = r;
-                }
+            for (int64_t z = zlo[iz]; z <= zhi[iz];) {
+                for (int iy = 0; iy < ny; iy++)
+                    from = slab_rows(w, &bl, l, z, ylo[iy], yhi[iy], from, xf, xl, h);
                 if (p->morton) {
                     z++;
                     continue;
                 }
-                /* the next z that has a row at all */
-                const size_t r = lower_bound(rw->key, from, r1, row_key(p, l, z + 1, 0));
-                if (r == r1)
+                /* on to the next z that has a row at all */
+                from = lower_bound(rw->key, from, r1, row_key(p, l, z + 1, 0));
+                if (from == r1)
                     break;
                 uint64_t zu, yu;
-                sc_grid_zy_split(p, l, (rw->key[r] >> p->shift[1]) &
-                                           (((uint64_t)1 << (p->bits[1] + p->bits[2])) - 1),
-                                 &zu, &yu);
+                sc_grid_zy_split(p, l, (rw->key[from] >> p->shift[1]) & zy_mask, &zu, &yu);
                 z = (int64_t)zu;
-                from = r;
             }
         }
     }
