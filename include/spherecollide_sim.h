@@ -11,10 +11,15 @@
  *      ends a step outside the box);
  *   2. find the colliding pairs (the library's exact predicate) with the
  *      chosen algorithm, in (i, j) lexicographic order;
- *   3. in that order, for each pair count a collision, and if the pair is
- *      approaching (relative velocity along the normal < 0) apply the
- *      elastic impulse along the normal and count a reaction (pairs at the
- *      same centre, or of two massless balls, count only as collisions);
+ *   3. for each pair count a collision, and if the pair is approaching
+ *      (relative velocity along the normal < 0) apply the elastic impulse
+ *      along the normal and count a reaction (pairs at the same centre, or
+ *      of two massless balls, count only as collisions). A ball in several
+ *      pairs sees the earlier pairs' impulses; the order is: first the pairs
+ *      inside one block of SC_SIM_RESPONSE_BLOCK balls (i and j in the same
+ *      block), in pair order, then the pairs across blocks, in pair order.
+ *      Blocks share no ball, so the first part runs in parallel; with
+ *      renumbering (reorder) most pairs are inside a block;
  *   4. a ball touching a wall (x - r <= 0 or x + r >= L) while moving
  *      outward has that velocity component reflected.
  * The pair order is a function of the positions only, so a run gives the
@@ -28,6 +33,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** Balls per block of the response order (step 3 above) and of the
+ *  per-ball loops. */
+#define SC_SIM_RESPONSE_BLOCK 4096
 
 /* ======================================================================== */
 /* Parameters                                                               */

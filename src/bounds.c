@@ -134,6 +134,70 @@ static bool bounds_rows_f64(const double *rows, size_t sd, size_t lo, size_t hi,
             rexp[exp_bin(ldexp(1.0, e - 1023))] += raw[0][e];
     return true;
 }
+
+/* Columns of doubles (SoA, stride 8; z may be absent): the same checks and
+ * results as bounds_rows_f64, each column streamed on its own, two spheres
+ * per vector. */
+static void col_minmax(const double *c, size_t lo, size_t hi, double *mn, double *mx, __m128d *bad) {
+    const __m128d absmask = _mm_castsi128_pd(_mm_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
+    const __m128d maxv = _mm_set1_pd(SC_MAX_ABS_VALUE);
+    __m128d vmn = _mm_set1_pd(HUGE_VAL), vmx = _mm_set1_pd(-HUGE_VAL), b = *bad;
+    size_t k = lo;
+    for (; k + 2 <= hi; k += 2) {
+        const __m128d a = _mm_loadu_pd(c + k);
+        vmn = _mm_min_pd(vmn, a);
+        vmx = _mm_max_pd(vmx, a);
+        b = _mm_or_pd(b, _mm_cmpnle_pd(_mm_and_pd(a, absmask), maxv));
+    }
+    if (k < hi) { /* the odd last value, twice */
+        const __m128d a = _mm_set1_pd(c[k]);
+        vmn = _mm_min_pd(vmn, a);
+        vmx = _mm_max_pd(vmx, a);
+        b = _mm_or_pd(b, _mm_cmpnle_pd(_mm_and_pd(a, absmask), maxv));
+    }
+    double m2[2], x2[2];
+    _mm_storeu_pd(m2, vmn);
+    _mm_storeu_pd(x2, vmx);
+    *mn = m2[0] < m2[1] ? m2[0] : m2[1];
+    *mx = x2[0] > x2[1] ? x2[0] : x2[1];
+    *bad = b;
+}
+
+static bool bounds_cols_f64(const sc_view *v, size_t lo, size_t hi, partial *my, uint64_t *rexp,
+                            uint32_t (*raw)[2048]) {
+    if (lo >= hi)
+        return true;
+    __m128d bad = _mm_setzero_pd();
+    const double *col[3] = {(const double *)(const void *)v->x, (const double *)(const void *)v->y,
+                            v->z ? (const double *)(const void *)v->z : NULL};
+    double lo3[3] = {0, 0, 0}, hi3[3] = {0, 0, 0}, rmin, rmax;
+    for (int a = 0; a < 3; a++)
+        if (col[a])
+            col_minmax(col[a], lo, hi, &lo3[a], &hi3[a], &bad);
+    const double *r = (const double *)(const void *)v->r;
+    col_minmax(r, lo, hi, &rmin, &rmax, &bad);
+    memset(raw, 0, 4 * sizeof *raw);
+    for (size_t k = lo; k < hi; k++) {
+        uint64_t bits;
+        memcpy(&bits, r + k, sizeof bits);
+        raw[k & 3][(bits >> 52) & 0x7ff]++;
+    }
+    for (int u = 1; u < 4; u++)
+        for (int e = 0; e < 2048; e++)
+            raw[0][e] += raw[u][e];
+    if (_mm_movemask_pd(bad) || rmin < 0.0 || raw[0][0] != 0)
+        return false;
+    for (int a = 0; a < 3; a++) {
+        my->lo[a] = lo3[a] < my->lo[a] ? lo3[a] : my->lo[a];
+        my->hi[a] = hi3[a] > my->hi[a] ? hi3[a] : my->hi[a];
+    }
+    my->rmin = rmin < my->rmin ? rmin : my->rmin;
+    my->rmax = rmax > my->rmax ? rmax : my->rmax;
+    for (int e = 1; e < 2047; e++)
+        if (raw[0][e])
+            rexp[exp_bin(ldexp(1.0, e - 1023))] += raw[0][e];
+    return true;
+}
 #endif
 
 sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
@@ -147,7 +211,9 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
     const bool rows = v->f64 && v->z && v->y == v->x + sizeof(double) &&
                       v->z == v->x + 2 * sizeof(double) && v->r == v->x + 3 * sizeof(double) &&
                       v->stride % sizeof(double) == 0;
+    const bool cols = v->f64 && v->stride == sizeof(double);
     (void)rows;
+    (void)cols;
 #pragma omp parallel
     {
         partial my = empty;
@@ -157,8 +223,10 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
         const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
 #ifdef __SSE2__
         uint32_t raw[4][2048];
-        if (!rows || !bounds_rows_f64((const double *)(const void *)v->x, v->stride / sizeof(double),
-                                      lo, hi, &my, rexp, raw))
+        const bool fast = rows ? bounds_rows_f64((const double *)(const void *)v->x,
+                                                 v->stride / sizeof(double), lo, hi, &my, rexp, raw)
+                               : cols && bounds_cols_f64(v, lo, hi, &my, rexp, raw);
+        if (!fast)
 #endif
             bounds_block(v, lo, hi, &my, rexp);
 #pragma omp critical(sc_bounds_merge)

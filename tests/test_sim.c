@@ -180,6 +180,77 @@ static void test_frames_oracle(void) {
     }
 }
 
+/* One step against a plain re-implementation of the documented model
+ * (include/spherecollide_sim.h), bit for bit: move and clamp, the pairs
+ * the library found (test_frames_oracle checks those), impulses first
+ * inside each block of SC_SIM_RESPONSE_BLOCK balls in pair order, then the
+ * pairs across blocks in pair order, then walls. 12,000 balls numbered at
+ * random: three blocks, pairs of both kinds, balls in both. */
+static void impulse_ref(double *c[2], double *v[2], const double *r, uint32_t i, uint32_t j,
+                        uint64_t *reactions) {
+    double d[2], d2 = 0.0, u = 0.0;
+    for (int a = 0; a < 2; a++) {
+        d[a] = c[a][j] - c[a][i];
+        d2 += d[a] * d[a];
+        u += (v[a][j] - v[a][i]) * d[a];
+    }
+    const double mi = r[i] * r[i], mj = r[j] * r[j];
+    if (!(d2 > 0.0) || !(mi + mj > 0.0) || !(u < 0.0))
+        return;
+    const double g = 2.0 * u / ((mi + mj) * d2);
+    for (int a = 0; a < 2; a++) {
+        v[a][i] += g * mj * d[a];
+        v[a][j] -= g * mi * d[a];
+    }
+    ++*reactions;
+}
+
+static void test_step_reference(void) {
+    const size_t n = 12000;
+    const double L = 400.0, dt = 0.05;
+    sc_sim *s = make(2, n, L, 5.0, 2.5, 3, SC_ALGO_GRID, 21);
+    sc_sim_balls b = sc_sim_get_balls(s);
+    double *m = malloc(5 * n * sizeof(double));
+    double *c[2] = {m, m + n}, *v[2] = {m + 2 * n, m + 3 * n}, *r = m + 4 * n;
+    for (int step = 0; step < 3; step++) {
+        memcpy(c[0], b.x, n * sizeof(double));
+        memcpy(c[1], b.y, n * sizeof(double));
+        memcpy(v[0], b.vx, n * sizeof(double));
+        memcpy(v[1], b.vy, n * sizeof(double));
+        memcpy(r, b.r, n * sizeof(double));
+        sc_sim_frame f;
+        CHECK(sc_sim_step(s, &f) == SC_OK, "step");
+        for (size_t i = 0; i < n; i++)
+            for (int a = 0; a < 2; a++) {
+                const double y = c[a][i] + v[a][i] * dt;
+                c[a][i] = y < r[i] ? r[i] : y > L - r[i] ? L - r[i] : y;
+            }
+        size_t count = 0, inside = 0;
+        const uint32_t *pr = sc_sim_last_pairs(s, &count);
+        uint64_t reactions = 0;
+        for (int cross = 0; cross <= 1; cross++)
+            for (size_t q = 0; q < count; q++) {
+                const uint32_t i = pr[2 * q], j = pr[2 * q + 1];
+                if ((i / SC_SIM_RESPONSE_BLOCK != j / SC_SIM_RESPONSE_BLOCK) == cross) {
+                    impulse_ref(c, v, r, i, j, &reactions);
+                    inside += !cross;
+                }
+            }
+        for (size_t i = 0; i < n; i++)
+            for (int a = 0; a < 2; a++)
+                if ((c[a][i] - r[i] <= 0.0 && v[a][i] < 0.0) || (c[a][i] + r[i] >= L && v[a][i] > 0.0))
+                    v[a][i] = -v[a][i];
+        int same = f.reactions == reactions;
+        for (size_t i = 0; i < n; i++)
+            same &= c[0][i] == b.x[i] && c[1][i] == b.y[i] && v[0][i] == b.vx[i] && v[1][i] == b.vy[i];
+        CHECK(same && inside > 100 && count - inside > 100,
+              "step %d = the model's reference: reactions %llu/%llu, pairs %zu (%zu inside blocks)", step,
+              (unsigned long long)f.reactions, (unsigned long long)reactions, count, inside);
+    }
+    free(m);
+    sc_sim_destroy(s);
+}
+
 /* The same trajectories, bit for bit, for threads 1-4 and every algorithm. */
 static void test_determinism(void) {
     for (int dims = 2; dims <= 3; dims++) {
@@ -373,6 +444,7 @@ int main(void) {
     test_momentum();
     test_energy_walls();
     test_frames_oracle();
+    test_step_reference();
     test_determinism();
     test_setups_and_reorder();
     test_bad_params();

@@ -539,35 +539,57 @@ static void test_mix(void) {
     CHECK(sc_pair_mix(1, 2) != sc_pair_mix(2, 1), "mix is ordered");
 }
 
-/* Bounds: the rows fast path (double x, y, z, r records) against the plain
- * loop (the same values as separate arrays) on radii over many octaves,
- * zero, subnormal and -0 radii, and every kind of bad value at several
- * places, with 1 and 3 threads: same bounds, octave histogram, status and
- * first bad index. */
+/* Bounds: the two fast paths -- rows of double (x, y, z, r) records and
+ * separate double arrays (SoA, 3-D and 2-D) -- against the plain loop (the
+ * same values as (r, x, y, z) records, which neither fast path takes) on
+ * radii over many octaves, zero, subnormal and -0 radii, and every kind of
+ * bad value at several places, with 1 and 3 threads: same bounds, octave
+ * histogram, status and first bad index. */
+static int bounds_same(const sc_spheres *s, const sc_spheres *ref, const char *what, int threads) {
+    sc_view v, vref;
+    CHECK(sc_view_make(s, &v) == SC_OK && sc_view_make(ref, &vref) == SC_OK, "views");
+    static sc_bounds b, bref;
+    const sc_status st = sc_bounds_compute(&v, &b), stref = sc_bounds_compute(&vref, &bref);
+    int same = st == stref && b.bad_index == bref.bad_index && b.n == bref.n;
+    if (stref == SC_OK) {
+        for (int a = 0; a < 3; a++)
+            same &= b.lo[a] == bref.lo[a] && b.hi[a] == bref.hi[a];
+        same &= b.rmin == bref.rmin && b.rmax == bref.rmax;
+        same &= memcmp(b.rexp, bref.rexp, sizeof b.rexp) == 0;
+    }
+    CHECK(same, "bounds fast path = plain loop: %s, threads %d (status %d/%d, bad %zu/%zu)", what,
+          threads, (int)st, (int)stref, b.bad_index, bref.bad_index);
+    return same;
+}
+
 static void bounds_case(const double *rows, size_t n, int threads, const char *what) {
-    double *soa = malloc(4 * sizeof(double) * (n ? n : 1));
-    for (size_t k = 0; k < n; k++)
-        for (int a = 0; a < 4; a++)
+    const size_t m = n ? n : 1;
+    double *soa = malloc(4 * sizeof(double) * m), *rxyz = malloc(4 * sizeof(double) * m),
+           *rxy = malloc(3 * sizeof(double) * m);
+    for (size_t k = 0; k < n; k++) {
+        for (int a = 0; a < 4; a++) {
             soa[(size_t)a * n + k] = rows[4 * k + (size_t)a];
-    sc_spheres sr = sc_spheres_rows_f64(n, 3, rows);
-    sc_spheres sa = sc_spheres_soa_f64(n, soa, soa + n, soa + 2 * n, soa + 3 * n);
-    sc_view vr, va;
-    CHECK(sc_view_make(&sr, &vr) == SC_OK && sc_view_make(&sa, &va) == SC_OK, "views");
-    static sc_bounds br, ba;
+            rxyz[4 * k + (size_t)(a + 1) % 4] = rows[4 * k + (size_t)a];
+        }
+        /* 2-D: (r, x, y) records */
+        rxy[3 * k] = rows[4 * k + 3];
+        rxy[3 * k + 1] = rows[4 * k];
+        rxy[3 * k + 2] = rows[4 * k + 1];
+    }
 #ifdef _OPENMP
     omp_set_num_threads(threads);
 #endif
-    const sc_status str = sc_bounds_compute(&vr, &br), sta = sc_bounds_compute(&va, &ba);
-    int same = str == sta && br.bad_index == ba.bad_index && br.n == ba.n;
-    if (str == SC_OK) {
-        for (int a = 0; a < 3; a++)
-            same &= br.lo[a] == ba.lo[a] && br.hi[a] == ba.hi[a];
-        same &= br.rmin == ba.rmin && br.rmax == ba.rmax;
-        same &= memcmp(br.rexp, ba.rexp, sizeof br.rexp) == 0;
-    }
-    CHECK(same, "bounds rows = plain loop: %s, threads %d (status %d/%d, bad %zu/%zu)", what,
-          threads, (int)str, (int)sta, br.bad_index, ba.bad_index);
+    const sc_spheres plain = {n, SC_F64, 4 * sizeof(double), rxyz + 1, rxyz + 2, rxyz + 3, rxyz};
+    const sc_spheres plain2 = {n, SC_F64, 3 * sizeof(double), rxy + 1, rxy + 2, NULL, rxy};
+    const sc_spheres sr = sc_spheres_rows_f64(n, 3, rows);
+    const sc_spheres sa = sc_spheres_soa_f64(n, soa, soa + n, soa + 2 * n, soa + 3 * n);
+    const sc_spheres sa2 = sc_spheres_soa_f64(n, soa, soa + n, NULL, soa + 3 * n);
+    bounds_same(&sr, &plain, what, threads);
+    bounds_same(&sa, &plain, what, threads);
+    bounds_same(&sa2, &plain2, what, threads);
     free(soa);
+    free(rxyz);
+    free(rxy);
 }
 
 static void test_bounds(void) {
@@ -582,6 +604,13 @@ static void test_bounds(void) {
         bounds_case(rows, n, t, "radii over 60 octaves");
         bounds_case(rows, 0, t, "n = 0");
         bounds_case(rows, 1, t, "n = 1");
+        bounds_case(rows, n - 1, t, "odd n");
+        {
+            const double keep = rows[4 * (n - 2)];
+            rows[4 * (n - 2)] = NAN; /* the odd last value of a column */
+            bounds_case(rows, n - 1, t, "odd n, NaN last");
+            rows[4 * (n - 2)] = keep;
+        }
         const double special_r[] = {0.0, -0.0, 0x1p-1070, 1e149};
         const char *special_name[] = {"zero radius", "-0 radius", "subnormal radius", "huge radius"};
         for (int s = 0; s < 4; s++) {

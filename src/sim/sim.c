@@ -23,7 +23,7 @@
 /* Per-ball loops run on the search's thread count in static blocks of
  * SIM_BLOCK balls; sums are taken per block and added in block order, so
  * statistics, like trajectories, do not depend on the thread count. */
-#define SIM_BLOCK 4096
+#define SIM_BLOCK SC_SIM_RESPONSE_BLOCK
 
 struct sc_sim {
     sc_sim_params p;
@@ -402,37 +402,65 @@ static sc_status search(sc_sim *s, size_t *count) {
     return st;
 }
 
-/* 3. elastic impulses in pair order; returns the reactions. Sequential:
- * a ball in several pairs sees the earlier pairs' impulses.
- * With d = cj - ci, u = (vj - vi) . d and the normal n = d / |d|, the pair
- * approaches when u < 0, and the elastic impulse J = 2 mi mj / (mi + mj) vn
- * (vn = u / |d|) changes vi by J / mi n = 2 mj / (mi + mj) u / |d|^2 d and
- * vj by the opposite with mi: no square root and one division per reaction.
- * A massless ball (m = 0) gets the factor 2: it bounces off. */
+/* One pair's elastic impulse; returns 1 for a reaction. With d = cj - ci,
+ * u = (vj - vi) . d and the normal n = d / |d|, the pair approaches when
+ * u < 0, and the elastic impulse J = 2 mi mj / (mi + mj) vn (vn = u / |d|)
+ * changes vi by J / mi n = 2 mj / (mi + mj) u / |d|^2 d and vj by the
+ * opposite with mi: no square root and one division per reaction. A
+ * massless ball (m = 0) gets the factor 2: it bounces off. */
+static inline int impulse(const sc_sim_balls *b, double *const c[3], double *const v[3], uint32_t i,
+                          uint32_t j) {
+    const int dims = b->dims;
+    double d[3] = {0, 0, 0}, d2 = 0.0, u = 0.0;
+    for (int a = 0; a < dims; a++) {
+        d[a] = c[a][j] - c[a][i];
+        d2 += d[a] * d[a];
+        u += (v[a][j] - v[a][i]) * d[a];
+    }
+    const double mi = mass(b->r[i], dims), mj = mass(b->r[j], dims);
+    if (!(d2 > 0.0) || !(mi + mj > 0.0) || !(u < 0.0))
+        return 0; /* no normal, nothing to push, or separating or resting */
+    const double g = 2.0 * u / ((mi + mj) * d2);
+    const double ki = g * mj, kj = g * mi;
+    for (int a = 0; a < dims; a++) {
+        v[a][i] += ki * d[a];
+        v[a][j] -= kj * d[a];
+    }
+    return 1;
+}
+
+/* 3. elastic impulses; returns the reactions. A ball in several pairs sees
+ * the earlier pairs' impulses, in this order, which depends on the pairs
+ * alone (not on the thread count): first every pair inside one block of
+ * SIM_BLOCK balls (i / SIM_BLOCK == j / SIM_BLOCK), block by block in pair
+ * order -- blocks share no ball, so they run in parallel -- then the pairs
+ * across blocks in pair order, sequentially. With renumbering most pairs
+ * are inside a block. */
 static uint64_t respond(sc_sim *s, size_t count) {
     const sc_sim_balls *b = &s->b;
-    const int dims = b->dims;
-    double *c[3] = {b->x, b->y, b->z}, *v[3] = {b->vx, b->vy, b->vz};
+    double *const c[3] = {b->x, b->y, b->z}, *const v[3] = {b->vx, b->vy, b->vz};
+    const uint32_t *pr = s->pairs;
+    const long blocks = (long)((b->n + SIM_BLOCK - 1) / SIM_BLOCK);
     uint64_t reactions = 0;
-    for (size_t k = 0; k < count; k++) {
-        const uint32_t i = s->pairs[2 * k], j = s->pairs[2 * k + 1];
-        double d[3] = {0, 0, 0}, d2 = 0.0, u = 0.0;
-        for (int a = 0; a < dims; a++) {
-            d[a] = c[a][j] - c[a][i];
-            d2 += d[a] * d[a];
-            u += (v[a][j] - v[a][i]) * d[a];
+#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 1) reduction(+ : reactions)
+    for (long k = 0; k < blocks; k++) {
+        /* the pairs with i in block k: pairs are sorted by i */
+        const uint32_t i0 = (uint32_t)k * SIM_BLOCK, end = i0 + SIM_BLOCK;
+        size_t lo = 0, hi = count;
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (pr[2 * mid] < i0)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
-        const double mi = mass(b->r[i], dims), mj = mass(b->r[j], dims);
-        if (!(d2 > 0.0) || !(mi + mj > 0.0) || !(u < 0.0))
-            continue; /* no normal, nothing to push, or separating or resting */
-        const double g = 2.0 * u / ((mi + mj) * d2);
-        const double ki = g * mj, kj = g * mi;
-        for (int a = 0; a < dims; a++) {
-            v[a][i] += ki * d[a];
-            v[a][j] -= kj * d[a];
-        }
-        reactions++;
+        for (size_t q = lo; q < count && pr[2 * q] < end; q++)
+            if (pr[2 * q + 1] < end)
+                reactions += (uint64_t)impulse(b, c, v, pr[2 * q], pr[2 * q + 1]);
     }
+    for (size_t q = 0; q < count; q++)
+        if (pr[2 * q] / SIM_BLOCK != pr[2 * q + 1] / SIM_BLOCK)
+            reactions += (uint64_t)impulse(b, c, v, pr[2 * q], pr[2 * q + 1]);
     return reactions;
 }
 
