@@ -45,7 +45,9 @@ extern "C" {
 typedef enum sc_sim_radii {
     SC_SIM_RADII_SEED002 = 0,  /**< r_i = 2.5 + 77.5 * 0.92^i (seed 002) */
     SC_SIM_RADII_CONSTANT = 1, /**< every radius r0 */
-    SC_SIM_RADII_UNIFORM = 2   /**< uniform in [r0, r1] */
+    SC_SIM_RADII_UNIFORM = 2,  /**< uniform in [r0, r1] */
+    SC_SIM_RADII_GIVEN = 3     /**< radius[i] from the caller (copied at
+                                    creation; finite, >= 0) */
 } sc_sim_radii;
 
 typedef enum sc_sim_placement {
@@ -84,6 +86,8 @@ typedef struct sc_sim_params {
                               near it in memory (the response and the search
                               read them in cache); sc_sim_balls.id follows
                               each ball */
+    const double *radius; /**< n radii for SC_SIM_RADII_GIVEN (read only by
+                               sc_sim_create); NULL otherwise */
 } sc_sim_params;
 
 /** The defaults above: seed 002's 8,000-ball demo. Thread-safe. */

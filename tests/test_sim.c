@@ -251,6 +251,47 @@ static void test_step_reference(void) {
     sc_sim_destroy(s);
 }
 
+/* Given radii are copied at creation (the caller's array may change or go
+ * afterwards), and a system made with the radii of a CONSTANT one runs the
+ * same steps bit for bit (neither draws random numbers for radii). */
+static void test_given_radii(void) {
+    const size_t n = 500;
+    double *r = malloc(n * sizeof *r);
+    for (size_t i = 0; i < n; i++)
+        r[i] = 1.5;
+    sc_sim *s[2];
+    for (int k = 0; k < 2; k++) {
+        sc_sim_params p = sc_sim_params_default();
+        p.n = n;
+        p.box[0] = p.box[1] = 100.0;
+        p.radii = k ? SC_SIM_RADII_GIVEN : SC_SIM_RADII_CONSTANT;
+        p.r0 = 1.5;
+        p.radius = k ? r : NULL;
+        s[k] = NULL;
+        CHECK(sc_sim_create(&p, NULL, &s[k]) == SC_OK, "create %d: %s", k, sc_sim_problem());
+    }
+    for (size_t i = 0; i < n; i++)
+        r[i] = -7.0; /* read only by sc_sim_create */
+    free(r);
+    uint64_t collisions = 0;
+    int same = 1;
+    for (int step = 0; step < 5; step++) {
+        sc_sim_frame f[2];
+        for (int k = 0; k < 2; k++)
+            CHECK(sc_sim_step(s[k], &f[k]) == SC_OK, "step");
+        collisions += f[0].collisions;
+        same &= f[0].collisions == f[1].collisions && f[0].reactions == f[1].reactions &&
+                f[0].kinetic_energy == f[1].kinetic_energy;
+    }
+    const sc_sim_balls a = sc_sim_get_balls(s[0]), b = sc_sim_get_balls(s[1]);
+    for (size_t i = 0; i < n; i++)
+        same &= a.r[i] == b.r[i] && a.x[i] == b.x[i] && a.vy[i] == b.vy[i];
+    CHECK(same && collisions > 0, "given radii = constant radii: same %d, %llu collisions", same,
+          (unsigned long long)collisions);
+    sc_sim_destroy(s[0]);
+    sc_sim_destroy(s[1]);
+}
+
 /* The same trajectories, bit for bit, for threads 1-4 and every algorithm. */
 static void test_determinism(void) {
     for (int dims = 2; dims <= 3; dims++) {
@@ -430,6 +471,21 @@ static void test_bad_params(void) {
         CHECK(st == SC_ERR_INVALID_ARGUMENT && s == NULL && sc_sim_problem()[0] != '\0',
               "%s: status %s, problem \"%s\"", bad[k].what, sc_status_string(st), sc_sim_problem());
     }
+    /* given radii: a NULL array and a negative, a NaN radius are refused,
+     * naming the ball */
+    double given[3] = {1.0, 2.0, 3.0};
+    for (int k = 0; k < 3; k++) {
+        sc_sim_params p = sc_sim_params_default();
+        p.n = 3;
+        p.radii = SC_SIM_RADII_GIVEN;
+        p.radius = k == 0 ? NULL : given;
+        given[2] = k == 1 ? -1.0 : k == 2 ? NAN : 3.0;
+        sc_sim *s = NULL;
+        const sc_status st = sc_sim_create(&p, NULL, &s);
+        CHECK(st == SC_ERR_INVALID_ARGUMENT && !s &&
+                  strstr(sc_sim_problem(), k == 0 ? "NULL" : "radius 2") != NULL,
+              "given radii case %d: status %s, problem \"%s\"", k, sc_status_string(st), sc_sim_problem());
+    }
     sc_sim_params p = sc_sim_params_default();
     p.size = 3;
     sc_sim *s = NULL;
@@ -445,6 +501,7 @@ int main(void) {
     test_energy_walls();
     test_frames_oracle();
     test_step_reference();
+    test_given_radii();
     test_determinism();
     test_setups_and_reorder();
     test_bad_params();

@@ -1,7 +1,7 @@
 /*
  * sim_frames.c: pictures of the ball simulation with cairo (Debian's
  * libcairo2-dev), which draws and writes the PNG. 2-D: circles coloured by
- * speed; 3-D: an orthographic view along z, far balls first, shaded darker
+ * speed or radius; 3-D: an orthographic view along z, far balls first, shaded darker
  * with depth. Balls in a colliding pair get a white rim and the pair's
  * centres a faint white line. The animation is an animated GIF written with
  * giflib (libgif-dev): each picture is mapped to a fixed 6 x 6 x 6 colour
@@ -28,7 +28,8 @@ struct sc_frames {
     GifFileType *gif;
     uint8_t *row;   /* one GIF row of palette indices */
     int width, height;
-    double scale, box[3], vmax;
+    double scale, box[3];
+    sc_frames_colour colour;
     int dims;
     uint32_t *order; /* 3-D: far to near */
     uint8_t *hit;    /* ball in a colliding pair */
@@ -40,7 +41,7 @@ int sc_frames_available(void) {
 }
 
 sc_frames *sc_frames_open(const char *dir, const char *gif, int width, const double box[3], int dims,
-                          double vmax, size_t n, char *err, size_t cap) {
+                          const sc_frames_colour *colour, size_t n, char *err, size_t cap) {
     sc_frames *f = calloc(1, sizeof *f);
     const char *name = dir ? dir : gif;
     if (!f || (dir && strlen(dir) >= sizeof f->dir - 32) || (gif && strlen(gif) >= sizeof f->gif_path)) {
@@ -60,7 +61,7 @@ sc_frames *sc_frames_open(const char *dir, const char *gif, int width, const dou
     }
     memcpy(f->box, box, sizeof f->box);
     f->dims = dims;
-    f->vmax = vmax > 0.0 ? vmax : 1.0;
+    f->colour = *colour;
     f->n = n;
     f->order = malloc(n * sizeof *f->order);
     f->hit = malloc(n);
@@ -154,7 +155,7 @@ static int append_gif(sc_frames *f, cairo_surface_t *surf, char *err, size_t cap
     return ok ? 0 : -1;
 }
 
-/* slow blue -> cyan -> yellow -> red fast, for t in [0, 1] */
+/* blue -> cyan -> yellow -> red (slow to fast, small to large), t in [0, 1] */
 static void speed_colour(double t, double rgb[3]) {
     t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
     static const double stops[4][3] = {{0.16, 0.28, 0.75}, {0.15, 0.75, 0.80}, {0.95, 0.85, 0.20}, {0.90, 0.20, 0.15}};
@@ -163,6 +164,19 @@ static void speed_colour(double t, double rgb[3]) {
     const double u = x - k;
     for (int c = 0; c < 3; c++)
         rgb[c] = stops[k][c] + (stops[k + 1][c] - stops[k][c]) * u;
+}
+
+/* Where ball i sits on the colour scale, 0 .. 1 */
+static double colour_t(const sc_frames_colour *c, const sc_sim_balls *b, size_t i) {
+    if (c->by == SC_FRAMES_BY_RADIUS) {
+        if (!(c->hi > c->lo))
+            return 0.5; /* one radius */
+        if (c->lo > 0.0 && b->r[i] > 0.0)
+            return log(b->r[i] / c->lo) / log(c->hi / c->lo);
+        return (b->r[i] - c->lo) / (c->hi - c->lo);
+    }
+    const double v2 = b->vx[i] * b->vx[i] + b->vy[i] * b->vy[i] + (b->vz ? b->vz[i] * b->vz[i] : 0.0);
+    return c->hi > 0.0 ? sqrt(v2) / c->hi : 0.0;
 }
 
 static const double *depth_key;
@@ -192,9 +206,8 @@ int sc_frames_write(sc_frames *f, const sc_sim_balls *b, const uint32_t *pairs, 
     const double rim = 1.0 / f->scale;
     for (size_t k = 0; k < b->n; k++) {
         const uint32_t i = f->order[k];
-        double v2 = b->vx[i] * b->vx[i] + b->vy[i] * b->vy[i] + (b->vz ? b->vz[i] * b->vz[i] : 0.0);
         double rgb[3];
-        speed_colour(sqrt(v2) / f->vmax, rgb);
+        speed_colour(colour_t(&f->colour, b, i), rgb);
         const double shade = b->dims == 3 ? 0.35 + 0.65 * (b->z[i] / f->box[2]) : 1.0;
         cairo_new_path(cr);
         cairo_arc(cr, b->x[i], b->y[i], b->r[i] > 0.5 * rim ? b->r[i] : 0.5 * rim, 0.0, 6.283185307179586);
@@ -239,8 +252,8 @@ int sc_frames_available(void) {
     return 0;
 }
 sc_frames *sc_frames_open(const char *dir, const char *gif, int width, const double box[3], int dims,
-                          double vmax, size_t n, char *err, size_t cap) {
-    (void)width, (void)box, (void)dims, (void)vmax, (void)n;
+                          const sc_frames_colour *colour, size_t n, char *err, size_t cap) {
+    (void)width, (void)box, (void)dims, (void)colour, (void)n;
     snprintf(err, cap, "%s: this build has no pictures (install libcairo2-dev and libgif-dev, and rebuild)",
              dir ? dir : gif);
     return NULL;

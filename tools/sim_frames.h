@@ -12,14 +12,22 @@
 
 typedef struct sc_frames sc_frames;
 
+/* What the colours show: each ball's speed or radius, on [lo, hi] (radius:
+ * a log scale where lo > 0) from blue through cyan and yellow to red. */
+typedef enum { SC_FRAMES_BY_SPEED = 0, SC_FRAMES_BY_RADIUS = 1 } sc_frames_by;
+typedef struct sc_frames_colour {
+    sc_frames_by by;
+    double lo, hi;
+} sc_frames_colour;
+
 /* 1 when this build can draw pictures */
 int sc_frames_available(void);
 /* Pictures width pixels wide of the box (its aspect kept), written to DIR
  * (which must exist; NULL: none) as frame-NNNNNN.png and appended to the
- * animated GIF gif (NULL: none); speeds are coloured on [0, vmax]. NULL
- * with a one-line reason in err on failure. */
+ * animated GIF gif (NULL: none), coloured as `colour` says. NULL with a
+ * one-line reason in err on failure. */
 sc_frames *sc_frames_open(const char *dir, const char *gif, int width, const double box[3], int dims,
-                          double vmax, size_t n, char *err, size_t cap);
+                          const sc_frames_colour *colour, size_t n, char *err, size_t cap);
 /* Draws the balls and the colliding pairs of a step; 0, or -1 and err. */
 int sc_frames_write(sc_frames *f, const sc_sim_balls *b, const uint32_t *pairs, size_t npairs, uint64_t step,
                     char *err, size_t cap);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_gen.h"
+#include "sc_io.h"
 #include "sim_frames.h"
 #include "spherecollide_sim.h"
 
@@ -26,7 +28,11 @@ const char sc_simulate_usage[] =
     "  --box L0,L1[,L2]     the box's extent per axis (1400,600[,600])\n"
     "  --dt T               time step (1/60)\n"
     "  --speed V            initial speed, random directions (50)\n"
-    "  --radii R            seed002 (2.5 + 77.5 * 0.92^i), const:R0 or uniform:R0,R1\n"
+    "  --radii R            seed002 (2.5 + 77.5 * 0.92^i), const:R0, uniform:R0,R1,\n"
+    "                       gen:NAME (the radii of `spherecollide gen NAME` with this\n"
+    "                       --n and --seed) or file:PATH (the first N radii of a\n"
+    "                       sphere file, any format `pairs` reads: text and raw\n"
+    "                       rows of x, y, r in 2-D and x, y, z, r in 3-D)\n"
     "  --lattice P          centres on a square (cubic) lattice of pitch P, x fastest,\n"
     "                       first point at P/2 (seed 003); default: uniform at random\n"
     "  --velocities RULE    direction (|v| = speed, random direction; default) or\n"
@@ -44,14 +50,17 @@ const char sc_simulate_usage[] =
     "  --frames DIR         write a PNG picture of every K-th step to DIR (which must\n"
     "                       exist) as frame-NNNNNN.png: 2-D circles coloured by speed,\n"
     "                       3-D seen along z, darker with depth; colliding pairs in white\n"
+    "  --colour BY          with --frames or --animate: speed (default) or radius\n"
+    "                       (on a log scale from the smallest to the largest)\n"
     "  --every K            with --frames: every K-th step (1)\n"
     "  --animate FILE.gif   write the same pictures as a looping animated GIF\n"
     "  --width PX           with --frames or --animate: picture width in pixels (1000)\n"
     "  --quiet              no per-step lines on stdout\n"
     "\n"
     "Trajectories are the same, bit for bit, for every --threads and --algorithm.\n"
-    "Exit codes: 0 ok, 2 bad command line or parameters, 6 cannot write the CSV,\n"
-    "7 out of memory, 1 any other failure of the library.\n";
+    "Exit codes: 0 ok, 2 bad command line or parameters, 3 cannot read the\n"
+    "--radii file, 4 malformed file, 5 invalid values in it, 6 cannot write the CSV\n"
+    "or pictures, 7 out of memory, 1 any other failure of the library.\n";
 
 static int sim_fail(int code, const char *fmt, const char *a, const char *b) {
     fprintf(stderr, "spherecollide: simulate: ");
@@ -97,13 +106,65 @@ static int parse_list(const char *s, double v[3]) {
     return k;
 }
 
+/* The radii of --radii gen:NAME or file:PATH into a new array of n; 0, or
+ * the exit code after a one-line message. */
+static int given_radii(const char *spec, size_t n, int dims, uint64_t seed, double **out) {
+    double *r = malloc((n ? n : 1) * sizeof *r);
+    if (!r)
+        return sim_fail(SIM_NOMEM, "out of memory for %s%s", spec, "");
+    if (strncmp(spec, "gen:", 4) == 0) {
+        double *rows = malloc(4 * n * sizeof *rows);
+        if (!rows) {
+            free(r);
+            return sim_fail(SIM_NOMEM, "out of memory for %s%s", spec, "");
+        }
+        if (scgen_generate(spec + 4, n, seed, rows) != 0) {
+            free(rows);
+            free(r);
+            return sim_fail(SIM_USAGE, "--radii: unknown generator \"%s\" (see `spherecollide gen --help`)%s",
+                            spec + 4, "");
+        }
+        for (size_t i = 0; i < n; i++)
+            r[i] = rows[4 * i + 3];
+        free(rows);
+    } else { /* file:PATH */
+        const char *path = spec + 5;
+        sc_io_spheres f;
+        char err[512];
+        /* text and raw rows as the run's dims say; .npy by its shape */
+        sc_io_read_options ro = {SC_IO_FORMAT_AUTO, 0, 0};
+        if (sc_io_spheres_format_for_path(path) != SC_IO_FORMAT_NPY)
+            ro.dims = dims;
+        const sc_io_status st = sc_io_read_spheres(path, &ro, &f, err, sizeof err);
+        if (st != SC_IO_OK) {
+            free(r);
+            return sim_fail(sc_io_exit_code(st), "--radii: %s%s", err, "");
+        }
+        if (f.n < n) {
+            char what[96];
+            snprintf(what, sizeof what, "%zu spheres, fewer than --n %zu", f.n, n);
+            sc_io_spheres_free(&f);
+            free(r);
+            return sim_fail(SIM_USAGE, "--radii: %s: holds %s", path, what);
+        }
+        const size_t cols = (size_t)f.dims + 1;
+        for (size_t i = 0; i < n; i++)
+            r[i] = f.dtype == SC_F64 ? ((const double *)f.rows)[i * cols + cols - 1]
+                                     : (double)((const float *)f.rows)[i * cols + cols - 1];
+        sc_io_spheres_free(&f);
+    }
+    *out = r;
+    return 0;
+}
+
 int sc_cmd_simulate(int argc, char **argv) {
     sc_sim_params p = sc_sim_params_default();
     sc_options o = sc_options_default();
     unsigned long long steps = 5;
     const char *csv = NULL, *frames_dir = NULL, *gif = NULL;
     unsigned long long every = 1, width = 1000;
-    int quiet = 0, box_given = 0;
+    int quiet = 0, box_given = 0, by_radius = 0;
+    const char *radii_from = NULL; /* gen:NAME or file:PATH */
     for (int k = 1; k < argc; k++) {
         const char *a = argv[k];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -153,6 +214,9 @@ int sc_cmd_simulate(int argc, char **argv) {
                 bad = parse_list(v + 8, d) != 2;
                 p.r0 = d[0];
                 p.r1 = d[1];
+            } else if ((strncmp(v, "gen:", 4) == 0 && v[4]) || (strncmp(v, "file:", 5) == 0 && v[5])) {
+                p.radii = SC_SIM_RADII_GIVEN;
+                radii_from = v;
             } else {
                 bad = 1;
             }
@@ -192,6 +256,9 @@ int sc_cmd_simulate(int argc, char **argv) {
             gif = v;
         } else if (strcmp(a, "--every") == 0) {
             bad = parse_u64(v, 1ull << 40, &every) != 0 || every < 1;
+        } else if (strcmp(a, "--colour") == 0 || strcmp(a, "--color") == 0) {
+            by_radius = strcmp(v, "radius") == 0;
+            bad = !by_radius && strcmp(v, "speed") != 0;
         } else if (strcmp(a, "--width") == 0) {
             bad = parse_u64(v, 8192, &width) != 0 || width < 16;
         } else {
@@ -202,14 +269,33 @@ int sc_cmd_simulate(int argc, char **argv) {
     }
     if (!box_given && p.dims == 3)
         p.box[2] = 600.0;
+    double *given = NULL;
+    if (p.radii == SC_SIM_RADII_GIVEN) {
+        const int code = given_radii(radii_from, p.n, p.dims, p.seed, &given);
+        if (code != 0)
+            return code;
+        p.radius = given;
+    }
     sc_sim *sim = NULL;
     sc_status st = sc_sim_create(&p, &o, &sim);
-    if (st != SC_OK)
+    if (st != SC_OK) {
+        free(given);
         return sim_fail(st == SC_ERR_OUT_OF_MEMORY ? SIM_NOMEM : SIM_USAGE, "%s%s", sc_sim_problem(), "");
+    }
+    free(given);
     sc_frames *frames = NULL;
     char err[4400];
     if (frames_dir || gif) {
-        frames = sc_frames_open(frames_dir, gif, (int)width, p.box, p.dims, 2.0 * p.speed, p.n, err, sizeof err);
+        sc_frames_colour colour = {SC_FRAMES_BY_SPEED, 0.0, 2.0 * p.speed};
+        if (by_radius) { /* the range of the radii the run starts with */
+            const sc_sim_balls b = sc_sim_get_balls(sim);
+            colour = (sc_frames_colour){SC_FRAMES_BY_RADIUS, b.r[0], b.r[0]};
+            for (size_t i = 1; i < b.n; i++) {
+                colour.lo = b.r[i] < colour.lo ? b.r[i] : colour.lo;
+                colour.hi = b.r[i] > colour.hi ? b.r[i] : colour.hi;
+            }
+        }
+        frames = sc_frames_open(frames_dir, gif, (int)width, p.box, p.dims, &colour, p.n, err, sizeof err);
         if (!frames) {
             sc_sim_destroy(sim);
             return sim_fail(sc_frames_available() ? SIM_OUTPUT : SIM_USAGE, "%s%s", err, "");

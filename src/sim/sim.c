@@ -106,6 +106,8 @@ static double radius_of(const sc_sim_params *p, size_t i, uint64_t *rng) {
         return p->r0;
     case SC_SIM_RADII_UNIFORM:
         return p->r0 + (p->r1 - p->r0) * next_unit(rng);
+    case SC_SIM_RADII_GIVEN:
+        return p->radius[i];
     }
     return 0.0;
 }
@@ -125,9 +127,15 @@ static sc_status check_params(const sc_sim_params *p) {
     if (!(p->speed >= 0.0 && p->speed < 1e150))
         return fail("the speed must be zero or positive and finite, not %g", p->speed);
     if (p->radii != SC_SIM_RADII_SEED002 && p->radii != SC_SIM_RADII_CONSTANT &&
-        p->radii != SC_SIM_RADII_UNIFORM)
+        p->radii != SC_SIM_RADII_UNIFORM && p->radii != SC_SIM_RADII_GIVEN)
         return fail("unknown radius rule %d", (int)p->radii);
-    if (p->radii != SC_SIM_RADII_SEED002 &&
+    if (p->radii == SC_SIM_RADII_GIVEN) {
+        if (!p->radius)
+            return fail("given radii need the radius array (params.radius is NULL)");
+        for (size_t i = 0; i < p->n; i++)
+            if (!(p->radius[i] >= 0.0 && p->radius[i] < 1e150))
+                return fail("radius %zu must be zero or positive and finite, not %g", i, p->radius[i]);
+    } else if (p->radii != SC_SIM_RADII_SEED002 &&
         !(p->r0 >= 0.0 && p->r0 < 1e150 && (p->radii == SC_SIM_RADII_CONSTANT || (p->r1 >= p->r0 && p->r1 < 1e150))))
         return fail("radii must satisfy 0 <= r0 <= r1 (finite), not r0 = %g, r1 = %g", p->r0, p->r1);
     if (p->reorder < 0)
@@ -185,6 +193,7 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
         return SC_ERR_OUT_OF_MEMORY;
     }
     s->p = p;
+    s->p.radius = NULL; /* the caller's array is read only here */
     s->mem = mem;
     s->block_sums = mem + 7 * n; /* radii may change between steps: masses are not cached */
     s->block_cross = (size_t *)(void *)(mem + 7 * n + 4 * blocks);

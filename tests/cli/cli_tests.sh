@@ -708,6 +708,31 @@ case_simulate() {
     [ "$(wc -l <"$WORK/l.csv")" -eq 3 ] || fail "simulate --lattice: $(wc -l <"$WORK/l.csv") CSV lines, want 3"
     expect_exit 6 "cannot write" -- simulate --steps 1 --csv "$WORK/no/such/dir/s.csv"
     no_leftovers "$WORK/no/such/dir" s.csv
+    # radii from a generator and from a file: the same radii give the same run
+    run_ok "$WORK/g.txt" gen uniform 600 --seed 3 -o "$WORK/g.npy" || return
+    awk 'BEGIN { for (k = 0; k < 700; k++) print k, 2 * k, 2 }' >"$WORK/r2.txt"
+    for src in gen:uniform "file:$WORK/g.npy" const:2 "file:$WORK/r2.txt"; do
+        tag=$(printf '%s' "$src" | tr -c 'a-z0-9' _)
+        run_ok "$WORK/rs.txt" simulate --n 600 --box 100,100 --seed 3 --radii "$src" --steps 3 --quiet \
+            --csv "$WORK/rs-$tag.csv" || return
+        cut -d, -f7-12 "$WORK/rs-$tag.csv" >"$WORK/rs-$tag.cols"
+    done
+    checks=$((checks + 1))
+    cmp -s "$WORK/rs-gen_uniform.cols" "$WORK/rs-file_$(printf '%s' "$WORK/g.npy" | tr -c 'a-z0-9' _).cols" ||
+        fail "simulate --radii gen:uniform differs from the generator's file"
+    checks=$((checks + 1))
+    cmp -s "$WORK/rs-const_2.cols" "$WORK/rs-file_$(printf '%s' "$WORK/r2.txt" | tr -c 'a-z0-9' _).cols" ||
+        fail "simulate --radii const:2 differs from a file of radius 2"
+    checks=$((checks + 1))
+    cmp -s "$WORK/rs-gen_uniform.cols" "$WORK/rs-const_2.cols" && fail "simulate: radii 1-1.5 and 2 gave the same run"
+    expect_exit 2 "unknown generator" -- simulate --radii gen:bogus --steps 1
+    expect_exit 2 "fewer than --n 8000" -- simulate --radii "file:$WORK/r2.txt" --steps 1
+    expect_exit 3 "cannot open" -- simulate --radii "file:$WORK/no-such.txt" --steps 1
+    printf '1 2 x\n' >"$WORK/rbad.txt"
+    expect_exit 4 "rbad.txt" "line 1" -- simulate --radii "file:$WORK/rbad.txt" --n 1 --steps 1
+    printf '1 2 -1\n' >"$WORK/rneg.txt"
+    expect_exit 5 "rneg.txt" -- simulate --radii "file:$WORK/rneg.txt" --n 1 --steps 1
+    expect_exit 2 "--colour" -- simulate --colour size --steps 1
     # pictures: every 2nd of 4 steps, 200 pixels wide (1400 x 600: 86 high)
     rm -rf "$WORK/fr" && mkdir -p "$WORK/fr"
     run_ok "$WORK/f.txt" simulate --steps 4 --frames "$WORK/fr" --every 2 --width 200 --quiet || return
@@ -721,6 +746,14 @@ case_simulate() {
         [ "$head" = "89504e470d0a1a0a0000000d49484452000000c800000056" ] || fail "$png: header $head"
     done
     expect_exit 6 "cannot write" -- simulate --steps 1 --frames "$WORK/no/such/dir" --quiet
+    # coloured by radius: the same picture size, and not the picture coloured by speed
+    rm -rf "$WORK/frr" && mkdir -p "$WORK/frr"
+    run_ok "$WORK/f.txt" simulate --steps 2 --frames "$WORK/frr" --every 2 --width 200 --colour radius --quiet || return
+    checks=$((checks + 1))
+    head=$(od -An -tx1 -N24 "$WORK/frr/frame-000002.png" | tr -d ' \n')
+    [ "$head" = "89504e470d0a1a0a0000000d49484452000000c800000056" ] || fail "--colour radius: header $head"
+    checks=$((checks + 1))
+    cmp -s "$WORK/fr/frame-000002.png" "$WORK/frr/frame-000002.png" && fail "--colour radius drew the speed picture"
     # animation: a GIF89a of 200 x 86 (little-endian at bytes 6-9), two frames, ending in the trailer 0x3b
     run_ok "$WORK/a.txt" simulate --steps 4 --every 2 --width 200 --animate "$WORK/a.gif" --quiet || return
     checks=$((checks + 1))
