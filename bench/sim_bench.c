@@ -16,9 +16,10 @@
  *                  same algorithm and threads)
  *   coherence-1e6  the step-1e6 system on sap with a fresh radix sort of the
  *                  sweep every frame, and with options.sap.warm (the last
- *                  frame's order repaired by insertion sort); and on the grid,
- *                  whose sort stage is reported to show what a repair could
- *                  save there
+ *                  frame's order repaired by insertion sort); on the bvh built
+ *                  afresh every frame, and with options.bvh.refit (the last
+ *                  frame's tree refitted); and on the grid, whose sort stage
+ *                  is reported to show what a repair could save there
  *
  * Every variant but those named plain renumbers the balls in Morton order
  * every --reorder K steps (params.reorder; default 8).
@@ -82,6 +83,7 @@ static int run(const run_cfg *c, outputs *o) {
     opt.threads = o->threads;
     opt.algorithm = c->algo;
     opt.sap.warm = c->warm;
+    opt.bvh.refit = c->warm;
     sc_sim *sim = NULL;
     sc_sim_params p = c->p;
     if (strcmp(c->variant, "plain") != 0 && !strstr(c->variant, "-plain"))
@@ -94,6 +96,7 @@ static int run(const run_cfg *c, outputs *o) {
     if (c->count_call) {
         sc_options co = opt;
         co.sap.warm = 0;
+        co.bvh.refit = 0;
         if (sc_context_create(&co, &counter) != SC_OK) {
             sc_sim_destroy(sim);
             return 1;
@@ -273,17 +276,18 @@ int main(int argc, char **argv) {
     }
     if (wanted(cases, "coherence-1e6")) {
         c.name = "coherence-1e6";
-        c.algo = SC_ALGO_SAP;
-        c.variant = "fresh-plain";
-        bad |= run(&c, &o);
-        c.variant = "warm-plain";
-        c.warm = 1;
-        bad |= run(&c, &o);
-        c.variant = "warm";
-        bad |= run(&c, &o);
+        /* sap's repaired sweep order and the bvh's refit, each against a
+         * fresh build, with and without renumbering */
+        const sc_algorithm coherent[2] = {SC_ALGO_SAP, SC_ALGO_BVH};
+        const char *variants[4] = {"fresh-plain", "warm-plain", "warm", "fresh"};
+        for (int a = 0; a < 2; a++)
+            for (int v = 0; v < 4; v++) {
+                c.algo = coherent[a];
+                c.variant = variants[v];
+                c.warm = v == 1 || v == 2;
+                bad |= run(&c, &o);
+            }
         c.warm = 0;
-        c.variant = "fresh";
-        bad |= run(&c, &o);
         c.algo = SC_ALGO_GRID;
         c.variant = "plain";
         bad |= run(&c, &o);

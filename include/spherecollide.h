@@ -225,6 +225,15 @@ typedef struct sc_tree_options {
 /** Options of the linear BVH (SC_ALGO_BVH). */
 typedef struct sc_bvh_options {
     int leaf_size; /**< spheres per leaf, 1..4 (one kernel block); default 4 */
+    int refit;     /**< 0 (default): every call builds the tree afresh. 1:
+                        the context keeps the last tree and the next call on
+                        as many spheres refits it (the same leaves and
+                        topology, boxes recomputed from the new positions:
+                        frame coherence), building afresh when the refitted
+                        boxes have grown past twice the extent of the last
+                        fresh build's. The pairs are the same either way; the
+                        stream order follows the calls made (the same for
+                        every thread count) */
 } sc_bvh_options;
 
 /** Options of the segment tree (SC_ALGO_SEGTREE). */

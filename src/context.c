@@ -53,7 +53,8 @@ static sc_status options_check(const sc_options *o) {
         if (trees[k]->max_depth < 1 || trees[k]->max_depth > 64 || trees[k]->leaf_size < 1 ||
             (trees[k]->split != SC_SPLIT_MEDIAN && trees[k]->split != SC_SPLIT_MEAN))
             return SC_ERR_INVALID_ARGUMENT;
-    if (o->bvh.leaf_size < 1 || o->bvh.leaf_size > 4 || o->segtree.cutoff < 1)
+    if (o->bvh.leaf_size < 1 || o->bvh.leaf_size > 4 || (o->bvh.refit != 0 && o->bvh.refit != 1) ||
+        o->segtree.cutoff < 1)
         return SC_ERR_INVALID_ARGUMENT;
     if (o->chunk_pairs == 0 || o->sorted_window_bytes < 4096)
         return SC_ERR_INVALID_ARGUMENT;

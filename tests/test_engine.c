@@ -881,7 +881,7 @@ static void group_alloc(void) {
     free(rows);
 }
 
-/* ---- per-peer options: sap's warm mode, hashgrid's refusal ---------------- */
+/* ---- per-peer options: sap's warm mode, bvh's refit, hashgrid's refusal -- */
 
 typedef struct log_seen {
     int repaired, gave_up, refused, q16;
@@ -889,15 +889,16 @@ typedef struct log_seen {
 static void watch_log(sc_log_level level, const char *msg, void *user) {
     log_seen *s = user;
     (void)level;
-    s->repaired += strstr(msg, "sweep order repaired") != NULL;
-    s->gave_up += strstr(msg, "repair gave up") != NULL;
+    s->repaired += strstr(msg, "sweep order repaired") != NULL || strstr(msg, "tree refitted") != NULL;
+    s->gave_up += strstr(msg, "repair gave up") != NULL || strstr(msg, "refit gave up") != NULL;
     s->refused += strstr(msg, "refused") != NULL;
     s->q16 += strstr(msg, "16-bit boxes") != NULL;
 }
 
 /* One warm call: the pairs against the oracle, and the stream in the same
  * order as a warm context with 2 threads that saw the same calls (warm mode
- * may keep the last call's sweep axis, so a cold call's order can differ). */
+ * may keep the last call's sweep axis or tree, so a cold call's order can
+ * differ). */
 static void warm_step(sc_context *warm, sc_context *ref, const dataset *d, int threads,
                       const char *what) {
     pairs want = {0};
@@ -907,13 +908,13 @@ static void warm_step(sc_context *warm, sc_context *ref, const dataset *d, int t
     pairs got = {0}, ref_got = {0};
     chunk_limit = SIZE_MAX;
     sc_status st = sc_stream_pairs(warm, &view, collect, &got, NULL);
-    CHECK(st == SC_OK && got.n == want.n, "sap warm %s threads=%d: status %s, %zu pairs, oracle %zu",
+    CHECK(st == SC_OK && got.n == want.n, "warm %s threads=%d: status %s, %zu pairs, oracle %zu",
           what, threads, sc_status_string(st), got.n, want.n);
     st = sc_stream_pairs(ref, &view, collect, &ref_got, NULL);
     CHECK(st == SC_OK && same_pairs(&got, &ref_got),
-          "sap warm %s threads=%d: stream order differs from 2 threads'", what, threads);
+          "warm %s threads=%d: stream order differs from 2 threads'", what, threads);
     qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
-    CHECK(same_pairs(&got, &want), "sap warm %s threads=%d: pairs differ from the oracle", what,
+    CHECK(same_pairs(&got, &want), "warm %s threads=%d: pairs differ from the oracle", what,
           threads);
     free(got.p);
     free(ref_got.p);
@@ -990,10 +991,13 @@ static void group_options(void) {
             free(d.rows);
         }
 
-    /* sap warm: small moves are repaired, a reshuffle gives up, another n
-     * or a trimmed context starts cold; every call exact and in the cold
-     * order */
-    for (int t = 1; t <= 3; t += 2) {
+    /* sap warm and bvh refit: small moves are repaired (refitted), a
+     * reshuffle gives up, another n or a trimmed context starts cold; every
+     * call exact and in the order of a 2-thread context that saw the same
+     * calls */
+    for (int t = 1; t <= 3; t += 2)
+    for (int bvh = 0; bvh <= 1; bvh++) {
+        const char *peer = bvh ? "bvh refit" : "sap warm";
         const size_t n = 4000;
         dataset d = {"uniform", n, malloc(4 * (n + 1) * sizeof(double))};
         CHECK(scgen_generate("uniform", n, 5, d.rows) == 0, "generate");
@@ -1001,8 +1005,9 @@ static void group_options(void) {
             d.rows[4 * i] = 0.25, d.rows[4 * i + 3] = 0.0;
         log_seen seen = {0, 0, 0, 0};
         sc_options o = sc_options_default();
-        o.algorithm = SC_ALGO_SAP;
-        o.sap.warm = 1;
+        o.algorithm = bvh ? SC_ALGO_BVH : SC_ALGO_SAP;
+        o.sap.warm = !bvh;
+        o.bvh.refit = bvh;
         o.threads = t;
         o.pin = SC_PIN_NONE;
         o.log = watch_log;
@@ -1013,14 +1018,14 @@ static void group_options(void) {
         o.log = NULL;
         CHECK(sc_context_create(&o, &ref) == SC_OK, "warm sap context");
         warm_step(ctx, ref, &d, t, "first call");
-        CHECK(seen.repaired == 0 && seen.gave_up == 0, "sap warm: the first call is cold");
+        CHECK(seen.repaired == 0 && seen.gave_up == 0, "%s: the first call is cold", peer);
         for (int frame = 0; frame < 3; frame++) { /* a small step of every sphere */
             for (size_t i = 0; i < n; i++)
                 for (int a = i % 7 == 0; a < 3; a++)
                     d.rows[4 * i + a] += (urand() - 0.5) * 0.02 * d.rows[4 * i + 3];
             warm_step(ctx, ref, &d, t, "small moves");
         }
-        CHECK(seen.repaired == 3 && seen.gave_up == 0, "sap warm: %d repairs, %d give-ups (want 3, 0)",
+        CHECK(seen.repaired == 3 && seen.gave_up == 0, "%s: %d repairs, %d give-ups (want 3, 0)", peer,
               seen.repaired, seen.gave_up);
         const int before = seen.repaired;
         for (size_t i = n - 1; i > 0; i--) { /* same spheres, shuffled: same axis */
@@ -1031,14 +1036,14 @@ static void group_options(void) {
             memcpy(d.rows + 4 * j, tmp, sizeof tmp);
         }
         warm_step(ctx, ref, &d, t, "reshuffled");
-        CHECK(seen.gave_up == 1 && seen.repaired == before, "sap warm: a reshuffle gives up (%d)",
+        CHECK(seen.gave_up == 1 && seen.repaired == before, "%s: a reshuffle gives up (%d)", peer,
               seen.gave_up);
         dataset d2 = {"uniform", n - 100, d.rows};
         warm_step(ctx, ref, &d2, t, "fewer spheres");
         sc_context_trim(ctx);
         sc_context_trim(ref);
         warm_step(ctx, ref, &d2, t, "after trim");
-        CHECK(seen.repaired == before && seen.gave_up == 1, "sap warm: other n and trim are cold");
+        CHECK(seen.repaired == before && seen.gave_up == 1, "%s: other n and trim are cold", peer);
         sc_context_destroy(ctx);
         sc_context_destroy(ref);
         free(d.rows);
@@ -1047,6 +1052,9 @@ static void group_options(void) {
     sc_context *ctx = NULL;
     o.sap.warm = 2;
     CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "sap.warm = 2 refused");
+    o = sc_options_default();
+    o.bvh.refit = -1;
+    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "bvh.refit = -1 refused");
 
     /* hashgrid: two huge spheres put every small one in one cell; a limit
      * below the predicted tests refuses before searching, the context stays

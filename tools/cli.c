@@ -111,8 +111,8 @@ static const char usage_pairs[] =
     "  --cutoff N          segtree: a node of at most N boxes is scanned (>= 1, 1024)\n"
     "  --max-tests T       hashgrid: refuse (exit 8) inputs whose cells predict more\n"
     "                      than T candidate tests (default 6.9e10 = 2^36; inf: never)\n"
-    "  --warm              sap: with --repeat, repair the previous run's sweep order\n"
-    "                      by insertion sort instead of sorting afresh\n"
+    "  --warm              with --repeat, frame coherence: sap repairs the previous\n"
+    "                      run's sweep order by insertion sort, bvh refits its tree\n"
     "  --segment-width mean|max   partition1d: 1.1 x the mean diameter (default)\n"
     "                      or the largest diameter\n"
     "  --format F          f32|f64|text: the INPUT's format; npy|csv|bin: the OUTPUT's\n"
@@ -699,6 +699,7 @@ static int cmd_pairs(int argc, char **argv)
             max_tests_given = 1;
         } else if (strcmp(arg, "--warm") == 0) {
             job.options.sap.warm = 1;
+            job.options.bvh.refit = 1;
         } else if (is_opt(&a, "--split", 1, &v, &rc)) {
             if (!rc && strcmp(v, "median") == 0)
                 job.options.kdsplit.split = SC_SPLIT_MEDIAN;
@@ -733,8 +734,8 @@ static int cmd_pairs(int argc, char **argv)
         return fail(EXIT_USAGE, "pairs: --cutoff is an option of --algorithm segtree");
     if (max_tests_given && algo != SC_ALGO_HASHGRID)
         return fail(EXIT_USAGE, "pairs: --max-tests is an option of --algorithm hashgrid");
-    if (job.options.sap.warm && algo != SC_ALGO_SAP)
-        return fail(EXIT_USAGE, "pairs: --warm is an option of --algorithm sap");
+    if (job.options.sap.warm && algo != SC_ALGO_SAP && algo != SC_ALGO_BVH)
+        return fail(EXIT_USAGE, "pairs: --warm is an option of --algorithm sap and bvh");
     sc_tree_options *tree = algo == SC_ALGO_OCTREE ? &job.options.octree : &job.options.kdsplit;
     if (max_depth)
         tree->max_depth = max_depth;

@@ -44,8 +44,8 @@ const char sc_simulate_usage[] =
     "  --threads N          search threads (0: one per core)\n"
     "  --reorder K          renumber the balls in Morton order every K steps (0: never;\n"
     "                       default): neighbours then sit near each other in memory\n"
-    "  --warm               sap: repair the last step's sweep order instead of\n"
-    "                       sorting afresh (frame coherence)\n"
+    "  --warm               frame coherence: sap repairs the last step's sweep order\n"
+    "                       instead of sorting afresh, bvh refits the last tree\n"
     "  --csv FILE           write one row per step to FILE\n"
     "  --frames DIR         write a PNG picture of every K-th step to DIR (which must\n"
     "                       exist) as frame-NNNNNN.png: 2-D circles coloured by speed,\n"
@@ -177,6 +177,7 @@ int sc_cmd_simulate(int argc, char **argv) {
         }
         if (strcmp(a, "--warm") == 0) {
             o.sap.warm = 1;
+            o.bvh.refit = 1;
             continue;
         }
         if (k + 1 >= argc || strncmp(a, "--", 2) != 0)

@@ -25,6 +25,15 @@
  *         skipped whole, so each pair of leaves is met once, from its first
  *         leaf), and tests their spheres with the kernel. Chunks are runs of
  *         leaves, in parallel.
+ * Refit (opt->bvh.refit, frame coherence): the context keeps the last
+ * tree -- the sphere order, the binary nodes and the leaves' parents -- and
+ * a call on as many spheres gathers them in that order, recomputes the
+ * leaves' boxes and the nodes' bottom-up and collapses again, skipping the
+ * codes, the sort and the topology. Any topology is exact, since every box
+ * is recomputed from the spheres under it; only the pruning loosens as the
+ * spheres drift, so when the boxes' summed extent passes REFIT_GROWTH times
+ * the last fresh build's, the call builds afresh (the sum is taken in fixed
+ * blocks, in order: the choice does not depend on the thread count).
  */
 #include "peer.h"
 #include "bvh4.h"
@@ -32,7 +41,12 @@
 #include <math.h>
 #include <string.h>
 
-enum { WORK, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS, NODES, BOXES, FLAGS, WIDE };
+enum { WORK, KEYS, TMP_KEYS, INDEX, TMP_INDEX, COUNTS, NODES, BOXES, FLAGS, WIDE, PREV, SUMS };
+
+/* A refit builds afresh past this growth of the boxes' summed extent. */
+#define REFIT_GROWTH 2.0
+/* Boxes per partial sum of the extent. */
+#define SUM_BLOCK 4096
 
 #define LEAF_BIT 0x80000000u
 
@@ -50,6 +64,12 @@ typedef struct bvh_state {
     const sc_bvh4_node *wide; /* the 4-wide tree, root at 0; none with one leaf */
     const box6 *lbox;         /* the leaves' boxes */
     size_t nleaves, nwide, leaf_size, chunk_leaves;
+    /* kept across calls (the context's state is zeroed at creation): with
+     * refit, buffers PREV (sphere order), NODES (nodes, codes, leaves'
+     * parents) hold the tree of kept_n spheres in leaves of kept_leaf;
+     * kept_n = 0 while they do not */
+    size_t kept_n, kept_leaf;
+    double kept_extent; /* the boxes' summed extent at the last fresh build */
 } bvh_state;
 
 static inline uint64_t spread3(uint64_t v) { /* 21 bits -> every third bit */
@@ -134,21 +154,73 @@ static size_t collapse(const bnode *node, const box6 *nbox, const box6 *lbox, sc
     return count;
 }
 
-static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
-    bvh_state *s = e->state;
+/* The leaves' boxes from the working copy (runs of L spheres). */
+static void leaf_boxes(const sc_work *w, size_t n, size_t L, size_t nl, box6 *lbox) {
+#pragma omp parallel for schedule(static)
+    for (size_t l = 0; l < nl; l++) {
+        box6 bx = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+        const size_t end = (l + 1) * L < n ? (l + 1) * L : n;
+        for (size_t k = l * L; k < end; k++) {
+            const double c[3] = {w->x[k], w->y[k], w->z[k]};
+            for (int a = 0; a < 3; a++) {
+                const double lo = sc_box_lo(c[a], w->r[k]), hi = sc_box_hi(c[a], w->r[k]);
+                bx.lo[a] = lo < bx.lo[a] ? lo : bx.lo[a];
+                bx.hi[a] = hi > bx.hi[a] ? hi : bx.hi[a];
+            }
+        }
+        lbox[l] = bx;
+    }
+}
+
+/* The inner nodes' boxes, bottom-up: from each leaf towards the root, the
+ * first child to arrive at a node leaves and the second computes it. */
+static void boxes_up(const bnode *node, box6 *nbox, const box6 *lbox, const uint32_t *leaf_parent,
+                     uint32_t *flag, size_t ni, size_t nl) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < ni; i++)
+        flag[i] = 0;
+#pragma omp parallel for schedule(static)
+    for (size_t l = 0; l < nl; l++) {
+        uint32_t p = leaf_parent[l];
+        while (p != UINT32_MAX) {
+            if (__atomic_fetch_add(&flag[p], 1u, __ATOMIC_ACQ_REL) == 0)
+                break;
+            box6 bx = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+            for (int c = 0; c < 2; c++) {
+                const uint32_t ch = node[p].child[c];
+                box_union(&bx, ch & LEAF_BIT ? &lbox[ch & ~LEAF_BIT] : &nbox[ch]);
+            }
+            nbox[p] = bx;
+            p = node[p].parent;
+        }
+    }
+}
+
+/* The summed extent (hi - lo over the axes) of m boxes: partial sums of
+ * fixed blocks, added in block order, so the same for any thread count. */
+static double extent_sum(const box6 *bx, size_t m, double *partial) {
+    const size_t blocks = (m + SUM_BLOCK - 1) / SUM_BLOCK;
+#pragma omp parallel for schedule(static)
+    for (size_t b = 0; b < blocks; b++) {
+        const size_t end = (b + 1) * SUM_BLOCK < m ? (b + 1) * SUM_BLOCK : m;
+        double sum = 0.0;
+        for (size_t k = b * SUM_BLOCK; k < end; k++)
+            for (int a = 0; a < 3; a++)
+                sum += bx[k].hi[a] - bx[k].lo[a];
+        partial[b] = sum;
+    }
+    double sum = 0.0;
+    for (size_t b = 0; b < blocks; b++)
+        sum += partial[b];
+    return sum;
+}
+
+/* Codes, sort and gather, then Karras' topology: a fresh tree in NODES.
+ * Returns the sphere order (in buffer INDEX). */
+static const uint32_t *build_fresh(const sc_peer_env *e, sc_work *w, size_t L, size_t nl) {
     const sc_view *v = e->view;
     const sc_bounds *b = e->bounds;
-    const size_t n = v->n;
-    const size_t L = (size_t)e->opt->bvh.leaf_size;
-    const size_t nl = (n + L - 1) / L;
-    const size_t ni = nl > 0 ? nl - 1 : 0;
-    if (!sc_keysort_reserve(e, KEYS, n) ||
-        !sc_env_reserve(e, NODES, sizeof(bnode) * (ni + 1) + 8 * (nl + 1) + 4 * (nl + 1)) ||
-        !sc_env_reserve(e, BOXES, sizeof(box6) * (ni + nl + 1)) ||
-        !sc_env_reserve(e, FLAGS, 4 * (ni + 1)) ||
-        !sc_env_reserve(e, WIDE, sizeof(sc_bvh4_node) * ((2 * ni + 1) / 3 + 1)) ||
-        !sc_work_reserve(e, WORK, n, &out->work))
-        return SC_ERR_OUT_OF_MEMORY;
+    const size_t n = v->n, ni = nl > 0 ? nl - 1 : 0;
     double t = sc_now();
     double scale[3];
     for (int a = 0; a < 3; a++) {
@@ -177,30 +249,16 @@ static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
     keys = e->buf[KEYS].p;
     index = e->buf[INDEX].p;
     t = sc_now();
-    sc_gather(v, index, n, &out->work);
+    sc_gather(v, index, n, w);
     sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
 
     t = sc_now();
     bnode *node = e->buf[NODES].p;
     uint64_t *code = (uint64_t *)(void *)(node + ni + 1);
     uint32_t *leaf_parent = (uint32_t *)(void *)(code + nl + 1);
-    box6 *nbox = e->buf[BOXES].p, *lbox = nbox + ni;
-    uint32_t *flag = e->buf[FLAGS].p;
-    const sc_work *w = &out->work;
 #pragma omp parallel for schedule(static)
     for (size_t l = 0; l < nl; l++) {
         code[l] = keys[l * L];
-        box6 bx = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-        const size_t end = (l + 1) * L < n ? (l + 1) * L : n;
-        for (size_t k = l * L; k < end; k++) {
-            const double c[3] = {w->x[k], w->y[k], w->z[k]};
-            for (int a = 0; a < 3; a++) {
-                const double lo = sc_box_lo(c[a], w->r[k]), hi = sc_box_hi(c[a], w->r[k]);
-                bx.lo[a] = lo < bx.lo[a] ? lo : bx.lo[a];
-                bx.hi[a] = hi > bx.hi[a] ? hi : bx.hi[a];
-            }
-        }
-        lbox[l] = bx;
         leaf_parent[l] = UINT32_MAX;
     }
     /* Karras 2012: internal node i covers leaves [min(i, j), max(i, j)] and
@@ -231,9 +289,8 @@ static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
         nd->child[0] = lo == gamma ? LEAF_BIT | (uint32_t)gamma : (uint32_t)gamma;
         nd->child[1] = hi == gamma + 1 ? LEAF_BIT | (uint32_t)(gamma + 1) : (uint32_t)(gamma + 1);
         nd->last = (uint32_t)hi;
-        flag[i] = 0;
     }
-    /* parents, then boxes bottom-up */
+    /* parents */
     if (ni > 0)
         node[0].parent = UINT32_MAX; /* Karras: node 0 is the root */
 #pragma omp parallel for schedule(static)
@@ -245,22 +302,65 @@ static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
             else
                 node[ch].parent = (uint32_t)i;
         }
-#pragma omp parallel for schedule(static)
-    for (size_t l = 0; l < nl; l++) {
-        uint32_t p = leaf_parent[l];
-        while (p != UINT32_MAX) {
-            /* the first child to arrive leaves; the second computes p */
-            if (__atomic_fetch_add(&flag[p], 1u, __ATOMIC_ACQ_REL) == 0)
-                break;
-            box6 bx = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-            for (int c = 0; c < 2; c++) {
-                const uint32_t ch = node[p].child[c];
-                box_union(&bx, ch & LEAF_BIT ? &lbox[ch & ~LEAF_BIT] : &nbox[ch]);
-            }
-            nbox[p] = bx;
-            p = node[p].parent;
+    sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+    return index;
+}
+
+static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
+    bvh_state *s = e->state;
+    const sc_view *v = e->view;
+    const size_t n = v->n;
+    const size_t L = (size_t)e->opt->bvh.leaf_size;
+    const size_t nl = (n + L - 1) / L;
+    const size_t ni = nl > 0 ? nl - 1 : 0;
+    const size_t nodes_bytes = sizeof(bnode) * (ni + 1) + 8 * (nl + 1) + 4 * (nl + 1);
+    const size_t sums = (ni + nl + SUM_BLOCK) / SUM_BLOCK + 1;
+    /* a kept tree needs its buffers as they were (a trim frees them) */
+    const int refit = e->opt->bvh.refit;
+    const bool kept = refit && s->kept_n == n && s->kept_leaf == L && n > 1 &&
+                      e->buf[NODES].bytes >= nodes_bytes && e->buf[PREV].bytes >= 4 * n;
+    s->kept_n = 0;
+    if (!sc_keysort_reserve(e, KEYS, n) || !sc_env_reserve(e, NODES, nodes_bytes) ||
+        !sc_env_reserve(e, BOXES, sizeof(box6) * (ni + nl + 1)) ||
+        !sc_env_reserve(e, FLAGS, 4 * (ni + 1)) ||
+        !sc_env_reserve(e, WIDE, sizeof(sc_bvh4_node) * ((2 * ni + 1) / 3 + 1)) ||
+        !sc_env_reserve(e, SUMS, 8 * sums) || !sc_work_reserve(e, WORK, n, &out->work))
+        return SC_ERR_OUT_OF_MEMORY;
+    bnode *node = e->buf[NODES].p;
+    uint64_t *code = (uint64_t *)(void *)(node + ni + 1);
+    const uint32_t *leaf_parent = (const uint32_t *)(void *)(code + nl + 1);
+    box6 *nbox = e->buf[BOXES].p, *lbox = nbox + ni;
+    uint32_t *flag = e->buf[FLAGS].p;
+    double *partial = e->buf[SUMS].p;
+    bool fresh = true;
+    if (kept) { /* the last tree with the new positions */
+        double t = sc_now();
+        sc_gather(v, e->buf[PREV].p, n, &out->work);
+        sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
+        t = sc_now();
+        leaf_boxes(&out->work, n, L, nl, lbox);
+        boxes_up(node, nbox, lbox, leaf_parent, flag, ni, nl);
+        fresh = extent_sum(nbox, ni + nl, partial) > REFIT_GROWTH * s->kept_extent;
+        sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+        out->detail = fresh ? "refit gave up (boxes grew): built afresh" : "tree refitted";
+    }
+    if (fresh) {
+        const uint32_t *index = build_fresh(e, &out->work, L, nl);
+        const double t = sc_now();
+        leaf_boxes(&out->work, n, L, nl, lbox);
+        boxes_up(node, nbox, lbox, leaf_parent, flag, ni, nl);
+        sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+        /* no room for the order: the next call builds afresh */
+        if (refit && n > 1 && sc_env_reserve(e, PREV, 4 * n)) {
+            memcpy(e->buf[PREV].p, index, 4 * n);
+            s->kept_extent = extent_sum(nbox, ni + nl, partial);
         }
     }
+    if (refit && n > 1 && e->buf[PREV].bytes >= 4 * n) {
+        s->kept_n = n;
+        s->kept_leaf = L;
+    }
+    const double t = sc_now();
     s->wide = e->buf[WIDE].p;
     s->nwide = ni > 0 ? collapse(node, nbox, lbox, e->buf[WIDE].p) : 0;
     sc_stage_add(e->seconds, SC_STAGE_CELLS, t);

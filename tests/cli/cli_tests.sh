@@ -370,6 +370,9 @@ case_algorithms() {
     run_ok "$WORK/o.json" pairs "$WORK/a.f64" --algorithm sap --warm --repeat 3 --json &&
         [ "$(json_get "$WORK/o.json" pairs) $(json_get "$WORK/o.json" checksum)" = "$want" ] ||
         fail "sap --warm --repeat 3"
+    run_ok "$WORK/o.json" pairs "$WORK/a.f64" --algorithm bvh --warm --repeat 3 --json &&
+        [ "$(json_get "$WORK/o.json" pairs) $(json_get "$WORK/o.json" checksum)" = "$want" ] ||
+        fail "bvh --warm --repeat 3"
     run_ok "$WORK/o.json" pairs "$WORK/a.f64" --algorithm hashgrid --max-tests inf --json &&
         [ "$(json_get "$WORK/o.json" pairs) $(json_get "$WORK/o.json" checksum)" = "$want" ] ||
         fail "hashgrid --max-tests inf"
@@ -383,7 +386,7 @@ case_algorithms() {
     no_leftovers "$WORK" refused.npy
     expect_exit 2 "--max-tests" -- pairs "$WORK/a.f64" --algorithm hashgrid --max-tests 0
     expect_exit 2 "--max-tests is an option of --algorithm hashgrid" -- pairs "$WORK/a.f64" --max-tests 5
-    expect_exit 2 "--warm is an option of --algorithm sap" -- pairs "$WORK/a.f64" --warm
+    expect_exit 2 "--warm is an option of --algorithm sap and bvh" -- pairs "$WORK/a.f64" --warm
 }
 
 case_json() {

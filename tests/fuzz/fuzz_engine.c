@@ -142,7 +142,7 @@ static const config configs[] = {
     {SC_ALGO_HASHGRID, SC_KERNEL_AUTO, 2, 0, 0, 1.0, 0, 0, "hashgrid 2 threads", 0},
     {SC_ALGO_OCTREE, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "octree, leaf 1", 0},
     {SC_ALGO_KDSPLIT, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 1, 0, "kdsplit, mean split, sorted", 0},
-    {SC_ALGO_BVH, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "bvh, leaves of 3", 0},
+    {SC_ALGO_BVH, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "bvh, leaves of 3, refit (the last input's tree)", 0},
     {SC_ALGO_SEGTREE, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 1, 0, "segtree, cutoff 1, sorted", 0},
 };
 #define FIRST_PEER 9
@@ -170,6 +170,7 @@ static sc_context *context_of(size_t c)
         o.bvh.leaf_size = 3;
         o.segtree.cutoff = 1;
         o.sap.warm = cf->algo == SC_ALGO_SAP && !cf->sorted;
+        o.bvh.refit = cf->algo == SC_ALGO_BVH;
         if (sc_context_create(&o, &contexts[c]) != SC_OK ||
             sc_study_set_traversal(contexts[c], cf->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS) != SC_OK ||
             sc_study_set_grid_sides(contexts[c], (sc_grid_sides)cf->sides) != SC_OK)
