@@ -19,6 +19,9 @@ _Static_assert(sizeof(size_t) >= 8, "spherecollide needs a 64-bit size_t");
 /* Smallest batch whose call binds its threads (see run_query). */
 #define SC_PIN_MIN_SPHERES 262144
 
+/* A call uses at most one thread per this many spheres (see run_query). */
+#define SC_SPHERES_PER_THREAD 2048
+
 /* Progress of one query (see progress_report). */
 typedef struct progress_map {
     sc_progress_fn fn;

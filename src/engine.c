@@ -139,11 +139,20 @@ typedef sc_status (*query_fn)(sc_context *c, prepared *p, void *arg);
 
 /* Every query starts from zeroed statistics, so a call that fails early
  * never reports the previous query's. The calling thread's OpenMP thread
- * count and every team thread's binding are restored before returning. */
+ * count and every team thread's binding are restored before returning.
+ * A small batch runs on fewer threads (one per SC_SPHERES_PER_THREAD
+ * spheres): its stages last microseconds, less than waking a sleeping
+ * thread, and in a fresh process its first parallel region would start the
+ * thread pool (milliseconds on a virtual machine). The output does not
+ * depend on the thread count, so only the time changes; c->threads is the
+ * call's count while it runs. */
 static sc_status run_query(sc_context *c, const sc_spheres *spheres, query_fn fn, void *arg) {
     if (!c)
         return SC_ERR_INVALID_ARGUMENT;
     const double t0 = sc_now();
+    const int configured = c->threads;
+    if (spheres && spheres->count / SC_SPHERES_PER_THREAD < (size_t)configured)
+        c->threads = (int)(spheres->count / SC_SPHERES_PER_THREAD) + 1;
     memset(&c->stats, 0, sizeof c->stats);
     c->stats.threads = c->threads;
     c->stats.kernel = c->opt.kernel;
@@ -173,6 +182,7 @@ static sc_status run_query(sc_context *c, const sc_spheres *spheres, query_fn fn
     }
     c->stats.scratch_bytes = sc_context_scratch_bytes(c);
     c->stats.total_seconds = sc_now() - t0;
+    c->threads = configured;
     return st;
 }
 

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef SC_HAVE_CAIRO
 #include <cairo.h>
 #include <fcntl.h>
 #include <gif_lib.h>
@@ -36,11 +35,9 @@ struct sc_frames {
     size_t n;
 };
 
-int sc_frames_available(void) {
-    return 1;
-}
+static int frames_close(sc_frames *f, char *err, size_t cap);
 
-sc_frames *sc_frames_open(const char *dir, const char *gif, int width, const double box[3], int dims,
+static sc_frames *frames_open(const char *dir, const char *gif, int width, const double box[3], int dims,
                           const sc_frames_colour *colour, size_t n, char *err, size_t cap) {
     sc_frames *f = calloc(1, sizeof *f);
     const char *name = dir ? dir : gif;
@@ -68,7 +65,7 @@ sc_frames *sc_frames_open(const char *dir, const char *gif, int width, const dou
     f->row = malloc((size_t)f->width);
     if (!f->order || !f->hit || !f->row) {
         snprintf(err, cap, "out of memory for pictures of %zu balls", n);
-        sc_frames_close(f, NULL, 0);
+        frames_close(f, NULL, 0);
         return NULL;
     }
     if (gif) {
@@ -84,7 +81,7 @@ sc_frames *sc_frames_open(const char *dir, const char *gif, int width, const dou
         if (!f->gif || !cube) {
             snprintf(err, cap, "%s: cannot write: %s", gif, fd < 0 ? strerror(errno) : GifErrorString(e));
             GifFreeMapObject(cube);
-            sc_frames_close(f, NULL, 0);
+            frames_close(f, NULL, 0);
             return NULL;
         }
         for (int k = 0; k < 256; k++) { /* the 6 x 6 x 6 cube, then black */
@@ -103,14 +100,14 @@ sc_frames *sc_frames_open(const char *dir, const char *gif, int width, const dou
         GifFreeMapObject(cube);
         if (!ok) {
             snprintf(err, cap, "%s: cannot write: %s", gif, GifErrorString(f->gif->Error));
-            sc_frames_close(f, NULL, 0);
+            frames_close(f, NULL, 0);
             return NULL;
         }
     }
     return f;
 }
 
-int sc_frames_close(sc_frames *f, char *err, size_t cap) {
+static int frames_close(sc_frames *f, char *err, size_t cap) {
     int rc = 0;
     if (!f)
         return 0;
@@ -185,7 +182,7 @@ static int by_depth(const void *a, const void *b) {
     return x < y ? -1 : x > y ? 1 : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
-int sc_frames_write(sc_frames *f, const sc_sim_balls *b, const uint32_t *pairs, size_t npairs, uint64_t step,
+static int frames_write(sc_frames *f, const sc_sim_balls *b, const uint32_t *pairs, size_t npairs, uint64_t step,
                     char *err, size_t cap) {
     cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, f->width, f->height);
     cairo_t *cr = cairo_create(surf);
@@ -246,27 +243,8 @@ int sc_frames_write(sc_frames *f, const sc_sim_balls *b, const uint32_t *pairs, 
     return rc;
 }
 
-#else /* built without cairo */
-
-int sc_frames_available(void) {
-    return 0;
-}
-sc_frames *sc_frames_open(const char *dir, const char *gif, int width, const double box[3], int dims,
-                          const sc_frames_colour *colour, size_t n, char *err, size_t cap) {
-    (void)width, (void)box, (void)dims, (void)colour, (void)n;
-    snprintf(err, cap, "%s: this build has no pictures (install libcairo2-dev and libgif-dev, and rebuild)",
-             dir ? dir : gif);
-    return NULL;
-}
-int sc_frames_close(sc_frames *f, char *err, size_t cap) {
-    (void)f, (void)err, (void)cap;
-    return 0;
-}
-int sc_frames_write(sc_frames *f, const sc_sim_balls *b, const uint32_t *pairs, size_t npairs, uint64_t step,
-                    char *err, size_t cap) {
-    (void)f, (void)b, (void)pairs, (void)npairs, (void)step;
-    snprintf(err, cap, "no pictures in this build");
-    return -1;
+__attribute__((visibility("default"))) const sc_frames_api *sc_frames_module(void) {
+    static const sc_frames_api api = {frames_open, frames_write, frames_close};
+    return &api;
 }
 
-#endif

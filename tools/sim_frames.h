@@ -20,19 +20,37 @@ typedef struct sc_frames_colour {
     double lo, hi;
 } sc_frames_colour;
 
-/* 1 when this build can draw pictures */
-int sc_frames_available(void);
-/* Pictures width pixels wide of the box (its aspect kept), written to DIR
- * (which must exist; NULL: none) as frame-NNNNNN.png and appended to the
- * animated GIF gif (NULL: none), coloured as `colour` says. NULL with a
- * one-line reason in err on failure. */
-sc_frames *sc_frames_open(const char *dir, const char *gif, int width, const double box[3], int dims,
-                          const sc_frames_colour *colour, size_t n, char *err, size_t cap);
-/* Draws the balls and the colliding pairs of a step; 0, or -1 and err. */
-int sc_frames_write(sc_frames *f, const sc_sim_balls *b, const uint32_t *pairs, size_t npairs, uint64_t step,
-                    char *err, size_t cap);
-/* Finishes the animation: 0, or -1 and err (the GIF is then removed, as it
- * is when err is NULL: an abandoned run). */
-int sc_frames_close(sc_frames *f, char *err, size_t cap);
+/* The pictures live in a module of their own (spherecollide-frames.so,
+ * linked with cairo and giflib), loaded only when a run asks for pictures:
+ * those libraries and theirs (X11, fontconfig, freetype, ...) cost every
+ * other process of the tool milliseconds to load. The module exports one
+ * function, SC_FRAMES_ENTRY, that returns this table. */
+typedef struct sc_frames_api {
+    /* Pictures width pixels wide of the box (its aspect kept), written to
+     * DIR (which must exist; NULL: none) as frame-NNNNNN.png and appended
+     * to the animated GIF gif (NULL: none), coloured as `colour` says. NULL
+     * with a one-line reason in err on failure. */
+    sc_frames *(*open)(const char *dir, const char *gif, int width, const double box[3], int dims,
+                       const sc_frames_colour *colour, size_t n, char *err, size_t cap);
+    /* Draws the balls and the colliding pairs of a step; 0, or -1 and err. */
+    int (*write)(sc_frames *f, const sc_sim_balls *b, const uint32_t *pairs, size_t npairs,
+                 uint64_t step, char *err, size_t cap);
+    /* Finishes the animation: 0, or -1 and err (the GIF is then removed, as
+     * it is when err is NULL: an abandoned run). Accepts NULL. */
+    int (*close)(sc_frames *f, char *err, size_t cap);
+} sc_frames_api;
+
+#define SC_FRAMES_ENTRY "sc_frames_module"
+#define SC_FRAMES_MODULE "spherecollide-frames.so"
+
+/* The module's table (in the module). */
+const sc_frames_api *sc_frames_module(void);
+
+/* Loads the module (sim_frames_load.c): from the directory of the running
+ * executable (a build tree), else from ../LIBDIR/spherecollide beside it
+ * (an installed tree, wherever it was installed), else from the configured
+ * install prefix's libdir/spherecollide. NULL with a one-line reason in err
+ * when this build has no pictures or the module cannot be loaded. */
+const sc_frames_api *sc_frames_load(char *err, size_t cap);
 
 #endif /* SC_SIM_FRAMES_H */

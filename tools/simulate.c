@@ -285,8 +285,14 @@ int sc_cmd_simulate(int argc, char **argv) {
     }
     free(given);
     sc_frames *frames = NULL;
+    const sc_frames_api *pictures = NULL;
     char err[4400];
     if (frames_dir || gif) {
+        pictures = sc_frames_load(err, sizeof err);
+        if (!pictures) {
+            sc_sim_destroy(sim);
+            return sim_fail(SIM_USAGE, "%s%s", err, "");
+        }
         sc_frames_colour colour = {SC_FRAMES_BY_SPEED, 0.0, 2.0 * p.speed};
         if (by_radius) { /* the range of the radii the run starts with */
             const sc_sim_balls b = sc_sim_get_balls(sim);
@@ -296,17 +302,18 @@ int sc_cmd_simulate(int argc, char **argv) {
                 colour.hi = b.r[i] > colour.hi ? b.r[i] : colour.hi;
             }
         }
-        frames = sc_frames_open(frames_dir, gif, (int)width, p.box, p.dims, &colour, p.n, err, sizeof err);
+        frames = pictures->open(frames_dir, gif, (int)width, p.box, p.dims, &colour, p.n, err, sizeof err);
         if (!frames) {
             sc_sim_destroy(sim);
-            return sim_fail(sc_frames_available() ? SIM_OUTPUT : SIM_USAGE, "%s%s", err, "");
+            return sim_fail(SIM_OUTPUT, "%s%s", err, "");
         }
     }
     FILE *out = NULL;
     if (csv) {
         out = fopen(csv, "w");
         if (!out) {
-            sc_frames_close(frames, NULL, 0);
+            if (pictures)
+                pictures->close(frames, NULL, 0);
             sc_sim_destroy(sim);
             return sim_fail(SIM_OUTPUT, "%s: cannot write: %s", csv, strerror(errno));
         }
@@ -334,7 +341,7 @@ int sc_cmd_simulate(int argc, char **argv) {
             size_t np = 0;
             const uint32_t *pairs = sc_sim_last_pairs(sim, &np);
             const sc_sim_balls b = sc_sim_get_balls(sim);
-            if (sc_frames_write(frames, &b, pairs, np, f.step, err, sizeof err) != 0) {
+            if (pictures->write(frames, &b, pairs, np, f.step, err, sizeof err) != 0) {
                 rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
                 break;
             }
@@ -350,7 +357,7 @@ int sc_cmd_simulate(int argc, char **argv) {
         rc = sim_fail(SIM_OUTPUT, "%s: cannot write: %s", csv, strerror(errno));
     if (out && rc != SIM_OK)
         remove(csv); /* nothing half-written */
-    if (sc_frames_close(frames, rc == SIM_OK ? err : NULL, sizeof err) != 0 && rc == SIM_OK)
+    if (pictures && pictures->close(frames, rc == SIM_OK ? err : NULL, sizeof err) != 0 && rc == SIM_OK)
         rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
     sc_sim_destroy(sim);
     return rc;
