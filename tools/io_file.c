@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#define _DEFAULT_SOURCE /* MAP_POPULATE (Linux): the mapping is filled in one call */
 #include "io_internal.h"
 
 #include <errno.h>
