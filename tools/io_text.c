@@ -439,9 +439,10 @@ static int values_push(values *vs, double v)
 
 typedef enum text_mode { MODE_UNKNOWN, MODE_FLAT, MODE_ROWS, MODE_HEADER } text_mode;
 
-/* One number: parsed and validated for column `col` of sphere `sphere`. */
+/* One number: parsed and validated for column `col` of sphere `sphere`
+ * (the column's name is looked up only for a message). */
 static sc_io_status take_number(const char *path, size_t line, const char *t, size_t len,
-                                int is_radius, const char *colname, size_t sphere, double *v,
+                                int is_radius, size_t col, int dims, size_t sphere, double *v,
                                 char *err, size_t errcap)
 {
     char q[128];
@@ -454,11 +455,13 @@ static sc_io_status take_number(const char *path, size_t line, const char *t, si
         return io_fail(err, errcap, SC_IO_ERR_SYNTAX, "%s: line %zu: non-numeric token %s", path,
                        line, io_quote(t, len, q, sizeof q));
     }
+    if (tr != TOKEN_OVERFLOW && fabs(*v) <= SC_MAX_ABS_VALUE && (!is_radius || *v >= 0.0))
+        return SC_IO_OK; /* the common case, without the checker's calls */
     io_value_check vc = tr == TOKEN_OVERFLOW ? VALUE_OUT_OF_RANGE : io_check_value(*v, is_radius);
     if (vc != VALUE_OK)
         return io_fail(err, errcap, io_value_status(vc), "%s: line %zu: %s %s (sphere %zu, column %s)",
                        path, line, io_value_problem(vc), io_quote(t, len, q, sizeof q), sphere,
-                       colname);
+                       io_column_name(col, dims));
     return SC_IO_OK;
 }
 
@@ -475,7 +478,21 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
     /* A UTF-8 byte order mark, as some Windows tools write. */
     if (f->size >= 3 && memcmp(pos, "\xEF\xBB\xBF", 3) == 0)
         pos += 3;
+    /* A number takes at least two bytes (a digit and a separator), so
+     * size / 2 + 1 values always fit: reserved at once (64-byte aligned),
+     * the values are neither moved while they grow nor copied at the end,
+     * and the pages a file never fills are never touched. Past
+     * VALUES_RESERVE, or when the reservation fails, the array grows. */
     values vs = {NULL, 0, 0};
+    {
+        enum { VALUES_RESERVE = 1 << 27 };
+        const size_t bound = f->size / 2 + 1 < VALUES_RESERVE ? f->size / 2 + 1 : VALUES_RESERVE;
+        void *p = NULL;
+        if (posix_memalign(&p, 64, bound * sizeof *vs.v) == 0) {
+            vs.v = p;
+            vs.cap = bound;
+        }
+    }
     text_mode mode = MODE_UNKNOWN;
     layout lay;
     size_t line = 0, first_line = 0, last_line = 0;
@@ -484,6 +501,10 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
     size_t last_len = 0, len;
     sc_io_status st = SC_IO_OK;
     text_line l;
+    size_t flat_col = 0, flat_sphere = 0; /* MODE_FLAT: where the next value goes */
+    /* vs.count / cols > max implies vs.count > max_values: the division only
+     * then (cols is 3 or 4; a header may still change it from 4 to 3) */
+    const size_t max_values = max <= SIZE_MAX / 4 ? max * 3 : max;
     static const char *const names3 = "x y z r", *const names2 = "x y r";
 
     while (st == SC_IO_OK && next_line(&pos, end, &l)) {
@@ -504,7 +525,7 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
             }
             if (!all_numbers) {
                 if (!parse_header(path, &l, line, dims_opt, &lay, &st, err, errcap))
-                    st = take_number(path, line, t, len, 0, "x", 0, &v, err, errcap);
+                    st = take_number(path, line, t, len, 0, 0, dims, 0, &v, err, errcap);
                 if (st != SC_IO_OK)
                     break;
                 mode = MODE_HEADER;
@@ -519,7 +540,7 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
         }
         /* Values of this line. */
         size_t k = 0;
-        const size_t sphere = vs.count / cols;
+        const size_t sphere = mode == MODE_FLAT ? flat_sphere : vs.count / cols;
         double row[COL_NAMES];
         while (st == SC_IO_OK && next_field(&cur, &l, &t, &len)) {
             double v = 0.0;
@@ -530,19 +551,22 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
                         c = a;
                 if (c >= 0 && (c != COL_Z || dims == 3)) {
                     const int slot = dims == 2 && c == COL_R ? 2 : c;
-                    st = take_number(path, line, t, len, c == COL_R, io_column_name((size_t)slot, dims),
-                                     sphere, &v, err, errcap);
+                    st = take_number(path, line, t, len, c == COL_R, (size_t)slot, dims, sphere, &v,
+                                     err, errcap);
                     row[slot] = v;
                 }
-            } else if (mode == MODE_FLAT) {
-                const size_t col = vs.count % cols;
-                st = take_number(path, line, t, len, col == (size_t)dims, io_column_name(col, dims),
-                                 vs.count / cols, &v, err, errcap);
+            } else if (mode == MODE_FLAT) { /* flat_col, flat_sphere: vs.count % cols, / cols */
+                st = take_number(path, line, t, len, flat_col == (size_t)dims, flat_col, dims,
+                                 flat_sphere, &v, err, errcap);
+                if (++flat_col == cols) {
+                    flat_col = 0;
+                    flat_sphere++;
+                }
                 if (st == SC_IO_OK && values_push(&vs, v) != 0)
                     st = io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: line %zu: out of memory", path, line);
             } else if (k < cols) { /* one sphere per line */
-                st = take_number(path, line, t, len, k == (size_t)dims, io_column_name(k, dims),
-                                 sphere, &v, err, errcap);
+                st = take_number(path, line, t, len, k == (size_t)dims, k, dims, sphere, &v, err,
+                                 errcap);
                 row[k] = v;
             }
             last_tok = t;
@@ -585,7 +609,7 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
                 if (values_push(&vs, row[c]) != 0)
                     st = io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: line %zu: out of memory", path,
                                  line);
-        if (st == SC_IO_OK && vs.count / cols > max)
+        if (st == SC_IO_OK && vs.count > max_values && vs.count / cols > max)
             st = io_fail(err, errcap, SC_IO_ERR_TOO_MANY,
                          "%s: line %zu: too many spheres: more than %zu", path, line, max);
     }
@@ -606,7 +630,9 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
          * reads at random (see sc_spheres_rows_f64). Kept as is when that
          * memory is not to be had. */
         void *aligned = NULL;
-        if (posix_memalign(&aligned, 64, vs.count * sizeof *vs.v) == 0) {
+        if ((uintptr_t)vs.v % 64 == 0) { /* the reservation held them all */
+            rows = vs.v;
+        } else if (posix_memalign(&aligned, 64, vs.count * sizeof *vs.v) == 0) {
             memcpy(aligned, vs.v, vs.count * sizeof *vs.v);
             free(vs.v);
             rows = aligned;
