@@ -74,16 +74,17 @@ sc_status sc_context_create(const sc_options *options, sc_context **out) {
     sc_kernel k = o.kernel;
     if (!sc_kernel_resolve(&k))
         return SC_ERR_UNSUPPORTED;
-    const int threads = o.threads > 0 ? o.threads : sc_cores_available();
-    const size_t head = (sizeof(sc_context) + SC_ALIGN - 1) / SC_ALIGN * SC_ALIGN;
-    sc_context *c = sc_alloc(&o.allocator, head + sc_pinning_bytes(threads));
+    /* The core count (threads = 0) and the binding plan need the hardware
+     * topology, whose discovery costs milliseconds: both wait for the first
+     * call that needs them (sc_context_threads, sc_context_pinning), so a
+     * process that only ever searches small batches never loads it. */
+    sc_context *c = sc_alloc(&o.allocator, sizeof(sc_context));
     if (!c)
         return SC_ERR_OUT_OF_MEMORY;
     memset(c, 0, sizeof *c);
     c->opt = o;
-    c->threads = threads;
+    c->threads = o.threads; /* 0: not known yet */
     c->chunk_pairs = o.chunk_pairs < SC_CHUNK_PAIRS_MAX ? o.chunk_pairs : SC_CHUNK_PAIRS_MAX;
-    c->pinning = sc_pinning_init((char *)c + head, o.pin, threads);
     char warn[128];
     if (sc_kernel_env_problem(warn, sizeof warn) > 0)
         sc_context_log(c, SC_LOG_WARN, "%s", warn);
@@ -106,7 +107,24 @@ void sc_context_destroy(sc_context *c) {
         return;
     sc_context_trim(c);
     sc_allocator a = c->opt.allocator;
+    sc_free(&a, c->pinning);
     sc_free(&a, c);
+}
+
+int sc_context_threads(sc_context *c) {
+    if (c->threads == 0)
+        c->threads = sc_cores_available();
+    return c->threads;
+}
+
+sc_pinning *sc_context_pinning(sc_context *c) {
+    if (!c->pinning) {
+        const int threads = sc_context_threads(c);
+        void *mem = sc_alloc(&c->opt.allocator, sc_pinning_bytes(threads));
+        if (mem) /* no memory: no binding, as when a policy cannot be applied */
+            c->pinning = sc_pinning_init(mem, c->opt.pin, threads);
+    }
+    return c->pinning;
 }
 
 sc_status sc_context_stats(const sc_context *c, sc_stats *out) {

@@ -31,9 +31,12 @@ typedef struct progress_map {
 
 struct sc_context {
     sc_options opt;
-    int threads;
+    int threads;          /* options.threads, or the core count once known
+                             (sc_context_threads); 0 until then. During a
+                             call: the call's thread count (run_query) */
     size_t chunk_pairs;   /* opt.chunk_pairs, at most SC_CHUNK_PAIRS_MAX */
-    sc_pinning *pinning;  /* the binding of this context's team, per call */
+    sc_pinning *pinning;  /* the binding of this context's team, per call;
+                             NULL until sc_context_pinning makes it */
     sc_buf peer_buf[SC_PEER_BUFS]; /* the peer's scratch */
     sc_buf sched, sink_mem, hist, win; /* the orchestrator's */
     _Alignas(SC_ALIGN) unsigned char peer_state[SC_PEER_STATE_BYTES];
@@ -55,5 +58,11 @@ SC_INTERNAL void sc_context_log(const sc_context *c, sc_log_level lvl, const cha
     __attribute__((format(printf, 3, 4)));
 /* Bytes of scratch the context holds. */
 SC_INTERNAL uint64_t sc_context_scratch_bytes(const sc_context *c);
+/* The context's thread count, loading the topology for the core count on
+ * first use when options.threads is 0. */
+SC_INTERNAL int sc_context_threads(sc_context *c);
+/* The binding plan, made on first use (NULL when there was no memory for it:
+ * no binding). */
+SC_INTERNAL sc_pinning *sc_context_pinning(sc_context *c);
 
 #endif /* SC_CONTEXT_H */

@@ -150,9 +150,13 @@ static sc_status run_query(sc_context *c, const sc_spheres *spheres, query_fn fn
     if (!c)
         return SC_ERR_INVALID_ARGUMENT;
     const double t0 = sc_now();
-    const int configured = c->threads;
-    if (spheres && spheres->count / SC_SPHERES_PER_THREAD < (size_t)configured)
-        c->threads = (int)(spheres->count / SC_SPHERES_PER_THREAD) + 1;
+    /* a batch that runs on one thread needs no core count (nor topology) */
+    const size_t n = spheres ? spheres->count : 0;
+    if (n >= SC_SPHERES_PER_THREAD)
+        sc_context_threads(c);
+    const int configured = c->threads; /* 0: not known yet, and not needed */
+    if (n / SC_SPHERES_PER_THREAD < (size_t)configured || configured == 0)
+        c->threads = (int)(n / SC_SPHERES_PER_THREAD) + 1;
     memset(&c->stats, 0, sizeof c->stats);
     c->stats.threads = c->threads;
     c->stats.kernel = c->opt.kernel;
@@ -167,13 +171,14 @@ static sc_status run_query(sc_context *c, const sc_spheres *spheres, query_fn fn
          * microseconds, a migration each); it pays only where a call runs
          * long enough for the cache it keeps warm to matter. */
         const bool bind = spheres->count >= SC_PIN_MIN_SPHERES;
-        c->stats.pin = bind ? sc_pinning_begin(c->pinning) : SC_PIN_NONE;
+        sc_pinning *pinning = bind ? sc_context_pinning(c) : NULL;
+        c->stats.pin = pinning ? sc_pinning_begin(pinning) : SC_PIN_NONE;
         prepared p;
         st = prepare(c, spheres, &p);
         if (st == SC_OK)
             st = fn(c, &p, arg);
-        if (bind)
-            sc_pinning_end(c->pinning);
+        if (pinning)
+            sc_pinning_end(pinning);
 #ifdef _OPENMP
         omp_set_num_threads(saved);
 #endif
