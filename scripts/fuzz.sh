@@ -28,7 +28,7 @@ command -v clang >/dev/null || { echo "fuzz.sh: clang is missing (scripts/setup-
 build() { # build DIR CMAKE_ARGS...
   local dir=$1; shift
   mkdir -p "$dir"
-  CC=clang cmake -S . -B "$dir" -DSC_FUZZ=ON -DSC_BUILD_BENCH=OFF -DSC_BUILD_TOOLS=OFF "$@" \
+  CC=clang CXX=clang++ cmake -S . -B "$dir" -DSC_FUZZ=ON -DSC_BUILD_BENCH=OFF -DSC_BUILD_TOOLS=OFF "$@" \
     >"$dir/build.log" 2>&1 &&
   cmake --build "$dir" -j "$jobs" --target fuzz_engine fuzz_text fuzz_npy fuzz_raw fuzz_pairs \
     >>"$dir/build.log" 2>&1 || { tail -n 40 "$dir/build.log" >&2; return 1; }

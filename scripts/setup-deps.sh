@@ -19,6 +19,7 @@ packages=(
   libomp-dev        # clang's OpenMP runtime, with the Archer tool that lets TSan see OpenMP
   libcairo2-dev     # spherecollide simulate --frames: drawing and PNG
   libgif-dev        # spherecollide simulate --animate: the animated GIF
+  libfast-float-dev # the text reader's decimal parser (C++ header, one file)
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -171,8 +171,8 @@ step_option() { # step_option DIR OPTION
 
 step_tsan() {
   local archer=/usr/lib/llvm-14/lib/libarcher.so
-  # CC for this configure only (an assignment before a function call)
-  CC=clang check "build build-tsan (clang, ThreadSanitizer)" \
+  # CC and CXX for this configure only (assignments before a function call)
+  CC=clang CXX=clang++ check "build build-tsan (clang, ThreadSanitizer)" \
     build . build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSC_TSAN=ON \
       -DSC_WARNINGS_AS_ERRORS=ON -DSC_BUILD_BENCH=OFF -DSC_BUILD_TOOLS=OFF || return 1
   check "libarcher (TSan's view of OpenMP) present" test -f "$archer" || return 1

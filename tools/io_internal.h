@@ -41,6 +41,18 @@ IO_HIDDEN sc_io_status io_fail(char *err, size_t errcap, sc_io_status status, co
 /* A token quoted for a message: printable ASCII as is, other bytes \xHH, at
  * most about 40 characters. */
 IO_HIDDEN const char *io_quote(const char *t, size_t len, char *buf, size_t cap);
+
+/* A decimal token [b, e) to the correctly rounded double with fast_float
+ * (io_number.cpp, built when libfast-float-dev is there): 0, or -1 when the
+ * token is not taken whole or its value is not finite (the caller's own path
+ * decides those). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+IO_HIDDEN int io_parse_decimal(const char *b, const char *e, double *out);
+#ifdef __cplusplus
+}
+#endif
 IO_HIDDEN const char *io_column_name(size_t column, int dims);
 IO_HIDDEN int io_str_ieq(const char *a, const char *b);
 IO_HIDDEN const char *io_path_extension(const char *path);

@@ -204,6 +204,10 @@ static token_result parse_token(const char *t, size_t len, double *out)
 {
     if (len == 0)
         return TOKEN_SYNTAX;
+#ifdef SC_HAVE_FAST_FLOAT
+    if (io_parse_decimal(t, t + len, out) == 0)
+        return TOKEN_OK;
+#endif
     if (parse_fast(t, t + len, out) == 0)
         return TOKEN_OK;
     char small[TOKEN_MAX];
