@@ -1,10 +1,11 @@
 # bench.rounds: sc_bench --rounds 2 must run every configuration twice and
 # merge them: one CSV row per configuration, status ok, repeats = 2 x 3,
 # rounds = 2, and the same count and checksum at both thread counts (sc_bench
-# itself exits 1 on any disagreement). Values only, never times.
+# itself exits 1 on any disagreement). Values only, never times. 5000
+# spheres: a call uses one thread per 2048 spheres at most, so 2 threads run.
 # Usage: cmake -DBENCH=path/to/sc_bench -DCSV=out.csv -P check-rounds.cmake
 cmake_minimum_required(VERSION 3.16) # empty CSV fields stay list elements (CMP0007)
-execute_process(COMMAND ${BENCH} --quick --dist uniform --n 2000 --threads 1,2 --repeat 3 --rounds 2
+execute_process(COMMAND ${BENCH} --quick --dist uniform --n 5000 --threads 1,2 --repeat 3 --rounds 2
                         --csv ${CSV}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)

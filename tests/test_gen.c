@@ -65,7 +65,8 @@ static double *gen(const char *dist, size_t n, uint64_t seed)
 static void test_names(void)
 {
     const char *const *names = scgen_names();
-    const char *expect[] = {"uniform", "shell", "wide", "powerlaw", "clustered", "farclusters", "dense"};
+    const char *expect[] = {"uniform", "shell",  "wide",   "powerlaw", "clustered",
+                            "farclusters", "dense", "sparse", "seed002"};
     size_t count = 0;
     while (names[count])
         count++;
@@ -143,7 +144,24 @@ static void test_pairs(void)
         size_t n = 4000;
         double *rows = gen(names[i], n, 1);
         double per = (double)brute_pairs(rows, n) / (double)n;
-        CHECK(per >= 0.4 && per <= 2.0, "%s n = %zu: %.3f pairs per sphere", names[i], n, per);
+        if (strcmp(names[i], "sparse") == 0) {
+            /* volume fraction 1e-4: almost no pairs, and the centres' box
+             * holds the spheres at about that fraction */
+            double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+            double vol = 0.0;
+            for (size_t k = 0; k < n; k++) {
+                for (int a = 0; a < 3; a++) {
+                    lo[a] = fmin(lo[a], rows[4 * k + a]);
+                    hi[a] = fmax(hi[a], rows[4 * k + a]);
+                }
+                vol += 4.0 / 3.0 * 3.14159265358979 * pow(rows[4 * k + 3], 3);
+            }
+            const double phi = vol / ((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
+            CHECK(per <= 0.01 && phi > 0.9e-4 && phi < 1.1e-4, "sparse n = %zu: %.4f pairs per sphere, "
+                  "volume fraction %.3g", n, per, phi);
+        } else {
+            CHECK(per >= 0.4 && per <= 2.0, "%s n = %zu: %.3f pairs per sphere", names[i], n, per);
+        }
         free(rows);
     }
 }
@@ -162,7 +180,8 @@ static void test_known_answers(void)
         {"uniform", 0xee269937986c0698ull},     {"shell", 0x4611310f5771830cull},
         {"wide", 0x1098d20278c4f068ull},        {"powerlaw", 0x3c3fb10a5e5a35a5ull},
         {"clustered", 0x5bb718a8fd42d449ull},   {"farclusters", 0x86ae426e518a7b75ull},
-        {"dense", 0x5f479359ab5357dbull},
+        {"dense", 0x5f479359ab5357dbull},       {"sparse", 0xae0539a190461a12ull},
+        {"seed002", 0x072c74c17f955324ull},
     };
     int print = getenv("SCGEN_PRINT_KNOWN") != NULL;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {

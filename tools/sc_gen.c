@@ -289,6 +289,40 @@ static void gen_farclusters(size_t n, gen_rng *rng, double *rows)
         gen_fill_cube_small(rng, rows + 4 * k, edge, (k & 1) ? off : 0.0);
 }
 
+/* The seed's own regime (../shared/data/spheres.dat: volume fraction about
+ * 1e-4): radii U[1, 1.5], centres uniform in a cube at volume fraction 1e-4,
+ * so almost every grid cell and row holds one sphere or none. */
+static void gen_sparse(size_t n, gen_rng *rng, double *rows)
+{
+    double e3;
+    gen_pairs_factor_uniform(1.0, 1.5, &e3);
+    double edge = gen_cube_edge((double)n, e3, 1e-4);
+    for (size_t k = 0; k < n; k++)
+        gen_fill_cube_small(rng, rows + 4 * k, edge, 0.0);
+}
+
+/* Seed 002's circles: z = 0, radius of sphere i 2.5 + 77.5 * 0.92^i (the
+ * power by repeated products, the same bits everywhere: most radii 2.5, the
+ * first hundred up to 80), centres uniform in a 7:3 rectangle (the seed's
+ * 1400 x 600 and 3738 x 1602 boxes) whose area holds the circles at area
+ * density 0.35. */
+static void gen_seed002(size_t n, gen_rng *rng, double *rows)
+{
+    double area = 0.0, p = 1.0;
+    for (size_t k = 0; k < n; k++) {
+        const double r = 2.5 + 77.5 * p;
+        rows[4 * k + 3] = r;
+        area += GEN_PI * r * r;
+        p *= 0.92;
+    }
+    const double box = area / 0.35, w = sqrt(box * 7.0 / 3.0), h = sqrt(box * 3.0 / 7.0);
+    for (size_t k = 0; k < n; k++) {
+        rows[4 * k] = w * gen_u01(rng);
+        rows[4 * k + 1] = h * gen_u01(rng);
+        rows[4 * k + 2] = 0.0;
+    }
+}
+
 /* Centres uniform in the ball of radius 0.5 (rejection from the cube), radii
  * >= 1: every distance is <= 1 < 2 <= ri + rj with a margin no rounding can
  * cross, so K = n(n-1)/2 exactly. */
@@ -333,11 +367,15 @@ static const gen_entry gen_table[] = {
      "radii U[1,1.5], two volume fraction 0.25 cubes 1e7 apart (~1 pair/sphere)"},
     {"dense", gen_dense, 1.0, 1.5,
      "radii U[1,1.5], centres in a ball of radius 0.5: all n(n-1)/2 pairs intersect"},
+    {"sparse", gen_sparse, 1.0, 1.5,
+     "radii U[1,1.5], centres uniform in a cube at volume fraction 1e-4 (the seed's data file)"},
+    {"seed002", gen_seed002, 2.5, 80.0,
+     "seed 002's circles: z = 0, r_i = 2.5 + 77.5 * 0.92^i, a 7:3 rectangle at area density 0.35"},
 };
 #define GEN_COUNT (sizeof gen_table / sizeof gen_table[0])
 
 static const char *const gen_names[GEN_COUNT + 1] = {
-    "uniform", "shell", "wide", "powerlaw", "clustered", "farclusters", "dense", NULL};
+    "uniform", "shell", "wide", "powerlaw", "clustered", "farclusters", "dense", "sparse", "seed002", NULL};
 
 static const gen_entry *gen_find(const char *dist, size_t *index)
 {
