@@ -113,14 +113,17 @@ static void drain_locked(sc_sink *s, sc_sink_thread *me) {
     }
 }
 
-/* Frees the already emitted front of my buffer. Caller holds the lock. */
+/* Frees the already emitted front of my buffer and drops the emitted
+ * chunks from my queue. Caller holds the lock. The queue is pruned even when
+ * no pair moves: a thread whose chunks find no pairs (a sparse set) would
+ * otherwise fill its queue with emitted chunks and wait for room forever. */
 static void compact_locked(sc_sink *s, sc_sink_thread *me) {
-    size_t shift = me->emitted;
-    if (shift == 0)
-        return;
-    memmove(me->buf, me->buf + 2 * shift, 2 * (me->tail - shift) * sizeof(uint32_t));
-    me->tail -= shift;
-    me->emitted = 0;
+    const size_t shift = me->emitted;
+    if (shift > 0) {
+        memmove(me->buf, me->buf + 2 * shift, 2 * (me->tail - shift) * sizeof(uint32_t));
+        me->tail -= shift;
+        me->emitted = 0;
+    }
     size_t keep = 0;
     for (size_t q = 0; q < me->nqueue; q++) {
         sc_chunk_state *c = &s->chunks[me->queue[q]];

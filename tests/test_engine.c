@@ -654,7 +654,41 @@ static void group_extremes(void) {
     }
 }
 
+/* A stream whose chunks find no pair: more chunks than a thread may hold
+ * unemitted (SC_QUEUE), every one empty, on 1 and 2 threads. The sink once
+ * dropped emitted chunks from a thread's queue only when pairs moved, so
+ * such a stream waited for room forever (found by the sparse generator). */
+static void stream_without_pairs(void) {
+    const size_t n = 20000;
+    double *rows = malloc(4 * n * sizeof(double));
+    for (size_t k = 0; k < n; k++) { /* a lattice of pitch 10, radius 1: no pair */
+        rows[4 * k] = 10.0 * (double)(k % 100);
+        rows[4 * k + 1] = 10.0 * (double)((k / 100) % 100);
+        rows[4 * k + 2] = 10.0 * (double)(k / 10000);
+        rows[4 * k + 3] = 1.0;
+    }
+    const sc_spheres view = sc_spheres_rows_f64(n, 3, rows);
+    for (int t = 1; t <= 2; t++) {
+        sc_options o = sc_options_default();
+        o.algorithm = SC_ALGO_BRUTE; /* thousands of chunks */
+        o.threads = t;
+        o.pin = SC_PIN_NONE;
+        sc_context *ctx = NULL;
+        CHECK(sc_context_create(&o, &ctx) == SC_OK, "context");
+        pairs got = {0};
+        sc_summary sum = {1, 1};
+        chunk_limit = SIZE_MAX;
+        const sc_status st = sc_stream_pairs(ctx, &view, collect, &got, &sum);
+        CHECK(st == SC_OK && got.n == 0 && sum.pairs == 0, "empty stream, %d threads: status %s, %zu pairs",
+              t, sc_status_string(st), got.n);
+        free(got.p);
+        sc_context_destroy(ctx);
+    }
+    free(rows);
+}
+
 static void group_api(void) {
+    stream_without_pairs();
     /* bad input gives a status and the first bad index */
     double rows[4 * 4] = {0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 1, 3, 3, 3, 1};
     sc_spheres v = sc_spheres_rows_f64(4, 3, rows);
