@@ -77,6 +77,30 @@ static void bounds_block(const sc_view *v, size_t lo, size_t hi, partial *my, ui
 }
 
 #ifdef __SSE2__
+/* The end of both fast paths: folds the four exponent tables, and, unless
+ * the block needs the plain loop (a bad value, a negative radius, a zero or
+ * subnormal radius: exponent 0), merges the block's bounds into *my and its
+ * radii into the octave histogram. False leaves *my and rexp untouched. */
+static bool block_finish(bool bad, const double lo3[3], const double hi3[3], double rmin,
+                         double rmax, uint32_t (*raw)[2048], partial *my, uint64_t *rexp) {
+    for (int u = 1; u < 4; u++)
+        for (int e = 0; e < 2048; e++)
+            raw[0][e] += raw[u][e];
+    if (bad || rmin < 0.0 || raw[0][0] != 0)
+        return false;
+    for (int a = 0; a < 3; a++) {
+        my->lo[a] = lo3[a] < my->lo[a] ? lo3[a] : my->lo[a];
+        my->hi[a] = hi3[a] > my->hi[a] ? hi3[a] : my->hi[a];
+    }
+    my->rmin = rmin < my->rmin ? rmin : my->rmin;
+    my->rmax = rmax > my->rmax ? rmax : my->rmax;
+    /* Positive normal radii only (exponent 1 .. 2046). */
+    for (int e = 1; e < 2047; e++)
+        if (raw[0][e])
+            rexp[exp_bin(ldexp(1.0, e - 1023))] += raw[0][e];
+    return true;
+}
+
 /* Rows of (x, y, z, r) doubles, the common input: two 16-byte loads per
  * sphere, vector min/max, and one flag for "some value is NaN, infinite or
  * beyond SC_MAX_ABS_VALUE" (|v| > max is unordered-true for NaN). Radii are
@@ -116,23 +140,8 @@ static bool bounds_rows_f64(const double *rows, size_t sd, size_t lo, size_t hi,
     _mm_storeu_pd(hi2, mx_xy);
     _mm_storeu_pd(lo_zr, mn_zr);
     _mm_storeu_pd(hi_zr, mx_zr);
-    for (int u = 1; u < 4; u++)
-        for (int e = 0; e < 2048; e++)
-            raw[0][e] += raw[u][e];
-    if (_mm_movemask_pd(bad) || lo_zr[1] < 0.0 || raw[0][0] != 0)
-        return false;
     const double lo3[3] = {lo2[0], lo2[1], lo_zr[0]}, hi3[3] = {hi2[0], hi2[1], hi_zr[0]};
-    for (int a = 0; a < 3; a++) {
-        my->lo[a] = lo3[a] < my->lo[a] ? lo3[a] : my->lo[a];
-        my->hi[a] = hi3[a] > my->hi[a] ? hi3[a] : my->hi[a];
-    }
-    my->rmin = lo_zr[1] < my->rmin ? lo_zr[1] : my->rmin;
-    my->rmax = hi_zr[1] > my->rmax ? hi_zr[1] : my->rmax;
-    /* Positive normal radii only (exponent 1 .. 2046). */
-    for (int e = 1; e < 2047; e++)
-        if (raw[0][e])
-            rexp[exp_bin(ldexp(1.0, e - 1023))] += raw[0][e];
-    return true;
+    return block_finish(_mm_movemask_pd(bad) != 0, lo3, hi3, lo_zr[1], hi_zr[1], raw, my, rexp);
 }
 
 /* Columns of doubles (SoA, stride 8; z may be absent): the same checks and
@@ -182,21 +191,7 @@ static bool bounds_cols_f64(const sc_view *v, size_t lo, size_t hi, partial *my,
         memcpy(&bits, r + k, sizeof bits);
         raw[k & 3][(bits >> 52) & 0x7ff]++;
     }
-    for (int u = 1; u < 4; u++)
-        for (int e = 0; e < 2048; e++)
-            raw[0][e] += raw[u][e];
-    if (_mm_movemask_pd(bad) || rmin < 0.0 || raw[0][0] != 0)
-        return false;
-    for (int a = 0; a < 3; a++) {
-        my->lo[a] = lo3[a] < my->lo[a] ? lo3[a] : my->lo[a];
-        my->hi[a] = hi3[a] > my->hi[a] ? hi3[a] : my->hi[a];
-    }
-    my->rmin = rmin < my->rmin ? rmin : my->rmin;
-    my->rmax = rmax > my->rmax ? rmax : my->rmax;
-    for (int e = 1; e < 2047; e++)
-        if (raw[0][e])
-            rexp[exp_bin(ldexp(1.0, e - 1023))] += raw[0][e];
-    return true;
+    return block_finish(_mm_movemask_pd(bad) != 0, lo3, hi3, rmin, rmax, raw, my, rexp);
 }
 #endif
 
