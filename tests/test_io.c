@@ -296,6 +296,95 @@ static void group_numbers(void)
     free(toks);
 }
 
+/* ---- the text reader's one-pass line path against its general path --------
+ *
+ * Once the layout is known, plain lines take a one-pass path that hands each
+ * position straight to the decimal parser, and a line it declines (a
+ * comment, a comma, \v, a token fast_float does not take whole, a bad
+ * value) is read again by the general path. Lines of both kinds are mixed
+ * here, one number per line and one sphere per line, with every line ending;
+ * the values must equal strtod's, and an error after many plain lines must
+ * still name its own line. */
+static void group_fastlines(void)
+{
+    static const char *const endings[] = {"\n", "\r\n", "\r"};
+    static const char *const decor[] = {"", " ", "\t", "  \t ", " # note", "\v", ","};
+    const size_t nvals = 40000;
+    char *text = malloc(nvals * 96 + 64);
+    char (*toks)[40] = malloc(nvals * sizeof *toks);
+    for (int flat = 0; flat < 2; flat++) {
+        size_t o = 0, line = 0;
+        for (size_t k = 0; k < nvals; k++) {
+            if (k % 4 == 3) /* the radius column: finite and >= 0 */
+                snprintf(toks[k], sizeof toks[k], "%.*g", 1 + (int)(rng() % 17), rng_unit() * 50.0);
+            else
+                random_token(toks[k], sizeof toks[k]);
+            const int begin = flat || k % 4 == 0, finish = flat || k % 4 == 3;
+            if (begin && rng() % 50 == 0) { /* an empty or blank line */
+                o += (size_t)sprintf(text + o, "%s%s", rng() & 1 ? "" : " \t", endings[rng() % 3]);
+                line++;
+            }
+            const char *lead = begin ? decor[rng() % 4] : " ";
+            /* a trailing decoration the one-pass path declines, now and then */
+            /* (a comma only where the line holds one number: a comma splits a
+             * line at commas, not blanks) */
+            const char *trail =
+                finish ? decor[rng() % 20 < 17 ? rng() % 4 : 4 + rng() % (flat ? 3 : 2)] : "";
+            o += (size_t)sprintf(text + o, "%s%s%s%s", lead, toks[k], trail,
+                                 finish ? endings[rng() % 3] : "");
+            line += finish;
+        }
+        const char *path = path_in(flat ? "fast_flat.txt" : "fast_rows.txt");
+        write_bytes(path, text, o);
+        sc_io_spheres s = read_ok(path, SC_IO_FORMAT_AUTO, 0);
+        CHECK(s.n == nvals / 4 && s.dims == 3, "%s: n %zu, want %zu", path, s.n, nvals / 4);
+        size_t bad = 0;
+        for (size_t k = 0; k < nvals && s.rows && s.n == nvals / 4; k++) {
+            const double want = strtod(toks[k], NULL), got = ((const double *)s.rows)[k];
+            if (!same_bits(want, got) && bad++ < 5)
+                CHECK(0, "%s: value %zu (%s): got %.17g want %.17g", path, k, toks[k], got, want);
+        }
+        CHECK(bad == 0, "%s: %zu values differ from strtod", path, bad);
+        sc_io_spheres_free(&s);
+
+        /* Errors after thousands of one-pass lines name their own line. */
+        char place[64];
+        size_t e = (size_t)sprintf(text, flat ? "1\n2\n3\n4\n" : "1 2 3 4\n");
+        size_t at = 1 + (flat ? 3 : 0);
+        for (size_t k = 0; k < 3000; k++) {
+            /* \r\n on every other line: it ends one line, not two */
+            if (flat)
+                e += (size_t)sprintf(text + e, "%zu.25\r\n2\n3\r\n0.5\n", k);
+            else
+                e += (size_t)sprintf(text + e, "%zu.25 2 3 0.5%s", k, k % 2 ? "\r\n" : "\n");
+            at += flat ? 4 : 1;
+        }
+        const size_t good = e;
+        /* a negative radius: the one-pass path declines it, the general path words it */
+        sprintf(text + e, flat ? "7\n8\n9\n-1\n" : "7 8 9 -1\n");
+        write_text(path, text);
+        snprintf(place, sizeof place, "line %zu", at + (flat ? 4 : 1));
+        EXPECT_FAIL(path, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NEGATIVE_RADIUS, place, "-1");
+        /* junk glued to a number */
+        sprintf(text + good, flat ? "7\n8x\n" : "7 8x 9 1\n");
+        write_text(path, text);
+        snprintf(place, sizeof place, "line %zu", at + (flat ? 2 : 1));
+        EXPECT_FAIL(path, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_SYNTAX, place, "8x");
+        /* too many values on a line */
+        sprintf(text + good, flat ? "7 8\n" : "7 8 9 1 2\n");
+        write_text(path, text);
+        snprintf(place, sizeof place, "line %zu", at + 1);
+        EXPECT_FAIL(path, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_COUNT, place, NULL);
+        /* an incomplete last sphere names the last token read */
+        sprintf(text + good, flat ? "7\n8.5\n" : "7 8 9\n");
+        write_text(path, text);
+        snprintf(place, sizeof place, "line %zu", at + (flat ? 2 : 1));
+        EXPECT_FAIL(path, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_COUNT, place, flat ? "8.5" : NULL);
+    }
+    free(text);
+    free(toks);
+}
+
 /* ---- text ---------------------------------------------------------------- */
 
 static void check_values(const sc_io_spheres *s, const double *want, size_t nvals, const char *what)
@@ -1141,6 +1230,8 @@ int main(int argc, char **argv)
     workdir = dir;
     if (strcmp(group, "numbers") == 0)
         group_numbers();
+    else if (strcmp(group, "fastlines") == 0)
+        group_fastlines();
     else if (strcmp(group, "text") == 0)
         group_text();
     else if (strcmp(group, "npy") == 0)

@@ -50,6 +50,10 @@ IO_HIDDEN const char *io_quote(const char *t, size_t len, char *buf, size_t cap)
 extern "C" {
 #endif
 IO_HIDDEN int io_parse_decimal(const char *b, const char *e, double *out);
+/* The longest decimal at p (p < end) as fast_float reads it: returns the end
+ * of the number, or NULL when none starts at p or its value is not finite.
+ * The caller decides whether what follows ends the token. */
+IO_HIDDEN const char *io_scan_decimal(const char *p, const char *end, double *out);
 #ifdef __cplusplus
 }
 #endif

@@ -19,3 +19,13 @@ int io_parse_decimal(const char *b, const char *e, double *out)
     *out = v;
     return 0;
 }
+
+const char *io_scan_decimal(const char *p, const char *end, double *out)
+{
+    double v = 0.0;
+    const fast_float::from_chars_result r = fast_float::from_chars(p, end, v);
+    if (r.ec != std::errc() || !(v - v == 0.0))
+        return nullptr;
+    *out = v;
+    return r.ptr;
+}

@@ -443,6 +443,49 @@ static int values_push(values *vs, double v)
 
 typedef enum text_mode { MODE_UNKNOWN, MODE_FLAT, MODE_ROWS, MODE_HEADER } text_mode;
 
+#ifdef SC_HAVE_FAST_FLOAT
+/* The common line, read in one pass: blank-separated (space, tab) decimals
+ * that fast_float takes whole, each valid for its column, ending at \n,
+ * \r\n, \r or the end of the data. The decimal parser is handed the
+ * position itself; the token ends where the number does, and only the byte
+ * after it is checked, so the line is not scanned first for its end, its
+ * comment or its commas. Returns how many values it read into v (at most
+ * `want`; 0 for an empty line) and moves *pos past the line; -1 for
+ * anything else (a comma, '#', another blank, a token that is not such a
+ * number, a bad value, more than `want` values), *pos unmoved: the general
+ * path then reads the line and words any error. *tok, *tok_len: the last
+ * token read. `col` is the column of v[0]; the radius is column `dims`. */
+static int fast_line(const char **pos, const char *end, double *v, size_t want, size_t col,
+                     size_t cols, size_t dims, const char **tok, size_t *tok_len)
+{
+    const char *p = *pos;
+    size_t k = 0;
+    for (;;) {
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p == end || *p == '\n' || *p == '\r')
+            break;
+        if (k == want)
+            return -1;
+        double x;
+        const char *q = io_scan_decimal(p, end, &x);
+        if (q == NULL || (q < end && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r'))
+            return -1;
+        if (!(fabs(x) <= SC_MAX_ABS_VALUE) || (col == dims && !(x >= 0.0)))
+            return -1;
+        col = col + 1 == cols ? 0 : col + 1;
+        *tok = p;
+        *tok_len = (size_t)(q - p);
+        v[k++] = x;
+        p = q;
+    }
+    if (p < end)
+        p += (*p == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
+    *pos = p;
+    return (int)k;
+}
+#endif
+
 /* One number: parsed and validated for column `col` of sphere `sphere`
  * (the column's name is looked up only for a message). */
 static sc_io_status take_number(const char *path, size_t line, const char *t, size_t len,
@@ -511,7 +554,42 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
     const size_t max_values = max <= SIZE_MAX / 4 ? max * 3 : max;
     static const char *const names3 = "x y z r", *const names2 = "x y r";
 
-    while (st == SC_IO_OK && next_line(&pos, end, &l)) {
+    while (st == SC_IO_OK) {
+#ifdef SC_HAVE_FAST_FLOAT
+        /* Once the layout is known, whole lines take the fast path; a line
+         * it declines is read again by the general path below. */
+        if ((mode == MODE_FLAT || mode == MODE_ROWS) && vs.cap - vs.count >= cols) {
+            const size_t want = mode == MODE_FLAT ? 1 : cols;
+            const size_t col = mode == MODE_FLAT ? flat_col : 0;
+            double row[COL_NAMES];
+            const char *p2 = pos, *tok = last_tok;
+            size_t tok_len = last_len;
+            const int k = pos < end ? fast_line(&p2, end, row, want, col, cols, (size_t)dims, &tok,
+                                                &tok_len)
+                                    : -1;
+            if (k == 0 || (size_t)k == want) {
+                pos = p2;
+                line++;
+                if (k == 0)
+                    continue;
+                memcpy(vs.v + vs.count, row, want * sizeof *row);
+                vs.count += want;
+                last_tok = tok;
+                last_len = tok_len;
+                last_line = line;
+                if (mode == MODE_FLAT && ++flat_col == cols) {
+                    flat_col = 0;
+                    flat_sphere++;
+                }
+                if (vs.count > max_values && vs.count / cols > max)
+                    st = io_fail(err, errcap, SC_IO_ERR_TOO_MANY,
+                                 "%s: line %zu: too many spheres: more than %zu", path, line, max);
+                continue;
+            }
+        }
+#endif
+        if (!next_line(&pos, end, &l))
+            break;
         line++;
         if (line_is_empty(&l))
             continue;
