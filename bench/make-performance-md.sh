@@ -420,6 +420,9 @@ cat <<EOF
 | clustered | U[1, 1.5] | 27 near-Gaussian blobs, widths spanning 100x |
 | farclusters | U[1, 1.5] | two volume fraction 0.25 cubes 10^7 apart |
 | dense | U[1, 1.5] | centres in a ball of radius 0.5: K = n(n-1)/2 |
+| sparse | U[1, 1.5] | cube, volume fraction 10^-4 (the seed's data file) |
+| heavytail | Pareto(2.5) in [1, 1000], sphere 0 at 1000 | cube, volume fraction 0.2 |
+| seed002 | 2.5 + 77.5 * 0.92^i | circles (z = 0) in a 7:3 rectangle, area density 0.35 |
 EOF
 } > "$out"
 echo "make-performance-md.sh: wrote $out from $dir"

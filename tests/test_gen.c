@@ -66,7 +66,7 @@ static void test_names(void)
 {
     const char *const *names = scgen_names();
     const char *expect[] = {"uniform", "shell",  "wide",   "powerlaw", "clustered",
-                            "farclusters", "dense", "sparse", "seed002"};
+                            "farclusters", "dense", "sparse", "seed002", "heavytail"};
     size_t count = 0;
     while (names[count])
         count++;
@@ -181,7 +181,7 @@ static void test_known_answers(void)
         {"wide", 0x1098d20278c4f068ull},        {"powerlaw", 0x3c3fb10a5e5a35a5ull},
         {"clustered", 0x5bb718a8fd42d449ull},   {"farclusters", 0x86ae426e518a7b75ull},
         {"dense", 0x5f479359ab5357dbull},       {"sparse", 0xae0539a190461a12ull},
-        {"seed002", 0x072c74c17f955324ull},
+        {"seed002", 0x072c74c17f955324ull},     {"heavytail", 0xdd02c21f3cabfb8dull},
     };
     int print = getenv("SCGEN_PRINT_KNOWN") != NULL;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {

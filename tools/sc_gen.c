@@ -301,6 +301,29 @@ static void gen_sparse(size_t n, gen_rng *rng, double *rows)
         gen_fill_cube_small(rng, rows + 4 * k, edge, 0.0);
 }
 
+/* Heavy-tailed radii at low density (issue 16's regime): Pareto with tail
+ * exponent 2.5 (density 2.5 r^-3.5 on [1, inf)), truncated at 1000 by the
+ * inverse CDF r = (1 - u (1 - 1000^-2.5))^-0.4, sphere 0 set to r = 1000 so
+ * the full 1000:1 ratio exists at every n; centres uniform in a cube at
+ * volume fraction 0.2, with E[r^3] = 5 (sqrt(1000) - 1) / (1 - 1000^-2.5).
+ * Most spheres are small and touch nothing; the few large ones touch
+ * hundreds to thousands. (pow: glibc's, as for the fingerprints.) */
+static void gen_heavytail(size_t n, gen_rng *rng, double *rows)
+{
+    const double rmax = 1000.0;
+    const double tail = pow(rmax, -2.5);
+    const double e3 = 5.0 * (sqrt(rmax) - 1.0) / (1.0 - tail);
+    const double edge = gen_cube_edge((double)n, e3, 0.2);
+    for (size_t k = 0; k < n; k++) {
+        double *row = rows + 4 * k;
+        row[0] = edge * (gen_u01(rng) - 0.5);
+        row[1] = edge * (gen_u01(rng) - 0.5);
+        row[2] = edge * (gen_u01(rng) - 0.5);
+        const double r = pow(1.0 - gen_u01(rng) * (1.0 - tail), -0.4);
+        row[3] = k == 0 ? rmax : (r > rmax ? rmax : r);
+    }
+}
+
 /* Seed 002's circles: z = 0, radius of sphere i 2.5 + 77.5 * 0.92^i (the
  * power by repeated products, the same bits everywhere: most radii 2.5, the
  * first hundred up to 80), centres uniform in a 7:3 rectangle (the seed's
@@ -371,11 +394,14 @@ static const gen_entry gen_table[] = {
      "radii U[1,1.5], centres uniform in a cube at volume fraction 1e-4 (the seed's data file)"},
     {"seed002", gen_seed002, 2.5, 80.0,
      "seed 002's circles: z = 0, r_i = 2.5 + 77.5 * 0.92^i, a 7:3 rectangle at area density 0.35"},
+    /* after seed002: a generator's stream is its place in this table */
+    {"heavytail", gen_heavytail, 1.0, 1000.0,
+     "Pareto(2.5) radii in [1,1000], sphere 0 has r=1000; cube at volume fraction 0.2 (most touch nothing)"},
 };
 #define GEN_COUNT (sizeof gen_table / sizeof gen_table[0])
 
 static const char *const gen_names[GEN_COUNT + 1] = {
-    "uniform", "shell", "wide", "powerlaw", "clustered", "farclusters", "dense", "sparse", "seed002", NULL};
+    "uniform", "shell", "wide", "powerlaw", "clustered", "farclusters", "dense", "sparse", "seed002", "heavytail", NULL};
 
 static const gen_entry *gen_find(const char *dist, size_t *index)
 {

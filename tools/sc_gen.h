@@ -49,6 +49,12 @@
  *                fraction 1e-4, the regime of the seed's data file
  *                (../shared/data/spheres.dat: 33 pairs in 10^5).
  *                K/n = 0.0002 / 0.0003 / 0.0004 (10^4 .. 10^6)
+ *   heavytail    Pareto radii with tail exponent 2.5 (density 2.5 r^-3.5)
+ *                truncated to [1, 1000], sphere 0 of radius 1000; centres
+ *                uniform in a cube at volume fraction 0.2: most spheres are
+ *                small and touch nothing, a few large ones touch hundreds to
+ *                thousands (issue 16's heavy-tailed regime).
+ *                K/n = 1.08 / 1.09 / 0.95 (10^4 .. 10^6)
  *   seed002      seed 002's circles: z = 0, radius of sphere i
  *                2.5 + 77.5 * 0.92^i (most 2.5, the first hundred up to 80),
  *                centres uniform in a 7:3 rectangle at area density 0.35

@@ -879,8 +879,9 @@ static void build_plan(const study_args *a, const study_machine *m, plan *p)
     const char *sc = a->scenario;
     p->count = 0;
     if (!strcmp(sc, "growth")) {
-        static const char *const def[] = {"uniform", "shell",  "wide", "powerlaw",
-                                          "clustered", "farclusters", "dense", NULL};
+        static const char *const def[] = {"uniform",   "shell",   "wide",   "powerlaw",
+                                          "clustered", "farclusters", "dense", "sparse",
+                                          "heavytail", "seed002", NULL};
         static const size_t full[] = {1000, 10000, 100000, 1000000, 10000000};
         static const size_t quick[] = {1000, 10000, 100000};
         static const size_t dense_full[] = {1000, 3000, 10000, 20000};
