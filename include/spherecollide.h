@@ -170,7 +170,11 @@ typedef enum sc_algorithm {
 /** Options of the grid (SC_ALGO_GRID). */
 typedef struct sc_grid_options {
     double cell_factor; /**< base cell edge as a multiple of the minimum legal
-                             one (2 * r_max of the level); >= 1, default 1 */
+                             one (2 * r_max of the level); >= 1, default 1.
+                             At 1, a one-level grid whose cells a sample of
+                             the spheres shows nearly empty (sparse sets of
+                             16384 spheres or more) widens them by up to 16;
+                             any other value is used as given */
     int max_levels;     /**< cap on grid levels, 1..16; default 16 */
     int levels;         /**< 0 (default): a cost model picks the number of
                              levels from the radius distribution; else

@@ -956,6 +956,72 @@ static void warm_step(sc_context *warm, sc_context *ref, const dataset *d, int t
 }
 
 static void group_options(void) {
+    /* The grid widens its cells for sets that a sample shows nearly empty
+     * (the sparse generator: 16x), and keeps 2 r_max for full ones and for
+     * sets that only look empty from their bounding box (clustered blobs, a
+     * shell); an explicit cell_factor is taken as given. Both answers are
+     * checked against sap, and the widened plan must not depend on threads. */
+    {
+        static const struct {
+            const char *dist;
+            double min_factor, max_factor, cell_factor;
+        } cases[] = {{"sparse", 8.0, 16.0, 1.0},    {"uniform", 1.0, 1.0, 1.0},
+                     {"clustered", 1.0, 1.0, 1.0}, {"shell", 1.0, 1.0, 1.0},
+                     {"sparse", 2.0, 2.0, 2.0},    {"sheet", 1.0, 1.0, 1.0}};
+        const size_t n = 40000;
+        double *rows = malloc(4 * (n + 1) * sizeof(double));
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            if (strcmp(cases[c].dist, "sheet") == 0) {
+                /* a tilted plane, 0.0625 centres per unit area: sparse in its
+                 * box, but a thinned sheet shares cells less often than the
+                 * sheet itself, which the growth check has to see */
+                for (size_t k = 0; k < n; k++) {
+                    double *p = rows + 4 * k;
+                    p[0] = 800.0 * urand();
+                    p[1] = 800.0 * urand();
+                    p[2] = 0.37 * p[0] + 0.21 * p[1];
+                    p[3] = 1.0;
+                }
+            } else {
+                CHECK(scgen_generate(cases[c].dist, n, 5, rows) == 0, "generate");
+            }
+            double rmax = 0.0;
+            for (size_t k = 0; k < n; k++)
+                rmax = rows[4 * k + 3] > rmax ? rows[4 * k + 3] : rmax;
+            const sc_spheres view = sc_spheres_rows_f64(n, 3, rows);
+            sc_summary want = {0, 0}, got = {0, 0};
+            sc_options o = sc_options_default();
+            o.algorithm = SC_ALGO_SAP;
+            o.threads = 1;
+            sc_context *ctx = NULL;
+            CHECK(sc_context_create(&o, &ctx) == SC_OK && sc_count_pairs(ctx, &view, &want) == SC_OK,
+                  "sap on %s", cases[c].dist);
+            sc_context_destroy(ctx);
+            double cell[2] = {0.0, 0.0};
+            for (int t = 0; t < 2; t++) {
+                o = sc_options_default();
+                o.threads = t ? 3 : 1;
+                o.grid.cell_factor = cases[c].cell_factor;
+                sc_stats st;
+                ctx = NULL;
+                CHECK(sc_context_create(&o, &ctx) == SC_OK &&
+                          sc_count_pairs(ctx, &view, &got) == SC_OK &&
+                          sc_context_stats(ctx, &st) == SC_OK,
+                      "grid on %s", cases[c].dist);
+                sc_context_destroy(ctx);
+                CHECK(got.pairs == want.pairs && got.checksum == want.checksum,
+                      "%s, %d threads: %llu pairs, sap %llu", cases[c].dist, o.threads,
+                      (unsigned long long)got.pairs, (unsigned long long)want.pairs);
+                cell[t] = st.cell_size;
+            }
+            /* the cell edge is 2 r_max (plus a margin) times the factor */
+            const double f = cell[0] / (2.0 * rmax);
+            CHECK(f >= cases[c].min_factor && f <= cases[c].max_factor * 1.001 && cell[0] == cell[1],
+                  "%s: cells of %g (%.3g x 2 r_max) on 1 thread, %g on 3; want %g..%g x",
+                  cases[c].dist, cell[0], f, cell[1], cases[c].min_factor, cases[c].max_factor);
+        }
+        free(rows);
+    }
     /* segtree: scans too big for the box filter's buffers (a few huge
      * spheres span the quarters of the top segment, so their scans meet
      * 75,000 points each) take the plain walk and the indirect sort;

@@ -61,6 +61,14 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     const int blocks = sc_radix_blocks(n, threads);
     const sc_grid_options *go = &e->opt->grid;
     sc_grid_plan_make(e->bounds, go->cell_factor, go->max_levels, go->levels, &g->plan);
+    /* A one-level plan at the default edge whose cells the data leaves
+     * nearly empty: coarser cells, one level (more would only split them
+     * again). The sort's second key buffer is free until the sort. */
+    if (go->cell_factor == 1.0 && g->plan.levels == 1 && 8 * n >= sc_grid_occupancy_scratch()) {
+        const double f = sc_grid_sparse_factor(v, e->bounds, g->plan.cell[0], buf[TMP_KEYS].p);
+        if (f > 1.0)
+            sc_grid_plan_make(e->bounds, f, go->max_levels, 1, &g->plan);
+    }
 #ifdef SC_STUDY
     g->plan.morton = e->study->morton;
 #endif

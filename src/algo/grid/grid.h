@@ -6,6 +6,8 @@
  *   rows.c    row table (cell starts) and the fine x of each sphere
  *   search.c  narrowphase over rows: half stencil within a level, full
  *             stencil into coarser levels, cursors to find neighbour rows
+ *   occupancy.c  a sampled estimate of how full the cells are (sparse sets
+ *             get coarser cells)
  *   grid.c    the peer: keys -> radix sort -> rows -> gather
  */
 #ifndef SC_GRID_H
@@ -53,6 +55,14 @@ SC_INTERNAL void sc_grid_coords(const sc_grid_plan *plan, const double p[3], int
 /* Key of a sphere: level, then the row (z, y at the level's resolution,
  * wrapped), then the fine x. */
 SC_INTERNAL uint64_t sc_grid_key(const sc_grid_plan *plan, int level, const int64_t q[3]);
+
+/* The factor (a power of two, 1..16) by which to widen a one-level grid's
+ * cells when a sample of the spheres shows them nearly empty (occupancy.c):
+ * 1 for sets under 16384 spheres or whose cells are full enough. `top` is
+ * the plan's cell edge; scratch holds sc_grid_occupancy_scratch() bytes. */
+SC_INTERNAL double sc_grid_sparse_factor(const sc_view *v, const sc_bounds *b, double top,
+                                         void *scratch);
+SC_INTERNAL size_t sc_grid_occupancy_scratch(void);
 
 /* How many spheres and rows each level holds, and how many rows its grid
  * spans along y and z (span[l][0], span[l][1]): what the cost model reads,
