@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# run-oneshot.sh [--quick]: issue 16's targets, measured side by side in one
+# run on this machine: spherecollide as users meet it (a whole process on a
+# file, a fresh context's first query, a warm one) against celllist_pairs, a
+# cell list written by hand as an HPC programmer would (celllist_pairs.c).
+#
+#   bench/compare/run-oneshot.sh          sizes 1e6, 4e6 and 1e7
+#   bench/compare/run-oneshot.sh --quick  sizes 1e5 and 4e5 (a smoke run; its
+#                                         figures are not the issue's)
+#
+# What it measures (all medians; both tools on all threads; every celllist
+# answer must match spherecollide's pair count and checksum):
+#   process   wall time of a whole process on uniform 1e6 (.npy), the two
+#             tools alternating, SC_ONESHOT_PROCESS_REPEAT runs each:
+#             `spherecollide pairs FILE --count-only --quiet` and
+#             `celllist_pairs FILE --repeat 1` (target: celllist / sc >= 10)
+#   small     wall time of `spherecollide pairs FILE --count-only --quiet` on a
+#             1,000-sphere text file (target <= 3 ms), beside /bin/true's
+#   warm      one process each, the median of the repeats after the first:
+#             `pairs FILE --count-only --repeat 5 --json` (seconds.total) and
+#             `celllist_pairs FILE --repeat 4` (targets: celllist / sc >= 20 at
+#             1e6, >= 25 at 4e6; sc <= 0.15 s at 1e7)
+#   first     spherecollide's first query on a fresh context (seconds.first)
+#             over its warm median (target <= 1.3 at 1e6 and 1e7)
+#   read      seconds.read of the same runs: .npy at 1e6 in GB/s (target >= 5)
+#             and the seed's text file ../shared/data/spheres.dat in MB/s
+#             (target >= 400), whole-process reads
+#   perpair   every generator but dense at 1e6: warm seconds per
+#             (sphere + pair) over uniform's (target <= 2)
+#
+# Output: bench/results/<machine>/oneshot.csv (quick: quick-oneshot.csv), columns
+# machine,isa,what,dist,n,tool,threads,median_s,first_s,pairs,checksum,value,target,met
+# where value is the figure the target is about (a ratio, ms, GB/s or MB/s).
+# Environment: SC_ONESHOT_PROCESS_REPEAT [21], SC_ONESHOT_SMALL_REPEAT [41],
+# SC_COMPARE_MACHINE (results folder name), SC_ONESHOT_SEED_FILE [the seed's
+# file]. Build folders as run-compare.sh: build-compare-sc, build-compare.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+here=$root/bench/compare
+quick=0
+case "${1:-}" in
+  --quick) quick=1 ;;
+  "") ;;
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
+  *) echo "run-oneshot: unknown argument '$1' (use --quick or nothing)" >&2; exit 2 ;;
+esac
+prep=${SC_ONESHOT_PROCESS_REPEAT:-21}
+srep=${SC_ONESHOT_SMALL_REPEAT:-41}
+seedfile=${SC_ONESHOT_SEED_FILE:-$root/../shared/data/spheres.dat}
+jobs=$(nproc 2>/dev/null || echo 2)
+if [ "$quick" = 1 ]; then n1=100000 n4=400000 n10=""; else n1=1000000 n4=4000000 n10=10000000; fi
+
+# ---- build (the same folders and steps as run-compare.sh) -------------------------
+scb=$root/build-compare-sc
+cb=$root/build-compare
+echo "== spherecollide: Release build in $scb, installed into $scb/prefix"
+cmake -S "$root" -B "$scb" -DCMAKE_BUILD_TYPE=Release -DSC_BUILD_TESTS=OFF -DSC_BUILD_BENCH=OFF >/dev/null
+cmake --build "$scb" -j "$jobs" >/dev/null
+cmake --install "$scb" --prefix "$scb/prefix" >/dev/null
+cli=$scb/tools/spherecollide
+echo "== runners: bench/compare in $cb"
+cmake -S "$here" -B "$cb" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$scb/prefix" >/dev/null
+cmake --build "$cb" -j "$jobs" --target celllist_pairs >/dev/null
+cell=$cb/celllist_pairs
+[ -x "$cli" ] && [ -x "$cell" ] || { echo "run-oneshot: $cli or $cell was not built" >&2; exit 1; }
+
+cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+cpu=${cpu:-unknown}
+if [ -n "${SC_COMPARE_MACHINE:-}" ]; then
+  machine=$SC_COMPARE_MACHINE
+else
+  base=$(printf '%s' "$cpu" | LC_ALL=C tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')
+  machine="${base:-unknown}-${jobs}c"
+fi
+isa=$("$cli" info 2>/dev/null | sed -n 's/^kernel: *//p' | head -n 1)
+isa=${isa:-unknown}
+results=$root/bench/results/$machine
+data=$cb/data/oneshot
+mkdir -p "$results" "$data"
+csv=$results/oneshot.csv
+[ "$quick" = 1 ] && csv=$results/quick-oneshot.csv
+tmpcsv=$csv.tmp.$$
+trap 'rm -f "$tmpcsv"' EXIT
+echo "machine,isa,what,dist,n,tool,threads,median_s,first_s,pairs,checksum,value,target,met" >"$tmpcsv"
+echo "== machine $machine ($cpu), $jobs logical CPUs, kernel $isa; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ---- helpers ------------------------------------------------------------------------
+problems=0
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.9g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+json() { printf '%s\n' "$2" | sed -n "s/.*\"$1\":\"\{0,1\}\([^,\"}]*\).*/\1/p" | head -n 1; }
+field() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+calc() { awk "BEGIN { printf \"%.4g\", $1 }"; }
+met() { awk -v v="$1" -v t="$3" "BEGIN { print (v $2 t) ? \"yes\" : \"no\" }"; }
+row() { # what dist n tool median first pairs checksum value target(op num) met
+  echo "$machine,$isa,$1,$2,$3,$4,$jobs,$5,$6,$7,$8,$9,${10},${11}" >>"$tmpcsv"
+}
+gen() { # dist n file
+  [ -s "$3" ] || "$cli" gen "$1" "$2" --seed 1 -o "$3" --quiet
+}
+sc_warm() { # file -> the JSON line of pairs --repeat 5
+  "$cli" pairs "$1" --count-only --repeat 5 --json
+}
+agree() { # what pairs sum pairs2 sum2
+  if [ "$2" != "$4" ] || [ "$3" != "$5" ]; then
+    echo "   DISAGREE on $1: spherecollide $2 $3, celllist $4 $5" >&2
+    problems=$((problems + 1))
+  fi
+}
+# Wall clock for whole processes: bash's own EPOCHREALTIME, read without
+# starting a process or a subshell (a $(date) costs milliseconds here).
+
+# ---- warm and first: uniform at each size ---------------------------------------------
+for n in $n1 $n4 $n10; do
+  f=$data/uniform-$n.npy
+  gen uniform "$n" "$f"
+  j=$(sc_warm "$f")
+  tot=$(json total "$j") first=$(json first "$j") rd=$(json read "$j")
+  pairs=$(json pairs "$j") sum=$(json checksum "$j")
+  out=$("$cell" "$f" --repeat 4)
+  line=$(printf '%s\n' "$out" | tail -n 1)
+  cfirst=$(printf '%s\n' "$out" | sed -n 's/^first=//p')
+  csec=$(field seconds "$line")
+  agree "uniform $n" "$pairs" "$sum" "$(field pairs "$line")" "$(field checksum "$line")"
+  ratio=$(calc "$csec / $tot")
+  fw=$(calc "$first / $tot")
+  printf '   uniform %-9s warm: spherecollide %.4f s, celllist %.4f s (%sx); first/warm %s\n' "$n" "$tot" "$csec" "$ratio" "$fw"
+  row warm uniform "$n" celllist "$csec" "$cfirst" "$pairs" "$sum" "" "" ""
+  target=""
+  [ "$n" = 1000000 ] && target=">= 20"
+  [ "$n" = 4000000 ] && target=">= 25"
+  row warm uniform "$n" spherecollide "$tot" "$first" "$pairs" "$sum" "$ratio" "$target" \
+    "$([ -n "$target" ] && met "$ratio" ${target% *} ${target#* })"
+  row first uniform "$n" spherecollide "$tot" "$first" "$pairs" "$sum" "$fw" "<= 1.3" "$(met "$fw" "<=" 1.3)"
+  if [ "$n" = 10000000 ]; then
+    row warm-1e7 uniform "$n" spherecollide "$tot" "$first" "$pairs" "$sum" "$tot" "<= 0.15" "$(met "$tot" "<=" 0.15)"
+  fi
+  if [ "$n" = "$n1" ]; then
+    bytes=$(stat -c %s "$f")
+    gbs=$(calc "$bytes / $rd / 1e9")
+    echo "   read .npy $n: $rd s ($gbs GB/s)"
+    row read-npy uniform "$n" spherecollide "$rd" "" "$pairs" "$sum" "$gbs" ">= 5" "$(met "$gbs" ">=" 5)"
+  fi
+done
+
+# ---- whole process on uniform n1 ---------------------------------------------------------
+f=$data/uniform-$n1.npy
+ts=() tc=()
+for ((k = 0; k < prep; k++)); do
+  a=$EPOCHREALTIME; "$cli" pairs "$f" --count-only --quiet >/dev/null; b=$EPOCHREALTIME
+  "$cell" "$f" --repeat 1 >/dev/null; c=$EPOCHREALTIME
+  ts+=("$(calc "${b/,/.} - ${a/,/.}")") tc+=("$(calc "${c/,/.} - ${b/,/.}")")
+done
+ps=$(printf '%s\n' "${ts[@]}" | median) pc=$(printf '%s\n' "${tc[@]}" | median)
+pr=$(calc "$pc / $ps")
+printf '   whole process, uniform %s: spherecollide %.4f s, celllist %.4f s (%sx)\n' "$n1" "$ps" "$pc" "$pr"
+row process uniform "$n1" celllist "$pc" "" "" "" "" "" ""
+row process uniform "$n1" spherecollide "$ps" "" "" "" "$pr" ">= 10" "$(met "$pr" ">=" 10)"
+
+# ---- a 1,000-sphere text file ------------------------------------------------------------
+f=$data/uniform-1000.txt
+gen uniform 1000 "$f"
+tt=() te=()
+for ((k = 0; k < srep; k++)); do
+  a=$EPOCHREALTIME; "$cli" pairs "$f" --count-only --quiet >/dev/null; b=$EPOCHREALTIME
+  /bin/true; c=$EPOCHREALTIME
+  tt+=("$(calc "(${b/,/.} - ${a/,/.}) * 1e3")") te+=("$(calc "(${c/,/.} - ${b/,/.}) * 1e3")")
+done
+sm=$(printf '%s\n' "${tt[@]}" | median) em=$(printf '%s\n' "${te[@]}" | median)
+echo "   1,000-sphere text file, whole process: $sm ms (/bin/true: $em ms)"
+row small uniform 1000 /bin/true "$(calc "$em / 1e3")" "" "" "" "$em" "" ""
+row small uniform 1000 spherecollide "$(calc "$sm / 1e3")" "" "" "" "$sm" "<= 3" "$(met "$sm" "<=" 3)"
+
+# ---- the seed's text file ---------------------------------------------------------------
+if [ -s "$seedfile" ]; then
+  j=$("$cli" pairs "$seedfile" --count-only --json)
+  rd=$(json read "$j")
+  mbs=$(calc "$(stat -c %s "$seedfile") / $rd / 1e6")
+  echo "   read the seed's text file: $rd s ($mbs MB/s)"
+  row read-text spheres.dat "$(json n "$j")" spherecollide "$rd" "" "$(json pairs "$j")" \
+    "$(json checksum "$j")" "$mbs" ">= 400" "$(met "$mbs" ">=" 400)"
+else
+  echo "   the seed's file $seedfile is missing: read-text not measured"
+fi
+
+# ---- per (sphere + pair), every generator at n1 ---------------------------------------------
+uper=""
+for dist in $("$cli" gen --help | awk '/^Distributions:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }'); do
+  [ "$dist" = dense ] && continue
+  f=$data/$dist-$n1.npy
+  gen "$dist" "$n1" "$f"
+  j=$(sc_warm "$f")
+  tot=$(json total "$j") pairs=$(json pairs "$j")
+  per=$(calc "$tot / ($n1 + $pairs)")
+  [ "$dist" = uniform ] && uper=$per
+  rel=$(calc "$per / $uper")
+  printf '   %-12s %s: %.4f s, %s pairs, %s x uniform per (sphere + pair)\n' "$dist" "$n1" "$tot" "$pairs" "$rel"
+  row perpair "$dist" "$n1" spherecollide "$tot" "$(json first "$j")" "$pairs" "$(json checksum "$j")" \
+    "$rel" "<= 2" "$(met "$rel" "<=" 2)"
+  [ "$dist" = uniform ] || rm -f "$f"
+done
+
+mv "$tmpcsv" "$csv"
+trap - EXIT
+echo "== wrote $csv"
+[ "$problems" = 0 ] || { echo "run-oneshot: $problems disagreement(s)" >&2; exit 1; }
