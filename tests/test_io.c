@@ -147,7 +147,7 @@ static void make_workdir(const char *dir)
 /* Reads and expects success; returns the spheres (caller frees). */
 static sc_io_spheres read_ok(const char *path, sc_io_format fmt, int dims)
 {
-    sc_io_read_options o = {fmt, dims, 0};
+    sc_io_read_options o = {fmt, dims, 0, 0};
     sc_io_spheres s;
     char err[512] = "";
     sc_io_status st = sc_io_read_spheres(path, &o, &s, err, sizeof err);
@@ -183,11 +183,37 @@ static void expect_fail_opts(const char *path, const sc_io_read_options *o, sc_i
 static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io_status want,
                              const char *place, const char *token, int line)
 {
-    sc_io_read_options o = {fmt, dims, 0};
+    sc_io_read_options o = {fmt, dims, 0, 0};
     expect_fail_opts(path, &o, want, place, token, line);
 }
 #define EXPECT_FAIL(path, fmt, dims, want, place, token)                                           \
     expect_fail_line(path, fmt, dims, want, place, token, __LINE__)
+
+/* With defer_value_check the binary read succeeds without looking at the
+ * values; sc_io_check_spheres must then give what the plain read gives:
+ * the same status and the same message, word for word. */
+static void expect_deferred_line(const char *path, sc_io_format fmt, int line)
+{
+    sc_io_read_options plain = {fmt, 0, 0, 0}, defer = {fmt, 0, 0, 1};
+    sc_io_spheres a, b;
+    char ea[512] = "", eb[512] = "";
+    const sc_io_status sa = sc_io_read_spheres(path, &plain, &a, ea, sizeof ea);
+    const sc_io_status sb = sc_io_read_spheres(path, &defer, &b, eb, sizeof eb);
+    checks++;
+    sc_io_status sc = SC_IO_ERR_INTERNAL;
+    if (sb == SC_IO_OK) {
+        sc = sc_io_check_spheres(path, &b, eb, sizeof eb);
+        sc_io_spheres_free(&b);
+    }
+    if (sb != SC_IO_OK || sc != sa || (sa != SC_IO_OK && strcmp(ea, eb) != 0)) {
+        failures++;
+        fprintf(stderr, "FAIL %s:%d: %s: deferred read %d, check %d (%s), plain read %d (%s)\n",
+                __FILE__, line, path, (int)sb, (int)sc, eb, (int)sa, ea);
+    }
+    if (sa == SC_IO_OK)
+        sc_io_spheres_free(&a);
+}
+#define EXPECT_DEFERRED(path, fmt) expect_deferred_line(path, fmt, __LINE__)
 
 static int same_bits(double a, double b)
 {
@@ -566,7 +592,7 @@ static void group_text(void)
     {
         const char *p = path_in("three.txt");
         write_text(p, "1 2 3 4\n5 6 7 8\n9 10 11 12\n");
-        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2};
+        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0};
         expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "line 3", "more than 2", __LINE__);
         o.max_spheres = 3;
         sc_io_spheres s;
@@ -764,22 +790,27 @@ static void group_npy(void)
     dv[9] = NAN; /* sphere 2, y */
     make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, dv, sizeof dv);
     EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 200", "sphere 2, column y");
+    EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     memcpy(dv, d, sizeof d);
     dv[15] = -1.0; /* sphere 3, r */
     make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, dv, sizeof dv);
     EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NEGATIVE_RADIUS, "byte 248", "column r");
+    EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     memcpy(dv, d, sizeof d);
     dv[2] = -2e150; /* sphere 0, z */
     make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, dv, sizeof dv);
     EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_OUT_OF_RANGE, "byte 144", "column z");
+    EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     float fv[15];
     memcpy(fv, f, sizeof f);
     fv[13] = -INFINITY; /* circle 4, y */
     make_npy(p, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 3), }", 64, fv, sizeof fv);
     EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 180", "sphere 4, column y");
+    EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     /* a lower limit */
     make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0};
+    EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO); /* good values: both OK */
     expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "byte 60", "at most 4", __LINE__);
 }
 
@@ -836,13 +867,15 @@ static void group_raw(void)
     dv[10] = 1e151;
     write_bytes(p64, dv, sizeof dv);
     EXPECT_FAIL(p64, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_OUT_OF_RANGE, "byte 80", "column z");
+    EXPECT_DEFERRED(p64, SC_IO_FORMAT_AUTO);
     float fv[12];
     memcpy(fv, f, sizeof f);
     fv[5] = NAN;
     write_bytes(p32, fv, sizeof fv);
     EXPECT_FAIL(p32, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 20", "column y");
+    EXPECT_DEFERRED(p32, SC_IO_FORMAT_AUTO);
     write_bytes(p64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0};
     expect_fail_opts(p64, &o, SC_IO_ERR_TOO_MANY, "byte 64", "at most 2", __LINE__);
 }
 

@@ -101,8 +101,8 @@ IO_HIDDEN sc_io_status io_check_rows(const char *path, const void *rows, sc_dtyp
  * little endian, else an aligned copy; validates every value. Takes the file
  * data over on success. */
 IO_HIDDEN sc_io_status io_adopt_rows(io_file *f, size_t offset, size_t n, int dims, sc_dtype dtype,
-                                     sc_io_spheres *out, const char *path, char *err,
-                                     size_t errcap);
+                                     const sc_io_read_options *opts, sc_io_spheres *out,
+                                     const char *path, char *err, size_t errcap);
 
 /* ---- the three readers ---------------------------------------------------- */
 

@@ -364,7 +364,7 @@ sc_io_status io_read_npy(const char *path, io_file *f, const sc_io_read_options 
                     "%s: byte %zu: malformed .npy file: %zu bytes after the data that shape %s "
                     "describes",
                     path, data_at + need, avail - need, shape_text);
-    return io_adopt_rows(f, data_at, n, dims, dtype, out, path, err, errcap);
+    return io_adopt_rows(f, data_at, n, dims, dtype, opts, out, path, err, errcap);
 }
 
 /* ======================================================================== */

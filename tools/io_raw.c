@@ -79,7 +79,8 @@ sc_io_status io_check_rows(const char *path, const void *rows, sc_dtype dtype, s
  * little endian and the offset is aligned, else a byte-swapped or aligned
  * copy. Takes ownership of the file data on success. */
 sc_io_status io_adopt_rows(io_file *f, size_t offset, size_t n, int dims, sc_dtype dtype,
-                               sc_io_spheres *out, const char *path, char *err, size_t errcap)
+                               const sc_io_read_options *opts, sc_io_spheres *out,
+                               const char *path, char *err, size_t errcap)
 {
     const size_t item = dtype == SC_F32 ? 4 : 8;
     const size_t bytes = n * ((size_t)dims + 1) * item;
@@ -110,7 +111,8 @@ sc_io_status io_adopt_rows(io_file *f, size_t offset, size_t n, int dims, sc_dty
 #endif
         rows = owned;
     }
-    sc_io_status st = io_check_rows(path, rows, dtype, n, dims, offset, err, errcap);
+    const int defer = opts != NULL && opts->defer_value_check;
+    sc_io_status st = defer ? SC_IO_OK : io_check_rows(path, rows, dtype, n, dims, offset, err, errcap);
     if (st != SC_IO_OK) {
         free(owned);
         return st;
@@ -120,6 +122,8 @@ sc_io_status io_adopt_rows(io_file *f, size_t offset, size_t n, int dims, sc_dty
     out->dtype = dtype;
     out->rows = rows;
     out->owned_ = owned;
+    out->data_offset_ = offset;
+    out->unchecked_ = defer && n > 0;
     if (owned != NULL || n == 0) {
         io_file_release(f);
     } else {
@@ -153,6 +157,14 @@ sc_io_status io_read_raw(const char *path, io_file *f, sc_dtype dtype, int dims,
     if (n > max)
         return io_fail(err, errcap, SC_IO_ERR_TOO_MANY,
                     "%s: byte %zu: too many spheres: %zu, at most %zu", path, max * row, n, max);
-    return io_adopt_rows(f, 0, n, dims, dtype, out, path, err, errcap);
+    return io_adopt_rows(f, 0, n, dims, dtype, opts, out, path, err, errcap);
 }
 
+
+sc_io_status sc_io_check_spheres(const char *path, const sc_io_spheres *s, char *err, size_t errcap)
+{
+    if (s == NULL || !s->unchecked_ || s->rows == NULL)
+        return SC_IO_OK;
+    return io_check_rows(io_display_name(path, 0), s->rows, s->dtype, s->n, s->dims,
+                         s->data_offset_, err, errcap);
+}

@@ -9,7 +9,9 @@
  * versions 1.0/2.0/3.0; text (numbers separated by whitespace or commas, any
  * line ending, '#' comments); raw little-endian float32 or float64 rows. The
  * reader validates every value (finite, radius >= 0, |v| <= SC_MAX_ABS_VALUE),
- * so a successful read is a batch the library accepts.
+ * so a successful read is a batch the library accepts; a caller that hands
+ * the rows to the library, which checks them again, may defer the binary
+ * formats' check (sc_io_read_options.defer_value_check, sc_io_check_spheres).
  *
  * Writing: pair writers stream (i, j) uint32 pairs to .npy (K x 2 '<u4'),
  * .csv ("i,j" lines) or raw binary through one fixed 1 MiB buffer
@@ -105,6 +107,15 @@ typedef struct sc_io_read_options {
     int dims;            /**< 0: 3 for text/raw, from the shape for .npy;
                               2: circles (x, y, r); 3: spheres (x, y, z, r) */
     size_t max_spheres;  /**< 0: SC_MAX_SPHERES; smaller values serve tests */
+    int defer_value_check; /**< 1: .npy and raw rows are not checked for
+                              non-finite, out-of-range values or negative
+                              radii here (text always is). The rows go
+                              straight from the mapping to the caller, which
+                              must check them: the library does on every
+                              query (its status says so), and then
+                              sc_io_check_spheres words the file's error.
+                              Saves a pass over the file that would be the
+                              first touch of every page. */
 } sc_io_read_options;
 
 /** Spheres read from a file. rows holds n * (dims + 1) values of dtype, row
@@ -120,6 +131,8 @@ typedef struct sc_io_spheres {
     void *owned_;
     void *map_;
     size_t map_len_;
+    size_t data_offset_; /* file offset of rows[0] (binary formats) */
+    int unchecked_;      /* values not checked yet (defer_value_check) */
 } sc_io_spheres;
 
 /** Reads and validates a sphere file. On success returns SC_IO_OK and fills
@@ -128,6 +141,13 @@ typedef struct sc_io_spheres {
  *  (if err != NULL and errcap > 0; truncated to errcap). opts may be NULL. */
 sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts,
                                 sc_io_spheres *out, char *err, size_t errcap);
+
+/** Checks the values of spheres read with defer_value_check as the reader
+ *  would have, and words the first bad one as it would have ("PATH: byte B:
+ *  ... (sphere K, column C)"), with the same status. SC_IO_OK when every
+ *  value is good or the reader checked them already. */
+sc_io_status sc_io_check_spheres(const char *path, const sc_io_spheres *spheres, char *err,
+                                 size_t errcap);
 
 /** Releases what sc_io_read_spheres holds; accepts a zeroed or freed struct. */
 void sc_io_spheres_free(sc_io_spheres *spheres);

@@ -453,7 +453,7 @@ static int cmd_oracle(int argc, char **argv)
 {
     if (argc < 3)
         return 2;
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0};
     if (argc > 3 && strcmp(argv[3], "auto") != 0 && sc_io_format_parse(argv[3], &o.format) != 0)
         return 2;
     if (argc > 4)
