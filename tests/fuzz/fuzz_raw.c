@@ -8,6 +8,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+typedef struct bytes {
+    uint8_t *p;
+    size_t n;
+    sc_dtype dtype;
+    int dims;
+} bytes;
+
+static sc_io_status read_again(const sc_io_read_options *o, sc_io_spheres *s, char *err,
+                               size_t errcap, void *user)
+{
+    const bytes *b = user;
+    io_file f = {b->p, b->n, NULL, 0, NULL};
+    return io_read_raw("fuzz.bin", &f, b->dtype, b->dims, o, s, err, errcap);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
@@ -26,6 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[512] = "";
     sc_io_status st = io_read_raw("fuzz.bin", &f, dtype, dims, &o, &s, err, sizeof err);
     double *vals = check_read(st, &s, err);
+    bytes b = {buf + misalign, size, dtype, dims};
+    check_deferred("fuzz.bin", st, err, o, read_again, &b);
     if (vals) {
         const size_t item = dtype == SC_F32 ? 4 : 8, cols = (size_t)dims + 1;
         if (s.n * cols * item != size)

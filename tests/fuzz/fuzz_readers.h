@@ -48,4 +48,32 @@ static double *check_read(sc_io_status st, const sc_io_spheres *s, const char *e
     return vals;
 }
 
+/* The same bytes read again with the value check deferred (`read` reads
+ * them with the options given): the outcome must be the plain read's, with
+ * sc_io_check_spheres giving a value error's status and message word for
+ * word. `plain` and `plain_err` are the plain read's result. */
+typedef sc_io_status (*deferred_read_fn)(const sc_io_read_options *o, sc_io_spheres *s, char *err,
+                                         size_t errcap, void *user);
+static inline void check_deferred(const char *path, sc_io_status plain, const char *plain_err,
+                                  sc_io_read_options o, deferred_read_fn read, void *user)
+{
+    o.defer_value_check = 1;
+    sc_io_spheres s;
+    memset(&s, 0, sizeof s);
+    char err[512] = "";
+    sc_io_status st = read(&o, &s, err, sizeof err, user);
+    const int value_error = plain == SC_IO_ERR_NON_FINITE || plain == SC_IO_ERR_NEGATIVE_RADIUS ||
+                            plain == SC_IO_ERR_OUT_OF_RANGE;
+    if (st == SC_IO_OK) {
+        st = sc_io_check_spheres(path, &s, err, sizeof err);
+        sc_io_spheres_free(&s);
+        if (st != plain)
+            reader_fail("a deferred read and its check disagree with the plain read");
+        if (value_error && strcmp(err, plain_err) != 0)
+            reader_fail("a deferred check words a value error differently");
+    } else if (value_error || st != plain || strcmp(err, plain_err) != 0) {
+        reader_fail("a deferred read failed where the plain read did not, or differently");
+    }
+}
+
 #endif
