@@ -78,33 +78,15 @@ jobs=$(nproc 2>/dev/null || echo 2)
 start=$(date +%s)
 
 # ---- build ----------------------------------------------------------------------
-scb=$root/build-compare-sc
-cb=$root/build-compare
-echo "== spherecollide: Release build in $scb (library + CLI), installed into $scb/prefix"
-cmake -S "$root" -B "$scb" -DCMAKE_BUILD_TYPE=Release -DSC_BUILD_TESTS=OFF -DSC_BUILD_BENCH=OFF >/dev/null
-cmake --build "$scb" -j "$jobs" >/dev/null
-cmake --install "$scb" --prefix "$scb/prefix" >/dev/null
-cli=$scb/tools/spherecollide
-[ -x "$cli" ] || { echo "run-compare: $cli was not built" >&2; exit 1; }
-
-echo "== runners: standalone CMake project bench/compare in $cb"
-# shellcheck disable=SC2086  # SC_COMPARE_CMAKE_ARGS is a list of options
-# (-U: a CMAKE_DISABLE_FIND_PACKAGE_* left in the cache by an earlier run's
-# SC_COMPARE_CMAKE_ARGS does not stick.)
-cmake -S "$here" -B "$cb" -U 'CMAKE_DISABLE_FIND_PACKAGE_*' -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$scb/prefix" ${SC_COMPARE_CMAKE_ARGS:-} >/dev/null
+# shellcheck source=bench/compare/common.sh
+. "$here/common.sh"
+compare_build_sc run-compare
+compare_configure_runners
 cmake --build "$cb" -j "$jobs" >/dev/null
 sed 's/^/   /' "$cb/SC_COMPARE_BUILT.txt"
 
 # ---- what this machine is --------------------------------------------------------
-cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)
-cpu=${cpu:-unknown}
-if [ -n "${SC_COMPARE_MACHINE:-}" ]; then
-  machine=$SC_COMPARE_MACHINE
-else
-  base=$(printf '%s' "$cpu" | LC_ALL=C tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')
-  machine="${base:-unknown}-${jobs}c"
-fi
+compare_machine
 compiler_of() { # build folder, language (C or CXX) -> "GNU 12.2.0"
   local f="" g
   for g in "$1"/CMakeFiles/*/CMake"$2"Compiler.cmake; do
@@ -126,8 +108,6 @@ have_numpy=0
 if [ -x "$python" ] && "$python" -c 'import numpy' 2>/dev/null; then
   have_numpy=1
 fi
-isa=$("$cli" info 2>/dev/null | sed -n 's/^kernel: *//p' | head -n 1)
-isa=${isa:-unknown}
 
 results=$root/bench/results/$machine
 mkdir -p "$results" "$cb/data" "$cb/logs"

@@ -54,29 +54,14 @@ jobs=$(nproc 2>/dev/null || echo 2)
 if [ "$quick" = 1 ]; then n1=100000 n4=400000 n10=""; else n1=1000000 n4=4000000 n10=10000000; fi
 
 # ---- build (the same folders and steps as run-compare.sh) -------------------------
-scb=$root/build-compare-sc
-cb=$root/build-compare
-echo "== spherecollide: Release build in $scb, installed into $scb/prefix"
-cmake -S "$root" -B "$scb" -DCMAKE_BUILD_TYPE=Release -DSC_BUILD_TESTS=OFF -DSC_BUILD_BENCH=OFF >/dev/null
-cmake --build "$scb" -j "$jobs" >/dev/null
-cmake --install "$scb" --prefix "$scb/prefix" >/dev/null
-cli=$scb/tools/spherecollide
-echo "== runners: bench/compare in $cb"
-cmake -S "$here" -B "$cb" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$scb/prefix" >/dev/null
+# shellcheck source=bench/compare/common.sh
+. "$here/common.sh"
+compare_build_sc run-oneshot
+compare_configure_runners
 cmake --build "$cb" -j "$jobs" --target celllist_pairs >/dev/null
 cell=$cb/celllist_pairs
-[ -x "$cli" ] && [ -x "$cell" ] || { echo "run-oneshot: $cli or $cell was not built" >&2; exit 1; }
-
-cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)
-cpu=${cpu:-unknown}
-if [ -n "${SC_COMPARE_MACHINE:-}" ]; then
-  machine=$SC_COMPARE_MACHINE
-else
-  base=$(printf '%s' "$cpu" | LC_ALL=C tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')
-  machine="${base:-unknown}-${jobs}c"
-fi
-isa=$("$cli" info 2>/dev/null | sed -n 's/^kernel: *//p' | head -n 1)
-isa=${isa:-unknown}
+[ -x "$cell" ] || { echo "run-oneshot: $cell was not built" >&2; exit 1; }
+compare_machine
 results=$root/bench/results/$machine
 data=$cb/data/oneshot
 mkdir -p "$results" "$data"
