@@ -139,17 +139,25 @@ const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis, i
     return index;
 }
 
-bool sc_work_reserve(const sc_peer_env *e, int k, size_t n, sc_work *w) {
+static bool work_reserve(const sc_peer_env *e, int k, size_t n, int columns, sc_work *w) {
     const size_t nw = n + SC_PAD;
-    if (!sc_env_reserve(e, k, 4 * 8 * nw))
+    if (!sc_env_reserve(e, k, (size_t)columns * 8 * nw))
         return false;
     double *p = e->buf[k].p;
     w->x = p;
     w->y = p + nw;
     w->z = p + 2 * nw;
-    w->r = p + 3 * nw;
+    w->r = columns == 4 ? p + 3 * nw : NULL;
     w->n = n;
     return true;
+}
+
+bool sc_work_reserve(const sc_peer_env *e, int k, size_t n, sc_work *w) {
+    return work_reserve(e, k, n, 4, w);
+}
+
+bool sc_work_reserve_xyz(const sc_peer_env *e, int k, size_t n, sc_work *w) {
+    return work_reserve(e, k, n, 3, w);
 }
 
 uint64_t sc_range_pairs(const sc_work *w, uint32_t a, uint32_t b, uint32_t e, sc_kernel_fn kernel,

@@ -94,6 +94,9 @@ static inline bool sc_env_reserve(const sc_peer_env *e, int k, size_t bytes) {
 /* Reserves the working copy's four padded arrays in buffer k and points w
  * at them; the gather fills them. */
 SC_INTERNAL bool sc_work_reserve(const sc_peer_env *e, int k, size_t n, sc_work *w);
+/* The same with x, y, z only; w->r is left NULL for the peer to point at a
+ * buffer of n + SC_PAD doubles that it no longer needs by the gather. */
+SC_INTERNAL bool sc_work_reserve_xyz(const sc_peer_env *e, int k, size_t n, sc_work *w);
 
 /* ---- shared pieces of the peers ------------------------------------------ */
 

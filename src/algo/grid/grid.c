@@ -6,7 +6,9 @@
  *
  * and its search walks the rows of a chunk of sorted spheres (search.c).
  * Peak scratch per sphere: keys 8 + 8 (sort), index 4 + 4, fine x 4,
- * working copy 32 = 60 bytes; the row table reuses the sort's second
+ * working copy 24 = 52 bytes: the copy's radii go into the sorted keys'
+ * buffer, dead once the row pass has read it (less fresh memory for a
+ * first query to fault in). The row table reuses the sort's second
  * buffers, and the sort's histograms sit in their own small buffer.
  */
 #include "grid.h"
@@ -50,9 +52,11 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     const int threads = e->threads;
     sc_buf *buf = e->buf;
     const size_t counts = sc_radix_sort_scratch(threads) + 8 * (size_t)(threads + 1);
-    if (!sc_env_reserve(e, KEYS, 8 * n) || !sc_env_reserve(e, XQ, 4 * (n + SC_PAD)) ||
-        !sc_env_reserve(e, TMP_KEYS, 8 * n) || !sc_env_reserve(e, INDEX, 4 * (n + 1)) ||
-        !sc_env_reserve(e, TMP_INDEX, 4 * (n + 1)) || !sc_work_reserve(e, WORK, n, &out->work) ||
+    /* Both key buffers can end up holding the sorted keys, and then the
+     * working copy's radii: room for n + SC_PAD doubles in each. */
+    if (!sc_env_reserve(e, KEYS, 8 * (n + SC_PAD)) || !sc_env_reserve(e, XQ, 4 * (n + SC_PAD)) ||
+        !sc_env_reserve(e, TMP_KEYS, 8 * (n + SC_PAD)) || !sc_env_reserve(e, INDEX, 4 * (n + 1)) ||
+        !sc_env_reserve(e, TMP_INDEX, 4 * (n + 1)) || !sc_work_reserve_xyz(e, WORK, n, &out->work) ||
         !sc_env_reserve(e, COUNTS, counts))
         return SC_ERR_OUT_OF_MEMORY;
 
@@ -130,6 +134,7 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
         out->kernel = sc_narrow_indirect;
         out->stats_kernel = SC_KERNEL_SCALAR;
     } else {
+        out->work.r = (double *)buf[KEYS].p; /* the sorted keys: read by the row pass, dead now */
         sc_gather(v, index, n, &out->work);
     }
     g->xq = buf[XQ].p;
