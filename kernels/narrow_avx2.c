@@ -30,6 +30,9 @@ static inline unsigned test4(const block *b, const double *X, const double *Y, c
 }
 
 
+/* Candidates per block from which hits are emitted by groups of four. */
+#define SC_GROUPED_MIN 48
+
 uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
     const double *X = a->x, *Y = a->y, *Z = a->z, *R = a->r;
     const uint32_t i0 = a->i0;
@@ -66,7 +69,26 @@ uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
         sc_hits_reserve(hits, 4 * (size_t)(k1 - k0) + 4);
         uint32_t *const start = hits->pairs + 2 * hits->count;
         uint32_t *out = start;
-        for (uint32_t k = k0; k < k1; k++) {
+        /* Long lists (wide or heavy-tailed radii: 77-130 candidates a
+         * block, a hit in about one in 25) go four candidates at a time,
+         * emitted only when one of them hits: that branch predicts well and
+         * the emission's work is skipped. Short lists (uniform: about 16, a
+         * hit in one in four) keep the branch-free emission, which the
+         * branch would slow by a quarter. */
+        uint32_t k = k0;
+        for (; m >= SC_GROUPED_MIN && k + 4 <= k1; k += 4) {
+            const unsigned m0 = test4(&b, X, Y, Z, R, cand[k]);
+            const unsigned m1 = test4(&b, X, Y, Z, R, cand[k + 1]);
+            const unsigned m2 = test4(&b, X, Y, Z, R, cand[k + 2]);
+            const unsigned m3 = test4(&b, X, Y, Z, R, cand[k + 3]);
+            if (m0 | m1 | m2 | m3) {
+                out = sc_emit4(out, vi0, cand[k], m0);
+                out = sc_emit4(out, vi0, cand[k + 1], m1);
+                out = sc_emit4(out, vi0, cand[k + 2], m2);
+                out = sc_emit4(out, vi0, cand[k + 3], m3);
+            }
+        }
+        for (; k < k1; k++) {
             const uint32_t j = cand[k];
             out = sc_emit4(out, vi0, j, test4(&b, X, Y, Z, R, j));
         }
