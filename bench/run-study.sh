@@ -20,7 +20,8 @@
 # Environment: SC_STUDY_NO_DEPS=1 (skip that), SC_STUDY_BUILD (build folder, default build-study),
 # SC_STUDY_NICE (e.g. 19: run everything under nice), SC_STUDY_SKIP (space-
 # separated steps to leave out: bandwidth growth order layout cellsize levels
-# threads kernels floatcopy cachegrind compare figures doc), SC_STUDY_ARGS (extra
+# threads kernels floatcopy cachegrind compare figures doc; run-info.txt then
+# keeps the earlier run's lines and gains a `rerun:` line naming the steps run), SC_STUDY_ARGS (extra
 # sc_study options for every scenario, e.g. --machine-tag X).
 # Run it on a quiet machine: every row records the load average it saw.
 set -uo pipefail
@@ -104,6 +105,15 @@ else
 fi
 
 end=$(date +%s)
+# A run that leaves measuring steps out keeps the provenance of the run whose
+# other CSV files it leaves in place and adds one line naming what it redid.
+ran=()
+for name in bandwidth growth order layout cellsize levels threads kernels floatcopy cachegrind compare; do
+  case "$skip" in *" $name "*) ;; *) ran+=("$name") ;; esac
+done
+if [ "${#ran[@]}" -lt 11 ] && [ -s "$out/run-info.txt" ]; then
+  echo "rerun:      ${ran[*]:-nothing} only, $(date -u -d "@$start" '+%Y-%m-%d %H:%M UTC') ($((end - start)) s), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown), load $loads; failed: ${failed[*]:-none}" >>"$out/run-info.txt"
+else
 {
   echo "run:        $([ "$quick" = 1 ] && echo quick || echo full) (bench/run-study.sh ${1:-})"
   echo "date:       $(date -u -d "@$start" '+%Y-%m-%d %H:%M UTC') .. $(date -u -d "@$end" '+%H:%M UTC') ($((end - start)) s)"
@@ -112,6 +122,7 @@ end=$(date +%s)
   echo "load:       $loads at the start; $(cut -d' ' -f1-3 /proc/loadavg) at the end (1, 5, 15 min)"
   echo "failed:     ${failed[*]:-none}"
 } >"$out/run-info.txt"
+fi
 
 step figures bash "$root/bench/plots/make-figures.sh" "${qflag[@]}" --data "$out"
 step doc bash "$root/bench/study/make-study-md.sh" "${qflag[@]}" --data "$out"

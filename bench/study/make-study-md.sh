@@ -107,7 +107,9 @@ block_growth() {
     fig "growth-$d" "time vs n, $d"
   done
   fig growth-ns-per-item "ns per (sphere + pair) vs n"
-  tab -v mode=select -v cols="dist,n,threads,status,total_s,spheres_per_s,ns_per_item,pairs" "$data/growth.csv" |
+  # Keyed by the thread count asked for: the library runs tiny sets on one
+  # thread even when asked for all, and such a row still belongs to "all".
+  tab -v mode=select -v cols="dist,n,threads_req,status,total_s,spheres_per_s,ns_per_item,pairs" "$data/growth.csv" |
     awk '{ k = $1 SUBSEP $2; if (!(k in s)) { s[k] = 1; o[++m] = k; dd[k] = $1; nn[k] = $2; pp[k] = $8 }
            if ($4 != "ok") { t[k, $3 == 1 ? 1 : 2] = $4; next }
            t[k, $3 == 1 ? 1 : 2] = sprintf("%.3f", $5 * 1e3); th[k] = $3
