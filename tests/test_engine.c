@@ -955,6 +955,16 @@ static void warm_step(sc_context *warm, sc_context *ref, const dataset *d, int t
     free(want.p);
 }
 
+/* One count on a fresh context with options o; st (if not NULL) gets its
+ * stats. Returns 1 when every call succeeded. */
+static int count_once(const sc_options *o, const sc_spheres *view, sc_summary *out, sc_stats *st) {
+    sc_context *ctx = NULL;
+    const int ok = sc_context_create(o, &ctx) == SC_OK && sc_count_pairs(ctx, view, out) == SC_OK &&
+                   (!st || sc_context_stats(ctx, st) == SC_OK);
+    sc_context_destroy(ctx);
+    return ok;
+}
+
 static void group_options(void) {
     /* The grid widens its cells for sets that a sample shows nearly empty
      * (the sparse generator: 16x), and keeps 2 r_max for full ones and for
@@ -993,22 +1003,14 @@ static void group_options(void) {
             sc_options o = sc_options_default();
             o.algorithm = SC_ALGO_SAP;
             o.threads = 1;
-            sc_context *ctx = NULL;
-            CHECK(sc_context_create(&o, &ctx) == SC_OK && sc_count_pairs(ctx, &view, &want) == SC_OK,
-                  "sap on %s", cases[c].dist);
-            sc_context_destroy(ctx);
+            CHECK(count_once(&o, &view, &want, NULL), "sap on %s", cases[c].dist);
             double cell[2] = {0.0, 0.0};
             for (int t = 0; t < 2; t++) {
                 o = sc_options_default();
                 o.threads = t ? 3 : 1;
                 o.grid.cell_factor = cases[c].cell_factor;
                 sc_stats st;
-                ctx = NULL;
-                CHECK(sc_context_create(&o, &ctx) == SC_OK &&
-                          sc_count_pairs(ctx, &view, &got) == SC_OK &&
-                          sc_context_stats(ctx, &st) == SC_OK,
-                      "grid on %s", cases[c].dist);
-                sc_context_destroy(ctx);
+                CHECK(count_once(&o, &view, &got, &st), "grid on %s", cases[c].dist);
                 CHECK(got.pairs == want.pairs && got.checksum == want.checksum,
                       "%s, %d threads: %llu pairs, sap %llu", cases[c].dist, o.threads,
                       (unsigned long long)got.pairs, (unsigned long long)want.pairs);
@@ -1035,21 +1037,14 @@ static void group_options(void) {
         sc_options o = sc_options_default();
         o.algorithm = SC_ALGO_SAP;
         o.threads = 2;
-        sc_context *ctx = NULL;
-        CHECK(sc_context_create(&o, &ctx) == SC_OK && sc_count_pairs(ctx, &view, &want) == SC_OK,
-              "sap on heavytail");
-        sc_context_destroy(ctx);
+        CHECK(count_once(&o, &view, &want, NULL), "sap on heavytail");
         sc_stats st[3];
         static const int forced[3] = {0, 7, 8};
         for (int k = 0; k < 3; k++) {
             o = sc_options_default();
             o.threads = 2;
             o.grid.levels = forced[k];
-            ctx = NULL;
-            CHECK(sc_context_create(&o, &ctx) == SC_OK && sc_count_pairs(ctx, &view, &got) == SC_OK &&
-                      sc_context_stats(ctx, &st[k]) == SC_OK,
-                  "grid on heavytail, levels %d", forced[k]);
-            sc_context_destroy(ctx);
+            CHECK(count_once(&o, &view, &got, &st[k]), "grid on heavytail, levels %d", forced[k]);
             CHECK(got.pairs == want.pairs && got.checksum == want.checksum,
                   "heavytail, levels %d: %llu pairs, sap %llu", forced[k],
                   (unsigned long long)got.pairs, (unsigned long long)want.pairs);
