@@ -108,15 +108,21 @@ typedef void (*sc_progress_fn)(double fraction, void *user);
 
 typedef enum sc_dtype { SC_F32 = 1, SC_F64 = 2 } sc_dtype;
 
-/** A view of the caller's spheres: element k of array a is at
- *  (const char *)a + k * stride. z == NULL means 2-D (circles, z = 0).
- *  stride 0 means packed (sizeof the dtype). The arrays must stay valid and
+/** A view of the caller's spheres: element k of x, y or z is at
+ *  (const char *)a + k * stride, radius k at (const char *)r + k * r_stride.
+ *  z == NULL means 2-D (circles, z = 0). stride 0 means packed (sizeof the
+ *  dtype); r_stride 0 means the same as stride, so a view written before
+ *  r_stride existed ({n, dtype, stride, x, y, z, r}) reads as it did.
+ *  A separate radius stride lets an (N, 3) array of centres and an (N,)
+ *  array of radii be read as they are (NumPy's usual pair). Strides must
+ *  keep each element aligned to its type. The arrays must stay valid and
  *  unchanged during a call. */
 typedef struct sc_spheres {
     size_t count;
     sc_dtype dtype;
     size_t stride;
     const void *x, *y, *z, *r;
+    size_t r_stride;
 } sc_spheres;
 
 /** Separate arrays x[n], y[n], z[n], r[n] (z may be NULL for 2-D). */

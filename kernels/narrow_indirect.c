@@ -11,7 +11,7 @@
 static inline double load(const sc_kernel_args *a, const char *base, uint32_t k) {
     if (!base) /* 2-D: z = 0 */
         return 0.0;
-    const char *p = base + (size_t)a->perm[k] * a->stride;
+    const char *p = base + (size_t)a->perm[k] * (base == a->vr ? a->rstride : a->stride);
     return a->f64 ? *(const double *)(const void *)p : (double)*(const float *)(const void *)p;
 }
 

@@ -57,7 +57,7 @@ static void bounds_block(const sc_view *v, size_t lo, size_t hi, partial *my, ui
     for (size_t k = lo; k < hi; k++) {
         double p[3] = {sc_view_get(v, v->x, k), sc_view_get(v, v->y, k),
                        v->z ? sc_view_get(v, v->z, k) : 0.0};
-        double r = sc_view_get(v, v->r, k);
+        double r = sc_view_r(v, k);
         /* fmin/fmax would hide NaN; the check below catches it. */
         for (int a = 0; a < 3; a++) {
             my->lo[a] = p[a] < my->lo[a] ? p[a] : my->lo[a];
@@ -205,8 +205,8 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
     memset(b->rexp, 0, sizeof b->rexp);
     const bool rows = v->f64 && v->z && v->y == v->x + sizeof(double) &&
                       v->z == v->x + 2 * sizeof(double) && v->r == v->x + 3 * sizeof(double) &&
-                      v->stride % sizeof(double) == 0;
-    const bool cols = v->f64 && v->stride == sizeof(double);
+                      v->stride % sizeof(double) == 0 && v->rstride == v->stride;
+    const bool cols = v->f64 && v->stride == sizeof(double) && v->rstride == sizeof(double);
     (void)rows;
     (void)cols;
 #pragma omp parallel

@@ -11,7 +11,7 @@ void sc_gather(const sc_view *v, const uint32_t *index, size_t n, sc_work *w) {
     w->n = n;
     w->index = index;
     if (v->f64 && v->stride == 4 * sizeof(double) && v->z && v->y == v->x + sizeof(double) &&
-        v->z == v->x + 2 * sizeof(double) && v->r == v->x + 3 * sizeof(double)) {
+        v->z == v->x + 2 * sizeof(double) && v->r == v->x + 3 * sizeof(double) && v->rstride == v->stride) {
         /* Rows of (x, y, z, r): one 32-byte record per sphere, one cache line. */
         const double *rows = (const double *)(const void *)v->x;
 #pragma omp parallel for schedule(static)
@@ -32,7 +32,7 @@ void sc_gather(const sc_view *v, const uint32_t *index, size_t n, sc_work *w) {
             w->x[k] = sc_view_get(v, v->x, s);
             w->y[k] = sc_view_get(v, v->y, s);
             w->z[k] = v->z ? sc_view_get(v, v->z, s) : 0.0;
-            w->r[k] = sc_view_get(v, v->r, s);
+            w->r[k] = sc_view_r(v, s);
         }
     }
     for (size_t k = n; k < n + SC_PAD; k++)

@@ -91,14 +91,22 @@ SC_INTERNAL void sc_buf_release(const sc_allocator *a, sc_buf *b);
 /* ---- reading the caller's view ----------------------------------------- */
 typedef struct sc_view {
     size_t n;
-    size_t stride; /* bytes */
+    size_t stride;  /* bytes, of x, y and z */
+    size_t rstride; /* bytes, of r (never 0) */
     bool f64;
     const char *x, *y, *z, *r; /* z may be NULL: 2-D */
 } sc_view;
 
-static inline double sc_view_get(const sc_view *v, const char *a, size_t k) {
-    const char *p = a + k * v->stride;
+static inline double sc_view_load(const sc_view *v, const char *p) {
     return v->f64 ? *(const double *)(const void *)p : (double)*(const float *)(const void *)p;
+}
+/* Coordinate k of array a (v->x, v->y or v->z). */
+static inline double sc_view_get(const sc_view *v, const char *a, size_t k) {
+    return sc_view_load(v, a + k * v->stride);
+}
+/* Radius k. */
+static inline double sc_view_r(const sc_view *v, size_t k) {
+    return sc_view_load(v, v->r + k * v->rstride);
 }
 
 SC_INTERNAL sc_status sc_view_make(const sc_spheres *s, sc_view *v);

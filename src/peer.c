@@ -80,7 +80,7 @@ static inline uint64_t order_key32(float f) {
 /* The sweep key of sphere q: its box's lower end on the axis, as a double
  * (64 bits) or rounded down to a float (32). */
 static inline uint64_t sweep_key(const sc_view *v, const char *axis, size_t q, int key_bits) {
-    const double lo = sc_box_lo(sc_view_get(v, axis, q), sc_view_get(v, v->r, q));
+    const double lo = sc_box_lo(sc_view_get(v, axis, q), sc_view_r(v, q));
     return key_bits == 32 ? order_key32(sc_f_down(lo)) : order_key(lo);
 }
 

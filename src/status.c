@@ -85,7 +85,7 @@ sc_options sc_options_default(void) {
 
 static sc_spheres make_view(size_t n, sc_dtype t, size_t stride, const void *x, const void *y,
                             const void *z, const void *r) {
-    sc_spheres s = {n, t, stride, x, y, z, r};
+    sc_spheres s = {n, t, stride, x, y, z, r, 0};
     return s;
 }
 
@@ -122,6 +122,7 @@ sc_status sc_view_make(const sc_spheres *s, sc_view *v) {
     v->n = s->count;
     v->f64 = s->dtype == SC_F64;
     v->stride = s->stride ? s->stride : (v->f64 ? sizeof(double) : sizeof(float));
+    v->rstride = s->r_stride ? s->r_stride : v->stride;
     v->x = s->x;
     v->y = s->y;
     v->z = s->z;

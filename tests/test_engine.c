@@ -316,11 +316,27 @@ static void check_dataset(const dataset *d, int full) {
     sc_spheres sv = sc_spheres_soa_f64(d->n, soa, soa + d->n, soa + 2 * d->n, soa + 3 * d->n);
     config c = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0, 0};
     check_config(d, &sv, &c, &want, sum, &ref, "soa-f64");
+    /* NumPy's usual pair: an (n, 3) array of centres and an (n,) array of
+     * radii, read through r_stride; z first and x last in each row so no
+     * row-layout fast path can mistake it for (x, y, z, r) records */
+    double *cen = malloc(3 * (d->n + 1) * sizeof(double)), *rad = malloc((d->n + 1) * sizeof(double));
+    for (size_t i = 0; i < d->n; i++) {
+        for (int a = 0; a < 3; a++)
+            cen[3 * i + 2 - a] = d->rows[4 * i + a];
+        rad[i] = d->rows[4 * i + 3];
+    }
+    const sc_spheres cr = {d->n, SC_F64, 3 * sizeof(double), cen + 2, cen + 1, cen, rad, sizeof(double)};
+    check_config(d, &cr, &c, &want, sum, &ref, "centres-radii-f64");
+    if (peers_here)
+        run_peers(d, &cr, &want, sum, "peer-centres-radii");
 #ifdef SC_STUDY
     /* indirect reads of separate arrays: same pairs in the same order */
     c.indirect = 1;
     check_config(d, &sv, &c, &want, sum, &ref, "soa-f64-indirect");
+    check_config(d, &cr, &c, &want, sum, &ref, "centres-radii-indirect");
 #endif
+    free(cen);
+    free(rad);
     free(soa);
     free(want.p);
     free(ref.p);
@@ -351,6 +367,18 @@ static void check_dataset_f32(const dataset *d) {
         config c = {kernels[k], 3, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0, 0};
         check_config(&w, &view, &c, &want, sum, &ref, "rows-f32");
     }
+    /* centres (n, 3) and radii (n,) as separate float arrays */
+    float *cen = malloc(3 * (d->n + 1) * sizeof(float)), *rad = malloc((d->n + 1) * sizeof(float));
+    for (size_t i = 0; i < d->n; i++) {
+        for (int a = 0; a < 3; a++)
+            cen[3 * i + a] = rows32[4 * i + a];
+        rad[i] = rows32[4 * i + 3];
+    }
+    const sc_spheres crs = {d->n, SC_F32, 3 * sizeof(float), cen, cen + 1, cen + 2, rad, sizeof(float)};
+    config cc = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0, 0};
+    check_config(&w, &crs, &cc, &want, sum, &ref, "centres-radii-f32");
+    free(cen);
+    free(rad);
 #ifdef SC_STUDY
     config ci = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 1, 0, 0, 0};
     check_config(&w, &view, &ci, &want, sum, &ref, "rows-f32-indirect");

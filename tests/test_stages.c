@@ -579,8 +579,8 @@ static void bounds_case(const double *rows, size_t n, int threads, const char *w
 #ifdef _OPENMP
     omp_set_num_threads(threads);
 #endif
-    const sc_spheres plain = {n, SC_F64, 4 * sizeof(double), rxyz + 1, rxyz + 2, rxyz + 3, rxyz};
-    const sc_spheres plain2 = {n, SC_F64, 3 * sizeof(double), rxy + 1, rxy + 2, NULL, rxy};
+    const sc_spheres plain = {n, SC_F64, 4 * sizeof(double), rxyz + 1, rxyz + 2, rxyz + 3, rxyz, 0};
+    const sc_spheres plain2 = {n, SC_F64, 3 * sizeof(double), rxy + 1, rxy + 2, NULL, rxy, 0};
     const sc_spheres sr = sc_spheres_rows_f64(n, 3, rows);
     const sc_spheres sa = sc_spheres_soa_f64(n, soa, soa + n, soa + 2 * n, soa + 3 * n);
     const sc_spheres sa2 = sc_spheres_soa_f64(n, soa, soa + n, NULL, soa + 3 * n);

@@ -53,7 +53,7 @@ static sc_status part_build(const sc_peer_env *e, sc_peer_built *out) {
     double t = sc_now();
     double sum_r = 0.0;
     for (size_t k = 0; k < n; k++)
-        sum_r += sc_view_get(v, v->r, k);
+        sum_r += sc_view_r(v, k);
     const double rmax = n ? b->rmax : 0.0;
     double w = e->opt->partition1d.width == SC_SEGMENT_MAX_DIAMETER ? 2.0 * rmax
                                                                     : 1.1 * 2.0 * (n ? sum_r / (double)n : 0.0);
@@ -77,7 +77,7 @@ static sc_status part_build(const sc_peer_env *e, sc_peer_built *out) {
         start[s] = 0;
     size_t total = 0;
     for (size_t k = 0; k < n; k++) {
-        const double x = sc_view_get(v, v->x, k), r = sc_view_get(v, v->r, k);
+        const double x = sc_view_get(v, v->x, k), r = sc_view_r(v, k);
         const size_t s0 = seg_of(p, sc_box_lo(x, r)), s1 = seg_of(p, sc_box_hi(x, r));
         for (size_t s = s0; s <= s1; s++)
             start[s + 2]++;
@@ -91,7 +91,7 @@ static sc_status part_build(const sc_peer_env *e, sc_peer_built *out) {
         start[s] += start[s - 1];
     uint32_t *entries = e->buf[ENTRIES].p;
     for (size_t k = 0; k < n; k++) {
-        const double x = sc_view_get(v, v->x, k), r = sc_view_get(v, v->r, k);
+        const double x = sc_view_get(v, v->x, k), r = sc_view_r(v, k);
         const size_t s0 = seg_of(p, sc_box_lo(x, r)), s1 = seg_of(p, sc_box_hi(x, r));
         for (size_t s = s0; s <= s1; s++)
             entries[start[s + 1]++] = (uint32_t)k;

@@ -344,7 +344,7 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
         sph[4 * k] = sc_view_get(v, v->x, k);
         sph[4 * k + 1] = sc_view_get(v, v->y, k);
         sph[4 * k + 2] = v->z ? sc_view_get(v, v->z, k) : 0.0;
-        sph[4 * k + 3] = sc_view_get(v, v->r, k);
+        sph[4 * k + 3] = sc_view_r(v, k);
     }
 
     /* phase A */

@@ -382,7 +382,7 @@ static inline uint64_t sphere_key(const sc_view *v, const sc_grid_plan *p, size_
                           v->z ? sc_view_get(v, v->z, k) : 0.0};
     int64_t q[3];
     sc_grid_coords(p, pt, q);
-    return sc_grid_key(p, sc_grid_level(p, sc_view_get(v, v->r, k)), q);
+    return sc_grid_key(p, sc_grid_level(p, sc_view_r(v, k)), q);
 }
 
 /* The common case, specialised: double input (3-D, or 2-D with z = 0)
@@ -400,7 +400,7 @@ keys_block_f64(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi,
     const uint64_t xmask = ((uint64_t)1 << p.bits[0]) - 1, ymask = ((uint64_t)1 << p.bits[1]) - 1,
                    zmask = ((uint64_t)1 << p.bits[2]) - 1;
     SC_ASSERT(!single || (p.levels == 1 && !p.morton && p.shift[0] == 0));
-    const size_t stride = v->stride;
+    const size_t stride = v->stride, rstride = v->rstride;
     /* 2-D input reads z = 0 from one constant (sphere_key's value) */
     static const double zero = 0.0;
     const size_t zstride = v->z ? stride : 0;
@@ -411,7 +411,7 @@ keys_block_f64(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi,
         const double x = *(const double *)(const void *)(px + off);
         const double y = *(const double *)(const void *)(py + off);
         const double z = *(const double *)(const void *)(pz + k * zstride);
-        const double r = *(const double *)(const void *)(pr + off);
+        const double r = *(const double *)(const void *)(pr + k * rstride);
         const int64_t q[3] = {(int64_t)((x - p.origin[0]) * sx),
                               (int64_t)((y - p.origin[1]) * p.inv_cell0),
                               (int64_t)((z - p.origin[2]) * p.inv_cell0)};

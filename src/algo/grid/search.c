@@ -539,6 +539,7 @@ uint64_t sc_grid_search_chunk(const sc_peer_built *b, size_t chunk, sc_kernel_fn
         args.vz = g->view->z;
         args.vr = g->view->r;
         args.stride = g->view->stride;
+        args.rstride = g->view->rstride;
         args.f64 = g->view->f64;
     }
 #endif
