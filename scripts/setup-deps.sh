@@ -20,6 +20,9 @@ packages=(
   libcairo2-dev     # spherecollide simulate --frames: drawing and PNG
   libgif-dev        # spherecollide simulate --animate: the animated GIF
   libfast-float-dev # the text reader's decimal parser (C++ header, one file)
+  python3-dev       # the Python module (python/): headers
+  python3-numpy     # the Python module: the NumPy C API
+  python3-pytest    # the Python module's tests
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

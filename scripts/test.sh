@@ -3,11 +3,13 @@
 #
 # Steps, each in its own build folder at the top of the checkout:
 #   deps     scripts/setup-deps.sh installs what is missing
-#   debug    build-test/     Debug, -Werror, O(n) validation on; full ctest
+#   debug    build-test/     Debug, -Werror, O(n) validation on; full ctest,
+#                            the Python module's pytest suite among it
 #   asan     build-asan/     RelWithDebInfo, AddressSanitizer + UBSan, -Werror;
 #                            full ctest, leaks detected, any UB report fatal
 #   release  build-release/  Release, -Werror; installed into a temporary
-#                            prefix; examples/ built against that prefix with
+#                            prefix; the Python module imported from there;
+#                            examples/ built against that prefix with
 #                            CMake (find_package) and with pkg-config, and run;
 #                            scripts/check-symbols.sh on the installed .so
 #   nohwloc  build-nohwloc/  -DSC_HWLOC=OFF, Release; ctest -R engine
@@ -36,6 +38,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 2
 
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+# Debian's interpreter (python3-numpy is installed for it), as CMake picks it
+python=/usr/bin/python3
+[ -x "$python" ] || python=python3
 ctest_jobs=${CTEST_JOBS:-2}
 t_start=$SECONDS
 
@@ -115,7 +120,7 @@ step_deps() {
 
 step_debug() {
   check "build build-test (Debug, -Werror)" \
-    build . build-test -DCMAKE_BUILD_TYPE=Debug -DSC_WARNINGS_AS_ERRORS=ON &&
+    build . build-test -DCMAKE_BUILD_TYPE=Debug -DSC_WARNINGS_AS_ERRORS=ON -DSC_PYTHON=ON &&
   run_ctest build-test
 }
 
@@ -146,8 +151,11 @@ step_release() {
   local prefix="$scratch/prefix" ex=build-release/example
   check "build build-release (Release, -Werror)" \
     build . build-release -DCMAKE_BUILD_TYPE=Release -DSC_WARNINGS_AS_ERRORS=ON \
-      -DSC_BUILD_TESTS=OFF || return 1
+      -DSC_BUILD_TESTS=OFF -DSC_PYTHON=ON || return 1
   check "install into a temporary prefix" install_into "$prefix" || return 1
+  check "Python module imported from the prefix" \
+    env PYTHONPATH="$prefix/lib/python3/dist-packages" PYTHONDONTWRITEBYTECODE=1 \
+      "$python" python/tests/smoke_installed.py "$prefix"
   rm -rf "$ex"
   check "examples/ with find_package(spherecollide)" \
     build examples "$ex" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release &&

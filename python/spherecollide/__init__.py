@@ -1,0 +1,184 @@
+"""spherecollide: every intersecting pair of a batch of spheres, exactly.
+
+Spheres i and j intersect when, in IEEE double on your values,
+``(dx*dx + dy*dy) + dz*dz <= (ri + rj)**2`` (touching counts); every function
+returns exactly that pair set, as indices i < j into your arrays, whatever the
+dtype, algorithm or thread count.
+
+    import numpy as np, spherecollide as sc
+    centres = np.random.default_rng(1).random((100_000, 3)) * 100
+    radii = np.full(100_000, 0.5)
+    p = sc.pairs(centres, radii)            # (K, 2) uint32, i < j
+    k, checksum = sc.count(centres, radii)  # K without storing the pairs
+
+Arrays: centres of shape (N, 3), or (N, 2) for circles; radii of shape (N,)
+or one number for all. float32 and float64 are read where they are, at any
+positive strides (slices, Fortran order, read-only arrays, a column view of
+one (N, 4) array), with the GIL released. Other real dtypes, a float32/float64
+mix, negative or zero strides and unaligned arrays are first copied to the
+wider float (exactly). Big-endian arrays and complex, object or long double
+arrays are refused (converting them is the caller's choice).
+"""
+
+import threading as _threading
+
+import numpy as _np
+
+from . import _core
+from ._core import Error
+
+__all__ = ["pairs", "count", "iter_pairs", "pair_checksum", "clear_cache", "Error",
+           "ALGORITHMS", "__version__"]
+
+__version__ = _core.version()
+_names = _core.names()
+#: The algorithm names, as the C library's sc_algorithm_name gives them.
+ALGORITHMS = tuple(_names["algorithms"])
+_KERNELS = tuple(_names["kernels"])
+
+
+# ---- arrays -------------------------------------------------------------------
+
+def _real_array(a, what):
+    a = _np.asarray(a)
+    if a.dtype.kind in "biu":
+        return a.astype(_np.float64)          # exact below 2**53
+    if a.dtype.kind != "f" or a.dtype.itemsize not in (2, 4, 8):
+        raise TypeError(f"{what}: dtype {a.dtype} is not a real float or integer type "
+                        "the library reads (float32, float64; integers and float16 are widened)")
+    if a.dtype.itemsize == 2:
+        return a.astype(_np.float32)          # exact
+    if not a.dtype.isnative:
+        raise ValueError(f"{what}: byte order {a.dtype.str!r} is not this machine's; "
+                         f"convert it first, for example {what}.astype({a.dtype.newbyteorder('=').str!r})")
+    return a
+
+
+def _readable(a):
+    """a as the library reads it: aligned, positive strides along N."""
+    if a.shape[0] > 1 and (a.strides[0] <= 0 or not a.flags.aligned):
+        return _np.ascontiguousarray(a)
+    if not a.flags.aligned:
+        return _np.ascontiguousarray(a)
+    return a
+
+
+def _prepare(centres, radii):
+    c = _real_array(centres, "centres")
+    if c.ndim != 2 or c.shape[1] not in (2, 3):
+        raise ValueError(f"centres must have shape (N, 3) or (N, 2), not {c.shape}")
+    n = c.shape[0]
+    r = _real_array(radii, "radii")
+    if r.ndim == 0:
+        r = _np.full(n, r, dtype=r.dtype)
+    if r.ndim != 1 or r.shape[0] != n:
+        raise ValueError(f"radii must have shape ({n},) (one per centre) or be one number, not {r.shape}")
+    if c.dtype != r.dtype:                    # float32 with float64: both float64, exactly
+        c, r = c.astype(_np.float64), r.astype(_np.float64)
+    return _readable(c), _readable(r)
+
+
+# ---- contexts: one warm library context per set of options, per thread in use --
+
+_lock = _threading.Lock()
+_idle = {}          # options -> [idle _core.Context]
+
+
+def _options(algorithm, threads, kernel, sorted, chunk):
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
+    if kernel not in _KERNELS:
+        raise ValueError(f"kernel must be one of {', '.join(_KERNELS)}, not {kernel!r}")
+    t = 0 if threads is None else int(threads)
+    if t < 0:
+        raise ValueError(f"threads must be None (one per core) or >= 1, not {threads}")
+    if int(chunk) < 1:
+        raise ValueError(f"chunk must be >= 1, not {chunk}")
+    return (ALGORITHMS.index(algorithm), t, _KERNELS.index(kernel), bool(sorted), int(chunk))
+
+
+def _borrow(key):
+    with _lock:
+        idle = _idle.get(key)
+        if idle:
+            return idle.pop()
+    return _core.Context(*key)
+
+
+def _give_back(key, ctx):
+    with _lock:
+        idle = _idle.setdefault(key, [])
+        if len(idle) < 2:
+            idle.append(ctx)
+
+
+def clear_cache():
+    """Frees the library contexts (and their scratch memory) kept between calls."""
+    with _lock:
+        _idle.clear()
+
+
+# ---- the calls ------------------------------------------------------------------
+
+def pairs(centres, radii, *, algorithm="grid", threads=None, sorted=False, kernel="auto"):
+    """Every intersecting pair, as a (K, 2) uint32 array of indices, i < j in each row.
+
+    The row order is the library's stream order, the same for every thread
+    count; ``sorted=True`` gives (i, j) lexicographic order. Raises Error for
+    a NaN, infinite, negative-radius or out-of-range value (its .index names the sphere).
+    """
+    key = _options(algorithm, threads, kernel, sorted, 65536)
+    c, r = _prepare(centres, radii)
+    ctx = _borrow(key)
+    try:
+        return ctx.pairs(c, r)
+    finally:
+        _give_back(key, ctx)
+
+
+def count(centres, radii, *, algorithm="grid", threads=None, kernel="auto"):
+    """(K, checksum): the pair count and the order-free checksum
+    sum(pair_mix(i, j)) mod 2**64, in memory that does not grow with K."""
+    key = _options(algorithm, threads, kernel, False, 65536)
+    c, r = _prepare(centres, radii)
+    ctx = _borrow(key)
+    try:
+        return ctx.count(c, r)
+    finally:
+        _give_back(key, ctx)
+
+
+def iter_pairs(centres, radii, *, chunk=65536, algorithm="grid", threads=None, sorted=False,
+               kernel="auto"):
+    """The pairs of pairs(), as an iterator of (k, 2) uint32 arrays, 1 <= k <= chunk.
+
+    For outputs too large for memory: the search runs while you consume the
+    chunks, holding one chunk per library thread. Breaking out of the loop (or
+    closing the iterator) stops the search. Concatenated, the chunks equal pairs().
+    """
+    key = _options(algorithm, threads, kernel, sorted, chunk)
+    c, r = _prepare(centres, radii)
+    ctx = _borrow(key)
+    it = None
+    try:
+        it = ctx.chunks(c, r)
+        yield from it
+    finally:
+        if it is not None:
+            it.close()
+        _give_back(key, ctx)
+
+
+_M64 = (1 << 64) - 1
+
+
+def pair_checksum(p):
+    """The checksum count() returns, computed from a (K, 2) array of pairs."""
+    p = _np.asarray(p, dtype=_np.uint64).reshape(-1, 2)
+    z = (p[:, 0] << _np.uint64(32)) | p[:, 1]
+    with _np.errstate(over="ignore"):
+        z = z + _np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> _np.uint64(30))) * _np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> _np.uint64(27))) * _np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> _np.uint64(31))
+    return int(z.sum(dtype=_np.uint64)) & _M64

@@ -1,0 +1,314 @@
+"""Tests of the Python module against a brute-force NumPy oracle in double.
+
+Run by ctest (python.pytest) with PYTHONPATH at the build tree's package and
+SC_CLI at the command-line tool.
+"""
+import os
+import subprocess
+import threading
+
+import numpy as np
+import pytest
+
+import spherecollide as sc
+
+
+# ---- the oracle ------------------------------------------------------------------
+
+def oracle(centres, radii):
+    """Every pair i < j with (dx*dx + dy*dy) + dz*dz <= (ri + rj)**2 in double
+    (NumPy's elementwise ufuncs: one rounding per operation, no FMA), sorted."""
+    c = np.asarray(centres, dtype=np.float64)
+    r = np.broadcast_to(np.asarray(radii, dtype=np.float64), (len(c),))
+    if c.shape[1] == 2:
+        c = np.column_stack([c, np.zeros(len(c))])
+    n = len(c)
+    out = []
+    for i0 in range(0, n, 256):
+        ci, ri = c[i0:i0 + 256], r[i0:i0 + 256]
+        dx = ci[:, None, 0] - c[None, :, 0]
+        dy = ci[:, None, 1] - c[None, :, 1]
+        dz = ci[:, None, 2] - c[None, :, 2]
+        d2 = (dx * dx + dy * dy) + dz * dz
+        s = ri[:, None] + r[None, :]
+        ii, jj = np.nonzero(d2 <= s * s)
+        ii = ii + i0
+        keep = ii < jj
+        out.append(np.column_stack([ii[keep], jj[keep]]))
+    p = np.concatenate(out) if out else np.zeros((0, 2))
+    return p.astype(np.uint32).reshape(-1, 2)
+
+
+def lexsorted(p):
+    p = np.asarray(p).reshape(-1, 2)
+    return p[np.lexsort((p[:, 1], p[:, 0]))]
+
+
+# ---- data sets ---------------------------------------------------------------------
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+def uniform(n=1500, seed=1):
+    g = _rng(seed)
+    return g.random((n, 3)) * 40.0, g.random(n) * 1.2
+
+
+def clustered(n=1500, seed=2):
+    g = _rng(seed)
+    hubs = g.random((6, 3)) * 100.0
+    c = hubs[g.integers(0, 6, n)] + g.normal(0.0, 2.0, (n, 3))
+    return c, g.random(n) * 0.6
+
+
+def heavytail(n=1200, seed=3):
+    g = _rng(seed)
+    r = np.minimum((1.0 - g.random(n)) ** (-1 / 1.5), 300.0) * 0.2
+    return g.random((n, 3)) * 150.0, r
+
+
+def coincident(n=600, seed=4):
+    """Zero radii on a coarse lattice (exact contacts at distance 0) and
+    neighbours one subnormal apart."""
+    g = _rng(seed)
+    c = g.integers(0, 6, (n, 3)).astype(np.float64)
+    c[::7, 0] += 5e-324
+    r = np.zeros(n)
+    r[::5] = 0.5  # some touch the lattice neighbours exactly
+    return c, r
+
+
+def huge(n=800, seed=5):
+    """Coordinates near the documented limit 1e150."""
+    g = _rng(seed)
+    return (g.random((n, 3)) * 2 - 1) * 1e149, g.random(n) * 1.2e148
+
+
+def circles(n=1500, seed=6):
+    g = _rng(seed)
+    return g.random((n, 2)) * 40.0, g.random(n) * 1.0
+
+
+DATASETS = {f.__name__: f for f in (uniform, clustered, heavytail, coincident, huge, circles)}
+
+
+# ---- exact pairs on every algorithm ----------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+@pytest.mark.parametrize("algorithm", sc.ALGORITHMS)
+def test_every_algorithm_matches_the_oracle(name, algorithm):
+    c, r = DATASETS[name]()
+    want = oracle(c, r)
+    got = sc.pairs(c, r, algorithm=algorithm, threads=2)
+    assert got.dtype == np.uint32 and got.ndim == 2 and got.shape[1] == 2
+    assert np.all(got[:, 0] < got[:, 1])
+    np.testing.assert_array_equal(lexsorted(got), want)
+    k, checksum = sc.count(c, r, algorithm=algorithm, threads=2)
+    assert k == len(want)
+    assert checksum == sc.pair_checksum(want)
+
+
+def test_datasets_are_not_trivial():
+    for name, make in DATASETS.items():
+        assert len(oracle(*make())) > 50, name
+
+
+@pytest.mark.parametrize("name", ["uniform", "heavytail", "circles"])
+def test_stream_order_is_the_same_for_every_thread_count(name):
+    c, r = DATASETS[name]()
+    ref = sc.pairs(c, r, threads=1)
+    for t in (2, 3, 4):
+        np.testing.assert_array_equal(sc.pairs(c, r, threads=t), ref)
+
+
+@pytest.mark.parametrize("kernel", ["scalar", "auto"])
+def test_kernels_and_sorted_output(kernel):
+    c, r = heavytail()
+    got = sc.pairs(c, r, sorted=True, kernel=kernel, threads=3)
+    np.testing.assert_array_equal(got, oracle(c, r))  # lexicographic already
+
+
+def test_float32_is_read_as_float32():
+    c, r = uniform()
+    c32, r32 = c.astype(np.float32), r.astype(np.float32)
+    want = oracle(c32.astype(np.float64), r32.astype(np.float64))
+    np.testing.assert_array_equal(lexsorted(sc.pairs(c32, r32)), want)
+    # a float32 / float64 mix is widened to float64 exactly: the same set
+    np.testing.assert_array_equal(lexsorted(sc.pairs(c32, r32.astype(np.float64))), want)
+
+
+# ---- layouts: read where they are, or copied exactly ----------------------------------
+
+def _layouts(c, r):
+    rows = np.column_stack([c, r])              # one (N, 4) array: column views
+    ro_c, ro_r = c.copy(), r.copy()
+    ro_c.setflags(write=False)
+    ro_r.setflags(write=False)
+    wide = np.zeros((len(c), 7))
+    wide[:, 1:4] = c
+    return {
+        "contiguous": (c, r),
+        "columns of one (N, 4)": (rows[:, :3], rows[:, 3]),
+        "Fortran order": (np.asfortranarray(c), r),
+        "read-only": (ro_c, ro_r),
+        "strided rows": (wide[:, 1:4], r.copy()),
+        "reversed columns": (c[:, ::-1][:, ::-1], r),
+        "list input": (c.tolist(), r.tolist()),
+    }
+
+
+def test_layouts_give_the_same_pairs():
+    c, r = clustered()
+    ref = sc.pairs(c, r)
+    for name, (cc, rr) in _layouts(c, r).items():
+        np.testing.assert_array_equal(sc.pairs(cc, rr), ref, err_msg=name)
+
+
+def test_views_and_copies():
+    c, r = uniform(3000)
+    sub_c, sub_r = c[::2], r[::2]                   # every other sphere, no copy
+    np.testing.assert_array_equal(lexsorted(sc.pairs(sub_c, sub_r)), oracle(sub_c, sub_r))
+    rev_c, rev_r = c[::-1], r[::-1]                 # negative strides: copied
+    np.testing.assert_array_equal(lexsorted(sc.pairs(rev_c, rev_r)), oracle(rev_c, rev_r))
+    perm = c[:, [2, 0, 1]]                          # reordered axes
+    np.testing.assert_array_equal(lexsorted(sc.pairs(perm, r)), oracle(perm, r))
+
+
+def test_integer_coordinates_and_one_radius():
+    g = _rng(9)
+    c = g.integers(0, 30, (1000, 3))
+    np.testing.assert_array_equal(lexsorted(sc.pairs(c, 1.0)), oracle(c, np.full(1000, 1.0)))
+    np.testing.assert_array_equal(lexsorted(sc.pairs(c, 1)), oracle(c, np.full(1000, 1.0)))
+
+
+def test_empty_and_single():
+    for n in (0, 1):
+        p = sc.pairs(np.zeros((n, 3)), np.ones(n))
+        assert p.shape == (0, 2) and p.dtype == np.uint32
+        assert sc.count(np.zeros((n, 3)), np.ones(n)) == (0, 0)
+        assert [a.shape for a in sc.iter_pairs(np.zeros((n, 2)), np.ones(n))] == []
+
+
+# ---- chunks ----------------------------------------------------------------------------
+
+def test_iter_pairs_concatenates_to_pairs():
+    c, r = heavytail()
+    ref = sc.pairs(c, r, threads=2)
+    for chunk in (1, 7, 1000, 10**6):
+        chunks = list(sc.iter_pairs(c, r, chunk=chunk, threads=2))
+        assert all(1 <= len(a) <= chunk and a.dtype == np.uint32 for a in chunks)
+        np.testing.assert_array_equal(np.concatenate(chunks), ref)
+    srt = np.concatenate(list(sc.iter_pairs(c, r, chunk=50, sorted=True)))
+    np.testing.assert_array_equal(srt, oracle(c, r))
+
+
+def test_iter_pairs_stops_early_and_frees_its_context():
+    c, r = heavytail()
+    it = sc.iter_pairs(c, r, chunk=10)
+    first = next(it)
+    assert len(first) == 10
+    it.close()                       # stops the search thread
+    for a in sc.iter_pairs(c, r, chunk=10):
+        break                        # abandoned mid-way; the generator's close stops it
+    np.testing.assert_array_equal(lexsorted(sc.pairs(c, r)), oracle(c, r))
+
+
+def test_core_context_is_one_call_at_a_time():
+    c, r = heavytail()
+    ctx = sc._core.Context(0, 2)
+    it = ctx.chunks(c, r)
+    next(it)
+    with pytest.raises(RuntimeError, match="in use"):
+        ctx.count(c, r)
+    it.close()
+    assert ctx.count(c, r)[0] == len(oracle(c, r))
+    assert ctx.stats()["pairs"] == len(oracle(c, r))
+
+
+def test_concurrent_calls_from_python_threads():
+    sets = [DATASETS[k]() for k in ("uniform", "clustered", "heavytail", "circles")]
+    want = [len(oracle(c, r)) for c, r in sets]
+    got = [None] * 8
+
+    def work(k):
+        c, r = sets[k % 4]
+        got[k] = sc.count(c, r, threads=2)[0]
+
+    ts = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert got == want + want
+
+
+# ---- bad input -------------------------------------------------------------------------
+
+def test_bad_shapes_and_types():
+    c, r = uniform(100)
+    with pytest.raises(ValueError, match=r"shape \(N, 3\) or \(N, 2\)"):
+        sc.pairs(np.zeros((10, 4)), np.ones(10))
+    with pytest.raises(ValueError, match=r"shape \(N, 3\) or \(N, 2\)"):
+        sc.pairs(np.zeros(10), np.ones(10))
+    with pytest.raises(ValueError, match=r"radii must have shape \(100,\)"):
+        sc.pairs(c, r[:99])
+    with pytest.raises(TypeError, match="complex"):
+        sc.pairs(c.astype(np.complex128), r)
+    with pytest.raises(TypeError, match="object"):
+        sc.pairs(c.astype(object), r)
+    with pytest.raises(ValueError, match="byte order"):
+        sc.pairs(c.astype(">f8"), r)
+    with pytest.raises(ValueError, match="byte order"):
+        sc.pairs(c, r.astype(">f4"))
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        sc.pairs(c, r, algorithm="kdtree")
+    with pytest.raises(ValueError, match="threads"):
+        sc.count(c, r, threads=-1)
+    with pytest.raises(ValueError, match="chunk"):
+        next(sc.iter_pairs(c, r, chunk=0))
+
+
+@pytest.mark.parametrize("where,value,status,name", [
+    ((37, 1), np.nan, 2, "non-finite value"),
+    ((37, 2), -np.inf, 2, "non-finite value"),
+    ((37, 0), 2e150, 4, "value out of range"),
+    ((37, 3), -0.5, 3, "negative radius"),
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_bad_values_raise_error_naming_the_sphere(where, value, status, name, dtype):
+    c, r = uniform(100)
+    c, r = c.astype(dtype), r.astype(dtype)
+    if dtype == np.float32 and value == 2e150:
+        value = np.inf  # a float32 cannot hold 2e150
+        status, name = 2, "non-finite value"
+    i, col = where
+    if col == 3:
+        r[i] = value
+    else:
+        c[i, col] = value
+    for call in (sc.pairs, sc.count, lambda a, b: list(sc.iter_pairs(a, b))):
+        with pytest.raises(sc.Error) as e:
+            call(c, r)
+        assert e.value.status == status
+        assert e.value.status_name.startswith(name)
+        assert e.value.index == i
+        assert str(e.value).startswith(f"sphere {i}: {name}")
+        assert isinstance(e.value, ValueError)
+
+
+# ---- the same answer as the command line ------------------------------------------------
+
+@pytest.mark.parametrize("sorted_", [False, True])
+def test_same_pairs_and_order_as_the_cli(tmp_path, sorted_):
+    c, r = heavytail(4000)
+    rows = np.column_stack([c, r])
+    np.save(tmp_path / "in.npy", rows)
+    assert os.environ.get("SC_CLI"), "SC_CLI must name the command-line tool (ctest sets it)"
+    cmd = [os.environ["SC_CLI"], "pairs", str(tmp_path / "in.npy"), "-o", str(tmp_path / "out.npy"),
+           "--threads", "2", "--quiet"] + (["--sorted"] if sorted_ else [])
+    subprocess.run(cmd, check=True)
+    cli = np.load(tmp_path / "out.npy")
+    mine = sc.pairs(c, r, threads=3, sorted=sorted_)
+    assert cli.dtype == np.uint32
+    np.testing.assert_array_equal(mine, cli)
