@@ -27,7 +27,7 @@ import numpy as _np
 from . import _core
 from ._core import Error
 
-__all__ = ["pairs", "count", "iter_pairs", "pair_checksum", "clear_cache", "Error",
+__all__ = ["pairs", "count", "iter_pairs", "Context", "pair_checksum", "clear_cache", "Error",
            "ALGORITHMS", "__version__"]
 
 __version__ = _core.version()
@@ -78,11 +78,7 @@ def _prepare(centres, radii):
     return _readable(c), _readable(r)
 
 
-# ---- contexts: one warm library context per set of options, per thread in use --
-
-_lock = _threading.Lock()
-_idle = {}          # options -> [idle _core.Context]
-
+# ---- contexts -----------------------------------------------------------------------
 
 def _options(algorithm, threads, kernel, sorted, chunk):
     if algorithm not in ALGORITHMS:
@@ -97,12 +93,54 @@ def _options(algorithm, threads, kernel, sorted, chunk):
     return (ALGORITHMS.index(algorithm), t, _KERNELS.index(kernel), bool(sorted), int(chunk))
 
 
+class Context:
+    """One library context with fixed options, reused by every call on it: its
+    scratch memory stays allocated and warm between calls, as a C caller's
+    does. One call at a time (RuntimeError otherwise); use one per thread.
+    The module's functions keep such contexts for you."""
+
+    def __init__(self, *, algorithm="grid", threads=None, sorted=False, kernel="auto", chunk=65536):
+        self._core = _core.Context(*_options(algorithm, threads, kernel, sorted, chunk))
+
+    def pairs(self, centres, radii):
+        """As spherecollide.pairs()."""
+        return self._core.pairs(*_prepare(centres, radii))
+
+    def count(self, centres, radii):
+        """As spherecollide.count()."""
+        return self._core.count(*_prepare(centres, radii))
+
+    def iter_pairs(self, centres, radii):
+        """As spherecollide.iter_pairs(), in chunks of this context's chunk."""
+        it = self._core.chunks(*_prepare(centres, radii))
+        try:
+            yield from it
+        finally:
+            it.close()
+
+    def stats(self):
+        """The last query's statistics (sc_stats): seconds per stage, total_seconds
+        (the library's time for the call), pairs, checksum, levels, threads, kernel..."""
+        return self._core.stats()
+
+    def trim(self):
+        """Frees the scratch memory; the context stays usable."""
+        self._core.trim()
+
+
+# One idle Context per set of options and thread in use, kept between calls.
+_lock = _threading.Lock()
+_idle = {}          # options -> [idle Context]
+
+
 def _borrow(key):
     with _lock:
         idle = _idle.get(key)
         if idle:
             return idle.pop()
-    return _core.Context(*key)
+    ctx = Context.__new__(Context)
+    ctx._core = _core.Context(*key)
+    return ctx
 
 
 def _give_back(key, ctx):
@@ -131,7 +169,7 @@ def pairs(centres, radii, *, algorithm="grid", threads=None, sorted=False, kerne
     c, r = _prepare(centres, radii)
     ctx = _borrow(key)
     try:
-        return ctx.pairs(c, r)
+        return ctx._core.pairs(c, r)
     finally:
         _give_back(key, ctx)
 
@@ -143,7 +181,7 @@ def count(centres, radii, *, algorithm="grid", threads=None, kernel="auto"):
     c, r = _prepare(centres, radii)
     ctx = _borrow(key)
     try:
-        return ctx.count(c, r)
+        return ctx._core.count(c, r)
     finally:
         _give_back(key, ctx)
 
@@ -161,7 +199,7 @@ def iter_pairs(centres, radii, *, chunk=65536, algorithm="grid", threads=None, s
     ctx = _borrow(key)
     it = None
     try:
-        it = ctx.chunks(c, r)
+        it = ctx._core.chunks(c, r)
         yield from it
     finally:
         if it is not None:

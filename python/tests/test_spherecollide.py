@@ -214,16 +214,23 @@ def test_iter_pairs_stops_early_and_frees_its_context():
     np.testing.assert_array_equal(lexsorted(sc.pairs(c, r)), oracle(c, r))
 
 
-def test_core_context_is_one_call_at_a_time():
+def test_context_is_one_call_at_a_time_and_reusable():
     c, r = heavytail()
-    ctx = sc._core.Context(0, 2)
-    it = ctx.chunks(c, r)
-    next(it)
+    want = oracle(c, r)
+    ctx = sc.Context(threads=2, chunk=10)
+    it = ctx.iter_pairs(c, r)
+    assert len(next(it)) == 10
     with pytest.raises(RuntimeError, match="in use"):
         ctx.count(c, r)
     it.close()
-    assert ctx.count(c, r)[0] == len(oracle(c, r))
-    assert ctx.stats()["pairs"] == len(oracle(c, r))
+    assert ctx.count(c, r) == (len(want), sc.pair_checksum(want))
+    st = ctx.stats()
+    assert st["pairs"] == len(want) and st["spheres"] == len(c) and 1 <= st["threads"] <= 2
+    assert st["scratch_bytes"] > 0 and st["total_seconds"] > 0
+    ctx.trim()
+    np.testing.assert_array_equal(lexsorted(ctx.pairs(c, r)), want)
+    srt = sc.Context(sorted=True, algorithm="sap")
+    np.testing.assert_array_equal(srt.pairs(c, r), want)
 
 
 def test_concurrent_calls_from_python_threads():
