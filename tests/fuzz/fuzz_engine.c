@@ -3,7 +3,8 @@
  * sphere set with adversarial values (a common binary scale anywhere from
  * 2^-1074 to the accepted limit, small integer lattices so exact touching
  * is common, zero, subnormal and huge radii, duplicates, outliers at
- * +-SC_MAX_ABS_VALUE); float32 or float64, rows or separate arrays, 2-D or
+ * +-SC_MAX_ABS_VALUE); float32 or float64, rows, separate arrays, or rows
+ * of centres with the radii apart (r_stride), 2-D or
  * 3-D. Every algorithm and kernel, at 1 and several threads, must return the
  * oracle's pair set: the same count, checksum and pairs as a brute-force
  * double loop written here.
@@ -188,6 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int dims = (flags & 1) ? 2 : 3;
     const int f32 = (flags >> 1) & 1;
     const int soa = (flags >> 2) & 1;
+    const int apart = (flags >> 3) & 1; /* rows of centres, radii apart (r_stride) */
     /* the common scale: 2^-1074 .. 2^490 */
     const int e0 = (int)((byte(&in) << 8 | byte(&in)) % 1565) - 1074;
     size_t n = byte(&in) % (MAX_N + 1);
@@ -209,6 +211,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the input view */
     double rows64[MAX_N * 4], soa64[4][MAX_N];
     float rows32[MAX_N * 4], soa32[4][MAX_N];
+    double cen64[MAX_N * 3];
+    float cen32[MAX_N * 3];
     const int cols = dims + 1;
     for (size_t i = 0; i < n; i++)
         for (int a = 0, c = 0; a < 4; a++) {
@@ -216,6 +220,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 continue;
             rows64[i * (size_t)cols + (size_t)c] = v[i][a];
             rows32[i * (size_t)cols + (size_t)c] = (float)v[i][a];
+            if (a < 3) {
+                cen64[i * (size_t)dims + (size_t)c] = v[i][a];
+                cen32[i * (size_t)dims + (size_t)c] = (float)v[i][a];
+            }
             c++;
             soa64[a][i] = v[i][a];
             soa32[a][i] = (float)v[i][a];
@@ -224,7 +232,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (soa)
         view = f32 ? sc_spheres_soa_f32(n, soa32[0], soa32[1], dims == 3 ? soa32[2] : NULL, soa32[3])
                    : sc_spheres_soa_f64(n, soa64[0], soa64[1], dims == 3 ? soa64[2] : NULL, soa64[3]);
-    else
+    else if (apart) {
+        const size_t e = f32 ? sizeof(float) : sizeof(double);
+        const char *cen = f32 ? (const char *)cen32 : (const char *)cen64;
+        const sc_spheres cr = {n, f32 ? SC_F32 : SC_F64, (size_t)dims * e, cen, cen + e,
+                               dims == 3 ? cen + 2 * e : NULL,
+                               f32 ? (const void *)soa32[3] : (const void *)soa64[3], e};
+        view = cr;
+    } else
         view = f32 ? sc_spheres_rows_f32(n, dims, rows32) : sc_spheres_rows_f64(n, dims, rows64);
 
     /* the oracle, in lexicographic order */
