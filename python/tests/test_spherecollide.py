@@ -171,8 +171,13 @@ def test_views_and_copies():
     np.testing.assert_array_equal(lexsorted(sc.pairs(sub_c, sub_r)), oracle(sub_c, sub_r))
     rev_c, rev_r = c[::-1], r[::-1]                 # negative strides: copied
     np.testing.assert_array_equal(lexsorted(sc.pairs(rev_c, rev_r)), oracle(rev_c, rev_r))
-    perm = c[:, [2, 0, 1]]                          # reordered axes
+    perm = c[:, [2, 0, 1]]                          # reordered axes (a copy)
     np.testing.assert_array_equal(lexsorted(sc.pairs(perm, r)), oracle(perm, r))
+    zyx = c[:, ::-1]                                # negative column stride: read in place
+    assert zyx.strides[1] < 0
+    np.testing.assert_array_equal(lexsorted(sc.pairs(zyx, r)), oracle(zyx, r))
+    xy = c[:, 1::-1]                                # circles from the first two columns, reversed
+    np.testing.assert_array_equal(lexsorted(sc.pairs(xy, r)), oracle(xy, r))
 
 
 def test_integer_coordinates_and_one_radius():
