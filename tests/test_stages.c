@@ -494,7 +494,7 @@ static void test_cells_and_kernels(void) {
                                    /* the indirect kernel reads the input rows through idx */
                                    .perm = idx, .vx = (const char *)rows,
                                    .vy = (const char *)(rows + 1), .vz = (const char *)(rows + 2),
-                                   .vr = (const char *)(rows + 3), .stride = 4 * sizeof(double),
+                                   .vr = (const char *)(rows + 3), .stride = 4 * sizeof(double), .rstride = 4 * sizeof(double),
                                    .f64 = 1};
             tests[f] += fns[f](&args, &h);
         }
