@@ -352,6 +352,55 @@ SC_API sc_status sc_fill_pairs(sc_context *ctx, const sc_spheres *spheres, uint3
                                size_t capacity, size_t *needed, sc_summary *out);
 
 /* ======================================================================== */
+/* Neighbour lists (CSR)                                                    */
+/* ======================================================================== */
+
+/** What a neighbour list keeps beside each index. */
+typedef enum sc_nbr_value {
+    SC_NBR_NONE = 0,     /**< indices only */
+    SC_NBR_OVERLAP = 1,  /**< overlap depth (ri + rj) - d, negative within the skin */
+    SC_NBR_DISTANCE = 2  /**< centre distance d */
+} sc_nbr_value;
+
+/** The list asked for. A pair (i, j) is listed iff, in IEEE double on the
+ *  caller's values (widened from float32 where they are float32),
+ *  dx = xi-xj, dy = yi-yj, dz = zi-zj, d2 = (dx*dx + dy*dy) + dz*dz,
+ *  s = (ri+rj) + skin, d2 <= s*s: with skin 0, exactly the pairs the
+ *  search calls return. d = sqrt(d2); values are computed from (i, j) with
+ *  i < j, so both directions of a full list carry the same bits. */
+typedef struct sc_nbr_spec {
+    int full;            /**< 0: half list, row i holds the j > i; 1: each
+                              pair in both rows */
+    double skin;         /**< >= 0 and <= SC_MAX_ABS_VALUE; lists pairs up
+                              to skin apart (MD/DEM lists reused over steps).
+                              With skin > 0 the search runs on radii grown
+                              a few ulps past r + skin/2, each of which must
+                              stay within SC_MAX_ABS_VALUE (else
+                              SC_ERR_OUT_OF_RANGE at that sphere) */
+    sc_nbr_value value;  /**< values beside the indices (NONE by default) */
+} sc_nbr_spec;
+
+/** Pass 1 of 2: the row offsets of the list. offsets has n + 1 entries;
+ *  offsets[0] = 0 and row i is entries offsets[i] .. offsets[i+1]-1, so
+ *  offsets[n] is how many entries pass 2 writes (allocate indices, and
+ *  values, for that many). The context's statistics count the pairs
+ *  (each once, whether the list is half or full). */
+SC_API sc_status sc_neighbors_count(sc_context *ctx, const sc_spheres *spheres,
+                                    const sc_nbr_spec *spec, uint64_t *offsets);
+
+/** Pass 2 of 2: fills indices[0 .. offsets[n]) (and values[0 .. offsets[n])
+ *  when spec->value is not NONE; else values is not read) for the offsets pass 1
+ *  wrote, on the same spheres and spec. Each row is sorted by index; the
+ *  list is the same for every thread count and algorithm. Offsets that do
+ *  not describe this list (not starting at 0, decreasing, or rows of other
+ *  lengths than this search finds) give SC_ERR_INVALID_ARGUMENT without a
+ *  write outside [0, offsets[n]). Scratch: 4 bytes per sphere more than a
+ *  count (8 more with skin > 0). */
+SC_API sc_status sc_neighbors_fill(sc_context *ctx, const sc_spheres *spheres,
+                                   const sc_nbr_spec *spec, const uint64_t *offsets,
+                                   uint32_t *indices, double *values);
+
+/* ======================================================================== */
 /* Statistics and system information                                        */
 /* ======================================================================== */
 

@@ -29,6 +29,18 @@ typedef struct progress_map {
     double base, scale, last;
 } progress_map;
 
+/* A neighbour list collected whole by sc_neighbors_count (sorted words
+ * row << bits | col in win.p + at), valid for the fill that follows it
+ * directly on the same view and list. */
+typedef struct sc_list_kept {
+    uint64_t query; /* the count's query number; 0: nothing kept */
+    sc_spheres view;
+    int full;
+    double skin;
+    size_t at, words;
+    uint64_t pairs, checksum;
+} sc_list_kept;
+
 struct sc_context {
     sc_options opt;
     int threads;          /* options.threads, or the core count once known
@@ -39,9 +51,12 @@ struct sc_context {
                              NULL until sc_context_pinning makes it */
     sc_buf peer_buf[SC_PEER_BUFS]; /* the peer's scratch */
     sc_buf sched, sink_mem, hist, win; /* the orchestrator's */
+    sc_buf grown; /* neighbour lists with a skin: the grown radii */
     _Alignas(SC_ALIGN) unsigned char peer_state[SC_PEER_STATE_BYTES];
     sc_stats stats;
     uint64_t sorted_pairs_last; /* the last sorted query's pairs + 1 (0: none yet) */
+    uint64_t queries;     /* queries run (sc_engine_run), to tell what came between two */
+    sc_list_kept kept;    /* neighbors.c: the list a count collected, for its fill */
     progress_map progress; /* this query's progress */
 #ifdef SC_STUDY
     sc_study_knobs study; /* study.c */

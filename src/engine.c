@@ -9,11 +9,11 @@
  * scheduler and the sinks here give every peer counting, ordered streaming,
  * sorted windows, progress and the SIMD kernels. Scratch lives in the
  * context and only grows, so repeated queries on batches of the same size
- * allocate nothing new.
+ * allocate nothing new. neighbors.c builds CSR lists on the same wrapper,
+ * sinks and search passes (engine.h).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "context.h"
-#include "output.h"
+#include "engine.h"
 #include "schedule.h"
 
 #include <stdio.h>
@@ -23,16 +23,7 @@ static const sc_allocator *alloc_of(const sc_context *c) { return sc_context_all
 
 /* ---- the pipeline up to the search ------------------------------------- */
 
-typedef struct prepared {
-    sc_view view;
-    const sc_peer *peer;
-    sc_peer_built built;
-    sc_kernel_fn kernel;
-} prepared;
-
-#define STAGE(c, s, t) sc_stage_add((c)->stats.seconds, s, t)
-
-static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) {
+static sc_status prepare(sc_context *c, const sc_spheres *spheres, sc_prepared *p) {
     p->peer = sc_peer_of(c->opt.algorithm);
     p->kernel = sc_kernel_resolve(&c->stats.kernel);
 #ifdef SC_STUDY
@@ -49,7 +40,7 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     double t = sc_now();
     sc_bounds b;
     st = sc_bounds_compute(&p->view, &b);
-    STAGE(c, SC_STAGE_BOUNDS, t);
+    SC_STAGE_TIME(c, SC_STAGE_BOUNDS, t);
     if (st != SC_OK)
         return st;
 
@@ -86,7 +77,7 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, prepared *p) 
     return SC_OK;
 }
 
-static sc_status sink_init(sc_context *c, sc_sink *s, sc_sink_mode mode, const prepared *p) {
+sc_status sc_engine_sink(sc_context *c, sc_sink *s, sc_sink_mode mode, const sc_prepared *p) {
     const size_t nchunks = p->built.nchunks;
     s->mode = mode;
     s->index = p->built.work.index;
@@ -122,20 +113,18 @@ static void progress_span(sc_context *c, double base, double scale) {
     c->progress.scale = scale;
 }
 
-static sc_status search(sc_context *c, prepared *p, sc_sink *s) {
+sc_status sc_engine_search(sc_context *c, sc_prepared *p, sc_sink *s) {
     sc_schedule_job job = {p->peer, &p->built, p->kernel, c->threads, s,
                            c->opt.progress ? progress_pass : NULL, &c->progress, c->sched.p, 0};
     double t = sc_now();
     sc_status st = sc_schedule_run(&job);
-    STAGE(c, SC_STAGE_SEARCH, t);
+    SC_STAGE_TIME(c, SC_STAGE_SEARCH, t);
     c->stats.candidate_tests += job.candidate_tests;
     c->stats.passes++;
     return st;
 }
 
 /* ---- query wrapper: threads, pinning, timing ----------------------------- */
-
-typedef sc_status (*query_fn)(sc_context *c, prepared *p, void *arg);
 
 /* Every query starts from zeroed statistics, so a call that fails early
  * never reports the previous query's. The calling thread's OpenMP thread
@@ -146,7 +135,7 @@ typedef sc_status (*query_fn)(sc_context *c, prepared *p, void *arg);
  * thread pool (milliseconds on a virtual machine). The output does not
  * depend on the thread count, so only the time changes; c->threads is the
  * call's count while it runs. */
-static sc_status run_query(sc_context *c, const sc_spheres *spheres, query_fn fn, void *arg) {
+sc_status sc_engine_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn, void *arg) {
     if (!c)
         return SC_ERR_INVALID_ARGUMENT;
     const double t0 = sc_now();
@@ -158,6 +147,7 @@ static sc_status run_query(sc_context *c, const sc_spheres *spheres, query_fn fn
     if (n / SC_SPHERES_PER_THREAD < (size_t)configured || configured == 0)
         c->threads = (int)(n / SC_SPHERES_PER_THREAD) + 1;
     memset(&c->stats, 0, sizeof c->stats);
+    c->queries++;
     c->stats.threads = c->threads;
     c->stats.kernel = c->opt.kernel;
     c->progress = (progress_map){c->opt.progress, c->opt.progress_user, 0.0, 1.0, 0.0};
@@ -173,7 +163,7 @@ static sc_status run_query(sc_context *c, const sc_spheres *spheres, query_fn fn
         const bool bind = spheres->count >= SC_PIN_MIN_SPHERES;
         sc_pinning *pinning = bind ? sc_context_pinning(c) : NULL;
         c->stats.pin = pinning ? sc_pinning_begin(pinning) : SC_PIN_NONE;
-        prepared p;
+        sc_prepared p;
         st = prepare(c, spheres, &p);
         if (st == SC_OK)
             st = fn(c, &p, arg);
@@ -191,20 +181,20 @@ static sc_status run_query(sc_context *c, const sc_spheres *spheres, query_fn fn
     return st;
 }
 
-static void finish_totals(sc_context *c, sc_sink *s) {
+void sc_engine_totals(sc_context *c, sc_sink *s) {
     double t = sc_now();
     sc_sink_totals(s, &c->stats.pairs, &c->stats.checksum);
-    STAGE(c, SC_STAGE_MERGE, t);
+    SC_STAGE_TIME(c, SC_STAGE_MERGE, t);
 }
 
 /* ---- count --------------------------------------------------------------- */
 
-static sc_status do_count(sc_context *c, prepared *p, void *arg) {
+static sc_status do_count(sc_context *c, sc_prepared *p, void *arg) {
     sc_sink s = {0};
-    sc_status st = sink_init(c, &s, SC_SINK_COUNT, p);
+    sc_status st = sc_engine_sink(c, &s, SC_SINK_COUNT, p);
     if (st == SC_OK)
-        st = search(c, p, &s);
-    finish_totals(c, &s);
+        st = sc_engine_search(c, p, &s);
+    sc_engine_totals(c, &s);
     sc_summary *out = arg;
     out->pairs = c->stats.pairs;
     out->checksum = c->stats.checksum;
@@ -215,7 +205,7 @@ sc_status sc_count_pairs(sc_context *c, const sc_spheres *spheres, sc_summary *o
     if (!out)
         return SC_ERR_INVALID_ARGUMENT;
     out->pairs = out->checksum = 0;
-    return run_query(c, spheres, do_count, out);
+    return sc_engine_run(c, spheres, do_count, out);
 }
 
 /* ---- stream ------------------------------------------------------------- */
@@ -225,17 +215,17 @@ typedef struct stream_arg {
     void *user;
 } stream_arg;
 
-static sc_status stream_unsorted(sc_context *c, prepared *p, const stream_arg *a) {
+static sc_status stream_unsorted(sc_context *c, sc_prepared *p, const stream_arg *a) {
     sc_sink s = {0};
     s.fn = a->fn;
     s.user = a->user;
-    sc_status st = sink_init(c, &s, SC_SINK_STREAM, p);
+    sc_status st = sc_engine_sink(c, &s, SC_SINK_STREAM, p);
     if (st != SC_OK)
         return st;
     omp_init_lock(&s.lock);
-    st = search(c, p, &s);
+    st = sc_engine_search(c, p, &s);
     omp_destroy_lock(&s.lock);
-    finish_totals(c, &s);
+    sc_engine_totals(c, &s);
     return st;
 }
 
@@ -257,7 +247,7 @@ typedef struct sorted_win {
     int bits;
 } sorted_win;
 
-static int index_bits(size_t n) {
+int sc_engine_index_bits(size_t n) {
     int b = 1;
     while (b < 32 && ((uint64_t)1 << b) < n)
         b++;
@@ -276,7 +266,7 @@ static bool win_reserve(sc_context *c, sorted_win *win, size_t cap) {
 
 /* One search pass keeping the pairs whose smaller index is in [lo, hi):
  * *count gets them all, of which the first win->cap are stored. */
-static sc_status window_pass(sc_context *c, prepared *p, const sorted_win *win, size_t lo,
+static sc_status window_pass(sc_context *c, sc_prepared *p, const sorted_win *win, size_t lo,
                              size_t hi, size_t *count) {
     sc_sink ws = {0};
     ws.win = win->w;
@@ -284,12 +274,12 @@ static sc_status window_pass(sc_context *c, prepared *p, const sorted_win *win, 
     ws.win_hi = (uint32_t)hi;
     ws.win_bits = win->bits;
     ws.win_cap = win->cap;
-    sc_status st = sink_init(c, &ws, SC_SINK_WINDOW, p);
+    sc_status st = sc_engine_sink(c, &ws, SC_SINK_WINDOW, p);
     if (st == SC_OK)
-        st = search(c, p, &ws);
+        st = sc_engine_search(c, p, &ws);
     *count = ws.win_count;
     if (st == SC_OK && lo == 0 && hi == p->view.n)
-        finish_totals(c, &ws); /* a whole-input window: the query's totals */
+        sc_engine_totals(c, &ws); /* a whole-input window: the query's totals */
     return st;
 }
 
@@ -314,7 +304,7 @@ static sc_status window_emit(sc_context *c, sorted_win *win, size_t m, const str
             st = SC_ERR_STOPPED;
         k += take;
     }
-    STAGE(c, SC_STAGE_MERGE, t);
+    SC_STAGE_TIME(c, SC_STAGE_MERGE, t);
     return st;
 }
 
@@ -325,12 +315,12 @@ static sc_status window_emit(sc_context *c, sorted_win *win, size_t m, const str
  * the smaller index whose pairs fit, and each window is one more search
  * pass, radix-sorted and emitted. The guess only decides how many passes
  * run, never what is emitted. */
-static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) {
+static sc_status stream_sorted(sc_context *c, sc_prepared *p, const stream_arg *a) {
     const size_t n = p->view.n;
     const sc_allocator *al = alloc_of(c);
     const size_t per_pair = 2 * sizeof(uint64_t); /* a word and its sort spare: win_reserve */
     const size_t budget = c->opt.sorted_window_bytes / per_pair;
-    sorted_win win = {NULL, NULL, 0, index_bits(n)};
+    sorted_win win = {NULL, NULL, 0, sc_engine_index_bits(n)};
     sc_status st = SC_OK;
 
     const uint64_t last = c->sorted_pairs_last;
@@ -363,12 +353,12 @@ static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) 
     sc_sink s = {0};
     s.hist = hist;
     progress_span(c, 0.0, 0.5); /* the histogram pass, then the windows */
-    st = sink_init(c, &s, SC_SINK_HISTOGRAM, p);
+    st = sc_engine_sink(c, &s, SC_SINK_HISTOGRAM, p);
     if (st == SC_OK)
-        st = search(c, p, &s);
+        st = sc_engine_search(c, p, &s);
     if (st != SC_OK)
         return st;
-    finish_totals(c, &s);
+    sc_engine_totals(c, &s);
     c->sorted_pairs_last = c->stats.pairs + 1;
 
     size_t cap = budget;
@@ -408,7 +398,7 @@ static sc_status stream_sorted(sc_context *c, prepared *p, const stream_arg *a) 
     return st;
 }
 
-static sc_status do_stream(sc_context *c, prepared *p, void *arg) {
+static sc_status do_stream(sc_context *c, sc_prepared *p, void *arg) {
     return c->opt.sorted ? stream_sorted(c, p, arg) : stream_unsorted(c, p, arg);
 }
 
@@ -419,7 +409,7 @@ sc_status sc_stream_pairs(sc_context *c, const sc_spheres *spheres, sc_pair_fn f
     if (!fn)
         return SC_ERR_INVALID_ARGUMENT;
     stream_arg a = {fn, user};
-    sc_status st = run_query(c, spheres, do_stream, &a);
+    sc_status st = sc_engine_run(c, spheres, do_stream, &a);
     if (out && c) {
         out->pairs = c->stats.pairs;
         out->checksum = c->stats.checksum;

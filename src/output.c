@@ -11,7 +11,12 @@
  *              whatever the pair count, and no wait can deadlock;
  *   HISTOGRAM  counts pairs per smaller index (plans the sorted windows);
  *   WINDOW     keeps pairs whose smaller index lies in [lo, hi) in a shared
- *              buffer of win_cap pairs, and counts those that did not fit.
+ *              buffer of win_cap pairs, and counts those that did not fit
+ *              (for a full neighbour list: each direction whose row does);
+ *   DEGREE     counts each sphere's neighbours (the row lengths of a CSR
+ *              list, when it is too large to collect in one window).
+ * WINDOW and DEGREE may first filter the pairs by a neighbour list's skin
+ * predicate (neighbors.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "output.h"
@@ -33,6 +38,8 @@ static inline uint64_t mix64(uint64_t z) {
 size_t sc_sink_bytes(int threads, sc_sink_mode mode, size_t chunk_pairs, size_t nchunks) {
     const size_t t = (size_t)threads;
     size_t b = (sizeof(sc_sink_thread) + 2 * SC_HITS_CAPACITY * sizeof(uint32_t)) * t + 64 * 8;
+    if (mode == SC_SINK_WINDOW) /* each thread's staged words, two per pair at most */
+        b += 2 * SC_HITS_CAPACITY * sizeof(uint64_t) * t;
     if (mode == SC_SINK_STREAM) {
         size_t per_thread, bufs, chunks;
         if (__builtin_mul_overflow(chunk_pairs, 2 * sizeof(uint32_t), &per_thread) ||
@@ -62,6 +69,11 @@ void sc_sink_setup(sc_sink *s, void *mem, int threads, size_t nchunks) {
         th->hits.owner = th;
         p += 2 * SC_HITS_CAPACITY * sizeof(uint32_t);
     }
+    if (s->mode == SC_SINK_WINDOW)
+        for (int t = 0; t < threads; t++) {
+            s->th[t].stage = (uint64_t *)(void *)p;
+            p += 2 * SC_HITS_CAPACITY * sizeof(uint64_t);
+        }
     if (s->mode == SC_SINK_STREAM) {
         for (int t = 0; t < threads; t++) {
             sc_sink_thread *th = &s->th[t];
@@ -159,6 +171,18 @@ static void stream_make_room(sc_sink_thread *me, size_t need) {
 
 /* ---- hits -> pairs ------------------------------------------------------- */
 
+/* The neighbour lists' skin predicate on the caller's values: the library's
+ * own (docs/design.md) with s = (ri + rj) + skin. The search that proposed
+ * the pair ran on radii grown past r + skin / 2, a superset. */
+static bool skin_holds(const sc_view *v, double skin, uint32_t a, uint32_t b) {
+    const double dx = sc_view_get(v, v->x, a) - sc_view_get(v, v->x, b);
+    const double dy = sc_view_get(v, v->y, a) - sc_view_get(v, v->y, b);
+    const double dz = v->z ? sc_view_get(v, v->z, a) - sc_view_get(v, v->z, b) : 0.0;
+    const double d2 = (dx * dx + dy * dy) + dz * dz;
+    const double s = (sc_view_r(v, a) + sc_view_r(v, b)) + skin;
+    return d2 <= s * s;
+}
+
 static void process_hits(sc_hits *h) {
     sc_sink_thread *th = h->owner;
     sc_sink *s = th->sink;
@@ -201,30 +225,50 @@ static void process_hits(sc_hits *h) {
         }
         break;
     case SC_SINK_WINDOW: {
-        /* The kept words are packed in place over the hits already read
-         * (word `kept` covers pairs[2 kept .. 2 kept + 1], kept <= k), then
+        /* The kept words (row << win_bits | col) are staged per thread, then
          * reserved in the shared window with one atomic add per batch: an
          * add per pair made the counter's cache line bounce between cores
-         * for every pair. */
+         * for every pair. A full list keeps both directions of a pair, each
+         * in the window of its row; a pair counts (pairs, checksum) in the
+         * window of its smaller index. */
         kept = 0;
-        unsigned char *words = (unsigned char *)h->pairs;
+        size_t words = 0;
+        uint64_t *stage = th->stage;
         for (size_t k = 0; k < n; k++) {
             uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
             uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
-            if (lo < s->win_lo || lo >= s->win_hi)
+            if (s->filter && !skin_holds(s->exact, s->skin, lo, hi))
                 continue;
-            sum += mix64(((uint64_t)lo << 32) | hi);
-            const uint64_t word = ((uint64_t)lo << s->win_bits) | hi;
-            memcpy(words + 8 * kept, &word, 8);
-            kept++;
+            if (lo >= s->win_lo && lo < s->win_hi) {
+                sum += mix64(((uint64_t)lo << 32) | hi);
+                kept++;
+                stage[words++] = ((uint64_t)lo << s->win_bits) | hi;
+            }
+            if (s->full && hi >= s->win_lo && hi < s->win_hi)
+                stage[words++] = ((uint64_t)hi << s->win_bits) | lo;
         }
-        if (kept) {
-            const size_t at = __atomic_fetch_add(&s->win_count, kept, __ATOMIC_RELAXED);
+        if (words) {
+            const size_t at = __atomic_fetch_add(&s->win_count, words, __ATOMIC_RELAXED);
             if (at < s->win_cap)
-                memcpy(s->win + at, words, 8 * (kept < s->win_cap - at ? kept : s->win_cap - at));
+                memcpy(s->win + at, stage,
+                       8 * (words < s->win_cap - at ? words : s->win_cap - at));
         }
         break;
     }
+    case SC_SINK_DEGREE:
+        kept = 0;
+        for (size_t k = 0; k < n; k++) {
+            uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
+            uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+            if (s->filter && !skin_holds(s->exact, s->skin, lo, hi))
+                continue;
+            sum += mix64(((uint64_t)lo << 32) | hi);
+            kept++;
+            __atomic_fetch_add(&s->degree[lo + 1], 1u, __ATOMIC_RELAXED);
+            if (s->full)
+                __atomic_fetch_add(&s->degree[hi + 1], 1u, __ATOMIC_RELAXED);
+        }
+        break;
     }
     th->checksum += sum;
     th->pairs += kept;

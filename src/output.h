@@ -24,7 +24,8 @@ typedef enum sc_sink_mode {
     SC_SINK_COUNT,
     SC_SINK_STREAM,
     SC_SINK_HISTOGRAM,
-    SC_SINK_WINDOW
+    SC_SINK_WINDOW,
+    SC_SINK_DEGREE
 } sc_sink_mode;
 
 typedef struct sc_chunk_state {
@@ -43,6 +44,8 @@ typedef struct sc_sink_thread {
     size_t tail, emitted;
     size_t *queue;
     size_t nqueue;
+    /* WINDOW */
+    uint64_t *stage;
     char pad[64];
 } sc_sink_thread;
 
@@ -68,6 +71,16 @@ struct sc_sink {
     int win_bits;
     uint64_t *win;
     size_t win_cap, win_count;
+    /* WINDOW and DEGREE for neighbour lists: with `filter`, only pairs
+     * whose skin predicate holds on `exact` (the caller's values) are kept
+     * (the search ran on radii grown to a superset); `full` keeps both
+     * directions */
+    const sc_view *exact;
+    bool filter;
+    double skin;
+    int full;
+    /* DEGREE: row lengths, added to degree[i + 1] */
+    uint64_t *degree;
 };
 
 /* Scratch bytes sc_sink_setup needs. */

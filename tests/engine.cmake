@@ -39,3 +39,13 @@ set_tests_properties(engine.host PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE
 # A binding that cannot be applied to every thread is undone and reported as none.
 add_test(NAME engine.host.limit COMMAND test_host)
 set_tests_properties(engine.host.limit PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE;OMP_THREAD_LIMIT=1")
+
+# Neighbour lists (CSR) against their own brute-force oracle.
+add_executable(test_neighbors test_neighbors.c)
+target_link_libraries(test_neighbors PRIVATE sc_tools m)
+target_compile_options(test_neighbors PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
+target_compile_definitions(test_neighbors PRIVATE _POSIX_C_SOURCE=200809L)
+foreach(group generators threads extremes api)
+  add_test(NAME engine.neighbors.${group} COMMAND test_neighbors ${group})
+  set_tests_properties(engine.neighbors.${group} PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
+endforeach()

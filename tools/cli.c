@@ -64,6 +64,8 @@ static const char usage_main[] =
     "\n"
     "Commands:\n"
     "  pairs INPUT [-o OUTPUT] [options]   find all intersecting pairs\n"
+    "  neighbors INPUT [-o OUTPUT] [--full] [--skin S] [--values V]\n"
+    "                                      CSR neighbour list (half or full)\n"
     "  gen DIST N [--seed S] -o FILE       write a generated scenario\n"
     "  info [--threads N] [--pin P] [--kernel K]\n"
     "                                      describe the machine and the kernel\n"
@@ -126,6 +128,29 @@ static const char usage_pairs[] =
     "  -h, --help          this help\n"
     "\n"
     "Progress is shown on stderr when it is a terminal and n >= 1000000.\n"
+    "\n";
+
+static const char usage_neighbors[] =
+    "Usage: spherecollide neighbors INPUT [-o OUTPUT] [options]\n"
+    "Builds the CSR neighbour list of the spheres: row i holds the j with\n"
+    "(dx*dx + dy*dy) + dz*dz <= ((ri + rj) + skin)^2 in double, sorted by j; j > i\n"
+    "only (a half list) unless --full. Prints n, the pairs, the list's entries and\n"
+    "the seconds of its two passes (count, then fill).\n"
+    "\n"
+    "INPUT: as for pairs (spherecollide pairs --help).\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE   write the list as (i, j) entries, row by row: .npy (M x 2\n"
+    "                      uint32), .csv (\"i,j\" lines, \"i,j,value\" with --values)\n"
+    "                      or .bin; - is standard output (csv). Without -o only the\n"
+    "                      counts are printed (the fill pass still runs)\n"
+    "  --full              each pair in both rows (default: half, j > i)\n"
+    "  --skin S            list pairs up to S apart (S >= 0, default 0)\n"
+    "  --values overlap|distance   a value per entry: (ri + rj) - d or d, in\n"
+    "                      double (csv output only)\n"
+    "  --algorithm A, --threads N, --pin P, --kernel K, --format F,\n"
+    "  --input-format F, --2d, --json, --quiet   as for pairs\n"
+    "  -h, --help          this help\n"
     "\n";
 
 static const char usage_gen[] =
@@ -414,6 +439,28 @@ static int status_exit(sc_status st)
     case SC_ERR_BUFFER_TOO_SMALL: return EXIT_INTERNAL;
     }
     return EXIT_INTERNAL;
+}
+
+/* The one line for a search that failed: a bad value the reader can place
+ * (line, byte, column) first, else the sphere the library names, else the
+ * status. */
+static int search_failed(const char *input, const sc_io_spheres *in, const sc_spheres *view,
+                         const sc_options *o, sc_status st)
+{
+    size_t bad = 0;
+    sc_status vs = sc_spheres_validate(view, &bad);
+    char verr[512];
+    const sc_io_status cs = sc_io_check_spheres(input, in, verr, sizeof verr);
+    if (cs != SC_IO_OK)
+        return fail(sc_io_exit_code(cs), "%s", verr);
+    if (vs != SC_OK)
+        return fail(status_exit(vs), "%s: sphere %zu: %s", input, bad, sc_status_string(vs));
+    if (st == SC_ERR_TOO_COSTLY)
+        return fail(status_exit(st), "%s: %s refused the input: its cells predict more than "
+                    "--max-tests %.3g candidate tests (radii too unequal for one cell "
+                    "size); use --algorithm grid", input,
+                    sc_algorithm_name(o->algorithm), o->hashgrid.max_tests);
+    return fail(status_exit(st), "%s: pair search failed: %s", input, sc_status_string(st));
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -867,23 +914,7 @@ static int cmd_pairs(int argc, char **argv)
         if (st == SC_ERR_STOPPED && ss.status != SC_IO_OK) {
             rc = fail(sc_io_exit_code(ss.status), "%s", ss.err);
         } else {
-            size_t bad = 0;
-            sc_status vs = sc_spheres_validate(&view, &bad);
-            char verr[512];
-            const sc_io_status cs = sc_io_check_spheres(job.input, &in, verr, sizeof verr);
-            if (cs != SC_IO_OK)
-                rc = fail(sc_io_exit_code(cs), "%s", verr);
-            else if (vs != SC_OK)
-                rc = fail(status_exit(vs), "%s: sphere %zu: %s", job.input, bad,
-                          sc_status_string(vs));
-            else if (st == SC_ERR_TOO_COSTLY)
-                rc = fail(status_exit(st), "%s: %s refused the input: its cells predict more than "
-                          "--max-tests %.3g candidate tests (radii too unequal for one cell "
-                          "size); use --algorithm grid", job.input,
-                          sc_algorithm_name(job.options.algorithm), job.options.hashgrid.max_tests);
-            else
-                rc = fail(status_exit(st), "%s: pair search failed: %s", job.input,
-                          sc_status_string(st));
+            rc = search_failed(job.input, &in, &view, &job.options, st);
         }
         sc_pair_writer_abort(ss.writer);
     } else if (ss.writer) {
@@ -897,6 +928,208 @@ static int cmd_pairs(int argc, char **argv)
     /* --quiet drops the table and the progress; --json is output asked for */
     if (rc == EXIT_OK && (!job.quiet || job.json))
         print_report(to_stdout ? stderr : stdout, &job, &in, &sum, &stats, read_s, write_s);
+    sc_context_destroy(ctx);
+    sc_io_spheres_free(&in);
+    if (rc == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout)))
+        rc = fail(EXIT_OUTPUT, "standard output: cannot write: %s", strerror(errno));
+    return rc;
+}
+
+/* ---- neighbors ------------------------------------------------------------------ */
+
+/* Writes the list row by row; the first failure's message lands in err. */
+static sc_io_status write_list(const char *path, sc_io_format fmt, size_t n, const uint64_t *off,
+                               const uint32_t *idx, const double *val, char *err, size_t cap)
+{
+    sc_pair_writer *w = NULL;
+    sc_io_status ws = sc_list_writer_open(path, fmt, n, val != NULL, &w, err, cap);
+    if (ws == SC_IO_OK && sc_pair_writer_needs_total(w))
+        ws = sc_pair_writer_declare_total(w, off[n], err, cap);
+    for (size_t i = 0; i < n && ws == SC_IO_OK; i++)
+        ws = sc_list_writer_row(w, (uint32_t)i, idx + off[i], val ? val + off[i] : NULL,
+                                (size_t)(off[i + 1] - off[i]), err, cap);
+    if (ws == SC_IO_OK)
+        return sc_pair_writer_finish(w, off[n], err, cap);
+    sc_pair_writer_abort(w);
+    return ws;
+}
+
+static int cmd_neighbors(int argc, char **argv)
+{
+    if (wants_help(argc, argv))
+        return print_help(usage_neighbors, 0);
+    const char *input = NULL, *output = NULL;
+    int json = 0, quiet = 0, dims2 = 0;
+    sc_io_format in_format = SC_IO_FORMAT_AUTO, out_format = SC_IO_FORMAT_AUTO;
+    sc_options options = sc_options_default();
+    sc_nbr_spec spec = {0, 0.0, SC_NBR_NONE};
+    args a = {argc, 1, argv, "neighbors"};
+    int rc = 0, positional_only = 0;
+    for (; a.i < argc; a.i++) {
+        const char *arg = argv[a.i], *v = NULL;
+        if (positional_only || arg[0] != '-' || strcmp(arg, "-") == 0) {
+            if (input)
+                return fail(EXIT_USAGE, "neighbors: more than one INPUT (\"%s\")", arg);
+            input = arg;
+        } else if (strcmp(arg, "--") == 0) {
+            positional_only = 1;
+        } else if (is_opt(&a, "-o", 1, &v, &rc) || is_opt(&a, "--output", 1, &v, &rc)) {
+            output = v;
+        } else if (strcmp(arg, "--full") == 0) {
+            spec.full = 1;
+        } else if (is_opt(&a, "--skin", 1, &v, &rc)) {
+            char *end = NULL;
+            if (v) {
+                spec.skin = strtod(v, &end);
+                if (end == v || *end != '\0' || !(spec.skin >= 0.0) || spec.skin > SC_MAX_ABS_VALUE)
+                    rc = fail(EXIT_USAGE, "neighbors: --skin must be a number from 0 to 1e150, not \"%s\"", v);
+            }
+        } else if (is_opt(&a, "--values", 1, &v, &rc)) {
+            if (v && strcmp(v, "overlap") == 0)
+                spec.value = SC_NBR_OVERLAP;
+            else if (v && strcmp(v, "distance") == 0)
+                spec.value = SC_NBR_DISTANCE;
+            else if (v)
+                rc = fail(EXIT_USAGE, "neighbors: --values must be overlap or distance, not \"%s\"", v);
+        } else if (strcmp(arg, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+            quiet = 1;
+        } else if (strcmp(arg, "--2d") == 0) {
+            dims2 = 1;
+        } else if (is_opt(&a, "--format", 1, &v, &rc)) {
+            sc_io_format f;
+            if (v && sc_io_format_parse(v, &f) != 0)
+                rc = fail(EXIT_USAGE, "neighbors: unknown --format \"%s\"", v);
+            else if (v && (f == SC_IO_FORMAT_F32 || f == SC_IO_FORMAT_F64 || f == SC_IO_FORMAT_TEXT))
+                in_format = f;
+            else if (v)
+                out_format = f;
+        } else if (is_opt(&a, "--input-format", 1, &v, &rc)) {
+            if (v && sc_io_format_parse(v, &in_format) != 0)
+                rc = fail(EXIT_USAGE, "neighbors: unknown --input-format \"%s\"", v);
+        } else if (is_opt(&a, "--algorithm", 1, &v, &rc)) {
+            int found = 0;
+            for (int k = 0; v && k < SC_ALGO_COUNT; k++)
+                if (strcmp(v, sc_algorithm_name((sc_algorithm)k)) == 0) {
+                    options.algorithm = (sc_algorithm)k;
+                    found = 1;
+                }
+            if (v && !found)
+                rc = fail(EXIT_USAGE, "neighbors: unknown --algorithm \"%s\"", v);
+        } else if (common_option(&a, &options, &rc)) {
+            /* handled */
+        } else {
+            return unknown_option(&a);
+        }
+        if (rc)
+            return rc;
+    }
+    if (input == NULL)
+        return fail(EXIT_USAGE, "neighbors: missing INPUT (see spherecollide neighbors --help)");
+    if (spec.value != SC_NBR_NONE && output == NULL)
+        return fail(EXIT_USAGE, "neighbors: --values are written with -o FILE.csv");
+    if (out_format != SC_IO_FORMAT_AUTO && output == NULL)
+        return fail(EXIT_USAGE, "neighbors: --format %s is an output format, but there is no -o",
+                    sc_io_format_name(out_format));
+    if (in_format == SC_IO_FORMAT_AUTO && sc_io_spheres_format_for_path(input) == SC_IO_FORMAT_AUTO)
+        return fail(EXIT_USAGE, "%s: raw binary input needs --format f32 or --format f64", input);
+    char err[2048];
+    const int to_stdout = output != NULL && strcmp(output, "-") == 0;
+    if (output) {
+        sc_io_status ws = sc_io_check_writable(output, err, sizeof err);
+        if (ws != SC_IO_OK)
+            return fail(sc_io_exit_code(ws), "%s", err);
+        if (out_format == SC_IO_FORMAT_AUTO)
+            out_format = to_stdout ? SC_IO_FORMAT_CSV : sc_io_pairs_format_for_path(output);
+        if (out_format == SC_IO_FORMAT_AUTO)
+            return fail(EXIT_USAGE, "%s: cannot tell the list format from the name; use .npy, .csv "
+                        "or .bin, or --format npy|csv|bin", output);
+        if (spec.value != SC_NBR_NONE && out_format != SC_IO_FORMAT_CSV)
+            return fail(EXIT_USAGE, "%s: --values are written as csv (\"i,j,value\" lines), not %s",
+                        output, sc_io_format_name(out_format));
+    }
+
+    sc_io_read_options ro = {in_format, dims2 ? 2 : 0, 0, 1};
+    sc_io_spheres in;
+    double t0 = now_seconds();
+    sc_io_status rs = sc_io_read_spheres(input, &ro, &in, err, sizeof err);
+    const double read_s = now_seconds() - t0;
+    if (rs != SC_IO_OK)
+        return fail(sc_io_exit_code(rs), "%s", err);
+    sc_spheres view = in.dtype == SC_F32 ? sc_spheres_rows_f32(in.n, in.dims, in.rows)
+                                         : sc_spheres_rows_f64(in.n, in.dims, in.rows);
+    options.log = log_warnings;
+    sc_context *ctx = NULL;
+    sc_status st = sc_context_create(&options, &ctx);
+    if (st != SC_OK) {
+        sc_io_spheres_free(&in);
+        return fail(status_exit(st), "%s: cannot create the search context: %s", input,
+                    sc_status_string(st));
+    }
+    /* pass 1, then the allocation it sizes, then pass 2 */
+    uint64_t *off = malloc((in.n + 1) * sizeof *off);
+    uint32_t *idx = NULL;
+    double *val = NULL;
+    sc_stats s1, s2;
+    memset(&s1, 0, sizeof s1);
+    memset(&s2, 0, sizeof s2);
+    st = off ? sc_neighbors_count(ctx, &view, &spec, off) : SC_ERR_OUT_OF_MEMORY;
+    sc_context_stats(ctx, &s1);
+    if (st == SC_OK) {
+        const uint64_t m = off[in.n];
+        idx = malloc((size_t)(m ? m : 1) * sizeof *idx);
+        val = spec.value != SC_NBR_NONE ? malloc((size_t)(m ? m : 1) * sizeof *val) : NULL;
+        if (!idx || (spec.value != SC_NBR_NONE && !val) || m > SIZE_MAX / 8) {
+            rc = fail(EXIT_NOMEM, "%s: the list has %llu entries: no memory for them (%.3g GB)",
+                      input, (unsigned long long)m, (double)m * (val || spec.value ? 12.0 : 4.0) * 1e-9);
+        } else {
+            st = sc_neighbors_fill(ctx, &view, &spec, off, idx, val);
+            sc_context_stats(ctx, &s2);
+        }
+    }
+    double write_s = 0.0;
+    if (rc == EXIT_OK && st != SC_OK)
+        rc = search_failed(input, &in, &view, &options, st);
+    if (rc == EXIT_OK && output) {
+        const double w0 = now_seconds();
+        sc_io_status ws = write_list(output, out_format, in.n, off, idx, val, err, sizeof err);
+        write_s = now_seconds() - w0;
+        if (ws != SC_IO_OK)
+            rc = fail(sc_io_exit_code(ws), "%s", err);
+    }
+    if (rc == EXIT_OK && (!quiet || json)) {
+        FILE *f = to_stdout ? stderr : stdout;
+        const uint64_t entries = off[in.n];
+        if (json) {
+            fprintf(f, "{\"n\":%zu,\"pairs\":%llu,\"entries\":%llu,\"full\":%d,\"skin\":", in.n,
+                    (unsigned long long)s2.pairs, (unsigned long long)entries, spec.full);
+            json_number(f, spec.skin);
+            fprintf(f, ",\"algorithm\":");
+            json_string(f, sc_algorithm_name(options.algorithm));
+            fprintf(f, ",\"threads\":%d,\"seconds\":{\"read\":", s2.threads);
+            json_number(f, read_s);
+            fprintf(f, ",\"count\":");
+            json_number(f, s1.total_seconds);
+            fprintf(f, ",\"fill\":");
+            json_number(f, s2.total_seconds);
+            fprintf(f, ",\"write\":");
+            json_number(f, write_s);
+            fprintf(f, "}}\n");
+        } else {
+            fprintf(f, "n              %zu (%s, %d-D)\n", in.n, dtype_name(in.dtype), in.dims);
+            fprintf(f, "pairs          %llu\n", (unsigned long long)s2.pairs);
+            fprintf(f, "entries        %llu (%s list, skin %.17g)\n", (unsigned long long)entries,
+                    spec.full ? "full" : "half", spec.skin);
+            fprintf(f, "algorithm      %s, %d thread(s), %s kernel\n",
+                    sc_algorithm_name(options.algorithm), s2.threads, sc_kernel_name(s2.kernel));
+            fprintf(f, "seconds        read %.6f  count %.6f  fill %.6f  write %.6f\n", read_s,
+                    s1.total_seconds, s2.total_seconds, write_s);
+        }
+    }
+    free(off);
+    free(idx);
+    free(val);
     sc_context_destroy(ctx);
     sc_io_spheres_free(&in);
     if (rc == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout)))
@@ -1044,7 +1277,7 @@ int main(int argc, char **argv)
 {
     install_signal_handlers();
     if (argc < 2)
-        return fail(EXIT_USAGE, "missing command: pairs, gen or info (see spherecollide --help)");
+        return fail(EXIT_USAGE, "missing command: pairs, neighbors, gen, info or simulate (see spherecollide --help)");
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         if (argc > 2 && strcmp(cmd, "help") == 0) {
@@ -1052,6 +1285,8 @@ int main(int argc, char **argv)
                 return print_help(usage_pairs, 0);
             if (strcmp(argv[2], "gen") == 0)
                 return print_help(usage_gen, 1);
+            if (strcmp(argv[2], "neighbors") == 0)
+                return print_help(usage_neighbors, 0);
             if (strcmp(argv[2], "info") == 0)
                 return print_help(usage_info, 0);
             if (strcmp(argv[2], "simulate") == 0)
@@ -1066,12 +1301,14 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "pairs") == 0)
         return cmd_pairs(argc - 1, argv + 1);
+    if (strcmp(cmd, "neighbors") == 0)
+        return cmd_neighbors(argc - 1, argv + 1);
     if (strcmp(cmd, "gen") == 0)
         return cmd_gen(argc - 1, argv + 1);
     if (strcmp(cmd, "info") == 0)
         return cmd_info(argc - 1, argv + 1);
     if (strcmp(cmd, "simulate") == 0)
         return sc_cmd_simulate(argc - 1, argv + 1);
-    return fail(EXIT_USAGE, "unknown command \"%s\" (pairs, gen, info or simulate; see spherecollide --help)",
+    return fail(EXIT_USAGE, "unknown command \"%s\" (pairs, neighbors, gen, info or simulate; see spherecollide --help)",
                 cmd);
 }

@@ -22,6 +22,8 @@ struct sc_pair_writer {
     sc_io_format format;
     size_t n;
     uint64_t pairs;
+    int list;        /* a neighbour list: (row, neighbour), any order, i != j */
+    int with_values; /* a list's third CSV column */
 };
 
 sc_io_status sc_pair_writer_open(const char *path, sc_io_format format, size_t n,
@@ -121,15 +123,21 @@ sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size
      * then look for the culprit only if something is wrong. */
     const uint64_t n = (uint64_t)w->n;
     unsigned bad = 0;
-    for (size_t k = 0; k < count; k++)
-        bad |= (unsigned)(pairs[2 * k] >= pairs[2 * k + 1]) | (unsigned)(pairs[2 * k + 1] >= n);
+    if (w->list)
+        for (size_t k = 0; k < count; k++)
+            bad |= (unsigned)(pairs[2 * k] == pairs[2 * k + 1]) | (unsigned)(pairs[2 * k] >= n) |
+                   (unsigned)(pairs[2 * k + 1] >= n);
+    else
+        for (size_t k = 0; k < count; k++)
+            bad |= (unsigned)(pairs[2 * k] >= pairs[2 * k + 1]) | (unsigned)(pairs[2 * k + 1] >= n);
     if (bad) {
         for (size_t k = 0; k < count; k++) {
             uint32_t i = pairs[2 * k], j = pairs[2 * k + 1];
-            if (!(i < j && j < n))
+            if (w->list ? (i == j || i >= n || j >= n) : !(i < j && j < n))
                 return io_fail(err, errcap, SC_IO_ERR_INTERNAL,
-                            "%s: pair %llu is (%u, %u), not i < j < n = %zu", s->name,
-                            (unsigned long long)(w->pairs + k), i, j, w->n);
+                            "%s: pair %llu is (%u, %u), not %s < n = %zu", s->name,
+                            (unsigned long long)(w->pairs + k), i, j,
+                            w->list ? "i != j, both" : "i < j", w->n);
         }
     }
     if (w->format == SC_IO_FORMAT_CSV) {
@@ -160,6 +168,77 @@ sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size
         }
     }
     w->pairs += count;
+    return SC_IO_OK;
+}
+
+sc_io_status sc_list_writer_open(const char *path, sc_io_format format, size_t n,
+                                 int with_values, sc_pair_writer **out, char *err, size_t errcap)
+{
+    sc_io_format fmt = format == SC_IO_FORMAT_AUTO && path ? sc_io_pairs_format_for_path(path)
+                                                           : format;
+    if (with_values && fmt != SC_IO_FORMAT_CSV && fmt != SC_IO_FORMAT_AUTO) {
+        if (out)
+            *out = NULL;
+        return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
+                       "%s: a list with values is written as csv (\"i,j,value\" lines), not %s",
+                       path ? path : "output", sc_io_format_name(fmt));
+    }
+    sc_io_status st = sc_pair_writer_open(path, fmt, n, out, err, errcap);
+    if (st == SC_IO_OK) {
+        (*out)->list = 1;
+        (*out)->with_values = with_values;
+    }
+    return st;
+}
+
+/* Shortest text that reads back as the same double ("%.17g" at most). */
+static size_t dtoa_exact(char *out, double v)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        int l = snprintf(out, 32, "%.*g", prec, v);
+        if (prec == 17 || strtod(out, NULL) == v)
+            return (size_t)l;
+    }
+    return 0;
+}
+
+sc_io_status sc_list_writer_row(sc_pair_writer *w, uint32_t row, const uint32_t *nbr,
+                                const double *values, size_t count, char *err, size_t errcap)
+{
+    if (w == NULL || !w->list || (count > 0 && nbr == NULL) || (w->with_values && count && !values))
+        return io_fail(err, errcap, SC_IO_ERR_INTERNAL, "bad arguments to the list writer");
+    uint32_t stage[2 * 512];
+    for (size_t at = 0; at < count;) {
+        const size_t take = count - at < 512 ? count - at : 512;
+        for (size_t k = 0; k < take; k++) {
+            stage[2 * k] = row;
+            stage[2 * k + 1] = nbr[at + k];
+        }
+        if (!w->with_values) {
+            sc_io_status st = sc_pair_writer_write(w, stage, take, err, errcap);
+            if (st != SC_IO_OK)
+                return st;
+        } else {
+            for (size_t k = 0; k < take; k++) {
+                /* room for the whole line first, so the pair's line stays in
+                 * the buffer: its '\n' becomes the ',' before the value */
+                io_sink *s = &w->s;
+                sc_io_status st = SC_IO_OK;
+                if (SC_IO_BUFFER_BYTES - s->used < 64)
+                    st = io_sink_flush(s, err, errcap);
+                if (st == SC_IO_OK)
+                    st = sc_pair_writer_write(w, stage + 2 * k, 1, err, errcap);
+                if (st != SC_IO_OK)
+                    return st;
+                char *b = (char *)s->buf + s->used;
+                b[-1] = ',';
+                size_t l = dtoa_exact(b, values[at + k]);
+                b[l++] = '\n';
+                s->used += l;
+            }
+        }
+        at += take;
+    }
     return SC_IO_OK;
 }
 

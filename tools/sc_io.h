@@ -208,6 +208,19 @@ sc_io_status sc_pair_writer_declare_total(sc_pair_writer *w, uint64_t total, cha
  *  interrupted run leaves nothing behind. */
 void sc_io_remove_temporaries(void);
 
+/** Opens a writer for a neighbour list (the same files as the pair writer):
+ *  entries (row, neighbour) with row != neighbour, both < n, in the order
+ *  given. with_values adds a third column, written only as csv
+ *  ("i,j,value" lines, the shortest text that reads back as the same
+ *  double); another format with values is SC_IO_ERR_ARGUMENT. Finished or
+ *  aborted like a pair writer. */
+sc_io_status sc_list_writer_open(const char *path, sc_io_format format, size_t n,
+                                 int with_values, sc_pair_writer **out, char *err, size_t errcap);
+/** Appends one row's entries: (row, nbr[k]) with values[k] when the writer
+ *  has values. */
+sc_io_status sc_list_writer_row(sc_pair_writer *w, uint32_t row, const uint32_t *nbr,
+                                const double *values, size_t count, char *err, size_t errcap);
+
 /** Pairs written so far. */
 uint64_t sc_pair_writer_count(const sc_pair_writer *w);
 

@@ -475,6 +475,75 @@ static int cmd_oracle(int argc, char **argv)
     return 0;
 }
 
+/* ---- neighbour lists ---------------------------------------------------------------- */
+
+/* cli_check nbrlist SPHERES LIST.csv FULL SKIN VALUES(none|overlap|distance):
+ * the list file must hold exactly the brute-force list, row by row, each
+ * row sorted, values equal to the double the oracle computes (read back
+ * with strtod). Prints the entry count. */
+static int cmd_nbrlist(int argc, char **argv)
+{
+    if (argc < 7)
+        return 2;
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0};
+    sc_io_spheres s;
+    char err[1024];
+    if (sc_io_read_spheres(argv[2], &o, &s, err, sizeof err) != SC_IO_OK) {
+        fprintf(stderr, "cli_check: %s\n", err);
+        return 1;
+    }
+    const int full = atoi(argv[4]);
+    const double skin = strtod(argv[5], NULL);
+    const int values = strcmp(argv[6], "none") != 0, overlap = strcmp(argv[6], "overlap") == 0;
+    sc_oracle_sphere *sp = sc_oracle_load(s.n, s.dims, s.dtype, s.rows);
+    FILE *f = fopen(argv[3], "r");
+    if (!sp || !f) {
+        fprintf(stderr, "cli_check: cannot read %s\n", argv[3]);
+        return 1;
+    }
+    unsigned long long entries = 0;
+    char line[256];
+    int bad = 0;
+    for (size_t i = 0; i < s.n && !bad; i++) {
+        for (size_t j = 0; j < s.n && !bad; j++) {
+            if (j == i || (!full && j < i))
+                continue;
+            const sc_oracle_sphere *a = &sp[i < j ? i : j], *b = &sp[i < j ? j : i];
+            const double dx = a->x - b->x, dy = a->y - b->y, dz = a->z - b->z;
+            const double d2 = (dx * dx + dy * dy) + dz * dz, t = (a->r + b->r) + skin;
+            if (!(d2 <= t * t))
+                continue;
+            const double d = sqrt(d2), v = overlap ? (a->r + b->r) - d : d;
+            unsigned long gi = 0, gj = 0;
+            double gv = 0;
+            char *p = fgets(line, sizeof line, f) ? line : NULL, *end = NULL;
+            if (p) {
+                gi = strtoul(p, &end, 10);
+                gj = end && *end == ',' ? strtoul(end + 1, &end, 10) : 0;
+                if (values && end && *end == ',')
+                    gv = strtod(end + 1, &end);
+            }
+            if (!p || gi != i || gj != j || (values && gv != v)) {
+                fprintf(stderr, "cli_check: entry %llu: got \"%s\", want %zu,%zu%s%.17g\n", entries,
+                        p ? strtok(line, "\n") : "(end of file)", i, j, values ? "," : "",
+                        values ? v : 0.0);
+                bad = 1;
+            }
+            entries++;
+        }
+    }
+    if (!bad && fgets(line, sizeof line, f)) {
+        fprintf(stderr, "cli_check: more entries than the list has: \"%s\"\n", strtok(line, "\n"));
+        bad = 1;
+    }
+    fclose(f);
+    free(sp);
+    sc_io_spheres_free(&s);
+    if (!bad)
+        printf("%llu\n", entries);
+    return bad;
+}
+
 /* ---- bad inputs ---------------------------------------------------------------------- */
 
 static void put(const char *dir, const char *name, const void *data, size_t len)
@@ -612,6 +681,8 @@ int main(int argc, char **argv)
         return cmd_json(argc, argv, 1);
     if (strcmp(argv[1], "pairs") == 0)
         return cmd_pairs(argc, argv);
+    if (strcmp(argv[1], "nbrlist") == 0)
+        return cmd_nbrlist(argc, argv);
     if (strcmp(argv[1], "oracle") == 0)
         return cmd_oracle(argc, argv);
     if (strcmp(argv[1], "mkbad") == 0)

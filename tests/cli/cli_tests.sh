@@ -389,6 +389,43 @@ case_algorithms() {
     expect_exit 2 "--warm is an option of --algorithm sap and bvh" -- pairs "$WORK/a.f64" --warm
 }
 
+case_neighbors() {
+    run_ok "$WORK/g.txt" gen heavytail 2500 --seed 5 -o "$WORK/h.npy" || return
+    for spec in "0 0 none" "1 0 overlap" "0 0.25 distance" "1 0.5 none"; do
+        set -- $spec
+        opts=""
+        [ "$1" = 1 ] && opts="--full"
+        [ "$3" != none ] && opts="$opts --values $3"
+        for algo in grid sap bvh; do
+            run_ok "$WORK/n.json" neighbors "$WORK/h.npy" --skin "$2" $opts --algorithm $algo \
+                --threads 2 -o "$WORK/n.csv" --json || continue
+            got=$("$CHECK" nbrlist "$WORK/h.npy" "$WORK/n.csv" "$1" "$2" "$3") || {
+                fail "neighbors $spec $algo: the list differs from the oracle's"
+                continue
+            }
+            checks=$((checks + 1))
+            [ "$(json_get "$WORK/n.json" entries)" = "$got" ] ||
+                fail "neighbors $spec $algo: JSON says $(json_get "$WORK/n.json" entries) entries, the file $got"
+        done
+    done
+    # .npy: the (i, j) entries, the same as the csv's
+    run_ok "$WORK/n.json" neighbors "$WORK/h.npy" --full -o "$WORK/n.npy" --json || return
+    run_ok "$WORK/n2.json" neighbors "$WORK/h.npy" --full -o "$WORK/n2.csv" --json || return
+    [ "$(json_get "$WORK/n.json" entries)" = "$(json_get "$WORK/n2.json" entries)" ] ||
+        fail "neighbors: .npy and .csv hold different entry counts"
+    checks=$((checks + 1))
+    # usage errors: exit 2, one line, no file
+    expect_exit 2 "--skin must be" -- neighbors "$WORK/h.npy" --skin -1
+    expect_exit 2 "v.npy" "written as csv" -- neighbors "$WORK/h.npy" --values overlap -o "$WORK/v.npy"
+    [ -e "$WORK/v.npy" ] && fail "neighbors: a refused run left $WORK/v.npy"
+    expect_exit 2 "--values must be" -- neighbors "$WORK/h.npy" --values bogus
+    # bad values: exit 5 naming the file and the place
+    printf '0 0 0 1\n1 0 0 -1\n' > "$WORK/neg.txt"
+    expect_exit 5 "neg.txt" "negative" -- neighbors "$WORK/neg.txt" --skin 3 -o "$WORK/neg.csv"
+    [ -e "$WORK/neg.csv" ] && fail "neighbors: a failed run left $WORK/neg.csv"
+    checks=$((checks + 1))
+}
+
 case_json() {
     run_ok "$WORK/g.txt" gen powerlaw 5000 --seed 2 -o "$WORK/p.txt" || return
     for extra in "" "-o $WORK/p.npy" "--sorted -o $WORK/q.csv" "--algorithm brute"; do
@@ -773,7 +810,7 @@ case_simulate() {
 }
 
 case "$case_name" in
-usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details | simulate)
+usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details | simulate | neighbors)
     "case_$case_name"
     ;;
 *)

@@ -1,0 +1,412 @@
+/*
+ * neighbors.c: CSR neighbour lists on any peer. The list is the pair set
+ * as words row << bits | col (both directions for a full list), radix
+ * sorted, so rows come out sorted by index whatever thread found what:
+ *
+ *   count: one search pass collecting the words (WINDOW sink) -> sort ->
+ *          row lengths -> prefix sum into the caller's offsets; the sorted
+ *          words stay in the context
+ *   fill:  the kept words unpacked into the caller's indices (no search),
+ *          then the values
+ *
+ * the sorted output's machinery (engine.c) with a list's sink options.
+ * When the words would not fit options.sorted_window_bytes, the count runs
+ * a DEGREE pass (row lengths only) and the fill searches once per window of
+ * rows that fits, checking each row's length against the offsets. A skin
+ * runs the search on radii grown a few ulps past r + skin/2 (a superset of
+ * the listed pairs, proof at grow()) and the sinks keep the pairs whose
+ * skin predicate holds on the caller's values.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "engine.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct nbr_query {
+    const sc_nbr_spec *spec;
+    const sc_spheres *user;  /* the caller's view */
+    sc_view exact;           /* ... read for the filter and the values */
+    bool filter;             /* skin > 0: the search ran on grown radii */
+    uint64_t *degree;        /* count: the offsets, written */
+    const uint64_t *offsets; /* fill: read */
+    uint32_t *indices;       /* fill */
+    double *values;          /* fill, or NULL */
+} nbr_query;
+
+static sc_status spec_check(const sc_nbr_spec *spec) {
+    if (!spec || (spec->full != 0 && spec->full != 1) || !(spec->skin >= 0.0) ||
+        spec->skin > SC_MAX_ABS_VALUE ||
+        (spec->value != SC_NBR_NONE && spec->value != SC_NBR_OVERLAP &&
+         spec->value != SC_NBR_DISTANCE))
+        return SC_ERR_INVALID_ARGUMENT;
+    return SC_OK;
+}
+
+/* The grown radius g of r: with h >= skin/2 and g >= (r + h)(1 + 2^-48)
+ * (then two ulps more, for subnormal sums, which are exact), for any two
+ * spheres fl(gi + gj) >= (ri + rj + skin)(1 + 4u)(1 - u) >= (ri + rj +
+ * skin)(1 + u)^2 >= fl(fl(ri + rj) + skin), u = 2^-53: the search's s*s
+ * bounds the skin predicate's, and d2 is the same expression on the same
+ * centres, so every listed pair is proposed. */
+static double grow(double r, double h) {
+    const double g = (r + h) * (1.0 + 0x1p-48);
+    return nextafter(nextafter(g, INFINITY), INFINITY);
+}
+
+/* Writes the grown radii to the context's scratch and points *grown at them
+ * (the caller's centres, radii at their own stride). */
+static sc_status grow_view(sc_context *c, const sc_spheres *user, double skin, sc_spheres *grown) {
+    const size_t n = user->count;
+    const bool f64 = user->dtype == SC_F64;
+    const size_t size = f64 ? sizeof(double) : sizeof(float);
+    if (!sc_buf_reserve(sc_context_allocator(c), &c->grown, size * (n ? n : 1)))
+        return SC_ERR_OUT_OF_MEMORY;
+    double h = skin * 0.5;
+    if (h * 2.0 < skin) /* a subnormal skin lost its last bit */
+        h = nextafter(h, INFINITY);
+    sc_view v;
+    sc_status st = sc_view_make(user, &v);
+    if (st != SC_OK)
+        return st;
+    for (size_t k = 0; k < n; k++) {
+        const double g = grow(sc_view_r(&v, k), h);
+        if (f64) {
+            ((double *)c->grown.p)[k] = g;
+        } else {
+            if (g > FLT_MAX)
+                return SC_ERR_OUT_OF_RANGE;
+            float gf = (float)g;
+            if ((double)gf < g)
+                gf = nextafterf(gf, INFINITY);
+            ((float *)c->grown.p)[k] = gf;
+        }
+    }
+    *grown = *user;
+    grown->r = c->grown.p;
+    grown->r_stride = size;
+    return SC_OK;
+}
+
+static void sink_for(sc_sink *s, const nbr_query *q) {
+    s->exact = &q->exact;
+    s->filter = q->filter;
+    s->skin = q->spec->skin;
+    s->full = q->spec->full;
+}
+
+/* Words a window may hold: options.sorted_window_bytes over a word and its
+ * sort spare. */
+static size_t word_budget(const sc_context *c) {
+    const size_t b = c->opt.sorted_window_bytes / (2 * sizeof(uint64_t));
+    return b ? b : 1;
+}
+
+static bool reserve_words(sc_context *c, size_t cap) {
+    return sc_buf_reserve(sc_context_allocator(c), &c->win, 2 * sizeof(uint64_t) * (cap ? cap : 1));
+}
+
+/* One search pass collecting the words of rows [lo, hi) into the first cap
+ * words of c->win; *m gets them all (more than cap: some were not stored). */
+static sc_status list_pass(sc_context *c, sc_prepared *p, const nbr_query *q, size_t cap,
+                           size_t lo, size_t hi, size_t *m) {
+    sc_sink s = {0};
+    sink_for(&s, q);
+    s.win = c->win.p;
+    s.win_lo = (uint32_t)lo;
+    s.win_hi = (uint32_t)hi;
+    s.win_bits = sc_engine_index_bits(p->view.n);
+    s.win_cap = cap;
+    sc_status st = sc_engine_sink(c, &s, SC_SINK_WINDOW, p);
+    if (st == SC_OK)
+        st = sc_engine_search(c, p, &s);
+    *m = s.win_count;
+    if (st == SC_OK && lo == 0 && hi == p->view.n)
+        sc_engine_totals(c, &s);
+    return st;
+}
+
+/* Radix-sorts the m words of c->win (spare after cap words) by row only
+ * (half the key bits of a lexicographic sort: the unpack sorts each row's
+ * few columns); returns where the sorted words are. */
+static const uint64_t *sort_words(sc_context *c, size_t cap, size_t m, int bits) {
+    uint64_t *w = c->win.p, *tmp = w + cap;
+    const double t = sc_now();
+    const bool in_tmp = sc_radix_sort_packed(w, tmp, m, bits, bits, c->sched.p, c->threads, NULL);
+    SC_STAGE_TIME(c, SC_STAGE_MERGE, t);
+    return in_tmp ? tmp : w;
+}
+
+/* Row lengths by a DEGREE pass, for a list too large for one window. */
+static sc_status degree_pass(sc_context *c, sc_prepared *p, const nbr_query *q) {
+    sc_sink s = {0};
+    sink_for(&s, q);
+    s.degree = q->degree;
+    sc_status st = sc_engine_sink(c, &s, SC_SINK_DEGREE, p);
+    if (st == SC_OK)
+        st = sc_engine_search(c, p, &s);
+    sc_engine_totals(c, &s);
+    return st;
+}
+
+static void prefix_sum(uint64_t *o, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        o[k + 1] += o[k];
+}
+
+static sc_status do_count(sc_context *c, sc_prepared *p, void *arg) {
+    nbr_query *q = arg;
+    const size_t n = p->view.n;
+    const int bits = sc_engine_index_bits(n);
+    memset(q->degree, 0, (n + 1) * sizeof(uint64_t));
+    const size_t budget = word_budget(c);
+    const size_t per = q->spec->full ? 2 : 1;
+    /* expected words: the last list's and a quarter, or one pair per sphere */
+    const size_t last = c->kept.words;
+    const size_t guess = (last ? last + last / 4 : per * n) + 64;
+    sc_status st = SC_OK;
+    if (guess <= budget) {
+        size_t cap = guess, m = 0;
+        if (!reserve_words(c, cap))
+            return SC_ERR_OUT_OF_MEMORY;
+        st = list_pass(c, p, q, cap, 0, n, &m);
+        if (st == SC_OK && m > cap && m <= budget) { /* more than guessed: once more, sized */
+            cap = m;
+            if (!reserve_words(c, cap))
+                return SC_ERR_OUT_OF_MEMORY;
+            st = list_pass(c, p, q, cap, 0, n, &m);
+        }
+        if (st != SC_OK)
+            return st;
+        if (m <= cap) {
+            const uint64_t *w = sort_words(c, cap, m, bits);
+            const double t = sc_now();
+            for (size_t k = 0; k < m; k++)
+                q->degree[(w[k] >> bits) + 1]++;
+            prefix_sum(q->degree, n);
+            SC_STAGE_TIME(c, SC_STAGE_MERGE, t);
+            c->kept = (sc_list_kept){c->queries, *q->user, q->spec->full, q->spec->skin,
+                                     (size_t)(w - (const uint64_t *)c->win.p), m,
+                                     c->stats.pairs, c->stats.checksum};
+            return SC_OK;
+        }
+    }
+    c->kept.words = 0;
+    st = degree_pass(c, p, q);
+    prefix_sum(q->degree, n);
+    return st;
+}
+
+/* Offsets the fill can trust not to send a write outside [0, offsets[n]):
+ * from 0, non-decreasing, no row longer than n - 1. */
+static bool offsets_sane(const uint64_t *o, size_t n) {
+    if (o[0] != 0)
+        return false;
+    for (size_t k = 0; k < n; k++)
+        if (o[k + 1] < o[k] || o[k + 1] - o[k] >= (uint64_t)(n ? n : 1))
+            return false;
+    return true;
+}
+
+/* Sorts a row's indices ascending: insertion sort for the short rows most
+ * spheres have, heapsort for the long rows of large spheres (no scratch,
+ * O(m log m)). Indices in a row are distinct. */
+static void sift_down(uint32_t *ix, size_t root, size_t m) {
+    for (size_t child; (child = 2 * root + 1) < m; root = child) {
+        if (child + 1 < m && ix[child + 1] > ix[child])
+            child++;
+        if (ix[root] >= ix[child])
+            return;
+        const uint32_t t = ix[root];
+        ix[root] = ix[child];
+        ix[child] = t;
+    }
+}
+
+static void row_sort(uint32_t *ix, size_t m) {
+    if (m <= 32) {
+        for (size_t a = 1; a < m; a++) {
+            const uint32_t v = ix[a];
+            size_t b = a;
+            for (; b > 0 && ix[b - 1] > v; b--)
+                ix[b] = ix[b - 1];
+            ix[b] = v;
+        }
+        return;
+    }
+    for (size_t k = m / 2; k-- > 0;)
+        sift_down(ix, k, m);
+    for (size_t end = m; end-- > 1;) {
+        const uint32_t t = ix[0];
+        ix[0] = ix[end];
+        ix[end] = t;
+        sift_down(ix, 0, end);
+    }
+}
+
+/* Unpacks the words of rows [lo, hi) (offsets[hi] - offsets[lo] of them,
+ * sorted by row) into indices, checking that each word sits in its own
+ * row, and sorts each row. */
+static sc_status unpack(const uint64_t *w, int bits, const uint64_t *o, size_t lo, size_t hi,
+                        uint32_t *indices, int threads) {
+    const uint64_t base = o[lo], mask = ((uint64_t)1 << bits) - 1;
+    int bad = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(| : bad)
+    for (size_t r = lo; r < hi; r++) {
+        for (uint64_t g = o[r]; g < o[r + 1]; g++) {
+            const uint64_t word = w[g - base];
+            bad |= (word >> bits) != r;
+            indices[g] = (uint32_t)(word & mask);
+        }
+        row_sort(indices + o[r], (size_t)(o[r + 1] - o[r]));
+    }
+    return bad ? SC_ERR_INVALID_ARGUMENT : SC_OK;
+}
+
+/* Overlap depth (ri + rj) - d or distance d = sqrt(d2), in double, from the
+ * pair's smaller index first: both directions get the same bits. */
+static double pair_value(const sc_view *v, sc_nbr_value kind, uint32_t a, uint32_t b) {
+    if (a > b) {
+        uint32_t t = a;
+        a = b;
+        b = t;
+    }
+    const double dx = sc_view_get(v, v->x, a) - sc_view_get(v, v->x, b);
+    const double dy = sc_view_get(v, v->y, a) - sc_view_get(v, v->y, b);
+    const double dz = v->z ? sc_view_get(v, v->z, a) - sc_view_get(v, v->z, b) : 0.0;
+    const double d = sqrt((dx * dx + dy * dy) + dz * dz);
+    return kind == SC_NBR_OVERLAP ? (sc_view_r(v, a) + sc_view_r(v, b)) - d : d;
+}
+
+static void fill_values(const nbr_query *q, size_t n, int threads) {
+    if (!q->values)
+        return;
+    const uint64_t *o = q->offsets;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4096)
+    for (size_t r = 0; r < n; r++)
+        for (uint64_t g = o[r]; g < o[r + 1]; g++)
+            q->values[g] = pair_value(&q->exact, q->spec->value, (uint32_t)r, q->indices[g]);
+}
+
+/* The fill by search: one pass per window of rows whose entries fit. */
+static sc_status do_fill(sc_context *c, sc_prepared *p, void *arg) {
+    nbr_query *q = arg;
+    const size_t n = p->view.n;
+    const uint64_t *o = q->offsets;
+    const int bits = sc_engine_index_bits(n);
+    size_t cap = word_budget(c);
+    for (size_t r = 0; r < n; r++)
+        cap = o[r + 1] - o[r] > cap ? (size_t)(o[r + 1] - o[r]) : cap; /* rows are not split */
+    if (cap > o[n])
+        cap = (size_t)o[n];
+    if (!reserve_words(c, cap))
+        return SC_ERR_OUT_OF_MEMORY;
+    sc_status st = SC_OK;
+    for (size_t lo = 0, hi; lo < n && st == SC_OK; lo = hi) {
+        hi = lo;
+        while (hi < n && o[hi + 1] - o[lo] <= cap)
+            hi++;
+        if (o[hi] == o[lo])
+            continue;
+        size_t m = 0;
+        st = list_pass(c, p, q, cap, lo, hi, &m);
+        if (st == SC_OK && m != o[hi] - o[lo])
+            st = SC_ERR_INVALID_ARGUMENT; /* not the rows the offsets describe */
+        if (st == SC_OK)
+            st = unpack(sort_words(c, cap, m, bits), bits, o, lo, hi, q->indices, c->threads);
+    }
+    c->stats.pairs = q->spec->full ? o[n] / 2 : o[n];
+    c->kept.words = 0;
+    if (st == SC_OK) {
+        const double t = sc_now();
+        fill_values(q, n, c->threads);
+        SC_STAGE_TIME(c, SC_STAGE_MERGE, t);
+    }
+    return st;
+}
+
+/* The fill right after the count that kept the list, on the same view and
+ * list: the kept words are unpacked, no search runs. */
+static bool kept_for(const sc_context *c, const nbr_query *q) {
+    const sc_list_kept *k = &c->kept;
+    return k->words && k->query == c->queries && k->full == q->spec->full &&
+           k->skin == q->spec->skin && memcmp(&k->view, q->user, sizeof k->view) == 0;
+}
+
+static sc_status fill_kept(sc_context *c, nbr_query *q) {
+    const double t0 = sc_now();
+    const size_t n = q->user->count;
+    const sc_list_kept k = c->kept;
+    memset(&c->stats, 0, sizeof c->stats);
+    c->queries++;
+    c->kept.words = 0;
+    const int threads = n >= 4 * SC_SPHERES_PER_THREAD ? sc_context_threads(c) : 1;
+    sc_status st = k.words == q->offsets[n] ? SC_OK : SC_ERR_INVALID_ARGUMENT;
+    if (st == SC_OK)
+        st = unpack((const uint64_t *)c->win.p + k.at, sc_engine_index_bits(n), q->offsets, 0, n,
+                    q->indices, threads);
+    if (st == SC_OK)
+        fill_values(q, n, threads);
+    c->stats.seconds[SC_STAGE_MERGE] = sc_now() - t0;
+    c->stats.spheres = n;
+    c->stats.threads = threads;
+    c->stats.pairs = st == SC_OK ? k.pairs : 0;
+    c->stats.checksum = st == SC_OK ? k.checksum : 0;
+    c->stats.scratch_bytes = sc_context_scratch_bytes(c);
+    c->stats.total_seconds = sc_now() - t0;
+    return st;
+}
+
+/* Both passes: the spec checked, the caller's view kept for the filter and
+ * the values, and the search view grown when there is a skin. */
+static sc_status nbr_run(sc_context *c, const sc_spheres *spheres, nbr_query *q, sc_query_fn fn) {
+    if (!c)
+        return SC_ERR_INVALID_ARGUMENT;
+    sc_status st = spec_check(q->spec);
+    if (st == SC_OK && !spheres)
+        st = SC_ERR_INVALID_ARGUMENT;
+    if (st == SC_OK)
+        st = sc_view_make(spheres, &q->exact);
+    q->user = spheres;
+    if (st == SC_OK && fn == do_fill) {
+        const size_t n = spheres->count;
+        if (!offsets_sane(q->offsets, n) ||
+            (q->offsets[n] > 0 && (!q->indices || (q->spec->value != SC_NBR_NONE && !q->values))))
+            st = SC_ERR_INVALID_ARGUMENT;
+        else if (kept_for(c, q))
+            return fill_kept(c, q);
+    }
+    sc_spheres search = spheres ? *spheres : (sc_spheres){0};
+    q->filter = st == SC_OK && q->spec->skin > 0.0;
+    if (q->filter) {
+        /* The grown radii could hide a bad one (-1 grown by 4 is fine), so
+         * the caller's values are checked first. */
+        st = sc_spheres_validate(spheres, NULL);
+        if (st == SC_OK)
+            st = grow_view(c, spheres, q->spec->skin, &search);
+    }
+    if (st != SC_OK) {
+        memset(&c->stats, 0, sizeof c->stats);
+        c->queries++;
+        return st;
+    }
+    return sc_engine_run(c, &search, fn, q);
+}
+
+sc_status sc_neighbors_count(sc_context *c, const sc_spheres *spheres, const sc_nbr_spec *spec,
+                             uint64_t *offsets) {
+    if (!offsets)
+        return SC_ERR_INVALID_ARGUMENT;
+    nbr_query q = {spec, NULL, {0}, false, offsets, NULL, NULL, NULL};
+    return nbr_run(c, spheres, &q, do_count);
+}
+
+sc_status sc_neighbors_fill(sc_context *c, const sc_spheres *spheres, const sc_nbr_spec *spec,
+                            const uint64_t *offsets, uint32_t *indices, double *values) {
+    if (!offsets || !spec)
+        return SC_ERR_INVALID_ARGUMENT;
+    nbr_query q = {spec, NULL, {0}, false, NULL, offsets, indices,
+                   spec->value != SC_NBR_NONE ? values : NULL};
+    return nbr_run(c, spheres, &q, do_fill);
+}
