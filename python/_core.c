@@ -270,6 +270,59 @@ static PyObject *Context_pairs(Context *self, PyObject *args) {
     return own_pairs(g.p, g.n);
 }
 
+/* neighbors(centres, radii, full, skin, value) -> (offsets int64, indices
+ * uint32, values float64 or None): the count pass, the arrays sized by it,
+ * the fill pass; the GIL is released during both passes (the context stays
+ * taken in between, so the fill follows its count directly). */
+static PyObject *Context_neighbors(Context *self, PyObject *args) {
+    PyObject *c, *r;
+    int full, value;
+    double skin;
+    sc_spheres v;
+    if (!PyArg_ParseTuple(args, "OOpdi", &c, &r, &full, &skin, &value) || make_view(c, r, &v) < 0)
+        return NULL;
+    const sc_nbr_spec spec = {full, skin, (sc_nbr_value)value};
+    npy_intp n1 = (npy_intp)v.count + 1;
+    PyObject *off = PyArray_SimpleNew(1, &n1, NPY_INT64);
+    if (!off)
+        return NULL;
+    if (take(self) < 0) {
+        Py_DECREF(off);
+        return NULL;
+    }
+    uint64_t *o = PyArray_DATA((PyArrayObject *)off); /* int64 and uint64: the same bits below 2^63 */
+    sc_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = sc_neighbors_count(self->ctx, &v, &spec, o);
+    Py_END_ALLOW_THREADS
+    PyObject *idx = NULL, *val = NULL;
+    if (st == SC_OK) {
+        npy_intp m = (npy_intp)o[v.count];
+        idx = PyArray_SimpleNew(1, &m, NPY_UINT32);
+        val = value ? PyArray_SimpleNew(1, &m, NPY_FLOAT64) : (Py_INCREF(Py_None), Py_None);
+        if (!idx || !val) {
+            self->busy = 0;
+            Py_DECREF(off);
+            Py_XDECREF(idx);
+            Py_XDECREF(val);
+            return NULL; /* MemoryError from NumPy, naming the size */
+        }
+        uint32_t *ip = PyArray_DATA((PyArrayObject *)idx);
+        double *vp = value ? PyArray_DATA((PyArrayObject *)val) : NULL;
+        Py_BEGIN_ALLOW_THREADS
+        st = sc_neighbors_fill(self->ctx, &v, &spec, o, ip, vp);
+        Py_END_ALLOW_THREADS
+    }
+    self->busy = 0;
+    if (st != SC_OK) {
+        Py_DECREF(off);
+        Py_XDECREF(idx);
+        Py_XDECREF(val);
+        return raise_status(st, &v);
+    }
+    return Py_BuildValue("(NNN)", off, idx, val);
+}
+
 static PyObject *Context_trim(Context *self, PyObject *unused) {
     (void)unused;
     if (take(self) < 0)
@@ -488,6 +541,8 @@ static PyMethodDef Context_methods[] = {
     {"count", (PyCFunction)Context_count, METH_VARARGS, "count(centres, radii) -> (pairs, checksum)"},
     {"pairs", (PyCFunction)Context_pairs, METH_VARARGS, "pairs(centres, radii) -> (K, 2) uint32 array"},
     {"chunks", (PyCFunction)Context_chunks, METH_VARARGS, "chunks(centres, radii) -> iterator of arrays"},
+    {"neighbors", (PyCFunction)Context_neighbors, METH_VARARGS,
+     "neighbors(centres, radii, full, skin, value) -> (offsets, indices, values or None)"},
     {"stats", (PyCFunction)Context_stats, METH_NOARGS, "statistics of the last query, a dict"},
     {"trim", (PyCFunction)Context_trim, METH_NOARGS, "frees the context's scratch memory"},
     {NULL, NULL, 0, NULL},

@@ -10,6 +10,7 @@ dtype, algorithm or thread count.
     radii = np.full(100_000, 0.5)
     p = sc.pairs(centres, radii)            # (K, 2) uint32, i < j
     k, checksum = sc.count(centres, radii)  # K without storing the pairs
+    off, nbr = sc.neighbors(centres, radii, full=True)  # CSR: row i is nbr[off[i]:off[i+1]]
 
 Arrays: centres of shape (N, 3), or (N, 2) for circles; radii of shape (N,)
 or one number for all. float32 and float64 are read where they are, at any
@@ -20,6 +21,7 @@ wider float (exactly). Big-endian arrays and complex, object or long double
 arrays are refused (converting them is the caller's choice).
 """
 
+import contextlib as _contextlib
 import threading as _threading
 
 import numpy as _np
@@ -27,7 +29,7 @@ import numpy as _np
 from . import _core
 from ._core import Error
 
-__all__ = ["pairs", "count", "iter_pairs", "Context", "pair_checksum", "clear_cache", "Error",
+__all__ = ["pairs", "count", "iter_pairs", "neighbors", "Context", "pair_checksum", "clear_cache", "Error",
            "ALGORITHMS", "__version__"]
 
 __version__ = _core.version()
@@ -118,6 +120,11 @@ class Context:
         finally:
             it.close()
 
+    def neighbors(self, centres, radii, *, full=False, skin=0.0, values=None):
+        """As spherecollide.neighbors()."""
+        c, r = _prepare(centres, radii)
+        return _neighbors_result(self._core.neighbors(c, r, *_nbr_args(full, skin, values)), values)
+
     def stats(self):
         """The last query's statistics (sc_stats): seconds per stage, total_seconds
         (the library's time for the call), pairs, checksum, levels, threads, kernel..."""
@@ -150,6 +157,16 @@ def _give_back(key, ctx):
             idle.append(ctx)
 
 
+@_contextlib.contextmanager
+def _borrowed(key):
+    """A cached Context for these options for the duration of a call."""
+    ctx = _borrow(key)
+    try:
+        yield ctx
+    finally:
+        _give_back(key, ctx)
+
+
 def clear_cache():
     """Frees the library contexts (and their scratch memory) kept between calls."""
     with _lock:
@@ -167,11 +184,8 @@ def pairs(centres, radii, *, algorithm="grid", threads=None, sorted=False, kerne
     """
     key = _options(algorithm, threads, kernel, sorted, 65536)
     c, r = _prepare(centres, radii)
-    ctx = _borrow(key)
-    try:
+    with _borrowed(key) as ctx:
         return ctx._core.pairs(c, r)
-    finally:
-        _give_back(key, ctx)
 
 
 def count(centres, radii, *, algorithm="grid", threads=None, kernel="auto"):
@@ -179,11 +193,8 @@ def count(centres, radii, *, algorithm="grid", threads=None, kernel="auto"):
     sum(pair_mix(i, j)) mod 2**64, in memory that does not grow with K."""
     key = _options(algorithm, threads, kernel, False, 65536)
     c, r = _prepare(centres, radii)
-    ctx = _borrow(key)
-    try:
+    with _borrowed(key) as ctx:
         return ctx._core.count(c, r)
-    finally:
-        _give_back(key, ctx)
 
 
 def iter_pairs(centres, radii, *, chunk=65536, algorithm="grid", threads=None, sorted=False,
@@ -196,15 +207,48 @@ def iter_pairs(centres, radii, *, chunk=65536, algorithm="grid", threads=None, s
     """
     key = _options(algorithm, threads, kernel, sorted, chunk)
     c, r = _prepare(centres, radii)
-    ctx = _borrow(key)
-    it = None
-    try:
+    with _borrowed(key) as ctx:
         it = ctx._core.chunks(c, r)
-        yield from it
-    finally:
-        if it is not None:
+        try:
+            yield from it
+        finally:
             it.close()
-        _give_back(key, ctx)
+
+
+_VALUES = {None: 0, "overlap": 1, "distance": 2}
+
+
+def _nbr_args(full, skin, values):
+    if values not in _VALUES:
+        raise ValueError(f"values must be None, 'overlap' or 'distance', not {values!r}")
+    skin = float(skin)
+    if not skin >= 0.0 or skin > 1e150:
+        raise ValueError(f"skin must be a number from 0 to 1e150, not {skin!r}")
+    return bool(full), skin, _VALUES[values]
+
+
+def _neighbors_result(res, values):
+    off, idx, val = res
+    return (off, idx) if values is None else (off, idx, val)
+
+
+def neighbors(centres, radii, *, full=False, skin=0.0, values=None, algorithm="grid",
+              threads=None, kernel="auto"):
+    """The CSR neighbour list: (offsets, indices) or, with values, (offsets, indices, values).
+
+    Row i is indices[offsets[i]:offsets[i+1]], sorted, the same for every
+    thread count and algorithm: the j > i that intersect sphere i (a half
+    list), or every j != i with ``full=True``. ``skin`` lists pairs up to skin
+    apart: ``(dx*dx + dy*dy) + dz*dz <= ((ri + rj) + skin)**2`` in double.
+    ``values="overlap"`` gives (ri + rj) - d per entry (negative within the
+    skin), ``"distance"`` gives d, as float64. offsets is int64 (n + 1),
+    indices uint32; scipy.sparse.csr_matrix((values, indices, offsets)) takes them.
+    """
+    key = _options(algorithm, threads, kernel, False, 65536)
+    args = _nbr_args(full, skin, values)
+    c, r = _prepare(centres, radii)
+    with _borrowed(key) as ctx:
+        return _neighbors_result(ctx._core.neighbors(c, r, *args), values)
 
 
 _M64 = (1 << 64) - 1

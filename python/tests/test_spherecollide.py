@@ -324,3 +324,109 @@ def test_same_pairs_and_order_as_the_cli(tmp_path, sorted_):
     mine = sc.pairs(c, r, threads=3, sorted=sorted_)
     assert cli.dtype == np.uint32
     np.testing.assert_array_equal(mine, cli)
+
+
+# ---- neighbour lists ---------------------------------------------------------------------
+
+def nbr_oracle(centres, radii, full, skin, values):
+    """The CSR list from the oracle's pairs at radii + skin: row i sorted.
+    The skin predicate is d2 <= ((ri + rj) + skin)**2 and the values are
+    computed from (i, j) with i < j, both in double."""
+    c = np.asarray(centres, dtype=np.float64)
+    r = np.broadcast_to(np.asarray(radii, dtype=np.float64), (len(c),))
+    if c.shape[1] == 2:
+        c = np.column_stack([c, np.zeros(len(c))])
+    n = len(c)
+    ii, jj = [], []
+    for i0 in range(0, n, 256):
+        ci, ri = c[i0:i0 + 256], r[i0:i0 + 256]
+        dx = ci[:, None, 0] - c[None, :, 0]
+        dy = ci[:, None, 1] - c[None, :, 1]
+        dz = ci[:, None, 2] - c[None, :, 2]
+        d2 = (dx * dx + dy * dy) + dz * dz
+        s = (ri[:, None] + r[None, :]) + skin
+        a, b = np.nonzero(d2 <= s * s)
+        a = a + i0
+        keep = a < b
+        ii.append(a[keep])
+        jj.append(b[keep])
+    i = np.concatenate(ii) if ii else np.zeros(0, np.int64)
+    j = np.concatenate(jj) if jj else np.zeros(0, np.int64)
+    lo, hi = i, j
+    if full:
+        i, j = np.concatenate([i, j]), np.concatenate([j, i])
+        lo, hi = np.minimum(i, j), np.maximum(i, j)
+    order = np.lexsort((j, i))
+    i, j, lo, hi = i[order], j[order], lo[order], hi[order]
+    off = np.zeros(n + 1, np.int64)
+    np.add.at(off, i + 1, 1)
+    off = np.cumsum(off)
+    d = c[lo] - c[hi]
+    dist = np.sqrt((d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) + d[:, 2] * d[:, 2])
+    val = {"overlap": (r[lo] + r[hi]) - dist, "distance": dist, None: None}[values]
+    return off, j.astype(np.uint32), val
+
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+@pytest.mark.parametrize("full,skin,values", [(False, 0.0, None), (True, 0.0, "overlap"),
+                                              (False, 0.3, "distance"), (True, 5e-324, None)])
+def test_neighbors_match_the_oracle(name, full, skin, values):
+    c, r = DATASETS[name]()
+    want = nbr_oracle(c, r, full, skin, values)
+    for k, algorithm in enumerate(sc.ALGORITHMS):
+        got = sc.neighbors(c, r, full=full, skin=skin, values=values, algorithm=algorithm,
+                           threads=1 + k % 3)
+        assert len(got) == (2 if values is None else 3)
+        assert got[0].dtype == np.int64 and got[1].dtype == np.uint32
+        np.testing.assert_array_equal(got[0], want[0], err_msg=f"{algorithm}: offsets")
+        np.testing.assert_array_equal(got[1], want[1], err_msg=f"{algorithm}: indices")
+        if values is not None:
+            assert got[2].dtype == np.float64
+            # bit for bit: the same double expressions
+            np.testing.assert_array_equal(got[2].view(np.uint64), want[2].view(np.uint64))
+
+
+def test_neighbors_half_list_is_the_pair_set():
+    c, r = uniform(3000)
+    off, nbr = sc.neighbors(c, r)
+    rows = np.repeat(np.arange(len(c), dtype=np.uint32), np.diff(off))
+    np.testing.assert_array_equal(np.column_stack([rows, nbr]), sc.pairs(c, r, sorted=True))
+    assert int(off[-1]) == sc.count(c, r)[0] > 0
+
+
+def test_neighbors_float32_and_context():
+    c, r = heavytail(1500)
+    c32, r32 = c.astype(np.float32), r.astype(np.float32)
+    want = nbr_oracle(c32, r32, True, 0.05, "overlap")
+    ctx = sc.Context(threads=2)
+    for _ in range(2):  # the second call reuses the context's scratch
+        off, nbr, val = ctx.neighbors(c32, r32, full=True, skin=0.05, values="overlap")
+        np.testing.assert_array_equal(off, want[0])
+        np.testing.assert_array_equal(nbr, want[1])
+        np.testing.assert_array_equal(val, want[2])
+    assert ctx.stats()["pairs"] == len(want[1]) // 2
+
+
+def test_neighbors_bad_arguments():
+    c, r = uniform(200)
+    with pytest.raises(ValueError, match="values must be"):
+        sc.neighbors(c, r, values="depth")
+    for skin in (-1.0, float("nan"), float("inf"), 1e151):
+        with pytest.raises(ValueError, match="skin must be"):
+            sc.neighbors(c, r, skin=skin)
+    r = r.copy()
+    r[17] = -0.5
+    with pytest.raises(sc.Error) as e:
+        sc.neighbors(c, r, skin=4.0)  # grown radii would hide it: still refused
+    assert e.value.index == 17 and e.value.status_name.startswith("negative radius")
+
+
+def test_neighbors_same_as_the_cli(tmp_path):
+    c, r = heavytail(3000)
+    np.save(tmp_path / "in.npy", np.column_stack([c, r]))
+    subprocess.run([os.environ["SC_CLI"], "neighbors", str(tmp_path / "in.npy"), "--full",
+                    "--skin", "0.125", "-o", str(tmp_path / "out.npy"), "--quiet"], check=True)
+    cli = np.load(tmp_path / "out.npy")
+    off, nbr = sc.neighbors(c, r, full=True, skin=0.125, threads=3)
+    rows = np.repeat(np.arange(len(c), dtype=np.uint32), np.diff(off))
+    np.testing.assert_array_equal(np.column_stack([rows, nbr]), cli)
