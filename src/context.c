@@ -97,7 +97,7 @@ void sc_context_trim(sc_context *c) {
         return;
     for (int k = 0; k < SC_PEER_BUFS; k++)
         sc_buf_release(alloc_of(c), &c->peer_buf[k]);
-    sc_buf *bufs[] = {&c->sched, &c->sink_mem, &c->hist, &c->win, &c->grown};
+    sc_buf *bufs[] = {&c->sched, &c->sink_mem, &c->hist, &c->win, &c->grown, &c->worig};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
         sc_buf_release(alloc_of(c), bufs[k]);
 }
@@ -135,7 +135,8 @@ sc_status sc_context_stats(const sc_context *c, sc_stats *out) {
 }
 
 uint64_t sc_context_scratch_bytes(const sc_context *c) {
-    uint64_t b = c->sched.bytes + c->sink_mem.bytes + c->hist.bytes + c->win.bytes + c->grown.bytes;
+    uint64_t b = c->sched.bytes + c->sink_mem.bytes + c->hist.bytes + c->win.bytes + c->grown.bytes +
+                 c->worig.bytes;
     for (int k = 0; k < SC_PEER_BUFS; k++)
         b += c->peer_buf[k].bytes;
     return b;

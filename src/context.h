@@ -51,7 +51,8 @@ struct sc_context {
                              NULL until sc_context_pinning makes it */
     sc_buf peer_buf[SC_PEER_BUFS]; /* the peer's scratch */
     sc_buf sched, sink_mem, hist, win; /* the orchestrator's */
-    sc_buf grown; /* neighbour lists with a skin: the grown radii */
+    sc_buf grown, worig; /* neighbour lists with a skin: the grown radii (input
+                            order), the caller's radii (working order) */
     _Alignas(SC_ALIGN) unsigned char peer_state[SC_PEER_STATE_BYTES];
     sc_stats stats;
     uint64_t sorted_pairs_last; /* the last sorted query's pairs + 1 (0: none yet) */

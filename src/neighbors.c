@@ -52,7 +52,14 @@ static sc_status spec_check(const sc_nbr_spec *spec) {
  * centres, so every listed pair is proposed. */
 static double grow(double r, double h) {
     const double g = (r + h) * (1.0 + 0x1p-48);
-    return nextafter(nextafter(g, INFINITY), INFINITY);
+    /* two ulps up: g is finite and >= 0 (r, h <= 1e150), so its bits
+     * as an integer step to the next doubles (0 steps to the subnormals) */
+    uint64_t u;
+    memcpy(&u, &g, sizeof u);
+    u += 2;
+    double up;
+    memcpy(&up, &u, sizeof up);
+    return up;
 }
 
 /* Writes the grown radii to the context's scratch and points *grown at them
@@ -89,11 +96,30 @@ static sc_status grow_view(sc_context *c, const sc_spheres *user, double skin, s
     return SC_OK;
 }
 
-static void sink_for(sc_sink *s, const nbr_query *q) {
+/* The sink's list options; with a skin, the filter's values in the peer's
+ * working order (the caller's radii gathered once per pass), where the
+ * peer has a working copy. */
+static sc_status sink_for(sc_context *c, const sc_prepared *p, sc_sink *s, const nbr_query *q) {
     s->exact = &q->exact;
     s->filter = q->filter;
     s->skin = q->spec->skin;
     s->full = q->spec->full;
+    const sc_work *w = &p->built.work;
+    if (!q->filter || !w->x)
+        return SC_OK;
+    if (!sc_buf_reserve(sc_context_allocator(c), &c->worig, sizeof(double) * (w->n ? w->n : 1)))
+        return SC_ERR_OUT_OF_MEMORY;
+    double *r = c->worig.p;
+    const double t = sc_now();
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < w->n; k++)
+        r[k] = sc_view_r(&q->exact, w->index[k]);
+    SC_STAGE_TIME(c, SC_STAGE_GATHER, t);
+    s->wx = w->x;
+    s->wy = w->y;
+    s->wz = w->z;
+    s->wr = r;
+    return SC_OK;
 }
 
 /* Words a window may hold: options.sorted_window_bytes over a word and its
@@ -112,13 +138,15 @@ static bool reserve_words(sc_context *c, size_t cap) {
 static sc_status list_pass(sc_context *c, sc_prepared *p, const nbr_query *q, size_t cap,
                            size_t lo, size_t hi, size_t *m) {
     sc_sink s = {0};
-    sink_for(&s, q);
+    sc_status st = sink_for(c, p, &s, q);
+    if (st != SC_OK)
+        return st;
     s.win = c->win.p;
     s.win_lo = (uint32_t)lo;
     s.win_hi = (uint32_t)hi;
     s.win_bits = sc_engine_index_bits(p->view.n);
     s.win_cap = cap;
-    sc_status st = sc_engine_sink(c, &s, SC_SINK_WINDOW, p);
+    st = sc_engine_sink(c, &s, SC_SINK_WINDOW, p);
     if (st == SC_OK)
         st = sc_engine_search(c, p, &s);
     *m = s.win_count;
@@ -141,9 +169,11 @@ static const uint64_t *sort_words(sc_context *c, size_t cap, size_t m, int bits)
 /* Row lengths by a DEGREE pass, for a list too large for one window. */
 static sc_status degree_pass(sc_context *c, sc_prepared *p, const nbr_query *q) {
     sc_sink s = {0};
-    sink_for(&s, q);
+    sc_status st = sink_for(c, p, &s, q);
+    if (st != SC_OK)
+        return st;
     s.degree = q->degree;
-    sc_status st = sc_engine_sink(c, &s, SC_SINK_DEGREE, p);
+    st = sc_engine_sink(c, &s, SC_SINK_DEGREE, p);
     if (st == SC_OK)
         st = sc_engine_search(c, p, &s);
     sc_engine_totals(c, &s);

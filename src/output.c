@@ -183,6 +183,23 @@ static bool skin_holds(const sc_view *v, double skin, uint32_t a, uint32_t b) {
     return d2 <= s * s;
 }
 
+/* The same predicate on working indices (see sc_sink.wx). The operands'
+ * order does not matter: a - b and b - a square to the same double. */
+static bool skin_holds_work(const sc_sink *s, uint32_t a, uint32_t b) {
+    const double dx = s->wx[a] - s->wx[b], dy = s->wy[a] - s->wy[b];
+    const double dz = s->wz ? s->wz[a] - s->wz[b] : 0.0;
+    const double d2 = (dx * dx + dy * dy) + dz * dz;
+    const double t = (s->wr[a] + s->wr[b]) + s->skin;
+    return d2 <= t * t;
+}
+
+/* A list's filter on a hit: working indices wa, wb; input indices lo, hi. */
+static inline bool list_keeps(const sc_sink *s, uint32_t wa, uint32_t wb, uint32_t lo, uint32_t hi) {
+    if (!s->filter)
+        return true;
+    return s->wx ? skin_holds_work(s, wa, wb) : skin_holds(s->exact, s->skin, lo, hi);
+}
+
 static void process_hits(sc_hits *h) {
     sc_sink_thread *th = h->owner;
     sc_sink *s = th->sink;
@@ -237,7 +254,7 @@ static void process_hits(sc_hits *h) {
         for (size_t k = 0; k < n; k++) {
             uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
             uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
-            if (s->filter && !skin_holds(s->exact, s->skin, lo, hi))
+            if (!list_keeps(s, h->pairs[2 * k], h->pairs[2 * k + 1], lo, hi))
                 continue;
             if (lo >= s->win_lo && lo < s->win_hi) {
                 sum += mix64(((uint64_t)lo << 32) | hi);
@@ -260,7 +277,7 @@ static void process_hits(sc_hits *h) {
         for (size_t k = 0; k < n; k++) {
             uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
             uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
-            if (s->filter && !skin_holds(s->exact, s->skin, lo, hi))
+            if (!list_keeps(s, h->pairs[2 * k], h->pairs[2 * k + 1], lo, hi))
                 continue;
             sum += mix64(((uint64_t)lo << 32) | hi);
             kept++;

@@ -79,6 +79,12 @@ struct sc_sink {
     bool filter;
     double skin;
     int full;
+    /* the filter's values in the peer's working order, where it has a
+     * working copy (centres as copied, the caller's radii gathered): the
+     * spheres a hit names were just read by the kernel, so these are in
+     * cache where the caller's rows, in input order, are not. wz may be
+     * NULL (2-D); wx NULL: the filter reads `exact` */
+    const double *wx, *wy, *wz, *wr;
     /* DEGREE: row lengths, added to degree[i + 1] */
     uint64_t *degree;
 };
