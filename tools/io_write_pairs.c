@@ -191,15 +191,19 @@ sc_io_status sc_list_writer_open(const char *path, sc_io_format format, size_t n
     return st;
 }
 
-/* Shortest text that reads back as the same double ("%.17g" at most). */
+/* Writes the shortest text that reads back as the same double ("%.17g" at
+ * most) to out, which has room for 32 bytes; returns its length. */
 static size_t dtoa_exact(char *out, double v)
 {
+    char text[32];
+    int l = 0;
     for (int prec = 15; prec <= 17; prec++) {
-        int l = snprintf(out, 32, "%.*g", prec, v);
-        if (prec == 17 || strtod(out, NULL) == v)
-            return (size_t)l;
+        l = snprintf(text, sizeof text, "%.*g", prec, v);
+        if (strtod(text, NULL) == v)
+            break;
     }
-    return 0;
+    memcpy(out, text, (size_t)l);
+    return (size_t)l;
 }
 
 sc_io_status sc_list_writer_row(sc_pair_writer *w, uint32_t row, const uint32_t *nbr,
