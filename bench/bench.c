@@ -537,20 +537,6 @@ static double peak_rss(void)
     return (double)ru.ru_maxrss * 1024.0; /* Linux: KiB */
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int k)
-{
-    if (k <= 0)
-        return 0.0;
-    qsort(v, (size_t)k, sizeof *v, cmp_double);
-    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
-
 typedef struct sink_state {
     uint64_t pairs;
     sc_pair_writer *writer;
@@ -705,11 +691,11 @@ static void run_engine(const bench_args *a, const double *rows, bench_row *row)
         row->cell_size = s.cell_size;
         row->repeats_done = r + 1;
     }
-    row->total_med = median(total, reps);
-    row->total_min = total[0]; /* sorted by median() */
-    row->wall_med = median(wall, reps);
+    row->total_med = bench_median(total, reps);
+    row->total_min = total[0]; /* sorted by bench_median() */
+    row->wall_med = bench_median(wall, reps);
     for (int k = 0; k < SC_STAGE_COUNT; k++)
-        row->stage_med[k] = median(stage + k * c->repeats, reps);
+        row->stage_med[k] = bench_median(stage + k * c->repeats, reps);
 done:
     free(total);
     free(wall);
@@ -1063,11 +1049,11 @@ static void merge_rounds(const bench_row *run, int rounds, bench_row *out)
         out->retries += r->retries;
         out->idle_wait_s += r->idle_wait_s;
     }
-    out->total_med = median(v[0], nr);
-    out->wall_med = median(v[1], nr);
-    out->cold_s = median(v[2], nr);
+    out->total_med = bench_median(v[0], nr);
+    out->wall_med = bench_median(v[1], nr);
+    out->cold_s = bench_median(v[2], nr);
     for (int s = 0; s < SC_STAGE_COUNT; s++)
-        out->stage_med[s] = median(v[3 + s], nr);
+        out->stage_med[s] = bench_median(v[3 + s], nr);
 }
 
 int main(int argc, char **argv)

@@ -17,6 +17,7 @@ typedef struct bench_host {
 } bench_host;
 
 double bench_now_s(void);              /* monotonic seconds */
+double bench_median(double *v, int k); /* median of v[0..k) (sorts v); 0 when k <= 0 */
 double bench_load_average(void);       /* 1-minute load, or -1 */
 int bench_mkdir_p(const char *path);   /* 0, or -1 with errno */
 int bench_parse_size(const char *s, size_t *out); /* 0, or -1 when not a size */

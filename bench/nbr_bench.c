@@ -20,17 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 typedef struct list {
     sc_nbr_spec spec;
     uint64_t *off;
@@ -148,13 +137,13 @@ int main(int argc, char **argv)
     fprintf(out, "machine,cpu,isa,threads,gen,n,pairs,what,skin,rounds,median_s,ratio_to_count\n");
     sc_stats st;
     sc_context_stats(cc, &st);
-    const double mc = median(tc, rounds);
+    const double mc = bench_median(tc, rounds);
     fprintf(out, "%s,%s,%s,%d,%s,%zu,%llu,count,0,%d,%.6f,1\n", host.tag, host.cpu, host.isa,
             st.threads, dist, n, (unsigned long long)sum.pairs, rounds, mc);
     for (int k = 0; k < nlists; k++)
         fprintf(out, "%s,%s,%s,%d,%s,%zu,%llu,%s,%g,%d,%.6f,%.3f\n", host.tag, host.cpu, host.isa,
                 st.threads, dist, n, (unsigned long long)sum.pairs, names[k], lists[k].spec.skin,
-                rounds, median(tl[k], rounds), median(ratio[k], rounds));
+                rounds, bench_median(tl[k], rounds), bench_median(ratio[k], rounds));
     if (csv)
         fclose(out);
     return 0;

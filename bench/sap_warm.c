@@ -23,17 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void count_repairs(sc_log_level level, const char *msg, void *user)
 {
     (void)level;
@@ -150,8 +139,8 @@ int main(int argc, char **argv)
                 t[3][counted] = 1e3 * st_w.total_seconds;
                 counted++;
             }
-            const double co = median(t[0], counted), wo = median(t[1], counted);
-            const double ct = median(t[2], counted), wt = median(t[3], counted);
+            const double co = bench_median(t[0], counted), wo = bench_median(t[1], counted);
+            const double ct = bench_median(t[2], counted), wt = bench_median(t[3], counted);
             fprintf(out, "%s,%s,%s,%d,uniform,%zu,%g,%d,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f\n", host.tag,
                     host.cpu, host.isa, threads, n, deltas[id], counted, repaired, co, wo, ct, wt,
                     co / wo, ct / wt);

@@ -58,6 +58,7 @@ struct sc_context {
     uint64_t sorted_pairs_last; /* the last sorted query's pairs + 1 (0: none yet) */
     uint64_t queries;     /* queries run (sc_engine_run), to tell what came between two */
     sc_list_kept kept;    /* neighbors.c: the list a count collected, for its fill */
+    size_t list_words_last; /* the last list count's words (0: none yet): its guess */
     progress_map progress; /* this query's progress */
 #ifdef SC_STUDY
     sc_study_knobs study; /* study.c */

@@ -192,9 +192,14 @@ static sc_status do_count(sc_context *c, sc_prepared *p, void *arg) {
     memset(q->degree, 0, (n + 1) * sizeof(uint64_t));
     const size_t budget = word_budget(c);
     const size_t per = q->spec->full ? 2 : 1;
-    /* expected words: the last list's and a quarter, or one pair per sphere */
-    const size_t last = c->kept.words;
-    const size_t guess = (last ? last + last / 4 : per * n) + 64;
+    /* expected words: the last list's and a quarter, or one pair per sphere;
+     * a buffer that held the last list is used as it is (no reallocation
+     * in the steady state) */
+    const size_t last = c->list_words_last;
+    const size_t have = c->win.bytes / (2 * sizeof(uint64_t));
+    size_t guess = (last ? last + last / 4 : per * n) + 64;
+    if (last && last <= have && have <= budget)
+        guess = have;
     sc_status st = SC_OK;
     if (guess <= budget) {
         size_t cap = guess, m = 0;
@@ -209,6 +214,7 @@ static sc_status do_count(sc_context *c, sc_prepared *p, void *arg) {
         }
         if (st != SC_OK)
             return st;
+        c->list_words_last = m;
         if (m <= cap) {
             const uint64_t *w = sort_words(c, cap, m, bits);
             const double t = sc_now();

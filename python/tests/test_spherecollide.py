@@ -15,28 +15,41 @@ import spherecollide as sc
 
 # ---- the oracle ------------------------------------------------------------------
 
-def oracle(centres, radii):
-    """Every pair i < j with (dx*dx + dy*dy) + dz*dz <= (ri + rj)**2 in double
-    (NumPy's elementwise ufuncs: one rounding per operation, no FMA), sorted."""
+def _as_double(centres, radii):
+    """Centres as (N, 3) float64 (z = 0 for circles), radii as (N,) float64."""
     c = np.asarray(centres, dtype=np.float64)
     r = np.broadcast_to(np.asarray(radii, dtype=np.float64), (len(c),))
     if c.shape[1] == 2:
         c = np.column_stack([c, np.zeros(len(c))])
-    n = len(c)
-    out = []
-    for i0 in range(0, n, 256):
+    return c, r
+
+
+def _brute_pairs(c, r, skin=0.0):
+    """(i, j) arrays, i < j, with (dx*dx + dy*dy) + dz*dz <= ((ri + rj) + skin)**2
+    in double (NumPy's elementwise ufuncs: one rounding per operation, no FMA),
+    in lexicographic order. skin 0 adds +0.0: the same double as ri + rj."""
+    ii, jj = [], []
+    for i0 in range(0, len(c), 256):
         ci, ri = c[i0:i0 + 256], r[i0:i0 + 256]
         dx = ci[:, None, 0] - c[None, :, 0]
         dy = ci[:, None, 1] - c[None, :, 1]
         dz = ci[:, None, 2] - c[None, :, 2]
         d2 = (dx * dx + dy * dy) + dz * dz
-        s = ri[:, None] + r[None, :]
-        ii, jj = np.nonzero(d2 <= s * s)
-        ii = ii + i0
-        keep = ii < jj
-        out.append(np.column_stack([ii[keep], jj[keep]]))
-    p = np.concatenate(out) if out else np.zeros((0, 2))
-    return p.astype(np.uint32).reshape(-1, 2)
+        s = (ri[:, None] + r[None, :]) + skin
+        a, b = np.nonzero(d2 <= s * s)
+        a = a + i0
+        keep = a < b
+        ii.append(a[keep])
+        jj.append(b[keep])
+    if not ii:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(ii), np.concatenate(jj)
+
+
+def oracle(centres, radii):
+    """Every intersecting pair i < j, sorted, as a (K, 2) uint32 array."""
+    i, j = _brute_pairs(*_as_double(centres, radii))
+    return np.column_stack([i, j]).astype(np.uint32).reshape(-1, 2)
 
 
 def lexsorted(p):
@@ -332,26 +345,9 @@ def nbr_oracle(centres, radii, full, skin, values):
     """The CSR list from the oracle's pairs at radii + skin: row i sorted.
     The skin predicate is d2 <= ((ri + rj) + skin)**2 and the values are
     computed from (i, j) with i < j, both in double."""
-    c = np.asarray(centres, dtype=np.float64)
-    r = np.broadcast_to(np.asarray(radii, dtype=np.float64), (len(c),))
-    if c.shape[1] == 2:
-        c = np.column_stack([c, np.zeros(len(c))])
+    c, r = _as_double(centres, radii)
     n = len(c)
-    ii, jj = [], []
-    for i0 in range(0, n, 256):
-        ci, ri = c[i0:i0 + 256], r[i0:i0 + 256]
-        dx = ci[:, None, 0] - c[None, :, 0]
-        dy = ci[:, None, 1] - c[None, :, 1]
-        dz = ci[:, None, 2] - c[None, :, 2]
-        d2 = (dx * dx + dy * dy) + dz * dz
-        s = (ri[:, None] + r[None, :]) + skin
-        a, b = np.nonzero(d2 <= s * s)
-        a = a + i0
-        keep = a < b
-        ii.append(a[keep])
-        jj.append(b[keep])
-    i = np.concatenate(ii) if ii else np.zeros(0, np.int64)
-    j = np.concatenate(jj) if jj else np.zeros(0, np.int64)
+    i, j = _brute_pairs(c, r, skin)
     lo, hi = i, j
     if full:
         i, j = np.concatenate([i, j]), np.concatenate([j, i])
