@@ -352,6 +352,37 @@ SC_API sc_status sc_fill_pairs(sc_context *ctx, const sc_spheres *spheres, uint3
                                size_t capacity, size_t *needed, sc_summary *out);
 
 /* ======================================================================== */
+/* Two sets (bipartite)                                                     */
+/* ======================================================================== */
+
+/** The pairs (i, j), i indexing a and j indexing b, whose spheres intersect
+ *  by the one-set predicate (the same double expression on the caller's
+ *  values; a sphere in both sets meets itself). In the stream, pairs[2k]
+ *  is i and pairs[2k+1] is j (no order between them); the checksum sums
+ *  sc_pair_mix(i, j). a and b are both 3-D or both 2-D (else
+ *  SC_ERR_INVALID_ARGUMENT; an empty set takes the other's), their dtypes
+ *  may differ, and a->count + b->count <= SC_MAX_SPHERES. An invalid sphere
+ *  gives the status of a's first one, else b's. Every option applies as
+ *  for one set: options.algorithm searches, the stream's order is the same
+ *  for every thread count, and lexicographic in (i, j) with options.sorted.
+ *  When one set is at least 4 times the other, one pass over the larger
+ *  keeps only its spheres near the smaller's (an occupancy grid of the
+ *  smaller's boxes), and the algorithm searches the smaller set with
+ *  those: no index of a u b is built. Scratch beyond a one-set query's
+ *  on the searched spheres: 32 bytes per searched sphere, 4 per sphere of
+ *  the larger set, and the grid's bits (2 per sphere of the larger set,
+ *  2 MiB at most). The context's statistics count the searched spheres. */
+SC_API sc_status sc_count_between(sc_context *ctx, const sc_spheres *a, const sc_spheres *b,
+                                  sc_summary *out);
+/** sc_stream_pairs for two sets: memory as there, on the searched spheres. */
+SC_API sc_status sc_stream_between(sc_context *ctx, const sc_spheres *a, const sc_spheres *b,
+                                   sc_pair_fn fn, void *user, sc_summary *out);
+/** sc_fill_pairs for two sets. */
+SC_API sc_status sc_fill_between(sc_context *ctx, const sc_spheres *a, const sc_spheres *b,
+                                 uint32_t *pairs, size_t capacity, size_t *needed,
+                                 sc_summary *out);
+
+/* ======================================================================== */
 /* Neighbour lists (CSR)                                                    */
 /* ======================================================================== */
 

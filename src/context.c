@@ -92,13 +92,20 @@ sc_status sc_context_create(const sc_options *options, sc_context **out) {
     return SC_OK;
 }
 
+/* Every scratch buffer besides the peer's: the orchestrator's (engine.c)
+ * and the front ends' (neighbors.c, between.c). */
+#define OWN_BUFS(c)                                                                                \
+    {&(c)->sched, &(c)->sink_mem, &(c)->hist,   &(c)->win,      &(c)->grown,                        \
+     &(c)->worig, &(c)->joint,    &(c)->survivors, &(c)->occupied}
+#define OWN_BUFS_COUNT 9
+
 void sc_context_trim(sc_context *c) {
     if (!c)
         return;
     for (int k = 0; k < SC_PEER_BUFS; k++)
         sc_buf_release(alloc_of(c), &c->peer_buf[k]);
-    sc_buf *bufs[] = {&c->sched, &c->sink_mem, &c->hist, &c->win, &c->grown, &c->worig};
-    for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
+    sc_buf *bufs[OWN_BUFS_COUNT] = OWN_BUFS(c);
+    for (size_t k = 0; k < OWN_BUFS_COUNT; k++)
         sc_buf_release(alloc_of(c), bufs[k]);
 }
 
@@ -135,8 +142,10 @@ sc_status sc_context_stats(const sc_context *c, sc_stats *out) {
 }
 
 uint64_t sc_context_scratch_bytes(const sc_context *c) {
-    uint64_t b = c->sched.bytes + c->sink_mem.bytes + c->hist.bytes + c->win.bytes + c->grown.bytes +
-                 c->worig.bytes;
+    const sc_buf *bufs[OWN_BUFS_COUNT] = OWN_BUFS(c);
+    uint64_t b = 0;
+    for (size_t k = 0; k < OWN_BUFS_COUNT; k++)
+        b += bufs[k]->bytes;
     for (int k = 0; k < SC_PEER_BUFS; k++)
         b += c->peer_buf[k].bytes;
     return b;

@@ -6,6 +6,7 @@
 #ifndef SC_CONTEXT_H
 #define SC_CONTEXT_H
 
+#include "output.h"
 #include "peer.h"
 
 /* Scratch sizes are n times a few dozen bytes for n <= 2^32 spheres: they
@@ -59,6 +60,10 @@ struct sc_context {
     uint64_t queries;     /* queries run (sc_engine_run), to tell what came between two */
     sc_list_kept kept;    /* neighbors.c: the list a count collected, for its fill */
     size_t list_words_last; /* the last list count's words (0: none yet): its guess */
+    sc_cross cross;       /* between.c, during a two-set query: what its sinks keep */
+    sc_buf joint, survivors, occupied; /* between.c: the joint view's SoA, the
+                                          large set's candidates, the small
+                                          set's cell bitmap */
     progress_map progress; /* this query's progress */
 #ifdef SC_STUDY
     sc_study_knobs study; /* study.c */

@@ -81,6 +81,7 @@ sc_status sc_engine_sink(sc_context *c, sc_sink *s, sc_sink_mode mode, const sc_
     const size_t nchunks = p->built.nchunks;
     s->mode = mode;
     s->index = p->built.work.index;
+    s->cross = c->cross;
     s->chunk_pairs = c->chunk_pairs;
     const size_t bytes = sc_sink_bytes(c->threads, mode, c->chunk_pairs, nchunks);
     if (bytes == SIZE_MAX || !sc_buf_reserve(alloc_of(c), &c->sink_mem, bytes))
@@ -189,7 +190,7 @@ void sc_engine_totals(sc_context *c, sc_sink *s) {
 
 /* ---- count --------------------------------------------------------------- */
 
-static sc_status do_count(sc_context *c, sc_prepared *p, void *arg) {
+sc_status sc_engine_count(sc_context *c, sc_prepared *p, void *arg) {
     sc_sink s = {0};
     sc_status st = sc_engine_sink(c, &s, SC_SINK_COUNT, p);
     if (st == SC_OK)
@@ -205,15 +206,12 @@ sc_status sc_count_pairs(sc_context *c, const sc_spheres *spheres, sc_summary *o
     if (!out)
         return SC_ERR_INVALID_ARGUMENT;
     out->pairs = out->checksum = 0;
-    return sc_engine_run(c, spheres, do_count, out);
+    return sc_engine_run(c, spheres, sc_engine_count, out);
 }
 
 /* ---- stream ------------------------------------------------------------- */
 
-typedef struct stream_arg {
-    sc_pair_fn fn;
-    void *user;
-} stream_arg;
+typedef sc_engine_stream_arg stream_arg;
 
 static sc_status stream_unsorted(sc_context *c, sc_prepared *p, const stream_arg *a) {
     sc_sink s = {0};
@@ -264,6 +262,11 @@ static bool win_reserve(sc_context *c, sorted_win *win, size_t cap) {
     return true;
 }
 
+/* The range of a pair's first index i: the spheres, or for two sets A's. */
+static size_t rows_of(const sc_context *c, const sc_prepared *p) {
+    return c->cross.on ? c->cross.na : p->view.n;
+}
+
 /* One search pass keeping the pairs whose smaller index is in [lo, hi):
  * *count gets them all, of which the first win->cap are stored. */
 static sc_status window_pass(sc_context *c, sc_prepared *p, const sorted_win *win, size_t lo,
@@ -278,7 +281,7 @@ static sc_status window_pass(sc_context *c, sc_prepared *p, const sorted_win *wi
     if (st == SC_OK)
         st = sc_engine_search(c, p, &ws);
     *count = ws.win_count;
-    if (st == SC_OK && lo == 0 && hi == p->view.n)
+    if (st == SC_OK && lo == 0 && hi == rows_of(c, p))
         sc_engine_totals(c, &ws); /* a whole-input window: the query's totals */
     return st;
 }
@@ -316,11 +319,12 @@ static sc_status window_emit(sc_context *c, sorted_win *win, size_t m, const str
  * pass, radix-sorted and emitted. The guess only decides how many passes
  * run, never what is emitted. */
 static sc_status stream_sorted(sc_context *c, sc_prepared *p, const stream_arg *a) {
-    const size_t n = p->view.n;
+    const size_t n = rows_of(c, p);
     const sc_allocator *al = alloc_of(c);
     const size_t per_pair = 2 * sizeof(uint64_t); /* a word and its sort spare: win_reserve */
     const size_t budget = c->opt.sorted_window_bytes / per_pair;
-    sorted_win win = {NULL, NULL, 0, sc_engine_index_bits(n)};
+    const size_t cols = c->cross.on ? c->cross.nb : n;
+    sorted_win win = {NULL, NULL, 0, sc_engine_index_bits(n > cols ? n : cols)};
     sc_status st = SC_OK;
 
     const uint64_t last = c->sorted_pairs_last;
@@ -398,7 +402,7 @@ static sc_status stream_sorted(sc_context *c, sc_prepared *p, const stream_arg *
     return st;
 }
 
-static sc_status do_stream(sc_context *c, sc_prepared *p, void *arg) {
+sc_status sc_engine_stream(sc_context *c, sc_prepared *p, void *arg) {
     return c->opt.sorted ? stream_sorted(c, p, arg) : stream_unsorted(c, p, arg);
 }
 
@@ -409,7 +413,7 @@ sc_status sc_stream_pairs(sc_context *c, const sc_spheres *spheres, sc_pair_fn f
     if (!fn)
         return SC_ERR_INVALID_ARGUMENT;
     stream_arg a = {fn, user};
-    sc_status st = sc_engine_run(c, spheres, do_stream, &a);
+    sc_status st = sc_engine_run(c, spheres, sc_engine_stream, &a);
     if (out && c) {
         out->pairs = c->stats.pairs;
         out->checksum = c->stats.checksum;
@@ -435,8 +439,8 @@ static int fill_cb(const uint32_t *pairs, size_t count, void *user) {
     return 0; /* keep counting past the capacity to report the size needed */
 }
 
-sc_status sc_fill_pairs(sc_context *c, const sc_spheres *spheres, uint32_t *pairs, size_t capacity,
-                        size_t *needed, sc_summary *out) {
+sc_status sc_engine_fill(sc_context *c, const sc_spheres *a, const sc_spheres *b, uint32_t *pairs,
+                         size_t capacity, size_t *needed, sc_summary *out) {
     if (needed)
         *needed = 0;
     if (out)
@@ -445,7 +449,8 @@ sc_status sc_fill_pairs(sc_context *c, const sc_spheres *spheres, uint32_t *pair
         return SC_ERR_INVALID_ARGUMENT;
     fill_arg f = {pairs, capacity, 0};
     sc_summary s = {0, 0};
-    sc_status st = sc_stream_pairs(c, spheres, fill_cb, &f, &s);
+    sc_status st = b ? sc_stream_between(c, a, b, fill_cb, &f, &s)
+                     : sc_stream_pairs(c, a, fill_cb, &f, &s);
     if (needed)
         *needed = st == SC_OK ? (size_t)s.pairs : 0;
     if (out)
@@ -453,4 +458,9 @@ sc_status sc_fill_pairs(sc_context *c, const sc_spheres *spheres, uint32_t *pair
     if (st == SC_OK && s.pairs > capacity)
         return SC_ERR_BUFFER_TOO_SMALL;
     return st;
+}
+
+sc_status sc_fill_pairs(sc_context *c, const sc_spheres *spheres, uint32_t *pairs, size_t capacity,
+                        size_t *needed, sc_summary *out) {
+    return sc_engine_fill(c, spheres, NULL, pairs, capacity, needed, out);
 }

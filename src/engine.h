@@ -1,6 +1,7 @@
 /*
  * engine.h: what engine.c (the orchestrator) lends the query front ends
- * beside it (neighbors.c): the query wrapper, sinks and search passes.
+ * beside it (neighbors.c, between.c): the query wrapper, sinks, search
+ * passes and the count and stream queries.
  * Not installed.
  */
 #ifndef SC_ENGINE_H
@@ -30,6 +31,21 @@ SC_INTERNAL sc_status sc_engine_sink(sc_context *c, sc_sink *s, sc_sink_mode mod
 SC_INTERNAL sc_status sc_engine_search(sc_context *c, sc_prepared *p, sc_sink *s);
 /* The sink's pair count and checksum into the context's statistics. */
 SC_INTERNAL void sc_engine_totals(sc_context *c, sc_sink *s);
+
+/* The query functions behind sc_count_pairs (arg: sc_summary *, set) and
+ * sc_stream_pairs (arg: sc_engine_stream_arg *), for sc_engine_run. */
+typedef struct sc_engine_stream_arg {
+    sc_pair_fn fn;
+    void *user;
+} sc_engine_stream_arg;
+SC_INTERNAL sc_status sc_engine_count(sc_context *c, sc_prepared *p, void *arg);
+SC_INTERNAL sc_status sc_engine_stream(sc_context *c, sc_prepared *p, void *arg);
+
+/* sc_fill_pairs (b NULL) and sc_fill_between (b not NULL): the first
+ * `capacity` pairs of the stream into `pairs`, counting on past them. */
+SC_INTERNAL sc_status sc_engine_fill(sc_context *c, const sc_spheres *a, const sc_spheres *b,
+                                     uint32_t *pairs, size_t capacity, size_t *needed,
+                                     sc_summary *out);
 
 /* Bits of an index below n (1..32): sorted words are row << bits | col. */
 SC_INTERNAL int sc_engine_index_bits(size_t n);

@@ -1,7 +1,8 @@
 /*
  * output.c: pair sinks. The kernels hand over hits as sorted-order pairs;
- * a sink maps them to input indices (a < b), adds them to the per-thread
- * count and checksum, and, by mode:
+ * a sink maps them to input indices (i < j; for a two-set query, i in A
+ * and j in B, dropping the pairs within one set), adds them to the
+ * per-thread count and checksum, and, by mode:
  *   COUNT      nothing more (memory O(1));
  *   STREAM     appends to a per-thread buffer and emits the chunks of work to
  *              the caller's callback in chunk order, so the pair order is the
@@ -9,8 +10,8 @@
  *              until its chunk is the oldest unfinished one, whose owner may
  *              emit partial data: memory is threads * chunk_pairs pairs,
  *              whatever the pair count, and no wait can deadlock;
- *   HISTOGRAM  counts pairs per smaller index (plans the sorted windows);
- *   WINDOW     keeps pairs whose smaller index lies in [lo, hi) in a shared
+ *   HISTOGRAM  counts pairs per i (plans the sorted windows);
+ *   WINDOW     keeps pairs whose i lies in [lo, hi) in a shared
  *              buffer of win_cap pairs, and counts those that did not fit
  *              (for a full neighbour list: each direction whose row does);
  *   DEGREE     counts each sphere's neighbours (the row lengths of a CSR
@@ -200,45 +201,67 @@ static inline bool list_keeps(const sc_sink *s, uint32_t wa, uint32_t wb, uint32
     return s->wx ? skin_holds_work(s, wa, wb) : skin_holds(s->exact, s->skin, lo, hi);
 }
 
+/* Maps a batch of hits (working indices) in place to the pairs the sink
+ * keeps, as input indices (row, col): for one set row < col; for two sets
+ * (s->cross) row indexes A and col indexes B, and pairs within one set are
+ * dropped; a neighbour list's filter drops pairs beyond its skin. Returns
+ * how many pairs remain. Slot k is read before slot m <= k is written. */
+static size_t keep_pairs(const sc_sink *s, uint32_t *p, size_t n) {
+    const uint32_t *idx = s->index;
+    size_t m = 0;
+    if (s->cross.on) {
+        const uint32_t split = s->cross.split;
+        const uint32_t *ma = s->cross.map_a, *mb = s->cross.map_b;
+        for (size_t k = 0; k < n; k++) {
+            const uint32_t a = idx[p[2 * k]], b = idx[p[2 * k + 1]];
+            const uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+            if (lo >= split || hi < split)
+                continue;
+            p[2 * m] = ma ? ma[lo] : lo;
+            p[2 * m + 1] = mb ? mb[hi - split] : hi - split;
+            m++;
+        }
+        return m;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const uint32_t a = idx[p[2 * k]], b = idx[p[2 * k + 1]];
+        const uint32_t lo = a < b ? a : b, hi = a < b ? b : a; /* branch-free */
+        if (!list_keeps(s, p[2 * k], p[2 * k + 1], lo, hi))
+            continue;
+        p[2 * m] = lo;
+        p[2 * m + 1] = hi;
+        m++;
+    }
+    return m;
+}
+
 static void process_hits(sc_hits *h) {
     sc_sink_thread *th = h->owner;
     sc_sink *s = th->sink;
-    const uint32_t *idx = s->index;
+    const size_t n = keep_pairs(s, h->pairs, h->count);
+    const uint32_t *p = h->pairs;
     uint64_t sum = 0;
-    const size_t n = h->count;
-    size_t kept = n;
     switch (s->mode) {
     case SC_SINK_COUNT:
-        for (size_t k = 0; k < n; k++) {
-            const uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
-            const uint32_t lo = a < b ? a : b, hi = a < b ? b : a; /* branch-free */
-            sum += mix64(((uint64_t)lo << 32) | hi);
-        }
+        for (size_t k = 0; k < n; k++)
+            sum += mix64(((uint64_t)p[2 * k] << 32) | p[2 * k + 1]);
         break;
     case SC_SINK_STREAM: {
         stream_make_room(th, n < s->chunk_pairs ? n : s->chunk_pairs);
         for (size_t k = 0; k < n; k++) {
-            uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
-            if (a > b) {
-                uint32_t t = a;
-                a = b;
-                b = t;
-            }
-            sum += mix64(((uint64_t)a << 32) | b);
+            sum += mix64(((uint64_t)p[2 * k] << 32) | p[2 * k + 1]);
             if (th->tail == s->chunk_pairs)
                 stream_make_room(th, 1);
-            th->buf[2 * th->tail] = a;
-            th->buf[2 * th->tail + 1] = b;
+            th->buf[2 * th->tail] = p[2 * k];
+            th->buf[2 * th->tail + 1] = p[2 * k + 1];
             th->tail++;
         }
         break;
     }
     case SC_SINK_HISTOGRAM:
         for (size_t k = 0; k < n; k++) {
-            uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
-            uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
-            sum += mix64(((uint64_t)lo << 32) | hi);
-            __atomic_fetch_add(&s->hist[lo], 1u, __ATOMIC_RELAXED);
+            sum += mix64(((uint64_t)p[2 * k] << 32) | p[2 * k + 1]);
+            __atomic_fetch_add(&s->hist[p[2 * k]], 1u, __ATOMIC_RELAXED);
         }
         break;
     case SC_SINK_WINDOW: {
@@ -247,22 +270,18 @@ static void process_hits(sc_hits *h) {
          * add per pair made the counter's cache line bounce between cores
          * for every pair. A full list keeps both directions of a pair, each
          * in the window of its row; a pair counts (pairs, checksum) in the
-         * window of its smaller index. */
-        kept = 0;
-        size_t words = 0;
+         * window of its row. */
+        size_t words = 0, kept = 0;
         uint64_t *stage = th->stage;
         for (size_t k = 0; k < n; k++) {
-            uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
-            uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
-            if (!list_keeps(s, h->pairs[2 * k], h->pairs[2 * k + 1], lo, hi))
-                continue;
-            if (lo >= s->win_lo && lo < s->win_hi) {
-                sum += mix64(((uint64_t)lo << 32) | hi);
+            const uint32_t row = p[2 * k], col = p[2 * k + 1];
+            if (row >= s->win_lo && row < s->win_hi) {
+                sum += mix64(((uint64_t)row << 32) | col);
                 kept++;
-                stage[words++] = ((uint64_t)lo << s->win_bits) | hi;
+                stage[words++] = ((uint64_t)row << s->win_bits) | col;
             }
-            if (s->full && hi >= s->win_lo && hi < s->win_hi)
-                stage[words++] = ((uint64_t)hi << s->win_bits) | lo;
+            if (s->full && col >= s->win_lo && col < s->win_hi)
+                stage[words++] = ((uint64_t)col << s->win_bits) | row;
         }
         if (words) {
             const size_t at = __atomic_fetch_add(&s->win_count, words, __ATOMIC_RELAXED);
@@ -270,25 +289,22 @@ static void process_hits(sc_hits *h) {
                 memcpy(s->win + at, stage,
                        8 * (words < s->win_cap - at ? words : s->win_cap - at));
         }
-        break;
+        th->checksum += sum;
+        th->pairs += kept;
+        h->count = 0;
+        return;
     }
     case SC_SINK_DEGREE:
-        kept = 0;
         for (size_t k = 0; k < n; k++) {
-            uint32_t a = idx[h->pairs[2 * k]], b = idx[h->pairs[2 * k + 1]];
-            uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
-            if (!list_keeps(s, h->pairs[2 * k], h->pairs[2 * k + 1], lo, hi))
-                continue;
-            sum += mix64(((uint64_t)lo << 32) | hi);
-            kept++;
-            __atomic_fetch_add(&s->degree[lo + 1], 1u, __ATOMIC_RELAXED);
+            sum += mix64(((uint64_t)p[2 * k] << 32) | p[2 * k + 1]);
+            __atomic_fetch_add(&s->degree[p[2 * k] + 1], 1u, __ATOMIC_RELAXED);
             if (s->full)
-                __atomic_fetch_add(&s->degree[hi + 1], 1u, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&s->degree[p[2 * k + 1] + 1], 1u, __ATOMIC_RELAXED);
         }
         break;
     }
     th->checksum += sum;
-    th->pairs += kept;
+    th->pairs += n;
     h->count = 0;
 }
 

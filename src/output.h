@@ -49,10 +49,21 @@ typedef struct sc_sink_thread {
     char pad[64];
 } sc_sink_thread;
 
+/* A two-set query's joint view: A's part is [0, split), B's part the
+ * rest; map_a / map_b (NULL: identity) take a part's position to its
+ * set's index (between.c), below na and nb. on == false: a one-set query. */
+typedef struct sc_cross {
+    bool on;
+    uint32_t split;
+    const uint32_t *map_a, *map_b;
+    size_t na, nb;
+} sc_cross;
+
 typedef struct sc_sink sc_sink;
 struct sc_sink {
     sc_sink_mode mode;
     const uint32_t *index; /* sorted -> input */
+    sc_cross cross;        /* two sets: which pairs count, and their indices */
     int threads;
     sc_sink_thread *th;
     int stopped; /* set under the lock; read outside it only with __atomic_load_n */

@@ -49,3 +49,13 @@ foreach(group generators threads extremes api)
   add_test(NAME engine.neighbors.${group} COMMAND test_neighbors ${group})
   set_tests_properties(engine.neighbors.${group} PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
 endforeach()
+
+# Two-set queries against a double loop over A x B.
+add_executable(test_between test_between.c)
+target_link_libraries(test_between PRIVATE sc_tools m)
+target_compile_options(test_between PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
+target_compile_definitions(test_between PRIVATE _POSIX_C_SOURCE=200809L)
+foreach(group generators threads extremes api)
+  add_test(NAME engine.between.${group} COMMAND test_between ${group})
+  set_tests_properties(engine.between.${group} PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
+endforeach()

@@ -1,0 +1,442 @@
+/*
+ * between.c: two-set (bipartite) queries on any peer. The pairs (i, j),
+ * i in A and j in B, are the one-set search's pairs of a joint view
+ * [A's part | B's part] that cross the split (sc_cross, kept by the sinks):
+ *
+ *   small set S -> occupancy bitmap of its padded boxes
+ *   large set L -> one parallel pass: validate, keep the candidates whose
+ *                  cell (or box) meets the bitmap
+ *   joint view  -> S and L's candidates, copied in double -> the peer's
+ *                  one-set search with a crossing sink
+ *
+ * so when S is much smaller than L no index of A u B is built: the peer
+ * indexes S and the few spheres of L near it. When the sets are of
+ * comparable size the filter would keep most of L, and the joint view is
+ * all of both. The copy is exact (float32 widens to double exactly), so
+ * the predicate decides on the caller's values as for one set, and every
+ * peer's exactness carries over. The filter only ever drops spheres that
+ * cannot meet S (proof at pad()).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "engine.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The larger set is filtered when at least this many times the smaller. */
+#define FILTER_RATIO 4
+/* Bitmap cells at most: 2 MiB, and 16 bits per sphere of the larger set. */
+#define FILTER_CELLS_MAX ((uint64_t)1 << 24)
+#define FILTER_CELLS_PER_SPHERE 16
+/* A large-set sphere whose box spans more bitmap rows is kept untested. */
+#define FILTER_ROWS_MAX 64
+
+/* A half-width that bounds how far a sphere of radius r can be from any
+ * sphere it meets in double, beyond the other's own pad: if the
+ * predicate holds for spheres i and j, then on every axis
+ * |xi - xj| <= pad(ri) + pad(rj) in exact arithmetic. Proof: d2 >=
+ * fl(dx*dx) (sums of non-negative terms round monotonically), so
+ * fl(dx*dx) <= fl(s*s), s = fl(ri + rj); with u = 2^-53 and underflow's
+ * absolute error 2^-1075, dx^2 (1 - u) <= s^2 (1 + u) + 2^-1074, so |dx| <=
+ * s (1 + 2u) + 2^-536.5; dx = fl(xi - xj) is within u of xi - xj (exact
+ * when subnormal), and s within u of ri + rj: |xi - xj| <= (ri + rj)(1 +
+ * 7u) + 2^-536. pad(r) >= r (1 + 2^-47) + 2^-501 covers each side. */
+static inline double pad(double r) { return r * (1.0 + 0x1p-46) + 0x1p-500; }
+
+/* The small set's occupancy: bit (iz * ky + iy) * kx + ix is set when a
+ * small sphere's box, widened by `reach`, meets cell (ix, iy, iz) of the
+ * grid on [lo, hi] with cell index floor((x - lo) * inv), clamped. The
+ * clamped cell is monotone in x, so an interval [a, b] meets exactly the
+ * cells cell(a) .. cell(b). */
+typedef struct occupancy {
+    int dims;
+    double lo[3], hi[3], inv;
+    uint32_t k[3];
+    double top[3]; /* k - 1 */
+    double reach; /* a large sphere with pad <= reach is tested at its centre */
+    uint64_t *bits;
+} occupancy;
+
+static inline uint32_t cell_of(double x, double lo, double inv, uint32_t k) {
+    const double t = (x - lo) * inv;
+    return t >= (double)k ? k - 1 : t > 0.0 ? (uint32_t)t : 0;
+}
+
+static inline double coord(const sc_view *v, int axis, size_t i) {
+    const char *a = axis == 0 ? v->x : axis == 1 ? v->y : v->z;
+    return sc_view_get(v, a, i);
+}
+
+/* The half-width of small sphere i's marked box: pad + reach, rounded
+ * up (a sum of doubles rounds by at most u; 2^-51 more covers it). */
+static inline double marked_half(double r, double reach) {
+    return (pad(r) + reach) * (1.0 + 0x1p-51);
+}
+
+/* Sets the bits of row (iy, iz) from ix0 to ix1. */
+static void mark_row(uint64_t *bits, uint64_t row0, uint32_t ix0, uint32_t ix1) {
+    for (uint64_t b = row0 + ix0, e = row0 + ix1; b <= e;) {
+        const unsigned sh = (unsigned)(b & 63);
+        const uint64_t take = e - b + 1 < 64 - sh ? e - b + 1 : 64 - sh;
+        const uint64_t mask = take == 64 ? ~(uint64_t)0 : (((uint64_t)1 << take) - 1) << sh;
+        bits[b >> 6] |= mask;
+        b += take;
+    }
+}
+
+/* Whether any bit of row (iy, iz) from ix0 to ix1 is set. */
+static bool row_meets(const uint64_t *bits, uint64_t row0, uint32_t ix0, uint32_t ix1) {
+    for (uint64_t b = row0 + ix0, e = row0 + ix1; b <= e;) {
+        const unsigned sh = (unsigned)(b & 63);
+        const uint64_t take = e - b + 1 < 64 - sh ? e - b + 1 : 64 - sh;
+        const uint64_t mask = take == 64 ? ~(uint64_t)0 : (((uint64_t)1 << take) - 1) << sh;
+        if (bits[b >> 6] & mask)
+            return true;
+        b += take;
+    }
+    return false;
+}
+
+/* Builds the occupancy of the (valid) small set s in the context's
+ * scratch, for a large set of nl spheres. false: no filter worth its cost
+ * (the marks would exceed a budget of a few per large sphere) or no
+ * memory; the caller then searches all of the large set. */
+static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, occupancy *o) {
+    const size_t n = s->n;
+    o->dims = s->z ? 3 : 2;
+    /* reach: the pads most large spheres are expected to have, from the
+     * small set's (twice the mean, or its largest pad when smaller) */
+    double sum = 0.0, biggest = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double p = pad(sc_view_r(s, i));
+        sum += p;
+        biggest = p > biggest ? p : biggest;
+    }
+    const double mean = sum / (double)n;
+    o->reach = biggest < 2.0 * mean ? biggest : 2.0 * mean;
+    for (int a = 0; a < 3; a++) { /* 2-D: z = 0, one cell */
+        o->lo[a] = a < o->dims ? INFINITY : 0.0;
+        o->hi[a] = a < o->dims ? -INFINITY : 0.0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const double w = marked_half(sc_view_r(s, i), o->reach);
+        for (int a = 0; a < o->dims; a++) {
+            const double x = coord(s, a, i);
+            o->lo[a] = x - w < o->lo[a] ? x - w : o->lo[a];
+            o->hi[a] = x + w > o->hi[a] ? x + w : o->hi[a];
+        }
+    }
+    /* Cells about half the marked boxes' half-width (finer keeps fewer
+     * large spheres, at more cache misses per test), fewer when the box
+     * would need more than the cap. */
+    uint64_t cap = FILTER_CELLS_PER_SPHERE * (uint64_t)nl + 4096;
+    cap = cap < FILTER_CELLS_MAX ? cap : FILTER_CELLS_MAX;
+    double h = (mean + o->reach) / 2, extent = 0.0;
+    for (int a = 0; a < o->dims; a++)
+        extent = o->hi[a] - o->lo[a] > extent ? o->hi[a] - o->lo[a] : extent;
+    if (!(h > extent * 0x1p-20)) /* points, or a tiny spread: a coarser grid */
+        h = extent * 0x1p-20;
+    uint64_t cells = 1;
+    for (int round = 0; round < 400; round++, h *= 1.25) {
+        o->inv = h > 0.0 ? 1.0 / h : 0.0;
+        cells = 1;
+        for (int a = 0; a < 3; a++) {
+            const double span = (o->hi[a] - o->lo[a]) * o->inv;
+            o->k[a] = a < o->dims && span < (double)(1u << 22) ? (uint32_t)span + 1 : 1;
+            if (a < o->dims && !(span < (double)(1u << 22)))
+                o->k[a] = 1u << 22;
+            cells *= o->k[a];
+        }
+        if (cells <= cap)
+            break;
+    }
+    if (cells > cap)
+        return false;
+    for (int a = 0; a < 3; a++)
+        o->top[a] = (double)(o->k[a] - 1);
+    const size_t words = (size_t)((cells + 63) / 64);
+    if (!sc_buf_reserve(sc_context_allocator(c), &c->occupied, words * sizeof(uint64_t)))
+        return false;
+    o->bits = c->occupied.p;
+    memset(o->bits, 0, words * sizeof(uint64_t));
+    /* marking budget: row spans, a few per large sphere */
+    uint64_t budget = 8 * (uint64_t)nl + 64 * (uint64_t)n;
+    for (size_t i = 0; i < n; i++) {
+        const double w = marked_half(sc_view_r(s, i), o->reach);
+        uint32_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
+        for (int a = 0; a < o->dims; a++) {
+            const double x = coord(s, a, i);
+            c0[a] = cell_of(x - w, o->lo[a], o->inv, o->k[a]);
+            c1[a] = cell_of(x + w, o->lo[a], o->inv, o->k[a]);
+        }
+        const uint64_t rows = (uint64_t)(c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1);
+        const uint64_t cost = rows * ((c1[0] - c0[0]) / 64 + 1);
+        if (cost > budget)
+            return false;
+        budget -= cost;
+        for (uint32_t iz = c0[2]; iz <= c1[2]; iz++)
+            for (uint32_t iy = c0[1]; iy <= c1[1]; iy++)
+                mark_row(o->bits, ((uint64_t)iz * o->k[1] + iy) * o->k[0], c0[0], c1[0]);
+    }
+    return true;
+}
+
+/* Whether large sphere (x, y, z, r) may meet a small one (a 2-D set has z
+ * = 0 and the grid's single z cell). A sphere with pad <= reach that meets
+ * a small sphere has its centre in that sphere's marked box (widened by
+ * reach), so its centre's cell is marked; a larger one is tested over its
+ * own box's cells. */
+static inline bool occupancy_meets(const occupancy *o, double x, double y, double z, double r) {
+    const double p = pad(r);
+    if (p <= o->reach) {
+        /* & not &&: one branch, the set is usually all in or all out */
+        if (!((x >= o->lo[0]) & (x <= o->hi[0]) & (y >= o->lo[1]) & (y <= o->hi[1]) &
+              (z >= o->lo[2]) & (z <= o->hi[2])))
+            return false;
+        /* inside [lo, hi] the cell index is >= 0; capped at k - 1 as by
+         * cell_of (a select, not fmin: that is a libm call) */
+        const double tx = (x - o->lo[0]) * o->inv, ty = (y - o->lo[1]) * o->inv,
+                     tz = (z - o->lo[2]) * o->inv;
+        const uint64_t ix = (uint64_t)(int64_t)(tx < o->top[0] ? tx : o->top[0]);
+        const uint64_t iy = (uint64_t)(int64_t)(ty < o->top[1] ? ty : o->top[1]);
+        const uint64_t iz = (uint64_t)(int64_t)(tz < o->top[2] ? tz : o->top[2]);
+        const uint64_t b = (iz * o->k[1] + iy) * o->k[0] + ix;
+        return (o->bits[b >> 6] >> (b & 63)) & 1;
+    }
+    const double c[3] = {x, y, z};
+    uint32_t c0[3], c1[3];
+    for (int a = 0; a < 3; a++) {
+        const double a0 = c[a] - p, a1 = c[a] + p;
+        if (a1 < o->lo[a] || a0 > o->hi[a])
+            return false;
+        c0[a] = cell_of(a0, o->lo[a], o->inv, o->k[a]);
+        c1[a] = cell_of(a1, o->lo[a], o->inv, o->k[a]);
+    }
+    if ((uint64_t)(c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1) > FILTER_ROWS_MAX)
+        return true;
+    for (uint32_t iz = c0[2]; iz <= c1[2]; iz++)
+        for (uint32_t iy = c0[1]; iy <= c1[1]; iy++)
+            if (row_meets(o->bits, ((uint64_t)iz * o->k[1] + iy) * o->k[0], c0[0], c1[0]))
+                return true;
+    return false;
+}
+
+/* Large spheres [lo, hi) through the filter, their candidates' indices to
+ * idx[0..); returns how many, or SIZE_MAX when one is not valid (checked
+ * as the bounds stage checks it). f64 and d3 are constants where it is
+ * inlined, so each layout gets its own loop. */
+static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t lo, size_t hi,
+                                  uint32_t *idx, bool f64, bool d3) {
+    const char *px = l->x, *py = l->y, *pz = l->z, *pr = l->r;
+    const size_t st = l->stride, rst = l->rstride;
+    size_t m = 0;
+    bool bad = false;
+    for (size_t j = lo; j < hi; j++) {
+#define LOAD(p, k) (f64 ? *(const double *)(const void *)((p) + (k)) \
+                        : (double)*(const float *)(const void *)((p) + (k)))
+        const double x = LOAD(px, j * st), y = LOAD(py, j * st), z = d3 ? LOAD(pz, j * st) : 0.0;
+        const double r = LOAD(pr, j * rst);
+#undef LOAD
+        /* fabs(NaN) <= M is false: one test for finite and in range */
+        bad |= !((fabs(x) <= SC_MAX_ABS_VALUE) & (fabs(y) <= SC_MAX_ABS_VALUE) &
+                 (fabs(z) <= SC_MAX_ABS_VALUE) & (r >= 0.0) & (r <= SC_MAX_ABS_VALUE));
+        /* written always, kept when it meets: no branch to mispredict */
+        idx[m] = (uint32_t)j;
+        m += !bad && occupancy_meets(o, x, y, z, r);
+    }
+    return bad ? SIZE_MAX : m;
+}
+
+/* One pass over the large set: each thread's block of spheres leaves its
+ * candidates' indices at the block's start in idx; they are then packed
+ * to the front in index order. kept has a slot per thread. Returns the
+ * candidates, or SIZE_MAX when a sphere is not valid. */
+static size_t filter_large(const sc_view *l, const occupancy *o, uint32_t *idx, size_t *kept,
+                           int threads) {
+    const size_t n = l->n;
+    int bad = 0;
+#pragma omp parallel num_threads(threads) reduction(| : bad)
+    {
+#ifdef _OPENMP
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+        const int t = 0, nt = 1;
+#endif
+        const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
+        size_t m;
+        if (l->f64)
+            m = l->z ? filter_block(l, o, lo, hi, idx + lo, true, true)
+                     : filter_block(l, o, lo, hi, idx + lo, true, false);
+        else
+            m = l->z ? filter_block(l, o, lo, hi, idx + lo, false, true)
+                     : filter_block(l, o, lo, hi, idx + lo, false, false);
+        bad = m == SIZE_MAX;
+        kept[t] = bad ? 0 : m;
+#pragma omp barrier
+#pragma omp single
+        {
+            size_t at = 0;
+            for (int b = 0; b < nt; b++) {
+                const size_t from = n * (size_t)b / (size_t)nt;
+                memmove(idx + at, idx + from, kept[b] * sizeof(uint32_t));
+                at += kept[b];
+            }
+            kept[0] = at;
+        }
+    }
+    return bad ? SIZE_MAX : kept[0];
+}
+
+/* The joint view's SoA in double: part one then part two, each all of its
+ * set (map NULL) or the listed spheres. */
+typedef struct part {
+    const sc_view *v;
+    const uint32_t *map;
+    size_t n;
+} part;
+
+static void copy_part(const part *p, double *x, double *y, double *z, double *r, int threads) {
+    const sc_view *v = p->v;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t k = 0; k < p->n; k++) {
+        const size_t i = p->map ? p->map[k] : k;
+        x[k] = sc_view_get(v, v->x, i);
+        y[k] = sc_view_get(v, v->y, i);
+        if (z)
+            z[k] = sc_view_get(v, v->z, i);
+        r[k] = sc_view_r(v, i);
+    }
+}
+
+typedef struct between_query {
+    sc_cross cross;
+    sc_query_fn fn;
+    void *arg;
+} between_query;
+
+static sc_status crossing(sc_context *c, sc_prepared *p, void *arg) {
+    between_query *q = arg;
+    c->cross = q->cross;
+    const sc_status st = q->fn(c, p, q->arg);
+    c->cross = (sc_cross){0};
+    return st;
+}
+
+/* The first invalid sphere's status, A's before B's. */
+static sc_status first_problem(const sc_spheres *a, const sc_spheres *b) {
+    const sc_status st = sc_spheres_validate(a, NULL);
+    return st != SC_OK ? st : sc_spheres_validate(b, NULL);
+}
+
+/* A failed call's statistics: zeroed, as every query's start. */
+static sc_status failed(sc_context *c, sc_status st) {
+    memset(&c->stats, 0, sizeof c->stats);
+    c->queries++;
+    return st;
+}
+
+static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_spheres *b,
+                             sc_query_fn fn, void *arg) {
+    if (!c)
+        return SC_ERR_INVALID_ARGUMENT;
+    const double t0 = sc_now();
+    sc_view va, vb;
+    sc_status st = a && b ? sc_view_make(a, &va) : SC_ERR_INVALID_ARGUMENT;
+    if (st == SC_OK)
+        st = sc_view_make(b, &vb);
+    if (st == SC_OK && va.n && vb.n && (a->z == NULL) != (b->z == NULL))
+        st = SC_ERR_INVALID_ARGUMENT; /* one 2-D and one 3-D set */
+    if (st == SC_OK && a->count + b->count > SC_MAX_SPHERES)
+        st = SC_ERR_TOO_MANY_SPHERES;
+    if (st != SC_OK)
+        return failed(c, st);
+    const bool a_small = va.n <= vb.n;
+    const sc_spheres *small = a_small ? a : b;
+    const sc_view *vs = a_small ? &va : &vb, *vl = a_small ? &vb : &va;
+    /* as the engine does: a thread per SC_SPHERES_PER_THREAD at most */
+    size_t threads = vl->n / SC_SPHERES_PER_THREAD + 1;
+    if (threads > 1 && threads > (size_t)sc_context_threads(c))
+        threads = (size_t)sc_context_threads(c);
+
+    /* the large set's candidates: all of it, or those the filter keeps */
+    const sc_allocator *al = sc_context_allocator(c);
+    const uint32_t *map = NULL;
+    size_t nl = vl->n;
+    occupancy o;
+    if (vs->n == 0) { /* nothing meets an empty set; the other is still checked */
+        if ((st = first_problem(a, b)) != SC_OK)
+            return failed(c, st);
+        nl = 0;
+    } else if (vs->n * FILTER_RATIO <= vl->n) {
+        if (sc_spheres_validate(small, NULL) != SC_OK) /* before its boxes are made */
+            return failed(c, first_problem(a, b));
+        const size_t counts = threads * sizeof(size_t);
+        if (!sc_buf_reserve(al, &c->survivors, counts + sizeof(uint32_t) * vl->n))
+            return failed(c, SC_ERR_OUT_OF_MEMORY);
+        if (occupancy_build(c, vs, vl->n, &o)) {
+            uint32_t *idx = (uint32_t *)(void *)((char *)c->survivors.p + counts);
+            nl = filter_large(vl, &o, idx, c->survivors.p, (int)threads);
+            if (nl == SIZE_MAX)
+                return failed(c, first_problem(a, b));
+            map = idx;
+        }
+    }
+    const double t_filter = sc_now() - t0;
+
+    /* the joint view, A's part first; an empty set takes the other's dims */
+    const size_t n = vs->n + nl;
+    const bool d3 = (va.n ? a->z : b->z) != NULL;
+    if (!sc_buf_reserve(al, &c->joint, 4 * sizeof(double) * (n ? n : 1)))
+        return failed(c, SC_ERR_OUT_OF_MEMORY);
+    double *x = c->joint.p, *y = x + n, *z = d3 ? x + 2 * n : NULL, *r = x + 3 * n;
+    const part ps = {vs, NULL, vs->n}, pl = {vl, map, nl};
+    const part *p1 = a_small ? &ps : &pl, *p2 = a_small ? &pl : &ps;
+    const double t1 = sc_now();
+    copy_part(p1, x, y, z, r, (int)threads);
+    copy_part(p2, x + p1->n, y + p1->n, z ? z + p1->n : NULL, r + p1->n, (int)threads);
+    const double t_copy = sc_now() - t1;
+    const sc_spheres joint = {n, SC_F64, sizeof(double), x, y, z, r, sizeof(double)};
+    between_query q = {{true, (uint32_t)p1->n, p1->map, p2->map, va.n, vb.n}, fn, arg};
+    st = sc_engine_run(c, &joint, crossing, &q);
+    c->stats.seconds[SC_STAGE_BOUNDS] += t_filter;
+    c->stats.seconds[SC_STAGE_GATHER] += t_copy;
+    c->stats.total_seconds = sc_now() - t0;
+    sc_context_log(c, SC_LOG_DEBUG, "between: %zu x %zu spheres, %zu of the larger searched",
+                   va.n, vb.n, nl);
+    return st;
+}
+
+sc_status sc_count_between(sc_context *c, const sc_spheres *a, const sc_spheres *b,
+                           sc_summary *out) {
+    if (!out)
+        return SC_ERR_INVALID_ARGUMENT;
+    out->pairs = out->checksum = 0;
+    return between_run(c, a, b, sc_engine_count, out);
+}
+
+sc_status sc_stream_between(sc_context *c, const sc_spheres *a, const sc_spheres *b,
+                            sc_pair_fn fn, void *user, sc_summary *out) {
+    if (out)
+        out->pairs = out->checksum = 0;
+    if (!fn)
+        return SC_ERR_INVALID_ARGUMENT;
+    sc_engine_stream_arg s = {fn, user};
+    const sc_status st = between_run(c, a, b, sc_engine_stream, &s);
+    if (out && c) {
+        out->pairs = c->stats.pairs;
+        out->checksum = c->stats.checksum;
+    }
+    return st;
+}
+
+sc_status sc_fill_between(sc_context *c, const sc_spheres *a, const sc_spheres *b,
+                          uint32_t *pairs, size_t capacity, size_t *needed, sc_summary *out) {
+    if (!b) { /* sc_engine_fill would take it for a one-set query */
+        if (needed)
+            *needed = 0;
+        if (out)
+            out->pairs = out->checksum = 0;
+        return SC_ERR_INVALID_ARGUMENT;
+    }
+    return sc_engine_fill(c, a, b, pairs, capacity, needed, out);
+}

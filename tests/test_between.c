@@ -1,0 +1,444 @@
+/*
+ * test_between.c: two-set queries (sc_count/stream/fill_between) against a
+ * double loop over A x B written here: every generator with the small set
+ * spread over the large one's region, gathered in a corner, of comparable
+ * size, swapped and identical; every peer, kernels, threads 1..4; sorted
+ * and unsorted streams, counts and checksums; float32 against float64,
+ * 2-D; extreme values where the larger set's filter decides (underflow,
+ * the 1e150 limits, pairs touching exactly and one ulp apart, spheres far
+ * larger than the small set's); and the API's contracts.
+ *
+ * Usage: test_between [GROUP]   (GROUP: generators, threads, extremes, api,
+ * all; default all)
+ */
+#include "sc_gen.h"
+#include "spherecollide.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+/* ---- oracle ---------------------------------------------------------------- */
+
+/* Rows (x, y, z, r) in double: the caller's values, widened. */
+static int meets(const double *a, const double *b) {
+    const double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    const double d2 = (dx * dx + dy * dy) + dz * dz;
+    const double s = a[3] + b[3];
+    return d2 <= s * s;
+}
+
+typedef struct pairs {
+    uint32_t *p; /* i, j */
+    size_t n, cap;
+} pairs;
+
+static void push(pairs *l, uint32_t i, uint32_t j) {
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->p = realloc(l->p, 2 * l->cap * sizeof(uint32_t));
+    }
+    l->p[2 * l->n] = i;
+    l->p[2 * l->n + 1] = j;
+    l->n++;
+}
+
+/* Lexicographic (i, j): what the sorted stream must give. */
+static void oracle(const double *a, size_t na, const double *b, size_t nb, pairs *out) {
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < na; i++)
+        for (size_t j = 0; j < nb; j++)
+            if (meets(a + 4 * i, b + 4 * j))
+                push(out, (uint32_t)i, (uint32_t)j);
+}
+
+static uint64_t checksum(const pairs *l) {
+    uint64_t s = 0;
+    for (size_t k = 0; k < l->n; k++)
+        s += sc_pair_mix(l->p[2 * k], l->p[2 * k + 1]);
+    return s;
+}
+
+static int cmp_pair(const void *x, const void *y) {
+    const uint32_t *a = x, *b = y;
+    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* ---- library runs ----------------------------------------------------------- */
+
+typedef struct run {
+    sc_algorithm algo;
+    sc_kernel kernel;
+    int threads;
+    int sorted;
+} run;
+
+static int collect(const uint32_t *p, size_t count, void *user) {
+    pairs *l = user;
+    for (size_t k = 0; k < count; k++)
+        push(l, p[2 * k], p[2 * k + 1]);
+    return 0;
+}
+
+static sc_context *context_for(const run *r) {
+    sc_options o = sc_options_default();
+    o.algorithm = r->algo;
+    o.kernel = r->kernel;
+    o.threads = r->threads;
+    o.sorted = r->sorted;
+    o.hashgrid.max_tests = INFINITY;
+    sc_context *ctx = NULL;
+    return sc_context_create(&o, &ctx) == SC_OK ? ctx : NULL;
+}
+
+static const char *label(const run *r) {
+    static char buf[96];
+    snprintf(buf, sizeof buf, "%s t%d k%d%s", sc_algorithm_name(r->algo), r->threads, r->kernel,
+             r->sorted ? " sorted" : "");
+    return buf;
+}
+
+/* Streams and counts A x B on one run's settings and checks them against
+ * the oracle: the sorted stream pair for pair, the unsorted one as a set. */
+static void check_run(const char *name, const sc_spheres *a, const sc_spheres *b,
+                      const pairs *want, const run *r) {
+    sc_context *ctx = context_for(r);
+    CHECK(ctx != NULL, "%s: context", name);
+    if (!ctx)
+        return;
+    pairs got = {0};
+    sc_summary s = {0, 0};
+    sc_status st = sc_stream_between(ctx, a, b, collect, &got, &s);
+    CHECK(st == SC_OK, "%s: %s: %s", name, label(r), sc_status_string(st));
+    if (!r->sorted && got.n)
+        qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
+    CHECK(got.n == want->n && (!got.n || memcmp(got.p, want->p, 2 * got.n * sizeof(uint32_t)) == 0),
+          "%s: %s: %zu pairs, want %zu", name, label(r), got.n, want->n);
+    CHECK(s.pairs == want->n && s.checksum == checksum(want), "%s: %s: stream summary", name,
+          label(r));
+    sc_summary cnt = {0, 0};
+    st = sc_count_between(ctx, a, b, &cnt);
+    CHECK(st == SC_OK && cnt.pairs == want->n && cnt.checksum == checksum(want),
+          "%s: %s: count %llu, want %zu (%s)", name, label(r), (unsigned long long)cnt.pairs,
+          want->n, sc_status_string(st));
+    free(got.p);
+    sc_context_destroy(ctx);
+}
+
+static const sc_algorithm algos[] = {SC_ALGO_GRID,     SC_ALGO_BRUTE,   SC_ALGO_PARTITION1D,
+                                     SC_ALGO_SAP,      SC_ALGO_HASHGRID, SC_ALGO_OCTREE,
+                                     SC_ALGO_KDSPLIT,  SC_ALGO_BVH,     SC_ALGO_SEGTREE};
+#define NALGOS (sizeof algos / sizeof algos[0])
+
+static sc_kernel kernel_for(size_t k) {
+    return (k % 2 && sc_kernel_available(SC_KERNEL_AVX2)) ? SC_KERNEL_AVX2 : SC_KERNEL_SCALAR;
+}
+
+/* Every peer (kernel, threads and sorting varying with it) on A x B. */
+static void check_sets(const char *name, const double *a, size_t na, const double *b, size_t nb) {
+    pairs want;
+    oracle(a, na, b, nb, &want);
+    const sc_spheres va = sc_spheres_rows_f64(na, 3, a), vb = sc_spheres_rows_f64(nb, 3, b);
+    for (size_t k = 0; k < NALGOS; k++) {
+        const run r = {algos[k], kernel_for(k), 1 + (int)(k % 3), (int)(k % 2)};
+        check_run(name, &va, &vb, &want, &r);
+    }
+    free(want.p);
+}
+
+static double *generate(const char *dist, size_t n, uint64_t seed) {
+    double *rows = malloc(4 * (n + 1) * sizeof(double));
+    CHECK(scgen_generate(dist, n, seed, rows) == 0, "generate %s %zu", dist, n);
+    return rows;
+}
+
+/* ---- groups -------------------------------------------------------------------- */
+
+static void group_generators(void) {
+    const char *const *names = scgen_names();
+    for (int g = 0; names[g]; g++) {
+        const int dense = strcmp(names[g], "dense") == 0;
+        const size_t nl = dense ? 600 : 3000, ns = dense ? 40 : 150;
+        double *big = generate(names[g], nl, 21);
+        double *other = generate(names[g], nl, 22); /* spread: its first ns */
+        double *corner = generate(names[g], ns, 23); /* the generator's region for ns */
+        char name[96];
+        snprintf(name, sizeof name, "%s: spread small x large", names[g]);
+        check_sets(name, other, ns, big, nl);
+        snprintf(name, sizeof name, "%s: large x spread small", names[g]);
+        check_sets(name, big, nl, other, ns);
+        snprintf(name, sizeof name, "%s: gathered small x large", names[g]);
+        check_sets(name, corner, ns, big, nl);
+        snprintf(name, sizeof name, "%s: comparable", names[g]);
+        check_sets(name, other, nl / 2, big, nl);
+        snprintf(name, sizeof name, "%s: a set with itself", names[g]);
+        check_sets(name, corner, ns, corner, ns);
+        snprintf(name, sizeof name, "%s: one sphere x large", names[g]);
+        check_sets(name, other + 4 * 7, 1, big, nl);
+        snprintf(name, sizeof name, "%s: empty x large", names[g]);
+        check_sets(name, other, 0, big, nl);
+        free(big);
+        free(other);
+        free(corner);
+    }
+}
+
+/* float32 A against float64 B (the oracle sees A widened), and 2-D sets. */
+static void group_f32_2d(void) {
+    const size_t nl = 2500, ns = 100;
+    double *big = generate("wide", nl, 31), *small = generate("wide", nl, 32);
+    float *f = malloc(4 * ns * sizeof(float));
+    double *w = malloc(4 * ns * sizeof(double));
+    for (size_t k = 0; k < 4 * ns; k++)
+        w[k] = (double)(f[k] = (float)small[k]);
+    pairs want;
+    oracle(w, ns, big, nl, &want);
+    sc_spheres va = sc_spheres_rows_f32(ns, 3, f), vb = sc_spheres_rows_f64(nl, 3, big);
+    for (size_t k = 0; k < NALGOS; k += 2) {
+        const run r = {algos[k], kernel_for(k), 2, 1};
+        check_run("f32 x f64", &va, &vb, &want, &r);
+    }
+    free(want.p);
+    /* 2-D: (x, y, r) rows; the oracle's z is 0 */
+    double *a2 = malloc(3 * ns * sizeof(double)), *b2 = malloc(3 * nl * sizeof(double));
+    for (size_t k = 0; k < nl; k++) {
+        b2[3 * k] = big[4 * k];
+        b2[3 * k + 1] = big[4 * k + 1];
+        b2[3 * k + 2] = big[4 * k + 3];
+        big[4 * k + 2] = 0.0;
+        if (k < ns) {
+            a2[3 * k] = small[4 * k];
+            a2[3 * k + 1] = small[4 * k + 1];
+            a2[3 * k + 2] = small[4 * k + 3];
+            small[4 * k + 2] = 0.0;
+        }
+    }
+    oracle(small, ns, big, nl, &want);
+    CHECK(want.n > 0, "2-D pairs exist (%zu)", want.n);
+    va = sc_spheres_rows_f64(ns, 2, a2);
+    vb = sc_spheres_rows_f64(nl, 2, b2);
+    for (size_t k = 1; k < NALGOS; k += 2) {
+        const run r = {algos[k], kernel_for(k), 3, 0};
+        check_run("2-D", &va, &vb, &want, &r);
+    }
+    free(want.p);
+    free(a2);
+    free(b2);
+    free(f);
+    free(w);
+    free(big);
+    free(small);
+}
+
+/* The unsorted stream's sequence is the same for threads 1..4 and both
+ * kernels (a larger set, several chunks). */
+static void group_threads(void) {
+    const size_t nl = 60000, ns = 3000;
+    double *big = generate("clustered", nl, 41), *small = generate("clustered", nl, 42);
+    const sc_spheres va = sc_spheres_rows_f64(ns, 3, small), vb = sc_spheres_rows_f64(nl, 3, big);
+    pairs want;
+    oracle(small, ns, big, nl, &want);
+    pairs first = {0};
+    for (int t = 1; t <= 4; t++)
+        for (int k = 0; k < 2; k++) {
+            const run r = {SC_ALGO_GRID, kernel_for((size_t)k), t, 0};
+            sc_context *ctx = context_for(&r);
+            pairs got = {0};
+            CHECK(sc_stream_between(ctx, &va, &vb, collect, &got, NULL) == SC_OK, "stream t%d", t);
+            if (!first.p) {
+                first = got;
+                got.p = NULL;
+            } else {
+                CHECK(got.n == first.n && memcmp(got.p, first.p, 2 * got.n * sizeof(uint32_t)) == 0,
+                      "t%d k%d: the same sequence as t1", t, k);
+            }
+            free(got.p);
+            sc_context_destroy(ctx);
+        }
+    qsort(first.p, first.n, 2 * sizeof(uint32_t), cmp_pair);
+    CHECK(first.n == want.n && memcmp(first.p, want.p, 2 * want.n * sizeof(uint32_t)) == 0,
+          "the sequence is the oracle's set (%zu vs %zu)", first.n, want.n);
+    free(first.p);
+    free(want.p);
+    free(big);
+    free(small);
+}
+
+static uint64_t lcg(uint64_t *s) {
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 11;
+}
+
+/* Sets where the large one's filter decides: a few small spheres against
+ * many, the pairs on the edge of the predicate. */
+static void group_extremes(void) {
+    enum { NS = 8, NL = 200 };
+    double a[4 * NS], b[4 * NL];
+    uint64_t st = 7;
+    /* zero radii 1e-163 apart: d2 underflows to 0 <= 0; subnormal radii */
+    for (int scale = 0; scale < 3; scale++) {
+        const double unit = scale == 0 ? 1e-163 : scale == 1 ? 5e-324 : 1.0;
+        for (size_t i = 0; i < NS + NL; i++) {
+            double *row = i < NS ? a + 4 * i : b + 4 * (i - NS);
+            for (int k = 0; k < 3; k++)
+                row[k] = (double)(int)(lcg(&st) % 9) * unit * (lcg(&st) & 1 ? -1 : 1);
+            const double u = (double)(lcg(&st) % 1000) / 1000.0;
+            row[3] = u < 0.4 ? 0.0 : u * unit;
+        }
+        char name[64];
+        snprintf(name, sizeof name, "cloud scale %g", unit);
+        check_sets(name, a, NS, b, NL);
+        check_sets(name, b, NL, a, NS);
+    }
+    /* pairs exactly at ri + rj along each axis, and one ulp beyond, at
+     * ordinary and huge coordinates; the rest of B far away */
+    for (int huge = 0; huge < 2; huge++) {
+        const double base = huge ? 0.9e150 : 3.0, r0 = huge ? 1e148 : 0.25;
+        for (size_t i = 0; i < NS; i++) {
+            a[4 * i] = base - (double)i * 3 * r0 * 4;
+            a[4 * i + 1] = a[4 * i + 2] = huge ? -0.5e150 : 0.5;
+            a[4 * i + 3] = r0 + (double)i * r0 / 16;
+        }
+        for (size_t j = 0; j < NL; j++) {
+            const size_t i = j % NS;
+            const int axis = (int)(j / NS) % 3, beyond = (j / (3 * NS)) % 2;
+            double *row = b + 4 * j;
+            memcpy(row, a + 4 * i, 4 * sizeof(double));
+            row[3] = r0 / 2;
+            row[axis] = a[4 * i + axis] - (a[4 * i + 3] + row[3]);
+            if (beyond)
+                row[axis] = nextafter(row[axis], -INFINITY);
+            if (j >= 6 * NS) /* the rest: far off on y */
+                row[1] = huge ? 1e150 : 1e6 + (double)j;
+        }
+        const char *name = huge ? "touching at 1e150" : "touching";
+        pairs want;
+        oracle(a, NS, b, NL, &want);
+        CHECK(want.n >= NS, "%s: touching pairs listed (%zu)", name, want.n);
+        free(want.p);
+        check_sets(name, a, NS, b, NL);
+        /* a few large-set spheres much larger than the small set's (the
+         * filter tests their boxes, or keeps them untested) */
+        b[4 * 100 + 3] = huge ? 1e150 : 50.0;
+        b[4 * 101 + 3] = huge ? 3e149 : 1e4;
+        b[4 * 102 + 0] = a[0] + (huge ? 5e148 : 40.0);
+        b[4 * 102 + 3] = huge ? 4.9e148 : 39.9;
+        check_sets(huge ? "large spheres at 1e150" : "large spheres", a, NS, b, NL);
+    }
+}
+
+static int stop_after_one(const uint32_t *p, size_t count, void *user) {
+    (void)p;
+    (void)count;
+    (void)user;
+    return 1;
+}
+
+static int free_count;
+static void *counting_alloc(size_t size, size_t align, void *user) {
+    (void)user;
+    void *p = NULL;
+    return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size ? size : 1)
+               ? NULL
+               : p;
+}
+static void counting_free(void *p, void *user) {
+    (void)user;
+    free_count++;
+    free(p);
+}
+
+static void group_api(void) {
+    const size_t nl = 20000, ns = 500;
+    double *big = generate("uniform", nl, 51), *small = generate("uniform", nl, 52);
+    sc_spheres va = sc_spheres_rows_f64(ns, 3, small), vb = sc_spheres_rows_f64(nl, 3, big);
+    sc_options o = sc_options_default();
+    o.allocator = (sc_allocator){counting_alloc, counting_free, NULL};
+    sc_context *ctx = NULL;
+    CHECK(sc_context_create(&o, &ctx) == SC_OK, "create");
+    sc_summary s = {1, 1};
+    CHECK(sc_count_between(NULL, &va, &vb, &s) == SC_ERR_INVALID_ARGUMENT, "NULL ctx");
+    CHECK(sc_count_between(ctx, NULL, &vb, &s) == SC_ERR_INVALID_ARGUMENT, "NULL a");
+    CHECK(sc_count_between(ctx, &va, NULL, &s) == SC_ERR_INVALID_ARGUMENT, "NULL b");
+    CHECK(sc_count_between(ctx, &va, &vb, NULL) == SC_ERR_INVALID_ARGUMENT, "NULL out");
+    CHECK(sc_stream_between(ctx, &va, &vb, NULL, NULL, NULL) == SC_ERR_INVALID_ARGUMENT, "NULL fn");
+    CHECK(sc_fill_between(ctx, &va, NULL, NULL, 0, NULL, NULL) == SC_ERR_INVALID_ARGUMENT,
+          "fill, NULL b");
+    double flat[3 * 4] = {0};
+    sc_spheres v2 = sc_spheres_rows_f64(4, 2, flat);
+    CHECK(sc_count_between(ctx, &va, &v2, &s) == SC_ERR_INVALID_ARGUMENT, "3-D x 2-D");
+    sc_spheres none2 = sc_spheres_rows_f64(0, 2, flat);
+    CHECK(sc_count_between(ctx, &va, &none2, &s) == SC_OK && s.pairs == 0, "3-D x empty 2-D");
+
+    /* a bad sphere: a's first, else b's, whichever set is filtered */
+    big[4 * 9000 + 3] = -1.0;
+    CHECK(sc_count_between(ctx, &va, &vb, &s) == SC_ERR_NEGATIVE_RADIUS && s.pairs == 0,
+          "negative radius in the large set");
+    sc_stats stats;
+    sc_context_stats(ctx, &stats);
+    CHECK(stats.pairs == 0 && stats.spheres == 0, "statistics zeroed on error");
+    small[4 * 400 + 1] = NAN;
+    CHECK(sc_count_between(ctx, &va, &vb, &s) == SC_ERR_NON_FINITE, "a's NaN first");
+    CHECK(sc_count_between(ctx, &vb, &va, &s) == SC_ERR_NEGATIVE_RADIUS, "then b's");
+    small[4 * 400 + 1] = 0.0;
+    big[4 * 9000 + 3] = 1.0;
+    big[4 * 19999] = 2e150;
+    CHECK(sc_count_between(ctx, &va, &vb, &s) == SC_ERR_OUT_OF_RANGE, "out of range, last");
+    big[4 * 19999] = 0.0;
+    small[4 * 3 + 2] = INFINITY;
+    CHECK(sc_count_between(ctx, &vb, &va, &s) == SC_ERR_NON_FINITE, "small set's, filtered");
+    CHECK(sc_count_between(ctx, &va, &va, &s) == SC_ERR_NON_FINITE, "comparable sets");
+    small[4 * 3 + 2] = 0.0;
+
+    /* fill: too small, then sized; the callback's stop */
+    pairs want;
+    oracle(small, ns, big, nl, &want);
+    CHECK(want.n > 10, "pairs exist (%zu)", want.n);
+    size_t needed = 0;
+    uint32_t *buf = malloc(2 * (want.n + 1) * sizeof(uint32_t));
+    CHECK(sc_fill_between(ctx, &va, &vb, buf, 3, &needed, &s) == SC_ERR_BUFFER_TOO_SMALL &&
+              needed == want.n && s.pairs == want.n,
+          "fill too small: needed %zu", needed);
+    CHECK(sc_fill_between(ctx, &va, &vb, buf, want.n, &needed, &s) == SC_OK &&
+              s.checksum == checksum(&want),
+          "fill");
+    qsort(buf, want.n, 2 * sizeof(uint32_t), cmp_pair);
+    CHECK(memcmp(buf, want.p, 2 * want.n * sizeof(uint32_t)) == 0, "fill's pairs");
+    CHECK(sc_stream_between(ctx, &va, &vb, stop_after_one, NULL, NULL) == SC_ERR_STOPPED, "stop");
+
+    /* steady state: another query on the same sizes allocates nothing */
+    CHECK(sc_count_between(ctx, &va, &vb, &s) == SC_OK, "count");
+    const int frees = free_count;
+    CHECK(sc_count_between(ctx, &va, &vb, &s) == SC_OK && s.pairs == want.n, "count again");
+    CHECK(sc_fill_between(ctx, &va, &vb, buf, want.n, &needed, &s) == SC_OK, "fill again");
+    CHECK(free_count == frees, "no reallocation in the steady state");
+    sc_context_stats(ctx, &stats);
+    CHECK(stats.spheres >= ns && stats.spheres < ns + nl / 2,
+          "the filter kept part of the large set (%llu searched)",
+          (unsigned long long)stats.spheres);
+    free(want.p);
+    free(buf);
+    sc_context_destroy(ctx);
+    free(big);
+    free(small);
+}
+
+int main(int argc, char **argv) {
+    const char *g = argc > 1 ? argv[1] : "all";
+    const int all = strcmp(g, "all") == 0;
+    if (all || strcmp(g, "generators") == 0) {
+        group_generators();
+        group_f32_2d();
+    }
+    if (all || strcmp(g, "threads") == 0)
+        group_threads();
+    if (all || strcmp(g, "extremes") == 0)
+        group_extremes();
+    if (all || strcmp(g, "api") == 0)
+        group_api();
+    printf("%d checks, %d failures\n", checks, failures);
+    return failures != 0;
+}
