@@ -64,6 +64,7 @@ static const char usage_main[] =
     "\n"
     "Commands:\n"
     "  pairs INPUT [-o OUTPUT] [options]   find all intersecting pairs\n"
+    "  pairs A --against B [options]       pairs between two sets\n"
     "  neighbors INPUT [-o OUTPUT] [--full] [--skin S] [--values V]\n"
     "                                      CSR neighbour list (half or full)\n"
     "  gen DIST N [--seed S] -o FILE       write a generated scenario\n"
@@ -97,6 +98,9 @@ static const char usage_pairs[] =
     "                      --format npy|csv|bin; - is standard output (csv). A file\n"
     "                      is written to a temporary file beside it and renamed on\n"
     "                      success; FIFOs and devices are written directly.\n"
+    "  --against B         pairs (i, j) between INPUT (i) and B (j), read as INPUT is\n"
+    "                      (the same --input-format and --2d); no pairs within one\n"
+    "                      set. The smaller set's cells filter the larger.\n"
     "  --count-only        only count pairs and checksum (memory for the spheres only);\n"
     "                      this is also what happens without -o\n"
     "  --sorted            write pairs in (i, j) lexicographic order\n"
@@ -491,6 +495,7 @@ static void json_number(FILE *f, double v)
 
 typedef struct pairs_job {
     const char *input, *output;
+    const char *against; /* --against: the second set, or NULL */
     int count_only, sorted, json, quiet, dims2;
     int repeat;         /* --repeat: count runs on one context (1: a single run) */
     double first_total; /* the first run's total seconds when repeat > 1 */
@@ -563,15 +568,30 @@ static int parse_int_option(const char *name, const char *v, long lo, long hi, i
     return 0;
 }
 
+/* One set's count, or two sets' (b not NULL). */
+static sc_status count_any(sc_context *ctx, const sc_spheres *a, const sc_spheres *b,
+                           sc_summary *sum)
+{
+    return b ? sc_count_between(ctx, a, b, sum) : sc_count_pairs(ctx, a, sum);
+}
+
 static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
-                         const sc_summary *sum, const sc_stats *st, double read_s, double write_s)
+                         const sc_io_spheres *inb, const sc_summary *sum, const sc_stats *st,
+                         double read_s, double write_s)
 {
     if (job->json) {
         fputs("{\"command\":\"pairs\",\"input\":", f);
         json_string(f, job->input);
         fprintf(f, ",\"input_format\":\"%s\",\"dims\":%d,\"dtype\":\"%s\"",
                 sc_io_format_name(in->format), in->dims, dtype_name(in->dtype));
-        fprintf(f, ",\"n\":%zu,\"pairs\":%llu,\"checksum\":\"0x%016llx\"", in->n,
+        fprintf(f, ",\"n\":%zu,\"against\":", in->n);
+        if (inb) {
+            json_string(f, job->against);
+            fprintf(f, ",\"n_against\":%zu", inb->n);
+        } else {
+            fputs("null,\"n_against\":null", f);
+        }
+        fprintf(f, ",\"pairs\":%llu,\"checksum\":\"0x%016llx\"",
                 (unsigned long long)sum->pairs, (unsigned long long)sum->checksum);
         fprintf(f, ",\"threads\":%d,\"kernel\":\"%s\",\"pin\":\"%s\",\"algorithm\":\"%s\"",
                 st->threads, sc_kernel_name(st->kernel), sc_pin_name(st->pin),
@@ -612,6 +632,13 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
     fprintf(f, "input            %s (%s, %s, %d-D)\n", job->input, sc_io_format_name(in->format),
             dtype_name(in->dtype), in->dims);
     fprintf(f, "n                %zu\n", in->n);
+    if (inb) {
+        fprintf(f, "against          %s (%s, %s, %d-D)\n", job->against,
+                sc_io_format_name(inb->format), dtype_name(inb->dtype), inb->dims);
+        fprintf(f, "n against        %zu\n", inb->n);
+        fprintf(f, "searched         %llu (the smaller set and the larger's candidates)\n",
+                (unsigned long long)st->spheres);
+    }
     fprintf(f, "pairs            %llu\n", (unsigned long long)sum->pairs);
     fprintf(f, "checksum         0x%016llx\n", (unsigned long long)sum->checksum);
     fprintf(f, "threads          %d\n", st->threads);
@@ -687,6 +714,10 @@ static int cmd_pairs(int argc, char **argv)
             if (!rc && job.output)
                 return fail(EXIT_USAGE, "pairs: more than one -o");
             job.output = v;
+        } else if (is_opt(&a, "--against", 1, &v, &rc)) {
+            if (!rc && job.against)
+                return fail(EXIT_USAGE, "pairs: more than one --against");
+            job.against = v;
         } else if (strcmp(arg, "--count-only") == 0) {
             job.count_only = 1;
         } else if (is_opt(&a, "--repeat", 1, &v, &rc)) {
@@ -803,10 +834,15 @@ static int cmd_pairs(int argc, char **argv)
         return fail(EXIT_USAGE, "pairs: --format %s is an output format, but there is no -o",
                     sc_io_format_name(job.out_format));
     char err[2048];
-    if (job.in_format == SC_IO_FORMAT_AUTO &&
-        sc_io_spheres_format_for_path(job.input) == SC_IO_FORMAT_AUTO)
-        return fail(EXIT_USAGE, "%s: raw binary input needs --format f32 or --format f64",
-                    job.input);
+    for (int k = 0; k < 2; k++) {
+        const char *path = k ? job.against : job.input;
+        if (path && job.in_format == SC_IO_FORMAT_AUTO &&
+            sc_io_spheres_format_for_path(path) == SC_IO_FORMAT_AUTO)
+            return fail(EXIT_USAGE, "%s: raw binary input needs --format f32 or --format f64",
+                        path);
+    }
+    if (job.against && strcmp(job.input, "-") == 0 && strcmp(job.against, "-") == 0)
+        return fail(EXIT_USAGE, "pairs: INPUT and --against cannot both be standard input");
     const int to_stdout = job.output != NULL && strcmp(job.output, "-") == 0;
     if (job.output) {
         /* what is wrong with the place (a directory, no permission) first:
@@ -829,15 +865,33 @@ static int cmd_pairs(int argc, char **argv)
      * every page of the file. A query that finds a bad value has the reader
      * word it (below). */
     sc_io_read_options ro = {job.in_format, job.dims2 ? 2 : 0, 0, 1};
-    sc_io_spheres in;
+    sc_io_spheres in, inb;
+    memset(&inb, 0, sizeof inb);
     double t0 = now_seconds();
     sc_io_status rs = sc_io_read_spheres(job.input, &ro, &in, err, sizeof err);
-    double read_s = now_seconds() - t0;
     if (rs != SC_IO_OK)
         return fail(sc_io_exit_code(rs), "%s", err);
+    if (job.against) {
+        rs = sc_io_read_spheres(job.against, &ro, &inb, err, sizeof err);
+        if (rs != SC_IO_OK) {
+            sc_io_spheres_free(&in);
+            return fail(sc_io_exit_code(rs), "%s", err);
+        }
+        if (inb.dims != in.dims) {
+            const int d = in.dims, db = inb.dims;
+            sc_io_spheres_free(&in);
+            sc_io_spheres_free(&inb);
+            return fail(EXIT_USAGE, "pairs: %s is %d-D but --against %s is %d-D", job.input, d,
+                        job.against, db);
+        }
+    }
+    double read_s = now_seconds() - t0;
 
     sc_spheres view = in.dtype == SC_F32 ? sc_spheres_rows_f32(in.n, in.dims, in.rows)
                                          : sc_spheres_rows_f64(in.n, in.dims, in.rows);
+    const sc_spheres vb = inb.dtype == SC_F32 ? sc_spheres_rows_f32(inb.n, inb.dims, inb.rows)
+                                              : sc_spheres_rows_f64(inb.n, inb.dims, inb.rows);
+    const sc_spheres *b = job.against ? &vb : NULL;
     progress_state prog = {0, -1};
     job.options.sorted = job.sorted;
     job.options.log = log_warnings;
@@ -849,6 +903,7 @@ static int cmd_pairs(int argc, char **argv)
     sc_status st = sc_context_create(&job.options, &ctx);
     if (st != SC_OK) {
         sc_io_spheres_free(&in);
+        sc_io_spheres_free(&inb);
         return fail(status_exit(st), "%s: cannot create the search context: %s", job.input,
                     sc_status_string(st));
     }
@@ -866,10 +921,11 @@ static int cmd_pairs(int argc, char **argv)
         if (runs == NULL) {
             sc_context_destroy(ctx);
             sc_io_spheres_free(&in);
+            sc_io_spheres_free(&inb);
             return fail(EXIT_NOMEM, "pairs: out of memory");
         }
         for (int r = 0; r < job.repeat && st == SC_OK; r++) {
-            st = sc_count_pairs(ctx, &view, &sum);
+            st = count_any(ctx, &view, b, &sum);
             if (st == SC_OK)
                 st = sc_context_stats(ctx, &runs[r]);
         }
@@ -881,18 +937,22 @@ static int cmd_pairs(int argc, char **argv)
         }
         free(runs);
     } else if (job.output == NULL) {
-        st = sc_count_pairs(ctx, &view, &sum);
+        st = count_any(ctx, &view, b, &sum);
     } else {
         sc_io_status ws =
-            sc_pair_writer_open(job.output, job.out_format, in.n, &ss.writer, ss.err, sizeof ss.err);
+            b ? sc_between_writer_open(job.output, job.out_format, in.n, inb.n, &ss.writer, ss.err,
+                                       sizeof ss.err)
+              : sc_pair_writer_open(job.output, job.out_format, in.n, &ss.writer, ss.err,
+                                    sizeof ss.err);
         if (ws != SC_IO_OK) {
             sc_context_destroy(ctx);
             sc_io_spheres_free(&in);
+            sc_io_spheres_free(&inb);
             return fail(sc_io_exit_code(ws), "%s", ss.err);
         }
         if (sc_pair_writer_needs_total(ss.writer)) {
             /* .npy on a stream: its header holds the count, so count first */
-            st = sc_count_pairs(ctx, &view, &sum);
+            st = count_any(ctx, &view, b, &sum);
             if (st == SC_OK) {
                 ss.status = sc_pair_writer_declare_total(ss.writer, sum.pairs, ss.err, sizeof ss.err);
                 if (ss.status != SC_IO_OK)
@@ -900,7 +960,8 @@ static int cmd_pairs(int argc, char **argv)
             }
         }
         if (st == SC_OK)
-            st = sc_stream_pairs(ctx, &view, stream_to_writer, &ss, &sum);
+            st = b ? sc_stream_between(ctx, &view, b, stream_to_writer, &ss, &sum)
+                   : sc_stream_pairs(ctx, &view, stream_to_writer, &ss, &sum);
     }
     clear_progress(&prog);
     sc_stats stats;
@@ -913,6 +974,8 @@ static int cmd_pairs(int argc, char **argv)
     if (st != SC_OK) {
         if (st == SC_ERR_STOPPED && ss.status != SC_IO_OK) {
             rc = fail(sc_io_exit_code(ss.status), "%s", ss.err);
+        } else if (b && sc_spheres_validate(&view, NULL) == SC_OK) {
+            rc = search_failed(job.against, &inb, b, &job.options, st);
         } else {
             rc = search_failed(job.input, &in, &view, &job.options, st);
         }
@@ -927,9 +990,11 @@ static int cmd_pairs(int argc, char **argv)
     /* The report goes to stdout, or to stderr when the pairs do (-o -). */
     /* --quiet drops the table and the progress; --json is output asked for */
     if (rc == EXIT_OK && (!job.quiet || job.json))
-        print_report(to_stdout ? stderr : stdout, &job, &in, &sum, &stats, read_s, write_s);
+        print_report(to_stdout ? stderr : stdout, &job, &in, b ? &inb : NULL, &sum, &stats,
+                     read_s, write_s);
     sc_context_destroy(ctx);
     sc_io_spheres_free(&in);
+    sc_io_spheres_free(&inb);
     if (rc == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout)))
         rc = fail(EXIT_OUTPUT, "standard output: cannot write: %s", strerror(errno));
     return rc;

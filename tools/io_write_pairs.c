@@ -23,6 +23,7 @@ struct sc_pair_writer {
     size_t n;
     uint64_t pairs;
     int list;        /* a neighbour list: (row, neighbour), any order, i != j */
+    size_t nb;       /* two sets: i < n, j < nb (0: one set) */
     int with_values; /* a list's third CSV column */
 };
 
@@ -123,17 +124,25 @@ sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size
      * then look for the culprit only if something is wrong. */
     const uint64_t n = (uint64_t)w->n;
     unsigned bad = 0;
+    const uint64_t nb = (uint64_t)w->nb;
     if (w->list)
         for (size_t k = 0; k < count; k++)
             bad |= (unsigned)(pairs[2 * k] == pairs[2 * k + 1]) | (unsigned)(pairs[2 * k] >= n) |
                    (unsigned)(pairs[2 * k + 1] >= n);
+    else if (nb)
+        for (size_t k = 0; k < count; k++)
+            bad |= (unsigned)(pairs[2 * k] >= n) | (unsigned)(pairs[2 * k + 1] >= nb);
     else
         for (size_t k = 0; k < count; k++)
             bad |= (unsigned)(pairs[2 * k] >= pairs[2 * k + 1]) | (unsigned)(pairs[2 * k + 1] >= n);
     if (bad) {
         for (size_t k = 0; k < count; k++) {
             uint32_t i = pairs[2 * k], j = pairs[2 * k + 1];
-            if (w->list ? (i == j || i >= n || j >= n) : !(i < j && j < n))
+            if (nb && (i >= n || j >= nb))
+                return io_fail(err, errcap, SC_IO_ERR_INTERNAL,
+                               "%s: pair %llu is (%u, %u), not i < %zu and j < %zu", s->name,
+                               (unsigned long long)(w->pairs + k), i, j, w->n, w->nb);
+            if (!nb && (w->list ? (i == j || i >= n || j >= n) : !(i < j && j < n)))
                 return io_fail(err, errcap, SC_IO_ERR_INTERNAL,
                             "%s: pair %llu is (%u, %u), not %s < n = %zu", s->name,
                             (unsigned long long)(w->pairs + k), i, j,
@@ -169,6 +178,15 @@ sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size
     }
     w->pairs += count;
     return SC_IO_OK;
+}
+
+sc_io_status sc_between_writer_open(const char *path, sc_io_format format, size_t na, size_t nb,
+                                    sc_pair_writer **out, char *err, size_t errcap)
+{
+    sc_io_status st = sc_pair_writer_open(path, format, na, out, err, errcap);
+    if (st == SC_IO_OK)
+        (*out)->nb = nb ? nb : 1; /* nb 0: no j is valid, and nb must stay non-zero */
+    return st;
 }
 
 sc_io_status sc_list_writer_open(const char *path, sc_io_format format, size_t n,

@@ -208,6 +208,11 @@ sc_io_status sc_pair_writer_declare_total(sc_pair_writer *w, uint64_t total, cha
  *  interrupted run leaves nothing behind. */
 void sc_io_remove_temporaries(void);
 
+/** Opens a pair writer for two sets' pairs (i, j): i < na indexes the
+ *  first set, j < nb the second, in any order. Otherwise a pair writer. */
+sc_io_status sc_between_writer_open(const char *path, sc_io_format format, size_t na, size_t nb,
+                                    sc_pair_writer **out, char *err, size_t errcap);
+
 /** Opens a writer for a neighbour list (the same files as the pair writer):
  *  entries (row, neighbour) with row != neighbour, both < n, in the order
  *  given. with_values adds a third column, written only as csv

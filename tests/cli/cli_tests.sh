@@ -426,6 +426,41 @@ case_neighbors() {
     checks=$((checks + 1))
 }
 
+case_against() {
+    run_ok "$WORK/g.txt" gen wide 4000 --seed 7 -o "$WORK/b.npy" || return
+    run_ok "$WORK/g.txt" gen wide 300 --seed 8 -o "$WORK/a.txt" --format text || return
+    for pair in "a.txt b.npy" "b.npy a.txt"; do
+        set -- $pair
+        for algo in grid brute sap octree; do
+            run_ok "$WORK/x.json" pairs "$WORK/$1" --against "$WORK/$2" --algorithm $algo \
+                --threads 2 --sorted -o "$WORK/x.csv" --json || continue
+            got=$("$CHECK" between "$WORK/$1" "$WORK/$2" "$WORK/x.csv") || {
+                fail "pairs $1 --against $2, $algo: the pairs differ from the oracle's"
+                continue
+            }
+            checks=$((checks + 1))
+            [ "$(json_get "$WORK/x.json" pairs) $(json_get "$WORK/x.json" checksum)" = "$got" ] ||
+                fail "pairs $1 --against $2, $algo: JSON says $(json_get "$WORK/x.json" pairs), the file $got"
+            [ "$(json_get "$WORK/x.json" against)" = "$WORK/$2" ] ||
+                fail "pairs --against: JSON names $(json_get "$WORK/x.json" against)"
+        done
+    done
+    # the count alone agrees with the file's
+    run_ok "$WORK/c.json" pairs "$WORK/b.npy" --against "$WORK/a.txt" --json || return
+    [ "$(json_get "$WORK/c.json" pairs)" = "$(json_get "$WORK/x.json" pairs)" ] ||
+        fail "pairs --against: the count differs from the written pairs"
+    checks=$((checks + 1))
+    # a bad value in the second set names that file and the place; no file
+    printf '0 0 0 1\n1 0 0 -1\n' > "$WORK/neg.txt"
+    expect_exit 5 "neg.txt" "line 2" -- pairs "$WORK/b.npy" --against "$WORK/neg.txt" -o "$WORK/neg.csv"
+    [ -e "$WORK/neg.csv" ] && fail "pairs --against: a failed run left $WORK/neg.csv"
+    # 3-D against 2-D, and two standard inputs: usage errors
+    printf 'x y r\n0 0 1\n' > "$WORK/c2.txt"
+    expect_exit 2 "3-D" "2-D" -- pairs "$WORK/b.npy" --against "$WORK/c2.txt"
+    expect_exit 2 "standard input" -- pairs - --against -
+    checks=$((checks + 1))
+}
+
 case_json() {
     run_ok "$WORK/g.txt" gen powerlaw 5000 --seed 2 -o "$WORK/p.txt" || return
     for extra in "" "-o $WORK/p.npy" "--sorted -o $WORK/q.csv" "--algorithm brute"; do
@@ -810,7 +845,7 @@ case_simulate() {
 }
 
 case "$case_name" in
-usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details | simulate | neighbors)
+usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details | simulate | neighbors | against)
     "case_$case_name"
     ;;
 *)
