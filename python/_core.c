@@ -177,19 +177,44 @@ static int take(Context *self) {
     return 0;
 }
 
+/* The arguments (centres, radii) of one set, or (a, ra, b, rb) of two
+ * (then *two is 1): 0, or -1 with an exception set. */
+static int make_views(PyObject *args, sc_spheres *a, sc_spheres *b, int *two) {
+    PyObject *c, *r, *cb = NULL, *rb = NULL;
+    if (!PyArg_ParseTuple(args, "OO|OO", &c, &r, &cb, &rb))
+        return -1;
+    if (cb && !rb) {
+        PyErr_SetString(PyExc_TypeError, "a second set needs its centres and its radii");
+        return -1;
+    }
+    *two = cb != NULL;
+    if (make_view(c, r, a) < 0 || (*two && make_view(cb, rb, b) < 0))
+        return -1;
+    if (*two && a->count && b->count && (a->z == NULL) != (b->z == NULL)) {
+        PyErr_SetString(PyExc_ValueError, "the two sets must both be 3-D or both 2-D");
+        return -1;
+    }
+    return 0;
+}
+
+/* raise_status for a call on one set or two: the set with the bad value. */
+static PyObject *raise_status_of(sc_status st, const sc_spheres *a, const sc_spheres *b, int two) {
+    return raise_status(st, !two || sc_spheres_validate(a, NULL) != SC_OK ? a : b);
+}
+
 static PyObject *Context_count(Context *self, PyObject *args) {
-    PyObject *c, *r;
-    sc_spheres v;
-    if (!PyArg_ParseTuple(args, "OO", &c, &r) || make_view(c, r, &v) < 0 || take(self) < 0)
+    sc_spheres v, vb;
+    int two = 0;
+    if (make_views(args, &v, &vb, &two) < 0 || take(self) < 0)
         return NULL;
     sc_summary s;
     sc_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = sc_count_pairs(self->ctx, &v, &s);
+    st = two ? sc_count_between(self->ctx, &v, &vb, &s) : sc_count_pairs(self->ctx, &v, &s);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     if (st != SC_OK)
-        return raise_status(st, &v);
+        return raise_status_of(st, &v, &vb, two);
     return Py_BuildValue("(KK)", (unsigned long long)s.pairs, (unsigned long long)s.checksum);
 }
 
@@ -245,15 +270,16 @@ static PyObject *own_pairs(uint32_t *p, size_t n) {
 }
 
 static PyObject *Context_pairs(Context *self, PyObject *args) {
-    PyObject *c, *r;
-    sc_spheres v;
-    if (!PyArg_ParseTuple(args, "OO", &c, &r) || make_view(c, r, &v) < 0 || take(self) < 0)
+    sc_spheres v, vb;
+    int two = 0;
+    if (make_views(args, &v, &vb, &two) < 0 || take(self) < 0)
         return NULL;
     grow g = {NULL, 0, 0};
     sc_summary s;
     sc_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = sc_stream_pairs(self->ctx, &v, grow_append, &g, &s);
+    st = two ? sc_stream_between(self->ctx, &v, &vb, grow_append, &g, &s)
+             : sc_stream_pairs(self->ctx, &v, grow_append, &g, &s);
     if (st == SC_OK && g.p && g.cap > g.n + g.n / 4) { /* give back the doubling's slack */
         uint32_t *p = realloc(g.p, (g.n ? g.n : 1) * 2 * sizeof *p);
         if (p)
@@ -265,7 +291,7 @@ static PyObject *Context_pairs(Context *self, PyObject *args) {
         free(g.p);
         if (st == SC_ERR_STOPPED)
             return PyErr_NoMemory();
-        return raise_status(st, &v);
+        return raise_status_of(st, &v, &vb, two);
     }
     return own_pairs(g.p, g.n);
 }
@@ -538,8 +564,10 @@ static PyTypeObject ChunksType = {
 };
 
 static PyMethodDef Context_methods[] = {
-    {"count", (PyCFunction)Context_count, METH_VARARGS, "count(centres, radii) -> (pairs, checksum)"},
-    {"pairs", (PyCFunction)Context_pairs, METH_VARARGS, "pairs(centres, radii) -> (K, 2) uint32 array"},
+    {"count", (PyCFunction)Context_count, METH_VARARGS,
+     "count(centres, radii[, centres_b, radii_b]) -> (pairs, checksum)"},
+    {"pairs", (PyCFunction)Context_pairs, METH_VARARGS,
+     "pairs(centres, radii[, centres_b, radii_b]) -> (K, 2) uint32 array"},
     {"chunks", (PyCFunction)Context_chunks, METH_VARARGS, "chunks(centres, radii) -> iterator of arrays"},
     {"neighbors", (PyCFunction)Context_neighbors, METH_VARARGS,
      "neighbors(centres, radii, full, skin, value) -> (offsets, indices, values or None)"},

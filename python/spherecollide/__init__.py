@@ -29,7 +29,7 @@ import numpy as _np
 from . import _core
 from ._core import Error
 
-__all__ = ["pairs", "count", "iter_pairs", "neighbors", "Context", "pair_checksum", "clear_cache", "Error",
+__all__ = ["pairs", "count", "iter_pairs", "neighbors", "pairs_between", "count_between", "Context", "pair_checksum", "clear_cache", "Error",
            "ALGORITHMS", "__version__"]
 
 __version__ = _core.version()
@@ -119,6 +119,14 @@ class Context:
             yield from it
         finally:
             it.close()
+
+    def pairs_between(self, a, ra, b, rb):
+        """As spherecollide.pairs_between()."""
+        return self._core.pairs(*_prepare(a, ra), *_prepare(b, rb))
+
+    def count_between(self, a, ra, b, rb):
+        """As spherecollide.count_between()."""
+        return self._core.count(*_prepare(a, ra), *_prepare(b, rb))
 
     def neighbors(self, centres, radii, *, full=False, skin=0.0, values=None):
         """As spherecollide.neighbors()."""
@@ -213,6 +221,29 @@ def iter_pairs(centres, radii, *, chunk=65536, algorithm="grid", threads=None, s
             yield from it
         finally:
             it.close()
+
+
+def pairs_between(a, ra, b, rb, *, algorithm="grid", threads=None, sorted=False, kernel="auto"):
+    """The intersecting pairs between two sets, as a (K, 2) uint32 array: row
+    (i, j) means sphere i of (a, ra) meets sphere j of (b, rb), by the same
+    double predicate as pairs(). No pairs within one set; the same sphere in
+    both sets meets itself. Both sets 3-D or both 2-D; their dtypes may
+    differ. When one set is much smaller, only the larger set's spheres near
+    it are searched (no index of both is built). ``sorted=True`` gives (i, j)
+    lexicographic order. Errors as pairs(), for the set holding the bad value.
+    """
+    key = _options(algorithm, threads, kernel, sorted, 65536)
+    pa, pb = _prepare(a, ra), _prepare(b, rb)
+    with _borrowed(key) as ctx:
+        return ctx._core.pairs(*pa, *pb)
+
+
+def count_between(a, ra, b, rb, *, algorithm="grid", threads=None, kernel="auto"):
+    """(K, checksum) of pairs_between(): the checksum sums pair_mix(i, j)."""
+    key = _options(algorithm, threads, kernel, False, 65536)
+    pa, pb = _prepare(a, ra), _prepare(b, rb)
+    with _borrowed(key) as ctx:
+        return ctx._core.count(*pa, *pb)
 
 
 _VALUES = {None: 0, "overlap": 1, "distance": 2}

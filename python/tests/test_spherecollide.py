@@ -426,3 +426,79 @@ def test_neighbors_same_as_the_cli(tmp_path):
     off, nbr = sc.neighbors(c, r, full=True, skin=0.125, threads=3)
     rows = np.repeat(np.arange(len(c), dtype=np.uint32), np.diff(off))
     np.testing.assert_array_equal(np.column_stack([rows, nbr]), cli)
+
+
+# ---- two sets ------------------------------------------------------------------------------
+
+def between_oracle(a, ra, b, rb):
+    """Every (i, j), i in a and j in b, with (dx*dx + dy*dy) + dz*dz <= (ri + rj)**2
+    in double, in lexicographic order, as a (K, 2) uint32 array."""
+    a, ra = _as_double(a, ra)
+    b, rb = _as_double(b, rb)
+    out = []
+    for i0 in range(0, len(a), 256):
+        ci, ri = a[i0:i0 + 256], ra[i0:i0 + 256]
+        dx = ci[:, None, 0] - b[None, :, 0]
+        dy = ci[:, None, 1] - b[None, :, 1]
+        dz = ci[:, None, 2] - b[None, :, 2]
+        d2 = (dx * dx + dy * dy) + dz * dz
+        s = ri[:, None] + rb[None, :]
+        i, j = np.nonzero(d2 <= s * s)
+        out.append(np.column_stack([i + i0, j]))
+    if not out:
+        return np.zeros((0, 2), np.uint32)
+    return np.concatenate(out).astype(np.uint32).reshape(-1, 2)
+
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+@pytest.mark.parametrize("algorithm", sc.ALGORITHMS)
+def test_pairs_between_match_the_oracle(name, algorithm):
+    c, r = DATASETS[name]()
+    c2, r2 = DATASETS[name](seed=40)  # the small set spread over the same region
+    small, rs = c2[:150], r2[:150]
+    for a, ra, b, rb in ((small, rs, c, r), (c, r, small, rs), (c2, r2, c, r)):
+        want = between_oracle(a, ra, b, rb)
+        got = sc.pairs_between(a, ra, b, rb, algorithm=algorithm, threads=2, sorted=True)
+        assert got.dtype == np.uint32 and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        assert sc.count_between(a, ra, b, rb, algorithm=algorithm) == (len(want), sc.pair_checksum(want))
+        unsorted = sc.pairs_between(a, ra, b, rb, algorithm=algorithm, threads=3)
+        np.testing.assert_array_equal(lexsorted(unsorted), want)
+
+
+def test_pairs_between_mixed_dtypes_context_and_edges():
+    c, r = clustered()
+    a, ra = c[:100].astype(np.float32), r[:100].astype(np.float32)
+    want = between_oracle(a, ra, c, r)
+    assert len(want) > 100  # a sphere in both sets meets itself, and its neighbours
+    ctx = sc.Context(sorted=True)
+    np.testing.assert_array_equal(ctx.pairs_between(a, ra, c, r), want)
+    assert ctx.count_between(a, ra, c, r) == (len(want), sc.pair_checksum(want))
+    assert ctx.stats()["spheres"] < len(c)  # only the large set's spheres near a were searched
+    empty = sc.pairs_between(c[:0], r[:0], c, r)
+    assert empty.shape == (0, 2)
+    with pytest.raises(ValueError, match="both be 3-D or both 2-D"):
+        sc.pairs_between(c, r, c[:, :2], r)
+
+
+@pytest.mark.parametrize("which", ["a", "b"])
+def test_pairs_between_bad_values_name_the_sphere(which):
+    c, r = uniform(2000)
+    a, ra = c[:100].copy(), r[:100].copy()
+    b, rb = c.copy(), r.copy()
+    (ra if which == "a" else rb)[57] = -1.0
+    for call in (sc.pairs_between, sc.count_between):
+        with pytest.raises(sc.Error) as e:
+            call(a, ra, b, rb)
+        assert e.value.status == 3 and e.value.index == 57
+
+
+def test_pairs_between_same_as_the_cli(tmp_path):
+    c, r = heavytail(4000)
+    c2, r2 = heavytail(4000, seed=9)
+    np.save(tmp_path / "a.npy", np.column_stack([c2[:500], r2[:500]]))
+    np.save(tmp_path / "b.npy", np.column_stack([c, r]))
+    subprocess.run([os.environ["SC_CLI"], "pairs", str(tmp_path / "a.npy"), "--against",
+                    str(tmp_path / "b.npy"), "-o", str(tmp_path / "out.npy"), "--quiet"], check=True)
+    cli = np.load(tmp_path / "out.npy")
+    np.testing.assert_array_equal(sc.pairs_between(c2[:500], r2[:500], c, r, threads=3), cli)
