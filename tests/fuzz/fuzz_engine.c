@@ -7,7 +7,9 @@
  * of centres with the radii apart (r_stride), 2-D or
  * 3-D. Every algorithm and kernel, at 1 and several threads, must return the
  * oracle's pair set: the same count, checksum and pairs as a brute-force
- * double loop written here.
+ * double loop written here. The same spheres cut in two (a prefix and the
+ * rest, often one at least 4 times the other, so the larger set's filter
+ * decides) must give the two-set query the oracle's pairs across the cut.
  *
  * Built as a libFuzzer target with clang (SC_FUZZ=ON), or, with any
  * compiler, as a program that replays files (tests/fuzz/driver.c): the
@@ -180,6 +182,58 @@ static sc_context *context_of(size_t c)
     return contexts[c];
 }
 
+/* The two-set query on the spheres cut at k: A = [0, k), B = [k, n) as
+ * rows views, queried as (A, B) or (B, A) by a bit of `how`; every config
+ * that ran above must give the double loop's pairs across the cut. */
+static void check_between(const double (*v)[4], size_t n, int dims, int f32, const float *rows32,
+                          const double *rows64, unsigned how, size_t shaped)
+{
+    /* half the cuts leave one side at most a fifth of the other */
+    const size_t k = (how & 1) ? (how >> 2) % (n / 5 + 1) : (how >> 2) % (n + 1);
+    const int swap = (how >> 1) & 1;
+    const size_t cols = (size_t)dims + 1;
+    const sc_spheres lo = f32 ? sc_spheres_rows_f32(k, dims, rows32)
+                              : sc_spheres_rows_f64(k, dims, rows64);
+    const sc_spheres hi = f32 ? sc_spheres_rows_f32(n - k, dims, rows32 + k * cols)
+                              : sc_spheres_rows_f64(n - k, dims, rows64 + k * cols);
+    static pairlist want, got;
+    want.n = 0;
+    uint64_t want_sum = 0;
+    const size_t na = swap ? n - k : k, nb = swap ? k : n - k;
+    for (size_t i = 0; i < na; i++)
+        for (size_t j = 0; j < nb; j++) {
+            const double *a = v[swap ? k + i : i], *b = v[swap ? j : k + j];
+            const double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+            const double d2 = (dx * dx + dy * dy) + dz * dz, s = a[3] + b[3];
+            if (d2 <= s * s) {
+                want.p[2 * want.n] = (uint32_t)i;
+                want.p[2 * want.n + 1] = (uint32_t)j;
+                want.n++;
+                want_sum += mix((uint32_t)i, (uint32_t)j);
+            }
+        }
+    for (size_t c = 0; c < NCONFIG; c++) {
+        if (c >= 3 && c < FIRST_PEER && c != shaped)
+            continue;
+        const config *cf = &configs[c];
+        sc_context *ctx = context_of(c);
+        sc_summary s;
+        sc_status st = sc_count_between(ctx, swap ? &hi : &lo, swap ? &lo : &hi, &s);
+        if (st != SC_OK)
+            fuzz_fail("between count status", cf->name, (unsigned long long)st, 0);
+        if (s.pairs != want.n || s.checksum != want_sum)
+            fuzz_fail("between count", cf->name, s.pairs, want.n);
+        got.n = 0;
+        st = sc_stream_between(ctx, swap ? &hi : &lo, swap ? &lo : &hi, collect, &got, &s);
+        if (st != SC_OK)
+            fuzz_fail("between stream status", cf->name, (unsigned long long)st, 0);
+        if (!cf->sorted && got.n > 1)
+            qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
+        if (got.n != want.n || (got.n && memcmp(got.p, want.p, 2 * got.n * sizeof(uint32_t)) != 0))
+            fuzz_fail("between pairs differ", cf->name, got.n, want.n);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -282,5 +336,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (got.n != want.n || (got.n && memcmp(got.p, want.p, 2 * got.n * sizeof(uint32_t)) != 0))
             fuzz_fail("streamed pairs differ", cf->name, got.n, want.n);
     }
+    check_between(v, n, dims, f32, rows32, rows64, byte(&in), shaped);
     return 0;
 }
