@@ -370,7 +370,7 @@ SC_API sc_status sc_fill_pairs(sc_context *ctx, const sc_spheres *spheres, uint3
  *  smaller's boxes), and the algorithm searches the smaller set with
  *  those: no index of a u b is built. Scratch beyond a one-set query's
  *  on the searched spheres: 32 bytes per searched sphere, 4 per sphere of
- *  the larger set, and the grid's bits (2 per sphere of the larger set,
+ *  the larger set, and the grid's bits (16 per sphere of the larger set,
  *  2 MiB at most). The context's statistics count the searched spheres. */
 SC_API sc_status sc_count_between(sc_context *ctx, const sc_spheres *a, const sc_spheres *b,
                                   sc_summary *out);

@@ -145,7 +145,8 @@ static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, occupanc
             o->k[a] = a < o->dims && span < (double)(1u << 22) ? (uint32_t)span + 1 : 1;
             if (a < o->dims && !(span < (double)(1u << 22)))
                 o->k[a] = 1u << 22;
-            cells *= o->k[a];
+            /* saturates past the cap: the product of three 2^22 would wrap */
+            cells = cells > cap ? cells : cells * o->k[a];
         }
         if (cells <= cap)
             break;
