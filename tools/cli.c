@@ -98,9 +98,10 @@ static const char usage_pairs[] =
     "                      --format npy|csv|bin; - is standard output (csv). A file\n"
     "                      is written to a temporary file beside it and renamed on\n"
     "                      success; FIFOs and devices are written directly.\n"
-    "  --against B         pairs (i, j) between INPUT (i) and B (j), read as INPUT is\n"
-    "                      (the same --input-format and --2d); no pairs within one\n"
-    "                      set. The smaller set's cells filter the larger.\n"
+    "  --against B         pairs (i, j) between INPUT (i) and B (j); no pairs within\n"
+    "                      one set. B's format is its extension's (the input format\n"
+    "                      given only for - and .bin); --2d applies to both. The\n"
+    "                      smaller set's cells filter the larger.\n"
     "  --count-only        only count pairs and checksum (memory for the spheres only);\n"
     "                      this is also what happens without -o\n"
     "  --sorted            write pairs in (i, j) lexicographic order\n"
@@ -872,7 +873,12 @@ static int cmd_pairs(int argc, char **argv)
     if (rs != SC_IO_OK)
         return fail(sc_io_exit_code(rs), "%s", err);
     if (job.against) {
-        rs = sc_io_read_spheres(job.against, &ro, &inb, err, sizeof err);
+        /* B's own name decides its format where it can (INPUT may be -) */
+        sc_io_read_options rob = ro;
+        if (strcmp(job.against, "-") != 0 &&
+            sc_io_spheres_format_for_path(job.against) != SC_IO_FORMAT_AUTO)
+            rob.format = SC_IO_FORMAT_AUTO;
+        rs = sc_io_read_spheres(job.against, &rob, &inb, err, sizeof err);
         if (rs != SC_IO_OK) {
             sc_io_spheres_free(&in);
             return fail(sc_io_exit_code(rs), "%s", err);

@@ -450,6 +450,14 @@ case_against() {
     [ "$(json_get "$WORK/c.json" pairs)" = "$(json_get "$WORK/x.json" pairs)" ] ||
         fail "pairs --against: the count differs from the written pairs"
     checks=$((checks + 1))
+    # standard input as text against a .npy: B's name decides its format
+    "$SC" pairs "$WORK/a.txt" --against "$WORK/b.npy" --json > "$WORK/f.json" 2>"$WORK/err.txt" ||
+        fail "pairs a.txt --against b.npy: $(cat "$WORK/err.txt")"
+    "$SC" pairs - --input-format text --against "$WORK/b.npy" --json < "$WORK/a.txt" \
+        > "$WORK/s.json" 2>"$WORK/err.txt" || fail "pairs - --against b.npy: $(cat "$WORK/err.txt")"
+    [ "$(json_get "$WORK/s.json" pairs)" = "$(json_get "$WORK/f.json" pairs)" ] ||
+        fail "pairs - --against: $(json_get "$WORK/s.json" pairs) pairs, from the file $(json_get "$WORK/f.json" pairs)"
+    checks=$((checks + 1))
     # a bad value in the second set names that file and the place; no file
     printf '0 0 0 1\n1 0 0 -1\n' > "$WORK/neg.txt"
     expect_exit 5 "neg.txt" "line 2" -- pairs "$WORK/b.npy" --against "$WORK/neg.txt" -o "$WORK/neg.csv"
