@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "counting_alloc.h"
 
 /* ---- oracle ---------------------------------------------------------------- */
 
@@ -340,26 +341,13 @@ static int stop_after_one(const uint32_t *p, size_t count, void *user) {
     return 1;
 }
 
-static int free_count;
-static void *counting_alloc(size_t size, size_t align, void *user) {
-    (void)user;
-    void *p = NULL;
-    return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size ? size : 1)
-               ? NULL
-               : p;
-}
-static void counting_free(void *p, void *user) {
-    (void)user;
-    free_count++;
-    free(p);
-}
-
 static void group_api(void) {
     const size_t nl = 20000, ns = 500;
     double *big = generate("uniform", nl, 51), *small = generate("uniform", nl, 52);
     sc_spheres va = sc_spheres_rows_f64(ns, 3, small), vb = sc_spheres_rows_f64(nl, 3, big);
     sc_options o = sc_options_default();
-    o.allocator = (sc_allocator){counting_alloc, counting_free, NULL};
+    counting ca = {0, 0, -1};
+    o.allocator = (sc_allocator){count_alloc, count_free, &ca};
     sc_context *ctx = NULL;
     CHECK(sc_context_create(&o, &ctx) == SC_OK, "create");
     sc_summary s = {1, 1};
@@ -414,10 +402,10 @@ static void group_api(void) {
 
     /* steady state: another query on the same sizes allocates nothing */
     CHECK(sc_count_between(ctx, &va, &vb, &s) == SC_OK, "count");
-    const int frees = free_count;
+    const long frees = ca.frees;
     CHECK(sc_count_between(ctx, &va, &vb, &s) == SC_OK && s.pairs == want.n, "count again");
     CHECK(sc_fill_between(ctx, &va, &vb, buf, want.n, &needed, &s) == SC_OK, "fill again");
-    CHECK(free_count == frees, "no reallocation in the steady state");
+    CHECK(ca.frees == frees, "no reallocation in the steady state");
     sc_context_stats(ctx, &stats);
     CHECK(stats.spheres >= ns && stats.spheres < ns + nl / 2,
           "the filter kept part of the large set (%llu searched)",

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "counting_alloc.h"
 
 /* ---- oracle ---------------------------------------------------------------- */
 
@@ -850,24 +851,7 @@ static void group_api(void) {
 /* Allocation hooks: every allocation goes through them; queries after the
  * first allocate nothing new; a failing allocator gives OUT_OF_MEMORY and
  * leaves the context usable. */
-typedef struct counting {
-    long allocs, frees, fail_after;
-} counting;
-
-static void *count_alloc(size_t size, size_t align, void *user) {
-    counting *c = user;
-    if (c->fail_after >= 0 && c->allocs >= c->fail_after)
-        return NULL;
-    c->allocs++;
-    void *p = NULL;
-    return posix_memalign(&p, align, size) == 0 ? p : NULL;
-}
-
-static void count_free(void *p, void *user) {
-    counting *c = user;
-    c->frees++;
-    free(p);
-}
+/* counting_alloc.h: count_alloc, count_free */
 
 static int count_cb(const uint32_t *p, size_t count, void *user) {
     (void)p;

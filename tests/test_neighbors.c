@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "counting_alloc.h"
 
 /* ---- oracle ---------------------------------------------------------------- */
 
@@ -322,20 +323,6 @@ static void group_extremes(void) {
     check_rows("touch-at-skin", rows, 32, 0.125, 0.125);
 }
 
-static int free_count;
-static void *counting_alloc(size_t size, size_t align, void *user) {
-    (void)user;
-    void *p = NULL;
-    return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size ? size : 1)
-               ? NULL
-               : p;
-}
-static void counting_free(void *p, void *user) {
-    (void)user;
-    free_count++;
-    free(p);
-}
-
 static void group_api(void) {
     const size_t n = 2000;
     double *rows = malloc(4 * n * sizeof(double));
@@ -343,7 +330,8 @@ static void group_api(void) {
     sc_spheres view = sc_spheres_rows_f64(n, 3, rows);
     sc_context *ctx = NULL;
     sc_options o = sc_options_default();
-    o.allocator = (sc_allocator){counting_alloc, counting_free, NULL};
+    counting ca = {0, 0, -1};
+    o.allocator = (sc_allocator){count_alloc, count_free, &ca};
     CHECK(sc_context_create(&o, &ctx) == SC_OK, "create");
     uint64_t *off = malloc((n + 1) * sizeof(uint64_t));
     sc_nbr_spec spec = {0, 0.0, SC_NBR_NONE};
@@ -428,10 +416,10 @@ static void group_api(void) {
     csr_free(&want);
 
     /* steady state: a second count and fill allocate nothing new */
-    const int frees = free_count;
+    const long frees = ca.frees;
     CHECK(sc_neighbors_count(ctx, &view, &spec, off) == SC_OK, "count again");
     CHECK(sc_neighbors_fill(ctx, &view, &spec, off, idx, val) == SC_OK, "fill again");
-    CHECK(free_count == frees, "no reallocation in the steady state");
+    CHECK(ca.frees == frees, "no reallocation in the steady state");
     free(bad);
     free(idx);
     free(val);

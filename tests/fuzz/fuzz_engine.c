@@ -182,6 +182,37 @@ static sc_context *context_of(size_t c)
     return contexts[c];
 }
 
+/* Adds (i, j) to the oracle's list and its checksum. */
+static void want_pair(pairlist *want, uint64_t *sum, size_t i, size_t j)
+{
+    want->p[2 * want->n] = (uint32_t)i;
+    want->p[2 * want->n + 1] = (uint32_t)j;
+    want->n++;
+    *sum += mix((uint32_t)i, (uint32_t)j);
+}
+
+/* One config's count and stream (got: the streamed pairs) against the
+ * oracle's list, sorted when the config's output is not. */
+static void expect_oracle(const char *what, const config *cf, sc_status cst, const sc_summary *cs,
+                          sc_status sst, pairlist *got, const pairlist *want, uint64_t want_sum)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s, %s", what, cf->name);
+    if (cst != SC_OK)
+        fuzz_fail("count status", name, (unsigned long long)cst, 0);
+    if (cs->pairs != want->n)
+        fuzz_fail("count", name, cs->pairs, want->n);
+    if (cs->checksum != want_sum)
+        fuzz_fail("checksum", name, cs->checksum, want_sum);
+    if (sst != SC_OK)
+        fuzz_fail("stream status", name, (unsigned long long)sst, 0);
+    if (!cf->sorted && got->n > 1)
+        qsort(got->p, got->n, 2 * sizeof(uint32_t), cmp_pair);
+    if (got->n != want->n ||
+        (got->n && memcmp(got->p, want->p, 2 * got->n * sizeof(uint32_t)) != 0))
+        fuzz_fail("streamed pairs differ", name, got->n, want->n);
+}
+
 /* The two-set query on the spheres cut at k: A = [0, k), B = [k, n) as
  * rows views, queried as (A, B) or (B, A) by a bit of `how`; every config
  * that ran above must give the double loop's pairs across the cut. */
@@ -205,32 +236,20 @@ static void check_between(const double (*v)[4], size_t n, int dims, int f32, con
             const double *a = v[swap ? k + i : i], *b = v[swap ? j : k + j];
             const double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
             const double d2 = (dx * dx + dy * dy) + dz * dz, s = a[3] + b[3];
-            if (d2 <= s * s) {
-                want.p[2 * want.n] = (uint32_t)i;
-                want.p[2 * want.n + 1] = (uint32_t)j;
-                want.n++;
-                want_sum += mix((uint32_t)i, (uint32_t)j);
-            }
+            if (d2 <= s * s)
+                want_pair(&want, &want_sum, i, j);
         }
     for (size_t c = 0; c < NCONFIG; c++) {
         if (c >= 3 && c < FIRST_PEER && c != shaped)
             continue;
         const config *cf = &configs[c];
         sc_context *ctx = context_of(c);
-        sc_summary s;
-        sc_status st = sc_count_between(ctx, swap ? &hi : &lo, swap ? &lo : &hi, &s);
-        if (st != SC_OK)
-            fuzz_fail("between count status", cf->name, (unsigned long long)st, 0);
-        if (s.pairs != want.n || s.checksum != want_sum)
-            fuzz_fail("between count", cf->name, s.pairs, want.n);
+        const sc_spheres *a = swap ? &hi : &lo, *b = swap ? &lo : &hi;
+        sc_summary s, ss;
+        const sc_status cst = sc_count_between(ctx, a, b, &s);
         got.n = 0;
-        st = sc_stream_between(ctx, swap ? &hi : &lo, swap ? &lo : &hi, collect, &got, &s);
-        if (st != SC_OK)
-            fuzz_fail("between stream status", cf->name, (unsigned long long)st, 0);
-        if (!cf->sorted && got.n > 1)
-            qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
-        if (got.n != want.n || (got.n && memcmp(got.p, want.p, 2 * got.n * sizeof(uint32_t)) != 0))
-            fuzz_fail("between pairs differ", cf->name, got.n, want.n);
+        const sc_status sst = sc_stream_between(ctx, a, b, collect, &got, &ss);
+        expect_oracle("two sets", cf, cst, &s, sst, &got, &want, want_sum);
     }
 }
 
@@ -304,12 +323,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t j = i + 1; j < n; j++) {
             const double dx = v[i][0] - v[j][0], dy = v[i][1] - v[j][1], dz = v[i][2] - v[j][2];
             const double d2 = (dx * dx + dy * dy) + dz * dz, s = v[i][3] + v[j][3];
-            if (d2 <= s * s) {
-                want.p[2 * want.n] = (uint32_t)i;
-                want.p[2 * want.n + 1] = (uint32_t)j;
-                want.n++;
-                want_sum += mix((uint32_t)i, (uint32_t)j);
-            }
+            if (d2 <= s * s)
+                want_pair(&want, &want_sum, i, j);
         }
 
     /* which shaped grid joins the three that always run */
@@ -319,22 +334,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             continue;
         const config *cf = &configs[c];
         sc_context *ctx = context_of(c);
-        sc_summary s;
-        sc_status st = sc_count_pairs(ctx, &view, &s);
-        if (st != SC_OK)
-            fuzz_fail("count status", cf->name, (unsigned long long)st, 0);
-        if (s.pairs != want.n)
-            fuzz_fail("count", cf->name, s.pairs, want.n);
-        if (s.checksum != want_sum)
-            fuzz_fail("checksum", cf->name, s.checksum, want_sum);
+        sc_summary s, ss;
+        const sc_status cst = sc_count_pairs(ctx, &view, &s);
         got.n = 0;
-        st = sc_stream_pairs(ctx, &view, collect, &got, &s);
-        if (st != SC_OK)
-            fuzz_fail("stream status", cf->name, (unsigned long long)st, 0);
-        if (!cf->sorted && got.n > 1)
-            qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
-        if (got.n != want.n || (got.n && memcmp(got.p, want.p, 2 * got.n * sizeof(uint32_t)) != 0))
-            fuzz_fail("streamed pairs differ", cf->name, got.n, want.n);
+        const sc_status sst = sc_stream_pairs(ctx, &view, collect, &got, &ss);
+        expect_oracle("one set", cf, cst, &s, sst, &got, &want, want_sum);
     }
     check_between(v, n, dims, f32, rows32, rows64, byte(&in), shaped);
     return 0;
