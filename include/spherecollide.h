@@ -64,7 +64,9 @@ typedef enum sc_status {
     SC_ERR_OUT_OF_MEMORY = 6,    /**< an allocation failed; the context stays usable */
     SC_ERR_BUFFER_TOO_SMALL = 7, /**< sc_fill_pairs: capacity < pairs; *needed says how many */
     SC_ERR_STOPPED = 8,          /**< the pair callback returned non-zero */
-    SC_ERR_UNSUPPORTED = 9,      /**< a forced kernel this CPU or build cannot run */
+    SC_ERR_UNSUPPORTED = 9,      /**< a forced kernel this CPU or build cannot
+                                      run, or a call that does not take the
+                                      options' periodic box */
     SC_ERR_TOO_COSTLY = 10       /**< the chosen algorithm predicts more work than
                                       its limit on this input (hashgrid's
                                       max_tests); nothing was searched, another
@@ -173,6 +175,35 @@ typedef enum sc_algorithm {
 } sc_algorithm;
 #define SC_ALGO_COUNT 9
 
+/** A periodic box. On each axis k with periodic[k] non-zero, space wraps
+ *  with period L_k = hi[k] - lo[k] (in double), and a pair's predicate
+ *  runs on its minimum-image displacement, exactly as this double
+ *  expression (no FMA) decides:
+ *    wrap(x) = x when lo <= x < hi; else t = x - floor((x - lo) / L) * L,
+ *              then lo when t < lo or t >= hi, else t;
+ *    for i < j and each axis: d = wrap(cj) - wrap(ci) on a periodic axis
+ *              (cj - ci on another), then on a periodic axis
+ *              d - L when d > 0.5 * L, d + L when d < -0.5 * L, else d;
+ *    d2 = (dx*dx + dy*dy) + dz*dz, s = ri + rj, and d2 <= s*s.
+ *  Spheres outside [lo, hi) are wrapped, not rejected; each pair is
+ *  reported once, however many faces its spheres touch across, and a
+ *  sphere never pairs with its own image. Any sphere size and box size
+ *  give this answer (with spheres large against the box, up to 26 images
+ *  of each are searched). Non-periodic axes ignore lo and hi; a 2-D view
+ *  ignores axis 2. A periodic axis needs finite lo < hi with |lo|, |hi|
+ *  <= SC_MAX_BOX_VALUE (else SC_ERR_INVALID_ARGUMENT at context
+ *  creation), and every radius <= SC_MAX_ABS_VALUE / 2 (else
+ *  SC_ERR_OUT_OF_RANGE at that sphere): the images must stay within the
+ *  search's range. The pair calls (count, stream, fill) honour the box;
+ *  neighbour lists and two-set queries return SC_ERR_UNSUPPORTED with a
+ *  periodic axis. */
+typedef struct sc_box {
+    int periodic[3]; /**< non-zero: axis k wraps (default: none) */
+    double lo[3], hi[3];
+} sc_box;
+/** Largest |lo| and |hi| of a periodic axis. */
+#define SC_MAX_BOX_VALUE (SC_MAX_ABS_VALUE / 8)
+
 /** Options of the grid (SC_ALGO_GRID). */
 typedef struct sc_grid_options {
     double cell_factor; /**< base cell edge as a multiple of the minimum legal
@@ -274,6 +305,7 @@ typedef struct sc_options {
     void *log_user;
     sc_progress_fn progress; /**< NULL: none */
     void *progress_user;
+    sc_box box;             /**< periodic boundaries; default none */
     /* Each algorithm's own options; only the chosen algorithm's are read. */
     sc_grid_options grid;
     sc_partition1d_options partition1d;

@@ -340,6 +340,8 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
                              sc_query_fn fn, void *arg) {
     if (!c)
         return SC_ERR_INVALID_ARGUMENT;
+    if (sc_box_periodic(&c->opt.box)) /* two sets across a periodic box: not built */
+        return failed(c, SC_ERR_UNSUPPORTED);
     const double t0 = sc_now();
     sc_view va, vb;
     sc_status st = a && b ? sc_view_make(a, &va) : SC_ERR_INVALID_ARGUMENT;

@@ -7,6 +7,7 @@
 #include "context.h"
 #include "algo/grid/grid.h" /* SC_MAX_LEVELS, until the grid checks its own options */
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,6 +61,13 @@ static sc_status options_check(const sc_options *o) {
         return SC_ERR_INVALID_ARGUMENT;
     if (o->allocator.alloc && !o->allocator.free)
         return SC_ERR_INVALID_ARGUMENT;
+    for (int a = 0; a < 3; a++) {
+        const double lo = o->box.lo[a], hi = o->box.hi[a];
+        /* fabs(NaN) <= M is false: one test for finite and in range */
+        if (o->box.periodic[a] && !(fabs(lo) <= SC_MAX_BOX_VALUE && fabs(hi) <= SC_MAX_BOX_VALUE &&
+                                    lo < hi && hi - lo > 0.0))
+            return SC_ERR_INVALID_ARGUMENT;
+    }
     return SC_OK;
 }
 
@@ -96,8 +104,8 @@ sc_status sc_context_create(const sc_options *options, sc_context **out) {
  * and the front ends' (neighbors.c, between.c). */
 #define OWN_BUFS(c)                                                                                \
     {&(c)->sched, &(c)->sink_mem, &(c)->hist,   &(c)->win,      &(c)->grown,                        \
-     &(c)->worig, &(c)->joint,    &(c)->survivors, &(c)->occupied}
-#define OWN_BUFS_COUNT 9
+     &(c)->worig, &(c)->joint,    &(c)->survivors, &(c)->occupied, &(c)->images_buf}
+#define OWN_BUFS_COUNT 10
 
 void sc_context_trim(sc_context *c) {
     if (!c)

@@ -63,7 +63,12 @@ struct sc_context {
     sc_cross cross;       /* between.c, during a two-set query: what its sinks keep */
     sc_buf joint, survivors, occupied; /* between.c: the joint view's SoA, the
                                           large set's candidates, the small
-                                          set's cell bitmap */
+                                          set's cell bitmap; periodic.c: the
+                                          joint view's SoA, the threads'
+                                          image counts */
+    sc_images images;     /* periodic.c, during a periodic query: how its
+                             sinks map images to spheres */
+    sc_buf images_buf;    /* periodic.c: the images' spheres and shifts */
     progress_map progress; /* this query's progress */
 #ifdef SC_STUDY
     sc_study_knobs study; /* study.c */

@@ -82,6 +82,7 @@ sc_status sc_engine_sink(sc_context *c, sc_sink *s, sc_sink_mode mode, const sc_
     s->mode = mode;
     s->index = p->built.work.index;
     s->cross = c->cross;
+    s->images = c->images;
     s->chunk_pairs = c->chunk_pairs;
     const size_t bytes = sc_sink_bytes(c->threads, mode, c->chunk_pairs, nchunks);
     if (bytes == SIZE_MAX || !sc_buf_reserve(alloc_of(c), &c->sink_mem, bytes))
@@ -206,7 +207,7 @@ sc_status sc_count_pairs(sc_context *c, const sc_spheres *spheres, sc_summary *o
     if (!out)
         return SC_ERR_INVALID_ARGUMENT;
     out->pairs = out->checksum = 0;
-    return sc_engine_run(c, spheres, sc_engine_count, out);
+    return sc_engine_query(c, spheres, sc_engine_count, out);
 }
 
 /* ---- stream ------------------------------------------------------------- */
@@ -262,9 +263,10 @@ static bool win_reserve(sc_context *c, sorted_win *win, size_t cap) {
     return true;
 }
 
-/* The range of a pair's first index i: the spheres, or for two sets A's. */
+/* The range of a pair's first index i: the spheres (not their periodic
+ * images), or for two sets A's. */
 static size_t rows_of(const sc_context *c, const sc_prepared *p) {
-    return c->cross.on ? c->cross.na : p->view.n;
+    return c->cross.on ? c->cross.na : c->images.on ? c->images.n : p->view.n;
 }
 
 /* One search pass keeping the pairs whose smaller index is in [lo, hi):
@@ -413,7 +415,7 @@ sc_status sc_stream_pairs(sc_context *c, const sc_spheres *spheres, sc_pair_fn f
     if (!fn)
         return SC_ERR_INVALID_ARGUMENT;
     stream_arg a = {fn, user};
-    sc_status st = sc_engine_run(c, spheres, sc_engine_stream, &a);
+    sc_status st = sc_engine_query(c, spheres, sc_engine_stream, &a);
     if (out && c) {
         out->pairs = c->stats.pairs;
         out->checksum = c->stats.checksum;

@@ -24,6 +24,16 @@ typedef sc_status (*sc_query_fn)(sc_context *c, sc_prepared *p, void *arg);
  * pinning, statistics zeroed then timed, the caller's OpenMP state restored). */
 SC_INTERNAL sc_status sc_engine_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn,
                                     void *arg);
+/* A one-set pair query: sc_engine_run, or with a periodic box in the
+ * options, sc_periodic_run (periodic.c). */
+SC_INTERNAL sc_status sc_engine_query(sc_context *c, const sc_spheres *spheres, sc_query_fn fn,
+                                      void *arg);
+/* Runs fn on the spheres and their periodic images (periodic.c). */
+SC_INTERNAL sc_status sc_periodic_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn,
+                                      void *arg);
+/* Whether the options' box has a periodic axis. */
+SC_INTERNAL bool sc_box_periodic(const sc_box *box);
+
 /* Sets a sink up in the context's scratch; the mode's fields must be set. */
 SC_INTERNAL sc_status sc_engine_sink(sc_context *c, sc_sink *s, sc_sink_mode mode,
                                      const sc_prepared *p);

@@ -400,6 +400,8 @@ static sc_status nbr_run(sc_context *c, const sc_spheres *spheres, nbr_query *q,
     if (!c)
         return SC_ERR_INVALID_ARGUMENT;
     sc_status st = spec_check(q->spec);
+    if (st == SC_OK && sc_box_periodic(&c->opt.box))
+        st = SC_ERR_UNSUPPORTED; /* lists across a periodic box: not built */
     if (st == SC_OK && !spheres)
         st = SC_ERR_INVALID_ARGUMENT;
     if (st == SC_OK)

@@ -209,6 +209,44 @@ static inline bool list_keeps(const sc_sink *s, uint32_t wa, uint32_t wb, uint32
 static size_t keep_pairs(const sc_sink *s, uint32_t *p, size_t n) {
     const uint32_t *idx = s->index;
     size_t m = 0;
+    if (s->images.on) {
+        const sc_images *im = &s->images;
+        const unsigned direct = 13; /* the code of no shift */
+        for (size_t k = 0; k < n; k++) {
+            const uint32_t a = idx[p[2 * k]], b = idx[p[2 * k + 1]];
+            const uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+            if (lo >= im->n) /* two images: their spheres' own hit is elsewhere */
+                continue;
+            uint32_t i = lo, j = hi;
+            unsigned shift = direct; /* j's image, seen from i */
+            if (hi >= im->n) {
+                const uint32_t q = im->image_of[hi - im->n];
+                /* (lo, an image of q) and (q, an image of lo) stand for
+                 * one pair: kept where the image is of the larger sphere,
+                 * of the larger index on a tie, whose image always exists
+                 * (periodic.c). This also drops a sphere's own images. */
+                const double ro = im->r[lo], rq = im->r[q];
+                if (!(rq > ro || (rq == ro && lo < q)))
+                    continue;
+                shift = im->image_shift[hi - im->n];
+                i = lo < q ? lo : q;
+                j = lo < q ? q : lo;
+                if (lo > q) /* lo's image seen from q: the opposite shift */
+                    shift = 26 - shift;
+            } else if (im->trust_direct) {
+                p[2 * m] = lo;
+                p[2 * m + 1] = hi;
+                m++;
+                continue;
+            }
+            if (!sc_images_meet(im, i, j, shift))
+                continue;
+            p[2 * m] = i;
+            p[2 * m + 1] = j;
+            m++;
+        }
+        return m;
+    }
     if (s->cross.on) {
         const uint32_t split = s->cross.split;
         const uint32_t *ma = s->cross.map_a, *mb = s->cross.map_b;

@@ -59,11 +59,38 @@ typedef struct sc_cross {
     size_t na, nb;
 } sc_cross;
 
+/* A periodic query's joint view (periodic.c): positions [0, n) are the
+ * spheres themselves, wrapped into the box (x, y, z, r: their centres in
+ * double and their radii); position n + g is an image of sphere
+ * image_of[g] shifted by image_shift[g] = (sx+1) + 3 (sy+1) + 9 (sz+1)
+ * periods (s in {-1, 0, 1}). A hit stands for the pair of the spheres it
+ * names when the box's predicate holds with that shift (sc_box), from
+ * one side only (keep_pairs); with
+ * `trust_direct`, a hit of two spheres themselves is the pair as found
+ * (no sphere reaches half a period, so its minimum image is unshifted).
+ * on == false: not a periodic query. */
+typedef struct sc_images {
+    bool on, trust_direct;
+    int dims;
+    uint32_t n;
+    const uint32_t *image_of;
+    const uint8_t *image_shift;
+    const double *x, *y, *z, *r;
+    int periodic[3];
+    double period[3], half[3];
+} sc_images;
+
+/* The box's predicate (sc_box's expression) for spheres p < q of a
+ * periodic query, seen from p with q shifted by `shift` (an image code):
+ * true when that shift is q's minimum image and the pair meets. */
+SC_INTERNAL bool sc_images_meet(const sc_images *im, uint32_t p, uint32_t q, unsigned shift);
+
 typedef struct sc_sink sc_sink;
 struct sc_sink {
     sc_sink_mode mode;
     const uint32_t *index; /* sorted -> input */
     sc_cross cross;        /* two sets: which pairs count, and their indices */
+    sc_images images;      /* a periodic box: which hits are pairs, of which spheres */
     int threads;
     sc_sink_thread *th;
     int stopped; /* set under the lock; read outside it only with __atomic_load_n */

@@ -59,3 +59,14 @@ foreach(group generators threads extremes api)
   add_test(NAME engine.between.${group} COMMAND test_between ${group})
   set_tests_properties(engine.between.${group} PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
 endforeach()
+
+# Periodic boxes against the box's documented expression and a brute force
+# over each pair's 27 images.
+add_executable(test_periodic test_periodic.c)
+target_link_libraries(test_periodic PRIVATE sc_tools m)
+target_compile_options(test_periodic PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
+target_compile_definitions(test_periodic PRIVATE _POSIX_C_SOURCE=200809L)
+foreach(group generators small extremes threads api)
+  add_test(NAME engine.periodic.${group} COMMAND test_periodic ${group})
+  set_tests_properties(engine.periodic.${group} PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
+endforeach()

@@ -1,0 +1,576 @@
+/*
+ * test_periodic.c: pair queries in a periodic box (options.box) against two
+ * oracles written here from the header's text: the documented expression
+ * (wrap, minimum image, the predicate) evaluated pair by pair, which the
+ * library must match bit for bit on every input, and a brute force over the
+ * 27 (9 in 2-D) images of each pair, which must agree with it on data away
+ * from rounding ties. Every generator in boxes that fit, cut through and
+ * wrap the data; every peer, kernels, threads 1..4, sorted and unsorted
+ * streams, counts, checksums and fills; periodic and open axes mixed, 2-D,
+ * float32; boxes small against the spheres (every sphere's 26 images,
+ * pairs touching across two faces, spheres larger than the box); extremes
+ * (the box limit, coordinates far outside the box, subnormal periods,
+ * pairs exactly half a period apart, touching across a face and one ulp
+ * beyond); the stream's order for every thread count; the API's statuses.
+ *
+ * Usage: test_periodic [GROUP]   (GROUP: generators, small, extremes,
+ * threads, api, all; default all)
+ */
+#include "sc_gen.h"
+#include "spherecollide.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "counting_alloc.h"
+
+/* ---- oracles ---------------------------------------------------------------- */
+
+typedef struct box {
+    int dims;
+    sc_box b;
+} box;
+
+/* The header's wrap(x). */
+static double wrap_of(double x, double lo, double hi) {
+    const double L = hi - lo;
+    if (x >= lo && x < hi)
+        return x;
+    const double t = x - floor((x - lo) / L) * L;
+    return t < lo || t >= hi ? lo : t;
+}
+
+/* The header's predicate for rows i < j (x, y, z, r; z 0 in 2-D) whose
+ * centres were wrapped on the periodic axes. */
+static int expr_meets(const box *bx, const double *ri, const double *rj) {
+    double d[3] = {0, 0, 0};
+    for (int a = 0; a < bx->dims; a++) {
+        const int per = bx->b.periodic[a];
+        const double lo = bx->b.lo[a], hi = bx->b.hi[a], L = hi - lo;
+        double t = rj[a] - ri[a];
+        if (per && t > 0.5 * L)
+            t = t - L;
+        else if (per && t < -0.5 * L)
+            t = t + L;
+        d[a] = t;
+    }
+    const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2];
+    const double s = ri[3] + rj[3];
+    return d2 <= s * s;
+}
+
+/* Any of the pair's images meets (shifts -1, 0, 1 of each periodic axis on
+ * the wrapped centres): the physical answer, equal to the minimum image's
+ * in exact arithmetic. */
+static int images_meet(const box *bx, const double *wi, const double *wj) {
+    for (int s = 0; s < 27; s++) {
+        const int sh[3] = {s % 3 - 1, s / 3 % 3 - 1, s / 9 - 1};
+        double d[3] = {0, 0, 0};
+        int ok = 1;
+        for (int a = 0; a < 3; a++) {
+            if (sh[a] && (a >= bx->dims || !bx->b.periodic[a]))
+                ok = 0;
+            if (a < bx->dims)
+                d[a] = (wj[a] + sh[a] * (bx->b.hi[a] - bx->b.lo[a])) - wi[a];
+        }
+        if (!ok)
+            continue;
+        const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2];
+        const double sr = wi[3] + wj[3];
+        if (d2 <= sr * sr)
+            return 1;
+    }
+    return 0;
+}
+
+typedef struct pairs {
+    uint32_t *p;
+    size_t n, cap;
+} pairs;
+
+static void push(pairs *l, uint32_t i, uint32_t j) {
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->p = realloc(l->p, 2 * l->cap * sizeof(uint32_t));
+    }
+    l->p[2 * l->n] = i;
+    l->p[2 * l->n + 1] = j;
+    l->n++;
+}
+
+/* Lexicographic (i, j), i < j, by the expression (images == 0) or the
+ * 27-image brute force. */
+static void oracle(const box *bx, const double *rows, size_t n, int images, pairs *out) {
+    memset(out, 0, sizeof *out);
+    double *w = malloc(4 * (n + 1) * sizeof(double)); /* wrapped once per sphere */
+    for (size_t i = 0; i < n; i++)
+        for (int a = 0; a < 4; a++)
+            w[4 * i + a] = a < 3 && a < bx->dims && bx->b.periodic[a]
+                               ? wrap_of(rows[4 * i + a], bx->b.lo[a], bx->b.hi[a])
+                               : rows[4 * i + a];
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (images ? images_meet(bx, w + 4 * i, w + 4 * j)
+                       : expr_meets(bx, w + 4 * i, w + 4 * j))
+                push(out, (uint32_t)i, (uint32_t)j);
+    free(w);
+}
+
+static uint64_t checksum(const pairs *l) {
+    uint64_t s = 0;
+    for (size_t k = 0; k < l->n; k++)
+        s += sc_pair_mix(l->p[2 * k], l->p[2 * k + 1]);
+    return s;
+}
+
+static int same(const pairs *a, const pairs *b) {
+    return a->n == b->n && (!a->n || memcmp(a->p, b->p, 2 * a->n * sizeof(uint32_t)) == 0);
+}
+
+static int cmp_pair(const void *x, const void *y) {
+    const uint32_t *a = x, *b = y;
+    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* ---- library runs ----------------------------------------------------------- */
+
+typedef struct run {
+    sc_algorithm algo;
+    sc_kernel kernel;
+    int threads;
+    int sorted;
+} run;
+
+static int collect(const uint32_t *p, size_t count, void *user) {
+    pairs *l = user;
+    for (size_t k = 0; k < count; k++)
+        push(l, p[2 * k], p[2 * k + 1]);
+    return 0;
+}
+
+static sc_context *context_for(const run *r, const box *bx) {
+    sc_options o = sc_options_default();
+    o.algorithm = r->algo;
+    o.kernel = r->kernel;
+    o.threads = r->threads;
+    o.sorted = r->sorted;
+    o.hashgrid.max_tests = INFINITY;
+    o.box = bx->b;
+    sc_context *ctx = NULL;
+    return sc_context_create(&o, &ctx) == SC_OK ? ctx : NULL;
+}
+
+static const char *label(const run *r) {
+    static char buf[96];
+    snprintf(buf, sizeof buf, "%s t%d k%d%s", sc_algorithm_name(r->algo), r->threads, r->kernel,
+             r->sorted ? " sorted" : "");
+    return buf;
+}
+
+/* Streams, counts and fills on one run's settings, against the oracle: the
+ * sorted stream pair for pair, the unsorted one as a set. */
+static void check_run(const char *name, const box *bx, const sc_spheres *v, const pairs *want,
+                      const run *r) {
+    sc_context *ctx = context_for(r, bx);
+    CHECK(ctx != NULL, "%s: context", name);
+    if (!ctx)
+        return;
+    pairs got = {0};
+    sc_summary s = {0, 0};
+    sc_status st = sc_stream_pairs(ctx, v, collect, &got, &s);
+    CHECK(st == SC_OK, "%s: %s: %s", name, label(r), sc_status_string(st));
+    if (!r->sorted && got.n)
+        qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
+    CHECK(same(&got, want), "%s: %s: %zu pairs, want %zu", name, label(r), got.n, want->n);
+    CHECK(s.pairs == want->n && s.checksum == checksum(want), "%s: %s: stream summary", name,
+          label(r));
+    sc_summary cnt = {0, 0};
+    st = sc_count_pairs(ctx, v, &cnt);
+    CHECK(st == SC_OK && cnt.pairs == want->n && cnt.checksum == checksum(want),
+          "%s: %s: count %llu, want %zu (%s)", name, label(r), (unsigned long long)cnt.pairs,
+          want->n, sc_status_string(st));
+    uint32_t *buf = malloc(2 * (want->n + 1) * sizeof(uint32_t));
+    size_t needed = 0;
+    st = sc_fill_pairs(ctx, v, buf, want->n, &needed, NULL);
+    if (want->n)
+        qsort(buf, want->n, 2 * sizeof(uint32_t), cmp_pair);
+    CHECK(st == SC_OK && needed == want->n &&
+              (!want->n || memcmp(buf, want->p, 2 * want->n * sizeof(uint32_t)) == 0),
+          "%s: %s: fill (%s)", name, label(r), sc_status_string(st));
+    free(buf);
+    free(got.p);
+    sc_context_destroy(ctx);
+}
+
+static const sc_algorithm algos[] = {SC_ALGO_GRID,     SC_ALGO_BRUTE,   SC_ALGO_PARTITION1D,
+                                     SC_ALGO_SAP,      SC_ALGO_HASHGRID, SC_ALGO_OCTREE,
+                                     SC_ALGO_KDSPLIT,  SC_ALGO_BVH,     SC_ALGO_SEGTREE};
+#define NALGOS (sizeof algos / sizeof algos[0])
+
+static sc_kernel kernel_for(size_t k) {
+    return (k % 2 && sc_kernel_available(SC_KERNEL_AVX2)) ? SC_KERNEL_AVX2 : SC_KERNEL_SCALAR;
+}
+
+/* Every peer (kernel, threads and sorting varying with it) on rows (x, y,
+ * z, r); a 2-D box reads (x, y, r) views made from them. When `physical`,
+ * the 27-image brute force must agree with the expression. Returns the
+ * pair count. */
+static size_t check_box(const char *name, const box *bx, const double *rows, size_t n,
+                        int physical) {
+    pairs want;
+    oracle(bx, rows, n, 0, &want);
+    if (physical) {
+        pairs phys;
+        oracle(bx, rows, n, 1, &phys);
+        CHECK(same(&want, &phys), "%s: the expression agrees with the 27 images (%zu vs %zu)",
+              name, want.n, phys.n);
+        free(phys.p);
+    }
+    double *flat = NULL;
+    sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
+    if (bx->dims == 2) {
+        flat = malloc(3 * (n + 1) * sizeof(double));
+        for (size_t i = 0; i < n; i++) {
+            flat[3 * i] = rows[4 * i];
+            flat[3 * i + 1] = rows[4 * i + 1];
+            flat[3 * i + 2] = rows[4 * i + 3];
+        }
+        v = sc_spheres_rows_f64(n, 2, flat);
+    }
+    for (size_t k = 0; k < NALGOS; k++) {
+        const run r = {algos[k], kernel_for(k), 1 + (int)(k % 3), (int)(k % 2)};
+        check_run(name, bx, &v, &want, &r);
+    }
+    const size_t found = want.n;
+    free(want.p);
+    free(flat);
+    return found;
+}
+
+static double *generate(const char *dist, size_t n, uint64_t seed) {
+    double *rows = malloc(4 * (n + 1) * sizeof(double));
+    CHECK(scgen_generate(dist, n, seed, rows) == 0, "generate %s %zu", dist, n);
+    return rows;
+}
+
+/* The centres' bounds per axis. */
+static void bounds(const double *rows, size_t n, double lo[3], double hi[3]) {
+    for (int a = 0; a < 3; a++) {
+        lo[a] = INFINITY;
+        hi[a] = -INFINITY;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = rows[4 * i + a] < lo[a] ? rows[4 * i + a] : lo[a];
+            hi[a] = rows[4 * i + a] > hi[a] ? rows[4 * i + a] : hi[a];
+        }
+}
+
+/* A box over the bounds scaled by `scale` about their middle (< 1: the
+ * data wraps), periodic on the axes of `mask`. */
+static box box_of(int dims, int mask, const double lo[3], const double hi[3], double scale) {
+    box bx = {dims, {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}};
+    for (int a = 0; a < 3; a++) {
+        const double mid = 0.5 * (lo[a] + hi[a]), half = 0.5 * (hi[a] - lo[a]) * scale + 1e-9;
+        bx.b.periodic[a] = (mask >> a) & 1;
+        bx.b.lo[a] = mid - half;
+        bx.b.hi[a] = mid + half;
+    }
+    return bx;
+}
+
+static uint64_t lcg(uint64_t *s) {
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 11;
+}
+
+static double unit(uint64_t *s) { return (double)(lcg(s) >> 11) * 0x1p-42; }
+
+/* ---- groups -------------------------------------------------------------------- */
+
+static void group_generators(void) {
+    const char *const *names = scgen_names();
+    for (int g = 0; names[g]; g++) {
+        const int dense = strcmp(names[g], "dense") == 0;
+        const size_t n = dense ? 150 : 1000; /* dense: every sphere has 26 images */
+        double *rows = generate(names[g], n, 61);
+        double lo[3], hi[3];
+        bounds(rows, n, lo, hi);
+        char name[128];
+        /* the bounds' box, a box cutting through the data (spheres outside
+         * wrap), open axes mixed in, and 2-D */
+        const struct {
+            int dims, mask;
+            double scale;
+            const char *what;
+        } cases[] = {{3, 7, 1.0, "fitted box"},    {3, 7, 0.7, "wrapping box"},
+                     {3, 5, 0.8, "x and z periodic"}, {3, 2, 1.0, "y periodic"},
+                     {2, 3, 0.9, "2-D"},           {2, 1, 1.0, "2-D, x periodic"}};
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            const box bx = box_of(cases[k].dims, cases[k].mask, lo, hi, cases[k].scale);
+            snprintf(name, sizeof name, "%s: %s", names[g], cases[k].what);
+            check_box(name, &bx, rows, n, 1);
+        }
+        free(rows);
+    }
+    /* float32: the box applies to the widened values */
+    const size_t n = 1200;
+    double *rows = generate("uniform", n, 62);
+    float *f = malloc(4 * n * sizeof(float));
+    for (size_t k = 0; k < 4 * n; k++)
+        rows[k] = (double)(f[k] = (float)rows[k]);
+    double lo[3], hi[3];
+    bounds(rows, n, lo, hi);
+    const box bx = box_of(3, 7, lo, hi, 0.9);
+    pairs want;
+    oracle(&bx, rows, n, 0, &want);
+    CHECK(want.n > 0, "f32: pairs exist");
+    const sc_spheres v = sc_spheres_rows_f32(n, 3, f);
+    for (size_t k = 0; k < NALGOS; k += 2) {
+        const run r = {algos[k], kernel_for(k), 2, 1};
+        check_run("f32", &bx, &v, &want, &r);
+    }
+    free(want.p);
+    free(f);
+    free(rows);
+}
+
+/* Boxes small against the spheres: with rmax >= a quarter period the
+ * sinks check every pair (no direct trust), spheres get many images, a
+ * pair can touch across two faces and a sphere its own image. */
+static void group_small(void) {
+    uint64_t st = 3;
+    for (int round = 0; round < 6; round++) {
+        const size_t n = (size_t)(6 + round * 11);
+        double *rows = malloc(4 * n * sizeof(double));
+        const double L = round % 2 ? 1.0 : 10.0;
+        for (size_t i = 0; i < n; i++) {
+            for (int a = 0; a < 3; a++)
+                rows[4 * i + a] = (unit(&st) * 1.6 - 0.3) * L; /* some outside */
+            rows[4 * i + 3] = unit(&st) * L * (round < 2 ? 0.3 : round < 4 ? 0.7 : 1.5);
+        }
+        for (int dims = 2; dims <= 3; dims++) {
+            box bx = {dims, {{1, 1, 1}, {0, 0, 0}, {L, L, L}}};
+            if (round == 5) /* a long thin box: one axis shorter than the spheres */
+                bx.b.hi[1] = 0.05 * L;
+            char name[64];
+            snprintf(name, sizeof name, "small box %d, %d-D", round, dims);
+            const size_t found = check_box(name, &bx, rows, n, 1);
+            CHECK(found > 0, "%s: pairs exist", name);
+        }
+        free(rows);
+    }
+    /* two spheres touching across two faces at once (a box of 1, centres
+     * 0.1 and 0.9 apart on x: 0.2 through the face, 0.8 inside); one
+     * pair, reported once */
+    double two[8] = {0.1, 0.5, 0.5, 0.45, 0.9, 0.5, 0.5, 0.45};
+    box bx = {3, {{1, 1, 1}, {0, 0, 0}, {1, 1, 1}}};
+    CHECK(check_box("across two faces", &bx, two, 2, 1) == 1, "across two faces: one pair");
+    /* a single sphere larger than the box meets only its images: none */
+    two[3] = 3.0;
+    CHECK(check_box("one sphere, its images", &bx, two, 1, 1) == 0, "no self pair");
+    CHECK(check_box("no spheres", &bx, two, 0, 1) == 0, "empty");
+}
+
+/* The edges of the expression: the library must match it bit for bit. */
+static void group_extremes(void) {
+    enum { N = 64 };
+    double rows[4 * N];
+    uint64_t st = 11;
+    /* the box at its limit, spheres near its faces and far outside it */
+    {
+        const double M = SC_MAX_BOX_VALUE;
+        box bx = {3, {{1, 1, 0}, {-M, -M, 0}, {M, M, 0}}};
+        for (size_t i = 0; i < N; i++) {
+            for (int a = 0; a < 3; a++) {
+                const double u = unit(&st);
+                rows[4 * i + a] = u < 0.3 ? -M + u * 1e147 : u < 0.6 ? M - (u - 0.3) * 1e147
+                                  : u < 0.8 ? (u - 0.7) * 2e150 : (u - 0.9) * 1e149;
+            }
+            rows[4 * i + 3] = unit(&st) * 1e147;
+        }
+        CHECK(check_box("box at the limit", &bx, rows, N, 0) > 0, "box at the limit: pairs exist");
+        for (size_t i = 0; i < N; i++)
+            rows[4 * i + 3] = unit(&st) * (SC_MAX_ABS_VALUE / 2);
+        check_box("radii at their limit", &bx, rows, N, 0);
+    }
+    /* subnormal and tiny periods, zero radii: d2 underflows */
+    for (int k = 0; k < 3; k++) {
+        const double L = k == 0 ? 1e-300 : k == 1 ? 0x1p-1060 : 1e-160;
+        box bx = {3, {{1, 1, 1}, {0, 0, 0}, {L, L, L}}};
+        for (size_t i = 0; i < N; i++) {
+            for (int a = 0; a < 3; a++)
+                rows[4 * i + a] = (double)(int)(lcg(&st) % 9) * L / 8;
+            rows[4 * i + 3] = lcg(&st) % 3 == 0 ? 0.0 : unit(&st) * L / 4;
+        }
+        char name[64];
+        snprintf(name, sizeof name, "tiny period %g", L);
+        check_box(name, &bx, rows, N, 0);
+    }
+    /* centres exactly half a period apart (the minimum image's tie), pairs
+     * touching exactly across a face and one ulp beyond, at ordinary and
+     * huge scale */
+    for (int huge = 0; huge < 2; huge++) {
+        const double L = huge ? 1e149 : 8.0, r0 = L / 64;
+        box bx = {3, {{1, 1, 1}, {0, 0, 0}, {L, L, L}}};
+        for (size_t i = 0; i < N / 2; i++) {
+            double *p = rows + 8 * i, *q = p + 4;
+            const int axis = (int)(i % 3), kind = (int)(i / 3) % 4;
+            for (int a = 0; a < 3; a++)
+                p[a] = q[a] = L * (double)(1 + (lcg(&st) % 6)) / 8;
+            p[3] = r0 * (1 + (double)(i % 5) / 7);
+            q[3] = r0 / 2;
+            const double s = p[3] + q[3];
+            p[axis] = s / 3;
+            if (kind == 0) { /* half a period apart, radii reaching it */
+                q[axis] = p[axis] + 0.5 * L;
+                q[3] = 0.5 * L - p[3];
+            } else { /* across the face at lo: q at p - s, wrapped */
+                q[axis] = p[axis] - s + L;
+                if (kind == 2)
+                    q[axis] = nextafter(q[axis], -INFINITY);
+                if (kind == 3)
+                    q[axis] = nextafter(q[axis], INFINITY);
+            }
+        }
+        const char *name = huge ? "edges at 1e149" : "edges";
+        CHECK(check_box(name, &bx, rows, N, 0) >= N / 8, "%s: touching pairs found", name);
+    }
+}
+
+/* The unsorted stream's sequence is the same for threads 1..4 and both
+ * kernels (several chunks). */
+static void group_threads(void) {
+    const size_t n = 20000;
+    double *rows = generate("uniform", n, 71);
+    double lo[3], hi[3];
+    bounds(rows, n, lo, hi);
+    const box bx = box_of(3, 7, lo, hi, 0.95);
+    const sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
+    pairs first = {0};
+    for (int t = 1; t <= 4; t++)
+        for (int k = 0; k < 2; k++) {
+            const run r = {SC_ALGO_GRID, kernel_for((size_t)k), t, 0};
+            sc_context *ctx = context_for(&r, &bx);
+            pairs got = {0};
+            CHECK(sc_stream_pairs(ctx, &v, collect, &got, NULL) == SC_OK, "stream t%d", t);
+            if (!first.p) {
+                first = got;
+                got.p = NULL;
+            } else {
+                CHECK(same(&got, &first), "t%d k%d: the same sequence as t1", t, k);
+            }
+            free(got.p);
+            sc_context_destroy(ctx);
+        }
+    /* the set: pairs across the faces included, against the expression */
+    pairs want;
+    oracle(&bx, rows, n, 0, &want);
+    if (first.n)
+        qsort(first.p, first.n, 2 * sizeof(uint32_t), cmp_pair);
+    CHECK(want.n > n / 4 && same(&first, &want), "the sequence is the oracle's set (%zu vs %zu)",
+          first.n, want.n);
+    /* and more pairs than the open box has: some cross a face */
+    const run r = {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 0};
+    const box open = {3, {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}};
+    sc_context *ctx = context_for(&r, &open);
+    sc_summary s;
+    CHECK(sc_count_pairs(ctx, &v, &s) == SC_OK && s.pairs < want.n,
+          "pairs across the faces (%llu open, %zu periodic)", (unsigned long long)s.pairs, want.n);
+    sc_context_destroy(ctx);
+    free(want.p);
+    free(first.p);
+    free(rows);
+}
+
+static void group_api(void) {
+    const size_t n = 20000;
+    double *rows = generate("uniform", n, 81);
+    double lo[3], hi[3];
+    bounds(rows, n, lo, hi);
+    sc_options o = sc_options_default();
+    sc_context *ctx = NULL;
+    /* boxes the options refuse */
+    const double bad[][2] = {{1, 1}, {2, 1}, {NAN, 1}, {0, INFINITY}, {0, 2 * SC_MAX_BOX_VALUE}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        o.box = (sc_box){{0, 1, 0}, {0, bad[k][0], 0}, {1, bad[k][1], 1}};
+        CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "bad box %zu", k);
+    }
+    o.box = (sc_box){{0, 0, 0}, {0, NAN, 0}, {1, NAN, 1}}; /* open axes: not read */
+    CHECK(sc_context_create(&o, &ctx) == SC_OK, "open axes' bounds are not read");
+    sc_context_destroy(ctx);
+
+    const box bx = box_of(3, 7, lo, hi, 1.0);
+    o.box = bx.b;
+    counting ca = {0, 0, -1};
+    o.allocator = (sc_allocator){count_alloc, count_free, &ca};
+    CHECK(sc_context_create(&o, &ctx) == SC_OK, "create");
+    sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
+    sc_summary s = {1, 1};
+    rows[4 * 900 + 3] = 0.6 * SC_MAX_ABS_VALUE;
+    rows[4 * 1900 + 3] = -1.0;
+    CHECK(sc_count_pairs(ctx, &v, &s) == SC_ERR_OUT_OF_RANGE && s.pairs == 0,
+          "a radius past half the limit: out of range");
+    rows[4 * 900 + 3] = 0.01;
+    CHECK(sc_count_pairs(ctx, &v, &s) == SC_ERR_NEGATIVE_RADIUS, "then the negative radius");
+    rows[4 * 1900 + 3] = 0.01;
+    rows[4 * 5 + 1] = NAN;
+    CHECK(sc_count_pairs(ctx, &v, &s) == SC_ERR_NON_FINITE, "NaN");
+    rows[4 * 5 + 1] = 2e150;
+    CHECK(sc_count_pairs(ctx, &v, &s) == SC_ERR_OUT_OF_RANGE, "a coordinate past the limit");
+    rows[4 * 5 + 1] = 1e150; /* far outside the box, within the limit: wrapped */
+    sc_stats stats;
+    sc_context_stats(ctx, &stats);
+    CHECK(stats.pairs == 0 && stats.spheres == 0, "statistics zeroed on error");
+    CHECK(sc_count_pairs(ctx, NULL, &s) == SC_ERR_INVALID_ARGUMENT, "NULL spheres");
+
+    /* what does not take a box says so */
+    uint64_t *offsets = malloc((n + 1) * sizeof(uint64_t));
+    const sc_nbr_spec spec = {0, 0.0, SC_NBR_NONE};
+    CHECK(sc_neighbors_count(ctx, &v, &spec, offsets) == SC_ERR_UNSUPPORTED, "lists: unsupported");
+    CHECK(sc_count_between(ctx, &v, &v, &s) == SC_ERR_UNSUPPORTED, "two sets: unsupported");
+    free(offsets);
+
+    /* fill and the steady state */
+    pairs want;
+    oracle(&bx, rows, n, 0, &want);
+    uint32_t *buf = malloc(2 * (want.n + 1) * sizeof(uint32_t));
+    size_t needed = 0;
+    CHECK(sc_fill_pairs(ctx, &v, buf, 2, &needed, &s) == SC_ERR_BUFFER_TOO_SMALL &&
+              needed == want.n,
+          "fill too small: needed %zu of %zu", needed, want.n);
+    CHECK(sc_count_pairs(ctx, &v, &s) == SC_OK && s.pairs == want.n &&
+              s.checksum == checksum(&want),
+          "count with a sphere wrapped from 1e150");
+    const long frees = ca.frees;
+    CHECK(sc_count_pairs(ctx, &v, &s) == SC_OK, "count again");
+    CHECK(sc_fill_pairs(ctx, &v, buf, want.n, &needed, &s) == SC_OK, "fill");
+    CHECK(ca.frees == frees, "no reallocation in the steady state");
+    sc_context_stats(ctx, &stats);
+    CHECK(stats.spheres > n && stats.spheres < 2 * n, "images searched (%llu spheres)",
+          (unsigned long long)stats.spheres);
+    free(want.p);
+    free(buf);
+    sc_context_destroy(ctx);
+    free(rows);
+}
+
+int main(int argc, char **argv) {
+    const char *g = argc > 1 ? argv[1] : "all";
+    const int all = strcmp(g, "all") == 0;
+    if (all || strcmp(g, "generators") == 0)
+        group_generators();
+    if (all || strcmp(g, "small") == 0)
+        group_small();
+    if (all || strcmp(g, "extremes") == 0)
+        group_extremes();
+    if (all || strcmp(g, "threads") == 0)
+        group_threads();
+    if (all || strcmp(g, "api") == 0)
+        group_api();
+    printf("%d checks, %d failures\n", checks, failures);
+    return failures != 0;
+}
