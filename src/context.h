@@ -69,6 +69,7 @@ struct sc_context {
     sc_images images;     /* periodic.c, during a periodic query: how its
                              sinks map images to spheres */
     sc_buf images_buf;    /* periodic.c: the images' spheres and shifts */
+    size_t images_last;   /* periodic.c: the last query's images (its guess) */
     progress_map progress; /* this query's progress */
 #ifdef SC_STUDY
     sc_study_knobs study; /* study.c */

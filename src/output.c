@@ -225,7 +225,7 @@ static size_t keep_pairs(const sc_sink *s, uint32_t *p, size_t n) {
                  * one pair: kept where the image is of the larger sphere,
                  * of the larger index on a tie, whose image always exists
                  * (periodic.c). This also drops a sphere's own images. */
-                const double ro = im->r[lo], rq = im->r[q];
+                const double ro = im->rows[4 * (size_t)lo + 3], rq = im->rows[4 * (size_t)q + 3];
                 if (!(rq > ro || (rq == ro && lo < q)))
                     continue;
                 shift = im->image_shift[hi - im->n];

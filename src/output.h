@@ -60,12 +60,12 @@ typedef struct sc_cross {
 } sc_cross;
 
 /* A periodic query's joint view (periodic.c): positions [0, n) are the
- * spheres themselves, wrapped into the box (x, y, z, r: their centres in
- * double and their radii); position n + g is an image of sphere
+ * spheres themselves, wrapped into the box; position n + g is an image of sphere
  * image_of[g] shifted by image_shift[g] = (sx+1) + 3 (sy+1) + 9 (sz+1)
  * periods (s in {-1, 0, 1}). A hit stands for the pair of the spheres it
  * names when the box's predicate holds with that shift (sc_box), from
- * one side only (keep_pairs); with
+ * one side only (keep_pairs); rows[4 k ..] holds position k's wrapped
+ * centre and radius (an image's radius is grown: periodic.c). With
  * `trust_direct`, a hit of two spheres themselves is the pair as found
  * (no sphere reaches half a period, so its minimum image is unshifted).
  * on == false: not a periodic query. */
@@ -75,7 +75,7 @@ typedef struct sc_images {
     uint32_t n;
     const uint32_t *image_of;
     const uint8_t *image_shift;
-    const double *x, *y, *z, *r;
+    const double *rows; /* (x, y, z, r) per position, z = 0 in 2-D */
     int periodic[3];
     double period[3], half[3];
 } sc_images;

@@ -38,10 +38,10 @@ static inline double wrap(double x, double lo, double hi, double period) {
 }
 
 bool sc_images_meet(const sc_images *im, uint32_t p, uint32_t q, unsigned shift) {
-    const double *c[3] = {im->x, im->y, im->z};
+    const double *cp = im->rows + 4 * (size_t)p, *cq = im->rows + 4 * (size_t)q;
     double d[3] = {0.0, 0.0, 0.0};
     for (int a = 0; a < im->dims; a++, shift /= 3) {
-        double t = c[a][q] - c[a][p];
+        double t = cq[a] - cp[a];
         int s = 0;
         if (im->periodic[a]) {
             if (t > im->half[a]) {
@@ -57,7 +57,7 @@ bool sc_images_meet(const sc_images *im, uint32_t p, uint32_t q, unsigned shift)
         d[a] = t;
     }
     const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2];
-    const double s = im->r[p] + im->r[q];
+    const double s = cp[3] + cq[3];
     return d2 <= s * s;
 }
 
@@ -65,32 +65,12 @@ bool sc_images_meet(const sc_images *im, uint32_t p, uint32_t q, unsigned shift)
 typedef struct box_plan {
     int dims, periodic[3];
     double lo[3], hi[3], period[3];
-    double margin; /* added to an image's radius */
+    double big; /* B below */
 } box_plan;
 
-/* The margin. Take spheres p < q whose pair the box's expression accepts
- * with shift s, so q's image sits at c = cq + s L (real arithmetic, L the
- * double period). The expression's displacement on an axis, fl(fl(cq -
- * cp) + s L), and the search's, fl(fl(cq + s L) - cp), are each within
- * 2u (|cp| + |cq| + L) <= 4uB of c - cp, u = 2^-53, B = max |lo|, |hi|
- * plus L over the periodic axes (wrapped centres lie in [lo, hi]); so
- * they differ by at most 8uB per axis, 2^-48 B in length. As at
- * between.c's pad(), the expression's acceptance bounds its displacement
- * by (rp + rq)(1 + 4u) + 2^-535, and the search accepts a displacement up
- * to (rp + g)(1 - 4u) - 2^-535 for an image radius g. g = r + margin
- * with margin = 2^-44 (rmax + B) + 2^-500 (rounded down by at most u g)
- * exceeds rq + 8u (rp + rq) + 2^-534 + 2^-48 B, with about 2^-44 B to
- * spare for the band test's rounding below: every accepted pair is
- * proposed, if the image is there. An image of q is made for shift s
- * when, on every axis with s != 0, cq lies within 2 gq of the face s
- * points away from. The acceptance puts cq + s L within gp + gq of cp,
- * which lies inside [lo, hi), so the image of the larger of p and q (gp
- * <= gq: within 2 gq) is made, and both on a tie; the sinks keep the pair
- * from that side only (output.c). Bands sized by each sphere's own radius
- * keep a few huge spheres from giving every small one images. */
-static sc_status plan_box(const sc_box *box, int dims, double rmax, box_plan *b) {
+static void plan_box(const sc_box *box, int dims, box_plan *b) {
     b->dims = dims;
-    double big = 0.0;
+    b->big = 0.0;
     for (int a = 0; a < 3; a++) {
         b->periodic[a] = a < dims && box->periodic[a];
         b->lo[a] = box->lo[a];
@@ -98,23 +78,41 @@ static sc_status plan_box(const sc_box *box, int dims, double rmax, box_plan *b)
         b->period[a] = box->hi[a] - box->lo[a];
         if (b->periodic[a]) {
             const double m = fabs(b->lo[a]) > fabs(b->hi[a]) ? fabs(b->lo[a]) : fabs(b->hi[a]);
-            big = m + b->period[a] > big ? m + b->period[a] : big;
+            b->big = m + b->period[a] > b->big ? m + b->period[a] : b->big;
         }
     }
-    b->margin = 0x1p-44 * (rmax + big) + 0x1p-500;
-    return SC_OK;
 }
 
-static inline double coord(const sc_view *v, int axis, size_t i) {
-    const char *a = axis == 0 ? v->x : axis == 1 ? v->y : v->z;
-    return sc_view_get(v, a, i);
+/* The radius of an image of a sphere of radius r, and why. Take spheres p
+ * and q, rp <= rq, whose pair the box's expression accepts with q's image
+ * at c = cq + s L (real arithmetic, L the double period). The
+ * expression's displacement on an axis, fl(fl(cq - cp) + s L), and the
+ * search's, fl(fl(cq + s L) - cp), are each within 2u (|cp| + |cq| + L)
+ * <= 4uB of c - cp, u = 2^-53, B = the largest |lo|, |hi| plus L over the
+ * periodic axes (wrapped centres lie in [lo, hi]); so they differ by at
+ * most 8uB per axis, 2^-48 B in length. As at between.c's pad(), the
+ * expression's acceptance bounds its displacement by (rp + rq)(1 + 4u) +
+ * 2^-535, and the search accepts a displacement up to (rp + g)(1 - 4u) -
+ * 2^-535 for an image radius g. g = r + 2^-44 (r + B) + 2^-500 (rounded
+ * down by at most u g) exceeds rq + 16u rq + 2^-534 + 2^-48 B >= rq + 8u
+ * (rp + rq) + ..., with about 2^-44 B to spare for the band test's
+ * rounding below: the image of the larger sphere proposes every pair the
+ * expression accepts, if it is there. It is: an image of q is made for
+ * shift s when, on every axis with s != 0, cq lies within 2 gq of the
+ * face s points away from, and the acceptance puts cq + s L within gp +
+ * gq <= 2 gq of cp, which lies inside [lo, hi). So the image of the
+ * larger of p and q is made (both on a tie), and the sinks keep the pair
+ * from that side only (output.c). Bands sized by each sphere's own radius
+ * keep a few huge spheres from giving every small one images. */
+static inline double image_radius(const box_plan *b, double r) {
+    return r + (0x1p-44 * (r + b->big) + 0x1p-500);
 }
 
 /* The shifts sphere (wrapped centre w, radius r) gets images for, per
  * axis: bit 0 for +1 (near lo), bit 1 for -1 (near hi). Returns the
  * images' count (the product of each axis's choices, less the sphere). */
 static inline unsigned bands(const box_plan *b, const double w[3], double r, unsigned sides[3]) {
-    const double width = 2.0 * (r + b->margin);
+    const double width = 2.0 * image_radius(b, r);
     unsigned count = 1;
     for (int a = 0; a < 3; a++) {
         sides[a] = 0;
@@ -125,63 +123,32 @@ static inline unsigned bands(const box_plan *b, const double w[3], double r, uns
     return count - 1;
 }
 
-/* The wrapped centre of sphere i. */
-static inline void wrapped(const box_plan *b, const sc_view *v, size_t i, double w[3]) {
-    for (int a = 0; a < 3; a++) {
-        w[a] = a < b->dims ? coord(v, a, i) : 0.0;
-        if (b->periodic[a])
-            w[a] = wrap(w[a], b->lo[a], b->hi[a], b->period[a]);
-    }
-}
+/* The joint view is rows (x, y, z, r) of doubles (z = 0 in 2-D): the
+ * wrapped spheres at [0, n), then their images. Rows keep a sphere in one
+ * cache line for the peer's gather, which reads them in random order. */
+enum { ROW = 4 };
 
-/* A periodic query's joint view, and the threads' blocks. */
+/* The threads' blocks of spheres and what pass one found in them. */
 typedef struct joint_plan {
-    size_t n, total;
+    size_t n;
     int threads;
-    size_t *first; /* per thread: its first image's position in [0, images) */
+    size_t *images;  /* per thread: its images; then where they start */
+    size_t *banded;  /* per thread: its spheres with images */
+    uint32_t *band;  /* block t's spheres with images, from its first index */
+    size_t first_bad; /* SIZE_MAX: every sphere valid */
+    double rmax;
 } joint_plan;
 
-/* Validates the spheres (the first bad one's status, the radius limit
- * included) and finds the largest radius. */
-static sc_status check_spheres(const sc_spheres *s, const sc_view *v, int threads, double *rmax) {
+/* Pass one, over the caller's spheres: validates them (as the bounds stage
+ * does, and the radius limit), finds the largest radius, writes the
+ * wrapped rows and lists the spheres that get images, counting those.
+ * f64 and d3 are constants where it is inlined. */
+static inline void pass_one(const box_plan *b, const sc_view *v, joint_plan *j, double *rows,
+                            bool f64, bool d3) {
     const size_t n = v->n;
     size_t first_bad = SIZE_MAX;
-    double biggest = 0.0;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(min : first_bad) \
-    reduction(max : biggest)
-    for (size_t i = 0; i < n; i++) {
-        const double x = sc_view_get(v, v->x, i), y = sc_view_get(v, v->y, i),
-                     z = v->z ? sc_view_get(v, v->z, i) : 0.0, r = sc_view_r(v, i);
-        /* fabs(NaN) <= M is false: one test for finite and in range */
-        const bool ok = (fabs(x) <= SC_MAX_ABS_VALUE) & (fabs(y) <= SC_MAX_ABS_VALUE) &
-                        (fabs(z) <= SC_MAX_ABS_VALUE) & (r >= 0.0) &
-                        (r <= SC_MAX_ABS_VALUE / 2);
-        if (!ok && i < first_bad)
-            first_bad = i;
-        biggest = ok && r > biggest ? r : biggest;
-    }
-    *rmax = biggest;
-    if (first_bad == SIZE_MAX)
-        return SC_OK;
-    /* the library's own status for that sphere, else the radius limit */
-    sc_spheres one = *s;
-    one.count = 1;
-    const size_t off = first_bad * v->stride, roff = first_bad * v->rstride;
-    one.x = v->x + off;
-    one.y = v->y + off;
-    one.z = v->z ? v->z + off : NULL;
-    one.r = v->r + roff;
-    one.stride = v->stride;
-    one.r_stride = v->rstride;
-    const sc_status st = sc_spheres_validate(&one, NULL);
-    return st != SC_OK ? st : SC_ERR_OUT_OF_RANGE;
-}
-
-/* Counts each thread block's images into first[t], then turns the counts
- * into positions; returns the total, or SIZE_MAX past SC_MAX_SPHERES. */
-static size_t count_images(const box_plan *b, const sc_view *v, size_t *first, int threads) {
-    const size_t n = v->n;
-#pragma omp parallel num_threads(threads)
+    double rmax = 0.0;
+#pragma omp parallel num_threads(j->threads) reduction(min : first_bad) reduction(max : rmax)
     {
 #ifdef _OPENMP
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -189,31 +156,52 @@ static size_t count_images(const box_plan *b, const sc_view *v, size_t *first, i
         const int t = 0, nt = 1;
 #endif
         const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
-        size_t m = 0;
+        const char *px = v->x, *py = v->y, *pz = v->z, *pr = v->r;
+        const size_t st = v->stride, rst = v->rstride;
+        uint32_t *band = j->band + lo;
+        size_t images = 0, banded = 0;
         for (size_t i = lo; i < hi; i++) {
-            double w[3];
+#define LOAD(p, k) (f64 ? *(const double *)(const void *)((p) + (k)) \
+                        : (double)*(const float *)(const void *)((p) + (k)))
+            double w[3] = {LOAD(px, i * st), LOAD(py, i * st), d3 ? LOAD(pz, i * st) : 0.0};
+            const double r = LOAD(pr, i * rst);
+#undef LOAD
+            /* fabs(NaN) <= M is false: one test for finite and in range */
+            const bool ok = (fabs(w[0]) <= SC_MAX_ABS_VALUE) & (fabs(w[1]) <= SC_MAX_ABS_VALUE) &
+                            (fabs(w[2]) <= SC_MAX_ABS_VALUE) & (r >= 0.0) &
+                            (r <= SC_MAX_ABS_VALUE / 2);
+            if (!ok) {
+                first_bad = i < first_bad ? i : first_bad;
+                continue;
+            }
+            rmax = r > rmax ? r : rmax;
+            for (int a = 0; a < 3; a++)
+                if (b->periodic[a])
+                    w[a] = wrap(w[a], b->lo[a], b->hi[a], b->period[a]);
+            double *row = rows + ROW * i;
+            row[0] = w[0];
+            row[1] = w[1];
+            row[2] = w[2];
+            row[3] = r;
             unsigned sides[3];
-            wrapped(b, v, i, w);
-            m += bands(b, w, sc_view_r(v, i), sides);
+            const unsigned m = bands(b, w, r, sides);
+            band[banded] = (uint32_t)i; /* written always, kept when it has images */
+            banded += m != 0;
+            images += m;
         }
-        first[t] = m;
+        j->images[t] = images;
+        j->banded[t] = banded;
     }
-    size_t at = 0;
-    for (int t = 0; t < threads; t++) {
-        const size_t m = first[t];
-        first[t] = at;
-        at += m;
-    }
-    return at;
+    j->first_bad = first_bad;
+    j->rmax = rmax;
 }
 
-/* The joint SoA (x, y, z, r at stride `total`): the wrapped spheres at
- * [0, n), each thread block's images from n + first[t], in sphere order
- * and, per sphere, in the order of their shift codes. */
-static void write_joint(const box_plan *b, const sc_view *v, const joint_plan *j, double *x,
-                        uint32_t *image_of, uint8_t *image_shift) {
-    const size_t n = v->n, total = j->total;
-    double *y = x + total, *z = b->dims == 3 ? x + 2 * total : NULL, *r = x + 3 * total;
+/* Pass two, over the listed spheres: each thread writes its block's
+ * images from row n + images[t] on, in sphere order and, per sphere, in
+ * the order of their shift codes. */
+static void pass_two(const box_plan *b, const joint_plan *j, double *rows, uint32_t *image_of,
+                     uint8_t *image_shift) {
+    const size_t n = j->n;
 #pragma omp parallel num_threads(j->threads)
     {
 #ifdef _OPENMP
@@ -221,21 +209,14 @@ static void write_joint(const box_plan *b, const sc_view *v, const joint_plan *j
 #else
         const int t = 0, nt = 1;
 #endif
-        const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
-        size_t g = j->first[t];
-        for (size_t i = lo; i < hi; i++) {
-            double w[3];
+        const uint32_t *band = j->band + n * (size_t)t / (size_t)nt;
+        size_t g = j->images[t];
+        for (size_t k = 0; k < j->banded[t]; k++) {
+            const uint32_t i = band[k];
+            const double *w = rows + ROW * (size_t)i;
+            const double gi = image_radius(b, w[3]);
             unsigned sides[3];
-            wrapped(b, v, i, w);
-            const double ri = sc_view_r(v, i);
-            x[i] = w[0];
-            y[i] = w[1];
-            if (z)
-                z[i] = w[2];
-            r[i] = ri;
-            if (!bands(b, w, ri, sides))
-                continue;
-            const double gi = ri + b->margin;
+            bands(b, w, w[3], sides);
             for (int sz = -1; sz <= 1; sz++)
                 for (int sy = -1; sy <= 1; sy++)
                     for (int sx = -1; sx <= 1; sx++) {
@@ -245,22 +226,48 @@ static void write_joint(const box_plan *b, const sc_view *v, const joint_plan *j
                             made = s[a] == 0 || (sides[a] & (s[a] > 0 ? 1u : 2u));
                         if (!made)
                             continue;
-                        double c[3];
+                        double *row = rows + ROW * (n + g);
                         for (int a = 0; a < 3; a++)
-                            c[a] = s[a] == 0 ? w[a] : s[a] > 0 ? w[a] + b->period[a]
-                                                                : w[a] - b->period[a];
-                        const size_t k = n + g;
-                        x[k] = c[0];
-                        y[k] = c[1];
-                        if (z)
-                            z[k] = c[2];
-                        r[k] = gi;
-                        image_of[g] = (uint32_t)i;
+                            row[a] = s[a] == 0 ? w[a] : s[a] > 0 ? w[a] + b->period[a]
+                                                                  : w[a] - b->period[a];
+                        row[3] = gi;
+                        image_of[g] = i;
                         image_shift[g] = (uint8_t)((sx + 1) + 3 * (sy + 1) + 9 * (sz + 1));
                         g++;
                     }
         }
     }
+}
+
+/* The status of sphere i, the first bad one: the library's own, else the
+ * radius limit. */
+static sc_status status_of(const sc_spheres *s, const sc_view *v, size_t i) {
+    sc_spheres one = *s;
+    one.count = 1;
+    one.x = v->x + i * v->stride;
+    one.y = v->y + i * v->stride;
+    one.z = v->z ? v->z + i * v->stride : NULL;
+    one.r = v->r + i * v->rstride;
+    one.stride = v->stride;
+    one.r_stride = v->rstride;
+    const sc_status st = sc_spheres_validate(&one, NULL);
+    return st != SC_OK ? st : SC_ERR_OUT_OF_RANGE;
+}
+
+/* Grows the joint rows to `rows` rows keeping the first `keep`. */
+static bool grow_keeping(const sc_allocator *al, sc_buf *buf, size_t rows, size_t keep) {
+    const size_t bytes = ROW * sizeof(double) * rows;
+    if (buf->bytes >= bytes)
+        return true;
+    void *p = sc_alloc(al, bytes);
+    if (!p)
+        return false;
+    if (keep)
+        memcpy(p, buf->p, ROW * sizeof(double) * keep);
+    sc_buf_release(al, buf);
+    buf->p = p;
+    buf->bytes = bytes;
+    return true;
 }
 
 typedef struct periodic_query {
@@ -294,35 +301,49 @@ sc_status sc_periodic_run(sc_context *c, const sc_spheres *spheres, sc_query_fn 
     size_t threads = n / SC_SPHERES_PER_THREAD + 1; /* as the engine does */
     if (threads > 1 && threads > (size_t)sc_context_threads(c))
         threads = (size_t)sc_context_threads(c);
-    double rmax = 0.0;
-    if ((st = check_spheres(spheres, &v, (int)threads, &rmax)) != SC_OK)
-        return failed(c, st);
     box_plan b;
-    plan_box(&c->opt.box, v.z ? 3 : 2, rmax, &b);
+    plan_box(&c->opt.box, v.z ? 3 : 2, &b);
 
+    /* the rows of the spheres and as many images as last time, and more */
     const sc_allocator *al = sc_context_allocator(c);
-    if (!sc_buf_reserve(al, &c->survivors, threads * sizeof(size_t)))
+    const size_t guess = n + c->images_last + c->images_last / 4 + 64;
+    if (!sc_buf_reserve(al, &c->survivors, 2 * threads * sizeof(size_t) + 4 * (n ? n : 1)) ||
+        !grow_keeping(al, &c->joint, guess, 0))
         return failed(c, SC_ERR_OUT_OF_MEMORY);
-    joint_plan j = {n, 0, (int)threads, c->survivors.p};
-    const size_t images = count_images(&b, &v, j.first, j.threads);
+    joint_plan j = {n, (int)threads, c->survivors.p, (size_t *)c->survivors.p + threads,
+                    (uint32_t *)(void *)((size_t *)c->survivors.p + 2 * threads), SIZE_MAX, 0.0};
+    if (v.f64)
+        v.z ? pass_one(&b, &v, &j, c->joint.p, true, true)
+            : pass_one(&b, &v, &j, c->joint.p, true, false);
+    else
+        v.z ? pass_one(&b, &v, &j, c->joint.p, false, true)
+            : pass_one(&b, &v, &j, c->joint.p, false, false);
+    if (j.first_bad != SIZE_MAX)
+        return failed(c, status_of(spheres, &v, j.first_bad));
+    size_t images = 0;
+    for (int t = 0; t < j.threads; t++) { /* counts -> where each block's start */
+        const size_t m = j.images[t];
+        j.images[t] = images;
+        images += m;
+    }
     if (images > SC_MAX_SPHERES - n)
         return failed(c, SC_ERR_TOO_MANY_SPHERES);
-    j.total = n + images;
-    if (!sc_buf_reserve(al, &c->images_buf, (images ? images : 1) * (sizeof(uint32_t) + 1)) ||
-        !sc_buf_reserve(al, &c->joint, 4 * sizeof(double) * (j.total ? j.total : 1)))
+    c->images_last = images;
+    const size_t N = n + images;
+    if (!grow_keeping(al, &c->joint, N, n) ||
+        !sc_buf_reserve(al, &c->images_buf, (images ? images : 1) * (sizeof(uint32_t) + 1)))
         return failed(c, SC_ERR_OUT_OF_MEMORY);
+    double *rows = c->joint.p;
     uint32_t *image_of = c->images_buf.p;
     uint8_t *image_shift = (uint8_t *)(image_of + images);
-    double *x = c->joint.p;
-    write_joint(&b, &v, &j, x, image_of, image_shift);
+    pass_two(&b, &j, rows, image_of, image_shift);
     const double t_images = sc_now() - t0;
 
-    const size_t N = j.total;
-    const sc_spheres joint = {N, SC_F64, sizeof(double), x, x + N, b.dims == 3 ? x + 2 * N : NULL,
-                              x + 3 * N, sizeof(double)};
-    periodic_query q = {{true, true, b.dims, (uint32_t)n, image_of, image_shift, x, x + N,
-                         b.dims == 3 ? x + 2 * N : NULL, x + 3 * N, {0, 0, 0}, {0, 0, 0},
-                         {0, 0, 0}},
+    const size_t stride = ROW * sizeof(double);
+    const sc_spheres joint = {N, SC_F64, stride, rows, rows + 1, b.dims == 3 ? rows + 2 : NULL,
+                              rows + 3, stride};
+    periodic_query q = {{true, true, b.dims, (uint32_t)n, image_of, image_shift, rows,
+                         {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
                         fn, arg};
     for (int a = 0; a < 3; a++) {
         q.images.periodic[a] = b.periodic[a];
@@ -331,7 +352,7 @@ sc_status sc_periodic_run(sc_context *c, const sc_spheres *spheres, sc_query_fn 
         /* A pair of two spheres themselves, found as it is, has the
          * minimum image unshifted when no two spheres reach half a
          * period apart (4 rmax, rounded generously, below it). */
-        if (b.periodic[a] && !(4.0 * rmax * (1.0 + 0x1p-40) + 0x1p-490 < b.period[a]))
+        if (b.periodic[a] && !(4.0 * j.rmax * (1.0 + 0x1p-40) + 0x1p-490 < b.period[a]))
             q.images.trust_direct = false;
     }
     st = sc_engine_run(c, &joint, imaging, &q);
