@@ -102,6 +102,11 @@ static const char usage_pairs[] =
     "                      one set. B's format is its extension's (the input format\n"
     "                      given only for - and .bin); --2d applies to both. The\n"
     "                      smaller set's cells filter the larger.\n"
+    "  --box SPEC          periodic boundaries (minimum image; spheres outside the\n"
+    "                      box wrap): L (every axis periodic on [0, L)), or one\n"
+    "                      entry per axis, comma-separated: L, LO:HI, or - for an\n"
+    "                      open axis (e.g. 0:10,0:10,-). Radii up to 5e149, box\n"
+    "                      bounds within +-1.25e149 (docs/api.md: Periodic boxes)\n"
     "  --count-only        only count pairs and checksum (memory for the spheres only);\n"
     "                      this is also what happens without -o\n"
     "  --sorted            write pairs in (i, j) lexicographic order\n"
@@ -446,6 +451,11 @@ static int status_exit(sc_status st)
     return EXIT_INTERNAL;
 }
 
+static int box_is_periodic(const sc_box *b)
+{
+    return b->periodic[0] || b->periodic[1] || b->periodic[2];
+}
+
 /* The one line for a search that failed: a bad value the reader can place
  * (line, byte, column) first, else the sphere the library names, else the
  * status. */
@@ -460,6 +470,19 @@ static int search_failed(const char *input, const sc_io_spheres *in, const sc_sp
         return fail(sc_io_exit_code(cs), "%s", verr);
     if (vs != SC_OK)
         return fail(status_exit(vs), "%s: sphere %zu: %s", input, bad, sc_status_string(vs));
+    if (st == SC_ERR_OUT_OF_RANGE && box_is_periodic(&o->box)) {
+        /* the periodic box's own limit on radii */
+        const size_t n = view->count, size = view->dtype == SC_F32 ? 4 : 8;
+        const size_t rs = view->r_stride ? view->r_stride : view->stride ? view->stride : size;
+        for (size_t k = 0; k < n; k++) {
+            const char *r = (const char *)view->r + k * rs;
+            const double rk = view->dtype == SC_F32 ? (double)*(const float *)(const void *)r
+                                                    : *(const double *)(const void *)r;
+            if (rk > SC_MAX_ABS_VALUE / 2)
+                return fail(status_exit(st), "%s: sphere %zu: radius %.17g is above %g, the "
+                            "limit with a periodic --box", input, k, rk, SC_MAX_ABS_VALUE / 2);
+        }
+    }
     if (st == SC_ERR_TOO_COSTLY)
         return fail(status_exit(st), "%s: %s refused the input: its cells predict more than "
                     "--max-tests %.3g candidate tests (radii too unequal for one cell "
@@ -497,6 +520,8 @@ static void json_number(FILE *f, double v)
 typedef struct pairs_job {
     const char *input, *output;
     const char *against; /* --against: the second set, or NULL */
+    const char *box;     /* --box: its text, or NULL */
+    int box_axes;        /* entries given in --box (1: every axis) */
     int count_only, sorted, json, quiet, dims2;
     int repeat;         /* --repeat: count runs on one context (1: a single run) */
     double first_total; /* the first run's total seconds when repeat > 1 */
@@ -592,6 +617,26 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
         } else {
             fputs("null,\"n_against\":null", f);
         }
+        fputs(",\"box\":", f);
+        if (job->box) {
+            fputc('[', f);
+            for (int k = 0; k < in->dims; k++) {
+                const sc_box *b = &job->options.box;
+                if (b->periodic[k]) {
+                    fputc('[', f);
+                    json_number(f, b->lo[k]);
+                    fputc(',', f);
+                    json_number(f, b->hi[k]);
+                    fputc(']', f);
+                } else {
+                    fputs("null", f);
+                }
+                fputs(k + 1 < in->dims ? "," : "]", f);
+            }
+            fprintf(f, ",\"searched\":%llu", (unsigned long long)st->spheres);
+        } else {
+            fputs("null", f);
+        }
         fprintf(f, ",\"pairs\":%llu,\"checksum\":\"0x%016llx\"",
                 (unsigned long long)sum->pairs, (unsigned long long)sum->checksum);
         fprintf(f, ",\"threads\":%d,\"kernel\":\"%s\",\"pin\":\"%s\",\"algorithm\":\"%s\"",
@@ -640,6 +685,19 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
         fprintf(f, "searched         %llu (the smaller set and the larger's candidates)\n",
                 (unsigned long long)st->spheres);
     }
+    if (job->box) {
+        fputs("box             ", f);
+        for (int k = 0; k < in->dims; k++) {
+            const sc_box *b = &job->options.box;
+            if (b->periodic[k])
+                fprintf(f, " [%.17g, %.17g)", b->lo[k], b->hi[k]);
+            else
+                fputs(" open", f);
+        }
+        fputc('\n', f);
+        fprintf(f, "searched         %llu (the spheres and their images)\n",
+                (unsigned long long)st->spheres);
+    }
     fprintf(f, "pairs            %llu\n", (unsigned long long)sum->pairs);
     fprintf(f, "checksum         0x%016llx\n", (unsigned long long)sum->checksum);
     fprintf(f, "threads          %d\n", st->threads);
@@ -683,6 +741,66 @@ static int parse_format_option(pairs_job *job, const char *v)
     return EXIT_OK;
 }
 
+/* --box SPEC into job->options.box: one entry for every axis, or one per
+ * axis (checked against the input's dimensions once it is read); an entry
+ * is L ([0, L)), LO:HI, or - (open). */
+static int parse_box_option(pairs_job *job, const char *v)
+{
+    sc_box box = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    const char *p = v;
+    int axes = 0;
+    for (;;) {
+        if (axes == 3)
+            return fail(EXIT_USAGE, "pairs: --box takes one entry or one per axis (at most 3), "
+                                    "not \"%s\"", v);
+        const char *end = p + strcspn(p, ",");
+        char entry[128];
+        const size_t len = (size_t)(end - p);
+        if (len == 0 || len >= sizeof entry)
+            return fail(EXIT_USAGE, "pairs: --box entry %d is empty or too long in \"%s\"",
+                        axes + 1, v);
+        memcpy(entry, p, len);
+        entry[len] = '\0';
+        if (strcmp(entry, "-") != 0) {
+            char *colon = strchr(entry, ':'), *e1 = NULL, *e2 = NULL;
+            double lo = 0.0, hi;
+            if (colon) {
+                *colon = '\0';
+                lo = strtod(entry, &e1);
+                hi = strtod(colon + 1, &e2);
+                if (e1 == entry || *e1 || e2 == colon + 1 || *e2)
+                    e2 = NULL;
+            } else {
+                hi = strtod(entry, &e2);
+                if (e2 == entry || *e2)
+                    e2 = NULL;
+            }
+            if (!e2 || !(fabs(lo) <= SC_MAX_BOX_VALUE && fabs(hi) <= SC_MAX_BOX_VALUE && lo < hi &&
+                         hi - lo > 0.0))
+                return fail(EXIT_USAGE, "pairs: --box entry %d (\"%.*s\") must be L, LO:HI with "
+                                        "LO < HI, or -, with bounds within +-%g",
+                            axes + 1, (int)len, p, SC_MAX_BOX_VALUE);
+            box.periodic[axes] = 1;
+            box.lo[axes] = lo;
+            box.hi[axes] = hi;
+        }
+        axes++;
+        if (*end == '\0')
+            break;
+        p = end + 1;
+    }
+    if (axes == 1)
+        for (int k = 1; k < 3; k++) {
+            box.periodic[k] = box.periodic[0];
+            box.lo[k] = box.lo[0];
+            box.hi[k] = box.hi[0];
+        }
+    job->options.box = box;
+    job->box = v;
+    job->box_axes = axes;
+    return EXIT_OK;
+}
+
 static int cmp_stats_total(const void *a, const void *b)
 {
     const double x = ((const sc_stats *)a)->total_seconds, y = ((const sc_stats *)b)->total_seconds;
@@ -719,6 +837,11 @@ static int cmd_pairs(int argc, char **argv)
             if (!rc && job.against)
                 return fail(EXIT_USAGE, "pairs: more than one --against");
             job.against = v;
+        } else if (is_opt(&a, "--box", 1, &v, &rc)) {
+            if (!rc && job.box)
+                return fail(EXIT_USAGE, "pairs: more than one --box");
+            if (!rc)
+                rc = parse_box_option(&job, v);
         } else if (strcmp(arg, "--count-only") == 0) {
             job.count_only = 1;
         } else if (is_opt(&a, "--repeat", 1, &v, &rc)) {
@@ -844,6 +967,9 @@ static int cmd_pairs(int argc, char **argv)
     }
     if (job.against && strcmp(job.input, "-") == 0 && strcmp(job.against, "-") == 0)
         return fail(EXIT_USAGE, "pairs: INPUT and --against cannot both be standard input");
+    if (job.against && job.box)
+        return fail(EXIT_USAGE, "pairs: --box does not apply to --against (two-set queries are "
+                                "not periodic)");
     const int to_stdout = job.output != NULL && strcmp(job.output, "-") == 0;
     if (job.output) {
         /* what is wrong with the place (a directory, no permission) first:
@@ -892,6 +1018,12 @@ static int cmd_pairs(int argc, char **argv)
         }
     }
     double read_s = now_seconds() - t0;
+    if (job.box && job.box_axes != 1 && job.box_axes != in.dims) {
+        const int d = in.dims;
+        sc_io_spheres_free(&in);
+        return fail(EXIT_USAGE, "pairs: --box gives %d entries but %s is %d-D (give 1 or %d)",
+                    job.box_axes, job.input, d, d);
+    }
 
     sc_spheres view = in.dtype == SC_F32 ? sc_spheres_rows_f32(in.n, in.dims, in.rows)
                                          : sc_spheres_rows_f64(in.n, in.dims, in.rows);

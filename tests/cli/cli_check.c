@@ -671,9 +671,9 @@ static int cmd_mkseed(int argc, char **argv)
 
 /* ---- two sets ---------------------------------------------------------------------- */
 
-static sc_oracle_sphere *load_set(const char *path, size_t *n)
+static sc_oracle_sphere *load_set(const char *path, int dims, size_t *n)
 {
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, dims, 0, 0};
     sc_io_spheres s;
     char err[1024];
     if (sc_io_read_spheres(path, &o, &s, err, sizeof err) != SC_IO_OK) {
@@ -694,7 +694,7 @@ static int cmd_between(int argc, char **argv)
     if (argc < 5)
         return 2;
     size_t na = 0, nb = 0;
-    sc_oracle_sphere *a = load_set(argv[2], &na), *b = load_set(argv[3], &nb);
+    sc_oracle_sphere *a = load_set(argv[2], 0, &na), *b = load_set(argv[3], 0, &nb);
     FILE *f = fopen(argv[4], "r");
     if (!a || !b || !f) {
         fprintf(stderr, "cli_check: cannot read the sets or %s\n", argv[4]);
@@ -733,10 +733,114 @@ static int cmd_between(int argc, char **argv)
     return 0;
 }
 
+/* ---- periodic boxes ------------------------------------------------------------------- */
+
+/* The header's wrap(x) for a periodic axis [lo, hi). */
+static double wrap_into(double x, double lo, double hi)
+{
+    const double L = hi - lo;
+    if (x >= lo && x < hi)
+        return x;
+    const double t = x - floor((x - lo) / L) * L;
+    return t < lo || t >= hi ? lo : t;
+}
+
+/* cli_check periodic INPUT SPEC PAIRS.csv [DIMS]: the file must hold exactly the
+ * pairs (i, j), i < j, in (i, j) order, that the header's periodic
+ * expression accepts, SPEC being the CLI's --box text (one entry for
+ * every axis or one per axis: L, LO:HI or -). Prints the pair count and
+ * the checksum. */
+static int cmd_periodic(int argc, char **argv)
+{
+    if (argc < 5)
+        return 2;
+    size_t n = 0;
+    sc_oracle_sphere *s = load_set(argv[2], argc > 5 ? atoi(argv[5]) : 0, &n);
+    FILE *f = fopen(argv[4], "r");
+    int per[3] = {0, 0, 0}, axes = 0;
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (const char *p = argv[3]; axes < 3; axes++) {
+        if (!(p[0] == '-' && (p[1] == ',' || p[1] == '\0'))) { /* "-" alone: open */
+            char *end = NULL;
+            double a = strtod(p, &end), b = a;
+            if (*end == ':')
+                b = strtod(end + 1, &end);
+            else
+                a = 0.0;
+            per[axes] = 1;
+            lo[axes] = a;
+            hi[axes] = b;
+            p = end;
+        } else {
+            p++;
+        }
+        if (*p != ',')
+            break;
+        p++;
+    }
+    if (axes == 0)
+        for (int k = 1; k < 3; k++) {
+            per[k] = per[0];
+            lo[k] = lo[0];
+            hi[k] = hi[0];
+        }
+    if (!s || !f) {
+        fprintf(stderr, "cli_check: cannot read %s or %s\n", argv[2], argv[4]);
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double *c[3] = {&s[i].x, &s[i].y, &s[i].z};
+        for (int a = 0; a < 3; a++)
+            if (per[a])
+                *c[a] = wrap_into(*c[a], lo[a], hi[a]);
+    }
+    unsigned long long k = 0;
+    uint64_t sum = 0;
+    char line[256];
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            const double ci[3] = {s[i].x, s[i].y, s[i].z}, cj[3] = {s[j].x, s[j].y, s[j].z};
+            double d[3];
+            for (int a = 0; a < 3; a++) {
+                const double L = hi[a] - lo[a];
+                d[a] = cj[a] - ci[a];
+                if (per[a] && d[a] > 0.5 * L)
+                    d[a] = d[a] - L;
+                else if (per[a] && d[a] < -0.5 * L)
+                    d[a] = d[a] + L;
+            }
+            const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2], r = s[i].r + s[j].r;
+            if (!(d2 <= r * r))
+                continue;
+            unsigned long gi = 0, gj = 0;
+            char *p = fgets(line, sizeof line, f) ? line : NULL, *end = NULL;
+            if (p) {
+                gi = strtoul(p, &end, 10);
+                gj = end && *end == ',' ? strtoul(end + 1, &end, 10) : 0;
+            }
+            if (!p || gi != i || gj != j) {
+                fprintf(stderr, "cli_check: pair %llu: got \"%s\", want %zu,%zu\n", k,
+                        p ? strtok(line, "\n") : "(end of file)", i, j);
+                return 1;
+            }
+            sum += sc_oracle_mix((uint32_t)i, (uint32_t)j);
+            k++;
+        }
+    if (fgets(line, sizeof line, f)) {
+        fprintf(stderr, "cli_check: more pairs than the oracle's %llu: \"%s\"\n", k,
+                strtok(line, "\n"));
+        return 1;
+    }
+    fclose(f);
+    free(s);
+    printf("%llu 0x%016llx\n", k, (unsigned long long)sum);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: cli_check json|json-get|pairs|nbrlist|between|oracle|mkbad|mkseed ...\n");
+        fprintf(stderr, "usage: cli_check json|json-get|pairs|nbrlist|between|periodic|oracle|mkbad|mkseed ...\n");
         return 2;
     }
     if (strcmp(argv[1], "json") == 0)
@@ -749,6 +853,8 @@ int main(int argc, char **argv)
         return cmd_nbrlist(argc, argv);
     if (strcmp(argv[1], "between") == 0)
         return cmd_between(argc, argv);
+    if (strcmp(argv[1], "periodic") == 0)
+        return cmd_periodic(argc, argv);
     if (strcmp(argv[1], "oracle") == 0)
         return cmd_oracle(argc, argv);
     if (strcmp(argv[1], "mkbad") == 0)

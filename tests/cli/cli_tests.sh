@@ -469,6 +469,54 @@ case_against() {
     checks=$((checks + 1))
 }
 
+case_box() {
+    run_ok "$WORK/g.txt" gen uniform 3000 --seed 9 -o "$WORK/u.npy" || return
+    run_ok "$WORK/g.txt" gen seed002 2000 --seed 9 -o "$WORK/c4.txt" --format text || return
+    awk '{ print $1, $2, $4 }' "$WORK/c4.txt" > "$WORK/c.txt" # circles: x y r
+    # the uniform cube for 3000 is about 47 wide: boxes that cut through it
+    # (spheres wrap) and leave an axis open; 2-D circles
+    for spec in "u.npy -20:20" "u.npy -25:15,-30:30,-" "u.npy 30" "c.txt 0:500,0:300 --2d" \
+        "c.txt 100:600,- --2d"; do
+        set -- $spec
+        for algo in grid brute sap bvh; do
+            run_ok "$WORK/x.json" pairs "$WORK/$1" --box "$2" ${3:-} --algorithm $algo --threads 2 \
+                --sorted -o "$WORK/x.csv" --json || continue
+            dims=3
+            [ "${3:-}" = --2d ] && dims=2
+            got=$("$CHECK" periodic "$WORK/$1" "$2" "$WORK/x.csv" $dims) || {
+                fail "pairs $1 --box $2, $algo: the pairs differ from the oracle's"
+                continue
+            }
+            checks=$((checks + 1))
+            [ "$(json_get "$WORK/x.json" pairs) $(json_get "$WORK/x.json" checksum)" = "$got" ] ||
+                fail "pairs $1 --box $2, $algo: JSON says $(json_get "$WORK/x.json" pairs), the file $got"
+        done
+        # the count alone agrees with the file's
+        run_ok "$WORK/c.json" pairs "$WORK/$1" --box "$2" ${3:-} --json || continue
+        [ "$(json_get "$WORK/c.json" pairs)" = "$(json_get "$WORK/x.json" pairs)" ] ||
+            fail "pairs --box $2: the count differs from the written pairs"
+        checks=$((checks + 1))
+    done
+    # a box changes the answer: more pairs than without (faces crossed)
+    run_ok "$WORK/o.json" pairs "$WORK/u.npy" --json || return
+    run_ok "$WORK/p.json" pairs "$WORK/u.npy" --box -22:22 --json || return
+    [ "$(json_get "$WORK/p.json" pairs)" -gt "$(json_get "$WORK/o.json" pairs)" ] ||
+        fail "pairs --box: $(json_get "$WORK/p.json" pairs) pairs, open $(json_get "$WORK/o.json" pairs)"
+    checks=$((checks + 1))
+    # usage errors: exit 2, one line, no file
+    expect_exit 2 "--box entry 1" -- pairs "$WORK/u.npy" --box 5:1 -o "$WORK/bad.csv"
+    [ -e "$WORK/bad.csv" ] && fail "pairs --box 5:1 left $WORK/bad.csv"
+    expect_exit 2 "--box entry 2" -- pairs "$WORK/u.npy" --box 0:1,abc,-
+    expect_exit 2 "2 entries" "3-D" -- pairs "$WORK/u.npy" --box 0:1,0:1
+    expect_exit 2 "--against" -- pairs "$WORK/u.npy" --box 10 --against "$WORK/u.npy"
+    expect_exit 2 "within" -- pairs "$WORK/u.npy" --box 0:1e150
+    # a radius beyond the periodic limit: exit 5 naming the sphere
+    printf '0 0 0 1\n1 0 0 6e149\n' > "$WORK/big.txt"
+    expect_exit 5 "big.txt" "sphere 1" "periodic" -- pairs "$WORK/big.txt" --box 10 -o "$WORK/big.csv"
+    [ -e "$WORK/big.csv" ] && fail "pairs --box: a failed run left $WORK/big.csv"
+    checks=$((checks + 1))
+}
+
 case_json() {
     run_ok "$WORK/g.txt" gen powerlaw 5000 --seed 2 -o "$WORK/p.txt" || return
     for extra in "" "-o $WORK/p.npy" "--sorted -o $WORK/q.csv" "--algorithm brute"; do
@@ -853,7 +901,7 @@ case_simulate() {
 }
 
 case "$case_name" in
-usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details | simulate | neighbors | against)
+usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details | simulate | neighbors | against | box)
     "case_$case_name"
     ;;
 *)
