@@ -131,11 +131,17 @@ typedef struct {
 } Context;
 
 static int Context_init(Context *self, PyObject *args, PyObject *kw) {
-    static char *names[] = {"algorithm", "threads", "kernel", "sorted", "chunk_pairs", NULL};
+    static char *names[] = {"algorithm", "threads", "kernel", "sorted", "chunk_pairs", "box", NULL};
     int algorithm = 0, threads = 0, kernel = 0, sorted = 0;
     Py_ssize_t chunk = 65536;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|iiipn", names, &algorithm, &threads, &kernel, &sorted,
-                                     &chunk))
+    PyObject *box = Py_None; /* None, or (periodic x3, lo x3, hi x3) from the module */
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|iiipnO", names, &algorithm, &threads, &kernel, &sorted,
+                                     &chunk, &box))
+        return -1;
+    sc_box b = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    if (box != Py_None &&
+        !PyArg_ParseTuple(box, "(iii)(ddd)(ddd)", &b.periodic[0], &b.periodic[1], &b.periodic[2],
+                          &b.lo[0], &b.lo[1], &b.lo[2], &b.hi[0], &b.hi[1], &b.hi[2]))
         return -1;
     if (algorithm < 0 || algorithm >= SC_ALGO_COUNT || threads < 0 || kernel < 0 || kernel > 2 || chunk < 1) {
         PyErr_SetString(PyExc_ValueError, "bad algorithm, threads, kernel or chunk_pairs");
@@ -147,6 +153,7 @@ static int Context_init(Context *self, PyObject *args, PyObject *kw) {
     o.kernel = (sc_kernel)kernel;
     o.sorted = sorted;
     o.chunk_pairs = (size_t)chunk;
+    o.box = b;
     sc_context_destroy(self->ctx);
     self->ctx = NULL;
     const sc_status st = sc_context_create(&o, &self->ctx);

@@ -82,7 +82,42 @@ def _prepare(centres, radii):
 
 # ---- contexts -----------------------------------------------------------------------
 
-def _options(algorithm, threads, kernel, sorted, chunk):
+_MAX_BOX = 1e150 / 8   # SC_MAX_BOX_VALUE
+
+
+def _scalar(x):
+    return not isinstance(x, (list, tuple)) and _np.ndim(x) == 0
+
+
+def _box(box):
+    """box= as the library's sc_box: ((periodic,) * 3, lo, hi), or None.
+
+    A number L: every axis periodic on [0, L). A sequence of 2 or 3 entries,
+    one per axis: None (open), a number L ([0, L)) or a pair (lo, hi)."""
+    if box is None:
+        return None
+    entries = [box] * 3 if _scalar(box) else list(box)
+    if not 2 <= len(entries) <= 3:
+        raise ValueError(f"box must be a number or one entry per axis (2 or 3), not {box!r}")
+    per, lo, hi = [0, 0, 0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]
+    for k, e in enumerate(entries):
+        if e is None:
+            continue
+        a, b = (0.0, e) if _scalar(e) else tuple(e)
+        a, b = float(a), float(b)
+        if not (abs(a) <= _MAX_BOX and abs(b) <= _MAX_BOX and a < b and b - a > 0.0):
+            raise ValueError(f"box axis {k}: {e!r} must be L or (lo, hi) with lo < hi, "
+                             f"within +-{_MAX_BOX:g}")
+        per[k], lo[k], hi[k] = 1, a, b
+    return (tuple(per), tuple(lo), tuple(hi)), len(entries)
+
+
+def _box_fits(box, c):
+    if box is not None and box[1] == 2 and c.shape[1] == 3:
+        raise ValueError("box gives 2 axes but the centres are 3-D (give 3 entries, None for an open axis)")
+
+
+def _options(algorithm, threads, kernel, sorted, chunk, box=None):
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
     if kernel not in _KERNELS:
@@ -92,7 +127,8 @@ def _options(algorithm, threads, kernel, sorted, chunk):
         raise ValueError(f"threads must be None (one per core) or >= 1, not {threads}")
     if int(chunk) < 1:
         raise ValueError(f"chunk must be >= 1, not {chunk}")
-    return (ALGORITHMS.index(algorithm), t, _KERNELS.index(kernel), bool(sorted), int(chunk))
+    return (ALGORITHMS.index(algorithm), t, _KERNELS.index(kernel), bool(sorted), int(chunk),
+            None if box is None else box[0])
 
 
 class Context:
@@ -101,20 +137,27 @@ class Context:
     does. One call at a time (RuntimeError otherwise); use one per thread.
     The module's functions keep such contexts for you."""
 
-    def __init__(self, *, algorithm="grid", threads=None, sorted=False, kernel="auto", chunk=65536):
-        self._core = _core.Context(*_options(algorithm, threads, kernel, sorted, chunk))
+    def __init__(self, *, algorithm="grid", threads=None, sorted=False, kernel="auto", chunk=65536,
+                 box=None):
+        self._box = _box(box)
+        self._core = _core.Context(*_options(algorithm, threads, kernel, sorted, chunk, self._box))
+
+    def _prepare(self, centres, radii):
+        c, r = _prepare(centres, radii)
+        _box_fits(getattr(self, "_box", None), c)
+        return c, r
 
     def pairs(self, centres, radii):
-        """As spherecollide.pairs()."""
-        return self._core.pairs(*_prepare(centres, radii))
+        """As spherecollide.pairs(), in this context's box."""
+        return self._core.pairs(*self._prepare(centres, radii))
 
     def count(self, centres, radii):
-        """As spherecollide.count()."""
-        return self._core.count(*_prepare(centres, radii))
+        """As spherecollide.count(), in this context's box."""
+        return self._core.count(*self._prepare(centres, radii))
 
     def iter_pairs(self, centres, radii):
         """As spherecollide.iter_pairs(), in chunks of this context's chunk."""
-        it = self._core.chunks(*_prepare(centres, radii))
+        it = self._core.chunks(*self._prepare(centres, radii))
         try:
             yield from it
         finally:
@@ -183,38 +226,51 @@ def clear_cache():
 
 # ---- the calls ------------------------------------------------------------------
 
-def pairs(centres, radii, *, algorithm="grid", threads=None, sorted=False, kernel="auto"):
+def pairs(centres, radii, *, box=None, algorithm="grid", threads=None, sorted=False,
+          kernel="auto"):
     """Every intersecting pair, as a (K, 2) uint32 array of indices, i < j in each row.
 
     The row order is the library's stream order, the same for every thread
     count; ``sorted=True`` gives (i, j) lexicographic order. Raises Error for
     a NaN, infinite, negative-radius or out-of-range value (its .index names the sphere).
+
+    ``box`` makes boundaries periodic: a number L (every axis on [0, L)), or
+    one entry per axis, each None (open), L, or (lo, hi). Pairs then use the
+    minimum-image displacement, evaluated as the C header's sc_box says;
+    centres outside the box wrap; radii must be at most 5e149.
     """
-    key = _options(algorithm, threads, kernel, sorted, 65536)
+    b = _box(box)
+    key = _options(algorithm, threads, kernel, sorted, 65536, b)
     c, r = _prepare(centres, radii)
+    _box_fits(b, c)
     with _borrowed(key) as ctx:
         return ctx._core.pairs(c, r)
 
 
-def count(centres, radii, *, algorithm="grid", threads=None, kernel="auto"):
+def count(centres, radii, *, box=None, algorithm="grid", threads=None, kernel="auto"):
     """(K, checksum): the pair count and the order-free checksum
-    sum(pair_mix(i, j)) mod 2**64, in memory that does not grow with K."""
-    key = _options(algorithm, threads, kernel, False, 65536)
+    sum(pair_mix(i, j)) mod 2**64, in memory that does not grow with K.
+    ``box`` as for pairs()."""
+    b = _box(box)
+    key = _options(algorithm, threads, kernel, False, 65536, b)
     c, r = _prepare(centres, radii)
+    _box_fits(b, c)
     with _borrowed(key) as ctx:
         return ctx._core.count(c, r)
 
 
-def iter_pairs(centres, radii, *, chunk=65536, algorithm="grid", threads=None, sorted=False,
-               kernel="auto"):
+def iter_pairs(centres, radii, *, chunk=65536, box=None, algorithm="grid", threads=None,
+               sorted=False, kernel="auto"):
     """The pairs of pairs(), as an iterator of (k, 2) uint32 arrays, 1 <= k <= chunk.
 
     For outputs too large for memory: the search runs while you consume the
     chunks, holding one chunk per library thread. Breaking out of the loop (or
     closing the iterator) stops the search. Concatenated, the chunks equal pairs().
     """
-    key = _options(algorithm, threads, kernel, sorted, chunk)
+    b = _box(box)
+    key = _options(algorithm, threads, kernel, sorted, chunk, b)
     c, r = _prepare(centres, radii)
+    _box_fits(b, c)
     with _borrowed(key) as ctx:
         it = ctx._core.chunks(c, r)
         try:

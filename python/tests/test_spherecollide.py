@@ -502,3 +502,114 @@ def test_pairs_between_same_as_the_cli(tmp_path):
                     str(tmp_path / "b.npy"), "-o", str(tmp_path / "out.npy"), "--quiet"], check=True)
     cli = np.load(tmp_path / "out.npy")
     np.testing.assert_array_equal(sc.pairs_between(c2[:500], r2[:500], c, r, threads=3), cli)
+
+
+# ---- periodic boxes --------------------------------------------------------------------------
+
+def _wrap(x, lo, hi):
+    """The C header's wrap(x) on an array: x when lo <= x < hi, else
+    x - floor((x - lo) / L) * L, then lo when that is outside [lo, hi)."""
+    L = hi - lo
+    t = x - np.floor((x - lo) / L) * L
+    t = np.where((t < lo) | (t >= hi), lo, t)
+    return np.where((x >= lo) & (x < hi), x, t)
+
+
+def periodic_oracle(centres, radii, box):
+    """The header's periodic expression over every i < j: wrapped centres,
+    d = cj - ci per axis, d - L when d > 0.5 L, d + L when d < -0.5 L on a
+    periodic axis; box is a list of (lo, hi) or None per axis."""
+    c, r = _as_double(centres, radii)
+    c = c.copy()
+    for a, b in enumerate(box):
+        if b is not None:
+            c[:, a] = _wrap(c[:, a], *b)
+    out = []
+    for i0 in range(0, len(c), 256):
+        ci, ri = c[i0:i0 + 256], r[i0:i0 + 256]
+        d = [c[None, :, a] - ci[:, None, a] for a in range(3)]
+        for a, b in enumerate(box):
+            if b is not None:
+                L = b[1] - b[0]
+                d[a] = np.where(d[a] > 0.5 * L, d[a] - L, np.where(d[a] < -0.5 * L, d[a] + L, d[a]))
+        d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2]
+        s = ri[:, None] + r[None, :]
+        i, j = np.nonzero(d2 <= s * s)
+        i = i + i0
+        keep = i < j
+        out.append(np.column_stack([i[keep], j[keep]]))
+    return np.concatenate(out).astype(np.uint32).reshape(-1, 2) if out else np.zeros((0, 2), np.uint32)
+
+
+def _box_cases(c):
+    """Boxes for the data: fitted, cutting through it (spheres wrap), one
+    axis open (as both the module's forms and the oracle's)."""
+    lo, hi = c.min(axis=0), c.max(axis=0)
+    mid, half = (lo + hi) / 2, (hi - lo) / 2
+    fitted = [(float(lo[a]), float(np.nextafter(hi[a], np.inf))) for a in range(c.shape[1])]
+    cut = [(float(mid[a] - 0.7 * half[a]), float(mid[a] + 0.7 * half[a])) for a in range(c.shape[1])]
+    open_last = cut[:-1] + [None]
+    cases = [(fitted, fitted), (cut, cut), (open_last, open_last)]
+    return [(arg, want + [None] * (3 - len(want))) for arg, want in cases]
+
+
+@pytest.mark.parametrize("name", ["uniform", "clustered", "heavytail", "coincident", "circles"])
+@pytest.mark.parametrize("algorithm", sc.ALGORITHMS)
+def test_periodic_box_matches_the_oracle(name, algorithm):
+    c, r = DATASETS[name]()
+    for arg, box in _box_cases(c):
+        want = periodic_oracle(c, r, box)
+        got = sc.pairs(c, r, box=arg, algorithm=algorithm, threads=2, sorted=True)
+        np.testing.assert_array_equal(got, want)
+        assert sc.count(c, r, box=arg, algorithm=algorithm) == (len(want), sc.pair_checksum(want))
+        unsorted = sc.pairs(c, r, box=arg, algorithm=algorithm, threads=3)
+        np.testing.assert_array_equal(lexsorted(unsorted), want)
+
+
+def test_periodic_box_crosses_faces_and_takes_every_form():
+    c, r = uniform(3000)
+    open_pairs = oracle(c, r)
+    want = periodic_oracle(c, r, [(0.0, 40.0)] * 3)
+    assert len(want) > len(open_pairs)  # pairs across the faces
+    for form in (40.0, [40.0, 40.0, 40.0], [(0, 40), 40, (0.0, 40.0)], np.float32(40)):
+        np.testing.assert_array_equal(sc.pairs(c, r, box=form, sorted=True), want)
+    chunks = list(sc.iter_pairs(c, r, box=40.0, chunk=1000, sorted=True))
+    np.testing.assert_array_equal(np.concatenate(chunks), want)
+    ctx = sc.Context(box=40.0, sorted=True)
+    np.testing.assert_array_equal(ctx.pairs(c, r), want)
+    assert ctx.stats()["spheres"] > len(c)  # the images near the faces were searched
+    # a small box against the spheres: many images, pairs across two faces
+    small = [(0.0, 3.0)] * 3
+    want = periodic_oracle(c[:200], r[:200], small)
+    np.testing.assert_array_equal(sc.pairs(c[:200], r[:200], box=3.0, sorted=True), want)
+    # circles, x periodic only
+    c2, r2 = circles()
+    want = periodic_oracle(c2, r2, [(0.0, 30.0), None, None])
+    np.testing.assert_array_equal(sc.pairs(c2, r2, box=[30.0, None], sorted=True), want)
+
+
+def test_periodic_box_bad_arguments():
+    c, r = uniform(500)
+    for bad in ([1, 2, 3, 4], [(5, 1), None, None], float("nan"), [(0, 1e150), None, None], (1,)):
+        with pytest.raises(ValueError, match="box"):
+            sc.pairs(c, r, box=bad)
+    with pytest.raises(ValueError, match="3-D"):
+        sc.pairs(c, r, box=[10.0, 10.0])
+    r2 = r.copy()
+    r2[7] = 6e149  # above the periodic limit (1e150 / 2)
+    with pytest.raises(sc.Error) as e:
+        sc.count(c, r2, box=40.0)
+    assert e.value.status == 4
+    with pytest.raises(sc.Error) as e:  # lists do not take a box
+        sc.Context(box=40.0).neighbors(c, r)
+    assert e.value.status == 9
+
+
+def test_periodic_box_same_as_the_cli(tmp_path):
+    c, r = uniform(4000)
+    np.save(tmp_path / "in.npy", np.column_stack([c, r]))
+    subprocess.run([os.environ["SC_CLI"], "pairs", str(tmp_path / "in.npy"), "--box", "5:35,0:40,-",
+                    "-o", str(tmp_path / "out.npy"), "--quiet", "--threads", "2"], check=True)
+    cli = np.load(tmp_path / "out.npy")
+    mine = sc.pairs(c, r, box=[(5, 35), 40, None], threads=3)
+    np.testing.assert_array_equal(mine, cli)
