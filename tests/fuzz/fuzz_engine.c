@@ -9,7 +9,9 @@
  * oracle's pair set: the same count, checksum and pairs as a brute-force
  * double loop written here. The same spheres cut in two (a prefix and the
  * rest, often one at least 4 times the other, so the larger set's filter
- * decides) must give the two-set query the oracle's pairs across the cut.
+ * decides) must give the two-set query the oracle's pairs across the cut;
+ * in a periodic box drawn from the input (bounds of the set's scale, up to
+ * SC_MAX_BOX_VALUE), the header's minimum-image expression's pairs.
  *
  * Built as a libFuzzer target with clang (SC_FUZZ=ON), or, with any
  * compiler, as a program that replays files (tests/fuzz/driver.c): the
@@ -152,28 +154,34 @@ static const config configs[] = {
 #define NCONFIG (sizeof configs / sizeof configs[0])
 static sc_context *contexts[NCONFIG];
 
+static sc_options options_of(const config *cf)
+{
+    sc_options o = sc_options_default();
+    o.algorithm = cf->algo;
+    o.kernel = sc_kernel_available(cf->kernel) ? cf->kernel : SC_KERNEL_AUTO;
+    o.threads = cf->threads;
+    o.pin = SC_PIN_NONE;
+    o.sorted = cf->sorted;
+    o.chunk_pairs = 7; /* many chunks, so buffers wrap */
+    if (cf->max_levels)
+        o.grid.max_levels = cf->max_levels;
+    o.grid.levels = cf->levels;
+    o.grid.cell_factor = cf->cell_factor;
+    o.octree.leaf_size = 1; /* many copies: the reference-point filter at work */
+    o.kdsplit.split = SC_SPLIT_MEAN;
+    o.kdsplit.leaf_size = 2;
+    o.bvh.leaf_size = 3;
+    o.segtree.cutoff = 1;
+    o.sap.warm = cf->algo == SC_ALGO_SAP && !cf->sorted;
+    o.bvh.refit = cf->algo == SC_ALGO_BVH;
+    return o;
+}
+
 static sc_context *context_of(size_t c)
 {
     if (contexts[c] == NULL) {
         const config *cf = &configs[c];
-        sc_options o = sc_options_default();
-        o.algorithm = cf->algo;
-        o.kernel = sc_kernel_available(cf->kernel) ? cf->kernel : SC_KERNEL_AUTO;
-        o.threads = cf->threads;
-        o.pin = SC_PIN_NONE;
-        o.sorted = cf->sorted;
-        o.chunk_pairs = 7; /* many chunks, so buffers wrap */
-        if (cf->max_levels)
-            o.grid.max_levels = cf->max_levels;
-        o.grid.levels = cf->levels;
-        o.grid.cell_factor = cf->cell_factor;
-        o.octree.leaf_size = 1; /* many copies: the reference-point filter at work */
-        o.kdsplit.split = SC_SPLIT_MEAN;
-        o.kdsplit.leaf_size = 2;
-        o.bvh.leaf_size = 3;
-        o.segtree.cutoff = 1;
-        o.sap.warm = cf->algo == SC_ALGO_SAP && !cf->sorted;
-        o.bvh.refit = cf->algo == SC_ALGO_BVH;
+        const sc_options o = options_of(cf);
         if (sc_context_create(&o, &contexts[c]) != SC_OK ||
             sc_study_set_traversal(contexts[c], cf->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS) != SC_OK ||
             sc_study_set_grid_sides(contexts[c], (sc_grid_sides)cf->sides) != SC_OK)
@@ -250,6 +258,93 @@ static void check_between(const double (*v)[4], size_t n, int dims, int f32, con
         got.n = 0;
         const sc_status sst = sc_stream_between(ctx, a, b, collect, &got, &ss);
         expect_oracle("two sets", cf, cst, &s, sst, &got, &want, want_sum);
+    }
+}
+
+/* The header's wrap(x) on a periodic axis. */
+static double wrap_into(double x, double lo, double hi)
+{
+    const double L = hi - lo;
+    if (x >= lo && x < hi)
+        return x;
+    const double t = x - floor((x - lo) / L) * L;
+    return t < lo || t >= hi ? lo : t;
+}
+
+/* The same spheres in a periodic box drawn from the input (each axis
+ * periodic or not, bounds a few units of the set's scale, clamped to
+ * SC_MAX_BOX_VALUE): the three configs that always run and one peer, on
+ * fresh contexts with the box, must give the header's expression's pairs,
+ * or SC_ERR_OUT_OF_RANGE when a radius is past SC_MAX_ABS_VALUE / 2. */
+static void check_periodic(const double (*v)[4], size_t n, int dims, const sc_spheres *view,
+                           input *in, int e0)
+{
+    sc_box box = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    const unsigned axes = byte(in);
+    int any = 0;
+    for (int a = 0; a < dims; a++) {
+        if (!((axes >> a) & 1))
+            continue;
+        const int e = e0 + (int)(byte(in) % 8);
+        const double unit = ldexp(1.0, e < 497 ? e : 497);
+        double lo = -(double)(byte(in) % 9) * unit, hi = lo + (double)(1 + byte(in) % 16) * unit;
+        if (!(fabs(lo) <= SC_MAX_BOX_VALUE) || !(fabs(hi) <= SC_MAX_BOX_VALUE) || !(lo < hi)) {
+            lo = -SC_MAX_BOX_VALUE;
+            hi = SC_MAX_BOX_VALUE;
+        }
+        box.periodic[a] = 1;
+        box.lo[a] = lo;
+        box.hi[a] = hi;
+        any = 1;
+    }
+    if (!any)
+        return;
+    double w[MAX_N][4];
+    int too_big = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < 4; a++)
+            w[i][a] = a < 3 && box.periodic[a] ? wrap_into(v[i][a], box.lo[a], box.hi[a]) : v[i][a];
+        too_big |= v[i][3] > SC_MAX_ABS_VALUE / 2;
+    }
+    static pairlist want, got;
+    want.n = 0;
+    uint64_t want_sum = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            double d[3];
+            for (int a = 0; a < 3; a++) {
+                const double L = box.hi[a] - box.lo[a];
+                d[a] = w[j][a] - w[i][a];
+                if (box.periodic[a] && d[a] > 0.5 * L)
+                    d[a] = d[a] - L;
+                else if (box.periodic[a] && d[a] < -0.5 * L)
+                    d[a] = d[a] + L;
+            }
+            const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2], s = w[i][3] + w[j][3];
+            if (d2 <= s * s)
+                want_pair(&want, &want_sum, i, j);
+        }
+    const size_t peer = FIRST_PEER + byte(in) % (NCONFIG - FIRST_PEER);
+    const size_t runs[4] = {0, 1, 2, peer};
+    for (size_t k = 0; k < 4; k++) {
+        const config *cf = &configs[runs[k]];
+        sc_options o = options_of(cf);
+        o.box = box;
+        o.sap.warm = o.bvh.refit = 0; /* a fresh context: nothing to repair */
+        sc_context *ctx = NULL;
+        if (sc_context_create(&o, &ctx) != SC_OK)
+            fuzz_fail("periodic context", cf->name, 0, 0);
+        sc_summary s, ss;
+        const sc_status cst = sc_count_pairs(ctx, view, &s);
+        got.n = 0;
+        const sc_status sst = sc_stream_pairs(ctx, view, collect, &got, &ss);
+        sc_context_destroy(ctx);
+        if (too_big) {
+            if (cst != SC_ERR_OUT_OF_RANGE || sst != SC_ERR_OUT_OF_RANGE)
+                fuzz_fail("periodic: a radius past the limit", cf->name, cst, sst);
+            continue;
+        }
+        expect_oracle("periodic", cf, cst, &s, sst, &got, &want, want_sum);
     }
 }
 
@@ -341,5 +436,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         expect_oracle("one set", cf, cst, &s, sst, &got, &want, want_sum);
     }
     check_between(v, n, dims, f32, rows32, rows64, byte(&in), shaped);
+    check_periodic(v, n, dims, &view, &in, e0);
     return 0;
 }

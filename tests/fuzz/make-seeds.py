@@ -95,3 +95,28 @@ for k in range(12):
     n = rng.randrange(1, 2000)
     body = bytes(rng.randrange(256) for _ in range(3 * rng.randrange(0, 200)))
     put("random-%02d" % k, "pairs", bytes([k % 12, n >> 8, n & 255]) + body)
+
+# engine, periodic: a lattice, then the shaped and between knobs, then the
+# box (axes bits; per periodic axis: scale offset, lo in units, length in
+# units) and the peer; its own generator so the seeds above stay as they are
+prng = random.Random(17)
+def periodic(n, e, flags, axes, radius=None, per_axis=(0, 4, 8)):
+    b = bytes([flags]) + e0_bytes(e) + bytes([n])
+    for _ in range(n):
+        for a in range(4):
+            if a == 3:
+                b += bytes([radius if radius is not None else prng.randrange(0, 64)])
+            else:
+                b += bytes([prng.randrange(28, 37)])
+    b += bytes([prng.randrange(256), prng.randrange(256), axes])
+    for a in range(3):
+        if axes >> a & 1:
+            b += bytes(per_axis)
+    return b + bytes([prng.randrange(256)])
+
+put("periodic-unit", "engine", periodic(40, 0, 0, 7))
+put("periodic-small-radii", "engine", periodic(48, 0, 0, 7, radius=1, per_axis=(0, 4, 9)))
+put("periodic-2d-x", "engine", periodic(30, 0, 1, 1, radius=2))
+put("periodic-xz-f32", "engine", periodic(36, -20, 2, 5))
+put("periodic-subnormal", "engine", periodic(24, -1074, 0, 7, radius=1))
+put("periodic-huge", "engine", periodic(24, 480, 0, 7))
