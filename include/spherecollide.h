@@ -65,8 +65,8 @@ typedef enum sc_status {
     SC_ERR_BUFFER_TOO_SMALL = 7, /**< sc_fill_pairs: capacity < pairs; *needed says how many */
     SC_ERR_STOPPED = 8,          /**< the pair callback returned non-zero */
     SC_ERR_UNSUPPORTED = 9,      /**< a forced kernel this CPU or build cannot
-                                      run, or a call that does not take the
-                                      options' periodic box */
+                                      run, or a two-set query with a periodic
+                                      box in the options */
     SC_ERR_TOO_COSTLY = 10       /**< the chosen algorithm predicts more work than
                                       its limit on this input (hashgrid's
                                       max_tests); nothing was searched, another
@@ -194,9 +194,11 @@ typedef enum sc_algorithm {
  *  <= SC_MAX_BOX_VALUE (else SC_ERR_INVALID_ARGUMENT at context
  *  creation), and every radius <= SC_MAX_ABS_VALUE / 2 (else
  *  SC_ERR_OUT_OF_RANGE at that sphere): the images must stay within the
- *  search's range. The pair calls (count, stream, fill) honour the box;
- *  neighbour lists and two-set queries return SC_ERR_UNSUPPORTED with a
- *  periodic axis. */
+ *  search's range (a neighbour list's radii grown by its skin: the grown
+ *  radii). The pair calls (count, stream, fill) and the neighbour lists
+ *  honour the box (a list's pairs with s = (ri + rj) + skin, its values
+ *  from the minimum image's d2); two-set queries return
+ *  SC_ERR_UNSUPPORTED with a periodic axis. */
 typedef struct sc_box {
     int periodic[3]; /**< non-zero: axis k wraps (default: none) */
     double lo[3], hi[3];

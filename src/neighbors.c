@@ -27,6 +27,7 @@
 typedef struct nbr_query {
     const sc_nbr_spec *spec;
     const sc_spheres *user;  /* the caller's view */
+    const sc_box *box;       /* periodic: the options' box, else NULL */
     sc_view exact;           /* ... read for the filter and the values */
     bool filter;             /* skin > 0: the search ran on grown radii */
     uint64_t *degree;        /* count: the offsets, written */
@@ -96,16 +97,23 @@ static sc_status grow_view(sc_context *c, const sc_spheres *user, double skin, s
     return SC_OK;
 }
 
+/* The caller's spheres: the searched view's, less a periodic query's
+ * images (periodic.c), which come after them. */
+static size_t spheres_of(const sc_context *c, const sc_prepared *p) {
+    return c->images.on ? c->images.n : p->view.n;
+}
+
 /* The sink's list options; with a skin, the filter's values in the peer's
  * working order (the caller's radii gathered once per pass), where the
- * peer has a working copy. */
+ * peer has a working copy and the query is not periodic (whose sinks read
+ * the wrapped centres and the caller's radii themselves). */
 static sc_status sink_for(sc_context *c, const sc_prepared *p, sc_sink *s, const nbr_query *q) {
     s->exact = &q->exact;
     s->filter = q->filter;
     s->skin = q->spec->skin;
     s->full = q->spec->full;
     const sc_work *w = &p->built.work;
-    if (!q->filter || !w->x)
+    if (!q->filter || !w->x || c->images.on)
         return SC_OK;
     if (!sc_buf_reserve(sc_context_allocator(c), &c->worig, sizeof(double) * (w->n ? w->n : 1)))
         return SC_ERR_OUT_OF_MEMORY;
@@ -144,13 +152,13 @@ static sc_status list_pass(sc_context *c, sc_prepared *p, const nbr_query *q, si
     s.win = c->win.p;
     s.win_lo = (uint32_t)lo;
     s.win_hi = (uint32_t)hi;
-    s.win_bits = sc_engine_index_bits(p->view.n);
+    s.win_bits = sc_engine_index_bits(spheres_of(c, p));
     s.win_cap = cap;
     st = sc_engine_sink(c, &s, SC_SINK_WINDOW, p);
     if (st == SC_OK)
         st = sc_engine_search(c, p, &s);
     *m = s.win_count;
-    if (st == SC_OK && lo == 0 && hi == p->view.n)
+    if (st == SC_OK && lo == 0 && hi == spheres_of(c, p))
         sc_engine_totals(c, &s);
     return st;
 }
@@ -187,7 +195,7 @@ static void prefix_sum(uint64_t *o, size_t n) {
 
 static sc_status do_count(sc_context *c, sc_prepared *p, void *arg) {
     nbr_query *q = arg;
-    const size_t n = p->view.n;
+    const size_t n = spheres_of(c, p);
     const int bits = sc_engine_index_bits(n);
     memset(q->degree, 0, (n + 1) * sizeof(uint64_t));
     const size_t budget = word_budget(c);
@@ -301,17 +309,29 @@ static sc_status unpack(const uint64_t *w, int bits, const uint64_t *o, size_t l
 }
 
 /* Overlap depth (ri + rj) - d or distance d = sqrt(d2), in double, from the
- * pair's smaller index first: both directions get the same bits. */
-static double pair_value(const sc_view *v, sc_nbr_value kind, uint32_t a, uint32_t b) {
+ * pair's smaller index first: both directions get the same bits. In a
+ * periodic box, d2 is the minimum image's, as the box's expression has it. */
+static double pair_value(const sc_view *v, const sc_box *box, sc_nbr_value kind, uint32_t a,
+                         uint32_t b) {
     if (a > b) {
         uint32_t t = a;
         a = b;
         b = t;
     }
-    const double dx = sc_view_get(v, v->x, a) - sc_view_get(v, v->x, b);
-    const double dy = sc_view_get(v, v->y, a) - sc_view_get(v, v->y, b);
-    const double dz = v->z ? sc_view_get(v, v->z, a) - sc_view_get(v, v->z, b) : 0.0;
-    const double d = sqrt((dx * dx + dy * dy) + dz * dz);
+    double d2;
+    if (box) {
+        const double ca[3] = {sc_view_get(v, v->x, a), sc_view_get(v, v->y, a),
+                              v->z ? sc_view_get(v, v->z, a) : 0.0};
+        const double cb[3] = {sc_view_get(v, v->x, b), sc_view_get(v, v->y, b),
+                              v->z ? sc_view_get(v, v->z, b) : 0.0};
+        d2 = sc_box_distance2(box, v->z ? 3 : 2, ca, cb);
+    } else {
+        const double dx = sc_view_get(v, v->x, a) - sc_view_get(v, v->x, b);
+        const double dy = sc_view_get(v, v->y, a) - sc_view_get(v, v->y, b);
+        const double dz = v->z ? sc_view_get(v, v->z, a) - sc_view_get(v, v->z, b) : 0.0;
+        d2 = (dx * dx + dy * dy) + dz * dz;
+    }
+    const double d = sqrt(d2);
     return kind == SC_NBR_OVERLAP ? (sc_view_r(v, a) + sc_view_r(v, b)) - d : d;
 }
 
@@ -322,13 +342,13 @@ static void fill_values(const nbr_query *q, size_t n, int threads) {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4096)
     for (size_t r = 0; r < n; r++)
         for (uint64_t g = o[r]; g < o[r + 1]; g++)
-            q->values[g] = pair_value(&q->exact, q->spec->value, (uint32_t)r, q->indices[g]);
+            q->values[g] = pair_value(&q->exact, q->box, q->spec->value, (uint32_t)r, q->indices[g]);
 }
 
 /* The fill by search: one pass per window of rows whose entries fit. */
 static sc_status do_fill(sc_context *c, sc_prepared *p, void *arg) {
     nbr_query *q = arg;
-    const size_t n = p->view.n;
+    const size_t n = spheres_of(c, p);
     const uint64_t *o = q->offsets;
     const int bits = sc_engine_index_bits(n);
     size_t cap = word_budget(c);
@@ -400,8 +420,7 @@ static sc_status nbr_run(sc_context *c, const sc_spheres *spheres, nbr_query *q,
     if (!c)
         return SC_ERR_INVALID_ARGUMENT;
     sc_status st = spec_check(q->spec);
-    if (st == SC_OK && sc_box_periodic(&c->opt.box))
-        st = SC_ERR_UNSUPPORTED; /* lists across a periodic box: not built */
+    q->box = sc_box_periodic(&c->opt.box) ? &c->opt.box : NULL;
     if (st == SC_OK && !spheres)
         st = SC_ERR_INVALID_ARGUMENT;
     if (st == SC_OK)
@@ -429,14 +448,14 @@ static sc_status nbr_run(sc_context *c, const sc_spheres *spheres, nbr_query *q,
         c->queries++;
         return st;
     }
-    return sc_engine_run(c, &search, fn, q);
+    return sc_engine_query(c, &search, fn, q);
 }
 
 sc_status sc_neighbors_count(sc_context *c, const sc_spheres *spheres, const sc_nbr_spec *spec,
                              uint64_t *offsets) {
     if (!offsets)
         return SC_ERR_INVALID_ARGUMENT;
-    nbr_query q = {spec, NULL, {0}, false, offsets, NULL, NULL, NULL};
+    nbr_query q = {spec, NULL, NULL, {0}, false, offsets, NULL, NULL, NULL};
     return nbr_run(c, spheres, &q, do_count);
 }
 
@@ -444,7 +463,7 @@ sc_status sc_neighbors_fill(sc_context *c, const sc_spheres *spheres, const sc_n
                             const uint64_t *offsets, uint32_t *indices, double *values) {
     if (!offsets || !spec)
         return SC_ERR_INVALID_ARGUMENT;
-    nbr_query q = {spec, NULL, {0}, false, NULL, offsets, indices,
+    nbr_query q = {spec, NULL, NULL, {0}, false, NULL, offsets, indices,
                    spec->value != SC_NBR_NONE ? values : NULL};
     return nbr_run(c, spheres, &q, do_fill);
 }

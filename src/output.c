@@ -233,13 +233,18 @@ static size_t keep_pairs(const sc_sink *s, uint32_t *p, size_t n) {
                 j = lo < q ? q : lo;
                 if (lo > q) /* lo's image seen from q: the opposite shift */
                     shift = 26 - shift;
-            } else if (im->trust_direct) {
+            } else if (im->trust_direct && !s->filter) {
                 p[2 * m] = lo;
                 p[2 * m + 1] = hi;
                 m++;
                 continue;
             }
-            if (!sc_images_meet(im, i, j, shift))
+            /* a list with a skin searched on grown radii: its own predicate
+             * on the caller's radii */
+            const double sum = s->filter
+                                   ? (sc_view_r(s->exact, i) + sc_view_r(s->exact, j)) + s->skin
+                                   : im->rows[4 * (size_t)i + 3] + im->rows[4 * (size_t)j + 3];
+            if (!sc_images_meet(im, i, j, shift, sum))
                 continue;
             p[2 * m] = i;
             p[2 * m + 1] = j;

@@ -37,27 +37,44 @@ static inline double wrap(double x, double lo, double hi, double period) {
     return t < lo || t >= hi ? lo : t;
 }
 
-bool sc_images_meet(const sc_images *im, uint32_t p, uint32_t q, unsigned shift) {
+double sc_box_distance2(const sc_box *box, int dims, const double ci[3], const double cj[3]) {
+    double d[3] = {0.0, 0.0, 0.0};
+    for (int a = 0; a < dims; a++) {
+        if (!box->periodic[a]) {
+            d[a] = cj[a] - ci[a];
+            continue;
+        }
+        const double lo = box->lo[a], hi = box->hi[a], L = hi - lo;
+        double t = wrap(cj[a], lo, hi, L) - wrap(ci[a], lo, hi, L);
+        if (t > 0.5 * L)
+            t -= L;
+        else if (t < -0.5 * L)
+            t += L;
+        d[a] = t;
+    }
+    return (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2];
+}
+
+bool sc_images_meet(const sc_images *im, uint32_t p, uint32_t q, unsigned shift, double s) {
     const double *cp = im->rows + 4 * (size_t)p, *cq = im->rows + 4 * (size_t)q;
     double d[3] = {0.0, 0.0, 0.0};
     for (int a = 0; a < im->dims; a++, shift /= 3) {
         double t = cq[a] - cp[a];
-        int s = 0;
+        int k = 0;
         if (im->periodic[a]) {
             if (t > im->half[a]) {
                 t -= im->period[a];
-                s = -1;
+                k = -1;
             } else if (t < -im->half[a]) {
                 t += im->period[a];
-                s = 1;
+                k = 1;
             }
         }
-        if ((int)(shift % 3) - 1 != s)
+        if ((int)(shift % 3) - 1 != k)
             return false;
         d[a] = t;
     }
     const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2];
-    const double s = cp[3] + cq[3];
     return d2 <= s * s;
 }
 

@@ -13,8 +13,11 @@
  * pairs exactly half a period apart, touching across a face and one ulp
  * beyond); the stream's order for every thread count; the API's statuses.
  *
+ * Neighbour lists in the box (half, full, skins, values) against the
+ * expression with the skin.
+ *
  * Usage: test_periodic [GROUP]   (GROUP: generators, small, extremes,
- * threads, api, all; default all)
+ * threads, api, lists, all; default all)
  */
 #include "sc_gen.h"
 #include "spherecollide.h"
@@ -528,11 +531,7 @@ static void group_api(void) {
     CHECK(sc_count_pairs(ctx, NULL, &s) == SC_ERR_INVALID_ARGUMENT, "NULL spheres");
 
     /* what does not take a box says so */
-    uint64_t *offsets = malloc((n + 1) * sizeof(uint64_t));
-    const sc_nbr_spec spec = {0, 0.0, SC_NBR_NONE};
-    CHECK(sc_neighbors_count(ctx, &v, &spec, offsets) == SC_ERR_UNSUPPORTED, "lists: unsupported");
     CHECK(sc_count_between(ctx, &v, &v, &s) == SC_ERR_UNSUPPORTED, "two sets: unsupported");
-    free(offsets);
 
     /* fill and the steady state */
     pairs want;
@@ -558,6 +557,139 @@ static void group_api(void) {
     free(rows);
 }
 
+/* ---- neighbour lists ------------------------------------------------------------ */
+
+/* The list's oracle: the expression with s = (ri + rj) + skin, rows sorted
+ * (i < j found in order, so each row's columns come sorted); values from
+ * the minimum image's d2, (ri + rj) - d or d, from the smaller index. */
+typedef struct list {
+    uint64_t *off;
+    uint32_t *idx;
+    double *val;
+} list;
+
+static void list_oracle(const box *bx, const double *rows, size_t n, const sc_nbr_spec *spec,
+                        list *out) {
+    double *w = malloc(4 * (n + 1) * sizeof(double));
+    for (size_t i = 0; i < n; i++)
+        for (int a = 0; a < 4; a++)
+            w[4 * i + a] = a < 3 && a < bx->dims && bx->b.periodic[a]
+                               ? wrap_of(rows[4 * i + a], bx->b.lo[a], bx->b.hi[a])
+                               : rows[4 * i + a];
+    /* entries per row, then fill: two sweeps over the pairs */
+    out->off = calloc(n + 1, sizeof(uint64_t));
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t *at = pass ? calloc(n + 1, sizeof(uint64_t)) : NULL;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++) {
+                if (i == j || (!spec->full && j < i))
+                    continue;
+                const size_t a = i < j ? i : j, b = i < j ? j : i;
+                double d[3] = {0, 0, 0};
+                for (int k = 0; k < bx->dims; k++) {
+                    const double L = bx->b.hi[k] - bx->b.lo[k];
+                    double t = w[4 * b + k] - w[4 * a + k];
+                    if (bx->b.periodic[k] && t > 0.5 * L)
+                        t = t - L;
+                    else if (bx->b.periodic[k] && t < -0.5 * L)
+                        t = t + L;
+                    d[k] = t;
+                }
+                const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2];
+                const double sr = (w[4 * a + 3] + w[4 * b + 3]) + spec->skin;
+                if (!(d2 <= sr * sr))
+                    continue;
+                if (!pass) {
+                    out->off[i + 1]++;
+                    continue;
+                }
+                const uint64_t g = out->off[i] + at[i]++;
+                out->idx[g] = (uint32_t)j;
+                const double dist = sqrt(d2);
+                out->val[g] = spec->value == SC_NBR_OVERLAP ? (w[4 * a + 3] + w[4 * b + 3]) - dist
+                                                            : dist;
+            }
+        if (!pass) {
+            for (size_t i = 0; i < n; i++)
+                out->off[i + 1] += out->off[i];
+            out->idx = malloc((out->off[n] + 1) * sizeof(uint32_t));
+            out->val = malloc((out->off[n] + 1) * sizeof(double));
+        }
+        free(at);
+    }
+    free(w);
+}
+
+static void check_lists(const char *name, const box *bx, const double *rows, size_t n) {
+    const sc_nbr_spec specs[] = {{0, 0.0, SC_NBR_NONE},
+                                 {1, 0.0, SC_NBR_OVERLAP},
+                                 {0, 0.3, SC_NBR_DISTANCE},
+                                 {1, 1.1, SC_NBR_OVERLAP}};
+    const sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        const sc_nbr_spec *spec = &specs[k];
+        list want = {NULL, NULL, NULL};
+        list_oracle(bx, rows, n, spec, &want);
+        for (size_t a = k % 3; a < NALGOS; a += 3) {
+            const run r = {algos[a], kernel_for(a), 1 + (int)(a % 3), 0};
+            sc_context *ctx = context_for(&r, bx);
+            uint64_t *off = malloc((n + 1) * sizeof(uint64_t));
+            sc_status st = sc_neighbors_count(ctx, &v, spec, off);
+            const int off_ok = st == SC_OK && memcmp(off, want.off, (n + 1) * sizeof(uint64_t)) == 0;
+            CHECK(off_ok, "%s: list %zu, %s: offsets (%s, %llu entries, want %llu)", name, k,
+                  label(&r), sc_status_string(st), (unsigned long long)(st == SC_OK ? off[n] : 0),
+                  (unsigned long long)want.off[n]);
+            if (off_ok) {
+                uint32_t *idx = malloc((want.off[n] + 1) * sizeof(uint32_t));
+                double *val = malloc((want.off[n] + 1) * sizeof(double));
+                st = sc_neighbors_fill(ctx, &v, spec, off, idx, val);
+                CHECK(st == SC_OK && memcmp(idx, want.idx, want.off[n] * sizeof(uint32_t)) == 0,
+                      "%s: list %zu, %s: indices (%s)", name, k, label(&r), sc_status_string(st));
+                CHECK(spec->value == SC_NBR_NONE ||
+                          memcmp(val, want.val, want.off[n] * sizeof(double)) == 0,
+                      "%s: list %zu, %s: values bit for bit", name, k, label(&r));
+                free(idx);
+                free(val);
+            }
+            free(off);
+            sc_context_destroy(ctx);
+        }
+        free(want.off);
+        free(want.idx);
+        free(want.val);
+    }
+}
+
+/* Neighbour lists in periodic boxes: half, full with overlaps, skins with
+ * distances, against the expression with the skin. */
+static void group_lists(void) {
+    const char *gens[] = {"uniform", "wide", "heavytail", "clustered"};
+    for (size_t g = 0; g < sizeof gens / sizeof gens[0]; g++) {
+        const size_t n = 800;
+        double *rows = generate(gens[g], n, 91);
+        double lo[3], hi[3];
+        bounds(rows, n, lo, hi);
+        char name[96];
+        const box fitted = box_of(3, 7, lo, hi, 1.0), cut = box_of(3, 3, lo, hi, 0.75);
+        snprintf(name, sizeof name, "%s: fitted box", gens[g]);
+        check_lists(name, &fitted, rows, n);
+        snprintf(name, sizeof name, "%s: wrapping box, z open", gens[g]);
+        check_lists(name, &cut, rows, n);
+        free(rows);
+    }
+    /* a small box: many images, the skin reaching across several */
+    uint64_t st = 5;
+    const size_t n = 40;
+    double rows[4 * 40];
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < 3; a++)
+            rows[4 * i + a] = unit(&st) * 4.0 - 1.0;
+        rows[4 * i + 3] = unit(&st) * 0.4;
+    }
+    const box small = {3, {{1, 1, 1}, {0, 0, 0}, {2, 2, 2}}};
+    check_lists("small box", &small, rows, n);
+}
+
 int main(int argc, char **argv) {
     const char *g = argc > 1 ? argv[1] : "all";
     const int all = strcmp(g, "all") == 0;
@@ -571,6 +703,8 @@ int main(int argc, char **argv) {
         group_threads();
     if (all || strcmp(g, "api") == 0)
         group_api();
+    if (all || strcmp(g, "lists") == 0)
+        group_lists();
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

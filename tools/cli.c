@@ -158,6 +158,8 @@ static const char usage_neighbors[] =
     "  --skin S            list pairs up to S apart (S >= 0, default 0)\n"
     "  --values overlap|distance   a value per entry: (ri + rj) - d or d, in\n"
     "                      double (csv output only)\n"
+    "  --box SPEC          periodic boundaries, as for pairs: the minimum image\n"
+    "                      decides the list and d\n"
     "  --algorithm A, --threads N, --pin P, --kernel K, --format F,\n"
     "  --input-format F, --2d, --json, --quiet   as for pairs\n"
     "  -h, --help          this help\n"
@@ -741,23 +743,23 @@ static int parse_format_option(pairs_job *job, const char *v)
     return EXIT_OK;
 }
 
-/* --box SPEC into job->options.box: one entry for every axis, or one per
- * axis (checked against the input's dimensions once it is read); an entry
- * is L ([0, L)), LO:HI, or - (open). */
-static int parse_box_option(pairs_job *job, const char *v)
+/* --box SPEC of command cmd into *out: one entry for every axis, or one
+ * per axis (*out_axes, checked against the input's dimensions once it is
+ * read); an entry is L ([0, L)), LO:HI, or - (open). */
+static int parse_box(const char *cmd, const char *v, sc_box *out, int *out_axes)
 {
     sc_box box = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
     const char *p = v;
     int axes = 0;
     for (;;) {
         if (axes == 3)
-            return fail(EXIT_USAGE, "pairs: --box takes one entry or one per axis (at most 3), "
-                                    "not \"%s\"", v);
+            return fail(EXIT_USAGE, "%s: --box takes one entry or one per axis (at most 3), "
+                                    "not \"%s\"", cmd, v);
         const char *end = p + strcspn(p, ",");
         char entry[128];
         const size_t len = (size_t)(end - p);
         if (len == 0 || len >= sizeof entry)
-            return fail(EXIT_USAGE, "pairs: --box entry %d is empty or too long in \"%s\"",
+            return fail(EXIT_USAGE, "%s: --box entry %d is empty or too long in \"%s\"", cmd,
                         axes + 1, v);
         memcpy(entry, p, len);
         entry[len] = '\0';
@@ -777,9 +779,9 @@ static int parse_box_option(pairs_job *job, const char *v)
             }
             if (!e2 || !(fabs(lo) <= SC_MAX_BOX_VALUE && fabs(hi) <= SC_MAX_BOX_VALUE && lo < hi &&
                          hi - lo > 0.0))
-                return fail(EXIT_USAGE, "pairs: --box entry %d (\"%.*s\") must be L, LO:HI with "
+                return fail(EXIT_USAGE, "%s: --box entry %d (\"%.*s\") must be L, LO:HI with "
                                         "LO < HI, or -, with bounds within +-%g",
-                            axes + 1, (int)len, p, SC_MAX_BOX_VALUE);
+                            cmd, axes + 1, (int)len, p, SC_MAX_BOX_VALUE);
             box.periodic[axes] = 1;
             box.lo[axes] = lo;
             box.hi[axes] = hi;
@@ -795,9 +797,8 @@ static int parse_box_option(pairs_job *job, const char *v)
             box.lo[k] = box.lo[0];
             box.hi[k] = box.hi[0];
         }
-    job->options.box = box;
-    job->box = v;
-    job->box_axes = axes;
+    *out = box;
+    *out_axes = axes;
     return EXIT_OK;
 }
 
@@ -841,7 +842,8 @@ static int cmd_pairs(int argc, char **argv)
             if (!rc && job.box)
                 return fail(EXIT_USAGE, "pairs: more than one --box");
             if (!rc)
-                rc = parse_box_option(&job, v);
+                rc = parse_box("pairs", v, &job.options.box, &job.box_axes);
+            job.box = v;
         } else if (strcmp(arg, "--count-only") == 0) {
             job.count_only = 1;
         } else if (is_opt(&a, "--repeat", 1, &v, &rc)) {
@@ -1167,7 +1169,7 @@ static int cmd_neighbors(int argc, char **argv)
     sc_options options = sc_options_default();
     sc_nbr_spec spec = {0, 0.0, SC_NBR_NONE};
     args a = {argc, 1, argv, "neighbors"};
-    int rc = 0, positional_only = 0;
+    int rc = 0, positional_only = 0, box_axes = 0;
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i], *v = NULL;
         if (positional_only || arg[0] != '-' || strcmp(arg, "-") == 0) {
@@ -1178,6 +1180,11 @@ static int cmd_neighbors(int argc, char **argv)
             positional_only = 1;
         } else if (is_opt(&a, "-o", 1, &v, &rc) || is_opt(&a, "--output", 1, &v, &rc)) {
             output = v;
+        } else if (is_opt(&a, "--box", 1, &v, &rc)) {
+            if (!rc && box_axes)
+                return fail(EXIT_USAGE, "neighbors: more than one --box");
+            if (!rc)
+                rc = parse_box("neighbors", v, &options.box, &box_axes);
         } else if (strcmp(arg, "--full") == 0) {
             spec.full = 1;
         } else if (is_opt(&a, "--skin", 1, &v, &rc)) {
@@ -1260,6 +1267,12 @@ static int cmd_neighbors(int argc, char **argv)
     const double read_s = now_seconds() - t0;
     if (rs != SC_IO_OK)
         return fail(sc_io_exit_code(rs), "%s", err);
+    if (box_axes && box_axes != 1 && box_axes != in.dims) {
+        const int d = in.dims;
+        sc_io_spheres_free(&in);
+        return fail(EXIT_USAGE, "neighbors: --box gives %d entries but %s is %d-D (give 1 or %d)",
+                    box_axes, input, d, d);
+    }
     sc_spheres view = in.dtype == SC_F32 ? sc_spheres_rows_f32(in.n, in.dims, in.rows)
                                          : sc_spheres_rows_f64(in.n, in.dims, in.rows);
     options.log = log_warnings;

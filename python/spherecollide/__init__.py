@@ -172,8 +172,8 @@ class Context:
         return self._core.count(*_prepare(a, ra), *_prepare(b, rb))
 
     def neighbors(self, centres, radii, *, full=False, skin=0.0, values=None):
-        """As spherecollide.neighbors()."""
-        c, r = _prepare(centres, radii)
+        """As spherecollide.neighbors(), in this context's box."""
+        c, r = self._prepare(centres, radii)
         return _neighbors_result(self._core.neighbors(c, r, *_nbr_args(full, skin, values)), values)
 
     def stats(self):
@@ -319,7 +319,7 @@ def _neighbors_result(res, values):
     return (off, idx) if values is None else (off, idx, val)
 
 
-def neighbors(centres, radii, *, full=False, skin=0.0, values=None, algorithm="grid",
+def neighbors(centres, radii, *, full=False, skin=0.0, values=None, box=None, algorithm="grid",
               threads=None, kernel="auto"):
     """The CSR neighbour list: (offsets, indices) or, with values, (offsets, indices, values).
 
@@ -330,10 +330,13 @@ def neighbors(centres, radii, *, full=False, skin=0.0, values=None, algorithm="g
     ``values="overlap"`` gives (ri + rj) - d per entry (negative within the
     skin), ``"distance"`` gives d, as float64. offsets is int64 (n + 1),
     indices uint32; scipy.sparse.csr_matrix((values, indices, offsets)) takes them.
+    ``box`` as for pairs(): the minimum image decides the list and d.
     """
-    key = _options(algorithm, threads, kernel, False, 65536)
+    b = _box(box)
+    key = _options(algorithm, threads, kernel, False, 65536, b)
     args = _nbr_args(full, skin, values)
     c, r = _prepare(centres, radii)
+    _box_fits(b, c)
     with _borrowed(key) as ctx:
         return _neighbors_result(ctx._core.neighbors(c, r, *args), values)
 

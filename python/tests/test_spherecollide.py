@@ -600,8 +600,8 @@ def test_periodic_box_bad_arguments():
     with pytest.raises(sc.Error) as e:
         sc.count(c, r2, box=40.0)
     assert e.value.status == 4
-    with pytest.raises(sc.Error) as e:  # lists do not take a box
-        sc.Context(box=40.0).neighbors(c, r)
+    with pytest.raises(sc.Error) as e:  # two sets do not take a box
+        sc.Context(box=40.0).pairs_between(c, r, c, r)
     assert e.value.status == 9
 
 
@@ -613,3 +613,47 @@ def test_periodic_box_same_as_the_cli(tmp_path):
     cli = np.load(tmp_path / "out.npy")
     mine = sc.pairs(c, r, box=[(5, 35), 40, None], threads=3)
     np.testing.assert_array_equal(mine, cli)
+
+
+@pytest.mark.parametrize("algorithm", ["grid", "brute", "sap", "bvh"])
+def test_periodic_neighbors_match_the_oracle(algorithm):
+    c, r = uniform(1500)
+    box = [(2.0, 38.0), (0.0, 40.0), None]
+    for full, skin, values in ((False, 0.0, None), (True, 0.0, "overlap"), (True, 0.7, "distance")):
+        want = periodic_oracle(c, r, box) if skin == 0 else None
+        off, idx, *val = sc.neighbors(c, r, full=full, skin=skin, values=values, box=box,
+                                      algorithm=algorithm, threads=2)
+        # rows from the oracle at s = (ri + rj) + skin, by the expression
+        cw = c.copy()
+        for a, b in enumerate(box):
+            if b is not None:
+                cw[:, a] = _wrap(cw[:, a], *b)
+        rows = []
+        for i in range(len(c)):
+            d = cw - cw[i]
+            for a, b in enumerate(box):
+                if b is not None:
+                    L = b[1] - b[0]
+                    # the expression runs from the smaller index: d(j - i) for j > i,
+                    # and its negation (the same magnitude) for j < i
+                    d[:, a] = np.where(d[:, a] > 0.5 * L, d[:, a] - L,
+                                       np.where(d[:, a] < -0.5 * L, d[:, a] + L, d[:, a]))
+            d2 = (d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) + d[:, 2] * d[:, 2]
+            s = (r[i] + r) + skin
+            j = np.nonzero(d2 <= s * s)[0]
+            j = j[(j != i) & ((j > i) | full)]
+            rows.append(j)
+        np.testing.assert_array_equal(off, np.concatenate([[0], np.cumsum([len(j) for j in rows])]))
+        np.testing.assert_array_equal(idx, np.concatenate(rows).astype(np.uint32))
+        if want is not None and not full:
+            np.testing.assert_array_equal(np.column_stack([np.repeat(np.arange(len(c)), np.diff(off)), idx]), want)
+        if values == "distance":
+            i = np.repeat(np.arange(len(c)), np.diff(off))
+            lo, hi = np.minimum(i, idx), np.maximum(i, idx)
+            d = cw[hi] - cw[lo]
+            for a, b in enumerate(box):
+                if b is not None:
+                    L = b[1] - b[0]
+                    d[:, a] = np.where(d[:, a] > 0.5 * L, d[:, a] - L,
+                                       np.where(d[:, a] < -0.5 * L, d[:, a] + L, d[:, a]))
+            np.testing.assert_array_equal(val[0], np.sqrt((d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) + d[:, 2] * d[:, 2]))

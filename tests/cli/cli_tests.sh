@@ -497,6 +497,17 @@ case_box() {
             fail "pairs --box $2: the count differs from the written pairs"
         checks=$((checks + 1))
     done
+    # the half neighbour list in a box is the sorted pair list; a full list
+    # with --values has both directions
+    run_ok "$WORK/x.json" pairs "$WORK/u.npy" --box -20:20,-20:20,- --sorted -o "$WORK/p.csv" || return
+    run_ok "$WORK/n.txt" neighbors "$WORK/u.npy" --box -20:20,-20:20,- -o "$WORK/n.csv" || return
+    cmp -s "$WORK/p.csv" "$WORK/n.csv" || fail "neighbors --box: the half list differs from pairs --sorted"
+    run_ok "$WORK/n.txt" neighbors "$WORK/u.npy" --box -20:20,-20:20,- --full --values distance \
+        -o "$WORK/f.csv" || return
+    [ "$(wc -l < "$WORK/f.csv")" -eq $((2 * $(wc -l < "$WORK/p.csv"))) ] ||
+        fail "neighbors --box --full: $(wc -l < "$WORK/f.csv") entries, pairs $(wc -l < "$WORK/p.csv")"
+    expect_exit 2 "2 entries" -- neighbors "$WORK/u.npy" --box 0:1,0:1
+    checks=$((checks + 2))
     # a box changes the answer: more pairs than without (faces crossed)
     run_ok "$WORK/o.json" pairs "$WORK/u.npy" --json || return
     run_ok "$WORK/p.json" pairs "$WORK/u.npy" --box -22:22 --json || return
