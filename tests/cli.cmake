@@ -10,7 +10,7 @@ target_compile_definitions(cli_check PRIVATE _POSIX_C_SOURCE=200809L)
 if(TARGET spherecollide_cli)
   set(SC_CLI_WORK "${CMAKE_CURRENT_BINARY_DIR}/cli_work")
   set(SC_CLI_CASES usage help bad_input unwritable write_failure outputs threads sorted algorithms json
-      formats gen seedlike special_outputs signals details simulate neighbors against box)
+      formats gen seedlike special_outputs signals details simulate neighbors against box lammps)
   # The seed's file sits beside the checkout; it is never copied into the repository.
   if(EXISTS "${SC_TEST_DATA_DIR}/spheres.dat")
     list(APPEND SC_CLI_CASES spheres_dat)

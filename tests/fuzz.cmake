@@ -3,7 +3,7 @@
 # harness links tests/fuzz/driver.c instead and replays its committed corpus
 # (tests/fuzz/corpus/NAME) as the ctest fuzz.corpus.NAME: every input any
 # campaign kept, checked again by gcc, ASan/UBSan and the Release build.
-set(SC_FUZZ_HARNESSES engine text npy raw pairs)
+set(SC_FUZZ_HARNESSES engine text npy raw pairs lammps)
 foreach(h ${SC_FUZZ_HARNESSES})
   set(src ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_${h}.c)
   if(SC_FUZZ)
@@ -22,6 +22,10 @@ foreach(h ${SC_FUZZ_HARNESSES})
     target_link_libraries(fuzz_${h} PRIVATE spherecollide_study m) # the Morton rows config
   elseif(h STREQUAL "pairs")
     target_link_libraries(fuzz_${h} PRIVATE sc_io)
+    target_compile_definitions(fuzz_${h} PRIVATE _GNU_SOURCE) # memmem
+  elseif(h STREQUAL "lammps")
+    target_link_libraries(fuzz_${h} PRIVATE sc_io m)
+    target_include_directories(fuzz_${h} PRIVATE ${PROJECT_SOURCE_DIR}/tools)
     target_compile_definitions(fuzz_${h} PRIVATE _GNU_SOURCE) # memmem
   else()
     target_link_libraries(fuzz_${h} PRIVATE sc_io m)

@@ -147,7 +147,7 @@ static void make_workdir(const char *dir)
 /* Reads and expects success; returns the spheres (caller frees). */
 static sc_io_spheres read_ok(const char *path, sc_io_format fmt, int dims)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL};
     sc_io_spheres s;
     char err[512] = "";
     sc_io_status st = sc_io_read_spheres(path, &o, &s, err, sizeof err);
@@ -183,7 +183,7 @@ static void expect_fail_opts(const char *path, const sc_io_read_options *o, sc_i
 static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io_status want,
                              const char *place, const char *token, int line)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL};
     expect_fail_opts(path, &o, want, place, token, line);
 }
 #define EXPECT_FAIL(path, fmt, dims, want, place, token)                                           \
@@ -194,7 +194,7 @@ static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io
  * the same status and the same message, word for word. */
 static void expect_deferred_line(const char *path, sc_io_format fmt, int line)
 {
-    sc_io_read_options plain = {fmt, 0, 0, 0}, defer = {fmt, 0, 0, 1};
+    sc_io_read_options plain = {fmt, 0, 0, 0, NULL}, defer = {fmt, 0, 0, 1, NULL};
     sc_io_spheres a, b;
     char ea[512] = "", eb[512] = "";
     const sc_io_status sa = sc_io_read_spheres(path, &plain, &a, ea, sizeof ea);
@@ -592,7 +592,7 @@ static void group_text(void)
     {
         const char *p = path_in("three.txt");
         write_text(p, "1 2 3 4\n5 6 7 8\n9 10 11 12\n");
-        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0};
+        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL};
         expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "line 3", "more than 2", __LINE__);
         o.max_spheres = 3;
         sc_io_spheres s;
@@ -809,7 +809,7 @@ static void group_npy(void)
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     /* a lower limit */
     make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0, NULL};
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO); /* good values: both OK */
     expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "byte 60", "at most 4", __LINE__);
 }
@@ -875,7 +875,7 @@ static void group_raw(void)
     EXPECT_FAIL(p32, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 20", "column y");
     EXPECT_DEFERRED(p32, SC_IO_FORMAT_AUTO);
     write_bytes(p64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL};
     expect_fail_opts(p64, &o, SC_IO_ERR_TOO_MANY, "byte 64", "at most 2", __LINE__);
 }
 
@@ -1250,6 +1250,109 @@ static void group_spheres_dat(const char *datadir)
     sc_io_spheres_free(&s);
 }
 
+/* ---- LAMMPS dumps ---------------------------------------------------------- */
+
+static void group_lammps(void)
+{
+    /* dump custom: scaled x and y, plain z, diameters, any column order,
+     * a second snapshot after the first (not read), CRLF line ends */
+    write_text(path_in("a.dump"),
+               "ITEM: TIMESTEP\r\n100\r\nITEM: NUMBER OF ATOMS\r\n3\r\n"
+               "ITEM: BOX BOUNDS pp pp ff\r\n-2.0 8.0\r\n0 4\r\n-1e3 1e3\r\n"
+               "ITEM: ATOMS id diameter xs type z ys\r\n"
+               "1 1.0 0.25 1 7.5 0.5\r\n2 3e-5 0.1 2 -1 0.125\r\n3 0 1 1 0 0\r\n"
+               "ITEM: TIMESTEP\r\n200\r\n");
+    sc_io_spheres s = read_ok(path_in("a.dump"), SC_IO_FORMAT_AUTO, 0);
+    const double want[12] = {-2.0 + 0.25 * 10.0, 0.0 + 0.5 * 4.0, 7.5, 0.5,
+                             -2.0 + 0.1 * 10.0, 0.0 + 0.125 * 4.0, -1.0, 0.5 * 3e-5,
+                             -2.0 + 1.0 * 10.0, 0.0, 0.0, 0.0};
+    check_values(&s, want, 12, "a.dump");
+    CHECK(s.format == SC_IO_FORMAT_LAMMPS && s.has_box, "a.dump: lammps with a box");
+    CHECK(s.box.periodic[0] && s.box.periodic[1] && !s.box.periodic[2] && s.box.lo[0] == -2.0 &&
+              s.box.hi[0] == 8.0 && s.box.hi[1] == 4.0 && s.box.lo[2] == -1e3,
+          "a.dump: the box (pp pp ff)");
+    sc_io_spheres_free(&s);
+    /* as circles: z ignored */
+    s = read_ok(path_in("a.dump"), SC_IO_FORMAT_AUTO, 2);
+    const double want2[9] = {want[0], want[1], want[3], want[4], want[5], want[7], want[8], 0, 0};
+    check_values(&s, want2, 9, "a.dump --2d");
+    CHECK(!s.box.periodic[2], "a.dump --2d: no z axis");
+    sc_io_spheres_free(&s);
+
+    /* dump atom with unscaled unwrapped coordinates, no radius column: the
+     * caller's radii, one for all or by type; a .txt name is sniffed */
+    const char *atom = "ITEM: TIMESTEP\n0\nITEM: UNITS\nlj\nITEM: NUMBER OF ATOMS\n2\n"
+                       "ITEM: BOX BOUNDS ff ff ff\n0 1\n0 1\n0 1\n"
+                       "ITEM: ATOMS id type xu yu zu\n7 Ar 0.5 0.25 -3\n8 He 1 2 3\n";
+    write_text(path_in("b.txt"), atom);
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75"};
+    char err[512] = "";
+    CHECK(sc_io_read_spheres(path_in("b.txt"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
+    const double wb[8] = {0.5, 0.25, -3, 0.75, 1, 2, 3, 0.75};
+    check_values(&s, wb, 8, "b.txt, one radius");
+    CHECK(s.has_box && !s.box.periodic[0], "b.txt: ff: not periodic");
+    sc_io_spheres_free(&s);
+    o.radius = "Ar=1.5,He=0.25";
+    CHECK(sc_io_read_spheres(path_in("b.txt"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
+    const double wt[8] = {0.5, 0.25, -3, 1.5, 1, 2, 3, 0.25};
+    check_values(&s, wt, 8, "b.txt, radii by type");
+    sc_io_spheres_free(&s);
+
+    /* errors: the file, the line and the column */
+    o.radius = "Ar=1.5";
+    expect_fail_opts(path_in("b.txt"), &o, SC_IO_ERR_SYNTAX, "line 13", "He", __LINE__);
+    o.radius = "Ar=-1";
+    expect_fail_opts(path_in("b.txt"), &o, SC_IO_ERR_ARGUMENT, "radius", NULL, __LINE__);
+    o.radius = NULL;
+    expect_fail_opts(path_in("b.txt"), &o, SC_IO_ERR_HEADER, "line 11", "no radius", __LINE__);
+    static const struct {
+        const char *name, *text, *place, *token;
+        sc_io_status st;
+    } bad[] = {
+        {"tri.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: BOX BOUNDS xy xz yz pp pp pp\n",
+         "line 3", "triclinic", SC_IO_ERR_HEADER},
+        {"count.dump", "ITEM: NUMBER OF ATOMS\nthree\n", "line 2", "whole number",
+         SC_IO_ERR_SYNTAX},
+        {"short.dump", "ITEM: NUMBER OF ATOMS\n3\nITEM: ATOMS x y z radius\n1 2 3 4\n",
+         "line 5", "1 atom rows", SC_IO_ERR_COUNT},
+        {"fields.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z radius\n1 2 3\n",
+         "line 4", "3 fields", SC_IO_ERR_COUNT},
+        {"token.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z radius\n1 abc 3 4\n",
+         "line 4", "column y", SC_IO_ERR_SYNTAX},
+        {"neg.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z radius\n1 2 3 -4\n",
+         "line 4", "column radius", SC_IO_ERR_NEGATIVE_RADIUS},
+        {"nan.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z diameter\n1 nan 3 4\n",
+         "line 4", "column y", SC_IO_ERR_NON_FINITE},
+        {"big.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z radius\n1e151 0 0 1\n",
+         "line 4", "column x", SC_IO_ERR_OUT_OF_RANGE},
+        {"noz.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y radius\n1 2 3\n", "line 3",
+         "no z column", SC_IO_ERR_HEADER},
+        {"scaled.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS xs y z radius\n1 2 3 4\n",
+         "line 3", "BOX BOUNDS", SC_IO_ERR_HEADER},
+        {"bounds.dump", "ITEM: BOX BOUNDS pp pp pp\n0 1\n2 1\n0 1\n", "line 3", "lo <= hi",
+         SC_IO_ERR_SYNTAX},
+        {"noatoms.dump", "ITEM: TIMESTEP\n1\nITEM: NUMBER OF ATOMS\n1\n", "line 4",
+         "ITEM: ATOMS", SC_IO_ERR_HEADER},
+        {"notdump.dump", "1 2 3 4\n", "line 1", "ITEM:", SC_IO_ERR_HEADER},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        write_text(path_in(bad[k].name), bad[k].text);
+        EXPECT_FAIL(path_in(bad[k].name), SC_IO_FORMAT_AUTO, 0, bad[k].st, bad[k].place,
+                    bad[k].token);
+    }
+    /* no atoms: an empty set */
+    write_text(path_in("empty.dump"), "ITEM: NUMBER OF ATOMS\n0\nITEM: ATOMS x y z radius\n");
+    s = read_ok(path_in("empty.dump"), SC_IO_FORMAT_AUTO, 0);
+    CHECK(s.n == 0 && s.rows == NULL && !s.has_box, "empty.dump");
+    sc_io_spheres_free(&s);
+    /* the format's name */
+    sc_io_format f = SC_IO_FORMAT_AUTO;
+    CHECK(sc_io_format_parse("lammps", &f) == 0 && f == SC_IO_FORMAT_LAMMPS &&
+              strcmp(sc_io_format_name(f), "lammps") == 0 &&
+              sc_io_spheres_format_for_path("x.lammpstrj") == SC_IO_FORMAT_LAMMPS,
+          "format names");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -1279,6 +1382,8 @@ int main(int argc, char **argv)
         group_oracle();
     else if (strcmp(group, "seedlike") == 0)
         group_crlf_like_seed();
+    else if (strcmp(group, "lammps") == 0)
+        group_lammps();
     else if (strcmp(group, "spheres_dat") == 0 && argc > 3)
         group_spheres_dat(argv[3]);
     else {

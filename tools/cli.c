@@ -90,6 +90,9 @@ static const char usage_pairs[] =
     "                 number per line, or a header line naming the columns x, y, z, r\n"
     "                 (any order; other columns skipped); blanks or commas between\n"
     "                 values, any line endings, '#' comments to end of line\n"
+    "  .dump .lammpstrj  a LAMMPS text dump (also any text starting \"ITEM:\"): the\n"
+    "                 first snapshot; columns x|xu|xs|xsu (and y, z), radius or\n"
+    "                 diameter, else --radius; its box is --box file\n"
     "  -              standard input (text, or --input-format)\n"
     "\n"
     "Options:\n"
@@ -106,7 +109,10 @@ static const char usage_pairs[] =
     "                      box wrap): L (every axis periodic on [0, L)), or one\n"
     "                      entry per axis, comma-separated: L, LO:HI, or - for an\n"
     "                      open axis (e.g. 0:10,0:10,-). Radii up to 5e149, box\n"
-    "                      bounds within +-1.25e149 (docs/api.md: Periodic boxes)\n"
+    "                      bounds within +-1.25e149 (docs/api.md: Periodic boxes).\n"
+    "                      --box file: a LAMMPS dump's own box (its pp axes)\n"
+    "  --radius R|T=R,...  LAMMPS dumps without a radius or diameter column: one\n"
+    "                      radius, or one per atom type (the type column's text)\n"
     "  --count-only        only count pairs and checksum (memory for the spheres only);\n"
     "                      this is also what happens without -o\n"
     "  --sorted            write pairs in (i, j) lexicographic order\n"
@@ -129,7 +135,7 @@ static const char usage_pairs[] =
     "                      or the largest diameter\n"
     "  --format F          f32|f64|text: the INPUT's format; npy|csv|bin: the OUTPUT's\n"
     "                      format (give --format twice for both)\n"
-    "  --input-format F    npy|text|csv|f32|f64: the INPUT's format (for pairs -)\n"
+    "  --input-format F    npy|text|csv|lammps|f32|f64: the INPUT's format (for pairs -)\n"
     "  --2d                circles: 3 values per row (x, y, r), z = 0\n"
     "  --repeat R          run the count R times on the same context (no -o) and\n"
     "                      report the median run's seconds; the first, cold run (it\n"
@@ -159,7 +165,8 @@ static const char usage_neighbors[] =
     "  --values overlap|distance   a value per entry: (ri + rj) - d or d, in\n"
     "                      double (csv output only)\n"
     "  --box SPEC          periodic boundaries, as for pairs: the minimum image\n"
-    "                      decides the list and d\n"
+    "                      decides the list and d (--box file: a dump's own box)\n"
+    "  --radius R|T=R,...  as for pairs (LAMMPS dumps without radii)\n"
     "  --algorithm A, --threads N, --pin P, --kernel K, --format F,\n"
     "  --input-format F, --2d, --json, --quiet   as for pairs\n"
     "  -h, --help          this help\n"
@@ -523,6 +530,7 @@ typedef struct pairs_job {
     const char *input, *output;
     const char *against; /* --against: the second set, or NULL */
     const char *box;     /* --box: its text, or NULL */
+    const char *radius;  /* --radius: LAMMPS dumps' radii, or NULL */
     int box_axes;        /* entries given in --box (1: every axis) */
     int count_only, sorted, json, quiet, dims2;
     int repeat;         /* --repeat: count runs on one context (1: a single run) */
@@ -749,6 +757,11 @@ static int parse_format_option(pairs_job *job, const char *v)
 static int parse_box(const char *cmd, const char *v, sc_box *out, int *out_axes)
 {
     sc_box box = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    if (strcmp(v, "file") == 0) { /* the input's own (a LAMMPS dump's), once read */
+        *out = box;
+        *out_axes = -1;
+        return EXIT_OK;
+    }
     const char *p = v;
     int axes = 0;
     for (;;) {
@@ -802,6 +815,31 @@ static int parse_box(const char *cmd, const char *v, sc_box *out, int *out_axes)
     return EXIT_OK;
 }
 
+/* After the input is read: --box file takes the input's box (its periodic
+ * axes), and a SPEC's entry count must be 1 or the input's dimensions. */
+static int box_for_input(const char *cmd, const char *input, const sc_io_spheres *in, int axes,
+                         sc_box *box)
+{
+    if (axes == -1) {
+        if (!in->has_box)
+            return fail(EXIT_USAGE, "%s: %s has no box of its own (a LAMMPS dump's BOX BOUNDS); "
+                                    "give --box SPEC", cmd, input);
+        *box = in->box;
+        for (int k = 0; k < 3; k++) /* as --box would refuse them */
+            if (box->periodic[k] && !(fabs(box->lo[k]) <= SC_MAX_BOX_VALUE &&
+                                      fabs(box->hi[k]) <= SC_MAX_BOX_VALUE &&
+                                      box->lo[k] < box->hi[k]))
+                return fail(EXIT_USAGE, "%s: %s: the box's axis %d [%g, %g] cannot be periodic "
+                                        "(bounds within +-%g, lo < hi)", cmd, input, k,
+                            box->lo[k], box->hi[k], SC_MAX_BOX_VALUE);
+        return EXIT_OK;
+    }
+    if (axes && axes != 1 && axes != in->dims)
+        return fail(EXIT_USAGE, "%s: --box gives %d entries but %s is %d-D (give 1 or %d)", cmd,
+                    axes, input, in->dims, in->dims);
+    return EXIT_OK;
+}
+
 static int cmp_stats_total(const void *a, const void *b)
 {
     const double x = ((const sc_stats *)a)->total_seconds, y = ((const sc_stats *)b)->total_seconds;
@@ -844,6 +882,8 @@ static int cmd_pairs(int argc, char **argv)
             if (!rc)
                 rc = parse_box("pairs", v, &job.options.box, &job.box_axes);
             job.box = v;
+        } else if (is_opt(&a, "--radius", 1, &v, &rc)) {
+            job.radius = v;
         } else if (strcmp(arg, "--count-only") == 0) {
             job.count_only = 1;
         } else if (is_opt(&a, "--repeat", 1, &v, &rc)) {
@@ -866,7 +906,7 @@ static int cmd_pairs(int argc, char **argv)
         } else if (is_opt(&a, "--input-format", 1, &v, &rc)) {
             sc_io_format f = SC_IO_FORMAT_AUTO;
             if (!rc && (sc_io_format_parse(v, &f) != 0 || f == SC_IO_FORMAT_BIN))
-                rc = fail(EXIT_USAGE, "pairs: --input-format must be npy, text, csv, f32 or f64, "
+                rc = fail(EXIT_USAGE, "pairs: --input-format must be npy, text, csv, lammps, f32 or f64, "
                                       "not \"%s\"", v);
             else if (!rc && job.in_format != SC_IO_FORMAT_AUTO && job.in_format != f)
                 rc = fail(EXIT_USAGE, "pairs: two input formats given (%s and %s)",
@@ -993,7 +1033,7 @@ static int cmd_pairs(int argc, char **argv)
      * not check binary rows first: that pass would be the first touch of
      * every page of the file. A query that finds a bad value has the reader
      * word it (below). */
-    sc_io_read_options ro = {job.in_format, job.dims2 ? 2 : 0, 0, 1};
+    sc_io_read_options ro = {job.in_format, job.dims2 ? 2 : 0, 0, 1, job.radius};
     sc_io_spheres in, inb;
     memset(&inb, 0, sizeof inb);
     double t0 = now_seconds();
@@ -1020,11 +1060,12 @@ static int cmd_pairs(int argc, char **argv)
         }
     }
     double read_s = now_seconds() - t0;
-    if (job.box && job.box_axes != 1 && job.box_axes != in.dims) {
-        const int d = in.dims;
-        sc_io_spheres_free(&in);
-        return fail(EXIT_USAGE, "pairs: --box gives %d entries but %s is %d-D (give 1 or %d)",
-                    job.box_axes, job.input, d, d);
+    if (job.box) {
+        const int brc = box_for_input("pairs", job.input, &in, job.box_axes, &job.options.box);
+        if (brc) {
+            sc_io_spheres_free(&in);
+            return brc;
+        }
     }
 
     sc_spheres view = in.dtype == SC_F32 ? sc_spheres_rows_f32(in.n, in.dims, in.rows)
@@ -1170,6 +1211,7 @@ static int cmd_neighbors(int argc, char **argv)
     sc_nbr_spec spec = {0, 0.0, SC_NBR_NONE};
     args a = {argc, 1, argv, "neighbors"};
     int rc = 0, positional_only = 0, box_axes = 0;
+    const char *radius = NULL;
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i], *v = NULL;
         if (positional_only || arg[0] != '-' || strcmp(arg, "-") == 0) {
@@ -1185,6 +1227,8 @@ static int cmd_neighbors(int argc, char **argv)
                 return fail(EXIT_USAGE, "neighbors: more than one --box");
             if (!rc)
                 rc = parse_box("neighbors", v, &options.box, &box_axes);
+        } else if (is_opt(&a, "--radius", 1, &v, &rc)) {
+            radius = v;
         } else if (strcmp(arg, "--full") == 0) {
             spec.full = 1;
         } else if (is_opt(&a, "--skin", 1, &v, &rc)) {
@@ -1260,18 +1304,19 @@ static int cmd_neighbors(int argc, char **argv)
                         output, sc_io_format_name(out_format));
     }
 
-    sc_io_read_options ro = {in_format, dims2 ? 2 : 0, 0, 1};
+    sc_io_read_options ro = {in_format, dims2 ? 2 : 0, 0, 1, radius};
     sc_io_spheres in;
     double t0 = now_seconds();
     sc_io_status rs = sc_io_read_spheres(input, &ro, &in, err, sizeof err);
     const double read_s = now_seconds() - t0;
     if (rs != SC_IO_OK)
         return fail(sc_io_exit_code(rs), "%s", err);
-    if (box_axes && box_axes != 1 && box_axes != in.dims) {
-        const int d = in.dims;
-        sc_io_spheres_free(&in);
-        return fail(EXIT_USAGE, "neighbors: --box gives %d entries but %s is %d-D (give 1 or %d)",
-                    box_axes, input, d, d);
+    if (box_axes) {
+        const int brc = box_for_input("neighbors", input, &in, box_axes, &options.box);
+        if (brc) {
+            sc_io_spheres_free(&in);
+            return brc;
+        }
     }
     sc_spheres view = in.dtype == SC_F32 ? sc_spheres_rows_f32(in.n, in.dims, in.rows)
                                          : sc_spheres_rows_f64(in.n, in.dims, in.rows);

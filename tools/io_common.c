@@ -27,7 +27,7 @@ const char *sc_io_status_name(sc_io_status status)
     case SC_IO_ERR_SYNTAX: return "non-numeric token";
     case SC_IO_ERR_COUNT: return "count of numbers not divisible";
     case SC_IO_ERR_TRUNCATED: return "truncated file";
-    case SC_IO_ERR_HEADER: return "malformed .npy header";
+    case SC_IO_ERR_HEADER: return "malformed header (.npy, LAMMPS dump)";
     case SC_IO_ERR_DTYPE: return "unsupported dtype";
     case SC_IO_ERR_ORDER: return "unsupported Fortran order";
     case SC_IO_ERR_SHAPE: return "unsupported shape";
@@ -88,7 +88,7 @@ int sc_io_format_parse(const char *name, sc_io_format *out)
     } names[] = {{"npy", SC_IO_FORMAT_NPY}, {"txt", SC_IO_FORMAT_TEXT},
                  {"text", SC_IO_FORMAT_TEXT}, {"csv", SC_IO_FORMAT_CSV},
                  {"f32", SC_IO_FORMAT_F32}, {"f64", SC_IO_FORMAT_F64},
-                 {"bin", SC_IO_FORMAT_BIN}};
+                 {"bin", SC_IO_FORMAT_BIN}, {"lammps", SC_IO_FORMAT_LAMMPS}};
     if (name == NULL || out == NULL)
         return -1;
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
@@ -110,6 +110,7 @@ const char *sc_io_format_name(sc_io_format format)
     case SC_IO_FORMAT_F32: return "f32";
     case SC_IO_FORMAT_F64: return "f64";
     case SC_IO_FORMAT_BIN: return "bin";
+    case SC_IO_FORMAT_LAMMPS: return "lammps";
     }
     return "?";
 }
@@ -134,6 +135,8 @@ sc_io_format sc_io_spheres_format_for_path(const char *path)
         return SC_IO_FORMAT_F64;
     if (io_str_ieq(ext, "bin"))
         return SC_IO_FORMAT_AUTO;
+    if (io_str_ieq(ext, "dump") || io_str_ieq(ext, "lammpstrj"))
+        return SC_IO_FORMAT_LAMMPS;
     return SC_IO_FORMAT_TEXT;
 }
 
@@ -284,7 +287,10 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
     if (st != SC_IO_OK)
         return st;
     int dims = (opts && opts->dims == 2) ? 2 : 3;
+    if (fmt == SC_IO_FORMAT_TEXT && io_looks_lammps(&f))
+        fmt = SC_IO_FORMAT_LAMMPS; /* a dump under another name */
     switch (fmt) {
+    case SC_IO_FORMAT_LAMMPS: st = io_read_lammps(path, &f, opts, out, err, errcap); break;
     case SC_IO_FORMAT_NPY: st = io_read_npy(path, &f, opts, out, err, errcap); break;
     case SC_IO_FORMAT_F32: st = io_read_raw(path, &f, SC_F32, dims, opts, out, err, errcap); break;
     case SC_IO_FORMAT_F64: st = io_read_raw(path, &f, SC_F64, dims, opts, out, err, errcap); break;

@@ -8,6 +8,7 @@
  *                      binary rows that .npy shares)
  *   io_npy.c           the .npy reader and the .npy header writer
  *   io_text.c          the text reader and its exact number parser
+ *   io_lammps.c        LAMMPS text dumps (the first snapshot, its box)
  *   io_output.c        where output goes: a temporary file renamed onto a
  *                      regular file, or straight to standard output, a FIFO
  *                      or a device; the temporaries a signal must remove
@@ -58,6 +59,9 @@ IO_HIDDEN const char *io_scan_decimal(const char *p, const char *end, double *ou
 }
 #endif
 IO_HIDDEN const char *io_column_name(size_t column, int dims);
+/* One token with strtod's semantics, exactly (io_text.c): 0, 1 when it is
+ * not a number, 2 when it is a finite literal beyond the doubles. */
+IO_HIDDEN int io_parse_number(const char *t, size_t len, double *out);
 IO_HIDDEN int io_str_ieq(const char *a, const char *b);
 IO_HIDDEN const char *io_path_extension(const char *path);
 /* How a path is named in messages: "standard input" / "standard output"
@@ -114,6 +118,12 @@ IO_HIDDEN sc_io_status io_read_npy(const char *path, io_file *f, const sc_io_rea
 IO_HIDDEN sc_io_status io_read_text(const char *path, const io_file *f,
                                     const sc_io_read_options *opts, sc_io_spheres *out, char *err,
                                     size_t errcap);
+/* The first snapshot of a LAMMPS text dump (io_lammps.c). */
+IO_HIDDEN sc_io_status io_read_lammps(const char *path, const io_file *f,
+                                      const sc_io_read_options *opts, sc_io_spheres *out,
+                                      char *err, size_t errcap);
+/* Whether loaded data starts as a LAMMPS dump does ("ITEM:"). */
+IO_HIDDEN int io_looks_lammps(const io_file *f);
 
 /* ---- .npy headers written (io_npy.c) ---------------------------------------- */
 

@@ -235,6 +235,12 @@ static token_result parse_token(const char *t, size_t len, double *out)
     return TOKEN_OK;
 }
 
+int io_parse_number(const char *t, size_t len, double *out)
+{
+    const token_result r = parse_token(t, len, out);
+    return r == TOKEN_OK ? 0 : r == TOKEN_SYNTAX ? 1 : 2;
+}
+
 /* ---- lines and fields ----------------------------------------------------------
  *
  * A line ends at \n, \r\n or \r; '#' starts a comment to the end of the line.

@@ -52,7 +52,7 @@ typedef enum sc_io_status {
     SC_IO_ERR_SYNTAX,          /**< non-numeric token in text (exit 4) */
     SC_IO_ERR_COUNT,           /**< number count not a multiple of 4 (or 3) (exit 4) */
     SC_IO_ERR_TRUNCATED,       /**< binary size not whole rows, npy data short (exit 4) */
-    SC_IO_ERR_HEADER,          /**< malformed .npy magic, version or header dict (exit 4) */
+    SC_IO_ERR_HEADER,          /**< malformed .npy magic, version or header dict, or LAMMPS dump items (exit 4) */
     SC_IO_ERR_DTYPE,           /**< .npy dtype other than '<f4' / '<f8' (exit 4) */
     SC_IO_ERR_ORDER,           /**< .npy fortran_order True (exit 4) */
     SC_IO_ERR_SHAPE,           /**< .npy shape other than (N,4) / (N,3) (exit 4) */
@@ -81,7 +81,8 @@ typedef enum sc_io_format {
     SC_IO_FORMAT_CSV,      /**< pairs: "i,j\n" lines; spheres: text with commas */
     SC_IO_FORMAT_F32,      /**< spheres: raw little-endian float32 rows */
     SC_IO_FORMAT_F64,      /**< spheres: raw little-endian float64 rows */
-    SC_IO_FORMAT_BIN       /**< pairs: raw little-endian uint32 (i, j) */
+    SC_IO_FORMAT_BIN,      /**< pairs: raw little-endian uint32 (i, j) */
+    SC_IO_FORMAT_LAMMPS    /**< spheres: a LAMMPS text dump's first snapshot */
 } sc_io_format;
 
 /** Parses a format name: npy, txt/text, csv, f32, f64, bin. Returns 0 and sets
@@ -116,6 +117,9 @@ typedef struct sc_io_read_options {
                               sc_io_check_spheres words the file's error.
                               Saves a pass over the file that would be the
                               first touch of every page. */
+    const char *radius;  /**< LAMMPS dumps without a radius or diameter
+                              column: "R" (every atom) or "T=R,T=R,..."
+                              (by the type column's text); NULL: none */
 } sc_io_read_options;
 
 /** Spheres read from a file. rows holds n * (dims + 1) values of dtype, row
@@ -127,6 +131,9 @@ typedef struct sc_io_spheres {
     sc_dtype dtype;      /**< SC_F64 or SC_F32 */
     const void *rows;    /**< NULL when n == 0 */
     sc_io_format format; /**< the format that was read */
+    int has_box;         /**< a LAMMPS dump's box bounds were read into box */
+    sc_box box;          /**< its orthogonal box: lo, hi per axis, periodic
+                              where the dump's boundary flag is pp */
     /* private: what sc_io_spheres_free releases */
     void *owned_;
     void *map_;

@@ -528,6 +528,42 @@ case_box() {
     checks=$((checks + 1))
 }
 
+case_lammps() {
+    run_ok "$WORK/g.txt" gen uniform 3000 --seed 9 -o "$WORK/u.npy" || return
+    run_ok "$WORK/g.txt" gen uniform 3000 --seed 9 -o "$WORK/u.txt" --format text || return
+    # the same spheres as a LAMMPS dump (dump custom, columns shuffled), in
+    # a periodic box of -20..20 on x and y, open on z
+    {
+        printf 'ITEM: TIMESTEP\n0\nITEM: NUMBER OF ATOMS\n3000\nITEM: BOX BOUNDS pp pp fm\n'
+        printf -- '-20 20\n-20 20\n-30 30\nITEM: ATOMS id radius x type y z\n'
+        awk '{ print NR, $4, $1, 1, $2, $3 }' "$WORK/u.txt"
+    } > "$WORK/u.dump"
+    run_ok "$WORK/a.json" pairs "$WORK/u.dump" --box file --sorted -o "$WORK/a.csv" --json || return
+    run_ok "$WORK/b.json" pairs "$WORK/u.npy" --box -20:20,-20:20,- --sorted -o "$WORK/b.csv" --json || return
+    cmp -s "$WORK/a.csv" "$WORK/b.csv" || fail "pairs u.dump --box file: not the pairs of --box -20:20,-20:20,-"
+    [ "$(json_get "$WORK/a.json" input_format)" = lammps ] || fail "u.dump: read as $(json_get "$WORK/a.json" input_format)"
+    # without --box, the dump is read as it is: the open count
+    run_ok "$WORK/c.json" pairs "$WORK/u.dump" --json || return
+    run_ok "$WORK/d.json" pairs "$WORK/u.npy" --json || return
+    [ "$(json_get "$WORK/c.json" checksum)" = "$(json_get "$WORK/d.json" checksum)" ] ||
+        fail "pairs u.dump: another answer than u.npy's"
+    # no radius column: --radius, one for all or by type
+    awk 'NR <= 9 { sub(/ radius/, ""); print; next } { print $1, $3, $4, $5, $6 }' "$WORK/u.dump" > "$WORK/r.dump"
+    run_ok "$WORK/e.json" neighbors "$WORK/r.dump" --radius 1=1.25 --box file --json || return
+    awk '{ print $1, $2, $3, 1.25 }' "$WORK/u.txt" > "$WORK/r.txt"
+    run_ok "$WORK/f.json" neighbors "$WORK/r.txt" --box -20:20,-20:20,- --json || return
+    [ "$(json_get "$WORK/e.json" pairs)" = "$(json_get "$WORK/f.json" pairs)" ] ||
+        fail "neighbors r.dump --radius 1=1.25: $(json_get "$WORK/e.json" pairs) pairs, $(json_get "$WORK/f.json" pairs) from the text"
+    checks=$((checks + 4))
+    expect_exit 4 "r.dump" "no radius" -- pairs "$WORK/r.dump"
+    expect_exit 4 "r.dump" "line 10" "type" -- pairs "$WORK/r.dump" --radius 2=1
+    expect_exit 2 "u.txt" "no box" -- pairs "$WORK/u.txt" --box file
+    sed '12s/^\([0-9]*\) [^ ]*/\1 -1/' "$WORK/u.dump" > "$WORK/neg.dump"
+    expect_exit 5 "neg.dump" "line 12" "radius" -- pairs "$WORK/neg.dump" -o "$WORK/neg.csv"
+    [ -e "$WORK/neg.csv" ] && fail "pairs neg.dump: a failed run left neg.csv"
+    checks=$((checks + 1))
+}
+
 case_json() {
     run_ok "$WORK/g.txt" gen powerlaw 5000 --seed 2 -o "$WORK/p.txt" || return
     for extra in "" "-o $WORK/p.npy" "--sorted -o $WORK/q.csv" "--algorithm brute"; do
@@ -912,7 +948,7 @@ case_simulate() {
 }
 
 case "$case_name" in
-usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details | simulate | neighbors | against | box)
+usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details | simulate | neighbors | against | box | lammps)
     "case_$case_name"
     ;;
 *)

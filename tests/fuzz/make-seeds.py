@@ -120,3 +120,19 @@ put("periodic-2d-x", "engine", periodic(30, 0, 1, 1, radius=2))
 put("periodic-xz-f32", "engine", periodic(36, -20, 2, 5))
 put("periodic-subnormal", "engine", periodic(24, -1074, 0, 7, radius=1))
 put("periodic-huge", "engine", periodic(24, 480, 0, 7))
+
+# LAMMPS dumps: the first byte picks --2d (bit 0) and the caller's radius
+# (bits 1-2: none, 0.5, 1=0.5,2=1.5, Ar=2,He=0)
+dumps = {
+    "custom-scaled": (0, "ITEM: TIMESTEP\n100\nITEM: NUMBER OF ATOMS\n3\nITEM: BOX BOUNDS pp pp ff\n"
+                         "-2 8\n0 4\n-1e3 1e3\nITEM: ATOMS id diameter xs type z ys\n"
+                         "1 1.0 0.25 1 7.5 0.5\n2 3e-5 0.1 2 -1 0.125\n3 0 1 1 0 0\nITEM: TIMESTEP\n200\n"),
+    "atom-by-type": (4, "ITEM: TIMESTEP\n0\nITEM: NUMBER OF ATOMS\n2\nITEM: BOX BOUNDS ff ff ff\n"
+                        "0 1\n0 1\n0 1\nITEM: ATOMS id type xu yu zu\n7 1 0.5 0.25 -3\n8 2 1 2 3\n"),
+    "one-radius-2d-crlf": (3, "ITEM: TIMESTEP\r\n0\r\nITEM: NUMBER OF ATOMS\r\n2\r\n"
+                              "ITEM: ATOMS x y z\r\n1 2 0\r\n1.5 2 0\r\n"),
+    "triclinic": (0, "ITEM: NUMBER OF ATOMS\n1\nITEM: BOX BOUNDS xy xz yz pp pp pp\n0 1 0\n0 1 0\n0 1 0\n"),
+    "labels": (6, "ITEM: NUMBER OF ATOMS\n2\nITEM: ATOMS type x y z\nAr 0 0 0\nHe 1e-300 0 0\n"),
+}
+for name, (flag, text) in dumps.items():
+    put(name, "lammps", bytes([flag]) + text.encode())

@@ -1,0 +1,372 @@
+/*
+ * io_lammps.c: LAMMPS text dumps (`dump atom` or `dump custom`). The first
+ * snapshot is read:
+ *
+ *   ITEM: TIMESTEP / ITEM: UNITS / ITEM: TIME ...   (skipped)
+ *   ITEM: NUMBER OF ATOMS     N
+ *   ITEM: BOX BOUNDS [flags]  xlo xhi / ylo yhi / zlo zhi
+ *   ITEM: ATOMS name name ... then N rows of as many fields
+ *
+ * Columns are found by name, in any order: x, xu (unwrapped) or xs, xsu
+ * (scaled: lo + s (hi - lo) in double), the same for y and z; radius, or
+ * diameter (halved, exactly); or, without either, the radius given by the
+ * caller (sc_io_read_options.radius: one for every atom, or per the type
+ * column's text). Other columns are skipped unread. The box's bounds and its
+ * boundary flags (pp: periodic) are returned for a periodic query; triclinic
+ * boxes (xy xz yz) are refused. Values are checked as the text reader checks
+ * them; every error names the file, the line and the column.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "io_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int io_looks_lammps(const io_file *f)
+{
+    return f->size >= 5 && memcmp(f->data, "ITEM:", 5) == 0;
+}
+
+/* ---- lines and tokens ------------------------------------------------------ */
+
+typedef struct cursor {
+    const char *p, *end;
+    size_t line; /* of the line last returned */
+} cursor;
+
+typedef struct span {
+    const char *b, *e;
+} span;
+
+/* The next line (without its \n, \r\n or \r); 0 at the end of the data. */
+static int next_line(cursor *c, span *l)
+{
+    if (c->p >= c->end)
+        return 0;
+    const char *b = c->p, *e = b;
+    while (e < c->end && *e != '\n' && *e != '\r')
+        e++;
+    const char *p = e;
+    if (p < c->end && *p == '\r')
+        p++;
+    if (p < c->end && *p == '\n' && (p == e || p[-1] == '\r'))
+        p++;
+    c->p = p;
+    c->line++;
+    l->b = b;
+    l->e = e;
+    return 1;
+}
+
+static int blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\v' || ch == '\f'; }
+
+/* The next blank-separated token of *l from *at; 0 when none is left. */
+static int next_token(const char **at, const char *end, span *t)
+{
+    const char *p = *at;
+    while (p < end && blank(*p))
+        p++;
+    if (p >= end)
+        return 0;
+    const char *b = p;
+    while (p < end && !blank(*p))
+        p++;
+    t->b = b;
+    t->e = p;
+    *at = p;
+    return 1;
+}
+
+static int token_is(const span *t, const char *word)
+{
+    const size_t n = strlen(word);
+    return (size_t)(t->e - t->b) == n && memcmp(t->b, word, n) == 0;
+}
+
+/* Whether line l starts with "ITEM: " + what; *rest gets what follows. */
+static int item(const span *l, const char *what, const char **rest)
+{
+    const size_t n = strlen(what);
+    if ((size_t)(l->e - l->b) < 6 + n || memcmp(l->b, "ITEM: ", 6) != 0 ||
+        memcmp(l->b + 6, what, n) != 0)
+        return 0;
+    *rest = l->b + 6 + n;
+    return 1;
+}
+
+/* ---- the caller's radii ---------------------------------------------------- */
+
+typedef struct radius_table {
+    double all; /* >= 0: every atom; -1: by type */
+    size_t n;
+    struct {
+        const char *name;
+        size_t len;
+        double r;
+    } e[64];
+} radius_table;
+
+static sc_io_status parse_radii(const char *path, const char *spec, radius_table *t, char *err,
+                                size_t errcap)
+{
+    t->all = -1.0;
+    t->n = 0;
+    char q[128];
+    const char *p = spec, *end = spec + strlen(spec);
+    while (p < end) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        const char *e = comma ? comma : end, *eq = memchr(p, '=', (size_t)(e - p));
+        const char *num = eq ? eq + 1 : p;
+        double r = 0.0;
+        if (io_parse_number(num, (size_t)(e - num), &r) != 0 || io_check_value(r, 1) != VALUE_OK ||
+            (eq && eq == p) || (!eq && (p != spec || comma)) || t->n == 64)
+            return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
+                           "%s: radius %s must be R (every atom) or TYPE=R,TYPE=R,... (at most "
+                           "64 types, R a radius the library accepts)",
+                           path, io_quote(spec, strlen(spec), q, sizeof q));
+        if (!eq) {
+            t->all = r;
+            return SC_IO_OK;
+        }
+        t->e[t->n].name = p;
+        t->e[t->n].len = (size_t)(eq - p);
+        t->e[t->n].r = r;
+        t->n++;
+        p = comma ? comma + 1 : end;
+    }
+    return SC_IO_OK;
+}
+
+/* ---- the reader ------------------------------------------------------------- */
+
+enum { COL_NONE = -1 };
+
+typedef struct columns {
+    int pos[3];    /* column of x, y, z */
+    int scaled[3]; /* 1: xs/xsu (a fraction of the box) */
+    int radius, diameter, type;
+    int count;
+} columns;
+
+static void find_columns(const char *rest, const char *end, columns *c)
+{
+    static const char *const names[3][4] = {
+        {"x", "xu", "xs", "xsu"}, {"y", "yu", "ys", "ysu"}, {"z", "zu", "zs", "zsu"}};
+    for (int a = 0; a < 3; a++) {
+        c->pos[a] = COL_NONE;
+        c->scaled[a] = 0;
+    }
+    c->radius = c->diameter = c->type = COL_NONE;
+    c->count = 0;
+    span t;
+    for (const char *at = rest; next_token(&at, end, &t); c->count++) {
+        for (int a = 0; a < 3; a++)
+            for (int k = 0; k < 4; k++)
+                if (token_is(&t, names[a][k]) && c->pos[a] == COL_NONE) {
+                    c->pos[a] = c->count;
+                    c->scaled[a] = k >= 2;
+                }
+        if (token_is(&t, "radius") && c->radius == COL_NONE)
+            c->radius = c->count;
+        if (token_is(&t, "diameter") && c->diameter == COL_NONE)
+            c->diameter = c->count;
+        if (token_is(&t, "type") && c->type == COL_NONE)
+            c->type = c->count;
+    }
+}
+
+/* A whole number line (TIMESTEP's, NUMBER OF ATOMS'). */
+static int whole_number(const span *l, size_t *out)
+{
+    const char *at = l->b;
+    span t;
+    if (!next_token(&at, l->e, &t) || next_token(&at, l->e, &(span){0, 0}))
+        return 0;
+    size_t v = 0;
+    for (const char *p = t.b; p < t.e; p++) {
+        if (*p < '0' || *p > '9' || v > (SIZE_MAX - 9) / 10)
+            return 0;
+        v = v * 10 + (size_t)(*p - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read_options *opts,
+                            sc_io_spheres *out, char *err, size_t errcap)
+{
+    const int dims = opts && opts->dims == 2 ? 2 : 3;
+    cursor c = {(const char *)f->data, (const char *)f->data + f->size, 0};
+    char q[128];
+    span l;
+    size_t n = SIZE_MAX;
+    int have_box = 0;
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    int periodic[3] = {0, 0, 0};
+    columns cols;
+    int have_atoms = 0;
+    while (!have_atoms && next_line(&c, &l)) {
+        const char *rest;
+        if (item(&l, "NUMBER OF ATOMS", &rest)) {
+            if (!next_line(&c, &l) || !whole_number(&l, &n))
+                return io_fail(err, errcap, SC_IO_ERR_SYNTAX,
+                               "%s: line %zu: the number of atoms must be a whole number", path,
+                               c.line);
+            if (n > io_max_spheres(opts))
+                return io_fail(err, errcap, SC_IO_ERR_TOO_MANY,
+                               "%s: line %zu: %zu atoms, more than %zu", path, c.line, n,
+                               io_max_spheres(opts));
+        } else if (item(&l, "BOX BOUNDS", &rest)) {
+            span t;
+            int k = 0;
+            for (const char *at = rest; next_token(&at, l.e, &t);) {
+                if (token_is(&t, "xy") || token_is(&t, "xz") || token_is(&t, "yz"))
+                    return io_fail(err, errcap, SC_IO_ERR_HEADER,
+                                   "%s: line %zu: a triclinic box (xy xz yz) is not supported",
+                                   path, c.line);
+                if (k < 3)
+                    periodic[k] = token_is(&t, "pp");
+                k++;
+            }
+            for (int a = 0; a < 3; a++) {
+                span tl, tu;
+                const char *at;
+                double v[2];
+                if (!next_line(&c, &l) || (at = l.b, !next_token(&at, l.e, &tl)) ||
+                    !next_token(&at, l.e, &tu) || io_parse_number(tl.b, (size_t)(tl.e - tl.b), &v[0]) ||
+                    io_parse_number(tu.b, (size_t)(tu.e - tu.b), &v[1]) ||
+                    io_check_value(v[0], 0) != VALUE_OK || io_check_value(v[1], 0) != VALUE_OK ||
+                    !(v[0] <= v[1]))
+                    return io_fail(err, errcap, SC_IO_ERR_SYNTAX,
+                                   "%s: line %zu: box bounds must be two finite numbers lo <= hi "
+                                   "within 1e150",
+                                   path, c.line);
+                lo[a] = v[0];
+                hi[a] = v[1];
+            }
+            have_box = 1;
+        } else if (item(&l, "ATOMS", &rest)) {
+            find_columns(rest, l.e, &cols);
+            have_atoms = 1;
+        } else if (l.e - l.b >= 5 && memcmp(l.b, "ITEM:", 5) == 0) {
+            /* TIMESTEP, UNITS, TIME, ...: the value lines that follow are
+             * not ITEM lines and are skipped by this loop */
+        } else if (c.line == 1) {
+            return io_fail(err, errcap, SC_IO_ERR_HEADER,
+                           "%s: line 1: a LAMMPS dump starts with \"ITEM:\"", path);
+        }
+    }
+    if (!have_atoms || n == SIZE_MAX)
+        return io_fail(err, errcap, SC_IO_ERR_HEADER,
+                       "%s: line %zu: no %s line before the end", path, c.line,
+                       n == SIZE_MAX ? "ITEM: NUMBER OF ATOMS" : "ITEM: ATOMS");
+    const char *const axis_name[3] = {"x", "y", "z"};
+    for (int a = 0; a < dims; a++) {
+        if (cols.pos[a] == COL_NONE)
+            return io_fail(err, errcap, SC_IO_ERR_HEADER,
+                           "%s: line %zu: no %s column (x, xu, xs or xsu and the like)", path,
+                           c.line, axis_name[a]);
+        if (cols.scaled[a] && !have_box)
+            return io_fail(err, errcap, SC_IO_ERR_HEADER,
+                           "%s: line %zu: scaled coordinates need the BOX BOUNDS item first",
+                           path, c.line);
+    }
+    radius_table radii = {-1.0, 0, {{0}}};
+    if (cols.radius == COL_NONE && cols.diameter == COL_NONE) {
+        if (!opts || !opts->radius)
+            return io_fail(err, errcap, SC_IO_ERR_HEADER,
+                           "%s: line %zu: no radius or diameter column; give the radius (one "
+                           "for every atom, or TYPE=R,... per type)",
+                           path, c.line);
+        sc_io_status st = parse_radii(path, opts->radius, &radii, err, errcap);
+        if (st != SC_IO_OK)
+            return st;
+        if (radii.all < 0.0 && cols.type == COL_NONE)
+            return io_fail(err, errcap, SC_IO_ERR_HEADER,
+                           "%s: line %zu: radii by type need a type column", path, c.line);
+    }
+    const size_t width = (size_t)dims + 1;
+    double *rows = malloc((n ? n : 1) * width * sizeof(double));
+    if (!rows)
+        return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: no memory for %zu atoms", path, n);
+    sc_io_status st = SC_IO_OK;
+    for (size_t i = 0; i < n && st == SC_IO_OK; i++) {
+        if (!next_line(&c, &l)) {
+            st = io_fail(err, errcap, SC_IO_ERR_COUNT, "%s: line %zu: %zu atom rows, not the %zu "
+                         "the header gives", path, c.line + 1, i, n);
+            break;
+        }
+        double *row = rows + i * width;
+        double r = radii.all;
+        span t;
+        int k = 0;
+        for (const char *at = l.b; st == SC_IO_OK && next_token(&at, l.e, &t); k++) {
+            int axis = -1, is_r = k == cols.radius || k == cols.diameter;
+            for (int a = 0; a < dims; a++)
+                axis = k == cols.pos[a] ? a : axis;
+            if (k == cols.type && radii.all < 0.0 && !is_r && cols.radius == COL_NONE &&
+                cols.diameter == COL_NONE) {
+                size_t e = 0;
+                while (e < radii.n && !((size_t)(t.e - t.b) == radii.e[e].len &&
+                                        memcmp(t.b, radii.e[e].name, radii.e[e].len) == 0))
+                    e++;
+                if (e == radii.n)
+                    st = io_fail(err, errcap, SC_IO_ERR_SYNTAX,
+                                 "%s: line %zu: type %s has no radius given (atom %zu)", path,
+                                 c.line, io_quote(t.b, (size_t)(t.e - t.b), q, sizeof q), i);
+                else
+                    r = radii.e[e].r;
+            }
+            if (axis < 0 && !is_r)
+                continue;
+            double v = 0.0;
+            const int pr = io_parse_number(t.b, (size_t)(t.e - t.b), &v);
+            const char *col = axis >= 0 ? axis_name[axis] : k == cols.radius ? "radius" : "diameter";
+            if (pr == 1) {
+                st = io_fail(err, errcap, SC_IO_ERR_SYNTAX,
+                             "%s: line %zu: non-numeric token %s (atom %zu, column %s)", path,
+                             c.line, io_quote(t.b, (size_t)(t.e - t.b), q, sizeof q), i, col);
+                break;
+            }
+            if (axis >= 0 && cols.scaled[axis])
+                v = lo[axis] + v * (hi[axis] - lo[axis]);
+            if (k == cols.diameter && k != cols.radius)
+                v = 0.5 * v; /* exact, but for a subnormal's last bit */
+            const io_value_check vc = pr == 2 ? VALUE_OUT_OF_RANGE : io_check_value(v, is_r);
+            if (vc != VALUE_OK) {
+                st = io_fail(err, errcap, io_value_status(vc),
+                             "%s: line %zu: %s %s (atom %zu, column %s)", path, c.line,
+                             io_value_problem(vc), io_quote(t.b, (size_t)(t.e - t.b), q, sizeof q),
+                             i, col);
+                break;
+            }
+            if (axis >= 0)
+                row[axis] = v;
+            else if (k == cols.radius || cols.radius == COL_NONE)
+                r = v;
+        }
+        if (st == SC_IO_OK && k != cols.count)
+            st = io_fail(err, errcap, SC_IO_ERR_COUNT,
+                         "%s: line %zu: %d fields, but the ATOMS line names %d (atom %zu)", path,
+                         c.line, k, cols.count, i);
+        row[dims] = r;
+    }
+    if (st != SC_IO_OK) {
+        free(rows);
+        return st;
+    }
+    out->n = n;
+    out->dims = dims;
+    out->dtype = SC_F64;
+    out->rows = n ? rows : NULL;
+    out->owned_ = rows;
+    out->has_box = have_box;
+    for (int a = 0; a < 3; a++) {
+        out->box.periodic[a] = have_box && periodic[a] && a < dims;
+        out->box.lo[a] = lo[a];
+        out->box.hi[a] = hi[a];
+    }
+    return SC_IO_OK;
+}
