@@ -30,7 +30,7 @@ build() { # build DIR CMAKE_ARGS...
   mkdir -p "$dir"
   CC=clang CXX=clang++ cmake -S . -B "$dir" -DSC_FUZZ=ON -DSC_BUILD_BENCH=OFF -DSC_BUILD_TOOLS=OFF "$@" \
     >"$dir/build.log" 2>&1 &&
-  cmake --build "$dir" -j "$jobs" --target fuzz_engine fuzz_text fuzz_npy fuzz_raw fuzz_pairs fuzz_lammps \
+  cmake --build "$dir" -j "$jobs" --target fuzz_engine fuzz_text fuzz_npy fuzz_raw fuzz_pairs fuzz_particles \
     >>"$dir/build.log" 2>&1 || { tail -n 40 "$dir/build.log" >&2; return 1; }
 }
 
@@ -67,7 +67,7 @@ ci)
   build build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSC_SANITIZE=ON || exit 1
   failed=0
   echo "harness executions seconds exit"
-  for h in text npy raw pairs lammps; do
+  for h in text npy raw pairs particles; do
     run "$h" build-fuzz -max_total_time="$secs" || failed=1
   done
   run engine build-fuzz -max_total_time=$((2 * secs)) || failed=1
@@ -93,7 +93,7 @@ campaign)
     echo "$2,$1,$3,$4,$5,$stamp,$commit" >>"$tmp"
     echo "  $2 ($1): $3 executions in $4 s, exit $5"
   }
-  for h in text npy raw lammps; do
+  for h in text npy raw particles; do
     line=$(run "$h" build-fuzz -runs=10000000) || failed=1
     record asan+ubsan "$line"
   done

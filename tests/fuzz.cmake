@@ -3,7 +3,7 @@
 # harness links tests/fuzz/driver.c instead and replays its committed corpus
 # (tests/fuzz/corpus/NAME) as the ctest fuzz.corpus.NAME: every input any
 # campaign kept, checked again by gcc, ASan/UBSan and the Release build.
-set(SC_FUZZ_HARNESSES engine text npy raw pairs lammps)
+set(SC_FUZZ_HARNESSES engine text npy raw pairs particles)
 foreach(h ${SC_FUZZ_HARNESSES})
   set(src ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_${h}.c)
   if(SC_FUZZ)
@@ -23,7 +23,7 @@ foreach(h ${SC_FUZZ_HARNESSES})
   elseif(h STREQUAL "pairs")
     target_link_libraries(fuzz_${h} PRIVATE sc_io)
     target_compile_definitions(fuzz_${h} PRIVATE _GNU_SOURCE) # memmem
-  elseif(h STREQUAL "lammps")
+  elseif(h STREQUAL "particles")
     target_link_libraries(fuzz_${h} PRIVATE sc_io m)
     target_include_directories(fuzz_${h} PRIVATE ${PROJECT_SOURCE_DIR}/tools)
     target_compile_definitions(fuzz_${h} PRIVATE _GNU_SOURCE) # memmem

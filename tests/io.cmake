@@ -6,7 +6,7 @@ target_include_directories(test_io PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cli)
 target_compile_options(test_io PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
 target_compile_definitions(test_io PRIVATE _POSIX_C_SOURCE=200809L)
 set(SC_IO_WORK "${CMAKE_CURRENT_BINARY_DIR}/io_work")
-foreach(group numbers fastlines text npy raw writers spheres oracle seedlike lammps)
+foreach(group numbers fastlines text npy raw writers spheres oracle seedlike lammps xyz)
   add_test(NAME io.${group} COMMAND test_io ${group} ${SC_IO_WORK})
 endforeach()
 # The seed's file sits beside the checkout on development machines and in CI;

@@ -1353,6 +1353,90 @@ static void group_lammps(void)
           "format names");
 }
 
+/* ---- XYZ ------------------------------------------------------------------- */
+
+static void group_xyz(void)
+{
+    /* plain XYZ: element x y z, extra columns ignored, the caller's radii */
+    write_text(path_in("w.xyz"), "3\nwater, one frame\nO 0 0 0\nH 0.75 -0.5e0 0 1 2\n"
+                                 "H -0.75 0.5 0\n2\nnext frame\nO 1 1 1\nH 2 2 2\n");
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "O=0.7,H=0.3"};
+    sc_io_spheres s;
+    char err[512] = "";
+    CHECK(sc_io_read_spheres(path_in("w.xyz"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
+    const double ww[12] = {0, 0, 0, 0.7, 0.75, -0.5, 0, 0.3, -0.75, 0.5, 0, 0.3};
+    check_values(&s, ww, 12, "w.xyz by element");
+    CHECK(s.format == SC_IO_FORMAT_XYZ && !s.has_box, "w.xyz: xyz, no box");
+    sc_io_spheres_free(&s);
+    o.radius = "1.5";
+    o.dims = 2;
+    CHECK(sc_io_read_spheres(path_in("w.xyz"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
+    const double w2[9] = {0, 0, 1.5, 0.75, -0.5, 1.5, -0.75, 0.5, 1.5};
+    check_values(&s, w2, 9, "w.xyz --2d, one radius");
+    sc_io_spheres_free(&s);
+
+    /* extended XYZ: columns by Properties (any order), the radius property,
+     * an orthogonal Lattice and pbc */
+    write_text(path_in("e.extxyz"),
+               "2\r\nLattice=\"10 0 0 0 20 0 0 0 30\" Properties=id:I:1:radius:R:1:species:S:1:"
+               "pos:R:3:forces:R:3 energy=-1.5 pbc=\"T F T\"\r\n"
+               "1 0.5 Ar 1 2 3 0 0 0\r\n2 0.25 Ar 9.5 2 3 0 0 0\r\n");
+    s = read_ok(path_in("e.extxyz"), SC_IO_FORMAT_AUTO, 0);
+    const double we[8] = {1, 2, 3, 0.5, 9.5, 2, 3, 0.25};
+    check_values(&s, we, 8, "e.extxyz");
+    CHECK(s.has_box && s.box.periodic[0] && !s.box.periodic[1] && s.box.periodic[2] &&
+              s.box.lo[0] == 0.0 && s.box.hi[0] == 10.0 && s.box.hi[1] == 20.0 &&
+              s.box.hi[2] == 30.0,
+          "e.extxyz: the box from Lattice and pbc");
+    sc_io_spheres_free(&s);
+    /* a skewed cell: read, but no box */
+    write_text(path_in("k.xyz"), "1\nLattice=\"10 1 0 0 10 0 0 0 10\" Properties=species:S:1:pos:R:3\n"
+                                 "H 1 2 3\n");
+    o.dims = 0;
+    o.radius = "H=1";
+    CHECK(sc_io_read_spheres(path_in("k.xyz"), &o, &s, err, sizeof err) == SC_IO_OK && !s.has_box,
+          "k.xyz: a skewed cell gives no box (%s)", err);
+    sc_io_spheres_free(&s);
+
+    /* errors */
+    o.radius = "O=0.7";
+    expect_fail_opts(path_in("w.xyz"), &o, SC_IO_ERR_SYNTAX, "line 4", "\"H\"", __LINE__);
+    o.radius = NULL;
+    expect_fail_opts(path_in("w.xyz"), &o, SC_IO_ERR_HEADER, "line 2", "no radius", __LINE__);
+    static const struct {
+        const char *name, *text, *place, *token;
+        sc_io_status st;
+    } bad[] = {
+        {"count.xyz", "three\nc\nH 0 0 0 1\n", "line 1", "atom count", SC_IO_ERR_HEADER},
+        {"short.xyz", "3\nProperties=species:S:1:pos:R:3:radius:R:1\nH 0 0 0 1\n", "line 4",
+         "1 atom lines", SC_IO_ERR_COUNT},
+        {"fields.xyz", "1\nProperties=species:S:1:pos:R:3:radius:R:1\nH 0 0 1\n", "line 3",
+         "4 fields", SC_IO_ERR_COUNT},
+        {"token.xyz", "1\nProperties=species:S:1:pos:R:3:radius:R:1\nH 0 x 0 1\n", "line 3",
+         "column y", SC_IO_ERR_SYNTAX},
+        {"neg.xyz", "1\nProperties=species:S:1:pos:R:3:radius:R:1\nH 0 0 0 -1\n", "line 3",
+         "column radius", SC_IO_ERR_NEGATIVE_RADIUS},
+        {"inf.xyz", "1\nProperties=species:S:1:pos:R:3:radius:R:1\nH 0 0 inf 1\n", "line 3",
+         "column z", SC_IO_ERR_NON_FINITE},
+        {"props.xyz", "1\nProperties=species:S\nH 0 0 0 1\n", "line 2", "triples",
+         SC_IO_ERR_HEADER},
+        {"nopos.xyz", "1\nProperties=species:S:1:radius:R:1\nH 1\n", "line 2", "pos:R:3",
+         SC_IO_ERR_HEADER},
+        {"lattice.xyz", "1\nLattice=\"1 0 0\" Properties=species:S:1:pos:R:3:radius:R:1\nH 0 0 0 1\n",
+         "line 2", "9 numbers", SC_IO_ERR_HEADER},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        write_text(path_in(bad[k].name), bad[k].text);
+        EXPECT_FAIL(path_in(bad[k].name), SC_IO_FORMAT_AUTO, 0, bad[k].st, bad[k].place,
+                    bad[k].token);
+    }
+    sc_io_format f = SC_IO_FORMAT_AUTO;
+    CHECK(sc_io_format_parse("xyz", &f) == 0 && f == SC_IO_FORMAT_XYZ &&
+              strcmp(sc_io_format_name(f), "xyz") == 0 &&
+              sc_io_spheres_format_for_path("a.EXTXYZ") == SC_IO_FORMAT_XYZ,
+          "format names");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -1384,6 +1468,8 @@ int main(int argc, char **argv)
         group_crlf_like_seed();
     else if (strcmp(group, "lammps") == 0)
         group_lammps();
+    else if (strcmp(group, "xyz") == 0)
+        group_xyz();
     else if (strcmp(group, "spheres_dat") == 0 && argc > 3)
         group_spheres_dat(argv[3]);
     else {

@@ -86,13 +86,15 @@ static const char usage_pairs[] =
     "  .npy           NumPy array (N,4) x,y,z,r or (N,3) x,y,r; '<f4' or '<f8', C order\n"
     "  .f32 .f64      raw little-endian rows of 4 values (3 with --2d)\n"
     "  .bin           raw rows; needs --format f32 or --format f64\n"
+    "  .dump .lammpstrj  a LAMMPS text dump (also any text starting \"ITEM:\"): the\n"
+    "                 first snapshot; columns x|xu|xs|xsu (and y, z), radius or\n"
+    "                 diameter, else --radius; its box is --box file\n"
+    "  .xyz .extxyz   XYZ: element x y z; extended XYZ's Properties (radius),\n"
+    "                 Lattice and pbc; else --radius; its cell is --box file\n"
     "  anything else  text: one sphere per line (x y z r, or x y r with --2d), or one\n"
     "                 number per line, or a header line naming the columns x, y, z, r\n"
     "                 (any order; other columns skipped); blanks or commas between\n"
     "                 values, any line endings, '#' comments to end of line\n"
-    "  .dump .lammpstrj  a LAMMPS text dump (also any text starting \"ITEM:\"): the\n"
-    "                 first snapshot; columns x|xu|xs|xsu (and y, z), radius or\n"
-    "                 diameter, else --radius; its box is --box file\n"
     "  -              standard input (text, or --input-format)\n"
     "\n"
     "Options:\n"
@@ -110,9 +112,10 @@ static const char usage_pairs[] =
     "                      entry per axis, comma-separated: L, LO:HI, or - for an\n"
     "                      open axis (e.g. 0:10,0:10,-). Radii up to 5e149, box\n"
     "                      bounds within +-1.25e149 (docs/api.md: Periodic boxes).\n"
-    "                      --box file: a LAMMPS dump's own box (its pp axes)\n"
-    "  --radius R|T=R,...  LAMMPS dumps without a radius or diameter column: one\n"
-    "                      radius, or one per atom type (the type column's text)\n"
+    "                      --box file: a LAMMPS dump's box (its pp axes) or an\n"
+    "                      extended XYZ file's orthogonal cell (its pbc axes)\n"
+    "  --radius R|T=R,...  LAMMPS dumps and XYZ files without radii: one radius,\n"
+    "                      or one per atom type or element (its text)\n"
     "  --count-only        only count pairs and checksum (memory for the spheres only);\n"
     "                      this is also what happens without -o\n"
     "  --sorted            write pairs in (i, j) lexicographic order\n"
@@ -135,7 +138,7 @@ static const char usage_pairs[] =
     "                      or the largest diameter\n"
     "  --format F          f32|f64|text: the INPUT's format; npy|csv|bin: the OUTPUT's\n"
     "                      format (give --format twice for both)\n"
-    "  --input-format F    npy|text|csv|lammps|f32|f64: the INPUT's format (for pairs -)\n"
+    "  --input-format F    npy|text|csv|lammps|xyz|f32|f64: the INPUT's format\n"
     "  --2d                circles: 3 values per row (x, y, r), z = 0\n"
     "  --repeat R          run the count R times on the same context (no -o) and\n"
     "                      report the median run's seconds; the first, cold run (it\n"
@@ -906,7 +909,7 @@ static int cmd_pairs(int argc, char **argv)
         } else if (is_opt(&a, "--input-format", 1, &v, &rc)) {
             sc_io_format f = SC_IO_FORMAT_AUTO;
             if (!rc && (sc_io_format_parse(v, &f) != 0 || f == SC_IO_FORMAT_BIN))
-                rc = fail(EXIT_USAGE, "pairs: --input-format must be npy, text, csv, lammps, f32 or f64, "
+                rc = fail(EXIT_USAGE, "pairs: --input-format must be npy, text, csv, lammps, xyz, f32 or f64, "
                                       "not \"%s\"", v);
             else if (!rc && job.in_format != SC_IO_FORMAT_AUTO && job.in_format != f)
                 rc = fail(EXIT_USAGE, "pairs: two input formats given (%s and %s)",

@@ -88,7 +88,8 @@ int sc_io_format_parse(const char *name, sc_io_format *out)
     } names[] = {{"npy", SC_IO_FORMAT_NPY}, {"txt", SC_IO_FORMAT_TEXT},
                  {"text", SC_IO_FORMAT_TEXT}, {"csv", SC_IO_FORMAT_CSV},
                  {"f32", SC_IO_FORMAT_F32}, {"f64", SC_IO_FORMAT_F64},
-                 {"bin", SC_IO_FORMAT_BIN}, {"lammps", SC_IO_FORMAT_LAMMPS}};
+                 {"bin", SC_IO_FORMAT_BIN}, {"lammps", SC_IO_FORMAT_LAMMPS},
+                 {"xyz", SC_IO_FORMAT_XYZ}};
     if (name == NULL || out == NULL)
         return -1;
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
@@ -111,6 +112,7 @@ const char *sc_io_format_name(sc_io_format format)
     case SC_IO_FORMAT_F64: return "f64";
     case SC_IO_FORMAT_BIN: return "bin";
     case SC_IO_FORMAT_LAMMPS: return "lammps";
+    case SC_IO_FORMAT_XYZ: return "xyz";
     }
     return "?";
 }
@@ -137,6 +139,8 @@ sc_io_format sc_io_spheres_format_for_path(const char *path)
         return SC_IO_FORMAT_AUTO;
     if (io_str_ieq(ext, "dump") || io_str_ieq(ext, "lammpstrj"))
         return SC_IO_FORMAT_LAMMPS;
+    if (io_str_ieq(ext, "xyz") || io_str_ieq(ext, "extxyz"))
+        return SC_IO_FORMAT_XYZ;
     return SC_IO_FORMAT_TEXT;
 }
 
@@ -291,6 +295,7 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
         fmt = SC_IO_FORMAT_LAMMPS; /* a dump under another name */
     switch (fmt) {
     case SC_IO_FORMAT_LAMMPS: st = io_read_lammps(path, &f, opts, out, err, errcap); break;
+    case SC_IO_FORMAT_XYZ: st = io_read_xyz(path, &f, opts, out, err, errcap); break;
     case SC_IO_FORMAT_NPY: st = io_read_npy(path, &f, opts, out, err, errcap); break;
     case SC_IO_FORMAT_F32: st = io_read_raw(path, &f, SC_F32, dims, opts, out, err, errcap); break;
     case SC_IO_FORMAT_F64: st = io_read_raw(path, &f, SC_F64, dims, opts, out, err, errcap); break;

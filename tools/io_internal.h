@@ -8,7 +8,8 @@
  *                      binary rows that .npy shares)
  *   io_npy.c           the .npy reader and the .npy header writer
  *   io_text.c          the text reader and its exact number parser
- *   io_lammps.c        LAMMPS text dumps (the first snapshot, its box)
+ *   io_particles.c     the particle codes' text formats: LAMMPS dumps and
+ *                      (extended) XYZ, their first frame and box
  *   io_output.c        where output goes: a temporary file renamed onto a
  *                      regular file, or straight to standard output, a FIFO
  *                      or a device; the temporaries a signal must remove
@@ -118,10 +119,14 @@ IO_HIDDEN sc_io_status io_read_npy(const char *path, io_file *f, const sc_io_rea
 IO_HIDDEN sc_io_status io_read_text(const char *path, const io_file *f,
                                     const sc_io_read_options *opts, sc_io_spheres *out, char *err,
                                     size_t errcap);
-/* The first snapshot of a LAMMPS text dump (io_lammps.c). */
+/* The first snapshot of a LAMMPS text dump (io_particles.c). */
 IO_HIDDEN sc_io_status io_read_lammps(const char *path, const io_file *f,
                                       const sc_io_read_options *opts, sc_io_spheres *out,
                                       char *err, size_t errcap);
+/* The first frame of an (extended) XYZ file (io_particles.c). */
+IO_HIDDEN sc_io_status io_read_xyz(const char *path, const io_file *f,
+                                   const sc_io_read_options *opts, sc_io_spheres *out, char *err,
+                                   size_t errcap);
 /* Whether loaded data starts as a LAMMPS dump does ("ITEM:"). */
 IO_HIDDEN int io_looks_lammps(const io_file *f);
 

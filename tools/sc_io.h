@@ -82,7 +82,8 @@ typedef enum sc_io_format {
     SC_IO_FORMAT_F32,      /**< spheres: raw little-endian float32 rows */
     SC_IO_FORMAT_F64,      /**< spheres: raw little-endian float64 rows */
     SC_IO_FORMAT_BIN,      /**< pairs: raw little-endian uint32 (i, j) */
-    SC_IO_FORMAT_LAMMPS    /**< spheres: a LAMMPS text dump's first snapshot */
+    SC_IO_FORMAT_LAMMPS,   /**< spheres: a LAMMPS text dump's first snapshot */
+    SC_IO_FORMAT_XYZ       /**< spheres: an (extended) XYZ file's first frame */
 } sc_io_format;
 
 /** Parses a format name: npy, txt/text, csv, f32, f64, bin. Returns 0 and sets
@@ -117,9 +118,10 @@ typedef struct sc_io_read_options {
                               sc_io_check_spheres words the file's error.
                               Saves a pass over the file that would be the
                               first touch of every page. */
-    const char *radius;  /**< LAMMPS dumps without a radius or diameter
-                              column: "R" (every atom) or "T=R,T=R,..."
-                              (by the type column's text); NULL: none */
+    const char *radius;  /**< LAMMPS dumps and XYZ files without a radius
+                              (or diameter) column: "R" (every atom) or
+                              "T=R,T=R,..." (by the type column's or the
+                              element's text); NULL: none */
 } sc_io_read_options;
 
 /** Spheres read from a file. rows holds n * (dims + 1) values of dtype, row
@@ -131,9 +133,11 @@ typedef struct sc_io_spheres {
     sc_dtype dtype;      /**< SC_F64 or SC_F32 */
     const void *rows;    /**< NULL when n == 0 */
     sc_io_format format; /**< the format that was read */
-    int has_box;         /**< a LAMMPS dump's box bounds were read into box */
+    int has_box;         /**< a LAMMPS dump's box bounds, or an extended XYZ
+                              file's orthogonal Lattice, were read into box */
     sc_box box;          /**< its orthogonal box: lo, hi per axis, periodic
-                              where the dump's boundary flag is pp */
+                              where the dump's boundary flag is pp (XYZ:
+                              where pbc is T; all axes when pbc is absent) */
     /* private: what sc_io_spheres_free releases */
     void *owned_;
     void *map_;

@@ -558,6 +558,22 @@ case_lammps() {
     expect_exit 4 "r.dump" "no radius" -- pairs "$WORK/r.dump"
     expect_exit 4 "r.dump" "line 10" "type" -- pairs "$WORK/r.dump" --radius 2=1
     expect_exit 2 "u.txt" "no box" -- pairs "$WORK/u.txt" --box file
+    # the same spheres as extended XYZ with a cell from the origin, x and y
+    # periodic; and as plain XYZ with radii by element
+    {
+        printf '3000\nLattice="40 0 0 0 40 0 0 0 40" Properties=species:S:1:pos:R:3:radius:R:1 pbc="T T F"\n'
+        awk '{ print "Ar", $1, $2, $3, $4 }' "$WORK/u.txt"
+    } > "$WORK/u.extxyz"
+    run_ok "$WORK/x.json" pairs "$WORK/u.extxyz" --box file --sorted -o "$WORK/x.csv" || return
+    run_ok "$WORK/y.json" pairs "$WORK/u.npy" --box 0:40,0:40,- --sorted -o "$WORK/y.csv" || return
+    cmp -s "$WORK/x.csv" "$WORK/y.csv" || fail "pairs u.extxyz --box file: not the pairs of --box 0:40,0:40,-"
+    { echo 3000; echo plain; awk '{ print "C", $1, $2, $3 }' "$WORK/u.txt"; } > "$WORK/p.xyz"
+    run_ok "$WORK/p.json" pairs "$WORK/p.xyz" --radius C=1.25 --json || return
+    run_ok "$WORK/q.json" pairs "$WORK/r.txt" --json || return
+    [ "$(json_get "$WORK/p.json" checksum)" = "$(json_get "$WORK/q.json" checksum)" ] ||
+        fail "pairs p.xyz --radius C=1.25: another answer than the text file's"
+    expect_exit 4 "p.xyz" "line 3" "element" -- pairs "$WORK/p.xyz" --radius O=1
+    checks=$((checks + 2))
     sed '12s/^\([0-9]*\) [^ ]*/\1 -1/' "$WORK/u.dump" > "$WORK/neg.dump"
     expect_exit 5 "neg.dump" "line 12" "radius" -- pairs "$WORK/neg.dump" -o "$WORK/neg.csv"
     [ -e "$WORK/neg.csv" ] && fail "pairs neg.dump: a failed run left neg.csv"

@@ -121,8 +121,8 @@ put("periodic-xz-f32", "engine", periodic(36, -20, 2, 5))
 put("periodic-subnormal", "engine", periodic(24, -1074, 0, 7, radius=1))
 put("periodic-huge", "engine", periodic(24, 480, 0, 7))
 
-# LAMMPS dumps: the first byte picks --2d (bit 0) and the caller's radius
-# (bits 1-2: none, 0.5, 1=0.5,2=1.5, Ar=2,He=0)
+# particle formats: the first byte picks --2d (bit 0), the caller's radius
+# (bits 1-2: none, 0.5, 1=0.5,2=1.5, Ar=2,He=0,O=0.7) and XYZ (bit 3)
 dumps = {
     "custom-scaled": (0, "ITEM: TIMESTEP\n100\nITEM: NUMBER OF ATOMS\n3\nITEM: BOX BOUNDS pp pp ff\n"
                          "-2 8\n0 4\n-1e3 1e3\nITEM: ATOMS id diameter xs type z ys\n"
@@ -134,5 +134,11 @@ dumps = {
     "triclinic": (0, "ITEM: NUMBER OF ATOMS\n1\nITEM: BOX BOUNDS xy xz yz pp pp pp\n0 1 0\n0 1 0\n0 1 0\n"),
     "labels": (6, "ITEM: NUMBER OF ATOMS\n2\nITEM: ATOMS type x y z\nAr 0 0 0\nHe 1e-300 0 0\n"),
 }
+dumps.update({
+    "xyz-plain": (8 | 6, "3\nwater\nO 0 0 0\nHe 0.5 0 0 extra\nAr 1 2 3\n"),
+    "extxyz-radius": (8, '2\nLattice="10 0 0 0 10 0 0 0 10" Properties=species:S:1:pos:R:3:radius:R:1 pbc="T T F"\n'
+                         'Ar 0.1 5 5 0.5\nAr 9.8 5 5 0.5\n'),
+    "extxyz-skewed-2d": (8 | 2 | 1, '2\nLattice="10 1 0 0 10 0 0 0 10" Properties=pos:R:3:species:S:1\n0 0 0 H\n1 1 1 H\n'),
+})
 for name, (flag, text) in dumps.items():
-    put(name, "lammps", bytes([flag]) + text.encode())
+    put(name, "particles", bytes([flag]) + text.encode())
