@@ -126,7 +126,7 @@ case_usage() {
     expect_exit 2 "--split" "median or mean" -- pairs x.txt --algorithm kdsplit --split middle
     expect_exit 2 "--segment-width" -- pairs x.txt --algorithm partition1d --segment-width 3
     expect_exit 2 "--cutoff" "segtree" -- pairs x.txt --algorithm sap --cutoff 8
-    expect_exit 2 "--format" "xyz" -- pairs x.txt --format xyz
+    expect_exit 2 "--format" "xyz" -- pairs x.txt --format xyzw
     expect_exit 2 "no -o" -- pairs x.txt --format csv
     expect_exit 2 "two input formats" -- pairs x.txt --format f32 --format f64
     expect_exit 2 "contradict" -- pairs x.txt -o y.npy --count-only
