@@ -20,6 +20,7 @@ packages=(
   libcairo2-dev     # spherecollide simulate --frames: drawing and PNG
   libgif-dev        # spherecollide simulate --animate: the animated GIF
   libfast-float-dev # the text reader's decimal parser (C++ header, one file)
+  libhdf5-dev       # HDF5 input (optional: the build reads no HDF5 without it)
   python3-dev       # the Python module (python/): headers
   python3-numpy     # the Python module: the NumPy C API
   python3-pytest    # the Python module's tests

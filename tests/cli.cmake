@@ -6,6 +6,10 @@ target_link_libraries(cli_check PRIVATE sc_io m)
 target_include_directories(cli_check PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cli)
 target_compile_options(cli_check PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
 target_compile_definitions(cli_check PRIVATE _POSIX_C_SOURCE=200809L)
+if(SC_HDF5_FOUND) # cli_check mkh5 writes an HDF5 input
+  target_link_libraries(cli_check PRIVATE PkgConfig::SC_HDF5)
+  target_compile_definitions(cli_check PRIVATE SC_HAVE_HDF5=1)
+endif()
 
 if(TARGET spherecollide_cli)
   set(SC_CLI_WORK "${CMAKE_CURRENT_BINARY_DIR}/cli_work")

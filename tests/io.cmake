@@ -5,8 +5,12 @@ target_link_libraries(test_io PRIVATE sc_io m)
 target_include_directories(test_io PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cli)
 target_compile_options(test_io PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
 target_compile_definitions(test_io PRIVATE _POSIX_C_SOURCE=200809L)
+if(SC_HDF5_FOUND) # the hdf5 group writes its files with the library
+  target_link_libraries(test_io PRIVATE PkgConfig::SC_HDF5)
+  target_compile_definitions(test_io PRIVATE SC_HAVE_HDF5=1)
+endif()
 set(SC_IO_WORK "${CMAKE_CURRENT_BINARY_DIR}/io_work")
-foreach(group numbers fastlines text npy raw writers spheres oracle seedlike lammps xyz)
+foreach(group numbers fastlines text npy raw writers spheres oracle seedlike lammps xyz hdf5)
   add_test(NAME io.${group} COMMAND test_io ${group} ${SC_IO_WORK})
 endforeach()
 # The seed's file sits beside the checkout on development machines and in CI;

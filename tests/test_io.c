@@ -147,7 +147,7 @@ static void make_workdir(const char *dir)
 /* Reads and expects success; returns the spheres (caller frees). */
 static sc_io_spheres read_ok(const char *path, sc_io_format fmt, int dims)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0, NULL};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL};
     sc_io_spheres s;
     char err[512] = "";
     sc_io_status st = sc_io_read_spheres(path, &o, &s, err, sizeof err);
@@ -183,7 +183,7 @@ static void expect_fail_opts(const char *path, const sc_io_read_options *o, sc_i
 static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io_status want,
                              const char *place, const char *token, int line)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0, NULL};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL};
     expect_fail_opts(path, &o, want, place, token, line);
 }
 #define EXPECT_FAIL(path, fmt, dims, want, place, token)                                           \
@@ -194,7 +194,7 @@ static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io
  * the same status and the same message, word for word. */
 static void expect_deferred_line(const char *path, sc_io_format fmt, int line)
 {
-    sc_io_read_options plain = {fmt, 0, 0, 0, NULL}, defer = {fmt, 0, 0, 1, NULL};
+    sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL}, defer = {fmt, 0, 0, 1, NULL, NULL};
     sc_io_spheres a, b;
     char ea[512] = "", eb[512] = "";
     const sc_io_status sa = sc_io_read_spheres(path, &plain, &a, ea, sizeof ea);
@@ -592,7 +592,7 @@ static void group_text(void)
     {
         const char *p = path_in("three.txt");
         write_text(p, "1 2 3 4\n5 6 7 8\n9 10 11 12\n");
-        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL};
+        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL};
         expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "line 3", "more than 2", __LINE__);
         o.max_spheres = 3;
         sc_io_spheres s;
@@ -809,7 +809,7 @@ static void group_npy(void)
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     /* a lower limit */
     make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0, NULL};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0, NULL, NULL};
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO); /* good values: both OK */
     expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "byte 60", "at most 4", __LINE__);
 }
@@ -875,7 +875,7 @@ static void group_raw(void)
     EXPECT_FAIL(p32, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 20", "column y");
     EXPECT_DEFERRED(p32, SC_IO_FORMAT_AUTO);
     write_bytes(p64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL};
     expect_fail_opts(p64, &o, SC_IO_ERR_TOO_MANY, "byte 64", "at most 2", __LINE__);
 }
 
@@ -1285,7 +1285,7 @@ static void group_lammps(void)
                        "ITEM: BOX BOUNDS ff ff ff\n0 1\n0 1\n0 1\n"
                        "ITEM: ATOMS id type xu yu zu\n7 Ar 0.5 0.25 -3\n8 He 1 2 3\n";
     write_text(path_in("b.txt"), atom);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75"};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75", NULL};
     char err[512] = "";
     CHECK(sc_io_read_spheres(path_in("b.txt"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
     const double wb[8] = {0.5, 0.25, -3, 0.75, 1, 2, 3, 0.75};
@@ -1360,7 +1360,7 @@ static void group_xyz(void)
     /* plain XYZ: element x y z, extra columns ignored, the caller's radii */
     write_text(path_in("w.xyz"), "3\nwater, one frame\nO 0 0 0\nH 0.75 -0.5e0 0 1 2\n"
                                  "H -0.75 0.5 0\n2\nnext frame\nO 1 1 1\nH 2 2 2\n");
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "O=0.7,H=0.3"};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "O=0.7,H=0.3", NULL};
     sc_io_spheres s;
     char err[512] = "";
     CHECK(sc_io_read_spheres(path_in("w.xyz"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
@@ -1437,6 +1437,103 @@ static void group_xyz(void)
           "format names");
 }
 
+/* ---- HDF5 ------------------------------------------------------------------- */
+
+#ifdef SC_HAVE_HDF5
+#include <hdf5.h>
+
+/* Writes dataset name (rank 1 or 2) of `type` from doubles converted by HDF5. */
+static void h5_put(hid_t file, const char *name, int rank, size_t rows, size_t cols, hid_t type,
+                   const double *v)
+{
+    const hsize_t dims[2] = {rows, cols};
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t space = H5Screate_simple(rank, dims, NULL);
+    hid_t d = H5Dcreate2(file, name, type, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0,
+          "writing %s", name);
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Pclose(lcpl);
+}
+
+static void group_hdf5(void)
+{
+    const char *path = path_in("p.h5");
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const double rows4[12] = {1, 2, 3, 0.5, -4, 5.25, 6, 0, 1e-300, 0, 0, 1e150};
+    h5_put(file, "/spheres", 2, 3, 4, H5T_IEEE_F64LE, rows4);
+    const double wide[18] = {0.5, 9, 9, 9, 1, 2, /* r . . . x y */ 0.25, 9, 9, 9, 3, 4,
+                             0, 9, 9, 9, -1, -2};
+    h5_put(file, "/g/wide", 2, 3, 6, H5T_IEEE_F32LE, wide);
+    const double xs[3] = {1, 2, 3}, ys[3] = {4, 5, 6}, zs[3] = {-7, 8, 9}, rs[3] = {1, 0.5, 0};
+    h5_put(file, "/cols/x", 1, 3, 1, H5T_STD_I32LE, xs);
+    h5_put(file, "/cols/y", 1, 3, 1, H5T_STD_I64LE, ys);
+    h5_put(file, "/cols/z", 1, 3, 1, H5T_IEEE_F64BE, zs); /* big-endian: HDF5 converts */
+    h5_put(file, "/cols/r", 1, 3, 1, H5T_IEEE_F32LE, rs);
+    h5_put(file, "/cols/short", 1, 2, 1, H5T_IEEE_F64LE, rs);
+    const double bad[8] = {0, 0, 0, 1, 0, NAN, 0, 1};
+    h5_put(file, "/bad", 2, 2, 4, H5T_IEEE_F64LE, bad);
+    H5Fclose(file);
+
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres"};
+    sc_io_spheres s;
+    char err[512] = "";
+    CHECK(sc_io_read_spheres(path, &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
+    check_values(&s, rows4, 12, "p.h5 /spheres");
+    CHECK(s.format == SC_IO_FORMAT_HDF5, "p.h5: hdf5");
+    sc_io_spheres_free(&s);
+    o.dataset = "/g/wide:4,5,0";
+    o.dims = 2;
+    CHECK(sc_io_read_spheres(path, &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
+    const double w2[9] = {1, 2, 0.5, 3, 4, 0.25, -1, -2, 0};
+    check_values(&s, w2, 9, "p.h5 /g/wide:4,5,0 as circles");
+    sc_io_spheres_free(&s);
+    o.dataset = "/cols/x,/cols/y,/cols/z,/cols/r";
+    o.dims = 0;
+    CHECK(sc_io_read_spheres(path, &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
+    const double wc[12] = {1, 4, -7, 1, 2, 5, 8, 0.5, 3, 6, 9, 0};
+    check_values(&s, wc, 12, "p.h5 one dataset per column");
+    sc_io_spheres_free(&s);
+
+    static const struct {
+        const char *dataset, *place, *token;
+        int dims;
+        sc_io_status st;
+    } fails[] = {
+        {"/nope", "/nope", "not found", 0, SC_IO_ERR_HEADER},
+        {"/g", "/g", "not a dataset", 0, SC_IO_ERR_HEADER},
+        {"/cols/x", "/cols/x", "rank 1, needs 2", 0, SC_IO_ERR_SHAPE},
+        {"/spheres,/cols/y,/cols/z,/cols/r", "/spheres", "rank 2, needs 1", 0, SC_IO_ERR_SHAPE},
+        {"/g/wide:4,5,6,0", "/g/wide", "column 6", 0, SC_IO_ERR_SHAPE},
+        {"/cols/x,/cols/y,/cols/short,/cols/r", "/cols/short", "2 values", 0, SC_IO_ERR_SHAPE},
+        {"/bad", "row 1", "non-finite", 0, SC_IO_ERR_NON_FINITE},
+        {"/g/wide:4,5,0,4", "row 2", "column r", 0, SC_IO_ERR_NEGATIVE_RADIUS}, /* r: x again */
+        {"/a,/b", "dataset", "one path per column", 0, SC_IO_ERR_ARGUMENT},
+        {"/g/wide:1,2", "dataset", "PATH:X,Y,Z,R", 0, SC_IO_ERR_ARGUMENT},
+        {NULL, "dataset named", NULL, 0, SC_IO_ERR_ARGUMENT},
+    };
+    for (size_t k = 0; k < sizeof fails / sizeof fails[0]; k++) {
+        o.dataset = fails[k].dataset;
+        o.dims = fails[k].dims;
+        expect_fail_opts(path, &o, fails[k].st, fails[k].place, fails[k].token, __LINE__);
+    }
+    write_text(path_in("not.h5"), "1 2 3 4\n");
+    o.dataset = "/spheres";
+    o.dims = 0;
+    expect_fail_opts(path_in("not.h5"), &o, SC_IO_ERR_OPEN, "HDF5", NULL, __LINE__);
+}
+#else
+/* Without libhdf5 at build time: a clear refusal. */
+static void group_hdf5(void)
+{
+    write_text(path_in("p.h5"), "not read\n");
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres"};
+    expect_fail_opts(path_in("p.h5"), &o, SC_IO_ERR_ARGUMENT, "libhdf5-dev", NULL, __LINE__);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -1470,6 +1567,8 @@ int main(int argc, char **argv)
         group_lammps();
     else if (strcmp(group, "xyz") == 0)
         group_xyz();
+    else if (strcmp(group, "hdf5") == 0)
+        group_hdf5();
     else if (strcmp(group, "spheres_dat") == 0 && argc > 3)
         group_spheres_dat(argv[3]);
     else {

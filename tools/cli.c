@@ -91,6 +91,7 @@ static const char usage_pairs[] =
     "                 diameter, else --radius; its box is --box file\n"
     "  .xyz .extxyz   XYZ: element x y z; extended XYZ's Properties (radius),\n"
     "                 Lattice and pbc; else --radius; its cell is --box file\n"
+    "  .h5 .hdf5      HDF5 (when built with libhdf5-dev): --dataset names the data\n"
     "  anything else  text: one sphere per line (x y z r, or x y r with --2d), or one\n"
     "                 number per line, or a header line naming the columns x, y, z, r\n"
     "                 (any order; other columns skipped); blanks or commas between\n"
@@ -116,6 +117,9 @@ static const char usage_pairs[] =
     "                      extended XYZ file's orthogonal cell (its pbc axes)\n"
     "  --radius R|T=R,...  LAMMPS dumps and XYZ files without radii: one radius,\n"
     "                      or one per atom type or element (its text)\n"
+    "  --dataset D         HDF5: PATH (a 2-D dataset, columns x y z r = 0 1 2 3),\n"
+    "                      PATH:X,Y,Z,R (its columns), or PX,PY,PZ,PR (one 1-D\n"
+    "                      dataset per column); x y r for --2d\n"
     "  --count-only        only count pairs and checksum (memory for the spheres only);\n"
     "                      this is also what happens without -o\n"
     "  --sorted            write pairs in (i, j) lexicographic order\n"
@@ -138,7 +142,7 @@ static const char usage_pairs[] =
     "                      or the largest diameter\n"
     "  --format F          f32|f64|text: the INPUT's format; npy|csv|bin: the OUTPUT's\n"
     "                      format (give --format twice for both)\n"
-    "  --input-format F    npy|text|csv|lammps|xyz|f32|f64: the INPUT's format\n"
+    "  --input-format F    npy|text|csv|lammps|xyz|hdf5|f32|f64: the INPUT's format\n"
     "  --2d                circles: 3 values per row (x, y, r), z = 0\n"
     "  --repeat R          run the count R times on the same context (no -o) and\n"
     "                      report the median run's seconds; the first, cold run (it\n"
@@ -169,7 +173,8 @@ static const char usage_neighbors[] =
     "                      double (csv output only)\n"
     "  --box SPEC          periodic boundaries, as for pairs: the minimum image\n"
     "                      decides the list and d (--box file: a dump's own box)\n"
-    "  --radius R|T=R,...  as for pairs (LAMMPS dumps without radii)\n"
+    "  --radius R|T=R,...  as for pairs (LAMMPS dumps and XYZ without radii)\n"
+    "  --dataset D         as for pairs (HDF5 inputs)\n"
     "  --algorithm A, --threads N, --pin P, --kernel K, --format F,\n"
     "  --input-format F, --2d, --json, --quiet   as for pairs\n"
     "  -h, --help          this help\n"
@@ -534,6 +539,7 @@ typedef struct pairs_job {
     const char *against; /* --against: the second set, or NULL */
     const char *box;     /* --box: its text, or NULL */
     const char *radius;  /* --radius: LAMMPS dumps' radii, or NULL */
+    const char *dataset; /* --dataset: an HDF5 input's datasets, or NULL */
     int box_axes;        /* entries given in --box (1: every axis) */
     int count_only, sorted, json, quiet, dims2;
     int repeat;         /* --repeat: count runs on one context (1: a single run) */
@@ -887,6 +893,8 @@ static int cmd_pairs(int argc, char **argv)
             job.box = v;
         } else if (is_opt(&a, "--radius", 1, &v, &rc)) {
             job.radius = v;
+        } else if (is_opt(&a, "--dataset", 1, &v, &rc)) {
+            job.dataset = v;
         } else if (strcmp(arg, "--count-only") == 0) {
             job.count_only = 1;
         } else if (is_opt(&a, "--repeat", 1, &v, &rc)) {
@@ -909,7 +917,7 @@ static int cmd_pairs(int argc, char **argv)
         } else if (is_opt(&a, "--input-format", 1, &v, &rc)) {
             sc_io_format f = SC_IO_FORMAT_AUTO;
             if (!rc && (sc_io_format_parse(v, &f) != 0 || f == SC_IO_FORMAT_BIN))
-                rc = fail(EXIT_USAGE, "pairs: --input-format must be npy, text, csv, lammps, xyz, f32 or f64, "
+                rc = fail(EXIT_USAGE, "pairs: --input-format must be npy, text, csv, lammps, xyz, hdf5, f32 or f64, "
                                       "not \"%s\"", v);
             else if (!rc && job.in_format != SC_IO_FORMAT_AUTO && job.in_format != f)
                 rc = fail(EXIT_USAGE, "pairs: two input formats given (%s and %s)",
@@ -1036,7 +1044,7 @@ static int cmd_pairs(int argc, char **argv)
      * not check binary rows first: that pass would be the first touch of
      * every page of the file. A query that finds a bad value has the reader
      * word it (below). */
-    sc_io_read_options ro = {job.in_format, job.dims2 ? 2 : 0, 0, 1, job.radius};
+    sc_io_read_options ro = {job.in_format, job.dims2 ? 2 : 0, 0, 1, job.radius, job.dataset};
     sc_io_spheres in, inb;
     memset(&inb, 0, sizeof inb);
     double t0 = now_seconds();
@@ -1214,7 +1222,7 @@ static int cmd_neighbors(int argc, char **argv)
     sc_nbr_spec spec = {0, 0.0, SC_NBR_NONE};
     args a = {argc, 1, argv, "neighbors"};
     int rc = 0, positional_only = 0, box_axes = 0;
-    const char *radius = NULL;
+    const char *radius = NULL, *dataset = NULL;
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i], *v = NULL;
         if (positional_only || arg[0] != '-' || strcmp(arg, "-") == 0) {
@@ -1232,6 +1240,8 @@ static int cmd_neighbors(int argc, char **argv)
                 rc = parse_box("neighbors", v, &options.box, &box_axes);
         } else if (is_opt(&a, "--radius", 1, &v, &rc)) {
             radius = v;
+        } else if (is_opt(&a, "--dataset", 1, &v, &rc)) {
+            dataset = v;
         } else if (strcmp(arg, "--full") == 0) {
             spec.full = 1;
         } else if (is_opt(&a, "--skin", 1, &v, &rc)) {
@@ -1307,7 +1317,7 @@ static int cmd_neighbors(int argc, char **argv)
                         output, sc_io_format_name(out_format));
     }
 
-    sc_io_read_options ro = {in_format, dims2 ? 2 : 0, 0, 1, radius};
+    sc_io_read_options ro = {in_format, dims2 ? 2 : 0, 0, 1, radius, dataset};
     sc_io_spheres in;
     double t0 = now_seconds();
     sc_io_status rs = sc_io_read_spheres(input, &ro, &in, err, sizeof err);

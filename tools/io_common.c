@@ -89,7 +89,7 @@ int sc_io_format_parse(const char *name, sc_io_format *out)
                  {"text", SC_IO_FORMAT_TEXT}, {"csv", SC_IO_FORMAT_CSV},
                  {"f32", SC_IO_FORMAT_F32}, {"f64", SC_IO_FORMAT_F64},
                  {"bin", SC_IO_FORMAT_BIN}, {"lammps", SC_IO_FORMAT_LAMMPS},
-                 {"xyz", SC_IO_FORMAT_XYZ}};
+                 {"xyz", SC_IO_FORMAT_XYZ}, {"hdf5", SC_IO_FORMAT_HDF5}};
     if (name == NULL || out == NULL)
         return -1;
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
@@ -113,6 +113,7 @@ const char *sc_io_format_name(sc_io_format format)
     case SC_IO_FORMAT_BIN: return "bin";
     case SC_IO_FORMAT_LAMMPS: return "lammps";
     case SC_IO_FORMAT_XYZ: return "xyz";
+    case SC_IO_FORMAT_HDF5: return "hdf5";
     }
     return "?";
 }
@@ -141,6 +142,8 @@ sc_io_format sc_io_spheres_format_for_path(const char *path)
         return SC_IO_FORMAT_LAMMPS;
     if (io_str_ieq(ext, "xyz") || io_str_ieq(ext, "extxyz"))
         return SC_IO_FORMAT_XYZ;
+    if (io_str_ieq(ext, "h5") || io_str_ieq(ext, "hdf5") || io_str_ieq(ext, "hdf"))
+        return SC_IO_FORMAT_HDF5;
     return SC_IO_FORMAT_TEXT;
 }
 
@@ -286,6 +289,18 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
     if (fmt == SC_IO_FORMAT_BIN)
         return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
                     "%s: format bin is for pairs; raw sphere input is f32 or f64", path);
+    if (fmt == SC_IO_FORMAT_HDF5) { /* the library reads the file itself */
+        if (strcmp(path, "-") == 0)
+            return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
+                           "standard input: HDF5 cannot be read from a stream; name the file");
+        const sc_io_status hs = io_read_hdf5(path, opts, out, err, errcap);
+        if (hs != SC_IO_OK) {
+            memset(out, 0, sizeof *out);
+            return hs;
+        }
+        out->format = fmt;
+        return SC_IO_OK;
+    }
     io_file f;
     sc_io_status st = io_file_load(path, &f, err, errcap);
     if (st != SC_IO_OK)

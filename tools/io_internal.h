@@ -10,6 +10,7 @@
  *   io_text.c          the text reader and its exact number parser
  *   io_particles.c     the particle codes' text formats: LAMMPS dumps and
  *                      (extended) XYZ, their first frame and box
+ *   io_hdf5.c          HDF5 datasets (with libhdf5-dev)
  *   io_output.c        where output goes: a temporary file renamed onto a
  *                      regular file, or straight to standard output, a FIFO
  *                      or a device; the temporaries a signal must remove
@@ -127,6 +128,10 @@ IO_HIDDEN sc_io_status io_read_lammps(const char *path, const io_file *f,
 IO_HIDDEN sc_io_status io_read_xyz(const char *path, const io_file *f,
                                    const sc_io_read_options *opts, sc_io_spheres *out, char *err,
                                    size_t errcap);
+/* Spheres from an HDF5 file's datasets (io_hdf5.c; without libhdf5 at
+ * build time, an error that says so). Reads the path itself. */
+IO_HIDDEN sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts,
+                                    sc_io_spheres *out, char *err, size_t errcap);
 /* Whether loaded data starts as a LAMMPS dump does ("ITEM:"). */
 IO_HIDDEN int io_looks_lammps(const io_file *f);
 

@@ -83,7 +83,8 @@ typedef enum sc_io_format {
     SC_IO_FORMAT_F64,      /**< spheres: raw little-endian float64 rows */
     SC_IO_FORMAT_BIN,      /**< pairs: raw little-endian uint32 (i, j) */
     SC_IO_FORMAT_LAMMPS,   /**< spheres: a LAMMPS text dump's first snapshot */
-    SC_IO_FORMAT_XYZ       /**< spheres: an (extended) XYZ file's first frame */
+    SC_IO_FORMAT_XYZ,      /**< spheres: an (extended) XYZ file's first frame */
+    SC_IO_FORMAT_HDF5      /**< spheres: HDF5 datasets (read_options.dataset) */
 } sc_io_format;
 
 /** Parses a format name: npy, txt/text, csv, f32, f64, bin. Returns 0 and sets
@@ -122,6 +123,10 @@ typedef struct sc_io_read_options {
                               (or diameter) column: "R" (every atom) or
                               "T=R,T=R,..." (by the type column's or the
                               element's text); NULL: none */
+    const char *dataset; /**< HDF5: "PATH" (a 2-D dataset, columns x y z r
+                              = 0 1 2 3), "PATH:X,Y,Z,R" (its columns), or
+                              "PX,PY,PZ,PR" (one 1-D dataset per column);
+                              x y r for circles */
 } sc_io_read_options;
 
 /** Spheres read from a file. rows holds n * (dims + 1) values of dtype, row

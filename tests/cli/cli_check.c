@@ -453,7 +453,7 @@ static int cmd_oracle(int argc, char **argv)
 {
     if (argc < 3)
         return 2;
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL};
     if (argc > 3 && strcmp(argv[3], "auto") != 0 && sc_io_format_parse(argv[3], &o.format) != 0)
         return 2;
     if (argc > 4)
@@ -485,7 +485,7 @@ static int cmd_nbrlist(int argc, char **argv)
 {
     if (argc < 7)
         return 2;
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL};
     sc_io_spheres s;
     char err[1024];
     if (sc_io_read_spheres(argv[2], &o, &s, err, sizeof err) != SC_IO_OK) {
@@ -673,7 +673,7 @@ static int cmd_mkseed(int argc, char **argv)
 
 static sc_oracle_sphere *load_set(const char *path, int dims, size_t *n)
 {
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, dims, 0, 0, NULL};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, dims, 0, 0, NULL, NULL};
     sc_io_spheres s;
     char err[1024];
     if (sc_io_read_spheres(path, &o, &s, err, sizeof err) != SC_IO_OK) {
@@ -837,10 +837,56 @@ static int cmd_periodic(int argc, char **argv)
     return 0;
 }
 
+/* ---- HDF5 ------------------------------------------------------------------------------ */
+
+#ifdef SC_HAVE_HDF5
+#include <hdf5.h>
+#endif
+
+/* cli_check mkh5 OUT.h5 INPUT: writes INPUT's spheres as the (N, 4) float64
+ * dataset /particles/spheres of a new HDF5 file; exit 77 when this build
+ * has no HDF5. */
+static int cmd_mkh5(int argc, char **argv)
+{
+    if (argc < 4)
+        return 2;
+#ifndef SC_HAVE_HDF5
+    (void)argv;
+    return 77;
+#else
+    size_t n = 0;
+    sc_oracle_sphere *s = load_set(argv[3], 0, &n);
+    if (!s)
+        return 1;
+    double *rows = malloc((n ? n : 1) * 4 * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        rows[4 * i] = s[i].x;
+        rows[4 * i + 1] = s[i].y;
+        rows[4 * i + 2] = s[i].z;
+        rows[4 * i + 3] = s[i].r;
+    }
+    const hsize_t dims[2] = {n, 4};
+    hid_t file = H5Fcreate(argv[2], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t space = H5Screate_simple(2, dims, NULL);
+    hid_t d = H5Dcreate2(file, "/particles/spheres", H5T_IEEE_F64LE, space, lcpl, H5P_DEFAULT,
+                         H5P_DEFAULT);
+    const int ok = d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0;
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Pclose(lcpl);
+    H5Fclose(file);
+    free(rows);
+    free(s);
+    return ok ? 0 : 1;
+#endif
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: cli_check json|json-get|pairs|nbrlist|between|periodic|oracle|mkbad|mkseed ...\n");
+        fprintf(stderr, "usage: cli_check json|json-get|pairs|nbrlist|between|periodic|mkh5|oracle|mkbad|mkseed ...\n");
         return 2;
     }
     if (strcmp(argv[1], "json") == 0)
@@ -855,6 +901,8 @@ int main(int argc, char **argv)
         return cmd_between(argc, argv);
     if (strcmp(argv[1], "periodic") == 0)
         return cmd_periodic(argc, argv);
+    if (strcmp(argv[1], "mkh5") == 0)
+        return cmd_mkh5(argc, argv);
     if (strcmp(argv[1], "oracle") == 0)
         return cmd_oracle(argc, argv);
     if (strcmp(argv[1], "mkbad") == 0)

@@ -574,6 +574,25 @@ case_lammps() {
         fail "pairs p.xyz --radius C=1.25: another answer than the text file's"
     expect_exit 4 "p.xyz" "line 3" "element" -- pairs "$WORK/p.xyz" --radius O=1
     checks=$((checks + 2))
+    # HDF5: the same spheres as /particles/spheres (or a clear refusal in a
+    # build without libhdf5-dev)
+    "$CHECK" mkh5 "$WORK/u.h5" "$WORK/u.npy"
+    case $? in
+    0)
+        run_ok "$WORK/h.json" pairs "$WORK/u.h5" --dataset /particles/spheres --json || return
+        [ "$(json_get "$WORK/h.json" checksum)" = "$(json_get "$WORK/d.json" checksum)" ] ||
+            fail "pairs u.h5: another answer than u.npy's"
+        [ "$(json_get "$WORK/h.json" input_format)" = hdf5 ] || fail "u.h5: read as $(json_get "$WORK/h.json" input_format)"
+        checks=$((checks + 1))
+        expect_exit 4 "u.h5" "/nope" "not found" -- pairs "$WORK/u.h5" --dataset /nope
+        expect_exit 2 "u.h5" "dataset named" -- pairs "$WORK/u.h5"
+        ;;
+    77)
+        printf 'x\n' > "$WORK/u.h5"
+        expect_exit 2 "u.h5" "libhdf5-dev" -- pairs "$WORK/u.h5" --dataset /particles/spheres
+        ;;
+    *) fail "cli_check mkh5 failed" ;;
+    esac
     sed '12s/^\([0-9]*\) [^ ]*/\1 -1/' "$WORK/u.dump" > "$WORK/neg.dump"
     expect_exit 5 "neg.dump" "line 12" "radius" -- pairs "$WORK/neg.dump" -o "$WORK/neg.csv"
     [ -e "$WORK/neg.csv" ] && fail "pairs neg.dump: a failed run left neg.csv"

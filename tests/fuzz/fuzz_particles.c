@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     static const char *const radii[4] = {NULL, "0.5", "1=0.5,2=1.5", "Ar=2,He=0,O=0.7"};
     io_file f = {data, size, NULL, 0, NULL};
-    sc_io_read_options o = {SC_IO_FORMAT_LAMMPS, (flags & 1) ? 2 : 0, 0, 0, radii[(flags >> 1) & 3]};
+    sc_io_read_options o = {SC_IO_FORMAT_LAMMPS, (flags & 1) ? 2 : 0, 0, 0, radii[(flags >> 1) & 3], NULL};
     sc_io_spheres s;
     memset(&s, 0, sizeof s);
     char err[512] = "";
