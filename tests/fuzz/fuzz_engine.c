@@ -10,6 +10,7 @@
  * double loop written here. The same spheres cut in two (a prefix and the
  * rest, often one at least 4 times the other, so the larger set's filter
  * decides) must give the two-set query the oracle's pairs across the cut;
+ * the neighbour lists, half and full, the oracle's pairs row by row;
  * in a periodic box drawn from the input (bounds of the set's scale, up to
  * SC_MAX_BOX_VALUE), the header's minimum-image expression's pairs.
  *
@@ -261,6 +262,35 @@ static void check_between(const double (*v)[4], size_t n, int dims, int f32, con
     }
 }
 
+/* The neighbour lists on one of the fixed configs (picked by `how`): the
+ * half list's rows, row by row, are the oracle's lexicographic pairs; the
+ * full list holds each pair in both rows, each row sorted. */
+static void check_neighbors(const sc_spheres *view, size_t n, const pairlist *want, unsigned how)
+{
+    const config *cf = &configs[how % 3];
+    sc_context *ctx = context_of(how % 3);
+    static uint64_t off[MAX_N + 1];
+    static uint32_t idx[MAX_N * MAX_N];
+    for (int full = 0; full < 2; full++) {
+        const sc_nbr_spec spec = {full, 0.0, SC_NBR_NONE};
+        if (sc_neighbors_count(ctx, view, &spec, off) != SC_OK)
+            fuzz_fail("neighbors count status", cf->name, 0, 0);
+        if (off[n] != (full ? 2 : 1) * want->n)
+            fuzz_fail("neighbors entries", cf->name, off[n], want->n);
+        if (sc_neighbors_fill(ctx, view, &spec, off, idx, NULL) != SC_OK)
+            fuzz_fail("neighbors fill status", cf->name, 0, 0);
+        size_t k = 0; /* the oracle's pairs, in order, are the half list */
+        for (size_t i = 0; i < n; i++)
+            for (uint64_t g = off[i]; g < off[i + 1]; g++) {
+                if (g > off[i] && idx[g] <= idx[g - 1])
+                    fuzz_fail("a neighbour row not sorted", cf->name, i, g);
+                if (!full && (k >= want->n || want->p[2 * k] != i || want->p[2 * k + 1] != idx[g]))
+                    fuzz_fail("half list differs from the oracle", cf->name, i, idx[g]);
+                k += !full;
+            }
+    }
+}
+
 /* The header's wrap(x) on a periodic axis. */
 static double wrap_into(double x, double lo, double hi)
 {
@@ -435,6 +465,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const sc_status sst = sc_stream_pairs(ctx, &view, collect, &got, &ss);
         expect_oracle("one set", cf, cst, &s, sst, &got, &want, want_sum);
     }
+    check_neighbors(&view, n, &want, byte(&in));
     check_between(v, n, dims, f32, rows32, rows64, byte(&in), shaped);
     check_periodic(v, n, dims, &view, &in, e0);
     return 0;
