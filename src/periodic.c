@@ -1,23 +1,24 @@
 /*
- * periodic.c: one-set pair queries in a periodic box (sc_box) on any peer.
- * The spheres, wrapped into the box, and images of the spheres near a
- * periodic face, shifted by one period, form one joint view; the peer
- * searches it as one set, and the sinks map each hit to the pair of
- * spheres it stands for, keeping it when the box's predicate holds with
- * the hit's shift (sc_images in output.h):
+ * periodic.c: pair queries and neighbour lists in a periodic box (sc_box)
+ * on any peer. The spheres, wrapped into the box, and images of the
+ * spheres near a periodic face, shifted by one period, form one joint
+ * view; the peer searches it as one set, and the sinks map each hit to the
+ * pair of spheres it stands for, keeping it when the box's predicate holds
+ * with the hit's shift (sc_images in output.h):
  *
- *   spheres -> validate, largest radius           (one parallel pass)
- *           -> count the images in the face bands  (one parallel pass)
- *           -> joint double SoA: the wrapped spheres, then their images
+ *   spheres -> validate, largest radius, wrapped (x, y, z, r) rows, the
+ *              spheres in a face band listed and their images counted
+ *              (pass one, parallel)
+ *           -> the listed spheres' images after the rows (pass two)
  *           -> the peer's one-set search with an image-mapping sink
  *
- * An image's radius is grown by a margin (proof at plan_box) so that the
- * search on the rounded shifted coordinates proposes every pair the box's
- * expression accepts; the sinks then decide on the expression itself, on
- * the wrapped centres and the caller's radii. Memory grows with n and the
- * images (a thin band when the box is much larger than the spheres; at
- * most 26 per sphere when they are large against it), never with the
- * box's volume.
+ * An image's radius is grown by a margin (proof at image_radius) so that
+ * the search on the rounded shifted coordinates proposes every pair the
+ * box's expression accepts; the sinks then decide on the expression
+ * itself, on the wrapped centres and the caller's radii. Memory grows with
+ * n and the images (a thin band when the box is much larger than the
+ * spheres; at most 26 per sphere when they are large against it), never
+ * with the box's volume.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "engine.h"
