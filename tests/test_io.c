@@ -1334,6 +1334,8 @@ static void group_lammps(void)
         {"noatoms.dump", "ITEM: TIMESTEP\n1\nITEM: NUMBER OF ATOMS\n1\n", "line 4",
          "ITEM: ATOMS", SC_IO_ERR_HEADER},
         {"notdump.dump", "1 2 3 4\n", "line 1", "ITEM:", SC_IO_ERR_HEADER},
+        {"huge.dump", "ITEM: NUMBER OF ATOMS\n3333333330\nITEM: ATOMS x y z radius\n1 2 3 4\n",
+         "line 3", "more rows than the rest of the file", SC_IO_ERR_COUNT},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         write_text(path_in(bad[k].name), bad[k].text);
@@ -1408,6 +1410,8 @@ static void group_xyz(void)
         sc_io_status st;
     } bad[] = {
         {"count.xyz", "three\nc\nH 0 0 0 1\n", "line 1", "atom count", SC_IO_ERR_HEADER},
+        {"huge.xyz", "3333333330\nProperties=species:S:1:pos:R:3:radius:R:1\nH 0 0 0 1\n", "line 1", "more lines than the rest",
+         SC_IO_ERR_COUNT},
         {"short.xyz", "3\nProperties=species:S:1:pos:R:3:radius:R:1\nH 0 0 0 1\n", "line 4",
          "1 atom lines", SC_IO_ERR_COUNT},
         {"fields.xyz", "1\nProperties=species:S:1:pos:R:3:radius:R:1\nH 0 0 1\n", "line 3",

@@ -27,7 +27,7 @@ const char *sc_io_status_name(sc_io_status status)
     case SC_IO_ERR_SYNTAX: return "non-numeric token";
     case SC_IO_ERR_COUNT: return "count of numbers not divisible";
     case SC_IO_ERR_TRUNCATED: return "truncated file";
-    case SC_IO_ERR_HEADER: return "malformed header (.npy, LAMMPS dump)";
+    case SC_IO_ERR_HEADER: return "malformed header (.npy, LAMMPS dump, XYZ, HDF5)";
     case SC_IO_ERR_DTYPE: return "unsupported dtype";
     case SC_IO_ERR_ORDER: return "unsupported Fortran order";
     case SC_IO_ERR_SHAPE: return "unsupported shape";

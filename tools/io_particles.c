@@ -298,6 +298,13 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
             return io_fail(err, errcap, SC_IO_ERR_HEADER,
                            "%s: line %zu: radii by type need a type column", path, c.line);
     }
+    /* a row is at least a character and a line end: a count the rest of
+     * the file cannot hold is refused before the allocation (at most 16
+     * bytes of rows per byte of file), the rows themselves say the rest */
+    if (n > (size_t)(c.end - c.p) / 2)
+        return io_fail(err, errcap, SC_IO_ERR_COUNT,
+                       "%s: line %zu: %zu atoms declared, more rows than the rest of the file "
+                       "can hold", path, c.line, n);
     const size_t width = (size_t)dims + 1;
     double *rows = malloc((n ? n : 1) * width * sizeof(double));
     if (!rows)
@@ -519,6 +526,13 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
         if (st != SC_IO_OK)
             return st;
     }
+    /* a line is at least a character and a line end: a count the rest of
+     * the file cannot hold is refused before the allocation (at most 16
+     * bytes of rows per byte of file), the lines themselves say the rest */
+    if (n > (size_t)(c.end - c.p) / 2)
+        return io_fail(err, errcap, SC_IO_ERR_COUNT,
+                       "%s: line 1: %zu atoms declared, more lines than the rest of the file "
+                       "can hold", path, n);
     const size_t width = (size_t)dims + 1;
     double *rows = malloc((n ? n : 1) * width * sizeof(double));
     if (!rows)

@@ -13,6 +13,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Whether the bytes hold `key` (lower case) in any case: the XYZ reader
+ * matches the comment line's keys case-blind. */
+static int has_key_caseless(const uint8_t *data, size_t size, const char *key)
+{
+    const size_t n = strlen(key);
+    for (size_t i = 0; i + n <= size; i++) {
+        size_t k = 0;
+        while (k < n && (data[i + k] | 0x20) == (unsigned char)key[k])
+            k++;
+        if (k == n)
+            return 1;
+    }
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 1 << 16)
@@ -38,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             reader_fail("a dump read without a NUMBER OF ATOMS item");
         if (s.dims != ((flags & 1) ? 2 : 3))
             reader_fail("dims other than asked");
-        const int boxed = xyz ? memmem(data, size, "attice=", 7) != NULL
+        const int boxed = xyz ? has_key_caseless(data, size, "lattice=")
                               : memmem(data, size, "ITEM: BOX BOUNDS", 16) != NULL;
         if (s.has_box && !boxed)
             reader_fail("a box without BOX BOUNDS");
