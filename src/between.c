@@ -329,19 +329,12 @@ static sc_status first_problem(const sc_spheres *a, const sc_spheres *b) {
     return st != SC_OK ? st : sc_spheres_validate(b, NULL);
 }
 
-/* A failed call's statistics: zeroed, as every query's start. */
-static sc_status failed(sc_context *c, sc_status st) {
-    memset(&c->stats, 0, sizeof c->stats);
-    c->queries++;
-    return st;
-}
-
 static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_spheres *b,
                              sc_query_fn fn, void *arg) {
     if (!c)
         return SC_ERR_INVALID_ARGUMENT;
     if (sc_box_periodic(&c->opt.box)) /* two sets across a periodic box: not built */
-        return failed(c, SC_ERR_UNSUPPORTED);
+        return sc_engine_failed(c, SC_ERR_UNSUPPORTED);
     const double t0 = sc_now();
     sc_view va, vb;
     sc_status st = a && b ? sc_view_make(a, &va) : SC_ERR_INVALID_ARGUMENT;
@@ -352,7 +345,7 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
     if (st == SC_OK && a->count + b->count > SC_MAX_SPHERES)
         st = SC_ERR_TOO_MANY_SPHERES;
     if (st != SC_OK)
-        return failed(c, st);
+        return sc_engine_failed(c, st);
     const bool a_small = va.n <= vb.n;
     const sc_spheres *small = a_small ? a : b;
     const sc_view *vs = a_small ? &va : &vb, *vl = a_small ? &vb : &va;
@@ -368,19 +361,19 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
     occupancy o;
     if (vs->n == 0) { /* nothing meets an empty set; the other is still checked */
         if ((st = first_problem(a, b)) != SC_OK)
-            return failed(c, st);
+            return sc_engine_failed(c, st);
         nl = 0;
     } else if (vs->n * FILTER_RATIO <= vl->n) {
         if (sc_spheres_validate(small, NULL) != SC_OK) /* before its boxes are made */
-            return failed(c, first_problem(a, b));
+            return sc_engine_failed(c, first_problem(a, b));
         const size_t counts = threads * sizeof(size_t);
         if (!sc_buf_reserve(al, &c->survivors, counts + sizeof(uint32_t) * vl->n))
-            return failed(c, SC_ERR_OUT_OF_MEMORY);
+            return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
         if (occupancy_build(c, vs, vl->n, &o)) {
             uint32_t *idx = (uint32_t *)(void *)((char *)c->survivors.p + counts);
             nl = filter_large(vl, &o, idx, c->survivors.p, (int)threads);
             if (nl == SIZE_MAX)
-                return failed(c, first_problem(a, b));
+                return sc_engine_failed(c, first_problem(a, b));
             map = idx;
         }
     }
@@ -390,7 +383,7 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
     const size_t n = vs->n + nl;
     const bool d3 = (va.n ? a->z : b->z) != NULL;
     if (!sc_buf_reserve(al, &c->joint, 4 * sizeof(double) * (n ? n : 1)))
-        return failed(c, SC_ERR_OUT_OF_MEMORY);
+        return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
     double *x = c->joint.p, *y = x + n, *z = d3 ? x + 2 * n : NULL, *r = x + 3 * n;
     const part ps = {vs, NULL, vs->n}, pl = {vl, map, nl};
     const part *p1 = a_small ? &ps : &pl, *p2 = a_small ? &pl : &ps;

@@ -183,6 +183,12 @@ sc_status sc_engine_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn
     return st;
 }
 
+sc_status sc_engine_failed(sc_context *c, sc_status st) {
+    memset(&c->stats, 0, sizeof c->stats);
+    c->queries++;
+    return st;
+}
+
 void sc_engine_totals(sc_context *c, sc_sink *s) {
     double t = sc_now();
     sc_sink_totals(s, &c->stats.pairs, &c->stats.checksum);

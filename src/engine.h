@@ -34,6 +34,10 @@ SC_INTERNAL sc_status sc_periodic_run(sc_context *c, const sc_spheres *spheres, 
 /* Whether the options' box has a periodic axis. */
 SC_INTERNAL bool sc_box_periodic(const sc_box *box);
 
+/* A call that fails before sc_engine_run: its statistics zeroed, as every
+ * query's start, and the query counted; returns st. */
+SC_INTERNAL sc_status sc_engine_failed(sc_context *c, sc_status st);
+
 /* Sets a sink up in the context's scratch; the mode's fields must be set. */
 SC_INTERNAL sc_status sc_engine_sink(sc_context *c, sc_sink *s, sc_sink_mode mode,
                                      const sc_prepared *p);

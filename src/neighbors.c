@@ -443,11 +443,8 @@ static sc_status nbr_run(sc_context *c, const sc_spheres *spheres, nbr_query *q,
         if (st == SC_OK)
             st = grow_view(c, spheres, q->spec->skin, &search);
     }
-    if (st != SC_OK) {
-        memset(&c->stats, 0, sizeof c->stats);
-        c->queries++;
-        return st;
-    }
+    if (st != SC_OK)
+        return sc_engine_failed(c, st);
     return sc_engine_query(c, &search, fn, q);
 }
 

@@ -302,19 +302,12 @@ static sc_status imaging(sc_context *c, sc_prepared *p, void *arg) {
     return st;
 }
 
-/* A failed call's statistics: zeroed, as every query's start. */
-static sc_status failed(sc_context *c, sc_status st) {
-    memset(&c->stats, 0, sizeof c->stats);
-    c->queries++;
-    return st;
-}
-
 sc_status sc_periodic_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn, void *arg) {
     const double t0 = sc_now();
     sc_view v;
     sc_status st = spheres ? sc_view_make(spheres, &v) : SC_ERR_INVALID_ARGUMENT;
     if (st != SC_OK)
-        return failed(c, st);
+        return sc_engine_failed(c, st);
     const size_t n = v.n;
     size_t threads = n / SC_SPHERES_PER_THREAD + 1; /* as the engine does */
     if (threads > 1 && threads > (size_t)sc_context_threads(c))
@@ -327,7 +320,7 @@ sc_status sc_periodic_run(sc_context *c, const sc_spheres *spheres, sc_query_fn 
     const size_t guess = n + c->images_last + c->images_last / 4 + 64;
     if (!sc_buf_reserve(al, &c->survivors, 2 * threads * sizeof(size_t) + 4 * (n ? n : 1)) ||
         !grow_keeping(al, &c->joint, guess, 0))
-        return failed(c, SC_ERR_OUT_OF_MEMORY);
+        return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
     joint_plan j = {n, (int)threads, c->survivors.p, (size_t *)c->survivors.p + threads,
                     (uint32_t *)(void *)((size_t *)c->survivors.p + 2 * threads), SIZE_MAX, 0.0};
     if (v.f64)
@@ -337,7 +330,7 @@ sc_status sc_periodic_run(sc_context *c, const sc_spheres *spheres, sc_query_fn 
         v.z ? pass_one(&b, &v, &j, c->joint.p, false, true)
             : pass_one(&b, &v, &j, c->joint.p, false, false);
     if (j.first_bad != SIZE_MAX)
-        return failed(c, status_of(spheres, &v, j.first_bad));
+        return sc_engine_failed(c, status_of(spheres, &v, j.first_bad));
     size_t images = 0;
     for (int t = 0; t < j.threads; t++) { /* counts -> where each block's start */
         const size_t m = j.images[t];
@@ -345,12 +338,12 @@ sc_status sc_periodic_run(sc_context *c, const sc_spheres *spheres, sc_query_fn 
         images += m;
     }
     if (images > SC_MAX_SPHERES - n)
-        return failed(c, SC_ERR_TOO_MANY_SPHERES);
+        return sc_engine_failed(c, SC_ERR_TOO_MANY_SPHERES);
     c->images_last = images;
     const size_t N = n + images;
     if (!grow_keeping(al, &c->joint, N, n) ||
         !sc_buf_reserve(al, &c->images_buf, (images ? images : 1) * (sizeof(uint32_t) + 1)))
-        return failed(c, SC_ERR_OUT_OF_MEMORY);
+        return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
     double *rows = c->joint.p;
     uint32_t *image_of = c->images_buf.p;
     uint8_t *image_shift = (uint8_t *)(image_of + images);

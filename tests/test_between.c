@@ -21,6 +21,7 @@
 
 #include "check.h"
 #include "counting_alloc.h"
+#include "pair_runs.h"
 
 /* ---- oracle ---------------------------------------------------------------- */
 
@@ -32,21 +33,6 @@ static int meets(const double *a, const double *b) {
     return d2 <= s * s;
 }
 
-typedef struct pairs {
-    uint32_t *p; /* i, j */
-    size_t n, cap;
-} pairs;
-
-static void push(pairs *l, uint32_t i, uint32_t j) {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 256;
-        l->p = realloc(l->p, 2 * l->cap * sizeof(uint32_t));
-    }
-    l->p[2 * l->n] = i;
-    l->p[2 * l->n + 1] = j;
-    l->n++;
-}
-
 /* Lexicographic (i, j): what the sorted stream must give. */
 static void oracle(const double *a, size_t na, const double *b, size_t nb, pairs *out) {
     memset(out, 0, sizeof *out);
@@ -56,33 +42,7 @@ static void oracle(const double *a, size_t na, const double *b, size_t nb, pairs
                 push(out, (uint32_t)i, (uint32_t)j);
 }
 
-static uint64_t checksum(const pairs *l) {
-    uint64_t s = 0;
-    for (size_t k = 0; k < l->n; k++)
-        s += sc_pair_mix(l->p[2 * k], l->p[2 * k + 1]);
-    return s;
-}
-
-static int cmp_pair(const void *x, const void *y) {
-    const uint32_t *a = x, *b = y;
-    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
-}
-
 /* ---- library runs ----------------------------------------------------------- */
-
-typedef struct run {
-    sc_algorithm algo;
-    sc_kernel kernel;
-    int threads;
-    int sorted;
-} run;
-
-static int collect(const uint32_t *p, size_t count, void *user) {
-    pairs *l = user;
-    for (size_t k = 0; k < count; k++)
-        push(l, p[2 * k], p[2 * k + 1]);
-    return 0;
-}
 
 static sc_context *context_for(const run *r) {
     sc_options o = sc_options_default();
@@ -93,13 +53,6 @@ static sc_context *context_for(const run *r) {
     o.hashgrid.max_tests = INFINITY;
     sc_context *ctx = NULL;
     return sc_context_create(&o, &ctx) == SC_OK ? ctx : NULL;
-}
-
-static const char *label(const run *r) {
-    static char buf[96];
-    snprintf(buf, sizeof buf, "%s t%d k%d%s", sc_algorithm_name(r->algo), r->threads, r->kernel,
-             r->sorted ? " sorted" : "");
-    return buf;
 }
 
 /* Streams and counts A x B on one run's settings and checks them against
@@ -129,15 +82,6 @@ static void check_run(const char *name, const sc_spheres *a, const sc_spheres *b
     sc_context_destroy(ctx);
 }
 
-static const sc_algorithm algos[] = {SC_ALGO_GRID,     SC_ALGO_BRUTE,   SC_ALGO_PARTITION1D,
-                                     SC_ALGO_SAP,      SC_ALGO_HASHGRID, SC_ALGO_OCTREE,
-                                     SC_ALGO_KDSPLIT,  SC_ALGO_BVH,     SC_ALGO_SEGTREE};
-#define NALGOS (sizeof algos / sizeof algos[0])
-
-static sc_kernel kernel_for(size_t k) {
-    return (k % 2 && sc_kernel_available(SC_KERNEL_AVX2)) ? SC_KERNEL_AVX2 : SC_KERNEL_SCALAR;
-}
-
 /* Every peer (kernel, threads and sorting varying with it) on A x B. */
 static void check_sets(const char *name, const double *a, size_t na, const double *b, size_t nb) {
     pairs want;
@@ -148,12 +92,6 @@ static void check_sets(const char *name, const double *a, size_t na, const doubl
         check_run(name, &va, &vb, &want, &r);
     }
     free(want.p);
-}
-
-static double *generate(const char *dist, size_t n, uint64_t seed) {
-    double *rows = malloc(4 * (n + 1) * sizeof(double));
-    CHECK(scgen_generate(dist, n, seed, rows) == 0, "generate %s %zu", dist, n);
-    return rows;
 }
 
 /* ---- groups -------------------------------------------------------------------- */
@@ -269,11 +207,6 @@ static void group_threads(void) {
     free(want.p);
     free(big);
     free(small);
-}
-
-static uint64_t lcg(uint64_t *s) {
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return *s >> 11;
 }
 
 /* Sets where the large one's filter decides: a few small spheres against

@@ -29,6 +29,7 @@
 
 #include "check.h"
 #include "counting_alloc.h"
+#include "pair_runs.h"
 
 /* ---- oracles ---------------------------------------------------------------- */
 
@@ -89,21 +90,6 @@ static int images_meet(const box *bx, const double *wi, const double *wj) {
     return 0;
 }
 
-typedef struct pairs {
-    uint32_t *p;
-    size_t n, cap;
-} pairs;
-
-static void push(pairs *l, uint32_t i, uint32_t j) {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 256;
-        l->p = realloc(l->p, 2 * l->cap * sizeof(uint32_t));
-    }
-    l->p[2 * l->n] = i;
-    l->p[2 * l->n + 1] = j;
-    l->n++;
-}
-
 /* Lexicographic (i, j), i < j, by the expression (images == 0) or the
  * 27-image brute force. */
 static void oracle(const box *bx, const double *rows, size_t n, int images, pairs *out) {
@@ -122,37 +108,7 @@ static void oracle(const box *bx, const double *rows, size_t n, int images, pair
     free(w);
 }
 
-static uint64_t checksum(const pairs *l) {
-    uint64_t s = 0;
-    for (size_t k = 0; k < l->n; k++)
-        s += sc_pair_mix(l->p[2 * k], l->p[2 * k + 1]);
-    return s;
-}
-
-static int same(const pairs *a, const pairs *b) {
-    return a->n == b->n && (!a->n || memcmp(a->p, b->p, 2 * a->n * sizeof(uint32_t)) == 0);
-}
-
-static int cmp_pair(const void *x, const void *y) {
-    const uint32_t *a = x, *b = y;
-    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
-}
-
 /* ---- library runs ----------------------------------------------------------- */
-
-typedef struct run {
-    sc_algorithm algo;
-    sc_kernel kernel;
-    int threads;
-    int sorted;
-} run;
-
-static int collect(const uint32_t *p, size_t count, void *user) {
-    pairs *l = user;
-    for (size_t k = 0; k < count; k++)
-        push(l, p[2 * k], p[2 * k + 1]);
-    return 0;
-}
 
 static sc_context *context_for(const run *r, const box *bx) {
     sc_options o = sc_options_default();
@@ -164,13 +120,6 @@ static sc_context *context_for(const run *r, const box *bx) {
     o.box = bx->b;
     sc_context *ctx = NULL;
     return sc_context_create(&o, &ctx) == SC_OK ? ctx : NULL;
-}
-
-static const char *label(const run *r) {
-    static char buf[96];
-    snprintf(buf, sizeof buf, "%s t%d k%d%s", sc_algorithm_name(r->algo), r->threads, r->kernel,
-             r->sorted ? " sorted" : "");
-    return buf;
 }
 
 /* Streams, counts and fills on one run's settings, against the oracle: the
@@ -206,15 +155,6 @@ static void check_run(const char *name, const box *bx, const sc_spheres *v, cons
     free(buf);
     free(got.p);
     sc_context_destroy(ctx);
-}
-
-static const sc_algorithm algos[] = {SC_ALGO_GRID,     SC_ALGO_BRUTE,   SC_ALGO_PARTITION1D,
-                                     SC_ALGO_SAP,      SC_ALGO_HASHGRID, SC_ALGO_OCTREE,
-                                     SC_ALGO_KDSPLIT,  SC_ALGO_BVH,     SC_ALGO_SEGTREE};
-#define NALGOS (sizeof algos / sizeof algos[0])
-
-static sc_kernel kernel_for(size_t k) {
-    return (k % 2 && sc_kernel_available(SC_KERNEL_AVX2)) ? SC_KERNEL_AVX2 : SC_KERNEL_SCALAR;
 }
 
 /* Every peer (kernel, threads and sorting varying with it) on rows (x, y,
@@ -253,12 +193,6 @@ static size_t check_box(const char *name, const box *bx, const double *rows, siz
     return found;
 }
 
-static double *generate(const char *dist, size_t n, uint64_t seed) {
-    double *rows = malloc(4 * (n + 1) * sizeof(double));
-    CHECK(scgen_generate(dist, n, seed, rows) == 0, "generate %s %zu", dist, n);
-    return rows;
-}
-
 /* The centres' bounds per axis. */
 static void bounds(const double *rows, size_t n, double lo[3], double hi[3]) {
     for (int a = 0; a < 3; a++) {
@@ -283,11 +217,6 @@ static box box_of(int dims, int mask, const double lo[3], const double hi[3], do
         bx.b.hi[a] = mid + half;
     }
     return bx;
-}
-
-static uint64_t lcg(uint64_t *s) {
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return *s >> 11;
 }
 
 static double unit(uint64_t *s) { return (double)(lcg(s) >> 11) * 0x1p-42; }

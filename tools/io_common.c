@@ -325,6 +325,15 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
     return SC_IO_OK;
 }
 
+void io_give_rows(sc_io_spheres *out, double *rows, size_t n, int dims)
+{
+    out->n = n;
+    out->dims = dims;
+    out->dtype = SC_F64;
+    out->rows = n ? rows : NULL;
+    out->owned_ = rows;
+}
+
 void sc_io_spheres_free(sc_io_spheres *s)
 {
     if (s == NULL)

@@ -205,11 +205,7 @@ sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_i
         free(rows);
         return st;
     }
-    out->n = n;
-    out->dims = dims;
-    out->dtype = SC_F64;
-    out->rows = n ? rows : NULL;
-    out->owned_ = rows;
+    io_give_rows(out, rows, n, dims);
     return SC_IO_OK;
 }
 

@@ -83,6 +83,8 @@ IO_HIDDEN io_value_check io_check_value(double v, int is_radius);
 IO_HIDDEN sc_io_status io_value_status(io_value_check c);
 IO_HIDDEN const char *io_value_problem(io_value_check c);
 IO_HIDDEN size_t io_max_spheres(const sc_io_read_options *o);
+/* Hands n rows of dims + 1 doubles (malloc'd; the result frees them) to out. */
+IO_HIDDEN void io_give_rows(sc_io_spheres *out, double *rows, size_t n, int dims);
 
 /* ---- input files (io_file.c) ---------------------------------------------- */
 

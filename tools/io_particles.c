@@ -150,6 +150,52 @@ static sc_io_status parse_radii(const char *path, const char *spec, radius_table
     return SC_IO_OK;
 }
 
+/* The radius of a type (or element) token from the caller's table. */
+static sc_io_status type_radius(const char *path, size_t line, size_t atom, const char *what,
+                                const radius_table *radii, const span *t, double *r, char *err,
+                                size_t errcap)
+{
+    const size_t len = (size_t)(t->e - t->b);
+    for (size_t e = 0; e < radii->n; e++)
+        if (len == radii->e[e].len && memcmp(t->b, radii->e[e].name, len) == 0) {
+            *r = radii->e[e].r;
+            return SC_IO_OK;
+        }
+    char q[128];
+    return io_fail(err, errcap, SC_IO_ERR_SYNTAX, "%s: line %zu: %s %s has no radius given (atom %zu)",
+                   path, line, what, io_quote(t->b, len, q, sizeof q), atom);
+}
+
+/* A field's number (*overflow: a finite literal beyond the doubles), or
+ * the syntax error naming the line, the atom and the column. */
+static sc_io_status field_number(const char *path, size_t line, size_t atom, const char *col,
+                                 const span *t, double *v, int *overflow, char *err, size_t errcap)
+{
+    const int pr = io_parse_number(t->b, (size_t)(t->e - t->b), v);
+    *overflow = pr == 2;
+    if (pr != 1)
+        return SC_IO_OK;
+    char q[128];
+    return io_fail(err, errcap, SC_IO_ERR_SYNTAX,
+                   "%s: line %zu: non-numeric token %s (atom %zu, column %s)", path, line,
+                   io_quote(t->b, (size_t)(t->e - t->b), q, sizeof q), atom, col);
+}
+
+/* A field's value (as the reader will store it) checked as the other
+ * readers check theirs. */
+static sc_io_status field_check(const char *path, size_t line, size_t atom, const char *col,
+                                const span *t, double v, int overflow, int is_radius, char *err,
+                                size_t errcap)
+{
+    const io_value_check vc = overflow ? VALUE_OUT_OF_RANGE : io_check_value(v, is_radius);
+    if (vc == VALUE_OK)
+        return SC_IO_OK;
+    char q[128];
+    return io_fail(err, errcap, io_value_status(vc), "%s: line %zu: %s %s (atom %zu, column %s)",
+                   path, line, io_value_problem(vc), io_quote(t->b, (size_t)(t->e - t->b), q, sizeof q),
+                   atom, col);
+}
+
 /* ---- the reader ------------------------------------------------------------- */
 
 enum { COL_NONE = -1 };
@@ -210,7 +256,6 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
 {
     const int dims = opts && opts->dims == 2 ? 2 : 3;
     cursor c = {(const char *)f->data, (const char *)f->data + f->size, 0};
-    char q[128];
     span l;
     size_t n = SIZE_MAX;
     int have_box = 0;
@@ -325,41 +370,22 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
             for (int a = 0; a < dims; a++)
                 axis = k == cols.pos[a] ? a : axis;
             if (k == cols.type && radii.all < 0.0 && !is_r && cols.radius == COL_NONE &&
-                cols.diameter == COL_NONE) {
-                size_t e = 0;
-                while (e < radii.n && !((size_t)(t.e - t.b) == radii.e[e].len &&
-                                        memcmp(t.b, radii.e[e].name, radii.e[e].len) == 0))
-                    e++;
-                if (e == radii.n)
-                    st = io_fail(err, errcap, SC_IO_ERR_SYNTAX,
-                                 "%s: line %zu: type %s has no radius given (atom %zu)", path,
-                                 c.line, io_quote(t.b, (size_t)(t.e - t.b), q, sizeof q), i);
-                else
-                    r = radii.e[e].r;
-            }
-            if (axis < 0 && !is_r)
+                cols.diameter == COL_NONE)
+                st = type_radius(path, c.line, i, "type", &radii, &t, &r, err, errcap);
+            if (st != SC_IO_OK || (axis < 0 && !is_r))
                 continue;
             double v = 0.0;
-            const int pr = io_parse_number(t.b, (size_t)(t.e - t.b), &v);
+            int overflow = 0;
             const char *col = axis >= 0 ? axis_name[axis] : k == cols.radius ? "radius" : "diameter";
-            if (pr == 1) {
-                st = io_fail(err, errcap, SC_IO_ERR_SYNTAX,
-                             "%s: line %zu: non-numeric token %s (atom %zu, column %s)", path,
-                             c.line, io_quote(t.b, (size_t)(t.e - t.b), q, sizeof q), i, col);
+            if ((st = field_number(path, c.line, i, col, &t, &v, &overflow, err, errcap)) != SC_IO_OK)
                 break;
-            }
             if (axis >= 0 && cols.scaled[axis])
                 v = lo[axis] + v * (hi[axis] - lo[axis]);
             if (k == cols.diameter && k != cols.radius)
                 v = 0.5 * v; /* exact, but for a subnormal's last bit */
-            const io_value_check vc = pr == 2 ? VALUE_OUT_OF_RANGE : io_check_value(v, is_r);
-            if (vc != VALUE_OK) {
-                st = io_fail(err, errcap, io_value_status(vc),
-                             "%s: line %zu: %s %s (atom %zu, column %s)", path, c.line,
-                             io_value_problem(vc), io_quote(t.b, (size_t)(t.e - t.b), q, sizeof q),
-                             i, col);
+            if ((st = field_check(path, c.line, i, col, &t, v, overflow, is_r, err, errcap)) !=
+                SC_IO_OK)
                 break;
-            }
             if (axis >= 0)
                 row[axis] = v;
             else if (k == cols.radius || cols.radius == COL_NONE)
@@ -375,11 +401,7 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
         free(rows);
         return st;
     }
-    out->n = n;
-    out->dims = dims;
-    out->dtype = SC_F64;
-    out->rows = n ? rows : NULL;
-    out->owned_ = rows;
+    io_give_rows(out, rows, n, dims);
     out->has_box = have_box;
     for (int a = 0; a < 3; a++) {
         out->box.periodic[a] = have_box && periodic[a] && a < dims;
@@ -470,7 +492,6 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
 {
     const int dims = opts && opts->dims == 2 ? 2 : 3;
     cursor c = {(const char *)f->data, (const char *)f->data + f->size, 0};
-    char q[128];
     span l, comment;
     size_t n = 0;
     if (!next_line(&c, &l) || !whole_number(&l, &n))
@@ -551,16 +572,7 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
         int k = 0;
         for (const char *at = l.b; st == SC_IO_OK && next_token(&at, l.e, &t); k++) {
             if (k == cols.species && cols.radius == COL_NONE && radii.all < 0.0) {
-                size_t e = 0;
-                while (e < radii.n && !((size_t)(t.e - t.b) == radii.e[e].len &&
-                                        memcmp(t.b, radii.e[e].name, radii.e[e].len) == 0))
-                    e++;
-                if (e == radii.n)
-                    st = io_fail(err, errcap, SC_IO_ERR_SYNTAX,
-                                 "%s: line %zu: element %s has no radius given (atom %zu)", path,
-                                 c.line, io_quote(t.b, (size_t)(t.e - t.b), q, sizeof q), i);
-                else
-                    r = radii.e[e].r;
+                st = type_radius(path, c.line, i, "element", &radii, &t, &r, err, errcap);
                 continue;
             }
             const int axis = k >= cols.pos && k < cols.pos + 3 ? k - cols.pos : -1;
@@ -568,22 +580,12 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
                 continue;
             const int which = axis >= 0 ? axis : 3;
             double x = 0.0;
-            const int pr = io_parse_number(t.b, (size_t)(t.e - t.b), &x);
-            if (pr == 1) {
-                st = io_fail(err, errcap, SC_IO_ERR_SYNTAX,
-                             "%s: line %zu: non-numeric token %s (atom %zu, column %s)", path,
-                             c.line, io_quote(t.b, (size_t)(t.e - t.b), q, sizeof q), i,
-                             names[which]);
+            int overflow = 0;
+            if ((st = field_number(path, c.line, i, names[which], &t, &x, &overflow, err, errcap)) !=
+                    SC_IO_OK ||
+                (st = field_check(path, c.line, i, names[which], &t, x, overflow, which == 3, err,
+                                  errcap)) != SC_IO_OK)
                 break;
-            }
-            const io_value_check vc = pr == 2 ? VALUE_OUT_OF_RANGE : io_check_value(x, which == 3);
-            if (vc != VALUE_OK) {
-                st = io_fail(err, errcap, io_value_status(vc),
-                             "%s: line %zu: %s %s (atom %zu, column %s)", path, c.line,
-                             io_value_problem(vc), io_quote(t.b, (size_t)(t.e - t.b), q, sizeof q),
-                             i, names[which]);
-                break;
-            }
             if (which == 3)
                 r = x;
             else
@@ -599,11 +601,7 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
         free(rows);
         return st;
     }
-    out->n = n;
-    out->dims = dims;
-    out->dtype = SC_F64;
-    out->rows = n ? rows : NULL;
-    out->owned_ = rows;
+    io_give_rows(out, rows, n, dims);
     out->has_box = has_box;
     for (int a = 0; a < 3; a++) {
         out->box.periodic[a] = has_box && periodic[a] && a < dims;

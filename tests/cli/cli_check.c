@@ -671,6 +671,38 @@ static int cmd_mkseed(int argc, char **argv)
 
 /* ---- two sets ---------------------------------------------------------------------- */
 
+/* Reads the next "i,j" line of a pair file: 0 when it is (i, j), counted
+ * into *k and *sum; else 1, with the difference on stderr. */
+static int next_pair_is(FILE *f, size_t i, size_t j, unsigned long long *k, uint64_t *sum)
+{
+    char line[256];
+    unsigned long gi = 0, gj = 0;
+    char *p = fgets(line, sizeof line, f) ? line : NULL, *end = NULL;
+    if (p) {
+        gi = strtoul(p, &end, 10);
+        gj = end && *end == ',' ? strtoul(end + 1, &end, 10) : 0;
+    }
+    if (!p || gi != i || gj != j) {
+        fprintf(stderr, "cli_check: pair %llu: got \"%s\", want %zu,%zu\n", *k,
+                p ? strtok(line, "\n") : "(end of file)", i, j);
+        return 1;
+    }
+    *sum += sc_oracle_mix((uint32_t)i, (uint32_t)j);
+    (*k)++;
+    return 0;
+}
+
+/* 0 when the pair file has no line left after the oracle's k pairs. */
+static int no_more_pairs(FILE *f, unsigned long long k)
+{
+    char line[256];
+    if (!fgets(line, sizeof line, f))
+        return 0;
+    fprintf(stderr, "cli_check: more pairs than the oracle's %llu: \"%s\"\n", k,
+            strtok(line, "\n"));
+    return 1;
+}
+
 static sc_oracle_sphere *load_set(const char *path, int dims, size_t *n)
 {
     sc_io_read_options o = {SC_IO_FORMAT_AUTO, dims, 0, 0, NULL, NULL};
@@ -702,30 +734,15 @@ static int cmd_between(int argc, char **argv)
     }
     unsigned long long k = 0;
     uint64_t sum = 0;
-    char line[256];
     for (size_t i = 0; i < na; i++)
         for (size_t j = 0; j < nb; j++) {
             if (!sc_oracle_hits(&a[i], &b[j]))
                 continue;
-            unsigned long gi = 0, gj = 0;
-            char *p = fgets(line, sizeof line, f) ? line : NULL, *end = NULL;
-            if (p) {
-                gi = strtoul(p, &end, 10);
-                gj = end && *end == ',' ? strtoul(end + 1, &end, 10) : 0;
-            }
-            if (!p || gi != i || gj != j) {
-                fprintf(stderr, "cli_check: pair %llu: got \"%s\", want %zu,%zu\n", k,
-                        p ? strtok(line, "\n") : "(end of file)", i, j);
+            if (next_pair_is(f, i, j, &k, &sum) != 0)
                 return 1;
-            }
-            sum += sc_oracle_mix((uint32_t)i, (uint32_t)j);
-            k++;
         }
-    if (fgets(line, sizeof line, f)) {
-        fprintf(stderr, "cli_check: more pairs than the oracle's %llu: \"%s\"\n", k,
-                strtok(line, "\n"));
+    if (no_more_pairs(f, k) != 0)
         return 1;
-    }
     fclose(f);
     free(a);
     free(b);
@@ -796,7 +813,6 @@ static int cmd_periodic(int argc, char **argv)
     }
     unsigned long long k = 0;
     uint64_t sum = 0;
-    char line[256];
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++) {
             const double ci[3] = {s[i].x, s[i].y, s[i].z}, cj[3] = {s[j].x, s[j].y, s[j].z};
@@ -812,25 +828,11 @@ static int cmd_periodic(int argc, char **argv)
             const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2], r = s[i].r + s[j].r;
             if (!(d2 <= r * r))
                 continue;
-            unsigned long gi = 0, gj = 0;
-            char *p = fgets(line, sizeof line, f) ? line : NULL, *end = NULL;
-            if (p) {
-                gi = strtoul(p, &end, 10);
-                gj = end && *end == ',' ? strtoul(end + 1, &end, 10) : 0;
-            }
-            if (!p || gi != i || gj != j) {
-                fprintf(stderr, "cli_check: pair %llu: got \"%s\", want %zu,%zu\n", k,
-                        p ? strtok(line, "\n") : "(end of file)", i, j);
+            if (next_pair_is(f, i, j, &k, &sum) != 0)
                 return 1;
-            }
-            sum += sc_oracle_mix((uint32_t)i, (uint32_t)j);
-            k++;
         }
-    if (fgets(line, sizeof line, f)) {
-        fprintf(stderr, "cli_check: more pairs than the oracle's %llu: \"%s\"\n", k,
-                strtok(line, "\n"));
+    if (no_more_pairs(f, k) != 0)
         return 1;
-    }
     fclose(f);
     free(s);
     printf("%llu 0x%016llx\n", k, (unsigned long long)sum);
