@@ -195,10 +195,11 @@ typedef enum sc_algorithm {
  *  creation), and every radius <= SC_MAX_ABS_VALUE / 2 (else
  *  SC_ERR_OUT_OF_RANGE at that sphere): the images must stay within the
  *  search's range (a neighbour list's radii grown by its skin: the grown
- *  radii). The pair calls (count, stream, fill) and the neighbour lists
- *  honour the box (a list's pairs with s = (ri + rj) + skin, its values
- *  from the minimum image's d2); two-set queries return
- *  SC_ERR_UNSUPPORTED with a periodic axis. */
+ *  radii). The pair calls (count, stream, fill), the two-set calls and
+ *  the neighbour lists honour the box (a list's pairs with s = (ri + rj)
+ *  + skin, its values from the minimum image's d2). Two sets wrap in the
+ *  one box, and (i in A, j in B) is a pair when the expression holds for
+ *  the two spheres (it gives the same answer whichever comes first). */
 typedef struct sc_box {
     int periodic[3]; /**< non-zero: axis k wraps (default: none) */
     double lo[3], hi[3];
@@ -405,7 +406,11 @@ SC_API sc_status sc_fill_pairs(sc_context *ctx, const sc_spheres *spheres, uint3
  *  those: no index of a u b is built. Scratch beyond a one-set query's
  *  on the searched spheres: 32 bytes per searched sphere, 4 per sphere of
  *  the larger set, and the grid's bits (16 per sphere of the larger set,
- *  2 MiB at most). The context's statistics count the searched spheres. */
+ *  2 MiB at most). The context's statistics count the searched spheres.
+ *  With a periodic box in the options (sc_box) both sets wrap in it, the
+ *  filter runs on the wrapped centres, and the searched spheres include
+ *  the images near the faces; a radius above SC_MAX_ABS_VALUE / 2 in
+ *  either set gives SC_ERR_OUT_OF_RANGE. */
 SC_API sc_status sc_count_between(sc_context *ctx, const sc_spheres *a, const sc_spheres *b,
                                   sc_summary *out);
 /** sc_stream_pairs for two sets: memory as there, on the searched spheres. */

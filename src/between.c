@@ -16,6 +16,12 @@
  * the predicate decides on the caller's values as for one set, and every
  * peer's exactness carries over. The filter only ever drops spheres that
  * cannot meet S (proof at pad()).
+ *
+ * In a periodic box the filter runs on wrapped centres, with each small
+ * sphere's box also marked shifted by a period where it reaches across a
+ * face (marked_centres), and the joint view goes to periodic.c, which
+ * wraps it, adds the images and searches; its sinks keep the crossing
+ * pairs as here.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "engine.h"
@@ -50,6 +56,7 @@ static inline double pad(double r) { return r * (1.0 + 0x1p-46) + 0x1p-500; }
  * cells cell(a) .. cell(b). */
 typedef struct occupancy {
     int dims;
+    const sc_wrap *wrap; /* a periodic box, or NULL */
     double lo[3], hi[3], inv;
     uint32_t k[3];
     double top[3]; /* k - 1 */
@@ -68,9 +75,53 @@ static inline double coord(const sc_view *v, int axis, size_t i) {
 }
 
 /* The half-width of small sphere i's marked box: pad + reach, rounded
- * up (a sum of doubles rounds by at most u; 2^-51 more covers it). */
-static inline double marked_half(double r, double reach) {
-    return (pad(r) + reach) * (1.0 + 0x1p-51);
+ * up (a sum of doubles rounds by at most u; 2^-51 more covers it). In a
+ * periodic box, 2^-44 B more: the expression's displacement, fl(fl(wl -
+ * ws) -+ L), is within 2uB of the real wl - (ws +- L), and a shifted
+ * centre fl(ws +- L) within uB of the real one (B as at sc_wrap; |wl -
+ * ws| <= L <= B), so a large centre wl the expression pairs with ws lies
+ * within pad(rs) + pad(rl) + 3uB of the centre of the copy marked. */
+static inline double marked_half(const occupancy *o, double r) {
+    const double margin = o->wrap ? 0x1p-44 * o->wrap->big : 0.0;
+    return (pad(r) + o->reach + margin) * (1.0 + 0x1p-51);
+}
+
+/* The centres of small sphere i's marked boxes (half-width w) into c,
+ * returning how many: its centre; in a periodic box its wrapped centre
+ * and, on each periodic axis, that centre shifted by a period where the
+ * shifted box reaches into [lo, hi]: every large centre is wrapped into
+ * it, and meets a small sphere through one shift of -1, 0 or 1 per axis,
+ * that of the minimum image, so a large sphere with pad <= reach has its
+ * centre in a marked copy. (Larger ones are tested shifted themselves:
+ * occupancy_meets.) 27 at most. */
+static int marked_centres(const occupancy *o, const sc_view *s, size_t i, double w,
+                          double c[27][3]) {
+    double at[3][3]; /* per axis: the choices */
+    int k[3];
+    for (int a = 0; a < 3; a++) {
+        const double x = a < o->dims ? coord(s, a, i) : 0.0;
+        const sc_wrap *p = o->wrap;
+        k[a] = 1;
+        at[a][0] = x;
+        if (!p || !p->periodic[a])
+            continue;
+        const double v = sc_wrap_x(x, p->lo[a], p->hi[a], p->period[a]);
+        const double up = v + p->period[a], down = v - p->period[a];
+        at[a][0] = v;
+        if (up - w <= p->hi[a])
+            at[a][k[a]++] = up;
+        if (down + w >= p->lo[a])
+            at[a][k[a]++] = down;
+    }
+    int m = 0;
+    for (int iz = 0; iz < k[2]; iz++)
+        for (int iy = 0; iy < k[1]; iy++)
+            for (int ix = 0; ix < k[0]; ix++, m++) {
+                c[m][0] = at[0][ix];
+                c[m][1] = at[1][iy];
+                c[m][2] = at[2][iz];
+            }
+    return m;
 }
 
 /* Sets the bits of row (iy, iz) from ix0 to ix1. */
@@ -101,9 +152,11 @@ static bool row_meets(const uint64_t *bits, uint64_t row0, uint32_t ix0, uint32_
  * scratch, for a large set of nl spheres. false: no filter worth its cost
  * (the marks would exceed a budget of a few per large sphere) or no
  * memory; the caller then searches all of the large set. */
-static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, occupancy *o) {
+static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc_wrap *wrap,
+                            occupancy *o) {
     const size_t n = s->n;
     o->dims = s->z ? 3 : 2;
+    o->wrap = wrap;
     /* reach: the pads most large spheres are expected to have, from the
      * small set's (twice the mean, or its largest pad when smaller) */
     double sum = 0.0, biggest = 0.0;
@@ -118,13 +171,16 @@ static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, occupanc
         o->lo[a] = a < o->dims ? INFINITY : 0.0;
         o->hi[a] = a < o->dims ? -INFINITY : 0.0;
     }
+    double centre[27][3];
     for (size_t i = 0; i < n; i++) {
-        const double w = marked_half(sc_view_r(s, i), o->reach);
-        for (int a = 0; a < o->dims; a++) {
-            const double x = coord(s, a, i);
-            o->lo[a] = x - w < o->lo[a] ? x - w : o->lo[a];
-            o->hi[a] = x + w > o->hi[a] ? x + w : o->hi[a];
-        }
+        const double w = marked_half(o, sc_view_r(s, i));
+        const int copies = marked_centres(o, s, i, w, centre);
+        for (int m = 0; m < copies; m++)
+            for (int a = 0; a < o->dims; a++) {
+                const double x = centre[m][a];
+                o->lo[a] = x - w < o->lo[a] ? x - w : o->lo[a];
+                o->hi[a] = x + w > o->hi[a] ? x + w : o->hi[a];
+            }
     }
     /* Cells about half the marked boxes' half-width (finer keeps fewer
      * large spheres, at more cache misses per test), fewer when the box
@@ -163,30 +219,58 @@ static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, occupanc
     /* marking budget: row spans, a few per large sphere */
     uint64_t budget = 8 * (uint64_t)nl + 64 * (uint64_t)n;
     for (size_t i = 0; i < n; i++) {
-        const double w = marked_half(sc_view_r(s, i), o->reach);
-        uint32_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
-        for (int a = 0; a < o->dims; a++) {
-            const double x = coord(s, a, i);
-            c0[a] = cell_of(x - w, o->lo[a], o->inv, o->k[a]);
-            c1[a] = cell_of(x + w, o->lo[a], o->inv, o->k[a]);
+        const double w = marked_half(o, sc_view_r(s, i));
+        const int copies = marked_centres(o, s, i, w, centre);
+        for (int m = 0; m < copies; m++) {
+            uint32_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
+            for (int a = 0; a < o->dims; a++) {
+                const double x = centre[m][a];
+                c0[a] = cell_of(x - w, o->lo[a], o->inv, o->k[a]);
+                c1[a] = cell_of(x + w, o->lo[a], o->inv, o->k[a]);
+            }
+            const uint64_t rows = (uint64_t)(c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1);
+            const uint64_t cost = rows * ((c1[0] - c0[0]) / 64 + 1);
+            if (cost > budget)
+                return false;
+            budget -= cost;
+            for (uint32_t iz = c0[2]; iz <= c1[2]; iz++)
+                for (uint32_t iy = c0[1]; iy <= c1[1]; iy++)
+                    mark_row(o->bits, ((uint64_t)iz * o->k[1] + iy) * o->k[0], c0[0], c1[0]);
         }
-        const uint64_t rows = (uint64_t)(c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1);
-        const uint64_t cost = rows * ((c1[0] - c0[0]) / 64 + 1);
-        if (cost > budget)
-            return false;
-        budget -= cost;
-        for (uint32_t iz = c0[2]; iz <= c1[2]; iz++)
-            for (uint32_t iy = c0[1]; iy <= c1[1]; iy++)
-                mark_row(o->bits, ((uint64_t)iz * o->k[1] + iy) * o->k[0], c0[0], c1[0]);
     }
     return true;
+}
+
+/* Whether the box [b0, b1] meets a marked cell (or spans more rows than
+ * are worth testing). */
+static bool box_meets(const occupancy *o, const double b0[3], const double b1[3]) {
+    uint32_t c0[3], c1[3];
+    for (int a = 0; a < 3; a++) {
+        if (b1[a] < o->lo[a] || b0[a] > o->hi[a])
+            return false;
+        c0[a] = cell_of(b0[a], o->lo[a], o->inv, o->k[a]);
+        c1[a] = cell_of(b1[a], o->lo[a], o->inv, o->k[a]);
+    }
+    if ((uint64_t)(c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1) > FILTER_ROWS_MAX)
+        return true;
+    for (uint32_t iz = c0[2]; iz <= c1[2]; iz++)
+        for (uint32_t iy = c0[1]; iy <= c1[1]; iy++)
+            if (row_meets(o->bits, ((uint64_t)iz * o->k[1] + iy) * o->k[0], c0[0], c1[0]))
+                return true;
+    return false;
 }
 
 /* Whether large sphere (x, y, z, r) may meet a small one (a 2-D set has z
  * = 0 and the grid's single z cell). A sphere with pad <= reach that meets
  * a small sphere has its centre in that sphere's marked box (widened by
- * reach), so its centre's cell is marked; a larger one is tested over its
- * own box's cells. */
+ * reach, and in a periodic box shifted to the copy the minimum image
+ * picks), so its centre's cell is marked; a larger one is tested over its
+ * own box's cells. In a periodic box that box may reach past a face, where
+ * the small spheres it meets lie one period over: it is tested shifted by
+ * -1, 0 and 1 periods on each periodic axis (the wrapped centre wl meets
+ * ws through shift k when wl - kL lies within pl + ps + 3uB of ws, inside
+ * the box; the marks' margin covers the 3uB and the uB of the shifted
+ * centre, as at marked_half). */
 static inline bool occupancy_meets(const occupancy *o, double x, double y, double z, double r) {
     const double p = pad(r);
     if (p <= o->reach) {
@@ -205,45 +289,56 @@ static inline bool occupancy_meets(const occupancy *o, double x, double y, doubl
         return (o->bits[b >> 6] >> (b & 63)) & 1;
     }
     const double c[3] = {x, y, z};
-    uint32_t c0[3], c1[3];
+    double at[3][3]; /* per axis: the centres to test, shifted or not */
+    int k[3];
     for (int a = 0; a < 3; a++) {
-        const double a0 = c[a] - p, a1 = c[a] + p;
-        if (a1 < o->lo[a] || a0 > o->hi[a])
-            return false;
-        c0[a] = cell_of(a0, o->lo[a], o->inv, o->k[a]);
-        c1[a] = cell_of(a1, o->lo[a], o->inv, o->k[a]);
+        k[a] = 1;
+        at[a][0] = c[a];
+        if (o->wrap && o->wrap->periodic[a]) {
+            at[a][k[a]++] = c[a] + o->wrap->period[a];
+            at[a][k[a]++] = c[a] - o->wrap->period[a];
+        }
     }
-    if ((uint64_t)(c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1) > FILTER_ROWS_MAX)
-        return true;
-    for (uint32_t iz = c0[2]; iz <= c1[2]; iz++)
-        for (uint32_t iy = c0[1]; iy <= c1[1]; iy++)
-            if (row_meets(o->bits, ((uint64_t)iz * o->k[1] + iy) * o->k[0], c0[0], c1[0]))
-                return true;
+    for (int iz = 0; iz < k[2]; iz++)
+        for (int iy = 0; iy < k[1]; iy++)
+            for (int ix = 0; ix < k[0]; ix++) {
+                const double b0[3] = {at[0][ix] - p, at[1][iy] - p, at[2][iz] - p};
+                const double b1[3] = {at[0][ix] + p, at[1][iy] + p, at[2][iz] + p};
+                if (box_meets(o, b0, b1))
+                    return true;
+            }
     return false;
 }
 
 /* Large spheres [lo, hi) through the filter, their candidates' indices to
  * idx[0..); returns how many, or SIZE_MAX when one is not valid (checked
- * as the bounds stage checks it). f64 and d3 are constants where it is
- * inlined, so each layout gets its own loop. */
+ * as the bounds stage checks it; in a periodic box, also the radius
+ * limit). In a periodic box the centres are wrapped first. f64 and d3 are
+ * constants where it is inlined, so each layout gets its own loop. */
 static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t lo, size_t hi,
                                   uint32_t *idx, bool f64, bool d3) {
     const char *px = l->x, *py = l->y, *pz = l->z, *pr = l->r;
     const size_t st = l->stride, rst = l->rstride;
+    const sc_wrap *p = o->wrap;
+    const double rlimit = p ? SC_MAX_ABS_VALUE / 2 : SC_MAX_ABS_VALUE;
     size_t m = 0;
     bool bad = false;
     for (size_t j = lo; j < hi; j++) {
 #define LOAD(p, k) (f64 ? *(const double *)(const void *)((p) + (k)) \
                         : (double)*(const float *)(const void *)((p) + (k)))
-        const double x = LOAD(px, j * st), y = LOAD(py, j * st), z = d3 ? LOAD(pz, j * st) : 0.0;
+        double c[3] = {LOAD(px, j * st), LOAD(py, j * st), d3 ? LOAD(pz, j * st) : 0.0};
         const double r = LOAD(pr, j * rst);
 #undef LOAD
         /* fabs(NaN) <= M is false: one test for finite and in range */
-        bad |= !((fabs(x) <= SC_MAX_ABS_VALUE) & (fabs(y) <= SC_MAX_ABS_VALUE) &
-                 (fabs(z) <= SC_MAX_ABS_VALUE) & (r >= 0.0) & (r <= SC_MAX_ABS_VALUE));
+        bad |= !((fabs(c[0]) <= SC_MAX_ABS_VALUE) & (fabs(c[1]) <= SC_MAX_ABS_VALUE) &
+                 (fabs(c[2]) <= SC_MAX_ABS_VALUE) & (r >= 0.0) & (r <= rlimit));
+        if (p)
+            for (int a = 0; a < 3; a++)
+                if (p->periodic[a])
+                    c[a] = sc_wrap_x(c[a], p->lo[a], p->hi[a], p->period[a]);
         /* written always, kept when it meets: no branch to mispredict */
         idx[m] = (uint32_t)j;
-        m += !bad && occupancy_meets(o, x, y, z, r);
+        m += !bad && occupancy_meets(o, c[0], c[1], c[2], r);
     }
     return bad ? SIZE_MAX : m;
 }
@@ -288,15 +383,8 @@ static size_t filter_large(const sc_view *l, const occupancy *o, uint32_t *idx, 
     return bad ? SIZE_MAX : kept[0];
 }
 
-/* The joint view's SoA in double: part one then part two, each all of its
- * set (map NULL) or the listed spheres. */
-typedef struct part {
-    const sc_view *v;
-    const uint32_t *map;
-    size_t n;
-} part;
-
-static void copy_part(const part *p, double *x, double *y, double *z, double *r, int threads) {
+/* The joint view's SoA in double: part one then part two. */
+static void copy_part(const sc_part *p, double *x, double *y, double *z, double *r, int threads) {
     const sc_view *v = p->v;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t k = 0; k < p->n; k++) {
@@ -323,18 +411,19 @@ static sc_status crossing(sc_context *c, sc_prepared *p, void *arg) {
     return st;
 }
 
-/* The first invalid sphere's status, A's before B's. */
-static sc_status first_problem(const sc_spheres *a, const sc_spheres *b) {
-    const sc_status st = sc_spheres_validate(a, NULL);
-    return st != SC_OK ? st : sc_spheres_validate(b, NULL);
+/* The first refused sphere's status, A's before B's (in a periodic box,
+ * a radius past its limit too). */
+static sc_status first_problem(const sc_spheres *a, const sc_spheres *b, bool periodic) {
+    sc_status st = periodic ? sc_periodic_check(a) : sc_spheres_validate(a, NULL);
+    if (st == SC_OK)
+        st = periodic ? sc_periodic_check(b) : sc_spheres_validate(b, NULL);
+    return st;
 }
 
 static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_spheres *b,
                              sc_query_fn fn, void *arg) {
     if (!c)
         return SC_ERR_INVALID_ARGUMENT;
-    if (sc_box_periodic(&c->opt.box)) /* two sets across a periodic box: not built */
-        return sc_engine_failed(c, SC_ERR_UNSUPPORTED);
     const double t0 = sc_now();
     sc_view va, vb;
     sc_status st = a && b ? sc_view_make(a, &va) : SC_ERR_INVALID_ARGUMENT;
@@ -346,6 +435,11 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
         st = SC_ERR_TOO_MANY_SPHERES;
     if (st != SC_OK)
         return sc_engine_failed(c, st);
+    const bool periodic = sc_box_periodic(&c->opt.box);
+    const bool d3 = (va.n ? a->z : b->z) != NULL; /* an empty set takes the other's dims */
+    sc_wrap wrap;
+    if (periodic)
+        sc_wrap_plan(&c->opt.box, d3 ? 3 : 2, &wrap);
     const bool a_small = va.n <= vb.n;
     const sc_spheres *small = a_small ? a : b;
     const sc_view *vs = a_small ? &va : &vb, *vl = a_small ? &vb : &va;
@@ -360,39 +454,47 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
     size_t nl = vl->n;
     occupancy o;
     if (vs->n == 0) { /* nothing meets an empty set; the other is still checked */
-        if ((st = first_problem(a, b)) != SC_OK)
+        if ((st = first_problem(a, b, periodic)) != SC_OK)
             return sc_engine_failed(c, st);
         nl = 0;
     } else if (vs->n * FILTER_RATIO <= vl->n) {
-        if (sc_spheres_validate(small, NULL) != SC_OK) /* before its boxes are made */
-            return sc_engine_failed(c, first_problem(a, b));
+        /* before its boxes are made */
+        if ((periodic ? sc_periodic_check(small) : sc_spheres_validate(small, NULL)) != SC_OK)
+            return sc_engine_failed(c, first_problem(a, b, periodic));
         const size_t counts = threads * sizeof(size_t);
         if (!sc_buf_reserve(al, &c->survivors, counts + sizeof(uint32_t) * vl->n))
             return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
-        if (occupancy_build(c, vs, vl->n, &o)) {
+        if (occupancy_build(c, vs, vl->n, periodic ? &wrap : NULL, &o)) {
             uint32_t *idx = (uint32_t *)(void *)((char *)c->survivors.p + counts);
             nl = filter_large(vl, &o, idx, c->survivors.p, (int)threads);
             if (nl == SIZE_MAX)
-                return sc_engine_failed(c, first_problem(a, b));
+                return sc_engine_failed(c, first_problem(a, b, periodic));
             map = idx;
         }
     }
     const double t_filter = sc_now() - t0;
 
-    /* the joint view, A's part first; an empty set takes the other's dims */
+    const sc_part ps = {small, vs, NULL, vs->n}, pl = {a_small ? b : a, vl, map, nl};
+    const sc_part *p1 = a_small ? &ps : &pl, *p2 = a_small ? &pl : &ps;
+    between_query q = {{true, (uint32_t)p1->n, p1->map, p2->map, va.n, vb.n}, fn, arg};
+    if (periodic) { /* periodic.c validates, wraps, images and searches */
+        const sc_part parts[2] = {*p1, *p2};
+        st = sc_periodic_parts(c, parts, 2, d3 ? 3 : 2, crossing, &q, t0); /* times from t0 */
+        sc_context_log(c, SC_LOG_DEBUG, "between: %zu x %zu spheres, %zu of the larger searched",
+                       va.n, vb.n, nl);
+        return st;
+    }
+
+    /* the joint view, A's part first */
     const size_t n = vs->n + nl;
-    const bool d3 = (va.n ? a->z : b->z) != NULL;
     if (!sc_buf_reserve(al, &c->joint, 4 * sizeof(double) * (n ? n : 1)))
         return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
     double *x = c->joint.p, *y = x + n, *z = d3 ? x + 2 * n : NULL, *r = x + 3 * n;
-    const part ps = {vs, NULL, vs->n}, pl = {vl, map, nl};
-    const part *p1 = a_small ? &ps : &pl, *p2 = a_small ? &pl : &ps;
     const double t1 = sc_now();
     copy_part(p1, x, y, z, r, (int)threads);
     copy_part(p2, x + p1->n, y + p1->n, z ? z + p1->n : NULL, r + p1->n, (int)threads);
     const double t_copy = sc_now() - t1;
     const sc_spheres joint = {n, SC_F64, sizeof(double), x, y, z, r, sizeof(double)};
-    between_query q = {{true, (uint32_t)p1->n, p1->map, p2->map, va.n, vb.n}, fn, arg};
     st = sc_engine_run(c, &joint, crossing, &q);
     c->stats.seconds[SC_STAGE_BOUNDS] += t_filter;
     c->stats.seconds[SC_STAGE_GATHER] += t_copy;

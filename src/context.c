@@ -101,11 +101,11 @@ sc_status sc_context_create(const sc_options *options, sc_context **out) {
 }
 
 /* Every scratch buffer besides the peer's: the orchestrator's (engine.c)
- * and the front ends' (neighbors.c, between.c). */
-#define OWN_BUFS(c)                                                                                \
-    {&(c)->sched, &(c)->sink_mem, &(c)->hist,   &(c)->win,      &(c)->grown,                        \
-     &(c)->worig, &(c)->joint,    &(c)->survivors, &(c)->occupied, &(c)->images_buf}
-#define OWN_BUFS_COUNT 10
+ * and the front ends' (neighbors.c, between.c, periodic.c). */
+#define OWN_BUFS(c)                                                                         \
+    {&(c)->sched, &(c)->sink_mem,  &(c)->hist,     &(c)->win,        &(c)->grown, &(c)->worig, \
+     &(c)->joint, &(c)->survivors, &(c)->occupied, &(c)->images_buf, &(c)->bands}
+#define OWN_BUFS_COUNT 11
 
 void sc_context_trim(sc_context *c) {
     if (!c)

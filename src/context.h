@@ -64,11 +64,12 @@ struct sc_context {
     sc_buf joint, survivors, occupied; /* between.c: the joint view's SoA, the
                                           large set's candidates, the small
                                           set's cell bitmap; periodic.c: the
-                                          joint view's SoA, the threads'
-                                          image counts */
+                                          joint view's rows */
     sc_images images;     /* periodic.c, during a periodic query: how its
                              sinks map images to spheres */
     sc_buf images_buf;    /* periodic.c: the images' spheres and shifts */
+    sc_buf bands;         /* periodic.c: the threads' image counts and the
+                             positions that get images */
     size_t images_last;   /* periodic.c: the last query's images (its guess) */
     progress_map progress; /* this query's progress */
 #ifdef SC_STUDY

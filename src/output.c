@@ -233,9 +233,18 @@ static size_t keep_pairs(const sc_sink *s, uint32_t *p, size_t n) {
                 j = lo < q ? q : lo;
                 if (lo > q) /* lo's image seen from q: the opposite shift */
                     shift = 26 - shift;
-            } else if (im->trust_direct && !s->filter) {
-                p[2 * m] = lo;
-                p[2 * m + 1] = hi;
+            }
+            /* two sets: a pair across the split, as its sets' indices */
+            uint32_t oi = i, oj = j;
+            if (s->cross.on) {
+                if (i >= s->cross.split || j < s->cross.split)
+                    continue;
+                oi = s->cross.map_a ? s->cross.map_a[i] : i;
+                oj = s->cross.map_b ? s->cross.map_b[j - s->cross.split] : j - s->cross.split;
+            }
+            if (hi < im->n && im->trust_direct && !s->filter) {
+                p[2 * m] = oi;
+                p[2 * m + 1] = oj;
                 m++;
                 continue;
             }
@@ -246,8 +255,8 @@ static size_t keep_pairs(const sc_sink *s, uint32_t *p, size_t n) {
                                    : im->rows[4 * (size_t)i + 3] + im->rows[4 * (size_t)j + 3];
             if (!sc_images_meet(im, i, j, shift, sum))
                 continue;
-            p[2 * m] = i;
-            p[2 * m + 1] = j;
+            p[2 * m] = oi;
+            p[2 * m + 1] = oj;
             m++;
         }
         return m;

@@ -30,14 +30,6 @@ bool sc_box_periodic(const sc_box *b) {
     return b->periodic[0] || b->periodic[1] || b->periodic[2];
 }
 
-/* sc_box's wrap(x), as documented. */
-static inline double wrap(double x, double lo, double hi, double period) {
-    if (x >= lo && x < hi)
-        return x;
-    const double t = x - floor((x - lo) / period) * period;
-    return t < lo || t >= hi ? lo : t;
-}
-
 double sc_box_distance2(const sc_box *box, int dims, const double ci[3], const double cj[3]) {
     double d[3] = {0.0, 0.0, 0.0};
     for (int a = 0; a < dims; a++) {
@@ -46,7 +38,7 @@ double sc_box_distance2(const sc_box *box, int dims, const double ci[3], const d
             continue;
         }
         const double lo = box->lo[a], hi = box->hi[a], L = hi - lo;
-        double t = wrap(cj[a], lo, hi, L) - wrap(ci[a], lo, hi, L);
+        double t = sc_wrap_x(cj[a], lo, hi, L) - sc_wrap_x(ci[a], lo, hi, L);
         if (t > 0.5 * L)
             t -= L;
         else if (t < -0.5 * L)
@@ -79,14 +71,7 @@ bool sc_images_meet(const sc_images *im, uint32_t p, uint32_t q, unsigned shift,
     return d2 <= s * s;
 }
 
-/* What the passes need of the box, for one view. */
-typedef struct box_plan {
-    int dims, periodic[3];
-    double lo[3], hi[3], period[3];
-    double big; /* B below */
-} box_plan;
-
-static void plan_box(const sc_box *box, int dims, box_plan *b) {
+void sc_wrap_plan(const sc_box *box, int dims, sc_wrap *b) {
     b->dims = dims;
     b->big = 0.0;
     for (int a = 0; a < 3; a++) {
@@ -122,14 +107,14 @@ static void plan_box(const sc_box *box, int dims, box_plan *b) {
  * larger of p and q is made (both on a tie), and the sinks keep the pair
  * from that side only (output.c). Bands sized by each sphere's own radius
  * keep a few huge spheres from giving every small one images. */
-static inline double image_radius(const box_plan *b, double r) {
+static inline double image_radius(const sc_wrap *b, double r) {
     return r + (0x1p-44 * (r + b->big) + 0x1p-500);
 }
 
 /* The shifts sphere (wrapped centre w, radius r) gets images for, per
  * axis: bit 0 for +1 (near lo), bit 1 for -1 (near hi). Returns the
  * images' count (the product of each axis's choices, less the sphere). */
-static inline unsigned bands(const box_plan *b, const double w[3], double r, unsigned sides[3]) {
+static inline unsigned bands(const sc_wrap *b, const double w[3], double r, unsigned sides[3]) {
     const double width = 2.0 * image_radius(b, r);
     unsigned count = 1;
     for (int a = 0; a < 3; a++) {
@@ -146,24 +131,78 @@ static inline unsigned bands(const box_plan *b, const double w[3], double r, uns
  * cache line for the peer's gather, which reads them in random order. */
 enum { ROW = 4 };
 
-/* The threads' blocks of spheres and what pass one found in them. */
+/* The threads' blocks of positions and what pass one found in them. */
 typedef struct joint_plan {
     size_t n;
     int threads;
     size_t *images;  /* per thread: its images; then where they start */
-    size_t *banded;  /* per thread: its spheres with images */
-    uint32_t *band;  /* block t's spheres with images, from its first index */
+    size_t *banded;  /* per thread: its positions with images */
+    uint32_t *band;  /* block t's positions with images, from its first one */
     size_t first_bad; /* SIZE_MAX: every sphere valid */
     double rmax;
 } joint_plan;
 
-/* Pass one, over the caller's spheres: validates them (as the bounds stage
- * does, and the radius limit), finds the largest radius, writes the
- * wrapped rows and lists the spheres that get images, counting those.
- * f64 and d3 are constants where it is inlined. */
-static inline void pass_one(const box_plan *b, const sc_view *v, joint_plan *j, double *rows,
-                            bool f64, bool d3) {
-    const size_t n = v->n;
+/* What pass one found in one thread's block. */
+typedef struct found {
+    size_t images, banded, first_bad;
+    double rmax;
+} found;
+
+/* Pass one on spheres k0..k1 of part pt, at positions at.. : validates
+ * them (as the bounds stage does, and the radius limit), finds the
+ * largest radius, writes the wrapped rows and lists the positions that
+ * get images in band, counting those. f64 and d3 are constants where it
+ * is inlined. */
+static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, size_t k1, size_t at,
+                             double *rows, uint32_t *band, found *f, bool f64, bool d3) {
+    const sc_view *v = pt->v;
+    const char *px = v->x, *py = v->y, *pz = v->z, *pr = v->r;
+    const size_t st = v->stride, rst = v->rstride;
+    const uint32_t *map = pt->map;
+    /* locals, not *f: the row stores could alias it */
+    size_t images = f->images, banded = f->banded, first_bad = f->first_bad;
+    double rmax = f->rmax;
+    for (size_t k = k0; k < k1; k++) {
+        const size_t i = map ? map[k] : k, pos = at + (k - k0);
+#define LOAD(p, k) (f64 ? *(const double *)(const void *)((p) + (k)) \
+                        : (double)*(const float *)(const void *)((p) + (k)))
+        double w[3] = {LOAD(px, i * st), LOAD(py, i * st), d3 ? LOAD(pz, i * st) : 0.0};
+        const double r = LOAD(pr, i * rst);
+#undef LOAD
+        /* fabs(NaN) <= M is false: one test for finite and in range */
+        const bool ok = (fabs(w[0]) <= SC_MAX_ABS_VALUE) & (fabs(w[1]) <= SC_MAX_ABS_VALUE) &
+                        (fabs(w[2]) <= SC_MAX_ABS_VALUE) & (r >= 0.0) &
+                        (r <= SC_MAX_ABS_VALUE / 2);
+        if (!ok) {
+            first_bad = pos < first_bad ? pos : first_bad;
+            continue;
+        }
+        rmax = r > rmax ? r : rmax;
+        for (int a = 0; a < 3; a++)
+            if (b->periodic[a])
+                w[a] = sc_wrap_x(w[a], b->lo[a], b->hi[a], b->period[a]);
+        double *row = rows + ROW * pos;
+        row[0] = w[0];
+        row[1] = w[1];
+        row[2] = w[2];
+        row[3] = r;
+        unsigned sides[3];
+        const unsigned m = bands(b, w, r, sides);
+        band[banded] = (uint32_t)pos; /* written always, kept when it has images */
+        banded += m != 0;
+        images += m;
+    }
+    f->images = images;
+    f->banded = banded;
+    f->first_bad = first_bad;
+    f->rmax = rmax;
+}
+
+/* Pass one, over the parts' spheres: each thread takes a block of
+ * positions, whichever parts they fall in. */
+static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_plan *j,
+                     double *rows) {
+    const size_t n = j->n;
     size_t first_bad = SIZE_MAX;
     double rmax = 0.0;
 #pragma omp parallel num_threads(j->threads) reduction(min : first_bad) reduction(max : rmax)
@@ -174,41 +213,27 @@ static inline void pass_one(const box_plan *b, const sc_view *v, joint_plan *j, 
         const int t = 0, nt = 1;
 #endif
         const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
-        const char *px = v->x, *py = v->y, *pz = v->z, *pr = v->r;
-        const size_t st = v->stride, rst = v->rstride;
+        found f = {0, 0, SIZE_MAX, 0.0};
         uint32_t *band = j->band + lo;
-        size_t images = 0, banded = 0;
-        for (size_t i = lo; i < hi; i++) {
-#define LOAD(p, k) (f64 ? *(const double *)(const void *)((p) + (k)) \
-                        : (double)*(const float *)(const void *)((p) + (k)))
-            double w[3] = {LOAD(px, i * st), LOAD(py, i * st), d3 ? LOAD(pz, i * st) : 0.0};
-            const double r = LOAD(pr, i * rst);
-#undef LOAD
-            /* fabs(NaN) <= M is false: one test for finite and in range */
-            const bool ok = (fabs(w[0]) <= SC_MAX_ABS_VALUE) & (fabs(w[1]) <= SC_MAX_ABS_VALUE) &
-                            (fabs(w[2]) <= SC_MAX_ABS_VALUE) & (r >= 0.0) &
-                            (r <= SC_MAX_ABS_VALUE / 2);
-            if (!ok) {
-                first_bad = i < first_bad ? i : first_bad;
+        size_t start = 0; /* the part's first position */
+        for (int p = 0; p < nparts; start += parts[p].n, p++) {
+            const sc_part *pt = &parts[p];
+            const size_t from = lo > start ? lo : start;
+            const size_t to = hi < start + pt->n ? hi : start + pt->n;
+            if (from >= to)
                 continue;
-            }
-            rmax = r > rmax ? r : rmax;
-            for (int a = 0; a < 3; a++)
-                if (b->periodic[a])
-                    w[a] = wrap(w[a], b->lo[a], b->hi[a], b->period[a]);
-            double *row = rows + ROW * i;
-            row[0] = w[0];
-            row[1] = w[1];
-            row[2] = w[2];
-            row[3] = r;
-            unsigned sides[3];
-            const unsigned m = bands(b, w, r, sides);
-            band[banded] = (uint32_t)i; /* written always, kept when it has images */
-            banded += m != 0;
-            images += m;
+            const size_t k0 = from - start, k1 = to - start;
+            if (pt->v->f64)
+                pt->v->z ? wrap_part(b, pt, k0, k1, from, rows, band, &f, true, true)
+                         : wrap_part(b, pt, k0, k1, from, rows, band, &f, true, false);
+            else
+                pt->v->z ? wrap_part(b, pt, k0, k1, from, rows, band, &f, false, true)
+                         : wrap_part(b, pt, k0, k1, from, rows, band, &f, false, false);
         }
-        j->images[t] = images;
-        j->banded[t] = banded;
+        j->images[t] = f.images;
+        j->banded[t] = f.banded;
+        first_bad = f.first_bad;
+        rmax = f.rmax;
     }
     j->first_bad = first_bad;
     j->rmax = rmax;
@@ -217,7 +242,7 @@ static inline void pass_one(const box_plan *b, const sc_view *v, joint_plan *j, 
 /* Pass two, over the listed spheres: each thread writes its block's
  * images from row n + images[t] on, in sphere order and, per sphere, in
  * the order of their shift codes. */
-static void pass_two(const box_plan *b, const joint_plan *j, double *rows, uint32_t *image_of,
+static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, uint32_t *image_of,
                      uint8_t *image_shift) {
     const size_t n = j->n;
 #pragma omp parallel num_threads(j->threads)
@@ -257,8 +282,8 @@ static void pass_two(const box_plan *b, const joint_plan *j, double *rows, uint3
     }
 }
 
-/* The status of sphere i, the first bad one: the library's own, else the
- * radius limit. */
+/* The status of sphere i of s, the first bad one: the library's own, else
+ * the radius limit. */
 static sc_status status_of(const sc_spheres *s, const sc_view *v, size_t i) {
     sc_spheres one = *s;
     one.count = 1;
@@ -270,6 +295,31 @@ static sc_status status_of(const sc_spheres *s, const sc_view *v, size_t i) {
     one.r_stride = v->rstride;
     const sc_status st = sc_spheres_validate(&one, NULL);
     return st != SC_OK ? st : SC_ERR_OUT_OF_RANGE;
+}
+
+/* The status of the sphere at position pos of the parts. */
+static sc_status status_at(const sc_part *parts, int nparts, size_t pos) {
+    for (int p = 0; p < nparts; pos -= parts[p].n, p++)
+        if (pos < parts[p].n)
+            return status_of(parts[p].set, parts[p].v,
+                             parts[p].map ? parts[p].map[pos] : pos);
+    return SC_ERR_INVALID_ARGUMENT; /* not reached: pos is below the parts' total */
+}
+
+sc_status sc_periodic_check(const sc_spheres *s) {
+    sc_view v;
+    const sc_status st = sc_view_make(s, &v);
+    if (st != SC_OK)
+        return st;
+    for (size_t i = 0; i < v.n; i++) {
+        const double r = sc_view_r(&v, i);
+        const double x = sc_view_get(&v, v.x, i), y = sc_view_get(&v, v.y, i),
+                     z = v.z ? sc_view_get(&v, v.z, i) : 0.0;
+        if (!((fabs(x) <= SC_MAX_ABS_VALUE) & (fabs(y) <= SC_MAX_ABS_VALUE) &
+              (fabs(z) <= SC_MAX_ABS_VALUE) & (r >= 0.0) & (r <= SC_MAX_ABS_VALUE / 2)))
+            return status_of(s, &v, i);
+    }
+    return SC_OK;
 }
 
 /* Grows the joint rows to `rows` rows keeping the first `keep`. */
@@ -302,35 +352,28 @@ static sc_status imaging(sc_context *c, sc_prepared *p, void *arg) {
     return st;
 }
 
-sc_status sc_periodic_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn, void *arg) {
-    const double t0 = sc_now();
-    sc_view v;
-    sc_status st = spheres ? sc_view_make(spheres, &v) : SC_ERR_INVALID_ARGUMENT;
-    if (st != SC_OK)
-        return sc_engine_failed(c, st);
-    const size_t n = v.n;
+sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int dims,
+                            sc_query_fn fn, void *arg, double t0) {
+    size_t n = 0;
+    for (int p = 0; p < nparts; p++)
+        n += parts[p].n;
     size_t threads = n / SC_SPHERES_PER_THREAD + 1; /* as the engine does */
     if (threads > 1 && threads > (size_t)sc_context_threads(c))
         threads = (size_t)sc_context_threads(c);
-    box_plan b;
-    plan_box(&c->opt.box, v.z ? 3 : 2, &b);
+    sc_wrap b;
+    sc_wrap_plan(&c->opt.box, dims, &b);
 
     /* the rows of the spheres and as many images as last time, and more */
     const sc_allocator *al = sc_context_allocator(c);
     const size_t guess = n + c->images_last + c->images_last / 4 + 64;
-    if (!sc_buf_reserve(al, &c->survivors, 2 * threads * sizeof(size_t) + 4 * (n ? n : 1)) ||
+    if (!sc_buf_reserve(al, &c->bands, 2 * threads * sizeof(size_t) + 4 * (n ? n : 1)) ||
         !grow_keeping(al, &c->joint, guess, 0))
         return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
-    joint_plan j = {n, (int)threads, c->survivors.p, (size_t *)c->survivors.p + threads,
-                    (uint32_t *)(void *)((size_t *)c->survivors.p + 2 * threads), SIZE_MAX, 0.0};
-    if (v.f64)
-        v.z ? pass_one(&b, &v, &j, c->joint.p, true, true)
-            : pass_one(&b, &v, &j, c->joint.p, true, false);
-    else
-        v.z ? pass_one(&b, &v, &j, c->joint.p, false, true)
-            : pass_one(&b, &v, &j, c->joint.p, false, false);
+    joint_plan j = {n, (int)threads, c->bands.p, (size_t *)c->bands.p + threads,
+                    (uint32_t *)(void *)((size_t *)c->bands.p + 2 * threads), SIZE_MAX, 0.0};
+    pass_one(&b, parts, nparts, &j, c->joint.p);
     if (j.first_bad != SIZE_MAX)
-        return sc_engine_failed(c, status_of(spheres, &v, j.first_bad));
+        return sc_engine_failed(c, status_at(parts, nparts, j.first_bad));
     size_t images = 0;
     for (int t = 0; t < j.threads; t++) { /* counts -> where each block's start */
         const size_t m = j.images[t];
@@ -366,11 +409,21 @@ sc_status sc_periodic_run(sc_context *c, const sc_spheres *spheres, sc_query_fn 
         if (b.periodic[a] && !(4.0 * j.rmax * (1.0 + 0x1p-40) + 0x1p-490 < b.period[a]))
             q.images.trust_direct = false;
     }
-    st = sc_engine_run(c, &joint, imaging, &q);
+    const sc_status st = sc_engine_run(c, &joint, imaging, &q);
     c->stats.seconds[SC_STAGE_BOUNDS] += t_images;
     c->stats.total_seconds = sc_now() - t0;
     sc_context_log(c, SC_LOG_DEBUG, "periodic: %zu spheres, %zu images", n, images);
     return st;
+}
+
+sc_status sc_periodic_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn, void *arg) {
+    const double t0 = sc_now();
+    sc_view v;
+    const sc_status st = spheres ? sc_view_make(spheres, &v) : SC_ERR_INVALID_ARGUMENT;
+    if (st != SC_OK)
+        return sc_engine_failed(c, st);
+    const sc_part all = {spheres, &v, NULL, v.n};
+    return sc_periodic_parts(c, &all, 1, v.z ? 3 : 2, fn, arg, t0);
 }
 
 sc_status sc_engine_query(sc_context *c, const sc_spheres *spheres, sc_query_fn fn, void *arg) {

@@ -157,10 +157,109 @@ static void check_run(const char *name, const box *bx, const sc_spheres *v, cons
     sc_context_destroy(ctx);
 }
 
+/* A view of rows (x, y, z, r), or in 2-D of (x, y, r) rows made from them
+ * in *flat (freed by the caller). */
+static sc_spheres view_of(int dims, const double *rows, size_t n, double **flat) {
+    *flat = NULL;
+    if (dims == 3)
+        return sc_spheres_rows_f64(n, 3, rows);
+    *flat = malloc(3 * (n + 1) * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        (*flat)[3 * i] = rows[4 * i];
+        (*flat)[3 * i + 1] = rows[4 * i + 1];
+        (*flat)[3 * i + 2] = rows[4 * i + 3];
+    }
+    return sc_spheres_rows_f64(n, 2, *flat);
+}
+
+/* A two-set query's pairs from the one-set oracle's: the predicate is
+ * symmetric (negating d is exact, and so is its image shift), so (a, b),
+ * a in A and b in B, is a pair exactly when the joint set's pair of their
+ * spheres is. in_a[k]: sphere k is in A, at A's index pos[k] (else B's). */
+static void cross_of(const pairs *all, const int *in_a, const uint32_t *pos, pairs *out) {
+    memset(out, 0, sizeof *out);
+    for (size_t k = 0; k < all->n; k++) {
+        const uint32_t i = all->p[2 * k], j = all->p[2 * k + 1];
+        if (in_a[i] == in_a[j])
+            continue;
+        const uint32_t a = in_a[i] ? i : j, b = in_a[i] ? j : i;
+        push(out, pos[a], pos[b]);
+    }
+    if (out->n)
+        qsort(out->p, out->n, 2 * sizeof(uint32_t), cmp_pair);
+}
+
+/* Streams, counts and fills two sets on one run's settings against want. */
+static void check_between_run(const char *name, const box *bx, const sc_spheres *a,
+                              const sc_spheres *b, const pairs *want, const run *r) {
+    sc_context *ctx = context_for(r, bx);
+    CHECK(ctx != NULL, "%s: context", name);
+    if (!ctx)
+        return;
+    pairs got = {0};
+    sc_summary s = {0, 0};
+    sc_status st = sc_stream_between(ctx, a, b, collect, &got, &s);
+    CHECK(st == SC_OK, "%s: between %s: %s", name, label(r), sc_status_string(st));
+    if (!r->sorted && got.n)
+        qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
+    CHECK(same(&got, want), "%s: between %s: %zu pairs, want %zu", name, label(r), got.n,
+          want->n);
+    CHECK(s.pairs == want->n && s.checksum == checksum(want), "%s: between %s: summary", name,
+          label(r));
+    sc_summary cnt = {0, 0};
+    st = sc_count_between(ctx, a, b, &cnt);
+    CHECK(st == SC_OK && cnt.pairs == want->n && cnt.checksum == checksum(want),
+          "%s: between %s: count %llu, want %zu (%s)", name, label(r),
+          (unsigned long long)cnt.pairs, want->n, sc_status_string(st));
+    uint32_t *buf = malloc(2 * (want->n + 1) * sizeof(uint32_t));
+    size_t needed = 0;
+    st = sc_fill_between(ctx, a, b, buf, want->n, &needed, NULL);
+    if (want->n)
+        qsort(buf, want->n, 2 * sizeof(uint32_t), cmp_pair);
+    CHECK(st == SC_OK && needed == want->n &&
+              (!want->n || memcmp(buf, want->p, 2 * want->n * sizeof(uint32_t)) == 0),
+          "%s: between %s: fill (%s)", name, label(r), sc_status_string(st));
+    free(buf);
+    free(got.p);
+    sc_context_destroy(ctx);
+}
+
+/* The rows split into two sets, A the spheres with k % every == 0 (or,
+ * with `swap`, the others), against the joint oracle's crossing pairs. */
+static void check_split(const char *name, const box *bx, const double *rows, size_t n,
+                        const pairs *all, size_t every, int swap, const run *r) {
+    double *ra = malloc(4 * (n + 1) * sizeof(double)), *rb = malloc(4 * (n + 1) * sizeof(double));
+    int *in_a = malloc((n + 1) * sizeof(int));
+    uint32_t *pos = malloc((n + 1) * sizeof(uint32_t));
+    size_t na = 0, nb = 0;
+    for (size_t k = 0; k < n; k++) {
+        in_a[k] = (k % every == 0) != swap;
+        double *to = in_a[k] ? ra + 4 * na : rb + 4 * nb;
+        pos[k] = (uint32_t)(in_a[k] ? na++ : nb++);
+        memcpy(to, rows + 4 * k, 4 * sizeof(double));
+    }
+    pairs want;
+    cross_of(all, in_a, pos, &want);
+    double *fa, *fb;
+    const sc_spheres a = view_of(bx->dims, ra, na, &fa), b = view_of(bx->dims, rb, nb, &fb);
+    char what[160];
+    snprintf(what, sizeof what, "%s (A: %zu, B: %zu)", name, na, nb);
+    check_between_run(what, bx, &a, &b, &want, r);
+    free(want.p);
+    free(fa);
+    free(fb);
+    free(pos);
+    free(in_a);
+    free(rb);
+    free(ra);
+}
+
 /* Every peer (kernel, threads and sorting varying with it) on rows (x, y,
  * z, r); a 2-D box reads (x, y, r) views made from them. When `physical`,
- * the 27-image brute force must agree with the expression. Returns the
- * pair count. */
+ * the 27-image brute force must agree with the expression. The same
+ * spheres split into two sets, one 4 times the other (the larger set
+ * filtered by the smaller's occupancy) and halves (no filter), give the
+ * joint oracle's crossing pairs. Returns the pair count. */
 static size_t check_box(const char *name, const box *bx, const double *rows, size_t n,
                         int physical) {
     pairs want;
@@ -172,20 +271,13 @@ static size_t check_box(const char *name, const box *bx, const double *rows, siz
               name, want.n, phys.n);
         free(phys.p);
     }
-    double *flat = NULL;
-    sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
-    if (bx->dims == 2) {
-        flat = malloc(3 * (n + 1) * sizeof(double));
-        for (size_t i = 0; i < n; i++) {
-            flat[3 * i] = rows[4 * i];
-            flat[3 * i + 1] = rows[4 * i + 1];
-            flat[3 * i + 2] = rows[4 * i + 3];
-        }
-        v = sc_spheres_rows_f64(n, 2, flat);
-    }
+    double *flat;
+    const sc_spheres v = view_of(bx->dims, rows, n, &flat);
     for (size_t k = 0; k < NALGOS; k++) {
         const run r = {algos[k], kernel_for(k), 1 + (int)(k % 3), (int)(k % 2)};
         check_run(name, bx, &v, &want, &r);
+        check_split(name, bx, rows, n, &want, 5, (int)(k % 2), &r);
+        check_split(name, bx, rows, n, &want, 2, 0, &r);
     }
     const size_t found = want.n;
     free(want.p);
@@ -265,6 +357,29 @@ static void group_generators(void) {
         const run r = {algos[k], kernel_for(k), 2, 1};
         check_run("f32", &bx, &v, &want, &r);
     }
+    /* two sets of different dtypes: A the first 200 spheres in float32,
+     * B the rest in double (the same values) */
+    {
+        const size_t na = 200;
+        int *in_a = malloc(n * sizeof(int));
+        uint32_t *pos = malloc(n * sizeof(uint32_t));
+        for (size_t k = 0; k < n; k++) {
+            in_a[k] = k < na;
+            pos[k] = (uint32_t)(k < na ? k : k - na);
+        }
+        pairs cross;
+        cross_of(&want, in_a, pos, &cross);
+        CHECK(cross.n > 0, "f32 x f64: pairs exist");
+        const sc_spheres a = sc_spheres_rows_f32(na, 3, f);
+        const sc_spheres b = sc_spheres_rows_f64(n - na, 3, rows + 4 * na);
+        for (size_t k = 1; k < NALGOS; k += 2) {
+            const run r = {algos[k], kernel_for(k), 2, 1};
+            check_between_run("f32 x f64", &bx, &a, &b, &cross, &r);
+        }
+        free(cross.p);
+        free(pos);
+        free(in_a);
+    }
     free(want.p);
     free(f);
     free(rows);
@@ -292,6 +407,26 @@ static void group_small(void) {
             snprintf(name, sizeof name, "small box %d, %d-D", round, dims);
             const size_t found = check_box(name, &bx, rows, n, 1);
             CHECK(found > 0, "%s: pairs exist", name);
+        }
+        free(rows);
+    }
+    /* a few spheres of 8-12 among many of 0.5-1 in a box of 100: the big
+     * ones reach across the faces to small spheres deep inside the box,
+     * which the two-set filter must keep (the big spheres' boxes tested
+     * one period over) */
+    {
+        const size_t n = 2000;
+        double *rows = malloc(4 * n * sizeof(double));
+        for (size_t i = 0; i < n; i++) {
+            for (int a = 0; a < 3; a++)
+                rows[4 * i + a] = unit(&st) * 100.0;
+            rows[4 * i + 3] = i % 25 == 3 ? 8.0 + 4.0 * unit(&st) : 0.5 + 0.5 * unit(&st);
+        }
+        for (int dims = 2; dims <= 3; dims++) {
+            box bx = {dims, {{1, 1, 1}, {0, 0, 0}, {100, 100, 100}}};
+            char name[64];
+            snprintf(name, sizeof name, "big among small, %d-D", dims);
+            CHECK(check_box(name, &bx, rows, n, 1) > 0, "%s: pairs exist", name);
         }
         free(rows);
     }
@@ -459,8 +594,21 @@ static void group_api(void) {
     CHECK(stats.pairs == 0 && stats.spheres == 0, "statistics zeroed on error");
     CHECK(sc_count_pairs(ctx, NULL, &s) == SC_ERR_INVALID_ARGUMENT, "NULL spheres");
 
-    /* what does not take a box says so */
-    CHECK(sc_count_between(ctx, &v, &v, &s) == SC_ERR_UNSUPPORTED, "two sets: unsupported");
+    /* two sets: a refused sphere's status, A's first; the larger set
+     * (filtered by the smaller's occupancy) is checked whole */
+    const sc_spheres few = sc_spheres_rows_f64(50, 3, rows + 4 * (n - 50));
+    rows[4 * 900 + 3] = 0.6 * SC_MAX_ABS_VALUE;
+    CHECK(sc_count_between(ctx, &v, &few, &s) == SC_ERR_OUT_OF_RANGE && s.pairs == 0,
+          "two sets: the larger A's radius past the limit");
+    CHECK(sc_count_between(ctx, &few, &v, &s) == SC_ERR_OUT_OF_RANGE,
+          "two sets: the larger B's radius past the limit");
+    rows[4 * (n - 3) + 1] = INFINITY;
+    CHECK(sc_count_between(ctx, &v, &few, &s) == SC_ERR_OUT_OF_RANGE,
+          "two sets: A's problem before B's");
+    CHECK(sc_count_between(ctx, &few, &v, &s) == SC_ERR_NON_FINITE,
+          "two sets: the smaller A's problem first");
+    rows[4 * (n - 3) + 1] = 0.5 * (lo[1] + hi[1]);
+    rows[4 * 900 + 3] = 0.01;
 
     /* fill and the steady state */
     pairs want;
@@ -479,6 +627,16 @@ static void group_api(void) {
     CHECK(ca.frees == frees, "no reallocation in the steady state");
     sc_context_stats(ctx, &stats);
     CHECK(stats.spheres > n && stats.spheres < 2 * n, "images searched (%llu spheres)",
+          (unsigned long long)stats.spheres);
+    /* few is v's last 50: each of its spheres meets at least its own
+     * copy in v (two sets pair equal spheres) */
+    CHECK(sc_count_between(ctx, &few, &v, &s) == SC_OK && s.pairs >= 50,
+          "two sets: count (%llu pairs)", (unsigned long long)s.pairs);
+    const long frees2 = ca.frees;
+    CHECK(sc_count_between(ctx, &few, &v, &s) == SC_OK && ca.frees == frees2,
+          "two sets: no reallocation in the steady state");
+    sc_context_stats(ctx, &stats);
+    CHECK(stats.spheres < n / 2, "two sets: the larger set filtered (%llu spheres searched)",
           (unsigned long long)stats.spheres);
     free(want.p);
     free(buf);

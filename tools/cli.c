@@ -114,7 +114,8 @@ static const char usage_pairs[] =
     "                      open axis (e.g. 0:10,0:10,-). Radii up to 5e149, box\n"
     "                      bounds within +-1.25e149 (docs/api.md: Periodic boxes).\n"
     "                      --box file: a LAMMPS dump's box (its pp axes) or an\n"
-    "                      extended XYZ file's orthogonal cell (its pbc axes)\n"
+    "                      extended XYZ file's orthogonal cell (its pbc axes).\n"
+    "                      With --against, both sets in the one box (file: INPUT's)\n"
     "  --radius R|T=R,...  LAMMPS dumps and XYZ files without radii: one radius,\n"
     "                      or one per atom type or element (its text)\n"
     "  --dataset D         HDF5: PATH (a 2-D dataset, columns x y z r = 0 1 2 3),\n"
@@ -476,6 +477,24 @@ static int box_is_periodic(const sc_box *b)
 /* The one line for a search that failed: a bad value the reader can place
  * (line, byte, column) first, else the sphere the library names, else the
  * status. */
+/* The first sphere whose radius a periodic box refuses (above
+ * SC_MAX_ABS_VALUE / 2), or SIZE_MAX: none, or no periodic box. */
+static size_t box_refuses(const sc_spheres *view, const sc_options *o)
+{
+    if (!box_is_periodic(&o->box))
+        return SIZE_MAX;
+    const size_t n = view->count, size = view->dtype == SC_F32 ? 4 : 8;
+    const size_t rs = view->r_stride ? view->r_stride : view->stride ? view->stride : size;
+    for (size_t k = 0; k < n; k++) {
+        const char *r = (const char *)view->r + k * rs;
+        const double rk = view->dtype == SC_F32 ? (double)*(const float *)(const void *)r
+                                                : *(const double *)(const void *)r;
+        if (rk > SC_MAX_ABS_VALUE / 2)
+            return k;
+    }
+    return SIZE_MAX;
+}
+
 static int search_failed(const char *input, const sc_io_spheres *in, const sc_spheres *view,
                          const sc_options *o, sc_status st)
 {
@@ -487,18 +506,15 @@ static int search_failed(const char *input, const sc_io_spheres *in, const sc_sp
         return fail(sc_io_exit_code(cs), "%s", verr);
     if (vs != SC_OK)
         return fail(status_exit(vs), "%s: sphere %zu: %s", input, bad, sc_status_string(vs));
-    if (st == SC_ERR_OUT_OF_RANGE && box_is_periodic(&o->box)) {
-        /* the periodic box's own limit on radii */
-        const size_t n = view->count, size = view->dtype == SC_F32 ? 4 : 8;
+    const size_t k = st == SC_ERR_OUT_OF_RANGE ? box_refuses(view, o) : SIZE_MAX;
+    if (k != SIZE_MAX) { /* the periodic box's own limit on radii */
+        const size_t size = view->dtype == SC_F32 ? 4 : 8;
         const size_t rs = view->r_stride ? view->r_stride : view->stride ? view->stride : size;
-        for (size_t k = 0; k < n; k++) {
-            const char *r = (const char *)view->r + k * rs;
-            const double rk = view->dtype == SC_F32 ? (double)*(const float *)(const void *)r
-                                                    : *(const double *)(const void *)r;
-            if (rk > SC_MAX_ABS_VALUE / 2)
-                return fail(status_exit(st), "%s: sphere %zu: radius %.17g is above %g, the "
-                            "limit with a periodic --box", input, k, rk, SC_MAX_ABS_VALUE / 2);
-        }
+        const char *r = (const char *)view->r + k * rs;
+        const double rk = view->dtype == SC_F32 ? (double)*(const float *)(const void *)r
+                                                : *(const double *)(const void *)r;
+        return fail(status_exit(st), "%s: sphere %zu: radius %.17g is above %g, the limit with "
+                    "a periodic --box", input, k, rk, SC_MAX_ABS_VALUE / 2);
     }
     if (st == SC_ERR_TOO_COSTLY)
         return fail(status_exit(st), "%s: %s refused the input: its cells predict more than "
@@ -1020,9 +1036,6 @@ static int cmd_pairs(int argc, char **argv)
     }
     if (job.against && strcmp(job.input, "-") == 0 && strcmp(job.against, "-") == 0)
         return fail(EXIT_USAGE, "pairs: INPUT and --against cannot both be standard input");
-    if (job.against && job.box)
-        return fail(EXIT_USAGE, "pairs: --box does not apply to --against (two-set queries are "
-                                "not periodic)");
     const int to_stdout = job.output != NULL && strcmp(job.output, "-") == 0;
     if (job.output) {
         /* what is wrong with the place (a directory, no permission) first:
@@ -1075,6 +1088,7 @@ static int cmd_pairs(int argc, char **argv)
         const int brc = box_for_input("pairs", job.input, &in, job.box_axes, &job.options.box);
         if (brc) {
             sc_io_spheres_free(&in);
+            sc_io_spheres_free(&inb);
             return brc;
         }
     }
@@ -1166,7 +1180,8 @@ static int cmd_pairs(int argc, char **argv)
     if (st != SC_OK) {
         if (st == SC_ERR_STOPPED && ss.status != SC_IO_OK) {
             rc = fail(sc_io_exit_code(ss.status), "%s", ss.err);
-        } else if (b && sc_spheres_validate(&view, NULL) == SC_OK) {
+        } else if (b && sc_spheres_validate(&view, NULL) == SC_OK &&
+                   box_refuses(&view, &job.options) == SIZE_MAX) { /* B's sphere, not A's */
             rc = search_failed(job.against, &inb, b, &job.options, st);
         } else {
             rc = search_failed(job.input, &in, &view, &job.options, st);

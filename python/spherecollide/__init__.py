@@ -164,12 +164,12 @@ class Context:
             it.close()
 
     def pairs_between(self, a, ra, b, rb):
-        """As spherecollide.pairs_between()."""
-        return self._core.pairs(*_prepare(a, ra), *_prepare(b, rb))
+        """As spherecollide.pairs_between(), in this context's box."""
+        return self._core.pairs(*self._prepare(a, ra), *self._prepare(b, rb))
 
     def count_between(self, a, ra, b, rb):
-        """As spherecollide.count_between()."""
-        return self._core.count(*_prepare(a, ra), *_prepare(b, rb))
+        """As spherecollide.count_between(), in this context's box."""
+        return self._core.count(*self._prepare(a, ra), *self._prepare(b, rb))
 
     def neighbors(self, centres, radii, *, full=False, skin=0.0, values=None):
         """As spherecollide.neighbors(), in this context's box."""
@@ -279,25 +279,37 @@ def iter_pairs(centres, radii, *, chunk=65536, box=None, algorithm="grid", threa
             it.close()
 
 
-def pairs_between(a, ra, b, rb, *, algorithm="grid", threads=None, sorted=False, kernel="auto"):
+def _prepare_two(a, ra, b, rb, box):
+    pa, pb = _prepare(a, ra), _prepare(b, rb)
+    _box_fits(box, pa[0])
+    _box_fits(box, pb[0])
+    return pa, pb
+
+
+def pairs_between(a, ra, b, rb, *, box=None, algorithm="grid", threads=None, sorted=False,
+                  kernel="auto"):
     """The intersecting pairs between two sets, as a (K, 2) uint32 array: row
     (i, j) means sphere i of (a, ra) meets sphere j of (b, rb), by the same
     double predicate as pairs(). No pairs within one set; the same sphere in
     both sets meets itself. Both sets 3-D or both 2-D; their dtypes may
     differ. When one set is much smaller, only the larger set's spheres near
     it are searched (no index of both is built). ``sorted=True`` gives (i, j)
-    lexicographic order. Errors as pairs(), for the set holding the bad value.
+    lexicographic order. ``box`` as for pairs(): both sets wrap in it and
+    each pair uses the minimum image. Errors as pairs(), for the set holding
+    the bad value.
     """
-    key = _options(algorithm, threads, kernel, sorted, 65536)
-    pa, pb = _prepare(a, ra), _prepare(b, rb)
+    bx = _box(box)
+    key = _options(algorithm, threads, kernel, sorted, 65536, bx)
+    pa, pb = _prepare_two(a, ra, b, rb, bx)
     with _borrowed(key) as ctx:
         return ctx._core.pairs(*pa, *pb)
 
 
-def count_between(a, ra, b, rb, *, algorithm="grid", threads=None, kernel="auto"):
+def count_between(a, ra, b, rb, *, box=None, algorithm="grid", threads=None, kernel="auto"):
     """(K, checksum) of pairs_between(): the checksum sums pair_mix(i, j)."""
-    key = _options(algorithm, threads, kernel, False, 65536)
-    pa, pb = _prepare(a, ra), _prepare(b, rb)
+    bx = _box(box)
+    key = _options(algorithm, threads, kernel, False, 65536, bx)
+    pa, pb = _prepare_two(a, ra, b, rb, bx)
     with _borrowed(key) as ctx:
         return ctx._core.count(*pa, *pb)
 

@@ -515,28 +515,33 @@ def _wrap(x, lo, hi):
     return np.where((x >= lo) & (x < hi), x, t)
 
 
-def periodic_oracle(centres, radii, box):
+def periodic_oracle(centres, radii, box, other=None, other_radii=None):
     """The header's periodic expression over every i < j: wrapped centres,
     d = cj - ci per axis, d - L when d > 0.5 L, d + L when d < -0.5 L on a
-    periodic axis; box is a list of (lo, hi) or None per axis."""
-    c, r = _as_double(centres, radii)
-    c = c.copy()
-    for a, b in enumerate(box):
-        if b is not None:
-            c[:, a] = _wrap(c[:, a], *b)
+    periodic axis; box is a list of (lo, hi) or None per axis. With another
+    set: every (i, j), i in the first and j in the other."""
+    def wrapped(centres, radii):
+        c, r = _as_double(centres, radii)
+        c = c.copy()
+        for a, b in enumerate(box):
+            if b is not None:
+                c[:, a] = _wrap(c[:, a], *b)
+        return c, r
+    c, r = wrapped(centres, radii)
+    cb, rb = (c, r) if other is None else wrapped(other, other_radii)
     out = []
     for i0 in range(0, len(c), 256):
         ci, ri = c[i0:i0 + 256], r[i0:i0 + 256]
-        d = [c[None, :, a] - ci[:, None, a] for a in range(3)]
+        d = [cb[None, :, a] - ci[:, None, a] for a in range(3)]
         for a, b in enumerate(box):
             if b is not None:
                 L = b[1] - b[0]
                 d[a] = np.where(d[a] > 0.5 * L, d[a] - L, np.where(d[a] < -0.5 * L, d[a] + L, d[a]))
         d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2]
-        s = ri[:, None] + r[None, :]
+        s = ri[:, None] + rb[None, :]
         i, j = np.nonzero(d2 <= s * s)
         i = i + i0
-        keep = i < j
+        keep = i < j if other is None else np.ones(len(i), bool)
         out.append(np.column_stack([i[keep], j[keep]]))
     return np.concatenate(out).astype(np.uint32).reshape(-1, 2) if out else np.zeros((0, 2), np.uint32)
 
@@ -600,9 +605,11 @@ def test_periodic_box_bad_arguments():
     with pytest.raises(sc.Error) as e:
         sc.count(c, r2, box=40.0)
     assert e.value.status == 4
-    with pytest.raises(sc.Error) as e:  # two sets do not take a box
-        sc.Context(box=40.0).pairs_between(c, r, c, r)
-    assert e.value.status == 9
+    with pytest.raises(sc.Error) as e:  # the limit holds in either set of two
+        sc.pairs_between(c[:50], r[:50], c, r2, box=40.0)
+    assert e.value.status == 4
+    with pytest.raises(ValueError, match="3-D"):
+        sc.count_between(c, r, c, r, box=[10.0, 10.0])
 
 
 def test_periodic_box_same_as_the_cli(tmp_path):
@@ -612,6 +619,38 @@ def test_periodic_box_same_as_the_cli(tmp_path):
                     "-o", str(tmp_path / "out.npy"), "--quiet", "--threads", "2"], check=True)
     cli = np.load(tmp_path / "out.npy")
     mine = sc.pairs(c, r, box=[(5, 35), 40, None], threads=3)
+    np.testing.assert_array_equal(mine, cli)
+
+
+@pytest.mark.parametrize("name", ["uniform", "heavytail", "circles"])
+@pytest.mark.parametrize("algorithm", sc.ALGORITHMS)
+def test_periodic_pairs_between_match_the_oracle(name, algorithm):
+    c, r = DATASETS[name]()
+    c2, r2 = DATASETS[name](seed=41)
+    small, rs = c2[:120], r2[:120]  # a small set: the larger one is filtered
+    for arg, box in _box_cases(c)[1:]:
+        for a, ra, b, rb in ((small, rs, c, r), (c, r, small, rs), (c2, r2, c, r)):
+            want = periodic_oracle(a, ra, box, b, rb)
+            got = sc.pairs_between(a, ra, b, rb, box=arg, algorithm=algorithm, threads=2, sorted=True)
+            np.testing.assert_array_equal(got, want)
+            assert sc.count_between(a, ra, b, rb, box=arg, algorithm=algorithm) == \
+                (len(want), sc.pair_checksum(want))
+    ctx = sc.Context(box=_box_cases(c)[1][0], threads=3)
+    want = periodic_oracle(small, rs, _box_cases(c)[1][1], c, r)
+    np.testing.assert_array_equal(lexsorted(ctx.pairs_between(small, rs, c, r)), want)
+
+
+def test_periodic_pairs_between_same_as_the_cli(tmp_path):
+    c, r = uniform(3000)
+    c2, r2 = uniform(200, seed=43)
+    np.save(tmp_path / "a.npy", np.column_stack([c2, r2]))
+    np.save(tmp_path / "b.npy", np.column_stack([c, r]))
+    subprocess.run([os.environ["SC_CLI"], "pairs", str(tmp_path / "a.npy"), "--against",
+                    str(tmp_path / "b.npy"), "--box", "5:35,0:40,-", "--sorted",
+                    "-o", str(tmp_path / "out.npy"), "--quiet"], check=True)
+    cli = np.load(tmp_path / "out.npy")
+    mine = sc.pairs_between(c2, r2, c, r, box=[(5, 35), 40, None], sorted=True, threads=2)
+    assert len(cli) > 0
     np.testing.assert_array_equal(mine, cli)
 
 

@@ -762,17 +762,32 @@ static double wrap_into(double x, double lo, double hi)
     return t < lo || t >= hi ? lo : t;
 }
 
-/* cli_check periodic INPUT SPEC PAIRS.csv [DIMS]: the file must hold exactly the
- * pairs (i, j), i < j, in (i, j) order, that the header's periodic
- * expression accepts, SPEC being the CLI's --box text (one entry for
- * every axis or one per axis: L, LO:HI or -). Prints the pair count and
- * the checksum. */
+/* Wraps the centres of s[0..n) on the periodic axes. */
+static void wrap_set(sc_oracle_sphere *s, size_t n, const int per[3], const double lo[3],
+                     const double hi[3])
+{
+    for (size_t i = 0; i < n; i++) {
+        double *c[3] = {&s[i].x, &s[i].y, &s[i].z};
+        for (int a = 0; a < 3; a++)
+            if (per[a])
+                *c[a] = wrap_into(*c[a], lo[a], hi[a]);
+    }
+}
+
+/* cli_check periodic INPUT SPEC PAIRS.csv [DIMS [B]]: the file must hold
+ * exactly the pairs (i, j), i < j, in (i, j) order, that the header's
+ * periodic expression accepts, SPEC being the CLI's --box text (one entry
+ * for every axis or one per axis: L, LO:HI or -); with B, the pairs (i in
+ * INPUT, j in B) of the double loop over both sets (DIMS 0: the files'
+ * own). Prints the pair count and the checksum. */
 static int cmd_periodic(int argc, char **argv)
 {
     if (argc < 5)
         return 2;
-    size_t n = 0;
-    sc_oracle_sphere *s = load_set(argv[2], argc > 5 ? atoi(argv[5]) : 0, &n);
+    size_t n = 0, nb = 0;
+    const int dims = argc > 5 ? atoi(argv[5]) : 0;
+    sc_oracle_sphere *s = load_set(argv[2], dims, &n);
+    sc_oracle_sphere *sb = argc > 6 ? load_set(argv[6], dims, &nb) : NULL;
     FILE *f = fopen(argv[4], "r");
     int per[3] = {0, 0, 0}, axes = 0;
     double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
@@ -801,21 +816,20 @@ static int cmd_periodic(int argc, char **argv)
             lo[k] = lo[0];
             hi[k] = hi[0];
         }
-    if (!s || !f) {
-        fprintf(stderr, "cli_check: cannot read %s or %s\n", argv[2], argv[4]);
+    if (!s || !f || (argc > 6 && !sb)) {
+        fprintf(stderr, "cli_check: cannot read %s, %s or B\n", argv[2], argv[4]);
         return 1;
     }
-    for (size_t i = 0; i < n; i++) {
-        double *c[3] = {&s[i].x, &s[i].y, &s[i].z};
-        for (int a = 0; a < 3; a++)
-            if (per[a])
-                *c[a] = wrap_into(*c[a], lo[a], hi[a]);
-    }
+    wrap_set(s, n, per, lo, hi);
+    if (sb)
+        wrap_set(sb, nb, per, lo, hi);
+    const sc_oracle_sphere *t = sb ? sb : s;
+    const size_t nt = sb ? nb : n;
     unsigned long long k = 0;
     uint64_t sum = 0;
     for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++) {
-            const double ci[3] = {s[i].x, s[i].y, s[i].z}, cj[3] = {s[j].x, s[j].y, s[j].z};
+        for (size_t j = sb ? 0 : i + 1; j < nt; j++) {
+            const double ci[3] = {s[i].x, s[i].y, s[i].z}, cj[3] = {t[j].x, t[j].y, t[j].z};
             double d[3];
             for (int a = 0; a < 3; a++) {
                 const double L = hi[a] - lo[a];
@@ -825,7 +839,7 @@ static int cmd_periodic(int argc, char **argv)
                 else if (per[a] && d[a] < -0.5 * L)
                     d[a] = d[a] + L;
             }
-            const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2], r = s[i].r + s[j].r;
+            const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2], r = s[i].r + t[j].r;
             if (!(d2 <= r * r))
                 continue;
             if (next_pair_is(f, i, j, &k, &sum) != 0)
@@ -835,6 +849,7 @@ static int cmd_periodic(int argc, char **argv)
         return 1;
     fclose(f);
     free(s);
+    free(sb);
     printf("%llu 0x%016llx\n", k, (unsigned long long)sum);
     return 0;
 }

@@ -519,12 +519,36 @@ case_box() {
     [ -e "$WORK/bad.csv" ] && fail "pairs --box 5:1 left $WORK/bad.csv"
     expect_exit 2 "--box entry 2" -- pairs "$WORK/u.npy" --box 0:1,abc,-
     expect_exit 2 "2 entries" "3-D" -- pairs "$WORK/u.npy" --box 0:1,0:1
-    expect_exit 2 "--against" -- pairs "$WORK/u.npy" --box 10 --against "$WORK/u.npy"
     expect_exit 2 "within" -- pairs "$WORK/u.npy" --box 0:1e150
     # a radius beyond the periodic limit: exit 5 naming the sphere
     printf '0 0 0 1\n1 0 0 6e149\n' > "$WORK/big.txt"
     expect_exit 5 "big.txt" "sphere 1" "periodic" -- pairs "$WORK/big.txt" --box 10 -o "$WORK/big.csv"
     [ -e "$WORK/big.csv" ] && fail "pairs --box: a failed run left $WORK/big.csv"
+    checks=$((checks + 1))
+    # two sets in one box: a small set against the cube (filtered by its
+    # cells) and two comparable ones, against the double loop over both
+    run_ok "$WORK/g.txt" gen uniform 150 --seed 4 -o "$WORK/s.npy" || return
+    run_ok "$WORK/g.txt" gen uniform 2500 --seed 5 -o "$WORK/v.npy" || return
+    for spec in "s.npy u.npy -9:9" "u.npy v.npy -25:15,-30:30,-" "u.npy s.npy 0:17"; do
+        set -- $spec
+        for algo in grid sap; do
+            run_ok "$WORK/x.json" pairs "$WORK/$1" --against "$WORK/$2" --box "$3" --algorithm $algo \
+                --threads 2 --sorted -o "$WORK/x.csv" --json || continue
+            got=$("$CHECK" periodic "$WORK/$1" "$3" "$WORK/x.csv" 0 "$WORK/$2") || {
+                fail "pairs $1 --against $2 --box $3, $algo: the pairs differ from the oracle's"
+                continue
+            }
+            checks=$((checks + 1))
+            [ "$(json_get "$WORK/x.json" pairs) $(json_get "$WORK/x.json" checksum)" = "$got" ] ||
+                fail "pairs $1 --against $2 --box $3, $algo: JSON says $(json_get "$WORK/x.json" pairs), the file $got"
+        done
+    done
+    # the radius limit in the second set names that file
+    expect_exit 5 "big.txt" "sphere 1" "periodic" -- pairs "$WORK/u.npy" --against "$WORK/big.txt" \
+        --box 10 -o "$WORK/big.csv"
+    [ -e "$WORK/big.csv" ] && fail "pairs --against --box: a failed run left $WORK/big.csv"
+    expect_exit 5 "big.txt" "sphere 1" "periodic" -- pairs "$WORK/big.txt" --against "$WORK/u.npy" \
+        --box 10
     checks=$((checks + 1))
 }
 

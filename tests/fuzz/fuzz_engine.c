@@ -12,7 +12,8 @@
  * decides) must give the two-set query the oracle's pairs across the cut;
  * the neighbour lists, half and full, the oracle's pairs row by row;
  * in a periodic box drawn from the input (bounds of the set's scale, up to
- * SC_MAX_BOX_VALUE), the header's minimum-image expression's pairs.
+ * SC_MAX_BOX_VALUE), the header's minimum-image expression's pairs, for
+ * the set and for a cut of it in two.
  *
  * Built as a libFuzzer target with clang (SC_FUZZ=ON), or, with any
  * compiler, as a program that replays files (tests/fuzz/driver.c): the
@@ -307,7 +308,7 @@ static double wrap_into(double x, double lo, double hi)
  * fresh contexts with the box, must give the header's expression's pairs,
  * or SC_ERR_OUT_OF_RANGE when a radius is past SC_MAX_ABS_VALUE / 2. */
 static void check_periodic(const double (*v)[4], size_t n, int dims, const sc_spheres *view,
-                           input *in, int e0)
+                           int f32, const float *rows32, const double *rows64, input *in, int e0)
 {
     sc_box box = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
     const unsigned axes = byte(in);
@@ -375,6 +376,55 @@ static void check_periodic(const double (*v)[4], size_t n, int dims, const sc_sp
             continue;
         }
         expect_oracle("periodic", cf, cst, &s, sst, &got, &want, want_sum);
+    }
+    if (too_big)
+        return;
+    /* two sets in the box: the spheres cut at k (A = [0, k), B = the rest,
+     * or swapped; half the cuts leave one side at most a fifth of the
+     * other, so the larger is filtered), on the three fixed configs and
+     * the peer, against the double loop over A x B */
+    const unsigned how = byte(in);
+    const size_t k = (how & 1) ? (how >> 2) % (n / 5 + 1) : (how >> 2) % (n + 1);
+    const int swap = (how >> 1) & 1;
+    const size_t cols = (size_t)dims + 1;
+    const sc_spheres lo = f32 ? sc_spheres_rows_f32(k, dims, rows32)
+                              : sc_spheres_rows_f64(k, dims, rows64);
+    const sc_spheres hi = f32 ? sc_spheres_rows_f32(n - k, dims, rows32 + k * cols)
+                              : sc_spheres_rows_f64(n - k, dims, rows64 + k * cols);
+    const sc_spheres *sa = swap ? &hi : &lo, *sb = swap ? &lo : &hi;
+    const size_t na = swap ? n - k : k, nb = swap ? k : n - k;
+    want.n = 0;
+    want_sum = 0;
+    for (size_t i = 0; i < na; i++)
+        for (size_t j = 0; j < nb; j++) {
+            const double *p = w[swap ? k + i : i], *q = w[swap ? j : k + j];
+            double d[3];
+            for (int a = 0; a < 3; a++) {
+                const double L = box.hi[a] - box.lo[a];
+                d[a] = q[a] - p[a];
+                if (box.periodic[a] && d[a] > 0.5 * L)
+                    d[a] = d[a] - L;
+                else if (box.periodic[a] && d[a] < -0.5 * L)
+                    d[a] = d[a] + L;
+            }
+            const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2], s = p[3] + q[3];
+            if (d2 <= s * s)
+                want_pair(&want, &want_sum, i, j);
+        }
+    for (size_t r = 0; r < 4; r++) {
+        const config *cf = &configs[runs[r]];
+        sc_options o = options_of(cf);
+        o.box = box;
+        o.sap.warm = o.bvh.refit = 0;
+        sc_context *ctx = NULL;
+        if (sc_context_create(&o, &ctx) != SC_OK)
+            fuzz_fail("periodic context", cf->name, 0, 0);
+        sc_summary s, ss;
+        const sc_status cst = sc_count_between(ctx, sa, sb, &s);
+        got.n = 0;
+        const sc_status sst = sc_stream_between(ctx, sa, sb, collect, &got, &ss);
+        sc_context_destroy(ctx);
+        expect_oracle("periodic two sets", cf, cst, &s, sst, &got, &want, want_sum);
     }
 }
 
@@ -467,6 +517,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     check_neighbors(&view, n, &want, byte(&in));
     check_between(v, n, dims, f32, rows32, rows64, byte(&in), shaped);
-    check_periodic(v, n, dims, &view, &in, e0);
+    check_periodic(v, n, dims, &view, f32, rows32, rows64, &in, e0);
     return 0;
 }
