@@ -93,7 +93,7 @@ static inline double marked_half(const occupancy *o, double r) {
  * it, and meets a small sphere through one shift of -1, 0 or 1 per axis,
  * that of the minimum image, so a large sphere with pad <= reach has its
  * centre in a marked copy. (Larger ones are tested shifted themselves:
- * occupancy_meets.) 27 at most. */
+ * occupancy_big.) 27 at most. */
 static int marked_centres(const occupancy *o, const sc_view *s, size_t i, double w,
                           double c[27][3]) {
     double at[3][3]; /* per axis: the choices */
@@ -260,35 +260,40 @@ static bool box_meets(const occupancy *o, const double b0[3], const double b1[3]
     return false;
 }
 
-/* Whether large sphere (x, y, z, r) may meet a small one (a 2-D set has z
- * = 0 and the grid's single z cell). A sphere with pad <= reach that meets
- * a small sphere has its centre in that sphere's marked box (widened by
- * reach, and in a periodic box shifted to the copy the minimum image
- * picks), so its centre's cell is marked; a larger one is tested over its
- * own box's cells. In a periodic box that box may reach past a face, where
- * the small spheres it meets lie one period over: it is tested shifted by
- * -1, 0 and 1 periods on each periodic axis (the wrapped centre wl meets
- * ws through shift k when wl - kL lies within pl + ps + 3uB of ws, inside
- * the box; the marks' margin covers the 3uB and the uB of the shifted
- * centre, as at marked_half). */
-static inline bool occupancy_meets(const occupancy *o, double x, double y, double z, double r) {
-    const double p = pad(r);
-    if (p <= o->reach) {
-        /* & not &&: one branch, the set is usually all in or all out */
-        if (!((x >= o->lo[0]) & (x <= o->hi[0]) & (y >= o->lo[1]) & (y <= o->hi[1]) &
-              (z >= o->lo[2]) & (z <= o->hi[2])))
-            return false;
-        /* inside [lo, hi] the cell index is >= 0; capped at k - 1 as by
-         * cell_of (a select, not fmin: that is a libm call) */
-        const double tx = (x - o->lo[0]) * o->inv, ty = (y - o->lo[1]) * o->inv,
-                     tz = (z - o->lo[2]) * o->inv;
-        const uint64_t ix = (uint64_t)(int64_t)(tx < o->top[0] ? tx : o->top[0]);
-        const uint64_t iy = (uint64_t)(int64_t)(ty < o->top[1] ? ty : o->top[1]);
-        const uint64_t iz = (uint64_t)(int64_t)(tz < o->top[2] ? tz : o->top[2]);
-        const uint64_t b = (iz * o->k[1] + iy) * o->k[0] + ix;
-        return (o->bits[b >> 6] >> (b & 63)) & 1;
-    }
-    const double c[3] = {x, y, z};
+/* Marks occupancy_bit returns besides a bit's index. */
+#define CELL_OUT UINT64_MAX        /* outside the marked region: no meeting */
+#define CELL_BIG (UINT64_MAX - 1)  /* pad > reach: occupancy_big decides */
+
+/* The bit to test for large sphere (x, y, z) with pad p (a 2-D set has z =
+ * 0 and the grid's single z cell), or CELL_OUT, or CELL_BIG. A sphere with
+ * pad <= reach that meets a small sphere has its centre in that sphere's
+ * marked box (widened by reach, and in a periodic box shifted to the copy
+ * the minimum image picks), so its centre's cell is marked. */
+static inline uint64_t occupancy_bit(const occupancy *o, double x, double y, double z, double p) {
+    if (p > o->reach)
+        return CELL_BIG;
+    /* & not &&: one branch, the set is usually all in or all out */
+    if (!((x >= o->lo[0]) & (x <= o->hi[0]) & (y >= o->lo[1]) & (y <= o->hi[1]) &
+          (z >= o->lo[2]) & (z <= o->hi[2])))
+        return CELL_OUT;
+    /* inside [lo, hi] the cell index is >= 0; capped at k - 1 as by
+     * cell_of (a select, not fmin: that is a libm call) */
+    const double tx = (x - o->lo[0]) * o->inv, ty = (y - o->lo[1]) * o->inv,
+                 tz = (z - o->lo[2]) * o->inv;
+    const uint64_t ix = (uint64_t)(int64_t)(tx < o->top[0] ? tx : o->top[0]);
+    const uint64_t iy = (uint64_t)(int64_t)(ty < o->top[1] ? ty : o->top[1]);
+    const uint64_t iz = (uint64_t)(int64_t)(tz < o->top[2] ? tz : o->top[2]);
+    return (iz * o->k[1] + iy) * o->k[0] + ix;
+}
+
+/* Whether a large sphere past the reach (centre c, pad p) may meet a small
+ * one: it is tested over its own box's cells. In a periodic box that box
+ * may reach past a face, where the small spheres it meets lie one period
+ * over: it is tested shifted by -1, 0 and 1 periods on each periodic axis
+ * (the wrapped centre wl meets ws through shift k when wl - kL lies within
+ * pl + ps + 3uB of ws, inside the box; the marks' margin covers the 3uB
+ * and the uB of the shifted centre, as at marked_half). */
+static bool occupancy_big(const occupancy *o, const double c[3], double p) {
     double at[3][3]; /* per axis: the centres to test, shifted or not */
     int k[3];
     for (int a = 0; a < 3; a++) {
@@ -313,8 +318,11 @@ static inline bool occupancy_meets(const occupancy *o, double x, double y, doubl
 /* Large spheres [lo, hi) through the filter, their candidates' indices to
  * idx[0..); returns how many, or SIZE_MAX when one is not valid (checked
  * as the bounds stage checks it; in a periodic box, also the radius
- * limit). In a periodic box the centres are wrapped first. f64 and d3 are
- * constants where it is inlined, so each layout gets its own loop. */
+ * limit). In a periodic box the centres are wrapped first. Spheres go in
+ * batches: their bits are found and fetched ahead (the bitmap, up to 2
+ * MiB, is read at random), then tested. f64 and d3 are constants where it
+ * is inlined, so each layout gets its own loop. */
+enum { FILTER_BATCH = 16 };
 static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t lo, size_t hi,
                                   uint32_t *idx, bool f64, bool d3) {
     const char *px = l->x, *py = l->y, *pz = l->z, *pr = l->r;
@@ -323,22 +331,36 @@ static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t l
     const double rlimit = p ? SC_MAX_ABS_VALUE / 2 : SC_MAX_ABS_VALUE;
     size_t m = 0;
     bool bad = false;
-    for (size_t j = lo; j < hi; j++) {
+    for (size_t j0 = lo; j0 < hi; j0 += FILTER_BATCH) {
+        const size_t nb = hi - j0 < FILTER_BATCH ? hi - j0 : FILTER_BATCH;
+        uint64_t bit[FILTER_BATCH];
+        for (size_t t = 0; t < nb; t++) {
+            const size_t j = j0 + t;
 #define LOAD(p, k) (f64 ? *(const double *)(const void *)((p) + (k)) \
                         : (double)*(const float *)(const void *)((p) + (k)))
-        double c[3] = {LOAD(px, j * st), LOAD(py, j * st), d3 ? LOAD(pz, j * st) : 0.0};
-        const double r = LOAD(pr, j * rst);
+            double c[3] = {LOAD(px, j * st), LOAD(py, j * st), d3 ? LOAD(pz, j * st) : 0.0};
+            const double r = LOAD(pr, j * rst);
 #undef LOAD
-        /* fabs(NaN) <= M is false: one test for finite and in range */
-        bad |= !((fabs(c[0]) <= SC_MAX_ABS_VALUE) & (fabs(c[1]) <= SC_MAX_ABS_VALUE) &
-                 (fabs(c[2]) <= SC_MAX_ABS_VALUE) & (r >= 0.0) & (r <= rlimit));
-        if (p)
-            for (int a = 0; a < 3; a++)
-                if (p->periodic[a])
-                    c[a] = sc_wrap_x(c[a], p->lo[a], p->hi[a], p->period[a]);
-        /* written always, kept when it meets: no branch to mispredict */
-        idx[m] = (uint32_t)j;
-        m += !bad && occupancy_meets(o, c[0], c[1], c[2], r);
+            /* fabs(NaN) <= M is false: one test for finite and in range */
+            bad |= !((fabs(c[0]) <= SC_MAX_ABS_VALUE) & (fabs(c[1]) <= SC_MAX_ABS_VALUE) &
+                     (fabs(c[2]) <= SC_MAX_ABS_VALUE) & (r >= 0.0) & (r <= rlimit));
+            if (p)
+                for (int a = 0; a < 3; a++)
+                    if (p->periodic[a])
+                        c[a] = sc_wrap_x(c[a], p->lo[a], p->hi[a], p->period[a]);
+            const double pd = pad(r);
+            bit[t] = occupancy_bit(o, c[0], c[1], c[2], pd);
+            if (bit[t] < CELL_BIG)
+                __builtin_prefetch(&o->bits[bit[t] >> 6]);
+            else if (bit[t] == CELL_BIG && !bad) /* rare: decided now */
+                bit[t] = occupancy_big(o, c, pd) ? CELL_BIG : CELL_OUT;
+        }
+        for (size_t t = 0; t < nb; t++) {
+            const uint64_t b = bit[t];
+            /* written always, kept when it meets: no branch to mispredict */
+            idx[m] = (uint32_t)(j0 + t);
+            m += b == CELL_BIG || (b < CELL_BIG && ((o->bits[b >> 6] >> (b & 63)) & 1));
+        }
     }
     return bad ? SIZE_MAX : m;
 }
