@@ -147,7 +147,7 @@ static void make_workdir(const char *dir)
 /* Reads and expects success; returns the spheres (caller frees). */
 static sc_io_spheres read_ok(const char *path, sc_io_format fmt, int dims)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0};
     sc_io_spheres s;
     char err[512] = "";
     sc_io_status st = sc_io_read_spheres(path, &o, &s, err, sizeof err);
@@ -183,7 +183,7 @@ static void expect_fail_opts(const char *path, const sc_io_read_options *o, sc_i
 static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io_status want,
                              const char *place, const char *token, int line)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0};
     expect_fail_opts(path, &o, want, place, token, line);
 }
 #define EXPECT_FAIL(path, fmt, dims, want, place, token)                                           \
@@ -194,7 +194,7 @@ static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io
  * the same status and the same message, word for word. */
 static void expect_deferred_line(const char *path, sc_io_format fmt, int line)
 {
-    sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL}, defer = {fmt, 0, 0, 1, NULL, NULL};
+    sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL, 0}, defer = {fmt, 0, 0, 1, NULL, NULL, 0};
     sc_io_spheres a, b;
     char ea[512] = "", eb[512] = "";
     const sc_io_status sa = sc_io_read_spheres(path, &plain, &a, ea, sizeof ea);
@@ -592,7 +592,7 @@ static void group_text(void)
     {
         const char *p = path_in("three.txt");
         write_text(p, "1 2 3 4\n5 6 7 8\n9 10 11 12\n");
-        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL};
+        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0};
         expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "line 3", "more than 2", __LINE__);
         o.max_spheres = 3;
         sc_io_spheres s;
@@ -809,7 +809,7 @@ static void group_npy(void)
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     /* a lower limit */
     make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0, NULL, NULL};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0, NULL, NULL, 0};
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO); /* good values: both OK */
     expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "byte 60", "at most 4", __LINE__);
 }
@@ -875,7 +875,7 @@ static void group_raw(void)
     EXPECT_FAIL(p32, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 20", "column y");
     EXPECT_DEFERRED(p32, SC_IO_FORMAT_AUTO);
     write_bytes(p64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0};
     expect_fail_opts(p64, &o, SC_IO_ERR_TOO_MANY, "byte 64", "at most 2", __LINE__);
 }
 
@@ -1285,7 +1285,7 @@ static void group_lammps(void)
                        "ITEM: BOX BOUNDS ff ff ff\n0 1\n0 1\n0 1\n"
                        "ITEM: ATOMS id type xu yu zu\n7 Ar 0.5 0.25 -3\n8 He 1 2 3\n";
     write_text(path_in("b.txt"), atom);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75", NULL};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75", NULL, 0};
     char err[512] = "";
     CHECK(sc_io_read_spheres(path_in("b.txt"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
     const double wb[8] = {0.5, 0.25, -3, 0.75, 1, 2, 3, 0.75};
@@ -1342,6 +1342,62 @@ static void group_lammps(void)
         EXPECT_FAIL(path_in(bad[k].name), SC_IO_FORMAT_AUTO, 0, bad[k].st, bad[k].place,
                     bad[k].token);
     }
+    /* a trajectory: frames by index, from the end, past the end; the
+     * frames passed over are not read (frame 0's bad value is not seen),
+     * but their counts are */
+    {
+        const char *traj =
+            "ITEM: TIMESTEP\n0\nITEM: NUMBER OF ATOMS\n2\nITEM: BOX BOUNDS pp pp pp\n"
+            "0 10\n0 10\n0 10\nITEM: ATOMS id x y z radius\n1 1 1 1 bad\n2 2 2 2 0.5\n"
+            "ITEM: TIMESTEP\n10\nITEM: NUMBER OF ATOMS\n1\nITEM: BOX BOUNDS pp pp ff\n"
+            "0 20\n0 20\n0 20\nITEM: ATOMS id x y z radius\n1 3 4 5 0.25\n\n"
+            "ITEM: TIMESTEP\n20\nITEM: NUMBER OF ATOMS\n2\nITEM: BOX BOUNDS ff ff ff\n"
+            "0 30\n0 30\n0 30\nITEM: ATOMS id radius z y x\n1 1.5 6 7 8\n2 2.5 9 10 11\n\n";
+        write_text(path_in("t.dump"), traj);
+        sc_io_read_options fo = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 1};
+        char ferr[512] = "";
+        sc_io_spheres t;
+        const double w1[4] = {3, 4, 5, 0.25}, w2[8] = {8, 7, 6, 1.5, 11, 10, 9, 2.5};
+        CHECK(sc_io_read_spheres(path_in("t.dump"), &fo, &t, ferr, sizeof ferr) == SC_IO_OK,
+              "t.dump frame 1: %s", ferr);
+        check_values(&t, w1, 4, "t.dump frame 1");
+        CHECK(t.has_box && t.box.periodic[1] && !t.box.periodic[2] && t.box.hi[0] == 20.0,
+              "t.dump frame 1: its own box");
+        sc_io_spheres_free(&t);
+        const long pick[3] = {2, -1, -2};
+        for (int k = 0; k < 3; k++) {
+            fo.frame = pick[k];
+            CHECK(sc_io_read_spheres(path_in("t.dump"), &fo, &t, ferr, sizeof ferr) == SC_IO_OK,
+                  "t.dump frame %ld: %s", pick[k], ferr);
+            if (k < 2)
+                check_values(&t, w2, 8, "t.dump frame 2 / last");
+            else
+                check_values(&t, w1, 4, "t.dump frame -2");
+            sc_io_spheres_free(&t);
+        }
+        fo.frame = 0;
+        expect_fail_opts(path_in("t.dump"), &fo, SC_IO_ERR_SYNTAX, "line 10", "\"bad\"",
+                         __LINE__);
+        fo.frame = 3;
+        expect_fail_opts(path_in("t.dump"), &fo, SC_IO_ERR_ARGUMENT, "3 snapshots",
+                         "frame 3 is past them", __LINE__);
+        fo.frame = -4;
+        expect_fail_opts(path_in("t.dump"), &fo, SC_IO_ERR_ARGUMENT, "3 snapshots",
+                         "counts back", __LINE__);
+        /* a frame passed over that ends early, or has no count */
+        write_text(path_in("t2.dump"), "ITEM: NUMBER OF ATOMS\n3\nITEM: ATOMS x y z radius\n"
+                                       "0 0 0 1\n");
+        fo.frame = 1;
+        expect_fail_opts(path_in("t2.dump"), &fo, SC_IO_ERR_COUNT, "line 5",
+                         "1 of the 3 atoms of line 2", __LINE__);
+        write_text(path_in("t3.dump"), "ITEM: TIMESTEP\n0\nITEM: ATOMS x y z radius\n0 0 0 1\n");
+        expect_fail_opts(path_in("t3.dump"), &fo, SC_IO_ERR_HEADER, "line 3",
+                         "without ITEM: NUMBER OF ATOMS", __LINE__);
+        /* other formats take no frame */
+        write_text(path_in("t.txt"), "0 0 0 1\n");
+        expect_fail_opts(path_in("t.txt"), &fo, SC_IO_ERR_ARGUMENT, NULL, "LAMMPS dumps and XYZ",
+                         __LINE__);
+    }
     /* no atoms: an empty set */
     write_text(path_in("empty.dump"), "ITEM: NUMBER OF ATOMS\n0\nITEM: ATOMS x y z radius\n");
     s = read_ok(path_in("empty.dump"), SC_IO_FORMAT_AUTO, 0);
@@ -1362,7 +1418,7 @@ static void group_xyz(void)
     /* plain XYZ: element x y z, extra columns ignored, the caller's radii */
     write_text(path_in("w.xyz"), "3\nwater, one frame\nO 0 0 0\nH 0.75 -0.5e0 0 1 2\n"
                                  "H -0.75 0.5 0\n2\nnext frame\nO 1 1 1\nH 2 2 2\n");
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "O=0.7,H=0.3", NULL};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "O=0.7,H=0.3", NULL, 0};
     sc_io_spheres s;
     char err[512] = "";
     CHECK(sc_io_read_spheres(path_in("w.xyz"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
@@ -1376,6 +1432,26 @@ static void group_xyz(void)
     const double w2[9] = {0, 0, 1.5, 0.75, -0.5, 1.5, -0.75, 0.5, 1.5};
     check_values(&s, w2, 9, "w.xyz --2d, one radius");
     sc_io_spheres_free(&s);
+
+    /* its second frame, by index and from the end; a third is not there */
+    o.radius = "O=0.7,H=0.3";
+    o.dims = 0;
+    const long wpick[2] = {1, -1};
+    for (int k = 0; k < 2; k++) {
+        o.frame = wpick[k];
+        CHECK(sc_io_read_spheres(path_in("w.xyz"), &o, &s, err, sizeof err) == SC_IO_OK,
+              "w.xyz frame %ld: %s", wpick[k], err);
+        const double wf[8] = {1, 1, 1, 0.7, 2, 2, 2, 0.3};
+        check_values(&s, wf, 8, "w.xyz frame 1");
+        sc_io_spheres_free(&s);
+    }
+    o.frame = 2;
+    expect_fail_opts(path_in("w.xyz"), &o, SC_IO_ERR_ARGUMENT, "2 snapshots", "past them",
+                     __LINE__);
+    write_text(path_in("w2.xyz"), "1\nc\nO 0 0 0\n\nx\nc\nO 1 1 1\n");
+    o.frame = 1;
+    expect_fail_opts(path_in("w2.xyz"), &o, SC_IO_ERR_HEADER, "line 5", "atom count", __LINE__);
+    o.frame = 0;
 
     /* extended XYZ: columns by Properties (any order), the radius property,
      * an orthogonal Lattice and pbc */
@@ -1481,7 +1557,7 @@ static void group_hdf5(void)
     h5_put(file, "/bad", 2, 2, 4, H5T_IEEE_F64LE, bad);
     H5Fclose(file);
 
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres"};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0};
     sc_io_spheres s;
     char err[512] = "";
     CHECK(sc_io_read_spheres(path, &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
@@ -1533,7 +1609,7 @@ static void group_hdf5(void)
 static void group_hdf5(void)
 {
     write_text(path_in("p.h5"), "not read\n");
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres"};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0};
     expect_fail_opts(path_in("p.h5"), &o, SC_IO_ERR_ARGUMENT, "libhdf5-dev", NULL, __LINE__);
 }
 #endif

@@ -86,11 +86,12 @@ static const char usage_pairs[] =
     "  .npy           NumPy array (N,4) x,y,z,r or (N,3) x,y,r; '<f4' or '<f8', C order\n"
     "  .f32 .f64      raw little-endian rows of 4 values (3 with --2d)\n"
     "  .bin           raw rows; needs --format f32 or --format f64\n"
-    "  .dump .lammpstrj  a LAMMPS text dump (also any text starting \"ITEM:\"): the\n"
-    "                 first snapshot; columns x|xu|xs|xsu (and y, z), radius or\n"
-    "                 diameter, else --radius; its box is --box file\n"
-    "  .xyz .extxyz   XYZ: element x y z; extended XYZ's Properties (radius),\n"
-    "                 Lattice and pbc; else --radius; its cell is --box file\n"
+    "  .dump .lammpstrj  a LAMMPS text dump (also any text starting \"ITEM:\"): a\n"
+    "                 snapshot (--frame); columns x|xu|xs|xsu (and y, z), radius\n"
+    "                 or diameter, else --radius; its box is --box file\n"
+    "  .xyz .extxyz   XYZ: a frame (--frame); element x y z; extended XYZ's\n"
+    "                 Properties (radius), Lattice and pbc; else --radius; its\n"
+    "                 cell is --box file\n"
     "  .h5 .hdf5      HDF5 (when built with libhdf5-dev): --dataset names the data\n"
     "  anything else  text: one sphere per line (x y z r, or x y r with --2d), or one\n"
     "                 number per line, or a header line naming the columns x, y, z, r\n"
@@ -121,6 +122,8 @@ static const char usage_pairs[] =
     "  --dataset D         HDF5: PATH (a 2-D dataset, columns x y z r = 0 1 2 3),\n"
     "                      PATH:X,Y,Z,R (its columns), or PX,PY,PZ,PR (one 1-D\n"
     "                      dataset per column); x y r for --2d\n"
+    "  --frame N|last      LAMMPS dumps and XYZ trajectories: the snapshot read\n"
+    "                      (0 the first, the default; negative from the end)\n"
     "  --count-only        only count pairs and checksum (memory for the spheres only);\n"
     "                      this is also what happens without -o\n"
     "  --sorted            write pairs in (i, j) lexicographic order\n"
@@ -176,6 +179,7 @@ static const char usage_neighbors[] =
     "                      decides the list and d (--box file: a dump's own box)\n"
     "  --radius R|T=R,...  as for pairs (LAMMPS dumps and XYZ without radii)\n"
     "  --dataset D         as for pairs (HDF5 inputs)\n"
+    "  --frame N|last      as for pairs (LAMMPS dumps and XYZ trajectories)\n"
     "  --algorithm A, --threads N, --pin P, --kernel K, --format F,\n"
     "  --input-format F, --2d, --json, --quiet   as for pairs\n"
     "  -h, --help          this help\n"
@@ -292,6 +296,20 @@ static int parse_int(const char *s, long lo, long hi, long *out)
     if (errno || end == s || *end != '\0' || v < lo || v > hi)
         return -1;
     *out = v;
+    return 0;
+}
+
+/* --frame N|last: a snapshot of a LAMMPS dump or an XYZ trajectory, 0 the
+ * first, negative from the end (last = -1). */
+static int parse_frame(const char *cmd, const char *v, long *out)
+{
+    if (strcmp(v, "last") == 0) {
+        *out = -1;
+        return 0;
+    }
+    if (parse_int(v, -1000000000L, 1000000000L, out) != 0)
+        return fail(EXIT_USAGE, "%s: --frame must be a whole number (0 the first snapshot, "
+                                "negative from the end) or last, not \"%s\"", cmd, v);
     return 0;
 }
 
@@ -556,6 +574,7 @@ typedef struct pairs_job {
     const char *box;     /* --box: its text, or NULL */
     const char *radius;  /* --radius: LAMMPS dumps' radii, or NULL */
     const char *dataset; /* --dataset: an HDF5 input's datasets, or NULL */
+    long frame;          /* --frame: a trajectory's snapshot (0 the first) */
     int box_axes;        /* entries given in --box (1: every axis) */
     int count_only, sorted, json, quiet, dims2;
     int repeat;         /* --repeat: count runs on one context (1: a single run) */
@@ -911,6 +930,9 @@ static int cmd_pairs(int argc, char **argv)
             job.radius = v;
         } else if (is_opt(&a, "--dataset", 1, &v, &rc)) {
             job.dataset = v;
+        } else if (is_opt(&a, "--frame", 1, &v, &rc)) {
+            if (!rc)
+                rc = parse_frame("pairs", v, &job.frame);
         } else if (strcmp(arg, "--count-only") == 0) {
             job.count_only = 1;
         } else if (is_opt(&a, "--repeat", 1, &v, &rc)) {
@@ -1057,7 +1079,8 @@ static int cmd_pairs(int argc, char **argv)
      * not check binary rows first: that pass would be the first touch of
      * every page of the file. A query that finds a bad value has the reader
      * word it (below). */
-    sc_io_read_options ro = {job.in_format, job.dims2 ? 2 : 0, 0, 1, job.radius, job.dataset};
+    sc_io_read_options ro = {job.in_format, job.dims2 ? 2 : 0, 0, 1, job.radius, job.dataset,
+                             job.frame};
     sc_io_spheres in, inb;
     memset(&inb, 0, sizeof inb);
     double t0 = now_seconds();
@@ -1238,6 +1261,7 @@ static int cmd_neighbors(int argc, char **argv)
     args a = {argc, 1, argv, "neighbors"};
     int rc = 0, positional_only = 0, box_axes = 0;
     const char *radius = NULL, *dataset = NULL;
+    long frame = 0;
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i], *v = NULL;
         if (positional_only || arg[0] != '-' || strcmp(arg, "-") == 0) {
@@ -1257,6 +1281,9 @@ static int cmd_neighbors(int argc, char **argv)
             radius = v;
         } else if (is_opt(&a, "--dataset", 1, &v, &rc)) {
             dataset = v;
+        } else if (is_opt(&a, "--frame", 1, &v, &rc)) {
+            if (!rc)
+                rc = parse_frame("neighbors", v, &frame);
         } else if (strcmp(arg, "--full") == 0) {
             spec.full = 1;
         } else if (is_opt(&a, "--skin", 1, &v, &rc)) {
@@ -1332,7 +1359,7 @@ static int cmd_neighbors(int argc, char **argv)
                         output, sc_io_format_name(out_format));
     }
 
-    sc_io_read_options ro = {in_format, dims2 ? 2 : 0, 0, 1, radius, dataset};
+    sc_io_read_options ro = {in_format, dims2 ? 2 : 0, 0, 1, radius, dataset, frame};
     sc_io_spheres in;
     double t0 = now_seconds();
     sc_io_status rs = sc_io_read_spheres(input, &ro, &in, err, sizeof err);

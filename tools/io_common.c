@@ -289,6 +289,9 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
     if (fmt == SC_IO_FORMAT_BIN)
         return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
                     "%s: format bin is for pairs; raw sphere input is f32 or f64", path);
+    if (fmt == SC_IO_FORMAT_HDF5 && opts && opts->frame != 0)
+        return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
+                       "%s: a frame is for LAMMPS dumps and XYZ files", path);
     if (fmt == SC_IO_FORMAT_HDF5) { /* the library reads the file itself */
         if (strcmp(path, "-") == 0)
             return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
@@ -308,6 +311,12 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
     int dims = (opts && opts->dims == 2) ? 2 : 3;
     if (fmt == SC_IO_FORMAT_TEXT && io_looks_lammps(&f))
         fmt = SC_IO_FORMAT_LAMMPS; /* a dump under another name */
+    if (opts && opts->frame != 0 && fmt != SC_IO_FORMAT_LAMMPS && fmt != SC_IO_FORMAT_XYZ) {
+        io_file_release(&f);
+        return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
+                       "%s: a frame is for LAMMPS dumps and XYZ files, not %s input", path,
+                       sc_io_format_name(fmt));
+    }
     switch (fmt) {
     case SC_IO_FORMAT_LAMMPS: st = io_read_lammps(path, &f, opts, out, err, errcap); break;
     case SC_IO_FORMAT_XYZ: st = io_read_xyz(path, &f, opts, out, err, errcap); break;

@@ -9,7 +9,7 @@
  *   io_npy.c           the .npy reader and the .npy header writer
  *   io_text.c          the text reader and its exact number parser
  *   io_particles.c     the particle codes' text formats: LAMMPS dumps and
- *                      (extended) XYZ, their first frame and box
+ *                      (extended) XYZ, one frame and its box
  *   io_hdf5.c          HDF5 datasets (with libhdf5-dev)
  *   io_output.c        where output goes: a temporary file renamed onto a
  *                      regular file, or straight to standard output, a FIFO
@@ -122,11 +122,11 @@ IO_HIDDEN sc_io_status io_read_npy(const char *path, io_file *f, const sc_io_rea
 IO_HIDDEN sc_io_status io_read_text(const char *path, const io_file *f,
                                     const sc_io_read_options *opts, sc_io_spheres *out, char *err,
                                     size_t errcap);
-/* The first snapshot of a LAMMPS text dump (io_particles.c). */
+/* A snapshot of a LAMMPS text dump, opts->frame's (io_particles.c). */
 IO_HIDDEN sc_io_status io_read_lammps(const char *path, const io_file *f,
                                       const sc_io_read_options *opts, sc_io_spheres *out,
                                       char *err, size_t errcap);
-/* The first frame of an (extended) XYZ file (io_particles.c). */
+/* A frame of an (extended) XYZ file, opts->frame's (io_particles.c). */
 IO_HIDDEN sc_io_status io_read_xyz(const char *path, const io_file *f,
                                    const sc_io_read_options *opts, sc_io_spheres *out, char *err,
                                    size_t errcap);

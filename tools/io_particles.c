@@ -1,10 +1,12 @@
 /*
- * io_particles.c: the particle codes' text formats, their first frame: LAMMPS
- * dumps and (extended) XYZ files, sharing lines, tokens and the caller's
- * radii by type.
+ * io_particles.c: the particle codes' text formats, one frame of a
+ * trajectory: LAMMPS dumps and (extended) XYZ files, sharing lines, tokens
+ * and the caller's radii by type. The frame is the first, or the one
+ * sc_io_read_options.frame names (negative: from the end); the frames
+ * before it are passed over by their counts (find_frame), their atom rows
+ * unread.
  *
- * LAMMPS text dumps (`dump atom` or `dump custom`). The first snapshot is
- * read:
+ * LAMMPS text dumps (`dump atom` or `dump custom`). A snapshot is read:
  *
  *   ITEM: TIMESTEP / ITEM: UNITS / ITEM: TIME ...   (skipped)
  *   ITEM: NUMBER OF ATOMS     N
@@ -105,6 +107,148 @@ static int item(const span *l, const char *what, const char **rest)
         return 0;
     *rest = l->b + 6 + n;
     return 1;
+}
+
+/* Whether line l holds only blanks. */
+static int blank_line(const span *l)
+{
+    for (const char *p = l->b; p < l->e; p++)
+        if (!blank(*p))
+            return 0;
+    return 1;
+}
+
+/* A whole number line (TIMESTEP's, NUMBER OF ATOMS'). */
+static int whole_number(const span *l, size_t *out)
+{
+    const char *at = l->b;
+    span t;
+    if (!next_token(&at, l->e, &t) || next_token(&at, l->e, &(span){0, 0}))
+        return 0;
+    size_t v = 0;
+    for (const char *p = t.b; p < t.e; p++) {
+        if (*p < '0' || *p > '9' || v > (SIZE_MAX - 9) / 10)
+            return 0;
+        v = v * 10 + (size_t)(*p - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+/* ---- frames ----------------------------------------------------------------- */
+
+/* Passes over one frame from c; 1 when it did, 0 at the end of the data
+ * (blank lines at most), -1 on a malformed frame (*st, err set). */
+typedef int (*skip_fn)(const char *path, cursor *c, sc_io_status *st, char *err, size_t errcap);
+
+/* n lines more; 1, or -1 naming the frame's count line when they are not
+ * there. */
+static int skip_rows(const char *path, cursor *c, size_t n, size_t count_line,
+                     sc_io_status *st, char *err, size_t errcap)
+{
+    span l;
+    for (size_t i = 0; i < n; i++)
+        if (!next_line(c, &l)) {
+            *st = io_fail(err, errcap, SC_IO_ERR_COUNT, "%s: line %zu: the snapshot ends after "
+                          "%zu of the %zu atoms of line %zu", path, c->line + 1, i, n, count_line);
+            return -1;
+        }
+    return 1;
+}
+
+/* A LAMMPS snapshot: items up to ITEM: ATOMS, then NUMBER OF ATOMS rows. */
+static int lammps_skip(const char *path, cursor *c, sc_io_status *st, char *err, size_t errcap)
+{
+    span l;
+    size_t n = SIZE_MAX, count_line = 0;
+    int any = 0;
+    while (next_line(c, &l)) {
+        if (!any && blank_line(&l))
+            continue;
+        any = 1;
+        const char *rest;
+        if (item(&l, "NUMBER OF ATOMS", &rest)) {
+            if (!next_line(c, &l) || !whole_number(&l, &n)) {
+                *st = io_fail(err, errcap, SC_IO_ERR_SYNTAX,
+                              "%s: line %zu: the number of atoms must be a whole number", path,
+                              c->line);
+                return -1;
+            }
+            count_line = c->line;
+        } else if (item(&l, "ATOMS", &rest)) {
+            if (n == SIZE_MAX)
+                break;
+            return skip_rows(path, c, n, count_line, st, err, errcap);
+        }
+    }
+    if (!any)
+        return 0;
+    *st = io_fail(err, errcap, SC_IO_ERR_HEADER,
+                  "%s: line %zu: a snapshot without ITEM: NUMBER OF ATOMS then ITEM: ATOMS",
+                  path, c->line);
+    return -1;
+}
+
+/* An XYZ frame: the count line, the comment line, count atom lines. */
+static int xyz_skip(const char *path, cursor *c, sc_io_status *st, char *err, size_t errcap)
+{
+    span l;
+    size_t n = 0;
+    do
+        if (!next_line(c, &l))
+            return 0;
+    while (blank_line(&l));
+    if (!whole_number(&l, &n)) {
+        *st = io_fail(err, errcap, SC_IO_ERR_HEADER,
+                      "%s: line %zu: an XYZ frame starts with the atom count", path, c->line);
+        return -1;
+    }
+    const size_t count_line = c->line;
+    if (!next_line(c, &l)) {
+        *st = io_fail(err, errcap, SC_IO_ERR_COUNT, "%s: line %zu: no comment line after the "
+                      "count", path, c->line + 1);
+        return -1;
+    }
+    return skip_rows(path, c, n, count_line, st, err, errcap);
+}
+
+/* Moves c to the start of frame `frame` (0 the first; negative from the
+ * end) past blank lines; SC_IO_ERR_ARGUMENT when there is no such frame. */
+static sc_io_status find_frame(const char *path, cursor *c, long frame, skip_fn skip, char *err,
+                               size_t errcap)
+{
+    if (frame == 0)
+        return SC_IO_OK;
+    sc_io_status st = SC_IO_OK;
+    long target = frame, seen = 0;
+    int r;
+    if (frame < 0) { /* count them first */
+        cursor t = *c;
+        while ((r = skip(path, &t, &st, err, errcap)) == 1)
+            seen++;
+        if (r < 0)
+            return st;
+        target = seen + frame;
+        if (target < 0)
+            return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
+                           "%s: %ld snapshots; frame %ld counts back past the first", path, seen,
+                           frame);
+    }
+    for (long k = 0; k < target; k++)
+        if ((r = skip(path, c, &st, err, errcap)) != 1)
+            return r < 0 ? st
+                         : io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
+                                   "%s: %ld snapshots; frame %ld is past them", path, k, frame);
+    for (cursor t = *c;;) { /* blank lines to the frame's first line */
+        span l;
+        if (!next_line(&t, &l))
+            return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
+                           "%s: %ld snapshots; frame %ld is past them", path, target, frame);
+        if (!blank_line(&l))
+            break;
+        *c = t;
+    }
+    return SC_IO_OK;
 }
 
 /* ---- the caller's radii ---------------------------------------------------- */
@@ -234,28 +378,14 @@ static void find_columns(const char *rest, const char *end, columns *c)
     }
 }
 
-/* A whole number line (TIMESTEP's, NUMBER OF ATOMS'). */
-static int whole_number(const span *l, size_t *out)
-{
-    const char *at = l->b;
-    span t;
-    if (!next_token(&at, l->e, &t) || next_token(&at, l->e, &(span){0, 0}))
-        return 0;
-    size_t v = 0;
-    for (const char *p = t.b; p < t.e; p++) {
-        if (*p < '0' || *p > '9' || v > (SIZE_MAX - 9) / 10)
-            return 0;
-        v = v * 10 + (size_t)(*p - '0');
-    }
-    *out = v;
-    return 1;
-}
-
 sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read_options *opts,
                             sc_io_spheres *out, char *err, size_t errcap)
 {
     const int dims = opts && opts->dims == 2 ? 2 : 3;
     cursor c = {(const char *)f->data, (const char *)f->data + f->size, 0};
+    sc_io_status fst = find_frame(path, &c, opts ? opts->frame : 0, lammps_skip, err, errcap);
+    if (fst != SC_IO_OK)
+        return fst;
     span l;
     size_t n = SIZE_MAX;
     int have_box = 0;
@@ -492,24 +622,30 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
 {
     const int dims = opts && opts->dims == 2 ? 2 : 3;
     cursor c = {(const char *)f->data, (const char *)f->data + f->size, 0};
+    sc_io_status fst = find_frame(path, &c, opts ? opts->frame : 0, xyz_skip, err, errcap);
+    if (fst != SC_IO_OK)
+        return fst;
     span l, comment;
     size_t n = 0;
     if (!next_line(&c, &l) || !whole_number(&l, &n))
         return io_fail(err, errcap, SC_IO_ERR_HEADER,
-                       "%s: line 1: an XYZ file starts with the atom count", path);
+                       "%s: line %zu: an XYZ file starts with the atom count", path,
+                       c.line ? c.line : 1);
+    const size_t count_line = c.line, comment_line = c.line + 1;
     if (n > io_max_spheres(opts))
-        return io_fail(err, errcap, SC_IO_ERR_TOO_MANY, "%s: line 1: %zu atoms, more than %zu",
-                       path, n, io_max_spheres(opts));
+        return io_fail(err, errcap, SC_IO_ERR_TOO_MANY, "%s: line %zu: %zu atoms, more than %zu",
+                       path, count_line, n, io_max_spheres(opts));
     if (!next_line(&c, &comment))
         comment.b = comment.e = c.end;
     xyz_columns cols = {0, 1, COL_NONE, 4};
     span v;
     if (comment_value(comment.b, comment.e, "Properties", &v) && !xyz_properties(&v, &cols))
         return io_fail(err, errcap, SC_IO_ERR_HEADER,
-                       "%s: line 2: Properties must be name:type:count triples", path);
+                       "%s: line %zu: Properties must be name:type:count triples", path,
+                       comment_line);
     if (cols.pos == COL_NONE || cols.species == COL_NONE)
         return io_fail(err, errcap, SC_IO_ERR_HEADER,
-                       "%s: line 2: Properties names no %s", path,
+                       "%s: line %zu: Properties names no %s", path, comment_line,
                        cols.pos == COL_NONE ? "pos:R:3" : "species:S:1");
     /* the cell: an orthogonal Lattice from the origin, periodic per pbc */
     int has_box = 0, periodic[3] = {1, 1, 1};
@@ -524,7 +660,8 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
                 k = 10;
         if (k != 9)
             return io_fail(err, errcap, SC_IO_ERR_HEADER,
-                           "%s: line 2: Lattice must hold 9 numbers within 1e150", path);
+                           "%s: line %zu: Lattice must hold 9 numbers within 1e150", path,
+                           comment_line);
         for (int a = 0; a < 9; a++)
             diagonal &= a % 4 == 0 ? m[a] > 0.0 : m[a] == 0.0;
         has_box = diagonal; /* a skewed cell is read, but gives no box */
@@ -540,9 +677,9 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
     if (cols.radius == COL_NONE) {
         if (!opts || !opts->radius)
             return io_fail(err, errcap, SC_IO_ERR_HEADER,
-                           "%s: line 2: no radius property; give the radius (one for every "
+                           "%s: line %zu: no radius property; give the radius (one for every "
                            "atom, or ELEMENT=R,... per element)",
-                           path);
+                           path, comment_line);
         sc_io_status st = parse_radii(path, opts->radius, &radii, err, errcap);
         if (st != SC_IO_OK)
             return st;
@@ -552,8 +689,8 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
      * bytes of rows per byte of file), the lines themselves say the rest */
     if (n > (size_t)(c.end - c.p) / 2)
         return io_fail(err, errcap, SC_IO_ERR_COUNT,
-                       "%s: line 1: %zu atoms declared, more lines than the rest of the file "
-                       "can hold", path, n);
+                       "%s: line %zu: %zu atoms declared, more lines than the rest of the file "
+                       "can hold", path, count_line, n);
     const size_t width = (size_t)dims + 1;
     double *rows = malloc((n ? n : 1) * width * sizeof(double));
     if (!rows)
@@ -563,8 +700,8 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
     for (size_t i = 0; i < n && st == SC_IO_OK; i++) {
         if (!next_line(&c, &l)) {
             st = io_fail(err, errcap, SC_IO_ERR_COUNT,
-                         "%s: line %zu: %zu atom lines, not the %zu of line 1", path, c.line + 1,
-                         i, n);
+                         "%s: line %zu: %zu atom lines, not the %zu of line %zu", path,
+                         c.line + 1, i, n, count_line);
             break;
         }
         double *row = rows + i * width, r = radii.all;

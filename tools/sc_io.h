@@ -82,8 +82,8 @@ typedef enum sc_io_format {
     SC_IO_FORMAT_F32,      /**< spheres: raw little-endian float32 rows */
     SC_IO_FORMAT_F64,      /**< spheres: raw little-endian float64 rows */
     SC_IO_FORMAT_BIN,      /**< pairs: raw little-endian uint32 (i, j) */
-    SC_IO_FORMAT_LAMMPS,   /**< spheres: a LAMMPS text dump's first snapshot */
-    SC_IO_FORMAT_XYZ,      /**< spheres: an (extended) XYZ file's first frame */
+    SC_IO_FORMAT_LAMMPS,   /**< spheres: a LAMMPS text dump's snapshot (frame) */
+    SC_IO_FORMAT_XYZ,      /**< spheres: an (extended) XYZ file's frame */
     SC_IO_FORMAT_HDF5      /**< spheres: HDF5 datasets (read_options.dataset) */
 } sc_io_format;
 
@@ -127,6 +127,12 @@ typedef struct sc_io_read_options {
                               = 0 1 2 3), "PATH:X,Y,Z,R" (its columns), or
                               "PX,PY,PZ,PR" (one 1-D dataset per column);
                               x y r for circles */
+    long frame;          /**< LAMMPS dumps and XYZ files (trajectories):
+                              the snapshot read, 0 the first; negative
+                              counts from the end (-1: the last). Past the
+                              snapshots there are: SC_IO_ERR_ARGUMENT.
+                              Other formats: must be 0 (else
+                              SC_IO_ERR_ARGUMENT) */
 } sc_io_read_options;
 
 /** Spheres read from a file. rows holds n * (dims + 1) values of dtype, row

@@ -598,6 +598,35 @@ case_lammps() {
         fail "pairs p.xyz --radius C=1.25: another answer than the text file's"
     expect_exit 4 "p.xyz" "line 3" "element" -- pairs "$WORK/p.xyz" --radius O=1
     checks=$((checks + 2))
+    # trajectories: a dump of three snapshots (a small one, u.dump's, the
+    # small one again) and an XYZ of two; --frame picks one
+    {
+        head -n 9 "$WORK/u.dump" | sed 's/^3000$/2/'
+        printf '1 0.5 0 1 0 0
+2 0.5 0.5 1 0 0
+'
+        cat "$WORK/u.dump"
+        head -n 9 "$WORK/u.dump" | sed 's/^3000$/2/'
+        printf '1 0.5 0 1 0 0
+2 0.5 0.5 1 0 0
+'
+    } > "$WORK/t.dump"
+    for fr in 1 -2; do
+        run_ok "$WORK/t.json" pairs "$WORK/t.dump" --frame $fr --box file --sorted -o "$WORK/t.csv" --json || return
+        cmp -s "$WORK/t.csv" "$WORK/a.csv" || fail "pairs t.dump --frame $fr: not u.dump's pairs"
+    done
+    run_ok "$WORK/t.json" pairs "$WORK/t.dump" --frame last --json || return
+    [ "$(json_get "$WORK/t.json" n) $(json_get "$WORK/t.json" pairs)" = "2 1" ] ||
+        fail "pairs t.dump --frame last: $(json_get "$WORK/t.json" n) spheres, $(json_get "$WORK/t.json" pairs) pairs"
+    { echo 1; echo first; echo "C 0 0 0"; cat "$WORK/p.xyz"; } > "$WORK/t.xyz"
+    run_ok "$WORK/t.json" neighbors "$WORK/t.xyz" --frame last --radius C=1.25 --json || return
+    [ "$(json_get "$WORK/t.json" pairs)" = "$(json_get "$WORK/q.json" pairs)" ] ||
+        fail "neighbors t.xyz --frame last: $(json_get "$WORK/t.json" pairs) pairs, the text file $(json_get "$WORK/q.json" pairs)"
+    checks=$((checks + 4))
+    expect_exit 2 "t.dump" "3 snapshots" -- pairs "$WORK/t.dump" --frame 3 -o "$WORK/t3.csv"
+    [ -e "$WORK/t3.csv" ] && fail "pairs --frame 3 left $WORK/t3.csv"
+    expect_exit 2 "--frame" -- pairs "$WORK/t.dump" --frame first
+    expect_exit 2 "u.npy" "LAMMPS dumps and XYZ" -- pairs "$WORK/u.npy" --frame 1
     # HDF5: the same spheres as /particles/spheres (or a clear refusal in a
     # build without libhdf5-dev)
     "$CHECK" mkh5 "$WORK/u.h5" "$WORK/u.npy"

@@ -1,8 +1,9 @@
 /*
  * fuzz_particles.c: the particle formats' readers (io_particles.c). The
  * first byte picks --2d (bit 0), the caller's radius (bits 1-2: none, one
- * for every atom, by type number, by element) and the reader (bit 3: a
- * LAMMPS dump or an XYZ file); the rest is the file. Beyond "no crash, no
+ * for every atom, by type number, by element), the reader (bit 3: a
+ * LAMMPS dump or an XYZ file) and the snapshot (bits 4-5: the first, the
+ * second, the last, the third); the rest is the file. Beyond "no crash, no
  * leak, valid values, a one-line message naming the input": the dimensions
  * asked for, and a box only where the file gives one (BOX BOUNDS, or an
  * extended XYZ Lattice), with lo <= hi on every axis.
@@ -39,7 +40,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     static const char *const radii[4] = {NULL, "0.5", "1=0.5,2=1.5", "Ar=2,He=0,O=0.7"};
     io_file f = {data, size, NULL, 0, NULL};
-    sc_io_read_options o = {SC_IO_FORMAT_LAMMPS, (flags & 1) ? 2 : 0, 0, 0, radii[(flags >> 1) & 3], NULL};
+    static const long frames[4] = {0, 1, -1, 2}; /* bits 4-5: the snapshot read */
+    sc_io_read_options o = {SC_IO_FORMAT_LAMMPS, (flags & 1) ? 2 : 0, 0, 0, radii[(flags >> 1) & 3], NULL,
+                            frames[(flags >> 4) & 3]};
     sc_io_spheres s;
     memset(&s, 0, sizeof s);
     char err[512] = "";
