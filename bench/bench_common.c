@@ -6,6 +6,7 @@
 #include "spherecollide.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,4 +148,18 @@ int bench_write_all(int fd, const void *buf, size_t len)
         len -= (size_t)w;
     }
     return 0;
+}
+
+void bench_periodic_box(const double *rows, size_t n, sc_box *box)
+{
+    for (int a = 0; a < 3; a++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t k = 0; k < n; k++) {
+            lo = rows[4 * k + a] < lo ? rows[4 * k + a] : lo;
+            hi = rows[4 * k + a] > hi ? rows[4 * k + a] : hi;
+        }
+        box->periodic[a] = 1;
+        box->lo[a] = n ? lo : 0.0;
+        box->hi[a] = n ? nextafter(hi, INFINITY) : 1.0;
+    }
 }

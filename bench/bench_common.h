@@ -23,5 +23,9 @@ int bench_mkdir_p(const char *path);   /* 0, or -1 with errno */
 int bench_parse_size(const char *s, size_t *out); /* 0, or -1 when not a size */
 void bench_host_probe(const char *tag, bench_host *h);
 int bench_write_all(int fd, const void *buf, size_t len); /* 0, or -1: retries EINTR */
+struct sc_box;
+/* A periodic box on every axis over the centres of n (x, y, z, r) rows:
+ * [min, next double above max) ([0, 1) when n is 0). */
+void bench_periodic_box(const double *rows, size_t n, struct sc_box *box);
 
 #endif

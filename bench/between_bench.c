@@ -19,7 +19,6 @@
 #include "sc_gen.h"
 #include "spherecollide.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,16 +73,8 @@ int main(int argc, char **argv)
     const char *names[SETS] = {"spread", "gathered", "comparable"};
     sc_options o = sc_options_default();
     o.threads = threads;
-    for (int a = 0; a < 3 && periodic; a++) {
-        double lo = INFINITY, hi = -INFINITY;
-        for (size_t k = 0; k < n; k++) {
-            lo = big[4 * k + a] < lo ? big[4 * k + a] : lo;
-            hi = big[4 * k + a] > hi ? big[4 * k + a] : hi;
-        }
-        o.box.periodic[a] = 1;
-        o.box.lo[a] = n ? lo : 0.0;
-        o.box.hi[a] = n ? nextafter(hi, INFINITY) : 1.0;
-    }
+    if (periodic)
+        bench_periodic_box(big, n, &o.box);
     sc_context *self = NULL, *cx[SETS] = {NULL, NULL, NULL};
     int bad = sc_context_create(&o, &self) != SC_OK;
     for (int k = 0; k < SETS; k++)

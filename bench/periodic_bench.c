@@ -14,7 +14,6 @@
 #include "sc_gen.h"
 #include "spherecollide.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,16 +54,7 @@ int main(int argc, char **argv)
     sc_options o = sc_options_default();
     o.threads = threads;
     sc_options ob = o;
-    for (int a = 0; a < 3; a++) {
-        double lo = INFINITY, hi = -INFINITY;
-        for (size_t k = 0; k < n; k++) {
-            lo = rows[4 * k + a] < lo ? rows[4 * k + a] : lo;
-            hi = rows[4 * k + a] > hi ? rows[4 * k + a] : hi;
-        }
-        ob.box.periodic[a] = 1;
-        ob.box.lo[a] = n ? lo : 0.0;
-        ob.box.hi[a] = n ? nextafter(hi, INFINITY) : 1.0;
-    }
+    bench_periodic_box(rows, n, &ob.box);
     sc_context *open = NULL, *boxed = NULL;
     int bad = sc_context_create(&o, &open) != SC_OK || sc_context_create(&ob, &boxed) != SC_OK;
     double *t_open = calloc((size_t)rounds, sizeof(double)),

@@ -87,4 +87,41 @@ static inline uint64_t lcg(uint64_t *s) {
     return *s >> 11;
 }
 
+/* One context's stream, count and (with `fill`) fill against want: one
+ * set (b NULL) or a x b; the sorted stream pair for pair, the unsorted one
+ * as a set, the fill as a set. */
+static inline void check_calls(const char *name, sc_context *ctx, const sc_spheres *a,
+                               const sc_spheres *b, const pairs *want, const run *r, int fill) {
+    const char *what = b ? "between " : "";
+    pairs got = {0};
+    sc_summary s = {0, 0};
+    sc_status st = b ? sc_stream_between(ctx, a, b, collect, &got, &s)
+                     : sc_stream_pairs(ctx, a, collect, &got, &s);
+    CHECK(st == SC_OK, "%s: %s%s: %s", name, what, label(r), sc_status_string(st));
+    if (!r->sorted && got.n)
+        qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
+    CHECK(same(&got, want), "%s: %s%s: %zu pairs, want %zu", name, what, label(r), got.n,
+          want->n);
+    CHECK(s.pairs == want->n && s.checksum == checksum(want), "%s: %s%s: stream summary", name,
+          what, label(r));
+    sc_summary cnt = {0, 0};
+    st = b ? sc_count_between(ctx, a, b, &cnt) : sc_count_pairs(ctx, a, &cnt);
+    CHECK(st == SC_OK && cnt.pairs == want->n && cnt.checksum == checksum(want),
+          "%s: %s%s: count %llu, want %zu (%s)", name, what, label(r),
+          (unsigned long long)cnt.pairs, want->n, sc_status_string(st));
+    free(got.p);
+    if (!fill)
+        return;
+    uint32_t *buf = malloc(2 * (want->n + 1) * sizeof(uint32_t));
+    size_t needed = 0;
+    st = b ? sc_fill_between(ctx, a, b, buf, want->n, &needed, NULL)
+           : sc_fill_pairs(ctx, a, buf, want->n, &needed, NULL);
+    if (want->n)
+        qsort(buf, want->n, 2 * sizeof(uint32_t), cmp_pair);
+    CHECK(st == SC_OK && needed == want->n &&
+              (!want->n || memcmp(buf, want->p, 2 * want->n * sizeof(uint32_t)) == 0),
+          "%s: %s%s: fill (%s)", name, what, label(r), sc_status_string(st));
+    free(buf);
+}
+
 #endif

@@ -63,22 +63,7 @@ static void check_run(const char *name, const sc_spheres *a, const sc_spheres *b
     CHECK(ctx != NULL, "%s: context", name);
     if (!ctx)
         return;
-    pairs got = {0};
-    sc_summary s = {0, 0};
-    sc_status st = sc_stream_between(ctx, a, b, collect, &got, &s);
-    CHECK(st == SC_OK, "%s: %s: %s", name, label(r), sc_status_string(st));
-    if (!r->sorted && got.n)
-        qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
-    CHECK(got.n == want->n && (!got.n || memcmp(got.p, want->p, 2 * got.n * sizeof(uint32_t)) == 0),
-          "%s: %s: %zu pairs, want %zu", name, label(r), got.n, want->n);
-    CHECK(s.pairs == want->n && s.checksum == checksum(want), "%s: %s: stream summary", name,
-          label(r));
-    sc_summary cnt = {0, 0};
-    st = sc_count_between(ctx, a, b, &cnt);
-    CHECK(st == SC_OK && cnt.pairs == want->n && cnt.checksum == checksum(want),
-          "%s: %s: count %llu, want %zu (%s)", name, label(r), (unsigned long long)cnt.pairs,
-          want->n, sc_status_string(st));
-    free(got.p);
+    check_calls(name, ctx, a, b, want, r, 0);
     sc_context_destroy(ctx);
 }
 

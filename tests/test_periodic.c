@@ -122,38 +122,16 @@ static sc_context *context_for(const run *r, const box *bx) {
     return sc_context_create(&o, &ctx) == SC_OK ? ctx : NULL;
 }
 
-/* Streams, counts and fills on one run's settings, against the oracle: the
- * sorted stream pair for pair, the unsorted one as a set. */
-static void check_run(const char *name, const box *bx, const sc_spheres *v, const pairs *want,
-                      const run *r) {
+/* Streams, counts and fills one set (b NULL) or a x b on one run's
+ * settings in the box, against the oracle: the sorted stream pair for
+ * pair, the unsorted one as a set. */
+static void check_run(const char *name, const box *bx, const sc_spheres *a, const sc_spheres *b,
+                      const pairs *want, const run *r) {
     sc_context *ctx = context_for(r, bx);
     CHECK(ctx != NULL, "%s: context", name);
     if (!ctx)
         return;
-    pairs got = {0};
-    sc_summary s = {0, 0};
-    sc_status st = sc_stream_pairs(ctx, v, collect, &got, &s);
-    CHECK(st == SC_OK, "%s: %s: %s", name, label(r), sc_status_string(st));
-    if (!r->sorted && got.n)
-        qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
-    CHECK(same(&got, want), "%s: %s: %zu pairs, want %zu", name, label(r), got.n, want->n);
-    CHECK(s.pairs == want->n && s.checksum == checksum(want), "%s: %s: stream summary", name,
-          label(r));
-    sc_summary cnt = {0, 0};
-    st = sc_count_pairs(ctx, v, &cnt);
-    CHECK(st == SC_OK && cnt.pairs == want->n && cnt.checksum == checksum(want),
-          "%s: %s: count %llu, want %zu (%s)", name, label(r), (unsigned long long)cnt.pairs,
-          want->n, sc_status_string(st));
-    uint32_t *buf = malloc(2 * (want->n + 1) * sizeof(uint32_t));
-    size_t needed = 0;
-    st = sc_fill_pairs(ctx, v, buf, want->n, &needed, NULL);
-    if (want->n)
-        qsort(buf, want->n, 2 * sizeof(uint32_t), cmp_pair);
-    CHECK(st == SC_OK && needed == want->n &&
-              (!want->n || memcmp(buf, want->p, 2 * want->n * sizeof(uint32_t)) == 0),
-          "%s: %s: fill (%s)", name, label(r), sc_status_string(st));
-    free(buf);
-    free(got.p);
+    check_calls(name, ctx, a, b, want, r, 1);
     sc_context_destroy(ctx);
 }
 
@@ -189,41 +167,6 @@ static void cross_of(const pairs *all, const int *in_a, const uint32_t *pos, pai
         qsort(out->p, out->n, 2 * sizeof(uint32_t), cmp_pair);
 }
 
-/* Streams, counts and fills two sets on one run's settings against want. */
-static void check_between_run(const char *name, const box *bx, const sc_spheres *a,
-                              const sc_spheres *b, const pairs *want, const run *r) {
-    sc_context *ctx = context_for(r, bx);
-    CHECK(ctx != NULL, "%s: context", name);
-    if (!ctx)
-        return;
-    pairs got = {0};
-    sc_summary s = {0, 0};
-    sc_status st = sc_stream_between(ctx, a, b, collect, &got, &s);
-    CHECK(st == SC_OK, "%s: between %s: %s", name, label(r), sc_status_string(st));
-    if (!r->sorted && got.n)
-        qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
-    CHECK(same(&got, want), "%s: between %s: %zu pairs, want %zu", name, label(r), got.n,
-          want->n);
-    CHECK(s.pairs == want->n && s.checksum == checksum(want), "%s: between %s: summary", name,
-          label(r));
-    sc_summary cnt = {0, 0};
-    st = sc_count_between(ctx, a, b, &cnt);
-    CHECK(st == SC_OK && cnt.pairs == want->n && cnt.checksum == checksum(want),
-          "%s: between %s: count %llu, want %zu (%s)", name, label(r),
-          (unsigned long long)cnt.pairs, want->n, sc_status_string(st));
-    uint32_t *buf = malloc(2 * (want->n + 1) * sizeof(uint32_t));
-    size_t needed = 0;
-    st = sc_fill_between(ctx, a, b, buf, want->n, &needed, NULL);
-    if (want->n)
-        qsort(buf, want->n, 2 * sizeof(uint32_t), cmp_pair);
-    CHECK(st == SC_OK && needed == want->n &&
-              (!want->n || memcmp(buf, want->p, 2 * want->n * sizeof(uint32_t)) == 0),
-          "%s: between %s: fill (%s)", name, label(r), sc_status_string(st));
-    free(buf);
-    free(got.p);
-    sc_context_destroy(ctx);
-}
-
 /* The rows split into two sets, A the spheres with k % every == 0 (or,
  * with `swap`, the others), against the joint oracle's crossing pairs. */
 static void check_split(const char *name, const box *bx, const double *rows, size_t n,
@@ -244,7 +187,7 @@ static void check_split(const char *name, const box *bx, const double *rows, siz
     const sc_spheres a = view_of(bx->dims, ra, na, &fa), b = view_of(bx->dims, rb, nb, &fb);
     char what[160];
     snprintf(what, sizeof what, "%s (A: %zu, B: %zu)", name, na, nb);
-    check_between_run(what, bx, &a, &b, &want, r);
+    check_run(what, bx, &a, &b, &want, r);
     free(want.p);
     free(fa);
     free(fb);
@@ -275,7 +218,7 @@ static size_t check_box(const char *name, const box *bx, const double *rows, siz
     const sc_spheres v = view_of(bx->dims, rows, n, &flat);
     for (size_t k = 0; k < NALGOS; k++) {
         const run r = {algos[k], kernel_for(k), 1 + (int)(k % 3), (int)(k % 2)};
-        check_run(name, bx, &v, &want, &r);
+        check_run(name, bx, &v, NULL, &want, &r);
         check_split(name, bx, rows, n, &want, 5, (int)(k % 2), &r);
         check_split(name, bx, rows, n, &want, 2, 0, &r);
     }
@@ -355,7 +298,7 @@ static void group_generators(void) {
     const sc_spheres v = sc_spheres_rows_f32(n, 3, f);
     for (size_t k = 0; k < NALGOS; k += 2) {
         const run r = {algos[k], kernel_for(k), 2, 1};
-        check_run("f32", &bx, &v, &want, &r);
+        check_run("f32", &bx, &v, NULL, &want, &r);
     }
     /* two sets of different dtypes: A the first 200 spheres in float32,
      * B the rest in double (the same values) */
@@ -374,7 +317,7 @@ static void group_generators(void) {
         const sc_spheres b = sc_spheres_rows_f64(n - na, 3, rows + 4 * na);
         for (size_t k = 1; k < NALGOS; k += 2) {
             const run r = {algos[k], kernel_for(k), 2, 1};
-            check_between_run("f32 x f64", &bx, &a, &b, &cross, &r);
+            check_run("f32 x f64", &bx, &a, &b, &cross, &r);
         }
         free(cross.p);
         free(pos);

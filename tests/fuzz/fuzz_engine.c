@@ -223,24 +223,45 @@ static void expect_oracle(const char *what, const config *cf, sc_status cst, con
         fuzz_fail("streamed pairs differ", name, got->n, want->n);
 }
 
+/* The spheres cut in two at k, picked by `how`: A = [0, k) and B = the
+ * rest as rows views, or swapped (bit 1); half the cuts (bit 0) leave one
+ * side at most a fifth of the other, so the larger set's filter decides. */
+typedef struct cut {
+    sc_spheres a, b;
+    size_t k, na, nb;
+    int swap;
+} cut;
+
+static cut cut_of(unsigned how, size_t n, int dims, int f32, const float *rows32,
+                  const double *rows64)
+{
+    cut c;
+    c.k = (how & 1) ? (how >> 2) % (n / 5 + 1) : (how >> 2) % (n + 1);
+    c.swap = (how >> 1) & 1;
+    const size_t cols = (size_t)dims + 1, k = c.k;
+    const sc_spheres lo = f32 ? sc_spheres_rows_f32(k, dims, rows32)
+                              : sc_spheres_rows_f64(k, dims, rows64);
+    const sc_spheres hi = f32 ? sc_spheres_rows_f32(n - k, dims, rows32 + k * cols)
+                              : sc_spheres_rows_f64(n - k, dims, rows64 + k * cols);
+    c.a = c.swap ? hi : lo;
+    c.b = c.swap ? lo : hi;
+    c.na = c.swap ? n - k : k;
+    c.nb = c.swap ? k : n - k;
+    return c;
+}
+
 /* The two-set query on the spheres cut at k: A = [0, k), B = [k, n) as
  * rows views, queried as (A, B) or (B, A) by a bit of `how`; every config
  * that ran above must give the double loop's pairs across the cut. */
 static void check_between(const double (*v)[4], size_t n, int dims, int f32, const float *rows32,
                           const double *rows64, unsigned how, size_t shaped)
 {
-    /* half the cuts leave one side at most a fifth of the other */
-    const size_t k = (how & 1) ? (how >> 2) % (n / 5 + 1) : (how >> 2) % (n + 1);
-    const int swap = (how >> 1) & 1;
-    const size_t cols = (size_t)dims + 1;
-    const sc_spheres lo = f32 ? sc_spheres_rows_f32(k, dims, rows32)
-                              : sc_spheres_rows_f64(k, dims, rows64);
-    const sc_spheres hi = f32 ? sc_spheres_rows_f32(n - k, dims, rows32 + k * cols)
-                              : sc_spheres_rows_f64(n - k, dims, rows64 + k * cols);
+    const cut ct = cut_of(how, n, dims, f32, rows32, rows64);
+    const size_t k = ct.k, na = ct.na, nb = ct.nb;
+    const int swap = ct.swap;
     static pairlist want, got;
     want.n = 0;
     uint64_t want_sum = 0;
-    const size_t na = swap ? n - k : k, nb = swap ? k : n - k;
     for (size_t i = 0; i < na; i++)
         for (size_t j = 0; j < nb; j++) {
             const double *a = v[swap ? k + i : i], *b = v[swap ? j : k + j];
@@ -254,7 +275,7 @@ static void check_between(const double (*v)[4], size_t n, int dims, int f32, con
             continue;
         const config *cf = &configs[c];
         sc_context *ctx = context_of(c);
-        const sc_spheres *a = swap ? &hi : &lo, *b = swap ? &lo : &hi;
+        const sc_spheres *a = &ct.a, *b = &ct.b;
         sc_summary s, ss;
         const sc_status cst = sc_count_between(ctx, a, b, &s);
         got.n = 0;
@@ -302,6 +323,23 @@ static double wrap_into(double x, double lo, double hi)
     return t < lo || t >= hi ? lo : t;
 }
 
+/* The header's periodic predicate for wrapped rows p, q (x, y, z, r): the
+ * minimum image's d2 against (rp + rq)^2. */
+static int box_meets(const sc_box *box, const double *p, const double *q)
+{
+    double d[3];
+    for (int a = 0; a < 3; a++) {
+        const double L = box->hi[a] - box->lo[a];
+        d[a] = q[a] - p[a];
+        if (box->periodic[a] && d[a] > 0.5 * L)
+            d[a] = d[a] - L;
+        else if (box->periodic[a] && d[a] < -0.5 * L)
+            d[a] = d[a] + L;
+    }
+    const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2], s = p[3] + q[3];
+    return d2 <= s * s;
+}
+
 /* The same spheres in a periodic box drawn from the input (each axis
  * periodic or not, bounds a few units of the set's scale, clamped to
  * SC_MAX_BOX_VALUE): the three configs that always run and one peer, on
@@ -341,20 +379,9 @@ static void check_periodic(const double (*v)[4], size_t n, int dims, const sc_sp
     want.n = 0;
     uint64_t want_sum = 0;
     for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++) {
-            double d[3];
-            for (int a = 0; a < 3; a++) {
-                const double L = box.hi[a] - box.lo[a];
-                d[a] = w[j][a] - w[i][a];
-                if (box.periodic[a] && d[a] > 0.5 * L)
-                    d[a] = d[a] - L;
-                else if (box.periodic[a] && d[a] < -0.5 * L)
-                    d[a] = d[a] + L;
-            }
-            const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2], s = w[i][3] + w[j][3];
-            if (d2 <= s * s)
+        for (size_t j = i + 1; j < n; j++)
+            if (box_meets(&box, w[i], w[j]))
                 want_pair(&want, &want_sum, i, j);
-        }
     const size_t peer = FIRST_PEER + byte(in) % (NCONFIG - FIRST_PEER);
     const size_t runs[4] = {0, 1, 2, peer};
     for (size_t k = 0; k < 4; k++) {
@@ -383,34 +410,16 @@ static void check_periodic(const double (*v)[4], size_t n, int dims, const sc_sp
      * or swapped; half the cuts leave one side at most a fifth of the
      * other, so the larger is filtered), on the three fixed configs and
      * the peer, against the double loop over A x B */
-    const unsigned how = byte(in);
-    const size_t k = (how & 1) ? (how >> 2) % (n / 5 + 1) : (how >> 2) % (n + 1);
-    const int swap = (how >> 1) & 1;
-    const size_t cols = (size_t)dims + 1;
-    const sc_spheres lo = f32 ? sc_spheres_rows_f32(k, dims, rows32)
-                              : sc_spheres_rows_f64(k, dims, rows64);
-    const sc_spheres hi = f32 ? sc_spheres_rows_f32(n - k, dims, rows32 + k * cols)
-                              : sc_spheres_rows_f64(n - k, dims, rows64 + k * cols);
-    const sc_spheres *sa = swap ? &hi : &lo, *sb = swap ? &lo : &hi;
-    const size_t na = swap ? n - k : k, nb = swap ? k : n - k;
+    const cut ct = cut_of(byte(in), n, dims, f32, rows32, rows64);
+    const size_t k = ct.k, na = ct.na, nb = ct.nb;
+    const int swap = ct.swap;
+    const sc_spheres *sa = &ct.a, *sb = &ct.b;
     want.n = 0;
     want_sum = 0;
     for (size_t i = 0; i < na; i++)
-        for (size_t j = 0; j < nb; j++) {
-            const double *p = w[swap ? k + i : i], *q = w[swap ? j : k + j];
-            double d[3];
-            for (int a = 0; a < 3; a++) {
-                const double L = box.hi[a] - box.lo[a];
-                d[a] = q[a] - p[a];
-                if (box.periodic[a] && d[a] > 0.5 * L)
-                    d[a] = d[a] - L;
-                else if (box.periodic[a] && d[a] < -0.5 * L)
-                    d[a] = d[a] + L;
-            }
-            const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2], s = p[3] + q[3];
-            if (d2 <= s * s)
+        for (size_t j = 0; j < nb; j++)
+            if (box_meets(&box, w[swap ? k + i : i], w[swap ? j : k + j]))
                 want_pair(&want, &want_sum, i, j);
-        }
     for (size_t r = 0; r < 4; r++) {
         const config *cf = &configs[runs[r]];
         sc_options o = options_of(cf);
