@@ -687,10 +687,11 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
                 }
                 fputs(k + 1 < in->dims ? "," : "]", f);
             }
-            fprintf(f, ",\"searched\":%llu", (unsigned long long)st->spheres);
         } else {
             fputs("null", f);
         }
+        if (inb || job->box)
+            fprintf(f, ",\"searched\":%llu", (unsigned long long)st->spheres);
         fprintf(f, ",\"pairs\":%llu,\"checksum\":\"0x%016llx\"",
                 (unsigned long long)sum->pairs, (unsigned long long)sum->checksum);
         fprintf(f, ",\"threads\":%d,\"kernel\":\"%s\",\"pin\":\"%s\",\"algorithm\":\"%s\"",
@@ -736,8 +737,6 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
         fprintf(f, "against          %s (%s, %s, %d-D)\n", job->against,
                 sc_io_format_name(inb->format), dtype_name(inb->dtype), inb->dims);
         fprintf(f, "n against        %zu\n", inb->n);
-        fprintf(f, "searched         %llu (the smaller set and the larger's candidates)\n",
-                (unsigned long long)st->spheres);
     }
     if (job->box) {
         fputs("box             ", f);
@@ -749,9 +748,12 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
                 fputs(" open", f);
         }
         fputc('\n', f);
-        fprintf(f, "searched         %llu (the spheres and their images)\n",
-                (unsigned long long)st->spheres);
     }
+    if (inb || job->box)
+        fprintf(f, "searched         %llu (%s)\n", (unsigned long long)st->spheres,
+                !job->box ? "the smaller set and the larger's candidates"
+                : inb     ? "the smaller set, the larger's candidates and their images"
+                          : "the spheres and their images");
     fprintf(f, "pairs            %llu\n", (unsigned long long)sum->pairs);
     fprintf(f, "checksum         0x%016llx\n", (unsigned long long)sum->checksum);
     fprintf(f, "threads          %d\n", st->threads);

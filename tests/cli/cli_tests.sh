@@ -449,6 +449,10 @@ case_against() {
     run_ok "$WORK/c.json" pairs "$WORK/b.npy" --against "$WORK/a.txt" --json || return
     [ "$(json_get "$WORK/c.json" pairs)" = "$(json_get "$WORK/x.json" pairs)" ] ||
         fail "pairs --against: the count differs from the written pairs"
+    # JSON's searched: the small set and the large one's candidates, fewer than both
+    searched=$(json_get "$WORK/c.json" searched)
+    [ -n "$searched" ] && [ "$searched" -ge 300 ] && [ "$searched" -lt 4300 ] ||
+        fail "pairs --against: JSON searched \"$searched\", not between 300 and 4,300"
     checks=$((checks + 1))
     # standard input as text against a .npy: B's name decides its format
     "$SC" pairs "$WORK/a.txt" --against "$WORK/b.npy" --json > "$WORK/f.json" 2>"$WORK/err.txt" ||
