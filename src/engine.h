@@ -8,8 +8,9 @@
 #define SC_ENGINE_H
 
 #include "context.h"
-#include <math.h>
 #include "output.h"
+
+#include <math.h>
 
 /* One query's view, peer and built structure, ready to search. */
 typedef struct sc_prepared {

@@ -204,8 +204,11 @@ static inline bool list_keeps(const sc_sink *s, uint32_t wa, uint32_t wb, uint32
 /* Maps a batch of hits (working indices) in place to the pairs the sink
  * keeps, as input indices (row, col): for one set row < col; for two sets
  * (s->cross) row indexes A and col indexes B, and pairs within one set are
- * dropped; a neighbour list's filter drops pairs beyond its skin. Returns
- * how many pairs remain. Slot k is read before slot m <= k is written. */
+ * dropped; a neighbour list's filter drops pairs beyond its skin. In a
+ * periodic query (s->images) a hit first becomes the pair of spheres it
+ * stands for, or nothing, and the two-set cut applies to those spheres.
+ * Returns how many pairs remain. Slot k is read before slot m <= k is
+ * written. */
 static size_t keep_pairs(const sc_sink *s, uint32_t *p, size_t n) {
     const uint32_t *idx = s->index;
     size_t m = 0;
