@@ -1,15 +1,15 @@
 /*
  * neighbors.c: CSR neighbour lists on any peer. The list is the pair set
- * as words row << bits | col (both directions for a full list), radix
- * sorted, so rows come out sorted by index whatever thread found what:
+ * as words row << bits | col (both directions for a full list), grouped by
+ * row bucket and built a bucket at a time, so rows come out sorted by index
+ * whatever thread found what:
  *
- *   count: one search pass collecting the words (WINDOW sink) -> sort ->
- *          row lengths -> prefix sum into the caller's offsets; the sorted
- *          words stay in the context
- *   fill:  the kept words unpacked into the caller's indices (no search),
- *          then the values
+ *   count: one search pass collecting the words (WINDOW sink) -> one
+ *          scatter by row bucket -> each bucket's row lengths into the
+ *          caller's offsets; the grouped words stay in the context
+ *   fill:  the kept words placed into the caller's indices, a bucket at a
+ *          time (no search), each row sorted, then the values
  *
- * the sorted output's machinery (engine.c) with a list's sink options.
  * When the words would not fit options.sorted_window_bytes, the count runs
  * a DEGREE pass (row lengths only) and the fill searches once per window of
  * rows that fits, checking each row's length against the offsets. A skin
@@ -163,15 +163,140 @@ static sc_status list_pass(sc_context *c, sc_prepared *p, const nbr_query *q, si
     return st;
 }
 
-/* Radix-sorts the m words of c->win (spare after cap words) by row only
- * (half the key bits of a lexicographic sort: the unpack sorts each row's
- * few columns); returns where the sorted words are. */
-static const uint64_t *sort_words(sc_context *c, size_t cap, size_t m, int bits) {
-    uint64_t *w = c->win.p, *tmp = w + cap;
-    const double t = sc_now();
-    const bool in_tmp = sc_radix_sort_packed(w, tmp, m, bits, bits, c->sched.p, c->threads, NULL);
-    SC_STAGE_TIME(c, SC_STAGE_MERGE, t);
-    return in_tmp ? tmp : w;
+/* ---- from words to rows ------------------------------------------------
+ * The words arrive in the order the threads found them, rows at random.
+ * One scatter pass groups them by row bucket (2^shift consecutive rows),
+ * then each bucket's rows are built while its words, lengths and cursors
+ * sit in cache: the count's offsets, the fill's indices. Sorting the words
+ * fully by row cost two radix passes and a serial count; a bucket's rows
+ * cost one pass. */
+
+#define BUCKET_SHIFT_MAX 13 /* rows per bucket at most 2^13: 24 B each of a thread's scratch */
+
+typedef struct row_buckets {
+    size_t lo, hi; /* rows [lo, hi) */
+    int shift;     /* a bucket holds rows lo + [k << shift, (k + 1) << shift) */
+    size_t nb;     /* buckets */
+    size_t *base;  /* after the scatter: bucket k's words are [base[k], base[k + 1]) */
+    char *local;   /* each thread's rows scratch (bucket_local bytes) */
+} row_buckets;
+
+/* About 2^11 buckets, the scatter's fan-out that keeps its write streams
+ * in cache, unless the buckets would pass BUCKET_SHIFT_MAX rows. */
+static int bucket_shift(size_t rows) {
+    int bits = 0;
+    while (bits < 63 && ((rows - 1) >> bits) != 0)
+        bits++;
+    const int shift = bits - 11;
+    return shift < 0 ? 0 : shift > BUCKET_SHIFT_MAX ? BUCKET_SHIFT_MAX : shift;
+}
+
+/* A thread's scratch for one bucket's rows: a cursor or length per row and
+ * four lists of rows to sort (place_rows). */
+static size_t bucket_local(int shift) {
+    return ((size_t)1 << shift) * (sizeof(uint64_t) + 4 * sizeof(uint32_t));
+}
+
+/* Buckets of rows [lo, hi) (hi > lo), their scratch in c->hist: the bases,
+ * then per thread the scatter's counts or the rows scratch. */
+static bool buckets_make(sc_context *c, size_t lo, size_t hi, int threads, row_buckets *b) {
+    b->lo = lo;
+    b->hi = hi;
+    b->shift = bucket_shift(hi - lo);
+    b->nb = ((hi - lo - 1) >> b->shift) + 1;
+    const size_t counts = b->nb * sizeof(size_t), local = bucket_local(b->shift);
+    const size_t per = counts > local ? counts : local;
+    const size_t bases = ((b->nb + 1) * sizeof(size_t) + 63) & ~(size_t)63;
+    if (!sc_buf_reserve(sc_context_allocator(c), &c->hist, bases + per * (size_t)threads))
+        return false;
+    b->base = c->hist.p;
+    b->local = (char *)c->hist.p + bases;
+    return true;
+}
+
+static size_t bucket_first_row(const row_buckets *b, size_t k) {
+    return b->lo + (k << b->shift);
+}
+
+static size_t bucket_end_row(const row_buckets *b, size_t k) {
+    const size_t end = b->lo + ((k + 1) << b->shift);
+    return end < b->hi ? end : b->hi;
+}
+
+/* Groups the m words (rows in [b->lo, b->hi)) of w by bucket into tmp,
+ * and fills b->base; returns where the grouped words are. Per static block
+ * of the words: counts, an exclusive prefix over (bucket, block), a
+ * scatter. */
+static const uint64_t *bucket_scatter(sc_context *c, row_buckets *b, uint64_t *w, uint64_t *tmp,
+                                      size_t m, int bits, int threads) {
+    const double t0 = sc_now();
+    size_t *base = b->base;
+    if (b->nb == 1 || m < 2) {
+        for (size_t k = 0; k <= b->nb; k++)
+            base[k] = k ? m : 0;
+        return w;
+    }
+    const int blocks = sc_radix_blocks(m, threads);
+    const size_t nb = b->nb, lo = b->lo;
+    const int shift = b->shift;
+    size_t *count = (size_t *)(void *)b->local; /* blocks * nb */
+#pragma omp parallel num_threads(blocks)
+    {
+        const int t = sc_thread_id(), nt = sc_num_threads();
+        for (int k = t; k < blocks; k += nt) {
+            size_t *mine = count + (size_t)k * nb;
+            memset(mine, 0, nb * sizeof *mine);
+            for (size_t g = m * (size_t)k / (size_t)blocks; g < m * (size_t)(k + 1) / (size_t)blocks; g++)
+                mine[((w[g] >> bits) - lo) >> shift]++;
+        }
+#pragma omp barrier
+#pragma omp single
+        {
+            size_t sum = 0;
+            for (size_t d = 0; d < nb; d++) {
+                base[d] = sum;
+                for (int k = 0; k < blocks; k++) {
+                    const size_t n = count[(size_t)k * nb + d];
+                    count[(size_t)k * nb + d] = sum;
+                    sum += n;
+                }
+            }
+            base[nb] = sum;
+        }
+        for (int k = t; k < blocks; k += nt) {
+            size_t *mine = count + (size_t)k * nb;
+            for (size_t g = m * (size_t)k / (size_t)blocks; g < m * (size_t)(k + 1) / (size_t)blocks; g++) {
+                const uint64_t word = w[g];
+                tmp[mine[((word >> bits) - lo) >> shift]++] = word;
+            }
+        }
+    }
+    SC_STAGE_TIME(c, SC_STAGE_MERGE, t0);
+    return tmp;
+}
+
+/* The count: offsets[r] for rows [0, n) from the grouped words, bucket by
+ * bucket (each row's length counted in the thread's scratch), and
+ * offsets[n] = m. */
+static void row_offsets(const row_buckets *b, const uint64_t *w, size_t m, int bits,
+                        uint64_t *offsets, int threads) {
+#pragma omp parallel num_threads(threads)
+    {
+        uint32_t *len = (uint32_t *)(void *)(b->local + bucket_local(b->shift) * (size_t)sc_thread_id());
+#pragma omp for schedule(dynamic, 8)
+        for (size_t k = 0; k < b->nb; k++) {
+            const size_t r0 = bucket_first_row(b, k), r1 = bucket_end_row(b, k);
+            memset(len, 0, (r1 - r0) * sizeof *len);
+            for (size_t g = b->base[k]; g < b->base[k + 1]; g++)
+                len[(w[g] >> bits) - r0]++;
+            uint64_t at = b->base[k];
+            for (size_t r = r0; r < r1; r++) {
+                offsets[r] = at;
+                at += len[r - r0];
+            }
+        }
+    }
+    offsets[b->hi] = m;
 }
 
 /* Row lengths by a DEGREE pass, for a list too large for one window. */
@@ -197,7 +322,6 @@ static sc_status do_count(sc_context *c, sc_prepared *p, void *arg) {
     nbr_query *q = arg;
     const size_t n = spheres_of(c, p);
     const int bits = sc_engine_index_bits(n);
-    memset(q->degree, 0, (n + 1) * sizeof(uint64_t));
     const size_t budget = word_budget(c);
     const size_t per = q->spec->full ? 2 : 1;
     /* expected words: the last list's and a quarter, or one pair per sphere;
@@ -224,19 +348,25 @@ static sc_status do_count(sc_context *c, sc_prepared *p, void *arg) {
             return st;
         c->list_words_last = m;
         if (m <= cap) {
-            const uint64_t *w = sort_words(c, cap, m, bits);
-            const double t = sc_now();
-            for (size_t k = 0; k < m; k++)
-                q->degree[(w[k] >> bits) + 1]++;
-            prefix_sum(q->degree, n);
-            SC_STAGE_TIME(c, SC_STAGE_MERGE, t);
+            uint64_t *w = c->win.p;
+            const uint64_t *grouped = w;
+            if (n > 0) {
+                row_buckets b;
+                if (!buckets_make(c, 0, n, c->threads, &b))
+                    return SC_ERR_OUT_OF_MEMORY;
+                grouped = bucket_scatter(c, &b, w, w + cap, m, bits, c->threads);
+                const double t = sc_now();
+                row_offsets(&b, grouped, m, bits, q->degree, c->threads);
+                SC_STAGE_TIME(c, SC_STAGE_MERGE, t);
+            }
+            q->degree[n] = m;
             c->kept = (sc_list_kept){c->queries, *q->user, q->spec->full, q->spec->skin,
-                                     (size_t)(w - (const uint64_t *)c->win.p), m,
-                                     c->stats.pairs, c->stats.checksum};
+                                     (size_t)(grouped - w), m, c->stats.pairs, c->stats.checksum};
             return SC_OK;
         }
     }
     c->kept.words = 0;
+    memset(q->degree, 0, (n + 1) * sizeof(uint64_t));
     st = degree_pass(c, p, q);
     prefix_sum(q->degree, n);
     return st;
@@ -244,13 +374,19 @@ static sc_status do_count(sc_context *c, sc_prepared *p, void *arg) {
 
 /* Offsets the fill can trust not to send a write outside [0, offsets[n]):
  * from 0, non-decreasing, no row longer than n - 1. */
-static bool offsets_sane(const uint64_t *o, size_t n) {
-    if (o[0] != 0)
-        return false;
+static bool offsets_sane(const uint64_t *o, size_t n, int threads) {
+    const uint64_t longest = n ? n - 1 : 0;
+    int bad = o[0] != 0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(| : bad)
     for (size_t k = 0; k < n; k++)
-        if (o[k + 1] < o[k] || o[k + 1] - o[k] >= (uint64_t)(n ? n : 1))
-            return false;
-    return true;
+        bad |= o[k + 1] < o[k] || o[k + 1] - o[k] > longest;
+    return !bad;
+}
+
+/* Threads for the fill's passes that run outside a query (the checks, the
+ * kept list's placing): the context's, unless the list is small. */
+static int fill_threads(sc_context *c, size_t n) {
+    return n >= 4 * SC_SPHERES_PER_THREAD ? sc_context_threads(c) : 1;
 }
 
 /* Sorts a row's indices ascending: insertion sort for the short rows most
@@ -289,23 +425,90 @@ static void row_sort(uint32_t *ix, size_t m) {
     }
 }
 
-/* Unpacks the words of rows [lo, hi) (offsets[hi] - offsets[lo] of them,
- * sorted by row) into indices, checking that each word sits in its own
- * row, and sorts each row. */
-static sc_status unpack(const uint64_t *w, int bits, const uint64_t *o, size_t lo, size_t hi,
-                        uint32_t *indices, int threads) {
-    const uint64_t base = o[lo], mask = ((uint64_t)1 << bits) - 1;
-    int bad = 0;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(| : bad)
-    for (size_t r = lo; r < hi; r++) {
-        for (uint64_t g = o[r]; g < o[r + 1]; g++) {
-            const uint64_t word = w[g - base];
-            bad |= (word >> bits) != r;
-            indices[g] = (uint32_t)(word & mask);
-        }
+/* Sorts rows [r0, r1) of indices, each ascending. Most rows hold a few
+ * entries, in numbers no branch predicts: the rows of 2, 3 and 4 are listed
+ * without branches, then sorted by compare-exchange networks; longer rows
+ * by row_sort. */
+#define EXCHANGE(ix, a, b)                                                                         \
+    do {                                                                                           \
+        const uint32_t lo_ = ix[a] < ix[b] ? ix[a] : ix[b];                                        \
+        const uint32_t hi_ = ix[a] < ix[b] ? ix[b] : ix[a];                                        \
+        ix[a] = lo_;                                                                               \
+        ix[b] = hi_;                                                                               \
+    } while (0)
+
+static void sort_rows(uint32_t *indices, const uint64_t *o, size_t r0, size_t r1, uint32_t *list,
+                      size_t per) {
+    uint32_t *l2 = list, *l3 = list + per, *l4 = list + 2 * per, *lm = list + 3 * per;
+    size_t n2 = 0, n3 = 0, n4 = 0, nm = 0;
+    for (size_t r = r0; r < r1; r++) {
+        const uint64_t len = o[r + 1] - o[r];
+        l2[n2] = l3[n3] = l4[n4] = lm[nm] = (uint32_t)(r - r0);
+        n2 += len == 2;
+        n3 += len == 3;
+        n4 += len == 4;
+        nm += len > 4;
+    }
+    for (size_t k = 0; k < n2; k++) {
+        uint32_t *ix = indices + o[r0 + l2[k]];
+        EXCHANGE(ix, 0, 1);
+    }
+    for (size_t k = 0; k < n3; k++) {
+        uint32_t *ix = indices + o[r0 + l3[k]];
+        EXCHANGE(ix, 0, 1);
+        EXCHANGE(ix, 1, 2);
+        EXCHANGE(ix, 0, 1);
+    }
+    for (size_t k = 0; k < n4; k++) {
+        uint32_t *ix = indices + o[r0 + l4[k]];
+        EXCHANGE(ix, 0, 1);
+        EXCHANGE(ix, 2, 3);
+        EXCHANGE(ix, 0, 2);
+        EXCHANGE(ix, 1, 3);
+        EXCHANGE(ix, 1, 2);
+    }
+    for (size_t k = 0; k < nm; k++) {
+        const size_t r = r0 + lm[k];
         row_sort(indices + o[r], (size_t)(o[r + 1] - o[r]));
     }
-    return bad ? SC_ERR_INVALID_ARGUMENT : SC_OK;
+}
+
+/* The fill: the grouped words of rows [b->lo, b->hi) (their first at
+ * offsets[b->lo]) placed into indices, bucket by bucket, at a cursor per
+ * row, then each row sorted. Every word must land in its own row and fill
+ * it exactly, else false, and no write leaves [offsets[r], offsets[r + 1])
+ * of the row the word names. */
+static bool place_rows(const row_buckets *b, const uint64_t *w, int bits, const uint64_t *o,
+                       uint32_t *indices, int threads) {
+    const uint64_t first = o[b->lo], mask = ((uint64_t)1 << bits) - 1;
+    const size_t per = (size_t)1 << b->shift;
+    int bad = 0;
+#pragma omp parallel num_threads(threads) reduction(| : bad)
+    {
+        char *mine = b->local + bucket_local(b->shift) * (size_t)sc_thread_id();
+        uint64_t *cur = (uint64_t *)(void *)mine;
+        uint32_t *list = (uint32_t *)(void *)(mine + per * sizeof *cur);
+#pragma omp for schedule(dynamic, 8)
+        for (size_t k = 0; k < b->nb; k++) {
+            const size_t r0 = bucket_first_row(b, k), r1 = bucket_end_row(b, k);
+            memcpy(cur, o + r0, (r1 - r0) * sizeof *cur);
+            int wrong = 0;
+            for (uint64_t g = o[r0] - first; g < o[r1] - first; g++) {
+                const uint64_t word = w[g], rel = (word >> bits) - r0;
+                if (rel >= r1 - r0 || cur[rel] == o[r0 + rel + 1]) {
+                    wrong = 1;
+                    continue;
+                }
+                indices[cur[rel]++] = (uint32_t)(word & mask);
+            }
+            for (size_t r = r0; r < r1; r++)
+                wrong |= cur[r - r0] != o[r + 1];
+            if (!wrong)
+                sort_rows(indices, o, r0, r1, list, per);
+            bad |= wrong;
+        }
+    }
+    return !bad;
 }
 
 /* Overlap depth (ri + rj) - d or distance d = sqrt(d2), in double, from the
@@ -369,8 +572,17 @@ static sc_status do_fill(sc_context *c, sc_prepared *p, void *arg) {
         st = list_pass(c, p, q, cap, lo, hi, &m);
         if (st == SC_OK && m != o[hi] - o[lo])
             st = SC_ERR_INVALID_ARGUMENT; /* not the rows the offsets describe */
-        if (st == SC_OK)
-            st = unpack(sort_words(c, cap, m, bits), bits, o, lo, hi, q->indices, c->threads);
+        row_buckets b;
+        if (st == SC_OK && !buckets_make(c, lo, hi, c->threads, &b))
+            st = SC_ERR_OUT_OF_MEMORY;
+        if (st == SC_OK) {
+            uint64_t *w = c->win.p;
+            const uint64_t *grouped = bucket_scatter(c, &b, w, w + cap, m, bits, c->threads);
+            const double t = sc_now();
+            if (!place_rows(&b, grouped, bits, o, q->indices, c->threads))
+                st = SC_ERR_INVALID_ARGUMENT;
+            SC_STAGE_TIME(c, SC_STAGE_MERGE, t);
+        }
     }
     c->stats.pairs = q->spec->full ? o[n] / 2 : o[n];
     c->kept.words = 0;
@@ -382,12 +594,20 @@ static sc_status do_fill(sc_context *c, sc_prepared *p, void *arg) {
     return st;
 }
 
+/* The same view, field by field (memcmp would read the padding after
+ * dtype, which a copy need not keep). */
+static bool same_view(const sc_spheres *a, const sc_spheres *b) {
+    return a->count == b->count && a->dtype == b->dtype && a->stride == b->stride &&
+           a->x == b->x && a->y == b->y && a->z == b->z && a->r == b->r &&
+           a->r_stride == b->r_stride;
+}
+
 /* The fill right after the count that kept the list, on the same view and
  * list: the kept words are unpacked, no search runs. */
 static bool kept_for(const sc_context *c, const nbr_query *q) {
     const sc_list_kept *k = &c->kept;
     return k->words && k->query == c->queries && k->full == q->spec->full &&
-           k->skin == q->spec->skin && memcmp(&k->view, q->user, sizeof k->view) == 0;
+           k->skin == q->spec->skin && same_view(&k->view, q->user);
 }
 
 static sc_status fill_kept(sc_context *c, nbr_query *q) {
@@ -397,11 +617,15 @@ static sc_status fill_kept(sc_context *c, nbr_query *q) {
     memset(&c->stats, 0, sizeof c->stats);
     c->queries++;
     c->kept.words = 0;
-    const int threads = n >= 4 * SC_SPHERES_PER_THREAD ? sc_context_threads(c) : 1;
+    const int threads = fill_threads(c, n);
     sc_status st = k.words == q->offsets[n] ? SC_OK : SC_ERR_INVALID_ARGUMENT;
-    if (st == SC_OK)
-        st = unpack((const uint64_t *)c->win.p + k.at, sc_engine_index_bits(n), q->offsets, 0, n,
-                    q->indices, threads);
+    row_buckets b;
+    if (st == SC_OK && n > 0 && !buckets_make(c, 0, n, threads, &b))
+        st = SC_ERR_OUT_OF_MEMORY;
+    if (st == SC_OK && n > 0 &&
+        !place_rows(&b, (const uint64_t *)c->win.p + k.at, sc_engine_index_bits(n), q->offsets,
+                    q->indices, threads))
+        st = SC_ERR_INVALID_ARGUMENT;
     if (st == SC_OK)
         fill_values(q, n, threads);
     c->stats.seconds[SC_STAGE_MERGE] = sc_now() - t0;
@@ -428,7 +652,7 @@ static sc_status nbr_run(sc_context *c, const sc_spheres *spheres, nbr_query *q,
     q->user = spheres;
     if (st == SC_OK && fn == do_fill) {
         const size_t n = spheres->count;
-        if (!offsets_sane(q->offsets, n) ||
+        if (!offsets_sane(q->offsets, n, fill_threads(c, n)) ||
             (q->offsets[n] > 0 && (!q->indices || (q->spec->value != SC_NBR_NONE && !q->values))))
             st = SC_ERR_INVALID_ARGUMENT;
         else if (kept_for(c, q))

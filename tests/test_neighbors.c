@@ -5,8 +5,8 @@
  * ordinary, large), overlap and distance values bit for bit, float32 and
  * 2-D input, extreme values, and the contracts on bad offsets and bad data.
  *
- * Usage: test_neighbors [GROUP]   (GROUP: generators, peers, extremes, api,
- * all; default all)
+ * Usage: test_neighbors [GROUP]   (GROUP: generators, threads, extremes, api,
+ * windows, all; default all)
  */
 #include "sc_gen.h"
 #include "spherecollide.h"
@@ -285,6 +285,106 @@ static void group_threads(void) {
     free(rows);
 }
 
+/* A list built on one context with a window budget: the count, the fill
+ * into fresh buffers, and the fill's search passes (0: the count's kept
+ * words placed). The fill gets a copy of the view whose padding differs
+ * from the count's: the kept list is found by the view's fields. */
+static sc_status build_budget(const sc_spheres *view, const sc_nbr_spec *spec, size_t budget,
+                              int threads, csr *out, int *fill_passes) {
+    sc_options o = sc_options_default();
+    o.threads = threads;
+    o.sorted_window_bytes = budget;
+    sc_context *ctx = NULL;
+    sc_status st = sc_context_create(&o, &ctx);
+    if (st != SC_OK)
+        return st;
+    const size_t n = view->count;
+    out->n = n;
+    out->off = malloc((n + 1) * sizeof(uint64_t));
+    st = sc_neighbors_count(ctx, view, spec, out->off);
+    if (st == SC_OK) {
+        const size_t m = (size_t)out->off[n];
+        out->idx = malloc((m ? m : 1) * sizeof(uint32_t));
+        out->val = malloc((m ? m : 1) * sizeof(double));
+        sc_spheres copy;
+        memset(&copy, 0xA5, sizeof copy);
+        copy.count = view->count;
+        copy.dtype = view->dtype;
+        copy.stride = view->stride;
+        copy.x = view->x;
+        copy.y = view->y;
+        copy.z = view->z;
+        copy.r = view->r;
+        copy.r_stride = view->r_stride;
+        st = sc_neighbors_fill(ctx, &copy, spec, out->off, out->idx,
+                               spec->value != SC_NBR_NONE ? out->val : NULL);
+        sc_stats s;
+        sc_context_stats(ctx, &s);
+        *fill_passes = s.passes;
+    }
+    sc_context_destroy(ctx);
+    return st;
+}
+
+/* Lists past options.sorted_window_bytes: the count counts row lengths,
+ * the fill searches once per window of rows that fits (hundreds of small
+ * windows, or two of thousands of rows, many row buckets each); a list that
+ * fits is kept by the count and placed by the fill with no search. */
+static void group_windows(void) {
+    const struct {
+        const char *gen;
+        size_t n;
+        sc_nbr_spec spec;
+    } cases[] = {{"clustered", 6000, {1, 0.0, SC_NBR_OVERLAP}},
+                 {"uniform", 20000, {0, 0.0, SC_NBR_NONE}},
+                 {"uniform", 20000, {1, 0.0, SC_NBR_DISTANCE}}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const size_t n = cases[c].n;
+        double *rows = malloc(4 * n * sizeof(double));
+        CHECK(scgen_generate(cases[c].gen, n, 21 + c, rows) == 0, "generate");
+        sc_nbr_spec spec = cases[c].spec;
+        if (spec.value == SC_NBR_OVERLAP)
+            spec.skin = mean_radius(rows, n);
+        csr want = {0};
+        oracle(rows, n, &spec, &want);
+        const size_t m = (size_t)want.off[n];
+        size_t longest = 0;
+        for (size_t k = 0; k < n; k++)
+            if (want.off[k + 1] - want.off[k] > longest)
+                longest = (size_t)(want.off[k + 1] - want.off[k]);
+        CHECK(m > 4 * longest, "%s: %zu entries, longest row %zu", cases[c].gen, m, longest);
+        /* 16 bytes a word: the smallest budget the options take (4 KiB),
+         * about half the list, and the default (one window, kept) */
+        const size_t budgets[] = {4096, 16 * (m / 2 + longest), 0};
+        for (size_t b = 0; b < 3; b++)
+            for (int t = 1; t <= 3; t++) {
+                const size_t budget = budgets[b] ? budgets[b] : sc_options_default().sorted_window_bytes;
+                csr got = {0};
+                int passes = -1;
+                sc_spheres view = sc_spheres_rows_f64(n, 3, rows);
+                const sc_status s2 = build_budget(&view, &spec, budget, t, &got, &passes);
+                CHECK(s2 == SC_OK, "%s-%zu budget %zu t%d: %s", cases[c].gen, n, budget, t,
+                      sc_status_string(s2));
+                if (s2 == SC_OK)
+                    CHECK(same_list(&got, &want, spec.value != SC_NBR_NONE),
+                          "%s-%zu full %d budget %zu t%d: list differs", cases[c].gen, n, spec.full,
+                          budget, t);
+                if (b == 0)
+                    CHECK(passes > 8, "%s budget %zu: %d fill passes, want many", cases[c].gen,
+                          budget, passes);
+                else if (b == 1)
+                    CHECK(passes >= 2 && passes <= 4, "%s budget %zu: %d fill passes, want 2-4",
+                          cases[c].gen, budget, passes);
+                else
+                    CHECK(passes == 0, "%s default budget: %d fill passes, want 0 (kept)",
+                          cases[c].gen, passes);
+                csr_free(&got);
+            }
+        csr_free(&want);
+        free(rows);
+    }
+}
+
 static void group_extremes(void) {
     double rows[4 * 64];
     /* zero radii 1e-163 apart: d2 underflows to 0 <= 0; a subnormal skin */
@@ -407,6 +507,18 @@ static void group_api(void) {
     for (size_t k = m; k < m + 8; k++)
         CHECK(idx[k] == 0xDEADBEEFu, "guard %zu after a change", k);
     rows[4 * 3 + 3] = r3;
+    /* the list a count kept, with rows of the wrong lengths (same total):
+     * refused by the placing, which runs no search */
+    CHECK(sc_neighbors_count(ctx, &view, &spec, off) == SC_OK, "count again");
+    memcpy(bad, off, (n + 1) * sizeof(uint64_t));
+    for (size_t k = 1; k < n; k++)
+        bad[k] = bad[k] > 0 ? bad[k] - 1 : 0;
+    CHECK(sc_neighbors_fill(ctx, &view, &spec, bad, idx, val) == SC_ERR_INVALID_ARGUMENT,
+          "shifted rows on the kept list");
+    sc_context_stats(ctx, &s);
+    CHECK(s.passes == 0, "the kept list refused without a search (%d passes)", s.passes);
+    for (size_t k = m; k < m + 8; k++)
+        CHECK(idx[k] == 0xDEADBEEFu, "guard %zu after shifted rows on the kept list", k);
     /* and the good fill still works on the same context, against the oracle */
     CHECK(sc_neighbors_fill(ctx, &view, &spec, off, idx, val) == SC_OK, "fill");
     csr want = {0};
@@ -439,6 +551,8 @@ int main(int argc, char **argv) {
         group_extremes();
     if (all || strcmp(g, "api") == 0)
         group_api();
+    if (all || strcmp(g, "windows") == 0)
+        group_windows();
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
 }
