@@ -475,12 +475,13 @@ static void sort_rows(uint32_t *indices, const uint64_t *o, size_t r0, size_t r1
 
 /* The fill: the grouped words of rows [b->lo, b->hi) (their first at
  * offsets[b->lo]) placed into indices, bucket by bucket, at a cursor per
- * row, then each row sorted. Every word must land in its own row and fill
- * it exactly, else false, and no write leaves [offsets[r], offsets[r + 1])
- * of the row the word names. */
+ * row, then each row sorted. Offsets that fall or leave [offsets[b->lo],
+ * offsets[b->hi]] give false (no write), and so does a word that does not
+ * land in its own row or rows it does not fill exactly; no write leaves
+ * [offsets[r], offsets[r + 1]) of the row a word names. */
 static bool place_rows(const row_buckets *b, const uint64_t *w, int bits, const uint64_t *o,
                        uint32_t *indices, int threads) {
-    const uint64_t first = o[b->lo], mask = ((uint64_t)1 << bits) - 1;
+    const uint64_t first = o[b->lo], last = o[b->hi], mask = ((uint64_t)1 << bits) - 1;
     const size_t per = (size_t)1 << b->shift;
     int bad = 0;
 #pragma omp parallel num_threads(threads) reduction(| : bad)
@@ -491,8 +492,17 @@ static bool place_rows(const row_buckets *b, const uint64_t *w, int bits, const 
 #pragma omp for schedule(dynamic, 8)
         for (size_t k = 0; k < b->nb; k++) {
             const size_t r0 = bucket_first_row(b, k), r1 = bucket_end_row(b, k);
-            memcpy(cur, o + r0, (r1 - r0) * sizeof *cur);
-            int wrong = 0;
+            /* the bucket's offsets rise within [first, last]: its reads and
+             * writes stay inside the window's */
+            int wrong = o[r0] < first || o[r1] > last;
+            for (size_t r = r0; r < r1; r++) {
+                cur[r - r0] = o[r];
+                wrong |= o[r + 1] < o[r];
+            }
+            if (wrong) {
+                bad = 1;
+                continue;
+            }
             for (uint64_t g = o[r0] - first; g < o[r1] - first; g++) {
                 const uint64_t word = w[g], rel = (word >> bits) - r0;
                 if (rel >= r1 - r0 || cur[rel] == o[r0 + rel + 1]) {
@@ -618,7 +628,7 @@ static sc_status fill_kept(sc_context *c, nbr_query *q) {
     c->queries++;
     c->kept.words = 0;
     const int threads = fill_threads(c, n);
-    sc_status st = k.words == q->offsets[n] ? SC_OK : SC_ERR_INVALID_ARGUMENT;
+    sc_status st = q->offsets[0] == 0 && k.words == q->offsets[n] ? SC_OK : SC_ERR_INVALID_ARGUMENT;
     row_buckets b;
     if (st == SC_OK && n > 0 && !buckets_make(c, 0, n, threads, &b))
         st = SC_ERR_OUT_OF_MEMORY;
@@ -652,11 +662,12 @@ static sc_status nbr_run(sc_context *c, const sc_spheres *spheres, nbr_query *q,
     q->user = spheres;
     if (st == SC_OK && fn == do_fill) {
         const size_t n = spheres->count;
-        if (!offsets_sane(q->offsets, n, fill_threads(c, n)) ||
-            (q->offsets[n] > 0 && (!q->indices || (q->spec->value != SC_NBR_NONE && !q->values))))
+        if (q->offsets[n] > 0 && (!q->indices || (q->spec->value != SC_NBR_NONE && !q->values)))
             st = SC_ERR_INVALID_ARGUMENT;
-        else if (kept_for(c, q))
+        else if (kept_for(c, q)) /* its placing checks the offsets as it reads them */
             return fill_kept(c, q);
+        else if (!offsets_sane(q->offsets, n, fill_threads(c, n)))
+            st = SC_ERR_INVALID_ARGUMENT;
     }
     sc_spheres search = spheres ? *spheres : (sc_spheres){0};
     q->filter = st == SC_OK && q->spec->skin > 0.0;

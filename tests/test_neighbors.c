@@ -519,6 +519,21 @@ static void group_api(void) {
     CHECK(s.passes == 0, "the kept list refused without a search (%d passes)", s.passes);
     for (size_t k = m; k < m + 8; k++)
         CHECK(idx[k] == 0xDEADBEEFu, "guard %zu after shifted rows on the kept list", k);
+    /* ... not from 0, and an offset past the end (rows that fall after it) */
+    for (int v = 0; v < 2; v++) {
+        CHECK(sc_neighbors_count(ctx, &view, &spec, off) == SC_OK, "count, kept %d", v);
+        memcpy(bad, off, (n + 1) * sizeof(uint64_t));
+        if (v == 0)
+            bad[0] = 1;
+        else
+            bad[n / 2] = m + 4;
+        CHECK(sc_neighbors_fill(ctx, &view, &spec, bad, idx, val) == SC_ERR_INVALID_ARGUMENT,
+              "kept list, offsets %s", v ? "past the end" : "from 1");
+        sc_context_stats(ctx, &s);
+        CHECK(s.passes == 0, "kept list, bad offsets %d: %d passes", v, s.passes);
+        for (size_t k = m; k < m + 8; k++)
+            CHECK(idx[k] == 0xDEADBEEFu, "guard %zu, kept list, bad offsets %d", k, v);
+    }
     /* and the good fill still works on the same context, against the oracle */
     CHECK(sc_neighbors_fill(ctx, &view, &spec, off, idx, val) == SC_OK, "fill");
     csr want = {0};
