@@ -115,6 +115,7 @@ void sc_context_trim(sc_context *c) {
     sc_buf *bufs[OWN_BUFS_COUNT] = OWN_BUFS(c);
     for (size_t k = 0; k < OWN_BUFS_COUNT; k++)
         sc_buf_release(alloc_of(c), bufs[k]);
+    c->kept.words = 0; /* its words and buckets were in win and hist */
 }
 
 void sc_context_destroy(sc_context *c) {

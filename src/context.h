@@ -38,7 +38,10 @@ typedef struct sc_list_kept {
     sc_spheres view;
     int full;
     double skin;
-    size_t at, words;
+    size_t at;   /* the grouped words: c->win's words from this one on */
+    bool narrow; /* ... 32 bits each (neighbors.c: row_buckets) */
+    int threads; /* the count's: c->hist holds its buckets' bases, sized for them */
+    size_t words;
     uint64_t pairs, checksum;
 } sc_list_kept;
 

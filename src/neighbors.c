@@ -179,7 +179,16 @@ typedef struct row_buckets {
     size_t nb;     /* buckets */
     size_t *base;  /* after the scatter: bucket k's words are [base[k], base[k + 1]) */
     char *local;   /* each thread's rows scratch (bucket_local bytes) */
+    /* the grouped words: narrow, 32 bits each, (row - the bucket's first
+     * row) << bits | col, where that fits (n up to 2^21 rows); else the
+     * words as collected */
+    const void *words;
+    bool narrow;
 } row_buckets;
+
+static inline uint64_t word_at(const void *words, bool narrow, size_t g) {
+    return narrow ? ((const uint32_t *)words)[g] : ((const uint64_t *)words)[g];
+}
 
 /* About 2^11 buckets, the scatter's fan-out that keeps its write streams
  * in cache, unless the buckets would pass BUCKET_SHIFT_MAX rows. */
@@ -223,22 +232,27 @@ static size_t bucket_end_row(const row_buckets *b, size_t k) {
     return end < b->hi ? end : b->hi;
 }
 
-/* Groups the m words (rows in [b->lo, b->hi)) of w by bucket into tmp,
- * and fills b->base; returns where the grouped words are. Per static block
- * of the words: counts, an exclusive prefix over (bucket, block), a
- * scatter. */
-static const uint64_t *bucket_scatter(sc_context *c, row_buckets *b, uint64_t *w, uint64_t *tmp,
-                                      size_t m, int bits, int threads) {
+/* Groups the m words (rows in [b->lo, b->hi)) of w by bucket into tmp
+ * (narrow where they fit), and fills b->base and b->words. Per static
+ * block of the words: counts, an exclusive prefix over (bucket, block), a
+ * scatter. Narrow words halve the bytes this pass writes and the two that
+ * follow read. */
+static void bucket_scatter(sc_context *c, row_buckets *b, uint64_t *w, uint64_t *tmp, size_t m,
+                           int bits, int threads) {
     const double t0 = sc_now();
     size_t *base = b->base;
     if (b->nb == 1 || m < 2) {
         for (size_t k = 0; k <= b->nb; k++)
             base[k] = k ? m : 0;
-        return w;
+        b->words = w;
+        b->narrow = false;
+        return;
     }
     const int blocks = sc_radix_blocks(m, threads);
     const size_t nb = b->nb, lo = b->lo;
     const int shift = b->shift;
+    const bool narrow = shift + bits <= 32;
+    const uint64_t rel_mask = ((uint64_t)1 << shift) - 1, col_mask = ((uint64_t)1 << bits) - 1;
     size_t *count = (size_t *)(void *)b->local; /* blocks * nb */
 #pragma omp parallel num_threads(blocks)
     {
@@ -265,30 +279,42 @@ static const uint64_t *bucket_scatter(sc_context *c, row_buckets *b, uint64_t *w
         }
         for (int k = t; k < blocks; k += nt) {
             size_t *mine = count + (size_t)k * nb;
-            for (size_t g = m * (size_t)k / (size_t)blocks; g < m * (size_t)(k + 1) / (size_t)blocks; g++) {
-                const uint64_t word = w[g];
-                tmp[mine[((word >> bits) - lo) >> shift]++] = word;
+            const size_t g0 = m * (size_t)k / (size_t)blocks, g1 = m * (size_t)(k + 1) / (size_t)blocks;
+            if (narrow) {
+                uint32_t *out = (uint32_t *)(void *)tmp;
+                for (size_t g = g0; g < g1; g++) {
+                    const uint64_t word = w[g], rel = (word >> bits) - lo;
+                    out[mine[rel >> shift]++] = (uint32_t)((rel & rel_mask) << bits | (word & col_mask));
+                }
+            } else {
+                for (size_t g = g0; g < g1; g++) {
+                    const uint64_t word = w[g];
+                    tmp[mine[((word >> bits) - lo) >> shift]++] = word;
+                }
             }
         }
     }
+    b->words = tmp;
+    b->narrow = narrow;
     SC_STAGE_TIME(c, SC_STAGE_MERGE, t0);
-    return tmp;
 }
 
 /* The count: offsets[r] for rows [0, n) from the grouped words, bucket by
  * bucket (each row's length counted in the thread's scratch), and
  * offsets[n] = m. */
-static void row_offsets(const row_buckets *b, const uint64_t *w, size_t m, int bits,
-                        uint64_t *offsets, int threads) {
+static void row_offsets(const row_buckets *b, size_t m, int bits, uint64_t *offsets, int threads) {
+    const void *w = b->words;
+    const bool narrow = b->narrow;
 #pragma omp parallel num_threads(threads)
     {
         uint32_t *len = (uint32_t *)(void *)(b->local + bucket_local(b->shift) * (size_t)sc_thread_id());
 #pragma omp for schedule(dynamic, 8)
         for (size_t k = 0; k < b->nb; k++) {
             const size_t r0 = bucket_first_row(b, k), r1 = bucket_end_row(b, k);
+            const uint64_t first = narrow ? 0 : r0; /* what a word's row field is less */
             memset(len, 0, (r1 - r0) * sizeof *len);
             for (size_t g = b->base[k]; g < b->base[k + 1]; g++)
-                len[(w[g] >> bits) - r0]++;
+                len[(word_at(w, narrow, g) >> bits) - first]++;
             uint64_t at = b->base[k];
             for (size_t r = r0; r < r1; r++) {
                 offsets[r] = at;
@@ -349,19 +375,20 @@ static sc_status do_count(sc_context *c, sc_prepared *p, void *arg) {
         c->list_words_last = m;
         if (m <= cap) {
             uint64_t *w = c->win.p;
-            const uint64_t *grouped = w;
+            row_buckets b = {0};
+            b.words = w;
             if (n > 0) {
-                row_buckets b;
                 if (!buckets_make(c, 0, n, c->threads, &b))
                     return SC_ERR_OUT_OF_MEMORY;
-                grouped = bucket_scatter(c, &b, w, w + cap, m, bits, c->threads);
+                bucket_scatter(c, &b, w, w + cap, m, bits, c->threads);
                 const double t = sc_now();
-                row_offsets(&b, grouped, m, bits, q->degree, c->threads);
+                row_offsets(&b, m, bits, q->degree, c->threads);
                 SC_STAGE_TIME(c, SC_STAGE_MERGE, t);
             }
             q->degree[n] = m;
             c->kept = (sc_list_kept){c->queries, *q->user, q->spec->full, q->spec->skin,
-                                     (size_t)(grouped - w), m, c->stats.pairs, c->stats.checksum};
+                                     (size_t)((const uint64_t *)b.words - w), b.narrow,
+                                     c->threads, m, c->stats.pairs, c->stats.checksum};
             return SC_OK;
         }
     }
@@ -425,10 +452,11 @@ static void row_sort(uint32_t *ix, size_t m) {
     }
 }
 
-/* Sorts rows [r0, r1) of indices, each ascending. Most rows hold a few
- * entries, in numbers no branch predicts: the rows of 2, 3 and 4 are listed
- * without branches, then sorted by compare-exchange networks; longer rows
- * by row_sort. */
+/* Sorts rows [r0, r1) of indices, each ascending, once every row's cursor
+ * (cur, from r0) has reached its end; false otherwise, nothing sorted.
+ * Most rows hold a few entries, in numbers no branch predicts: the rows of
+ * 2, 3 and 4 are listed without branches, then sorted by compare-exchange
+ * networks; longer rows by row_sort. */
 #define EXCHANGE(ix, a, b)                                                                         \
     do {                                                                                           \
         const uint32_t lo_ = ix[a] < ix[b] ? ix[a] : ix[b];                                        \
@@ -437,18 +465,24 @@ static void row_sort(uint32_t *ix, size_t m) {
         ix[b] = hi_;                                                                               \
     } while (0)
 
-static void sort_rows(uint32_t *indices, const uint64_t *o, size_t r0, size_t r1, uint32_t *list,
-                      size_t per) {
+static bool sort_rows(uint32_t *indices, const uint64_t *o, const uint64_t *cur, size_t r0,
+                      size_t r1, uint32_t *list, size_t per) {
     uint32_t *l2 = list, *l3 = list + per, *l4 = list + 2 * per, *lm = list + 3 * per;
     size_t n2 = 0, n3 = 0, n4 = 0, nm = 0;
+    int wrong = 0;
+    uint64_t start = o[r0];
     for (size_t r = r0; r < r1; r++) {
-        const uint64_t len = o[r + 1] - o[r];
+        const uint64_t end = o[r + 1], len = end - start;
+        wrong |= cur[r - r0] != end; /* each row filled exactly */
+        start = end;
         l2[n2] = l3[n3] = l4[n4] = lm[nm] = (uint32_t)(r - r0);
         n2 += len == 2;
         n3 += len == 3;
         n4 += len == 4;
         nm += len > 4;
     }
+    if (wrong)
+        return false;
     for (size_t k = 0; k < n2; k++) {
         uint32_t *ix = indices + o[r0 + l2[k]];
         EXCHANGE(ix, 0, 1);
@@ -471,17 +505,20 @@ static void sort_rows(uint32_t *indices, const uint64_t *o, size_t r0, size_t r1
         const size_t r = r0 + lm[k];
         row_sort(indices + o[r], (size_t)(o[r + 1] - o[r]));
     }
+    return true;
 }
 
 /* The fill: the grouped words of rows [b->lo, b->hi) (their first at
  * offsets[b->lo]) placed into indices, bucket by bucket, at a cursor per
- * row, then each row sorted. Offsets that fall or leave [offsets[b->lo],
- * offsets[b->hi]] give false (no write), and so does a word that does not
- * land in its own row or rows it does not fill exactly; no write leaves
- * [offsets[r], offsets[r + 1]) of the row a word names. */
-static bool place_rows(const row_buckets *b, const uint64_t *w, int bits, const uint64_t *o,
-                       uint32_t *indices, int threads) {
-    const uint64_t first = o[b->lo], last = o[b->hi], mask = ((uint64_t)1 << bits) - 1;
+ * row, then each row sorted. A bucket whose offsets do not span its words
+ * (b->base) or fall gives false with no write, and so do words outside
+ * the bucket's rows and rows not filled exactly; no write leaves the
+ * bucket's [offsets[r0], offsets[r1]). */
+static bool place_rows(const row_buckets *b, int bits, const uint64_t *o, uint32_t *indices,
+                       int threads) {
+    const void *w = b->words;
+    const bool narrow = b->narrow;
+    const uint64_t first = o[b->lo], mask = ((uint64_t)1 << bits) - 1;
     const size_t per = (size_t)1 << b->shift;
     int bad = 0;
 #pragma omp parallel num_threads(threads) reduction(| : bad)
@@ -492,9 +529,10 @@ static bool place_rows(const row_buckets *b, const uint64_t *w, int bits, const 
 #pragma omp for schedule(dynamic, 8)
         for (size_t k = 0; k < b->nb; k++) {
             const size_t r0 = bucket_first_row(b, k), r1 = bucket_end_row(b, k);
-            /* the bucket's offsets rise within [first, last]: its reads and
-             * writes stay inside the window's */
-            int wrong = o[r0] < first || o[r1] > last;
+            /* the bucket's offsets span its words and rise: its reads and
+             * writes stay inside them (narrow words name rows within the
+             * bucket only) */
+            int wrong = o[r0] - first != b->base[k] || o[r1] - first != b->base[k + 1];
             for (size_t r = r0; r < r1; r++) {
                 cur[r - r0] = o[r];
                 wrong |= o[r + 1] < o[r];
@@ -503,19 +541,19 @@ static bool place_rows(const row_buckets *b, const uint64_t *w, int bits, const 
                 bad = 1;
                 continue;
             }
-            for (uint64_t g = o[r0] - first; g < o[r1] - first; g++) {
-                const uint64_t word = w[g], rel = (word >> bits) - r0;
-                if (rel >= r1 - r0 || cur[rel] == o[r0 + rel + 1]) {
+            /* a word past its row's end lands in the bucket's next row, or
+             * is refused at the bucket's end; the rows then do not all
+             * end where their offsets say (sort_rows) */
+            const uint64_t row0 = narrow ? 0 : r0, end = o[r1]; /* row0: what a row field is less */
+            for (uint64_t g = o[r0] - first; g < end - first; g++) {
+                const uint64_t word = word_at(w, narrow, (size_t)g), rel = (word >> bits) - row0;
+                if (rel >= r1 - r0 || cur[rel] == end) {
                     wrong = 1;
                     continue;
                 }
                 indices[cur[rel]++] = (uint32_t)(word & mask);
             }
-            for (size_t r = r0; r < r1; r++)
-                wrong |= cur[r - r0] != o[r + 1];
-            if (!wrong)
-                sort_rows(indices, o, r0, r1, list, per);
-            bad |= wrong;
+            bad |= wrong || !sort_rows(indices, o, cur, r0, r1, list, per);
         }
     }
     return !bad;
@@ -587,9 +625,9 @@ static sc_status do_fill(sc_context *c, sc_prepared *p, void *arg) {
             st = SC_ERR_OUT_OF_MEMORY;
         if (st == SC_OK) {
             uint64_t *w = c->win.p;
-            const uint64_t *grouped = bucket_scatter(c, &b, w, w + cap, m, bits, c->threads);
+            bucket_scatter(c, &b, w, w + cap, m, bits, c->threads);
             const double t = sc_now();
-            if (!place_rows(&b, grouped, bits, o, q->indices, c->threads))
+            if (!place_rows(&b, bits, o, q->indices, c->threads))
                 st = SC_ERR_INVALID_ARGUMENT;
             SC_STAGE_TIME(c, SC_STAGE_MERGE, t);
         }
@@ -627,15 +665,19 @@ static sc_status fill_kept(sc_context *c, nbr_query *q) {
     memset(&c->stats, 0, sizeof c->stats);
     c->queries++;
     c->kept.words = 0;
-    const int threads = fill_threads(c, n);
+    /* the count's threads: its buckets (the same n, so the same buckets)
+     * and their bases stay where they are in c->hist */
+    const int threads = k.threads;
     sc_status st = q->offsets[0] == 0 && k.words == q->offsets[n] ? SC_OK : SC_ERR_INVALID_ARGUMENT;
     row_buckets b;
     if (st == SC_OK && n > 0 && !buckets_make(c, 0, n, threads, &b))
         st = SC_ERR_OUT_OF_MEMORY;
-    if (st == SC_OK && n > 0 &&
-        !place_rows(&b, (const uint64_t *)c->win.p + k.at, sc_engine_index_bits(n), q->offsets,
-                    q->indices, threads))
-        st = SC_ERR_INVALID_ARGUMENT;
+    if (st == SC_OK && n > 0) {
+        b.words = (const uint64_t *)c->win.p + k.at;
+        b.narrow = k.narrow;
+        if (!place_rows(&b, sc_engine_index_bits(n), q->offsets, q->indices, threads))
+            st = SC_ERR_INVALID_ARGUMENT;
+    }
     if (st == SC_OK)
         fill_values(q, n, threads);
     c->stats.seconds[SC_STAGE_MERGE] = sc_now() - t0;

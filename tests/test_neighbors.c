@@ -534,6 +534,12 @@ static void group_api(void) {
         for (size_t k = m; k < m + 8; k++)
             CHECK(idx[k] == 0xDEADBEEFu, "guard %zu, kept list, bad offsets %d", k, v);
     }
+    /* a trim between the passes frees the kept words: the fill searches */
+    CHECK(sc_neighbors_count(ctx, &view, &spec, off) == SC_OK, "count before a trim");
+    sc_context_trim(ctx);
+    CHECK(sc_neighbors_fill(ctx, &view, &spec, off, idx, val) == SC_OK, "fill after a trim");
+    sc_context_stats(ctx, &s);
+    CHECK(s.passes == 1, "fill after a trim: %d passes, want 1", s.passes);
     /* and the good fill still works on the same context, against the oracle */
     CHECK(sc_neighbors_fill(ctx, &view, &spec, off, idx, val) == SC_OK, "fill");
     csr want = {0};
