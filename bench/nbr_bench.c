@@ -6,10 +6,12 @@
  * and optionally a half list with a skin; the ratios are per round, their
  * medians reported. Public API only.
  *
- *   nbr_bench [--gen DIST] [--n N] [--rounds R] [--threads T] [--skin S] [--csv FILE]
+ *   nbr_bench [--gen DIST] [--n N] [--rounds R] [--threads T] [--skin S]
+ *             [--window-bytes B] [--csv FILE]
  *
  * Defaults: uniform, 1e6, 9 rounds, threads 0 (one per core), skin 0 (no
- * skin row). The lists are checked: the half list's entries equal the
+ * skin row), the options' sorted_window_bytes (a list past it is counted by
+ * row lengths and filled by a search per window). The lists are checked: the half list's entries equal the
  * count's pairs, the full list's twice that; exit 1 otherwise.
  */
 #include "bench_common.h"
@@ -49,7 +51,7 @@ static double build(sc_context *ctx, const sc_spheres *v, list *l)
 int main(int argc, char **argv)
 {
     const char *dist = "uniform", *csv = NULL;
-    size_t n = 1000000;
+    size_t n = 1000000, window = 0;
     int rounds = 9, threads = 0;
     double skin = 0.0;
     for (int i = 1; i < argc; i++) {
@@ -64,11 +66,13 @@ int main(int argc, char **argv)
             threads = atoi(argv[++i]);
         else if (strcmp(argv[i], "--skin") == 0 && v)
             skin = atof(argv[++i]);
+        else if (strcmp(argv[i], "--window-bytes") == 0 && v && bench_parse_size(v, &window) == 0)
+            i++;
         else if (strcmp(argv[i], "--csv") == 0 && v)
             csv = argv[++i];
         else {
             fprintf(stderr, "usage: nbr_bench [--gen DIST] [--n N] [--rounds R] [--threads T] "
-                            "[--skin S] [--csv FILE]\n");
+                            "[--skin S] [--window-bytes B] [--csv FILE]\n");
             return 2;
         }
     }
@@ -84,6 +88,8 @@ int main(int argc, char **argv)
     const sc_spheres view = sc_spheres_rows_f64(n, 3, rows);
     sc_options o = sc_options_default();
     o.threads = threads;
+    if (window)
+        o.sorted_window_bytes = window;
     /* one context per kind of call, as a caller that keeps each warm would */
     sc_context *cc = NULL, *lc[3] = {NULL, NULL, NULL};
     list lists[3] = {{{0, 0.0, SC_NBR_NONE}, NULL, NULL, 0},

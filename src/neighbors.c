@@ -190,13 +190,15 @@ static inline uint64_t word_at(const void *words, bool narrow, size_t g) {
     return narrow ? ((const uint32_t *)words)[g] : ((const uint64_t *)words)[g];
 }
 
-/* About 2^11 buckets, the scatter's fan-out that keeps its write streams
- * in cache, unless the buckets would pass BUCKET_SHIFT_MAX rows. */
+/* About 2^10 buckets: the scatter's fan-out, whose write streams stay in
+ * cache, against rows per bucket, whose scratch does (2^9 to 2^12 buckets
+ * measured within noise of each other; docs/api.md), unless the buckets
+ * would pass BUCKET_SHIFT_MAX rows. */
 static int bucket_shift(size_t rows) {
     int bits = 0;
     while (bits < 63 && ((rows - 1) >> bits) != 0)
         bits++;
-    const int shift = bits - 11;
+    const int shift = bits - 10;
     return shift < 0 ? 0 : shift > BUCKET_SHIFT_MAX ? BUCKET_SHIFT_MAX : shift;
 }
 
