@@ -260,14 +260,22 @@ static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, uint32
             const double gi = image_radius(b, w[3]);
             unsigned sides[3];
             bands(b, w, w[3], sides);
-            for (int sz = -1; sz <= 1; sz++)
-                for (int sy = -1; sy <= 1; sy++)
-                    for (int sx = -1; sx <= 1; sx++) {
-                        const int s[3] = {sx, sy, sz};
-                        bool made = !(sx == 0 && sy == 0 && sz == 0);
-                        for (int a = 0; a < 3 && made; a++)
-                            made = s[a] == 0 || (sides[a] & (s[a] > 0 ? 1u : 2u));
-                        if (!made)
+            /* per axis the shifts it gets, ascending: -1 (near hi), 0, +1
+             * (near lo); their product less (0, 0, 0), in shift-code order */
+            int shifts[3][3], ns[3];
+            for (int a = 0; a < 3; a++) {
+                ns[a] = 0;
+                if (sides[a] & 2u)
+                    shifts[a][ns[a]++] = -1;
+                shifts[a][ns[a]++] = 0;
+                if (sides[a] & 1u)
+                    shifts[a][ns[a]++] = 1;
+            }
+            for (int kz = 0; kz < ns[2]; kz++)
+                for (int ky = 0; ky < ns[1]; ky++)
+                    for (int kx = 0; kx < ns[0]; kx++) {
+                        const int s[3] = {shifts[0][kx], shifts[1][ky], shifts[2][kz]};
+                        if (s[0] == 0 && s[1] == 0 && s[2] == 0)
                             continue;
                         double *row = rows + ROW * (n + g);
                         for (int a = 0; a < 3; a++)
@@ -275,7 +283,7 @@ static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, uint32
                                                                   : w[a] - b->period[a];
                         row[3] = gi;
                         image_of[g] = i;
-                        image_shift[g] = (uint8_t)((sx + 1) + 3 * (sy + 1) + 9 * (sz + 1));
+                        image_shift[g] = (uint8_t)((s[0] + 1) + 3 * (s[1] + 1) + 9 * (s[2] + 1));
                         g++;
                     }
         }
