@@ -47,6 +47,15 @@ SC_API sc_status sc_study_set_traversal(sc_context *ctx, sc_traversal traversal)
  *  later queries: same pairs, other work (and stream order). */
 SC_API sc_status sc_study_set_grid_sides(sc_context *ctx, sc_grid_sides sides);
 
+typedef enum sc_list_words {
+    SC_LIST_WORDS_AUTO = 0, /**< 32-bit grouped words where they fit (n up to 2^21; default) */
+    SC_LIST_WORDS_WIDE = 1  /**< 64-bit grouped words always, as past 2^21 spheres:
+                                 the same lists, for tests of that path */
+} sc_list_words;
+
+/** The grouped words of the context's later neighbour lists. */
+SC_API sc_status sc_study_set_list_words(sc_context *ctx, sc_list_words words);
+
 /** kernel_bench's replay: every later query of ctx runs fn (a kernel with
  *  kernels/kernel.h's signature) as its narrowphase; NULL: back to normal. */
 struct sc_kernel_args;

@@ -243,9 +243,9 @@ static void bucket_scatter(sc_context *c, row_buckets *b, uint64_t *w, uint64_t 
                            int bits, int threads) {
     const double t0 = sc_now();
     size_t *base = b->base;
-    if (b->nb == 1 || m < 2) {
-        for (size_t k = 0; k <= b->nb; k++)
-            base[k] = k ? m : 0;
+    if (b->nb == 1) { /* the words as they are: one bucket */
+        base[0] = 0;
+        base[1] = m;
         b->words = w;
         b->narrow = false;
         return;
@@ -253,7 +253,11 @@ static void bucket_scatter(sc_context *c, row_buckets *b, uint64_t *w, uint64_t 
     const int blocks = sc_radix_blocks(m, threads);
     const size_t nb = b->nb, lo = b->lo;
     const int shift = b->shift;
+#ifdef SC_STUDY
+    const bool narrow = shift + bits <= 32 && !c->study.wide_lists;
+#else
     const bool narrow = shift + bits <= 32;
+#endif
     const uint64_t rel_mask = ((uint64_t)1 << shift) - 1, col_mask = ((uint64_t)1 << bits) - 1;
     size_t *count = (size_t *)(void *)b->local; /* blocks * nb */
 #pragma omp parallel num_threads(blocks)

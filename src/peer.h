@@ -40,6 +40,7 @@ typedef struct sc_study_knobs {
     int morton;               /* the grid's rows along a Morton curve */
     int sides;                /* the grid's cross-level sides: sc_grid_sides */
     sc_kernel_fn kernel;      /* NULL, or the kernel every query runs */
+    int wide_lists;           /* neighbour lists keep 64-bit grouped words */
 } sc_study_knobs;
 #endif
 

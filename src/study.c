@@ -29,6 +29,13 @@ sc_status sc_study_set_grid_sides(sc_context *c, sc_grid_sides s) {
     return SC_OK;
 }
 
+sc_status sc_study_set_list_words(sc_context *c, sc_list_words w) {
+    if (!c || (w != SC_LIST_WORDS_AUTO && w != SC_LIST_WORDS_WIDE))
+        return SC_ERR_INVALID_ARGUMENT;
+    c->study.wide_lists = w == SC_LIST_WORDS_WIDE;
+    return SC_OK;
+}
+
 void sc_study_set_kernel(sc_context *c, sc_study_kernel_fn fn) {
     if (c)
         c->study.kernel = (sc_kernel_fn)fn;

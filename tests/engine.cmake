@@ -49,6 +49,13 @@ foreach(group generators threads extremes api windows)
   add_test(NAME engine.neighbors.${group} COMMAND test_neighbors ${group})
   set_tests_properties(engine.neighbors.${group} PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
 endforeach()
+# the same tests on the study library: 64-bit grouped words forced
+add_executable(test_neighbors_study test_neighbors.c)
+target_link_libraries(test_neighbors_study PRIVATE sc_gen spherecollide_study m)
+target_compile_options(test_neighbors_study PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
+target_compile_definitions(test_neighbors_study PRIVATE _POSIX_C_SOURCE=200809L)
+add_test(NAME engine.neighbors.wide COMMAND test_neighbors_study wide)
+set_tests_properties(engine.neighbors.wide PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
 
 # Two-set queries against a double loop over A x B.
 add_executable(test_between test_between.c)

@@ -6,10 +6,15 @@
  * 2-D input, extreme values, and the contracts on bad offsets and bad data.
  *
  * Usage: test_neighbors [GROUP]   (GROUP: generators, threads, extremes, api,
- * windows, all; default all)
+ * windows, all; default all). Built a second time on the study library
+ * (test_neighbors_study), which adds the group wide: the windows' lists
+ * with 64-bit grouped words forced.
  */
 #include "sc_gen.h"
 #include "spherecollide.h"
+#ifdef SC_STUDY
+#include "spherecollide_study.h"
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -290,7 +295,7 @@ static void group_threads(void) {
  * words placed). The fill gets a copy of the view whose padding differs
  * from the count's: the kept list is found by the view's fields. */
 static sc_status build_budget(const sc_spheres *view, const sc_nbr_spec *spec, size_t budget,
-                              int threads, csr *out, int *fill_passes) {
+                              int threads, int wide, csr *out, int *fill_passes) {
     sc_options o = sc_options_default();
     o.threads = threads;
     o.sorted_window_bytes = budget;
@@ -298,6 +303,14 @@ static sc_status build_budget(const sc_spheres *view, const sc_nbr_spec *spec, s
     sc_status st = sc_context_create(&o, &ctx);
     if (st != SC_OK)
         return st;
+#ifdef SC_STUDY
+    if (wide && (st = sc_study_set_list_words(ctx, SC_LIST_WORDS_WIDE)) != SC_OK) {
+        sc_context_destroy(ctx);
+        return st;
+    }
+#else
+    (void)wide;
+#endif
     const size_t n = view->count;
     out->n = n;
     out->off = malloc((n + 1) * sizeof(uint64_t));
@@ -329,8 +342,10 @@ static sc_status build_budget(const sc_spheres *view, const sc_nbr_spec *spec, s
 /* Lists past options.sorted_window_bytes: the count counts row lengths,
  * the fill searches once per window of rows that fits (hundreds of small
  * windows, or two of thousands of rows, many row buckets each); a list that
- * fits is kept by the count and placed by the fill with no search. */
-static void group_windows(void) {
+ * fits is kept by the count and placed by the fill with no search. With
+ * `wide` (the study build only), the grouped words are 64 bits, as past
+ * 2^21 spheres. */
+static void run_windows(int wide) {
     const struct {
         const char *gen;
         size_t n;
@@ -362,7 +377,7 @@ static void group_windows(void) {
                 csr got = {0};
                 int passes = -1;
                 sc_spheres view = sc_spheres_rows_f64(n, 3, rows);
-                const sc_status s2 = build_budget(&view, &spec, budget, t, &got, &passes);
+                const sc_status s2 = build_budget(&view, &spec, budget, t, wide, &got, &passes);
                 CHECK(s2 == SC_OK, "%s-%zu budget %zu t%d: %s", cases[c].gen, n, budget, t,
                       sc_status_string(s2));
                 if (s2 == SC_OK)
@@ -384,6 +399,16 @@ static void group_windows(void) {
         free(rows);
     }
 }
+
+static void group_windows(void) {
+    run_windows(0);
+}
+
+#ifdef SC_STUDY
+static void group_wide(void) {
+    run_windows(1);
+}
+#endif
 
 static void group_extremes(void) {
     double rows[4 * 64];
@@ -421,6 +446,15 @@ static void group_extremes(void) {
             b[0] = nextafter(b[0], INFINITY);
     }
     check_rows("touch-at-skin", rows, 32, 0.125, 0.125);
+    /* one pair, in a row past the first: a list of one word in a bucket
+     * of its own (fuzz_engine found the count's bases wrong for it) */
+    memset(rows, 0, sizeof rows);
+    for (size_t k = 0; k < 5; k++) {
+        rows[4 * k] = 100.0 * (double)k;
+        rows[4 * k + 3] = 1.0;
+    }
+    rows[4 * 4] = rows[4 * 3] + 1.5;
+    check_rows("one-pair-late", rows, 5, 0.25, 0.25);
 }
 
 static void group_api(void) {
@@ -574,6 +608,10 @@ int main(int argc, char **argv) {
         group_api();
     if (all || strcmp(g, "windows") == 0)
         group_windows();
+#ifdef SC_STUDY
+    if (all || strcmp(g, "wide") == 0)
+        group_wide();
+#endif
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

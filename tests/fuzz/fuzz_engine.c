@@ -284,13 +284,18 @@ static void check_between(const double (*v)[4], size_t n, int dims, int f32, con
     }
 }
 
-/* The neighbour lists on one of the fixed configs (picked by `how`): the
- * half list's rows, row by row, are the oracle's lexicographic pairs; the
- * full list holds each pair in both rows, each row sorted. */
+/* The neighbour lists on one of the fixed configs (picked by `how`, which
+ * also picks 32- or 64-bit grouped words): the half list's rows, row by
+ * row, are the oracle's lexicographic pairs; the full list holds each pair
+ * in both rows, each row sorted. */
 static void check_neighbors(const sc_spheres *view, size_t n, const pairlist *want, unsigned how)
 {
     const config *cf = &configs[how % 3];
     sc_context *ctx = context_of(how % 3);
+    /* the grouped words as past 2^21 spheres (64 bits) on every other input */
+    if (sc_study_set_list_words(ctx, (how >> 2) & 1 ? SC_LIST_WORDS_WIDE : SC_LIST_WORDS_AUTO) !=
+        SC_OK)
+        fuzz_fail("list words", cf->name, 0, 0);
     static uint64_t off[MAX_N + 1];
     static uint32_t idx[MAX_N * MAX_N];
     for (int full = 0; full < 2; full++) {
