@@ -147,12 +147,33 @@ install_into() { # install_into PREFIX: cmake --install build-release, quietly
   return 1
 }
 
+# installed_hdf5 PREFIX: the installed tool is not linked with libhdf5, and
+# finds its HDF5 module when asked to read HDF5 (it then refuses a file that
+# is not HDF5 as such), or says the build has none
+installed_hdf5() {
+  local tool="$1/bin/spherecollide" module out
+  module=$(find "$1" -name spherecollide-hdf5.so -print -quit)
+  if ldd "$tool" | grep -q hdf5; then
+    echo "$tool is linked with libhdf5" >&2
+    return 1
+  fi
+  printf 'not hdf5\n' > "$scratch/x.h5"
+  out=$("$tool" pairs "$scratch/x.h5" --dataset /d 2>&1)
+  case $out in
+  *"cannot open as an HDF5 file"*) [ -n "$module" ] && return 0 ;;
+  *libhdf5-dev*) [ -z "$module" ] && return 0 ;;
+  esac
+  echo "$out (module: ${module:-none})" >&2
+  return 1
+}
+
 step_release() {
   local prefix="$scratch/prefix" ex=build-release/example
   check "build build-release (Release, -Werror)" \
     build . build-release -DCMAKE_BUILD_TYPE=Release -DSC_WARNINGS_AS_ERRORS=ON \
       -DSC_BUILD_TESTS=OFF -DSC_PYTHON=ON || return 1
   check "install into a temporary prefix" install_into "$prefix" || return 1
+  check "installed tool loads its HDF5 module only to read HDF5" installed_hdf5 "$prefix"
   check "Python module imported from the prefix" \
     env PYTHONPATH="$prefix/lib/python3/dist-packages" PYTHONDONTWRITEBYTECODE=1 \
       "$python" python/tests/smoke_installed.py "$prefix"

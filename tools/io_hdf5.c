@@ -12,7 +12,11 @@
  * Any integer or floating-point dataset is read as double by HDF5's own
  * conversion (exact for float32 and integers below 2^53). Each value is
  * checked as the other readers check them; errors name the file, the
- * dataset and the row.
+ * dataset and the row. The calls into libhdf5 are in a module loaded the
+ * first time a file is read (io_hdf5_module.h says why); it sits beside
+ * the tool, in SC_HDF5_RELDIR from it, in SC_HDF5_DIR once installed, or,
+ * in a build with tests or benchmarks, in SC_HDF5_BUILD_DIR (the build
+ * tree's, for their programs elsewhere in it).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -34,7 +38,12 @@ sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_i
 
 #else
 
-#include <hdf5.h>
+#include "io_hdf5_module.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
+
 
 #define MAX_NAME 1024
 
@@ -93,53 +102,68 @@ bad:
                    path, io_quote(spec, strlen(spec), q, sizeof q), width);
 }
 
-/* Reads dataset `name` (rank 1 or 2, n rows, at least `cols_min` columns
- * when rank 2) into a new double array; *rows and *cols get its shape. */
-static sc_io_status read_dataset(const char *path, hid_t file, const char *name, int want_rank,
-                                 double **data, size_t *rows, size_t *cols, char *err,
-                                 size_t errcap)
+/* Tries dir/SC_HDF5_MODULE: its table, or NULL (with the reason in err
+ * when the file is there but does not load). */
+static const sc_hdf5_api *try_dir(const char *dir, char *err, size_t cap) {
+    char path[4352];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, SC_HDF5_MODULE) >= sizeof path ||
+        access(path, F_OK) != 0)
+        return NULL;
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(err, cap, "cannot load the HDF5 module: %s", dlerror());
+        return NULL;
+    }
+    const sc_hdf5_api *(*entry)(void) = NULL;
+    *(void **)(&entry) = dlsym(h, SC_HDF5_ENTRY); /* object to function pointer, as POSIX allows */
+    if (!entry) {
+        snprintf(err, cap, "%s: no %s in the HDF5 module", path, SC_HDF5_ENTRY);
+        dlclose(h);
+        return NULL;
+    }
+    return entry(); /* the module stays loaded for the process */
+}
+
+/* The module, loaded once per process; NULL with the reason in err. */
+static const sc_hdf5_api *hdf5_module(char *err, size_t cap) {
+    static const sc_hdf5_api *api;
+    if (api)
+        return api;
+    snprintf(err, cap, "cannot find the HDF5 module %s beside the tool, in ../%s or in %s",
+             SC_HDF5_MODULE, SC_HDF5_RELDIR, SC_HDF5_DIR);
+    char exe[4096];
+    const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char rel[4200]; /* an installed tree moved as a whole: bin/../libdir */
+            if ((api = try_dir(exe, err, cap)) != NULL ||
+                ((size_t)snprintf(rel, sizeof rel, "%s/../%s", exe, SC_HDF5_RELDIR) < sizeof rel &&
+                 (api = try_dir(rel, err, cap)) != NULL))
+                return api;
+        }
+    }
+    if ((api = try_dir(SC_HDF5_DIR, err, cap)) != NULL)
+        return api;
+#ifdef SC_HDF5_BUILD_DIR
+    api = try_dir(SC_HDF5_BUILD_DIR, err, cap);
+#endif
+    return api;
+}
+
+/* Reads dataset `name` (rank 1 or 2) into a new double array; *rows and
+ * *cols get its shape. */
+static sc_io_status read_dataset(const sc_hdf5_api *h5, const char *path, void *file,
+                                 const char *name, int want_rank, double **data, size_t *rows,
+                                 size_t *cols, char *err, size_t errcap)
 {
-    char q[128];
-    const char *qn = io_quote(name, strlen(name), q, sizeof q);
-    if (H5Lexists(file, name, H5P_DEFAULT) <= 0)
-        return io_fail(err, errcap, SC_IO_ERR_HEADER, "%s: dataset %s: not found", path, qn);
-    hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
-    if (d < 0)
-        return io_fail(err, errcap, SC_IO_ERR_HEADER, "%s: dataset %s: not a dataset", path, qn);
-    sc_io_status st = SC_IO_OK;
-    hid_t space = H5Dget_space(d), type = H5Dget_type(d);
-    const H5T_class_t cls = H5Tget_class(type);
-    hsize_t dims[2] = {0, 1};
-    const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
-    if (cls != H5T_INTEGER && cls != H5T_FLOAT)
-        st = io_fail(err, errcap, SC_IO_ERR_DTYPE, "%s: dataset %s: not numbers (integer or float)",
-                     path, qn);
-    else if (rank != want_rank || H5Sget_simple_extent_dims(space, dims, NULL) < 0)
-        st = io_fail(err, errcap, SC_IO_ERR_SHAPE, "%s: dataset %s: rank %d, needs %d", path, qn,
-                     rank, want_rank);
-    else if (dims[0] > SC_MAX_SPHERES || dims[1] > 1024)
-        st = io_fail(err, errcap, SC_IO_ERR_TOO_MANY, "%s: dataset %s: %llu x %llu values, too many",
-                     path, qn, (unsigned long long)dims[0], (unsigned long long)dims[1]);
-    double *buf = NULL;
-    if (st == SC_IO_OK) {
-        const size_t total = (size_t)dims[0] * (size_t)dims[1];
-        buf = malloc((total ? total : 1) * sizeof(double));
-        if (!buf)
-            st = io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: dataset %s: no memory", path, qn);
-        else if (total && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
-            st = io_fail(err, errcap, SC_IO_ERR_TRUNCATED, "%s: dataset %s: cannot be read", path,
-                         qn);
-    }
-    H5Tclose(type);
-    H5Sclose(space);
-    H5Dclose(d);
-    if (st != SC_IO_OK) {
-        free(buf);
-        return st;
-    }
-    *data = buf;
-    *rows = (size_t)dims[0];
-    *cols = (size_t)dims[1];
+    char q[128], what[160];
+    const sc_io_status st = h5->read(file, name, want_rank, data, rows, cols, what, sizeof what);
+    if (st != SC_IO_OK)
+        return io_fail(err, errcap, st, "%s: dataset %s: %s", path,
+                       io_quote(name, strlen(name), q, sizeof q), what);
     return SC_IO_OK;
 }
 
@@ -156,17 +180,18 @@ sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_i
     sc_io_status st = parse_spec(path, opts->dataset, width, &spec, err, errcap);
     if (st != SC_IO_OK)
         return st;
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* statuses, not HDF5's stack on stderr */
-    if (H5Fis_hdf5(path) <= 0)
-        return io_fail(err, errcap, SC_IO_ERR_OPEN, "%s: cannot open as an HDF5 file", path);
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file < 0)
+    char why[4608];
+    const sc_hdf5_api *h5 = hdf5_module(why, sizeof why);
+    if (!h5)
+        return io_fail(err, errcap, SC_IO_ERR_ARGUMENT, "%s: %s", path, why);
+    void *file = h5->open(path);
+    if (!file)
         return io_fail(err, errcap, SC_IO_ERR_OPEN, "%s: cannot open as an HDF5 file", path);
     double *part[4] = {NULL, NULL, NULL, NULL};
     size_t n = 0, cols[4] = {0, 0, 0, 0};
     for (int k = 0; k < spec.parts && st == SC_IO_OK; k++) {
         size_t rows = 0;
-        st = read_dataset(path, file, spec.names[k], spec.parts == 1 ? 2 : 1, &part[k], &rows,
+        st = read_dataset(h5, path, file, spec.names[k], spec.parts == 1 ? 2 : 1, &part[k], &rows,
                           &cols[k], err, errcap);
         if (st == SC_IO_OK && k > 0 && rows != n)
             st = io_fail(err, errcap, SC_IO_ERR_SHAPE,
@@ -174,7 +199,7 @@ sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_i
                          spec.names[0], n);
         n = rows;
     }
-    H5Fclose(file);
+    h5->close(file);
     for (int k = 0; spec.parts == 1 && st == SC_IO_OK && k < width; k++)
         if ((size_t)spec.col[k] >= cols[0])
             st = io_fail(err, errcap, SC_IO_ERR_SHAPE,
