@@ -26,6 +26,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "wrap.h"
+
 bool sc_box_periodic(const sc_box *b) {
     return b->periodic[0] || b->periodic[1] || b->periodic[2];
 }
@@ -148,60 +150,87 @@ typedef struct found {
     double rmax;
 } found;
 
-/* Pass one on spheres k0..k1 of part pt, at positions at.. : validates
- * them (as the bounds stage does, and the radius limit), finds the
- * largest radius, writes the wrapped rows and lists the positions that
- * get images in band, counting those. f64 and d3 are constants where it
+/* The reference for one sphere, k of a part (map: its index in the set),
+ * at position pos: validates it (as the bounds stage does, and the radius
+ * limit), counts the largest radius, writes its wrapped row and, near a
+ * face, lists it and counts its images. f64 and d3 are constants where it
  * is inlined. */
-static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, size_t k1, size_t at,
-                             double *rows, uint32_t *band, found *f, bool f64, bool d3) {
-    const sc_view *v = pt->v;
-    const char *px = v->x, *py = v->y, *pz = v->z, *pr = v->r;
-    const size_t st = v->stride, rst = v->rstride;
-    const uint32_t *map = pt->map;
-    /* locals, not *f: the row stores could alias it */
-    size_t images = f->images, banded = f->banded, first_bad = f->first_bad;
-    double rmax = f->rmax;
-    for (size_t k = k0; k < k1; k++) {
-        const size_t i = map ? map[k] : k, pos = at + (k - k0);
+static inline void wrap_one(const sc_wrap *b, const sc_view *v, const uint32_t *map, size_t k,
+                            size_t pos, double *rows, uint32_t *band, found *t, bool f64,
+                            bool d3) {
+    const size_t i = map ? map[k] : k;
 #define LOAD(p, k) (f64 ? *(const double *)(const void *)((p) + (k)) \
                         : (double)*(const float *)(const void *)((p) + (k)))
-        double w[3] = {LOAD(px, i * st), LOAD(py, i * st), d3 ? LOAD(pz, i * st) : 0.0};
-        const double r = LOAD(pr, i * rst);
+    double w[3] = {LOAD(v->x, i * v->stride), LOAD(v->y, i * v->stride),
+                   d3 ? LOAD(v->z, i * v->stride) : 0.0};
+    const double r = LOAD(v->r, i * v->rstride);
 #undef LOAD
-        /* fabs(NaN) <= M is false: one test for finite and in range */
-        const bool ok = (fabs(w[0]) <= SC_MAX_ABS_VALUE) & (fabs(w[1]) <= SC_MAX_ABS_VALUE) &
-                        (fabs(w[2]) <= SC_MAX_ABS_VALUE) & (r >= 0.0) &
-                        (r <= SC_MAX_ABS_VALUE / 2);
-        if (!ok) {
-            first_bad = pos < first_bad ? pos : first_bad;
-            continue;
-        }
-        rmax = r > rmax ? r : rmax;
-        for (int a = 0; a < 3; a++)
-            if (b->periodic[a])
-                w[a] = sc_wrap_x(w[a], b->lo[a], b->hi[a], b->period[a]);
-        double *row = rows + ROW * pos;
-        row[0] = w[0];
-        row[1] = w[1];
-        row[2] = w[2];
-        row[3] = r;
-        unsigned sides[3];
-        const unsigned m = bands(b, w, r, sides);
-        band[banded] = (uint32_t)pos; /* written always, kept when it has images */
-        banded += m != 0;
-        images += m;
+    /* fabs(NaN) <= M is false: one test for finite and in range */
+    const bool ok = (fabs(w[0]) <= SC_MAX_ABS_VALUE) & (fabs(w[1]) <= SC_MAX_ABS_VALUE) &
+                    (fabs(w[2]) <= SC_MAX_ABS_VALUE) & (r >= 0.0) & (r <= SC_MAX_ABS_VALUE / 2);
+    if (!ok) {
+        t->first_bad = pos < t->first_bad ? pos : t->first_bad;
+        return;
     }
-    f->images = images;
-    f->banded = banded;
-    f->first_bad = first_bad;
-    f->rmax = rmax;
+    t->rmax = r > t->rmax ? r : t->rmax;
+    for (int a = 0; a < 3; a++)
+        if (b->periodic[a])
+            w[a] = sc_wrap_x(w[a], b->lo[a], b->hi[a], b->period[a]);
+    double *row = rows + ROW * pos;
+    row[0] = w[0];
+    row[1] = w[1];
+    row[2] = w[2];
+    row[3] = r;
+    unsigned sides[3];
+    const unsigned m = bands(b, w, r, sides);
+    band[t->banded] = (uint32_t)pos; /* written always, kept when it has images */
+    t->banded += m != 0;
+    t->images += m;
+}
+
+/* Pass one on spheres k0..k1 of part pt, at positions at.. (wrap_one for
+ * each), listing the positions that get images in band. With simd, float64
+ * 3-D spheres in the set's own order go four at a time while they are
+ * valid and inside the box (kernels/wrap.h), the rest one by one. f64 and
+ * d3 are constants where it is inlined. */
+static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, size_t k1, size_t at,
+                             double *rows, uint32_t *band, found *f, bool f64, bool d3, bool simd) {
+    const sc_view *v = pt->v;
+    const uint32_t *map = pt->map;
+    found t = *f; /* a local, not *f: the row stores could alias it */
+#ifdef SC_HAVE_AVX2_KERNEL
+    simd = simd && f64 && d3 && !map;
+    const sc_wrap_box wb = {{b->periodic[0], b->periodic[1], b->periodic[2]},
+                            {b->lo[0], b->lo[1], b->lo[2]},
+                            {b->hi[0], b->hi[1], b->hi[2]},
+                            b->big,
+                            SC_MAX_ABS_VALUE / 2};
+    const sc_wrap_src src = {v->x, v->y, v->z, v->r, v->stride, v->rstride};
+#else
+    simd = false;
+#endif
+    for (size_t k = k0; k < k1;) {
+#ifdef SC_HAVE_AVX2_KERNEL
+        if (simd) {
+            sc_wrap_found fv = {t.images, t.banded, t.rmax};
+            k = sc_wrap_avx2(&wb, &src, k, k1, at + (k - k0), rows, band, &fv);
+            t.images = fv.images;
+            t.banded = fv.banded;
+            t.rmax = fv.rmax;
+        }
+#endif
+        /* the group the SIMD pass did not take, or all */
+        const size_t stop = simd && k1 - k > 4 ? k + 4 : k1;
+        for (; k < stop; k++)
+            wrap_one(b, v, map, k, at + (k - k0), rows, band, &t, f64, d3);
+    }
+    *f = t;
 }
 
 /* Pass one, over the parts' spheres: each thread takes a block of
  * positions, whichever parts they fall in. */
 static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_plan *j,
-                     double *rows) {
+                     double *rows, bool simd) {
     const size_t n = j->n;
     size_t first_bad = SIZE_MAX;
     double rmax = 0.0;
@@ -224,11 +253,11 @@ static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_p
                 continue;
             const size_t k0 = from - start, k1 = to - start;
             if (pt->v->f64)
-                pt->v->z ? wrap_part(b, pt, k0, k1, from, rows, band, &f, true, true)
-                         : wrap_part(b, pt, k0, k1, from, rows, band, &f, true, false);
+                pt->v->z ? wrap_part(b, pt, k0, k1, from, rows, band, &f, true, true, simd)
+                         : wrap_part(b, pt, k0, k1, from, rows, band, &f, true, false, simd);
             else
-                pt->v->z ? wrap_part(b, pt, k0, k1, from, rows, band, &f, false, true)
-                         : wrap_part(b, pt, k0, k1, from, rows, band, &f, false, false);
+                pt->v->z ? wrap_part(b, pt, k0, k1, from, rows, band, &f, false, true, simd)
+                         : wrap_part(b, pt, k0, k1, from, rows, band, &f, false, false, simd);
         }
         j->images[t] = f.images;
         j->banded[t] = f.banded;
@@ -255,6 +284,10 @@ static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, uint32
         const uint32_t *band = j->band + n * (size_t)t / (size_t)nt;
         size_t g = j->images[t];
         for (size_t k = 0; k < j->banded[t]; k++) {
+            /* the listed rows are a few percent of the spheres, far apart
+             * and out of cache since pass one wrote them: fetched ahead */
+            if (k + 16 < j->banded[t])
+                __builtin_prefetch(rows + ROW * (size_t)band[k + 16]);
             const uint32_t i = band[k];
             const double *w = rows + ROW * (size_t)i;
             const double gi = image_radius(b, w[3]);
@@ -379,7 +412,17 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
         return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
     joint_plan j = {n, (int)threads, c->bands.p, (size_t *)c->bands.p + threads,
                     (uint32_t *)(void *)((size_t *)c->bands.p + 2 * threads), SIZE_MAX, 0.0};
-    pass_one(&b, parts, nparts, &j, c->joint.p);
+    /* the SIMD pass where the query's kernel is AVX2 (the scalar kernel runs
+     * the reference throughout) */
+    sc_kernel kernel = c->opt.kernel;
+    const sc_kernel_fn fn_kernel = sc_kernel_resolve(&kernel);
+#ifdef SC_HAVE_AVX2_KERNEL
+    const bool simd = fn_kernel == sc_narrow_avx2;
+#else
+    const bool simd = false;
+    (void)fn_kernel;
+#endif
+    pass_one(&b, parts, nparts, &j, c->joint.p, simd);
     if (j.first_bad != SIZE_MAX)
         return sc_engine_failed(c, status_at(parts, nparts, j.first_bad));
     size_t images = 0;

@@ -17,7 +17,7 @@
  * expression with the skin.
  *
  * Usage: test_periodic [GROUP]   (GROUP: generators, small, extremes,
- * threads, api, lists, all; default all)
+ * threads, api, lists, layouts, all; default all)
  */
 #include "sc_gen.h"
 #include "spherecollide.h"
@@ -496,6 +496,86 @@ static void group_threads(void) {
     free(rows);
 }
 
+/* Pass one's SIMD path (kernels/wrap.h) and its reference on every layout
+ * it reads: rows (x, y, z, r), separate arrays, and centres in rows of
+ * three beside their radii (gathered). The count is not a multiple of
+ * four; boxes fitted (nearly every group of four taken) and smaller (many
+ * groups left to the reference), one axis open; a bad value in the middle
+ * of a group, and of two bad values the first one's status, whichever the
+ * path that meets it. */
+static void group_layouts(void) {
+    const size_t n = 3001;
+    double *rows = generate("uniform", n, 91);
+    double lo[3], hi[3];
+    bounds(rows, n, lo, hi);
+    double *soa = malloc(4 * n * sizeof(double)), *centres = malloc(3 * n * sizeof(double)),
+           *radii = malloc(n * sizeof(double));
+    const box boxes[] = {box_of(3, 7, lo, hi, 1.0), box_of(3, 7, lo, hi, 0.93),
+                         box_of(3, 5, lo, hi, 1.0)};
+    for (size_t bxi = 0; bxi < sizeof boxes / sizeof boxes[0]; bxi++) {
+        const box *bx = &boxes[bxi];
+        pairs want;
+        oracle(bx, rows, n, 0, &want);
+        for (size_t i = 0; i < n; i++) {
+            for (int a = 0; a < 3; a++) {
+                soa[a * n + i] = rows[4 * i + a];
+                centres[3 * i + a] = rows[4 * i + a];
+            }
+            soa[3 * n + i] = radii[i] = rows[4 * i + 3];
+        }
+        const sc_spheres views[3] = {
+            sc_spheres_rows_f64(n, 3, rows),
+            sc_spheres_soa_f64(n, soa, soa + n, soa + 2 * n, soa + 3 * n),
+            {n, SC_F64, 3 * sizeof(double), centres, centres + 1, centres + 2, radii, sizeof(double)}};
+        static const char *const names[3] = {"rows", "arrays", "centres+radii"};
+        for (int v = 0; v < 3; v++)
+            for (int k = 0; k < 2; k++)
+                for (int t = 1; t <= 2; t++) {
+                    char name[96];
+                    snprintf(name, sizeof name, "layouts box %zu %s", bxi, names[v]);
+                    const run r = {SC_ALGO_GRID, kernel_for((size_t)k), t, 0};
+                    check_run(name, bx, &views[v], NULL, &want, &r);
+                }
+        free(want.p);
+    }
+    /* bad values: NaN at 1001 (a group's second), the radius past the
+     * periodic limit at 2002 (a group's third), then the other way round */
+    const size_t at[2] = {1001, 2002};
+    for (int order = 0; order < 2; order++) {
+        const size_t nan_at = at[order], big_at = at[1 - order];
+        const sc_status first = order == 0 ? SC_ERR_NON_FINITE : SC_ERR_OUT_OF_RANGE;
+        for (int v = 0; v < 3; v++) {
+            double *y = v == 0 ? rows + 1 : v == 1 ? soa + n : centres + 1;
+            const size_t ys = v == 0 ? 4 : v == 1 ? 1 : 3;
+            double *r = v == 0 ? rows + 3 : v == 1 ? soa + 3 * n : radii;
+            const size_t rs = v == 0 ? 4 : 1;
+            const double y0 = y[ys * nan_at], r0 = r[rs * big_at];
+            y[ys * nan_at] = NAN;
+            r[rs * big_at] = 0.75 * SC_MAX_ABS_VALUE;
+            const sc_spheres views[3] = {
+                sc_spheres_rows_f64(n, 3, rows),
+                sc_spheres_soa_f64(n, soa, soa + n, soa + 2 * n, soa + 3 * n),
+                {n, SC_F64, 3 * sizeof(double), centres, centres + 1, centres + 2, radii,
+                 sizeof(double)}};
+            for (int k = 0; k < 2; k++) {
+                const run rn = {SC_ALGO_GRID, kernel_for((size_t)k), 2, 0};
+                sc_context *ctx = context_for(&rn, &boxes[0]);
+                sc_summary sum;
+                const sc_status st = ctx ? sc_count_pairs(ctx, &views[v], &sum) : SC_ERR_OUT_OF_MEMORY;
+                CHECK(st == first, "layouts %d, kernel %d, order %d: %s, want %s", v, rn.kernel,
+                      order, sc_status_string(st), sc_status_string(first));
+                sc_context_destroy(ctx);
+            }
+            y[ys * nan_at] = y0;
+            r[rs * big_at] = r0;
+        }
+    }
+    free(soa);
+    free(centres);
+    free(radii);
+    free(rows);
+}
+
 static void group_api(void) {
     const size_t n = 20000;
     double *rows = generate("uniform", n, 81);
@@ -733,6 +813,8 @@ int main(int argc, char **argv) {
         group_threads();
     if (all || strcmp(g, "api") == 0)
         group_api();
+    if (all || strcmp(g, "layouts") == 0)
+        group_layouts();
     if (all || strcmp(g, "lists") == 0)
         group_lists();
     printf("%d checks, %d failures\n", checks, failures);

@@ -1,0 +1,41 @@
+/*
+ * wrap.h: pass one of a periodic query (src/periodic.c: wrap_part, the
+ * scalar reference) four spheres at a time, for float64 3-D spheres at any
+ * strides. For each sphere it takes, it does what the reference does for
+ * a valid sphere already inside the box on its periodic axes (most of
+ * them): the sphere's row (x, y, z, r) to the joint rows, the largest
+ * radius, and, for a sphere near a periodic face, its position in the band
+ * list and its images' count. It stops at the first group of four with a
+ * sphere it does not take (not valid, or outside the box), which the
+ * reference then takes; the same rows, list, counts and radius either way.
+ */
+#ifndef SC_WRAP_H
+#define SC_WRAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sc_wrap_box {
+    int periodic[3];
+    double lo[3], hi[3];
+    double big;   /* sc_wrap's: the image radius's margin */
+    double limit; /* the largest radius taken (the periodic limit) */
+} sc_wrap_box;
+
+typedef struct sc_wrap_src {
+    const char *x, *y, *z, *r; /* the caller's float64 values */
+    size_t stride, rstride;    /* bytes */
+} sc_wrap_src;
+
+typedef struct sc_wrap_found {
+    size_t images, banded;
+    double rmax;
+} sc_wrap_found;
+
+/* Spheres k0.. (up to k1) at positions pos0.. : rows[4 pos ..], band[]
+ * from f->banded on; returns the first sphere not taken (k1 when all). */
+size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_wrap_src *s, size_t k0, size_t k1,
+                    size_t pos0, double *rows, uint32_t *band, sc_wrap_found *f)
+    __attribute__((visibility("hidden")));
+
+#endif /* SC_WRAP_H */

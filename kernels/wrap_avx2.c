@@ -1,0 +1,121 @@
+/*
+ * wrap_avx2.c: pass one of a periodic query, four spheres at a time
+ * (wrap.h), with SIMDe AVX2: the values gathered at their strides, checked
+ * and compared in lanes, the rows written by a 4 x 4 transpose. The band
+ * test and the image radius are the reference's expressions, operation for
+ * operation (the build turns off FMA contraction), so the same spheres are
+ * listed with the same counts.
+ */
+#include <simde/x86/avx2.h>
+#include <stdbool.h>
+
+#include "wrap.h"
+
+#define MAX_ABS 1e150 /* SC_MAX_ABS_VALUE */
+
+size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_wrap_src *s, size_t k0, size_t k1,
+                    size_t pos0, double *rows, uint32_t *band, sc_wrap_found *f) {
+    const int64_t st = (int64_t)s->stride, rst = (int64_t)s->rstride;
+    const simde__m256i at = simde_mm256_set_epi64x(3 * st, 2 * st, st, 0);
+    const simde__m256i rat = simde_mm256_set_epi64x(3 * rst, 2 * rst, rst, 0);
+    const simde__m256d sign = simde_mm256_set1_pd(-0.0), one = simde_mm256_set1_pd(1.0);
+    const simde__m256d big = simde_mm256_set1_pd(b->big), zero = simde_mm256_setzero_pd();
+    const simde__m256d amax = simde_mm256_set1_pd(MAX_ABS), rlim = simde_mm256_set1_pd(b->limit);
+    simde__m256d lo[3], hi[3];
+    for (int a = 0; a < 3; a++) {
+        lo[a] = simde_mm256_set1_pd(b->lo[a]);
+        hi[a] = simde_mm256_set1_pd(b->hi[a]);
+    }
+    simde__m256d vmax = simde_mm256_set1_pd(f->rmax), vimages = zero;
+    size_t banded = f->banded, k = k0;
+    /* rows (x, y, z, r) 32 bytes apart load whole and transpose; separate
+     * arrays load four values each; other strides are gathered */
+    const bool rows_in = s->stride == 32 && s->rstride == 32 && s->y == s->x + 8 &&
+                         s->z == s->x + 16 && s->r == s->x + 24;
+    const bool soa = s->stride == 8 && s->rstride == 8;
+    for (; k + 4 <= k1; k += 4) {
+        simde__m256d c[3], r;
+        if (rows_in) {
+            const double *p = (const double *)(const void *)(s->x + k * 32);
+            __builtin_prefetch(p + 64); /* two blocks (512 bytes) ahead */
+            const simde__m256d q0 = simde_mm256_loadu_pd(p), q1 = simde_mm256_loadu_pd(p + 4),
+                               q2 = simde_mm256_loadu_pd(p + 8), q3 = simde_mm256_loadu_pd(p + 12);
+            const simde__m256d u0 = simde_mm256_unpacklo_pd(q0, q1); /* x0 x1 z0 z1 */
+            const simde__m256d u1 = simde_mm256_unpackhi_pd(q0, q1); /* y0 y1 r0 r1 */
+            const simde__m256d u2 = simde_mm256_unpacklo_pd(q2, q3); /* x2 x3 z2 z3 */
+            const simde__m256d u3 = simde_mm256_unpackhi_pd(q2, q3); /* y2 y3 r2 r3 */
+            c[0] = simde_mm256_permute2f128_pd(u0, u2, 0x20);
+            c[1] = simde_mm256_permute2f128_pd(u1, u3, 0x20);
+            c[2] = simde_mm256_permute2f128_pd(u0, u2, 0x31);
+            r = simde_mm256_permute2f128_pd(u1, u3, 0x31);
+        } else if (soa) {
+            c[0] = simde_mm256_loadu_pd((const double *)(const void *)(s->x + k * 8));
+            c[1] = simde_mm256_loadu_pd((const double *)(const void *)(s->y + k * 8));
+            c[2] = simde_mm256_loadu_pd((const double *)(const void *)(s->z + k * 8));
+            r = simde_mm256_loadu_pd((const double *)(const void *)(s->r + k * 8));
+        } else {
+            c[0] = simde_mm256_i64gather_pd((const double *)(const void *)(s->x + k * s->stride), at, 1);
+            c[1] = simde_mm256_i64gather_pd((const double *)(const void *)(s->y + k * s->stride), at, 1);
+            c[2] = simde_mm256_i64gather_pd((const double *)(const void *)(s->z + k * s->stride), at, 1);
+            r = simde_mm256_i64gather_pd((const double *)(const void *)(s->r + k * s->rstride), rat, 1);
+        }
+        /* |v| <= MAX_ABS is false for NaN: finite and in range in one test */
+        simde__m256d ok = simde_mm256_and_pd(simde_mm256_cmp_pd(r, zero, SIMDE_CMP_GE_OQ),
+                                             simde_mm256_cmp_pd(r, rlim, SIMDE_CMP_LE_OQ));
+        for (int a = 0; a < 3; a++) {
+            ok = simde_mm256_and_pd(
+                ok, simde_mm256_cmp_pd(simde_mm256_andnot_pd(sign, c[a]), amax, SIMDE_CMP_LE_OQ));
+            if (b->periodic[a]) /* inside: the reference's wrap leaves it as it is */
+                ok = simde_mm256_and_pd(
+                    ok, simde_mm256_and_pd(simde_mm256_cmp_pd(c[a], lo[a], SIMDE_CMP_GE_OQ),
+                                           simde_mm256_cmp_pd(c[a], hi[a], SIMDE_CMP_LT_OQ)));
+        }
+        if (simde_mm256_movemask_pd(ok) != 0xF)
+            break;
+        vmax = simde_mm256_max_pd(vmax, r);
+        /* rows: (x, y, z, r) per sphere */
+        const simde__m256d t0 = simde_mm256_unpacklo_pd(c[0], c[1]); /* x0 y0 x2 y2 */
+        const simde__m256d t1 = simde_mm256_unpackhi_pd(c[0], c[1]); /* x1 y1 x3 y3 */
+        const simde__m256d t2 = simde_mm256_unpacklo_pd(c[2], r);    /* z0 r0 z2 r2 */
+        const simde__m256d t3 = simde_mm256_unpackhi_pd(c[2], r);    /* z1 r1 z3 r3 */
+        double *row = rows + 4 * (pos0 + (k - k0));
+        simde_mm256_storeu_pd(row, simde_mm256_permute2f128_pd(t0, t2, 0x20));
+        simde_mm256_storeu_pd(row + 4, simde_mm256_permute2f128_pd(t1, t3, 0x20));
+        simde_mm256_storeu_pd(row + 8, simde_mm256_permute2f128_pd(t0, t2, 0x31));
+        simde_mm256_storeu_pd(row + 12, simde_mm256_permute2f128_pd(t1, t3, 0x31));
+        /* bands: width = 2 (r + (2^-44 (r + big) + 2^-500)), as image_radius */
+        const simde__m256d margin = simde_mm256_add_pd(
+            simde_mm256_mul_pd(simde_mm256_add_pd(r, big), simde_mm256_set1_pd(0x1p-44)),
+            simde_mm256_set1_pd(0x1p-500));
+        const simde__m256d width =
+            simde_mm256_mul_pd(simde_mm256_set1_pd(2.0), simde_mm256_add_pd(r, margin));
+        simde__m256d count = one;
+        for (int a = 0; a < 3; a++) {
+            if (!b->periodic[a])
+                continue;
+            const simde__m256d near_lo =
+                simde_mm256_cmp_pd(c[a], simde_mm256_add_pd(lo[a], width), SIMDE_CMP_LT_OQ);
+            const simde__m256d near_hi =
+                simde_mm256_cmp_pd(c[a], simde_mm256_sub_pd(hi[a], width), SIMDE_CMP_GE_OQ);
+            const simde__m256d sides = simde_mm256_add_pd(
+                one, simde_mm256_add_pd(simde_mm256_and_pd(near_lo, one), simde_mm256_and_pd(near_hi, one)));
+            count = simde_mm256_mul_pd(count, sides);
+        }
+        count = simde_mm256_sub_pd(count, one);
+        vimages = simde_mm256_add_pd(vimages, count);
+        unsigned m = (unsigned)simde_mm256_movemask_pd(simde_mm256_cmp_pd(count, zero, SIMDE_CMP_GT_OQ));
+        while (m) { /* near a face: listed in order */
+            band[banded++] = (uint32_t)(pos0 + (k - k0) + (size_t)__builtin_ctz(m));
+            m &= m - 1;
+        }
+    }
+    double lanes[4], imgs[4];
+    simde_mm256_storeu_pd(lanes, vmax);
+    simde_mm256_storeu_pd(imgs, vimages);
+    for (int t = 0; t < 4; t++) {
+        f->rmax = lanes[t] > f->rmax ? lanes[t] : f->rmax;
+        f->images += (size_t)imgs[t];
+    }
+    f->banded = banded;
+    return k;
+}
