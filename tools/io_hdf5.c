@@ -39,10 +39,9 @@ sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_i
 #else
 
 #include "io_hdf5_module.h"
+#include "module_load.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
-#include <unistd.h>
 
 
 #define MAX_NAME 1024
@@ -102,54 +101,20 @@ bad:
                    path, io_quote(spec, strlen(spec), q, sizeof q), width);
 }
 
-/* Tries dir/SC_HDF5_MODULE: its table, or NULL (with the reason in err
- * when the file is there but does not load). */
-static const sc_hdf5_api *try_dir(const char *dir, char *err, size_t cap) {
-    char path[4352];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, SC_HDF5_MODULE) >= sizeof path ||
-        access(path, F_OK) != 0)
-        return NULL;
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(err, cap, "cannot load the HDF5 module: %s", dlerror());
-        return NULL;
-    }
-    const sc_hdf5_api *(*entry)(void) = NULL;
-    *(void **)(&entry) = dlsym(h, SC_HDF5_ENTRY); /* object to function pointer, as POSIX allows */
-    if (!entry) {
-        snprintf(err, cap, "%s: no %s in the HDF5 module", path, SC_HDF5_ENTRY);
-        dlclose(h);
-        return NULL;
-    }
-    return entry(); /* the module stays loaded for the process */
-}
-
 /* The module, loaded once per process; NULL with the reason in err. */
 static const sc_hdf5_api *hdf5_module(char *err, size_t cap) {
     static const sc_hdf5_api *api;
-    if (api)
-        return api;
-    snprintf(err, cap, "cannot find the HDF5 module %s beside the tool, in ../%s or in %s",
-             SC_HDF5_MODULE, SC_HDF5_RELDIR, SC_HDF5_DIR);
-    char exe[4096];
-    const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len > 0) {
-        exe[len] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            char rel[4200]; /* an installed tree moved as a whole: bin/../libdir */
-            if ((api = try_dir(exe, err, cap)) != NULL ||
-                ((size_t)snprintf(rel, sizeof rel, "%s/../%s", exe, SC_HDF5_RELDIR) < sizeof rel &&
-                 (api = try_dir(rel, err, cap)) != NULL))
-                return api;
-        }
-    }
-    if ((api = try_dir(SC_HDF5_DIR, err, cap)) != NULL)
-        return api;
+    if (!api) {
+        const sc_module_place m = {SC_HDF5_MODULE, SC_HDF5_ENTRY, "the HDF5 module", SC_HDF5_RELDIR,
+                                   SC_HDF5_DIR,
 #ifdef SC_HDF5_BUILD_DIR
-    api = try_dir(SC_HDF5_BUILD_DIR, err, cap);
+                                   SC_HDF5_BUILD_DIR
+#else
+                                   NULL
 #endif
+        };
+        api = sc_module_load(&m, err, cap);
+    }
     return api;
 }
 
