@@ -81,6 +81,7 @@ sc_status sc_engine_sink(sc_context *c, sc_sink *s, sc_sink_mode mode, const sc_
     const size_t nchunks = p->built.nchunks;
     s->mode = mode;
     s->index = p->built.work.index;
+    s->work_r = p->built.work.r;
     s->cross = c->cross;
     s->images = c->images;
     s->chunk_pairs = c->chunk_pairs;

@@ -215,6 +215,7 @@ static size_t keep_pairs(const sc_sink *s, uint32_t *p, size_t n) {
     if (s->images.on) {
         const sc_images *im = &s->images;
         const unsigned direct = 13; /* the code of no shift */
+        const double *wr = s->work_r;
         for (size_t k = 0; k < n; k++) {
             const uint32_t a = idx[p[2 * k]], b = idx[p[2 * k + 1]];
             const uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
@@ -223,15 +224,20 @@ static size_t keep_pairs(const sc_sink *s, uint32_t *p, size_t n) {
             uint32_t i = lo, j = hi;
             unsigned shift = direct; /* j's image, seen from i */
             if (hi >= im->n) {
-                const uint32_t q = im->image_of[hi - im->n];
+                const sc_image *g = &im->image[hi - im->n];
+                const uint32_t q = g->of;
                 /* (lo, an image of q) and (q, an image of lo) stand for
                  * one pair: kept where the image is of the larger sphere,
                  * of the larger index on a tie, whose image always exists
-                 * (periodic.c). This also drops a sphere's own images. */
-                const double ro = im->rows[4 * (size_t)lo + 3], rq = im->rows[4 * (size_t)q + 3];
+                 * (periodic.c). This also drops a sphere's own images.
+                 * lo's radius from the working copy, which the kernel has
+                 * just read (the same double as its row's). */
+                const double ro = wr ? wr[a < b ? p[2 * k] : p[2 * k + 1]]
+                                     : im->rows[4 * (size_t)lo + 3];
+                const double rq = g->r;
                 if (!(rq > ro || (rq == ro && lo < q)))
                     continue;
-                shift = im->image_shift[hi - im->n];
+                shift = g->shift;
                 i = lo < q ? lo : q;
                 j = lo < q ? q : lo;
                 if (lo > q) /* lo's image seen from q: the opposite shift */

@@ -59,10 +59,17 @@ typedef struct sc_cross {
     size_t na, nb;
 } sc_cross;
 
+/* An image (periodic.c): the sphere it is of, its shift's code (sx+1) +
+ * 3 (sy+1) + 9 (sz+1) in periods (s in {-1, 0, 1}), and that sphere's
+ * radius as its row holds it. One record, so that a hit on an image costs
+ * one random read where three arrays cost three. */
+typedef struct sc_image {
+    uint32_t of, shift;
+    double r;
+} sc_image;
+
 /* A periodic query's joint view (periodic.c): positions [0, n) are the
- * spheres themselves, wrapped into the box; position n + g is an image of sphere
- * image_of[g] shifted by image_shift[g] = (sx+1) + 3 (sy+1) + 9 (sz+1)
- * periods (s in {-1, 0, 1}). A hit stands for the pair of the spheres it
+ * spheres themselves, wrapped into the box; position n + g is image[g]. A hit stands for the pair of the spheres it
  * names when the box's predicate holds with that shift (sc_box), from
  * one side only (keep_pairs); rows[4 k ..] holds position k's wrapped
  * centre and radius (an image's radius is grown: periodic.c). With
@@ -73,8 +80,7 @@ typedef struct sc_images {
     bool on, trust_direct;
     int dims;
     uint32_t n;
-    const uint32_t *image_of;
-    const uint8_t *image_shift;
+    const sc_image *image;
     const double *rows; /* (x, y, z, r) per position, z = 0 in 2-D */
     int periodic[3];
     double period[3], half[3];
@@ -95,6 +101,7 @@ typedef struct sc_sink sc_sink;
 struct sc_sink {
     sc_sink_mode mode;
     const uint32_t *index; /* sorted -> input */
+    const double *work_r;  /* the peer's working copy's radii (hits' order), or NULL */
     sc_cross cross;        /* two sets: which pairs count, and their indices */
     sc_images images;      /* a periodic box: which hits are pairs, of which spheres */
     int threads;

@@ -271,8 +271,7 @@ static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_p
 /* Pass two, over the listed spheres: each thread writes its block's
  * images from row n + images[t] on, in sphere order and, per sphere, in
  * the order of their shift codes. */
-static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, uint32_t *image_of,
-                     uint8_t *image_shift) {
+static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, sc_image *image) {
     const size_t n = j->n;
 #pragma omp parallel num_threads(j->threads)
     {
@@ -315,8 +314,8 @@ static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, uint32
                             row[a] = s[a] == 0 ? w[a] : s[a] > 0 ? w[a] + b->period[a]
                                                                   : w[a] - b->period[a];
                         row[3] = gi;
-                        image_of[g] = i;
-                        image_shift[g] = (uint8_t)((s[0] + 1) + 3 * (s[1] + 1) + 9 * (s[2] + 1));
+                        image[g] = (sc_image){i, (uint32_t)((s[0] + 1) + 3 * (s[1] + 1) + 9 * (s[2] + 1)),
+                                              w[3]};
                         g++;
                     }
         }
@@ -436,18 +435,17 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
     c->images_last = images;
     const size_t N = n + images;
     if (!grow_keeping(al, &c->joint, N, n) ||
-        !sc_buf_reserve(al, &c->images_buf, (images ? images : 1) * (sizeof(uint32_t) + 1)))
+        !sc_buf_reserve(al, &c->images_buf, (images ? images : 1) * sizeof(sc_image)))
         return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
     double *rows = c->joint.p;
-    uint32_t *image_of = c->images_buf.p;
-    uint8_t *image_shift = (uint8_t *)(image_of + images);
-    pass_two(&b, &j, rows, image_of, image_shift);
+    sc_image *image = c->images_buf.p;
+    pass_two(&b, &j, rows, image);
     const double t_images = sc_now() - t0;
 
     const size_t stride = ROW * sizeof(double);
     const sc_spheres joint = {N, SC_F64, stride, rows, rows + 1, b.dims == 3 ? rows + 2 : NULL,
                               rows + 3, stride};
-    periodic_query q = {{true, true, b.dims, (uint32_t)n, image_of, image_shift, rows,
+    periodic_query q = {{true, true, b.dims, (uint32_t)n, image, rows,
                          {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
                         fn, arg};
     for (int a = 0; a < 3; a++) {
