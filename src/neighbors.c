@@ -178,7 +178,8 @@ typedef struct row_buckets {
     int shift;     /* a bucket holds rows lo + [k << shift, (k + 1) << shift) */
     size_t nb;     /* buckets */
     size_t *base;  /* after the scatter: bucket k's words are [base[k], base[k + 1]) */
-    char *local;   /* each thread's rows scratch (bucket_local bytes) */
+    char *local;   /* each thread's (or block's) scratch, per bytes apart */
+    size_t per;
     /* the grouped words: narrow, 32 bits each, (row - the bucket's first
      * row) << bits | col, where that fits (n up to 2^21 rows); else the
      * words as collected */
@@ -216,13 +217,18 @@ static bool buckets_make(sc_context *c, size_t lo, size_t hi, int threads, row_b
     b->shift = bucket_shift(hi - lo);
     b->nb = ((hi - lo - 1) >> b->shift) + 1;
     const size_t counts = b->nb * sizeof(size_t), local = bucket_local(b->shift);
-    const size_t per = counts > local ? counts : local;
+    b->per = ((counts > local ? counts : local) + 63) & ~(size_t)63;
     const size_t bases = ((b->nb + 1) * sizeof(size_t) + 63) & ~(size_t)63;
-    if (!sc_buf_reserve(sc_context_allocator(c), &c->hist, bases + per * (size_t)threads))
+    if (!sc_buf_reserve(sc_context_allocator(c), &c->hist, bases + b->per * (size_t)threads))
         return false;
     b->base = c->hist.p;
     b->local = (char *)c->hist.p + bases;
     return true;
+}
+
+/* Thread or block t's scratch: the scatter's counts, or a bucket's rows. */
+static void *bucket_scratch(const row_buckets *b, int t) {
+    return b->local + b->per * (size_t)t;
 }
 
 static size_t bucket_first_row(const row_buckets *b, size_t k) {
@@ -259,12 +265,11 @@ static void bucket_scatter(sc_context *c, row_buckets *b, uint64_t *w, uint64_t 
     const bool narrow = shift + bits <= 32;
 #endif
     const uint64_t rel_mask = ((uint64_t)1 << shift) - 1, col_mask = ((uint64_t)1 << bits) - 1;
-    size_t *count = (size_t *)(void *)b->local; /* blocks * nb */
 #pragma omp parallel num_threads(blocks)
     {
         const int t = sc_thread_id(), nt = sc_num_threads();
         for (int k = t; k < blocks; k += nt) {
-            size_t *mine = count + (size_t)k * nb;
+            size_t *mine = bucket_scratch(b, k);
             memset(mine, 0, nb * sizeof *mine);
             for (size_t g = m * (size_t)k / (size_t)blocks; g < m * (size_t)(k + 1) / (size_t)blocks; g++)
                 mine[((w[g] >> bits) - lo) >> shift]++;
@@ -276,15 +281,16 @@ static void bucket_scatter(sc_context *c, row_buckets *b, uint64_t *w, uint64_t 
             for (size_t d = 0; d < nb; d++) {
                 base[d] = sum;
                 for (int k = 0; k < blocks; k++) {
-                    const size_t n = count[(size_t)k * nb + d];
-                    count[(size_t)k * nb + d] = sum;
+                    size_t *count = bucket_scratch(b, k);
+                    const size_t n = count[d];
+                    count[d] = sum;
                     sum += n;
                 }
             }
             base[nb] = sum;
         }
         for (int k = t; k < blocks; k += nt) {
-            size_t *mine = count + (size_t)k * nb;
+            size_t *mine = bucket_scratch(b, k);
             const size_t g0 = m * (size_t)k / (size_t)blocks, g1 = m * (size_t)(k + 1) / (size_t)blocks;
             if (narrow) {
                 uint32_t *out = (uint32_t *)(void *)tmp;
@@ -313,7 +319,7 @@ static void row_offsets(const row_buckets *b, size_t m, int bits, uint64_t *offs
     const bool narrow = b->narrow;
 #pragma omp parallel num_threads(threads)
     {
-        uint32_t *len = (uint32_t *)(void *)(b->local + bucket_local(b->shift) * (size_t)sc_thread_id());
+        uint32_t *len = bucket_scratch(b, sc_thread_id());
 #pragma omp for schedule(dynamic, 8)
         for (size_t k = 0; k < b->nb; k++) {
             const size_t r0 = bucket_first_row(b, k), r1 = bucket_end_row(b, k);
@@ -529,7 +535,7 @@ static bool place_rows(const row_buckets *b, int bits, const uint64_t *o, uint32
     int bad = 0;
 #pragma omp parallel num_threads(threads) reduction(| : bad)
     {
-        char *mine = b->local + bucket_local(b->shift) * (size_t)sc_thread_id();
+        char *mine = bucket_scratch(b, sc_thread_id());
         uint64_t *cur = (uint64_t *)(void *)mine;
         uint32_t *list = (uint32_t *)(void *)(mine + per * sizeof *cur);
 #pragma omp for schedule(dynamic, 8)
