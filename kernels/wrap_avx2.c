@@ -1,26 +1,20 @@
 /*
  * wrap_avx2.c: pass one of a periodic query, four spheres at a time
- * (wrap.h), with SIMDe AVX2: the values gathered at their strides, checked
+ * (wrap.h), with SIMDe AVX2: the values loaded as load4_avx2.h can, checked
  * and compared in lanes, the rows written by a 4 x 4 transpose. The band
  * test and the image radius are the reference's expressions, operation for
  * operation (the build turns off FMA contraction), so the same spheres are
  * listed with the same counts.
  */
-#include <simde/x86/avx2.h>
-#include <stdbool.h>
-
+#include "load4_avx2.h"
 #include "wrap.h"
-
-#define MAX_ABS 1e150 /* SC_MAX_ABS_VALUE */
 
 size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_wrap_src *s, size_t k0, size_t k1,
                     size_t pos0, double *rows, uint32_t *band, sc_wrap_found *f) {
-    const int64_t st = (int64_t)s->stride, rst = (int64_t)s->rstride;
-    const simde__m256i at = simde_mm256_set_epi64x(3 * st, 2 * st, st, 0);
-    const simde__m256i rat = simde_mm256_set_epi64x(3 * rst, 2 * rst, rst, 0);
-    const simde__m256d sign = simde_mm256_set1_pd(-0.0), one = simde_mm256_set1_pd(1.0);
+    const sc_load4 ld = sc_load4_plan(s->x, s->y, s->z, s->r, s->stride, s->rstride);
+    const simde__m256d one = simde_mm256_set1_pd(1.0);
     const simde__m256d big = simde_mm256_set1_pd(b->big), zero = simde_mm256_setzero_pd();
-    const simde__m256d amax = simde_mm256_set1_pd(MAX_ABS), rlim = simde_mm256_set1_pd(b->limit);
+    const simde__m256d rlim = simde_mm256_set1_pd(b->limit);
     simde__m256d lo[3], hi[3];
     for (int a = 0; a < 3; a++) {
         lo[a] = simde_mm256_set1_pd(b->lo[a]);
@@ -28,48 +22,10 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_wrap_src *s, size_t k0, size_
     }
     simde__m256d vmax = simde_mm256_set1_pd(f->rmax), vimages = zero;
     size_t banded = f->banded, k = k0;
-    /* rows (x, y, z, r) 32 bytes apart load whole and transpose; separate
-     * arrays load four values each; other strides are gathered */
-    const bool rows_in = s->stride == 32 && s->rstride == 32 && s->y == s->x + 8 &&
-                         s->z == s->x + 16 && s->r == s->x + 24;
-    const bool soa = s->stride == 8 && s->rstride == 8;
     for (; k + 4 <= k1; k += 4) {
         simde__m256d c[3], r;
-        if (rows_in) {
-            const double *p = (const double *)(const void *)(s->x + k * 32);
-            __builtin_prefetch(p + 64); /* two blocks (512 bytes) ahead */
-            const simde__m256d q0 = simde_mm256_loadu_pd(p), q1 = simde_mm256_loadu_pd(p + 4),
-                               q2 = simde_mm256_loadu_pd(p + 8), q3 = simde_mm256_loadu_pd(p + 12);
-            const simde__m256d u0 = simde_mm256_unpacklo_pd(q0, q1); /* x0 x1 z0 z1 */
-            const simde__m256d u1 = simde_mm256_unpackhi_pd(q0, q1); /* y0 y1 r0 r1 */
-            const simde__m256d u2 = simde_mm256_unpacklo_pd(q2, q3); /* x2 x3 z2 z3 */
-            const simde__m256d u3 = simde_mm256_unpackhi_pd(q2, q3); /* y2 y3 r2 r3 */
-            c[0] = simde_mm256_permute2f128_pd(u0, u2, 0x20);
-            c[1] = simde_mm256_permute2f128_pd(u1, u3, 0x20);
-            c[2] = simde_mm256_permute2f128_pd(u0, u2, 0x31);
-            r = simde_mm256_permute2f128_pd(u1, u3, 0x31);
-        } else if (soa) {
-            c[0] = simde_mm256_loadu_pd((const double *)(const void *)(s->x + k * 8));
-            c[1] = simde_mm256_loadu_pd((const double *)(const void *)(s->y + k * 8));
-            c[2] = simde_mm256_loadu_pd((const double *)(const void *)(s->z + k * 8));
-            r = simde_mm256_loadu_pd((const double *)(const void *)(s->r + k * 8));
-        } else {
-            c[0] = simde_mm256_i64gather_pd((const double *)(const void *)(s->x + k * s->stride), at, 1);
-            c[1] = simde_mm256_i64gather_pd((const double *)(const void *)(s->y + k * s->stride), at, 1);
-            c[2] = simde_mm256_i64gather_pd((const double *)(const void *)(s->z + k * s->stride), at, 1);
-            r = simde_mm256_i64gather_pd((const double *)(const void *)(s->r + k * s->rstride), rat, 1);
-        }
-        /* |v| <= MAX_ABS is false for NaN: finite and in range in one test */
-        simde__m256d ok = simde_mm256_and_pd(simde_mm256_cmp_pd(r, zero, SIMDE_CMP_GE_OQ),
-                                             simde_mm256_cmp_pd(r, rlim, SIMDE_CMP_LE_OQ));
-        for (int a = 0; a < 3; a++) {
-            ok = simde_mm256_and_pd(
-                ok, simde_mm256_cmp_pd(simde_mm256_andnot_pd(sign, c[a]), amax, SIMDE_CMP_LE_OQ));
-            if (b->periodic[a]) /* inside: the reference's wrap leaves it as it is */
-                ok = simde_mm256_and_pd(
-                    ok, simde_mm256_and_pd(simde_mm256_cmp_pd(c[a], lo[a], SIMDE_CMP_GE_OQ),
-                                           simde_mm256_cmp_pd(c[a], hi[a], SIMDE_CMP_LT_OQ)));
-        }
+        sc_load4_at(&ld, k, c, &r);
+        const simde__m256d ok = sc_load4_taken(c, r, rlim, b->periodic, lo, hi);
         if (simde_mm256_movemask_pd(ok) != 0xF)
             break;
         vmax = simde_mm256_max_pd(vmax, r);

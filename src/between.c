@@ -25,6 +25,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "engine.h"
+#include "filter.h"
 
 #include <math.h>
 #include <string.h>
@@ -59,6 +60,8 @@ typedef struct occupancy {
     const sc_wrap *wrap; /* a periodic box, or NULL */
     double lo[3], hi[3], inv;
     uint32_t k[3];
+    uint64_t zs;    /* bits a z slab of k[0] k[1] cells takes: whole words */
+    uint64_t never; /* a bit past the cells, never set (its word is there) */
     double top[3]; /* k - 1 */
     double reach; /* a large sphere with pad <= reach is tested at its centre */
     uint64_t *bits;
@@ -124,15 +127,18 @@ static int marked_centres(const occupancy *o, const sc_view *s, size_t i, double
     return m;
 }
 
-/* Sets the bits of row (iy, iz) from ix0 to ix1. */
-static void mark_row(uint64_t *bits, uint64_t row0, uint32_t ix0, uint32_t ix1) {
-    for (uint64_t b = row0 + ix0, e = row0 + ix1; b <= e;) {
-        const unsigned sh = (unsigned)(b & 63);
-        const uint64_t take = e - b + 1 < 64 - sh ? e - b + 1 : 64 - sh;
-        const uint64_t mask = take == 64 ? ~(uint64_t)0 : (((uint64_t)1 << take) - 1) << sh;
-        bits[b >> 6] |= mask;
-        b += take;
+/* Sets bits b to e (inclusive). */
+static inline void mark_bits(uint64_t *bits, uint64_t b, uint64_t e) {
+    const uint64_t wb = b >> 6, we = e >> 6;
+    const uint64_t first = ~(uint64_t)0 << (b & 63), last = ~(uint64_t)0 >> (63 - (e & 63));
+    if (wb == we) {
+        bits[wb] |= first & last;
+        return;
     }
+    bits[wb] |= first;
+    for (uint64_t k = wb + 1; k < we; k++)
+        bits[k] = ~(uint64_t)0;
+    bits[we] |= last;
 }
 
 /* Whether any bit of row (iy, iz) from ix0 to ix1 is set. */
@@ -148,12 +154,45 @@ static bool row_meets(const uint64_t *bits, uint64_t row0, uint32_t ix0, uint32_
     return false;
 }
 
+/* A small sphere's marked box (a copy's, in a periodic box): the cells
+ * c0 .. c1 on each axis. */
+typedef struct mark {
+    uint32_t c0[3], c1[3];
+} mark;
+
+/* Marks the boxes that reach the z cells [zlo, zhi), clipped to them;
+ * ms[from..m) are in order of c0[2] >> zshift. Threads given disjoint z
+ * ranges write disjoint words: a z slab is a whole number of words
+ * (o->zs). */
+static void mark_slabs(occupancy *o, const mark *ms, size_t from, size_t m, int zshift,
+                       uint32_t zlo, uint32_t zhi) {
+    for (size_t k = from; k < m; k++) {
+        const mark *b = &ms[k];
+        if (b->c0[2] >> zshift > (zhi - 1) >> zshift) /* so are all after it */
+            break;
+        if (b->c0[2] >= zhi || b->c1[2] < zlo)
+            continue;
+        const uint32_t z0 = b->c0[2] > zlo ? b->c0[2] : zlo;
+        const uint32_t z1 = b->c1[2] < zhi - 1 ? b->c1[2] : zhi - 1;
+        for (uint32_t iz = z0; iz <= z1; iz++)
+            for (uint32_t iy = b->c0[1]; iy <= b->c1[1]; iy++) {
+                const uint64_t row = iz * o->zs + (uint64_t)iy * o->k[0];
+                mark_bits(o->bits, row + b->c0[0], row + b->c1[0]);
+            }
+    }
+}
+
 /* Builds the occupancy of the (valid) small set s in the context's
- * scratch, for a large set of nl spheres. false: no filter worth its cost
- * (the marks would exceed a budget of a few per large sphere) or no
- * memory; the caller then searches all of the large set. */
+ * scratch, for a large set of nl spheres, on up to `threads` threads.
+ * false: no filter worth its cost (the marks would exceed a budget of a
+ * few per large sphere) or no memory; the caller then searches all of the
+ * large set. The boxes are listed (c->joint, free until the joint view),
+ * put in order of their first z cell, so that each thread's marks move
+ * through its slabs of the bitmap rather than at random (the bitmap is
+ * larger than a core's cache), and marked by threads over disjoint z
+ * ranges. */
 static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc_wrap *wrap,
-                            occupancy *o) {
+                            occupancy *o, int threads) {
     const size_t n = s->n;
     o->dims = s->z ? 3 : 2;
     o->wrap = wrap;
@@ -172,19 +211,22 @@ static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc
         o->hi[a] = a < o->dims ? -INFINITY : 0.0;
     }
     double centre[27][3];
+    size_t m = 0; /* boxes */
     for (size_t i = 0; i < n; i++) {
         const double w = marked_half(o, sc_view_r(s, i));
         const int copies = marked_centres(o, s, i, w, centre);
-        for (int m = 0; m < copies; m++)
+        m += (size_t)copies;
+        for (int k = 0; k < copies; k++)
             for (int a = 0; a < o->dims; a++) {
-                const double x = centre[m][a];
+                const double x = centre[k][a];
                 o->lo[a] = x - w < o->lo[a] ? x - w : o->lo[a];
                 o->hi[a] = x + w > o->hi[a] ? x + w : o->hi[a];
             }
     }
     /* Cells about half the marked boxes' half-width (finer keeps fewer
      * large spheres, at more cache misses per test), fewer when the box
-     * would need more than the cap. */
+     * would need more than the cap. A z slab is rounded up to whole
+     * words. */
     uint64_t cap = FILTER_CELLS_PER_SPHERE * (uint64_t)nl + 4096;
     cap = cap < FILTER_CELLS_MAX ? cap : FILTER_CELLS_MAX;
     double h = (mean + o->reach) / 2, extent = 0.0;
@@ -192,50 +234,83 @@ static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc
         extent = o->hi[a] - o->lo[a] > extent ? o->hi[a] - o->lo[a] : extent;
     if (!(h > extent * 0x1p-20)) /* points, or a tiny spread: a coarser grid */
         h = extent * 0x1p-20;
-    uint64_t cells = 1;
-    for (int round = 0; round < 400; round++, h *= 1.25) {
+    uint64_t cells = UINT64_MAX;
+    for (int round = 0; round < 400 && cells > cap; round++, h *= 1.25) {
         o->inv = h > 0.0 ? 1.0 / h : 0.0;
-        cells = 1;
         for (int a = 0; a < 3; a++) {
             const double span = (o->hi[a] - o->lo[a]) * o->inv;
             o->k[a] = a < o->dims && span < (double)(1u << 22) ? (uint32_t)span + 1 : 1;
             if (a < o->dims && !(span < (double)(1u << 22)))
                 o->k[a] = 1u << 22;
-            /* saturates past the cap: the product of three 2^22 would wrap */
-            cells = cells > cap ? cells : cells * o->k[a];
         }
-        if (cells <= cap)
-            break;
+        o->zs = ((uint64_t)o->k[0] * o->k[1] + 63) / 64 * 64; /* < 2^45 */
+        /* saturates past the cap: the product would wrap */
+        cells = o->zs > cap ? UINT64_MAX : o->zs * o->k[2];
     }
     if (cells > cap)
         return false;
     for (int a = 0; a < 3; a++)
         o->top[a] = (double)(o->k[a] - 1);
-    const size_t words = (size_t)((cells + 63) / 64);
-    if (!sc_buf_reserve(sc_context_allocator(c), &c->occupied, words * sizeof(uint64_t)))
+
+    /* the boxes, and the marking budget: row spans, a few
+     * per large sphere */
+    const sc_allocator *al = sc_context_allocator(c);
+    enum { ZBUCKETS = 1024 };
+    int zshift = 0;
+    while ((o->k[2] - 1) >> zshift >= ZBUCKETS)
+        zshift++;
+    const size_t words = (size_t)(cells / 64) + 1; /* and never's */
+    const size_t need = 2 * m * sizeof(mark) + (ZBUCKETS + 1) * sizeof(size_t);
+    if (!sc_buf_reserve(al, &c->joint, need) || !sc_buf_reserve(al, &c->occupied, words * 8))
         return false;
-    o->bits = c->occupied.p;
-    memset(o->bits, 0, words * sizeof(uint64_t));
-    /* marking budget: row spans, a few per large sphere */
+    mark *ms = c->joint.p, *sorted = ms + m;
+    size_t *start = (size_t *)(void *)(sorted + m);
+    memset(start, 0, (ZBUCKETS + 1) * sizeof(size_t));
     uint64_t budget = 8 * (uint64_t)nl + 64 * (uint64_t)n;
+    uint32_t zspan = 0; /* the most z cells a box spans, less one */
+    size_t at = 0;
     for (size_t i = 0; i < n; i++) {
         const double w = marked_half(o, sc_view_r(s, i));
         const int copies = marked_centres(o, s, i, w, centre);
-        for (int m = 0; m < copies; m++) {
+        for (int k = 0; k < copies; k++, at++) {
             uint32_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
             for (int a = 0; a < o->dims; a++) {
-                const double x = centre[m][a];
-                c0[a] = cell_of(x - w, o->lo[a], o->inv, o->k[a]);
-                c1[a] = cell_of(x + w, o->lo[a], o->inv, o->k[a]);
+                c0[a] = cell_of(centre[k][a] - w, o->lo[a], o->inv, o->k[a]);
+                c1[a] = cell_of(centre[k][a] + w, o->lo[a], o->inv, o->k[a]);
             }
             const uint64_t rows = (uint64_t)(c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1);
             const uint64_t cost = rows * ((c1[0] - c0[0]) / 64 + 1);
             if (cost > budget)
                 return false;
             budget -= cost;
-            for (uint32_t iz = c0[2]; iz <= c1[2]; iz++)
-                for (uint32_t iy = c0[1]; iy <= c1[1]; iy++)
-                    mark_row(o->bits, ((uint64_t)iz * o->k[1] + iy) * o->k[0], c0[0], c1[0]);
+            ms[at] = (mark){{c0[0], c0[1], c0[2]}, {c1[0], c1[1], c1[2]}};
+            start[(c0[2] >> zshift) + 1]++;
+            zspan = c1[2] - c0[2] > zspan ? c1[2] - c0[2] : zspan;
+        }
+    }
+    for (size_t b = 1; b <= ZBUCKETS; b++)
+        start[b] += start[b - 1];
+    for (size_t k = 0; k < m; k++)
+        sorted[start[ms[k].c0[2] >> zshift]++] = ms[k];
+    /* start[b] is now bucket b's end */
+    o->bits = c->occupied.p;
+    o->never = cells;
+    o->bits[words - 1] = 0;
+    const int nt = m >= 2048 && threads > 1 ? threads : 1;
+#pragma omp parallel num_threads(nt)
+    {
+#ifdef _OPENMP
+        const int t = omp_get_thread_num(), tn = omp_get_num_threads();
+#else
+        const int t = 0, tn = 1;
+#endif
+        const uint32_t zlo = (uint32_t)((uint64_t)o->k[2] * (uint64_t)t / (uint64_t)tn);
+        const uint32_t zhi = (uint32_t)((uint64_t)o->k[2] * (uint64_t)(t + 1) / (uint64_t)tn);
+        if (zlo < zhi) {
+            memset(o->bits + zlo * (o->zs / 64), 0, (size_t)(zhi - zlo) * (size_t)(o->zs / 8));
+            const uint32_t first = zlo > zspan ? zlo - zspan : 0; /* z0 of a box reaching zlo */
+            const size_t from = first >> zshift ? start[(first >> zshift) - 1] : 0;
+            mark_slabs(o, sorted, from, m, zshift, zlo, zhi);
         }
     }
     return true;
@@ -255,7 +330,7 @@ static bool box_meets(const occupancy *o, const double b0[3], const double b1[3]
         return true;
     for (uint32_t iz = c0[2]; iz <= c1[2]; iz++)
         for (uint32_t iy = c0[1]; iy <= c1[1]; iy++)
-            if (row_meets(o->bits, ((uint64_t)iz * o->k[1] + iy) * o->k[0], c0[0], c1[0]))
+            if (row_meets(o->bits, iz * o->zs + (uint64_t)iy * o->k[0], c0[0], c1[0]))
                 return true;
     return false;
 }
@@ -283,7 +358,7 @@ static inline uint64_t occupancy_bit(const occupancy *o, double x, double y, dou
     const uint64_t ix = (uint64_t)(int64_t)(tx < o->top[0] ? tx : o->top[0]);
     const uint64_t iy = (uint64_t)(int64_t)(ty < o->top[1] ? ty : o->top[1]);
     const uint64_t iz = (uint64_t)(int64_t)(tz < o->top[2] ? tz : o->top[2]);
-    return (iz * o->k[1] + iy) * o->k[0] + ix;
+    return iz * o->zs + iy * o->k[0] + ix;
 }
 
 /* Whether a large sphere past the reach (centre c, pad p) may meet a small
@@ -315,21 +390,22 @@ static bool occupancy_big(const occupancy *o, const double c[3], double p) {
     return false;
 }
 
-/* Large spheres [lo, hi) through the filter, their candidates' indices to
- * idx[0..); returns how many, or SIZE_MAX when one is not valid (checked
- * as the bounds stage checks it; in a periodic box, also the radius
- * limit). In a periodic box the centres are wrapped first. Spheres go in
- * batches: their bits are found and fetched ahead (the bitmap, up to 2
- * MiB, is read at random), then tested. f64 and d3 are constants where it
- * is inlined, so each layout gets its own loop. */
+/* Large spheres [lo, hi) through the filter, their candidates' indices
+ * appended to idx[*m..]; false when one is not valid (checked as the
+ * bounds stage checks it; in a periodic box, also the radius limit). In a
+ * periodic box the centres are wrapped first. Spheres go in batches:
+ * their bits are found and fetched ahead (the bitmap, up to 2 MiB, is read
+ * at random), then tested. f64 and d3 are constants where it is inlined,
+ * so each layout gets its own loop. The scalar reference of
+ * kernels/filter_avx2.c. */
 enum { FILTER_BATCH = 16 };
-static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t lo, size_t hi,
-                                  uint32_t *idx, bool f64, bool d3) {
+static inline bool filter_one_by_one(const sc_view *l, const occupancy *o, size_t lo, size_t hi,
+                                     uint32_t *idx, size_t *kept, bool f64, bool d3) {
     const char *px = l->x, *py = l->y, *pz = l->z, *pr = l->r;
     const size_t st = l->stride, rst = l->rstride;
     const sc_wrap *p = o->wrap;
     const double rlimit = p ? SC_MAX_ABS_VALUE / 2 : SC_MAX_ABS_VALUE;
-    size_t m = 0;
+    size_t m = *kept;
     bool bad = false;
     for (size_t j0 = lo; j0 < hi; j0 += FILTER_BATCH) {
         const size_t nb = hi - j0 < FILTER_BATCH ? hi - j0 : FILTER_BATCH;
@@ -362,7 +438,44 @@ static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t l
             m += b == CELL_BIG || (b < CELL_BIG && ((o->bits[b >> 6] >> (b & 63)) & 1));
         }
     }
-    return bad ? SIZE_MAX : m;
+    *kept = m;
+    return !bad;
+}
+
+/* filter_one_by_one, with simd four at a time where kernels/filter_avx2.c
+ * takes the spheres (float64 3-D). Returns the candidates, or SIZE_MAX
+ * when a sphere is not valid. */
+static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t lo, size_t hi,
+                                  uint32_t *idx, bool f64, bool d3, bool simd) {
+    size_t m = 0;
+    bool good = true;
+#ifdef SC_HAVE_AVX2_KERNEL
+    simd = simd && f64 && d3;
+    sc_filter_grid g = {{0, 0, 0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0},
+                        {o->lo[0], o->lo[1], o->lo[2]}, {o->hi[0], o->hi[1], o->hi[2]},
+                        o->inv, {o->top[0], o->top[1], o->top[2]}, o->reach,
+                        o->wrap ? SC_MAX_ABS_VALUE / 2 : SC_MAX_ABS_VALUE,
+                        o->k[0], o->zs, o->never, o->bits};
+    for (int a = 0; a < 3 && o->wrap; a++) {
+        g.periodic[a] = o->wrap->periodic[a];
+        g.box_lo[a] = o->wrap->lo[a];
+        g.box_hi[a] = o->wrap->hi[a];
+    }
+    const sc_filter_src src = {l->x, l->y, l->z, l->r, l->stride, l->rstride};
+#else
+    simd = false;
+#endif
+    for (size_t j = lo; j < hi;) {
+#ifdef SC_HAVE_AVX2_KERNEL
+        if (simd)
+            j = sc_filter_avx2(&g, &src, j, hi, idx, &m);
+#endif
+        /* the group the SIMD pass did not take, or all */
+        const size_t stop = simd && hi - j > 4 ? j + 4 : hi;
+        good &= filter_one_by_one(l, o, j, stop, idx, &m, f64, d3);
+        j = stop;
+    }
+    return good ? m : SIZE_MAX;
 }
 
 /* One pass over the large set: each thread's block of spheres leaves its
@@ -370,7 +483,7 @@ static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t l
  * to the front in index order. kept has a slot per thread. Returns the
  * candidates, or SIZE_MAX when a sphere is not valid. */
 static size_t filter_large(const sc_view *l, const occupancy *o, uint32_t *idx, size_t *kept,
-                           int threads) {
+                           int threads, bool simd) {
     const size_t n = l->n;
     int bad = 0;
 #pragma omp parallel num_threads(threads) reduction(| : bad)
@@ -383,11 +496,11 @@ static size_t filter_large(const sc_view *l, const occupancy *o, uint32_t *idx, 
         const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
         size_t m;
         if (l->f64)
-            m = l->z ? filter_block(l, o, lo, hi, idx + lo, true, true)
-                     : filter_block(l, o, lo, hi, idx + lo, true, false);
+            m = l->z ? filter_block(l, o, lo, hi, idx + lo, true, true, simd)
+                     : filter_block(l, o, lo, hi, idx + lo, true, false, simd);
         else
-            m = l->z ? filter_block(l, o, lo, hi, idx + lo, false, true)
-                     : filter_block(l, o, lo, hi, idx + lo, false, false);
+            m = l->z ? filter_block(l, o, lo, hi, idx + lo, false, true, simd)
+                     : filter_block(l, o, lo, hi, idx + lo, false, false, simd);
         bad = m == SIZE_MAX;
         kept[t] = bad ? 0 : m;
 #pragma omp barrier
@@ -417,6 +530,19 @@ static void copy_part(const sc_part *p, double *x, double *y, double *z, double 
             z[k] = sc_view_get(v, v->z, i);
         r[k] = sc_view_r(v, i);
     }
+}
+
+/* Whether the query's kernel is AVX2: the filter then takes float64 3-D
+ * spheres four at a time (the scalar kernel runs the reference throughout). */
+static bool simd_kernel(const sc_context *c) {
+    sc_kernel kernel = c->opt.kernel;
+    const sc_kernel_fn fn = sc_kernel_resolve(&kernel);
+#ifdef SC_HAVE_AVX2_KERNEL
+    return fn == sc_narrow_avx2;
+#else
+    (void)fn;
+    return false;
+#endif
 }
 
 typedef struct between_query {
@@ -486,9 +612,9 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
         const size_t counts = threads * sizeof(size_t);
         if (!sc_buf_reserve(al, &c->survivors, counts + sizeof(uint32_t) * vl->n))
             return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
-        if (occupancy_build(c, vs, vl->n, periodic ? &wrap : NULL, &o)) {
+        if (occupancy_build(c, vs, vl->n, periodic ? &wrap : NULL, &o, (int)threads)) {
             uint32_t *idx = (uint32_t *)(void *)((char *)c->survivors.p + counts);
-            nl = filter_large(vl, &o, idx, c->survivors.p, (int)threads);
+            nl = filter_large(vl, &o, idx, c->survivors.p, (int)threads, simd_kernel(c));
             if (nl == SIZE_MAX)
                 return sc_engine_failed(c, first_problem(a, b, periodic));
             map = idx;

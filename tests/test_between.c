@@ -9,7 +9,7 @@
  * larger than the small set's); and the API's contracts.
  *
  * Usage: test_between [GROUP]   (GROUP: generators, threads, extremes, api,
- * all; default all)
+ * filter, all; default all)
  */
 #include "sc_gen.h"
 #include "spherecollide.h"
@@ -252,6 +252,144 @@ static void group_extremes(void) {
     }
 }
 
+/* The large set's filter four spheres at a time (kernels/filter_avx2.c)
+ * against its scalar reference (the scalar kernel's): each layout it
+ * reads (rows, separate arrays, rows of five doubles, gathered), open and
+ * periodic boxes, 1 and 2 threads, with the spheres it leaves to the
+ * reference mid-group: larger than the reach, outside the periodic box,
+ * and not valid. Same status, same spheres searched (the filter kept the
+ * same ones) and the same sorted pairs; open boxes also the oracle's. */
+enum { FL = 4001, FS = 150 };
+static sc_spheres layout(int kind, const double *rows, size_t n, double *mem) {
+    if (kind == 0)
+        return sc_spheres_rows_f64(n, 3, rows);
+    if (kind == 1) {
+        for (size_t k = 0; k < n; k++)
+            for (int a = 0; a < 4; a++)
+                mem[a * n + k] = rows[4 * k + a];
+        return sc_spheres_soa_f64(n, mem, mem + n, mem + 2 * n, mem + 3 * n);
+    }
+    for (size_t k = 0; k < n; k++) { /* (x, y, z, r, pad) */
+        memcpy(mem + 5 * k, rows + 4 * k, 4 * sizeof(double));
+        mem[5 * k + 4] = -1.0;
+    }
+    sc_spheres v = sc_spheres_rows_f64(n, 3, mem);
+    v.stride = v.r_stride = 5 * sizeof(double);
+    return v;
+}
+
+typedef struct filter_result {
+    sc_status st;
+    uint64_t searched;
+    pairs got;
+} filter_result;
+
+static filter_result filter_run(const sc_spheres *a, const sc_spheres *b, sc_kernel kernel,
+                                int threads, const sc_box *box) {
+    sc_options o = sc_options_default();
+    o.kernel = kernel;
+    o.threads = threads;
+    o.sorted = 1;
+    if (box)
+        o.box = *box;
+    filter_result res = {SC_ERR_INVALID_ARGUMENT, 0, {0}};
+    sc_context *ctx = NULL;
+    if (sc_context_create(&o, &ctx) != SC_OK)
+        return res;
+    sc_summary s;
+    res.st = sc_stream_between(ctx, a, b, collect, &res.got, &s);
+    sc_stats stats;
+    sc_context_stats(ctx, &stats);
+    res.searched = stats.spheres;
+    sc_context_destroy(ctx);
+    return res;
+}
+
+static void group_filter(void) {
+    double *big = generate("uniform", FL, 71), *small = generate("uniform", FL, 72);
+    double *mem = malloc(5 * FL * sizeof(double)), *smem = malloc(5 * FS * sizeof(double));
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t k = 0; k < FL; k++)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = big[4 * k + a] < lo[a] ? big[4 * k + a] : lo[a];
+            hi[a] = big[4 * k + a] > hi[a] ? big[4 * k + a] : hi[a];
+        }
+    /* past the reach, at each lane of a group */
+    const size_t large[] = {5, 1002, 2999, 3996};
+    for (size_t k = 0; k < sizeof large / sizeof *large; k++)
+        big[4 * large[k] + 3] = 8.0 + (double)k;
+    const int have_avx2 = sc_kernel_available(SC_KERNEL_AVX2);
+    int compared = 0;
+    for (int boxes = 0; boxes < 3; boxes++) {
+        /* open; periodic on every axis; periodic on x, with spheres
+         * outside the box on x (wrapped by the reference) */
+        sc_box box = {{boxes > 0, boxes == 1, boxes == 1}, {0}, {0}};
+        for (int a = 0; a < 3; a++) {
+            box.lo[a] = lo[a];
+            box.hi[a] = hi[a] + 0.5;
+        }
+        double *rows = malloc(4 * FL * sizeof(double));
+        memcpy(rows, big, 4 * FL * sizeof(double));
+        if (boxes == 2)
+            for (size_t k = 7; k < FL; k += 499)
+                rows[4 * k] += (k % 2 ? 1 : -1) * (box.hi[0] - box.lo[0]) * 1.3;
+        pairs want = {0};
+        if (!boxes)
+            oracle(small, FS, rows, FL, &want);
+        for (int kind = 0; kind < 3; kind++) {
+            const sc_spheres vb = layout(kind, rows, FL, mem);
+            const sc_spheres va = layout(kind, small, FS, smem);
+            for (int threads = 1; threads <= 2; threads++) {
+                const filter_result ref = filter_run(&va, &vb, SC_KERNEL_SCALAR, threads,
+                                                     boxes ? &box : NULL);
+                CHECK(ref.st == SC_OK && ref.searched > FS && ref.searched < FS + FL / 2,
+                      "filter box %d layout %d t%d: reference %s, %llu searched", boxes, kind,
+                      threads, sc_status_string(ref.st), (unsigned long long)ref.searched);
+                if (!boxes)
+                    CHECK(same(&ref.got, &want), "filter layout %d t%d: reference %zu pairs, "
+                          "want %zu", kind, threads, ref.got.n, want.n);
+                if (have_avx2) {
+                    const filter_result v = filter_run(&va, &vb, SC_KERNEL_AVX2, threads,
+                                                       boxes ? &box : NULL);
+                    CHECK(v.st == SC_OK && v.searched == ref.searched && same(&v.got, &ref.got),
+                          "filter box %d layout %d t%d: AVX2 %s, %llu searched and %zu pairs, "
+                          "the reference %llu and %zu", boxes, kind, threads,
+                          sc_status_string(v.st), (unsigned long long)v.searched, v.got.n,
+                          (unsigned long long)ref.searched, ref.got.n);
+                    compared++;
+                    free(v.got.p);
+                }
+                free(ref.got.p);
+            }
+            /* not valid, mid-group: the same refusal either way */
+            for (int bad = 0; bad < 2; bad++) {
+                const size_t at = bad ? 2001 : 3998;
+                double *orig = kind == 0   ? rows + 4 * at + (bad ? 3 : 1)
+                               : kind == 1 ? mem + (bad ? 3 : 1) * FL + at
+                                           : mem + 5 * at + (bad ? 3 : 1);
+                const double keep = *orig;
+                *orig = bad ? -0.5 : NAN;
+                const sc_status expect = bad ? SC_ERR_NEGATIVE_RADIUS : SC_ERR_NON_FINITE;
+                for (int k = 0; k < 1 + have_avx2; k++) {
+                    const filter_result v = filter_run(&va, &vb, k ? SC_KERNEL_AVX2 : SC_KERNEL_SCALAR,
+                                                       2, boxes ? &box : NULL);
+                    CHECK(v.st == expect, "filter box %d layout %d kernel %d: bad %d gives %s",
+                          boxes, kind, k, bad, sc_status_string(v.st));
+                    free(v.got.p);
+                }
+                *orig = keep;
+            }
+        }
+        free(want.p);
+        free(rows);
+    }
+    CHECK(!have_avx2 || compared == 18, "AVX2 filter compared %d times", compared);
+    free(mem);
+    free(smem);
+    free(big);
+    free(small);
+}
+
 static int stop_after_one(const uint32_t *p, size_t count, void *user) {
     (void)p;
     (void)count;
@@ -348,6 +486,8 @@ int main(int argc, char **argv) {
         group_extremes();
     if (all || strcmp(g, "api") == 0)
         group_api();
+    if (all || strcmp(g, "filter") == 0)
+        group_filter();
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

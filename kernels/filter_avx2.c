@@ -1,0 +1,88 @@
+/*
+ * filter_avx2.c: a two-set query's filter, four large spheres at a time
+ * (filter.h), with SIMDe AVX2. A batch of four groups has its cells found
+ * in lanes and their bitmap words fetched ahead (the bitmap is read at
+ * random), then tested. The cell is the reference's expression, operation
+ * for operation (the build turns off FMA contraction): t = (x - lo) inv,
+ * capped at k - 1 and truncated; the bit index is below 2^24 and so exact
+ * in double.
+ */
+#include "filter.h"
+#include "load4_avx2.h"
+
+enum { GROUPS = 4 };
+
+size_t sc_filter_avx2(const sc_filter_grid *g, const sc_filter_src *s, size_t k0, size_t k1,
+                      uint32_t *idx, size_t *kept) {
+    const sc_load4 ld = sc_load4_plan(s->x, s->y, s->z, s->r, s->stride, s->rstride);
+    const simde__m256d rlim = simde_mm256_set1_pd(g->limit);
+    const simde__m256d reach = simde_mm256_set1_pd(g->reach), inv = simde_mm256_set1_pd(g->inv);
+    const simde__m256d grow = simde_mm256_set1_pd(1.0 + 0x1p-46), tiny = simde_mm256_set1_pd(0x1p-500);
+    const simde__m256d k0v = simde_mm256_set1_pd((double)g->k0), zsv = simde_mm256_set1_pd((double)g->zs);
+    const simde__m256d never = simde_mm256_set1_pd((double)g->never);
+    simde__m256d lo[3], hi[3], blo[3], bhi[3], top[3];
+    for (int a = 0; a < 3; a++) {
+        lo[a] = simde_mm256_set1_pd(g->lo[a]);
+        hi[a] = simde_mm256_set1_pd(g->hi[a]);
+        blo[a] = simde_mm256_set1_pd(g->box_lo[a]);
+        bhi[a] = simde_mm256_set1_pd(g->box_hi[a]);
+        top[a] = simde_mm256_set1_pd(g->top[a]);
+    }
+    const uint64_t *bits = g->bits;
+    size_t m = *kept, k = k0;
+    /* batches of up to four groups: a batch's bits are found and fetched
+     * while the one before it is tested, so that the fetches have a
+     * batch's work to arrive in */
+    int32_t bit[2][4 * GROUPS];
+    size_t prev = 0, prev_k = k0; /* spheres in the batch waiting for its test, its first */
+    bool stop = false;
+    for (int cur = 0;; cur ^= 1) {
+        size_t groups = 0;
+        for (; !stop && groups < GROUPS && k + 4 * (groups + 1) <= k1; groups++) {
+            simde__m256d c[3], r;
+            sc_load4_at(&ld, k + 4 * groups, c, &r);
+            /* as the reference: valid, the radius within the limit, inside
+             * the periodic box, and the pad within the reach */
+            const simde__m256d pad = simde_mm256_add_pd(simde_mm256_mul_pd(r, grow), tiny);
+            const simde__m256d ok = simde_mm256_and_pd(
+                sc_load4_taken(c, r, rlim, g->periodic, blo, bhi),
+                simde_mm256_cmp_pd(pad, reach, SIMDE_CMP_LE_OQ));
+            simde__m256d in = simde_mm256_castsi256_pd(simde_mm256_set1_epi64x(-1));
+            for (int a = 0; a < 3; a++)
+                in = simde_mm256_and_pd(
+                    in, simde_mm256_and_pd(simde_mm256_cmp_pd(c[a], lo[a], SIMDE_CMP_GE_OQ),
+                                           simde_mm256_cmp_pd(c[a], hi[a], SIMDE_CMP_LE_OQ)));
+            if (simde_mm256_movemask_pd(ok) != 0xF) {
+                stop = true;
+                break;
+            }
+            simde__m256d cell[3];
+            for (int a = 0; a < 3; a++) {
+                const simde__m256d t = simde_mm256_mul_pd(simde_mm256_sub_pd(c[a], lo[a]), inv);
+                /* t < top ? t : top, as the reference's select (t is not NaN) */
+                cell[a] = simde_mm256_round_pd(simde_mm256_min_pd(t, top[a]), SIMDE_MM_FROUND_TO_ZERO);
+            }
+            simde__m256d b = simde_mm256_add_pd(
+                simde_mm256_add_pd(simde_mm256_mul_pd(cell[2], zsv), simde_mm256_mul_pd(cell[1], k0v)),
+                cell[0]);
+            b = simde_mm256_blendv_pd(never, b, in); /* outside the marked region: a clear bit */
+            simde_mm_storeu_si128((simde__m128i *)(void *)(bit[cur] + 4 * groups),
+                                  simde_mm256_cvttpd_epi32(b));
+        }
+        for (size_t t = 0; t < 4 * groups; t++)
+            __builtin_prefetch(&bits[(uint32_t)bit[cur][t] >> 6]);
+        for (size_t t = 0; t < prev; t++) {
+            const uint32_t b = (uint32_t)bit[cur ^ 1][t];
+            /* written always, kept when it meets: no branch to mispredict */
+            idx[m] = (uint32_t)(prev_k + t);
+            m += (bits[b >> 6] >> (b & 63)) & 1;
+        }
+        prev = 4 * groups;
+        prev_k = k;
+        k += 4 * groups;
+        if (!prev)
+            break;
+    }
+    *kept = m;
+    return k;
+}

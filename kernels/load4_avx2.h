@@ -1,0 +1,84 @@
+/*
+ * load4_avx2.h: four float64 3-D spheres from a caller's view, as lanes
+ * (SIMDe AVX2), for the passes that read the caller's spheres four at a
+ * time (wrap_avx2.c, filter_avx2.c). Rows (x, y, z, r) 32 bytes apart load
+ * whole and transpose; separate arrays load four values each; other
+ * strides are gathered (gathers alone were slower than scalar loads on
+ * the EPYC we measure on, so the common layouts avoid them).
+ */
+#ifndef SC_LOAD4_AVX2_H
+#define SC_LOAD4_AVX2_H
+
+#include <simde/x86/avx2.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct sc_load4 {
+    const char *x, *y, *z, *r; /* the caller's float64 values */
+    size_t stride, rstride;    /* bytes */
+    bool rows, soa;            /* the layouts with their own loads */
+    simde__m256i at, rat;      /* the gather's offsets */
+} sc_load4;
+
+static inline sc_load4 sc_load4_plan(const char *x, const char *y, const char *z, const char *r,
+                                     size_t stride, size_t rstride) {
+    const int64_t st = (int64_t)stride, rst = (int64_t)rstride;
+    sc_load4 l = {x, y, z, r, stride, rstride,
+                  stride == 32 && rstride == 32 && y == x + 8 && z == x + 16 && r == x + 24,
+                  stride == 8 && rstride == 8,
+                  simde_mm256_set_epi64x(3 * st, 2 * st, st, 0),
+                  simde_mm256_set_epi64x(3 * rst, 2 * rst, rst, 0)};
+    return l;
+}
+
+/* Spheres k .. k + 3: centres c[0..2] and radii r. */
+static inline void sc_load4_at(const sc_load4 *l, size_t k, simde__m256d c[3], simde__m256d *r) {
+    if (l->rows) {
+        const double *p = (const double *)(const void *)(l->x + k * 32);
+        __builtin_prefetch(p + 64); /* two blocks (512 bytes) ahead */
+        const simde__m256d q0 = simde_mm256_loadu_pd(p), q1 = simde_mm256_loadu_pd(p + 4),
+                           q2 = simde_mm256_loadu_pd(p + 8), q3 = simde_mm256_loadu_pd(p + 12);
+        const simde__m256d u0 = simde_mm256_unpacklo_pd(q0, q1); /* x0 x1 z0 z1 */
+        const simde__m256d u1 = simde_mm256_unpackhi_pd(q0, q1); /* y0 y1 r0 r1 */
+        const simde__m256d u2 = simde_mm256_unpacklo_pd(q2, q3); /* x2 x3 z2 z3 */
+        const simde__m256d u3 = simde_mm256_unpackhi_pd(q2, q3); /* y2 y3 r2 r3 */
+        c[0] = simde_mm256_permute2f128_pd(u0, u2, 0x20);
+        c[1] = simde_mm256_permute2f128_pd(u1, u3, 0x20);
+        c[2] = simde_mm256_permute2f128_pd(u0, u2, 0x31);
+        *r = simde_mm256_permute2f128_pd(u1, u3, 0x31);
+    } else if (l->soa) {
+        c[0] = simde_mm256_loadu_pd((const double *)(const void *)(l->x + k * 8));
+        c[1] = simde_mm256_loadu_pd((const double *)(const void *)(l->y + k * 8));
+        c[2] = simde_mm256_loadu_pd((const double *)(const void *)(l->z + k * 8));
+        *r = simde_mm256_loadu_pd((const double *)(const void *)(l->r + k * 8));
+    } else {
+        c[0] = simde_mm256_i64gather_pd((const double *)(const void *)(l->x + k * l->stride), l->at, 1);
+        c[1] = simde_mm256_i64gather_pd((const double *)(const void *)(l->y + k * l->stride), l->at, 1);
+        c[2] = simde_mm256_i64gather_pd((const double *)(const void *)(l->z + k * l->stride), l->at, 1);
+        *r = simde_mm256_i64gather_pd((const double *)(const void *)(l->r + k * l->rstride), l->rat, 1);
+    }
+}
+
+/* The lanes whose sphere the reference passes would take as they are:
+ * valid as the bounds stage checks it (|v| <= 1e150, SC_MAX_ABS_VALUE,
+ * which NaN fails too), 0 <= r <= limit, and inside [lo, hi) on the
+ * periodic axes (where the reference's wrap leaves a centre as it is). */
+static inline simde__m256d sc_load4_taken(const simde__m256d c[3], simde__m256d r,
+                                          simde__m256d limit, const int periodic[3],
+                                          const simde__m256d lo[3], const simde__m256d hi[3]) {
+    const simde__m256d sign = simde_mm256_set1_pd(-0.0), amax = simde_mm256_set1_pd(1e150);
+    simde__m256d ok = simde_mm256_and_pd(
+        simde_mm256_cmp_pd(r, simde_mm256_setzero_pd(), SIMDE_CMP_GE_OQ),
+        simde_mm256_cmp_pd(r, limit, SIMDE_CMP_LE_OQ));
+    for (int a = 0; a < 3; a++) {
+        ok = simde_mm256_and_pd(
+            ok, simde_mm256_cmp_pd(simde_mm256_andnot_pd(sign, c[a]), amax, SIMDE_CMP_LE_OQ));
+        if (periodic[a])
+            ok = simde_mm256_and_pd(ok,
+                                    simde_mm256_and_pd(simde_mm256_cmp_pd(c[a], lo[a], SIMDE_CMP_GE_OQ),
+                                                       simde_mm256_cmp_pd(c[a], hi[a], SIMDE_CMP_LT_OQ)));
+    }
+    return ok;
+}
+
+#endif /* SC_LOAD4_AVX2_H */
