@@ -7,6 +7,7 @@
  */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -195,6 +196,93 @@ static bool bounds_cols_f64(const sc_view *v, size_t lo, size_t hi, partial *my,
 }
 #endif
 
+#ifdef __SSE2__
+/* Rows of float (x, y, z, r), NumPy's float32 (N, 4) arrays: one 16-byte
+ * load per sphere, min and max in float (widening is exact and keeps the
+ * order), the radius counted by the double exponent it widens to; a bad
+ * value is one past FLT_MAX in magnitude (infinite, or NaN: unordered). A
+ * zero or subnormal float radius (exponent 0) sends the block to the plain
+ * loop, as for bounds_centres. */
+static bool bounds_rows_f32(const float *rows, size_t sf, size_t lo, size_t hi, partial *my,
+                            uint64_t *rexp, uint32_t (*raw)[2048]) {
+    memset(raw, 0, 4 * sizeof *raw);
+    const __m128 absmask = _mm_castsi128_ps(_mm_set1_epi32(0x7FFFFFFF));
+    const __m128 maxv = _mm_set1_ps(FLT_MAX);
+    __m128 mn = _mm_set1_ps(HUGE_VALF), mx = _mm_set1_ps(-HUGE_VALF), bad = _mm_setzero_ps();
+    for (size_t k = lo; k < hi; k++) {
+        const float *s = rows + k * sf;
+        if (k + 128 < hi)
+            __builtin_prefetch(s + 128 * sf);
+        const __m128 a = _mm_loadu_ps(s);
+        mn = _mm_min_ps(a, mn); /* a < mn ? a : mn, the plain loop's choice on ties */
+        mx = _mm_max_ps(a, mx);
+        bad = _mm_or_ps(bad, _mm_cmpnle_ps(_mm_and_ps(a, absmask), maxv));
+        uint32_t bits;
+        memcpy(&bits, s + 3, sizeof bits);
+        const unsigned ef = (bits >> 23) & 0xff;
+        raw[k & 3][ef ? ef + (1023 - 127) : 0]++;
+    }
+    float lo4[4], hi4[4];
+    _mm_storeu_ps(lo4, mn);
+    _mm_storeu_ps(hi4, mx);
+    const double lo3[3] = {lo4[0], lo4[1], lo4[2]}, hi3[3] = {hi4[0], hi4[1], hi4[2]};
+    return block_finish(_mm_movemask_ps(bad) != 0, lo3, hi3, lo4[3], hi4[3], raw, my, rexp);
+}
+#endif
+
+#ifdef __SSE2__ /* with the other fast paths (block_finish) */
+/* Centres at one stride with x, y (and z) next to each other, radii at
+ * their own: the caller's float or double rows of (x, y, z, r) other than
+ * the double rows above, and centres beside separate radii (NumPy's
+ * (N, 3) and (N,) arrays). The plain loop's expressions, in its order,
+ * without its type test and branches per value; one flag for a bad value
+ * (|v| <= max is false for NaN). A float radius is counted by the double
+ * exponent it widens to; a zero or subnormal float (exponent 0, which
+ * widens to another octave or none) sends the block to the plain loop.
+ * f64 is a constant where it is inlined. */
+static inline bool bounds_centres(const sc_view *v, size_t lo, size_t hi, partial *my,
+                                  uint64_t *rexp, uint32_t (*raw)[2048], bool f64) {
+    memset(raw, 0, 4 * sizeof *raw);
+    const size_t es = f64 ? sizeof(double) : sizeof(float), st = v->stride, rst = v->rstride;
+    const bool d3 = v->z != NULL;
+    const char *px = v->x, *pr = v->r;
+#define LOAD(p) (f64 ? *(const double *)(const void *)(p) : (double)*(const float *)(const void *)(p))
+    double lo3[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi3[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    double rmin = HUGE_VAL, rmax = -HUGE_VAL;
+    bool bad = false;
+    for (size_t k = lo; k < hi; k++) {
+        const char *c = px + k * st, *rp = pr + k * rst;
+        if (k + 64 < hi) { /* the input's first, cold read, as bounds_rows_f64 */
+            __builtin_prefetch(c + 64 * st);
+            __builtin_prefetch(rp + 64 * rst);
+        }
+        const double p[3] = {LOAD(c), LOAD(c + es), d3 ? LOAD(c + 2 * es) : 0.0}, r = LOAD(rp);
+        for (int a = 0; a < 3; a++) {
+            lo3[a] = p[a] < lo3[a] ? p[a] : lo3[a];
+            hi3[a] = p[a] > hi3[a] ? p[a] : hi3[a];
+        }
+        rmin = r < rmin ? r : rmin;
+        rmax = r > rmax ? r : rmax;
+        bad |= !((fabs(p[0]) <= SC_MAX_ABS_VALUE) & (fabs(p[1]) <= SC_MAX_ABS_VALUE) &
+                 (fabs(p[2]) <= SC_MAX_ABS_VALUE) & (fabs(r) <= SC_MAX_ABS_VALUE));
+        unsigned e;
+        if (f64) {
+            uint64_t bits;
+            memcpy(&bits, rp, sizeof bits);
+            e = (unsigned)(bits >> 52) & 0x7ff;
+        } else {
+            uint32_t bits;
+            memcpy(&bits, rp, sizeof bits);
+            const unsigned ef = (bits >> 23) & 0xff; /* 255: NaN or infinite, bad */
+            e = ef ? ef + (1023 - 127) : 0;
+        }
+        raw[k & 3][e]++;
+    }
+#undef LOAD
+    return block_finish(bad, lo3, hi3, rmin, rmax, raw, my, rexp);
+}
+#endif
+
 sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
     const size_t n = v->n;
     /* Each thread starts from `empty`, never from `all`, which other threads
@@ -207,8 +295,15 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
                       v->z == v->x + 2 * sizeof(double) && v->r == v->x + 3 * sizeof(double) &&
                       v->stride % sizeof(double) == 0 && v->rstride == v->stride;
     const bool cols = v->f64 && v->stride == sizeof(double) && v->rstride == sizeof(double);
+    const size_t es = v->f64 ? sizeof(double) : sizeof(float);
+    const bool rows32 = !v->f64 && v->z && v->y == v->x + es && v->z == v->x + 2 * es &&
+                        v->r == v->x + 3 * es && v->stride % es == 0 && v->rstride == v->stride;
+    (void)rows32;
+    const bool centres = v->y == v->x + es && (!v->z || v->z == v->x + 2 * es) &&
+                         v->stride % es == 0 && v->rstride % es == 0;
     (void)rows;
     (void)cols;
+    (void)centres;
 #pragma omp parallel
     {
         partial my = empty;
@@ -218,9 +313,14 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
         const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
 #ifdef __SSE2__
         uint32_t raw[4][2048];
-        const bool fast = rows ? bounds_rows_f64((const double *)(const void *)v->x,
-                                                 v->stride / sizeof(double), lo, hi, &my, rexp, raw)
-                               : cols && bounds_cols_f64(v, lo, hi, &my, rexp, raw);
+        const bool fast = rows     ? bounds_rows_f64((const double *)(const void *)v->x,
+                                                     v->stride / sizeof(double), lo, hi, &my, rexp, raw)
+                          : cols     ? bounds_cols_f64(v, lo, hi, &my, rexp, raw)
+                          : rows32   ? bounds_rows_f32((const float *)(const void *)v->x,
+                                                     v->stride / sizeof(float), lo, hi, &my, rexp, raw)
+                          : !centres ? false
+                          : v->f64   ? bounds_centres(v, lo, hi, &my, rexp, raw, true)
+                                     : bounds_centres(v, lo, hi, &my, rexp, raw, false);
         if (!fast)
 #endif
             bounds_block(v, lo, hi, &my, rexp);

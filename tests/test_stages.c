@@ -219,17 +219,21 @@ static void test_keys(void) {
 static void test_keys_stage(void) {
     const size_t n = 20000;
     double *rows = malloc(4 * n * sizeof(double));
+    float *rows32 = malloc(4 * n * sizeof(float));
     uint64_t *keys = malloc(8 * n);
     uint32_t *counts = malloc(sc_radix_sort_scratch(3));
     static sc_bounds b;
+    for (int f32 = 0; f32 < 2; f32++) /* float input: the keys of its values widened */
     for (int levels = 1; levels <= 3; levels += 2)
         for (int packed = 0; packed < 2; packed++) {
             for (size_t k = 0; k < n; k++) {
                 for (int a = 0; a < 3; a++)
                     rows[4 * k + a] = -30.0 + 90.0 * (double)(next() >> 11) * 0x1p-53;
                 rows[4 * k + 3] = 0.1 + 1.9 * (double)(next() >> 11) * 0x1p-53;
+                for (int a = 0; a < 4 && f32; a++)
+                    rows[4 * k + a] = rows32[4 * k + a] = (float)rows[4 * k + a];
             }
-            sc_spheres s = sc_spheres_rows_f64(n, 3, rows);
+            sc_spheres s = f32 ? sc_spheres_rows_f32(n, 3, rows32) : sc_spheres_rows_f64(n, 3, rows);
             sc_view v;
             CHECK(sc_view_make(&s, &v) == SC_OK && sc_bounds_compute(&v, &b) == SC_OK, "bounds");
             sc_grid_plan p;
@@ -263,11 +267,12 @@ static void test_keys_stage(void) {
                 hist_ok &= memcmp(mine, counts + (size_t)bl * buckets, 4 * buckets) == 0;
                 free(mine);
             }
-            CHECK(ok, "keys stage = sc_grid_key, %d level(s), packed %d", levels, packed);
+            CHECK(ok, "keys stage = sc_grid_key, %d level(s), packed %d, float %d", levels, packed, f32);
             CHECK(hist_ok && vary == f.varying, "digit-0 histogram and varying bits, %d level(s)", levels);
             CHECK(f.identity == !packed, "identity flag");
         }
     free(rows);
+    free(rows32);
     free(keys);
     free(counts);
 }
@@ -539,9 +544,11 @@ static void test_mix(void) {
     CHECK(sc_pair_mix(1, 2) != sc_pair_mix(2, 1), "mix is ordered");
 }
 
-/* Bounds: the two fast paths -- rows of double (x, y, z, r) records and
- * separate double arrays (SoA, 3-D and 2-D) -- against the plain loop (the
- * same values as (r, x, y, z) records, which neither fast path takes) on
+/* Bounds: the fast paths -- rows of double (x, y, z, r) records, separate
+ * double arrays (SoA, 3-D and 2-D), and centres beside radii in double
+ * and float (float rows, centres in rows of three, 2-D) -- against the
+ * plain loop (the same values as (x, r, y, z) records, which no fast path
+ * takes) on
  * radii over many octaves, zero, subnormal and -0 radii, and every kind of
  * bad value at several places, with 1 and 3 threads: same bounds, octave
  * histogram, status and first bad index. */
@@ -567,26 +574,70 @@ static void bounds_case(const double *rows, size_t n, int threads, const char *w
     double *soa = malloc(4 * sizeof(double) * m), *rxyz = malloc(4 * sizeof(double) * m),
            *rxy = malloc(3 * sizeof(double) * m);
     for (size_t k = 0; k < n; k++) {
+        /* (x, r, y, z) records: x and y apart, which no fast path takes */
+        static const int slot[4] = {0, 2, 3, 1};
         for (int a = 0; a < 4; a++) {
             soa[(size_t)a * n + k] = rows[4 * k + (size_t)a];
-            rxyz[4 * k + (size_t)(a + 1) % 4] = rows[4 * k + (size_t)a];
+            rxyz[4 * k + (size_t)slot[a]] = rows[4 * k + (size_t)a];
         }
-        /* 2-D: (r, x, y) records */
-        rxy[3 * k] = rows[4 * k + 3];
-        rxy[3 * k + 1] = rows[4 * k];
+        /* 2-D: (x, r, y) records */
+        rxy[3 * k] = rows[4 * k];
+        rxy[3 * k + 1] = rows[4 * k + 3];
         rxy[3 * k + 2] = rows[4 * k + 1];
     }
 #ifdef _OPENMP
     omp_set_num_threads(threads);
 #endif
-    const sc_spheres plain = {n, SC_F64, 4 * sizeof(double), rxyz + 1, rxyz + 2, rxyz + 3, rxyz, 0};
-    const sc_spheres plain2 = {n, SC_F64, 3 * sizeof(double), rxy + 1, rxy + 2, NULL, rxy, 0};
+    const sc_spheres plain = {n, SC_F64, 4 * sizeof(double), rxyz, rxyz + 2, rxyz + 3, rxyz + 1, 0};
+    const sc_spheres plain2 = {n, SC_F64, 3 * sizeof(double), rxy, rxy + 2, NULL, rxy + 1, 0};
     const sc_spheres sr = sc_spheres_rows_f64(n, 3, rows);
     const sc_spheres sa = sc_spheres_soa_f64(n, soa, soa + n, soa + 2 * n, soa + 3 * n);
     const sc_spheres sa2 = sc_spheres_soa_f64(n, soa, soa + n, NULL, soa + 3 * n);
     bounds_same(&sr, &plain, what, threads);
     bounds_same(&sa, &plain, what, threads);
     bounds_same(&sa2, &plain2, what, threads);
+    /* centres beside separate radii (NumPy's (N, 3) and (N,)), double */
+    double *cen = malloc(3 * sizeof(double) * m), *rad = malloc(sizeof(double) * m);
+    for (size_t k = 0; k < n; k++) {
+        for (int a = 0; a < 3; a++)
+            cen[3 * k + (size_t)a] = rows[4 * k + (size_t)a];
+        rad[k] = rows[4 * k + 3];
+    }
+    const sc_spheres sc = {n, SC_F64, 3 * sizeof(double), cen, cen + 1, cen + 2, rad, sizeof(double)};
+    const sc_spheres sc2 = {n, SC_F64, 3 * sizeof(double), cen, cen + 1, NULL, rad, sizeof(double)};
+    bounds_same(&sc, &plain, what, threads);
+    bounds_same(&sc2, &plain2, what, threads);
+    /* the same in float: rows, centres and radii, 2-D centres, against
+     * float (x, r, y, z) and (x, r, y) records */
+    float *f = malloc(4 * sizeof(float) * m), *fc = malloc(3 * sizeof(float) * m),
+          *fr = malloc(sizeof(float) * m), *fp = malloc(4 * sizeof(float) * m),
+          *fp2 = malloc(3 * sizeof(float) * m);
+    for (size_t k = 0; k < n; k++) {
+        for (int a = 0; a < 4; a++)
+            f[4 * k + (size_t)a] = (float)rows[4 * k + (size_t)a];
+        for (int a = 0; a < 3; a++)
+            fc[3 * k + (size_t)a] = f[4 * k + (size_t)a];
+        fr[k] = f[4 * k + 3];
+        fp[4 * k] = fp2[3 * k] = f[4 * k];
+        fp[4 * k + 1] = fp2[3 * k + 1] = f[4 * k + 3];
+        fp[4 * k + 2] = fp2[3 * k + 2] = f[4 * k + 1];
+        fp[4 * k + 3] = f[4 * k + 2];
+    }
+    const sc_spheres fplain = {n, SC_F32, 4 * sizeof(float), fp, fp + 2, fp + 3, fp + 1, 0};
+    const sc_spheres fplain2 = {n, SC_F32, 3 * sizeof(float), fp2, fp2 + 2, NULL, fp2 + 1, 0};
+    const sc_spheres fs = sc_spheres_rows_f32(n, 3, f);
+    const sc_spheres fsc = {n, SC_F32, 3 * sizeof(float), fc, fc + 1, fc + 2, fr, sizeof(float)};
+    const sc_spheres fsc2 = {n, SC_F32, 3 * sizeof(float), fc, fc + 1, NULL, fr, sizeof(float)};
+    bounds_same(&fs, &fplain, what, threads);
+    bounds_same(&fsc, &fplain, what, threads);
+    bounds_same(&fsc2, &fplain2, what, threads);
+    free(cen);
+    free(rad);
+    free(f);
+    free(fc);
+    free(fr);
+    free(fp);
+    free(fp2);
     free(soa);
     free(rxyz);
     free(rxy);
@@ -611,9 +662,11 @@ static void test_bounds(void) {
             bounds_case(rows, n - 1, t, "odd n, NaN last");
             rows[4 * (n - 2)] = keep;
         }
-        const double special_r[] = {0.0, -0.0, 0x1p-1070, 1e149};
-        const char *special_name[] = {"zero radius", "-0 radius", "subnormal radius", "huge radius"};
-        for (int s = 0; s < 4; s++) {
+        /* 1e-40: a float subnormal; 1e149: a float infinity */
+        const double special_r[] = {0.0, -0.0, 0x1p-1070, 1e149, 1e-40};
+        const char *special_name[] = {"zero radius", "-0 radius", "subnormal radius", "huge radius",
+                                      "float subnormal radius"};
+        for (int s = 0; s < 5; s++) {
             const double keep = rows[4 * 777 + 3];
             rows[4 * 777 + 3] = special_r[s];
             bounds_case(rows, n, t, special_name[s]);

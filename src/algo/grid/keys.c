@@ -385,33 +385,35 @@ static inline uint64_t sphere_key(const sc_view *v, const sc_grid_plan *p, size_
     return sc_grid_key(p, sc_grid_level(p, sc_view_r(v, k)), q);
 }
 
-/* The common case, specialised: double input (3-D, or 2-D with z = 0)
- * read without the view's type test, origin-relative scaling (axis_coord's !pow2 branch, the same
+/* The common case, specialised: double or float input (3-D, or 2-D with
+ * z = 0; f64 a constant where it is inlined) read without the view's type
+ * test per value, origin-relative scaling (axis_coord's !pow2 branch, the same
  * operations in the same order: multiplying by 2^SC_XFINE before or after
  * the rounding gives the same double), and the plan copied into a local:
  * the stores to keys and to the uint32 histogram may alias the plan's int
  * fields, so through the caller's pointer the compiler reloads them for
  * every sphere. The same keys as sphere_key (the stage test compares them). */
 static inline __attribute__((always_inline)) void
-keys_block_f64(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi, uint64_t *keys,
-               uint32_t *h, uint64_t dmask, uint64_t k0, int ib, int single, uint64_t *vary_out) {
+keys_block(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi, uint64_t *keys,
+           uint32_t *h, uint64_t dmask, uint64_t k0, int ib, int single, bool f64, uint64_t *vary_out) {
     const sc_grid_plan p = *plan;
     const double sx = p.inv_cell0 * (double)(1 << SC_XFINE);
     const uint64_t xmask = ((uint64_t)1 << p.bits[0]) - 1, ymask = ((uint64_t)1 << p.bits[1]) - 1,
                    zmask = ((uint64_t)1 << p.bits[2]) - 1;
     SC_ASSERT(!single || (p.levels == 1 && !p.morton && p.shift[0] == 0));
     const size_t stride = v->stride, rstride = v->rstride;
-    /* 2-D input reads z = 0 from one constant (sphere_key's value) */
+    /* 2-D input reads z = 0 from one constant (sphere_key's value; its
+     * first four bytes are float 0 too) */
     static const double zero = 0.0;
     const size_t zstride = v->z ? stride : 0;
     const char *px = v->x, *py = v->y, *pz = v->z ? v->z : (const char *)&zero, *pr = v->r;
     uint64_t vary = 0;
     for (size_t k = lo; k < hi; k++) {
         const size_t off = k * stride;
-        const double x = *(const double *)(const void *)(px + off);
-        const double y = *(const double *)(const void *)(py + off);
-        const double z = *(const double *)(const void *)(pz + k * zstride);
-        const double r = *(const double *)(const void *)(pr + k * rstride);
+#define LOAD(p) (f64 ? *(const double *)(const void *)(p) : (double)*(const float *)(const void *)(p))
+        const double x = LOAD(px + off), y = LOAD(py + off), z = LOAD(pz + k * zstride),
+                     r = LOAD(pr + k * rstride);
+#undef LOAD
         const int64_t q[3] = {(int64_t)((x - p.origin[0]) * sx),
                               (int64_t)((y - p.origin[1]) * p.inv_cell0),
                               (int64_t)((z - p.origin[2]) * p.inv_cell0)};
@@ -435,7 +437,7 @@ void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, in
     const size_t buckets = (size_t)1 << dbits;
     const uint64_t dmask = buckets - 1;
     const uint64_t k0 = n ? sphere_key(v, p, 0) : 0;
-    const bool fast = v->f64 && !p->pow2 && !p->morton;
+    const bool fast = !p->pow2 && !p->morton;
     const int ib = first->pack_bits;
     SC_ASSERT(ib == 0 || (p->key_bits + ib <= 64 && ib <= 32 && (n <= 1 || ((n - 1) >> ib) == 0)));
     uint64_t varying = 0;
@@ -448,16 +450,30 @@ void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, in
             memset(h, 0, sizeof(uint32_t) * buckets);
             uint64_t vary = 0;
             if (fast) {
-                /* a constant 0 for `ib` and constant `single`: four specialised loops */
+                /* a constant 0 for `ib`, constant `single` and `f64`: eight
+                 * specialised loops */
                 const bool single = p->levels == 1;
-                if (ib && single)
-                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, ib, 1, &vary);
-                else if (ib)
-                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, ib, 0, &vary);
-                else if (single)
-                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 0, 1, &vary);
-                else
-                    keys_block_f64(v, p, lo, hi, keys, h, dmask, k0, 0, 0, &vary);
+#define KEYS(IB, SINGLE, F64) keys_block(v, p, lo, hi, keys, h, dmask, k0, IB, SINGLE, F64, &vary)
+                if (v->f64) {
+                    if (ib && single)
+                        KEYS(ib, 1, true);
+                    else if (ib)
+                        KEYS(ib, 0, true);
+                    else if (single)
+                        KEYS(0, 1, true);
+                    else
+                        KEYS(0, 0, true);
+                } else {
+                    if (ib && single)
+                        KEYS(ib, 1, false);
+                    else if (ib)
+                        KEYS(ib, 0, false);
+                    else if (single)
+                        KEYS(0, 1, false);
+                    else
+                        KEYS(0, 0, false);
+                }
+#undef KEYS
             } else
                 for (size_t k = lo; k < hi; k++) {
                     const uint64_t key = sphere_key(v, p, k);
