@@ -11,8 +11,8 @@
 
 /* Any other layout, double or float (f64 a constant where it is
  * inlined): each value read at its stride without the view's type test
- * per value, each sphere's centre and radius fetched ahead as the rows'
- * records are. */
+ * per value, each sphere's values fetched ahead as the rows' records
+ * are. */
 static inline void gather_strided(const sc_view *v, const uint32_t *index, size_t n, sc_work *w,
                                   bool f64) {
     const char *px = v->x, *py = v->y, *pz = v->z, *pr = v->r;
@@ -20,9 +20,12 @@ static inline void gather_strided(const sc_view *v, const uint32_t *index, size_
 #define LOAD(p) (f64 ? *(const double *)(const void *)(p) : (double)*(const float *)(const void *)(p))
 #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++) {
-        if (k + 16 < n) {
+        if (k + 16 < n) { /* each array's line: the same one for rows */
             const size_t a = index[k + 16];
             __builtin_prefetch(px + a * st);
+            __builtin_prefetch(py + a * st);
+            if (pz)
+                __builtin_prefetch(pz + a * st);
             __builtin_prefetch(pr + a * rst);
         }
         const size_t s = index[k];
