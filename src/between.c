@@ -391,7 +391,7 @@ static bool occupancy_big(const occupancy *o, const double c[3], double p) {
 }
 
 /* Large spheres [lo, hi) through the filter, their candidates' indices
- * appended to idx[*m..]; false when one is not valid (checked as the
+ * appended to idx[*kept..]; false when one is not valid (checked as the
  * bounds stage checks it; in a periodic box, also the radius limit). In a
  * periodic box the centres are wrapped first. Spheres go in batches:
  * their bits are found and fetched ahead (the bitmap, up to 2 MiB, is read
