@@ -1,9 +1,9 @@
 /*
- * filter.h: a two-set query's filter (src/between.c: filter_block, the
- * scalar reference) four large spheres at a time, for float64 3-D spheres
- * at any strides. It takes a sphere that is valid, whose pad is within the
- * reach, and that lies inside the periodic box on its periodic axes (most
- * of them), and does for it what the reference does: keeps its index when
+ * filter.h: a two-set query's filter (src/between.c: filter_one_by_one,
+ * the scalar reference) four large spheres at a time, for 3-D spheres,
+ * double or float, at any strides. It takes a sphere that is valid, whose
+ * pad is within the reach, and that lies inside the periodic box on its
+ * periodic axes (most of them), and does for it what the reference does: keeps its index when
  * its centre's cell of the small set's bitmap is marked. It stops at the
  * first group of four with a sphere it does not take, which the reference
  * then takes; the same indices in the same order either way.
@@ -11,6 +11,7 @@
 #ifndef SC_FILTER_H
 #define SC_FILTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,8 +26,9 @@ typedef struct sc_filter_grid {
 } sc_filter_grid;
 
 typedef struct sc_filter_src {
-    const char *x, *y, *z, *r; /* the caller's float64 values */
+    const char *x, *y, *z, *r; /* the caller's values */
     size_t stride, rstride;    /* bytes */
+    bool f64;                  /* double, else float */
 } sc_filter_src;
 
 /* Spheres k0.. (up to k1): the index of each one kept to idx[*kept..];

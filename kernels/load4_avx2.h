@@ -1,10 +1,11 @@
 /*
- * load4_avx2.h: four float64 3-D spheres from a caller's view, as lanes
- * (SIMDe AVX2), for the passes that read the caller's spheres four at a
- * time (wrap_avx2.c, filter_avx2.c). Rows (x, y, z, r) 32 bytes apart load
- * whole and transpose; separate arrays load four values each; other
- * strides are gathered (gathers alone were slower than scalar loads on
- * the EPYC we measure on, so the common layouts avoid them).
+ * load4_avx2.h: four 3-D spheres from a caller's view, double or float
+ * (widened, exactly), as lanes of double (SIMDe AVX2), for the passes that
+ * read the caller's spheres four at a time (wrap_avx2.c, filter_avx2.c).
+ * Rows (x, y, z, r) load whole and transpose; separate arrays load four
+ * values each; other strides are gathered (gathers alone were slower than
+ * scalar loads on the EPYC we measure on, so the common layouts avoid
+ * them).
  */
 #ifndef SC_LOAD4_AVX2_H
 #define SC_LOAD4_AVX2_H
@@ -14,25 +15,65 @@
 #include <stddef.h>
 
 typedef struct sc_load4 {
-    const char *x, *y, *z, *r; /* the caller's float64 values */
+    const char *x, *y, *z, *r; /* the caller's values */
     size_t stride, rstride;    /* bytes */
+    bool f64;                  /* double, else float (widened, exactly) */
     bool rows, soa;            /* the layouts with their own loads */
     simde__m256i at, rat;      /* the gather's offsets */
 } sc_load4;
 
 static inline sc_load4 sc_load4_plan(const char *x, const char *y, const char *z, const char *r,
-                                     size_t stride, size_t rstride) {
+                                     size_t stride, size_t rstride, bool f64) {
     const int64_t st = (int64_t)stride, rst = (int64_t)rstride;
-    sc_load4 l = {x, y, z, r, stride, rstride,
-                  stride == 32 && rstride == 32 && y == x + 8 && z == x + 16 && r == x + 24,
-                  stride == 8 && rstride == 8,
+    const size_t es = f64 ? sizeof(double) : sizeof(float);
+    sc_load4 l = {x, y, z, r, stride, rstride, f64,
+                  stride == 4 * es && rstride == stride && y == x + es && z == x + 2 * es &&
+                      r == x + 3 * es,
+                  stride == es && rstride == es,
                   simde_mm256_set_epi64x(3 * st, 2 * st, st, 0),
                   simde_mm256_set_epi64x(3 * rst, 2 * rst, rst, 0)};
     return l;
 }
 
-/* Spheres k .. k + 3: centres c[0..2] and radii r. */
+/* Spheres k .. k + 3 of float input, widened. Rows of (x, y, z, r) floats
+ * load as four 16-byte rows and transpose. */
+static inline void sc_load4_f32(const sc_load4 *l, size_t k, simde__m256d c[3], simde__m256d *r) {
+    simde__m128 v[4];
+    if (l->rows) {
+        const float *p = (const float *)(const void *)(l->x + k * 16);
+        __builtin_prefetch(p + 128); /* four blocks (512 bytes) ahead */
+        const simde__m128 q0 = simde_mm_loadu_ps(p), q1 = simde_mm_loadu_ps(p + 4),
+                          q2 = simde_mm_loadu_ps(p + 8), q3 = simde_mm_loadu_ps(p + 12);
+        const simde__m128 t0 = simde_mm_unpacklo_ps(q0, q1); /* x0 x1 y0 y1 */
+        const simde__m128 t1 = simde_mm_unpackhi_ps(q0, q1); /* z0 z1 r0 r1 */
+        const simde__m128 t2 = simde_mm_unpacklo_ps(q2, q3); /* x2 x3 y2 y3 */
+        const simde__m128 t3 = simde_mm_unpackhi_ps(q2, q3); /* z2 z3 r2 r3 */
+        v[0] = simde_mm_movelh_ps(t0, t2);
+        v[1] = simde_mm_movehl_ps(t2, t0);
+        v[2] = simde_mm_movelh_ps(t1, t3);
+        v[3] = simde_mm_movehl_ps(t3, t1);
+    } else if (l->soa) {
+        v[0] = simde_mm_loadu_ps((const float *)(const void *)(l->x + k * 4));
+        v[1] = simde_mm_loadu_ps((const float *)(const void *)(l->y + k * 4));
+        v[2] = simde_mm_loadu_ps((const float *)(const void *)(l->z + k * 4));
+        v[3] = simde_mm_loadu_ps((const float *)(const void *)(l->r + k * 4));
+    } else {
+        v[0] = simde_mm256_i64gather_ps((const float *)(const void *)(l->x + k * l->stride), l->at, 1);
+        v[1] = simde_mm256_i64gather_ps((const float *)(const void *)(l->y + k * l->stride), l->at, 1);
+        v[2] = simde_mm256_i64gather_ps((const float *)(const void *)(l->z + k * l->stride), l->at, 1);
+        v[3] = simde_mm256_i64gather_ps((const float *)(const void *)(l->r + k * l->rstride), l->rat, 1);
+    }
+    for (int a = 0; a < 3; a++)
+        c[a] = simde_mm256_cvtps_pd(v[a]);
+    *r = simde_mm256_cvtps_pd(v[3]);
+}
+
+/* Spheres k .. k + 3: centres c[0..2] and radii r, as double. */
 static inline void sc_load4_at(const sc_load4 *l, size_t k, simde__m256d c[3], simde__m256d *r) {
+    if (!l->f64) {
+        sc_load4_f32(l, k, c, r);
+        return;
+    }
     if (l->rows) {
         const double *p = (const double *)(const void *)(l->x + k * 32);
         __builtin_prefetch(p + 64); /* two blocks (512 bytes) ahead */

@@ -1,9 +1,9 @@
 /*
  * wrap.h: pass one of a periodic query (src/periodic.c: wrap_part, the
- * scalar reference) four spheres at a time, for float64 3-D spheres at any
- * strides. For each sphere it takes, it does what the reference does for
- * a valid sphere already inside the box on its periodic axes (most of
- * them): the sphere's row (x, y, z, r) to the joint rows, the largest
+ * scalar reference) four spheres at a time, for 3-D spheres, double or
+ * float, at any strides. For each sphere it takes, it does what the
+ * reference does for a valid sphere already inside the box on its
+ * periodic axes (most of them): the sphere's row (x, y, z, r) to the joint rows, the largest
  * radius, and, for a sphere near a periodic face, its position in the band
  * list and its images' count. It stops at the first group of four with a
  * sphere it does not take (not valid, or outside the box), which the
@@ -12,6 +12,7 @@
 #ifndef SC_WRAP_H
 #define SC_WRAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,8 +24,9 @@ typedef struct sc_wrap_box {
 } sc_wrap_box;
 
 typedef struct sc_wrap_src {
-    const char *x, *y, *z, *r; /* the caller's float64 values */
+    const char *x, *y, *z, *r; /* the caller's values */
     size_t stride, rstride;    /* bytes */
+    bool f64;                  /* double, else float */
 } sc_wrap_src;
 
 typedef struct sc_wrap_found {

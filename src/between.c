@@ -443,14 +443,14 @@ static inline bool filter_one_by_one(const sc_view *l, const occupancy *o, size_
 }
 
 /* filter_one_by_one, with simd four at a time where kernels/filter_avx2.c
- * takes the spheres (float64 3-D). Returns the candidates, or SIZE_MAX
- * when a sphere is not valid. */
+ * takes the spheres (3-D, double or float). Returns the candidates, or
+ * SIZE_MAX when a sphere is not valid. */
 static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t lo, size_t hi,
                                   uint32_t *idx, bool f64, bool d3, bool simd) {
     size_t m = 0;
     bool good = true;
 #ifdef SC_HAVE_AVX2_KERNEL
-    simd = simd && f64 && d3;
+    simd = simd && d3;
     sc_filter_grid g = {{0, 0, 0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0},
                         {o->lo[0], o->lo[1], o->lo[2]}, {o->hi[0], o->hi[1], o->hi[2]},
                         o->inv, {o->top[0], o->top[1], o->top[2]}, o->reach,
@@ -461,7 +461,7 @@ static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t l
         g.box_lo[a] = o->wrap->lo[a];
         g.box_hi[a] = o->wrap->hi[a];
     }
-    const sc_filter_src src = {l->x, l->y, l->z, l->r, l->stride, l->rstride};
+    const sc_filter_src src = {l->x, l->y, l->z, l->r, l->stride, l->rstride, f64};
 #else
     simd = false;
 #endif
@@ -552,8 +552,8 @@ static void copy_part(const sc_part *p, double *rows, int threads) {
         copy_rows(p, rows, threads, false);
 }
 
-/* Whether the query's kernel is AVX2: the filter then takes float64 3-D
- * spheres four at a time (the scalar kernel runs the reference throughout). */
+/* Whether the query's kernel is AVX2: the filter then takes 3-D spheres
+ * four at a time (the scalar kernel runs the reference throughout). */
 static bool simd_kernel(const sc_context *c) {
     sc_kernel kernel = c->opt.kernel;
     const sc_kernel_fn fn = sc_kernel_resolve(&kernel);

@@ -189,23 +189,23 @@ static inline void wrap_one(const sc_wrap *b, const sc_view *v, const uint32_t *
 }
 
 /* Pass one on spheres k0..k1 of part pt, at positions at.. (wrap_one for
- * each), listing the positions that get images in band. With simd, float64
- * 3-D spheres in the set's own order go four at a time while they are
- * valid and inside the box (kernels/wrap.h), the rest one by one. f64 and
- * d3 are constants where it is inlined. */
+ * each), listing the positions that get images in band. With simd, 3-D
+ * spheres (double or float) in the set's own order go four at a time
+ * while they are valid and inside the box (kernels/wrap.h), the rest one
+ * by one. f64 and d3 are constants where it is inlined. */
 static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, size_t k1, size_t at,
                              double *rows, uint32_t *band, found *f, bool f64, bool d3, bool simd) {
     const sc_view *v = pt->v;
     const uint32_t *map = pt->map;
     found t = *f; /* a local, not *f: the row stores could alias it */
 #ifdef SC_HAVE_AVX2_KERNEL
-    simd = simd && f64 && d3 && !map;
+    simd = simd && d3 && !map;
     const sc_wrap_box wb = {{b->periodic[0], b->periodic[1], b->periodic[2]},
                             {b->lo[0], b->lo[1], b->lo[2]},
                             {b->hi[0], b->hi[1], b->hi[2]},
                             b->big,
                             SC_MAX_ABS_VALUE / 2};
-    const sc_wrap_src src = {v->x, v->y, v->z, v->r, v->stride, v->rstride};
+    const sc_wrap_src src = {v->x, v->y, v->z, v->r, v->stride, v->rstride, f64};
 #else
     simd = false;
 #endif

@@ -254,27 +254,44 @@ static void group_extremes(void) {
 
 /* The large set's filter four spheres at a time (kernels/filter_avx2.c)
  * against its scalar reference (the scalar kernel's): each layout it
- * reads (rows, separate arrays, rows of five doubles, gathered), open and
- * periodic boxes, 1 and 2 threads, with the spheres it leaves to the
+ * reads (rows, separate arrays, rows of five values, gathered; double and
+ * float), open and periodic boxes, 1 and 2 threads, with the spheres it leaves to the
  * reference mid-group: larger than the reach, outside the periodic box,
  * and not valid. Same status, same spheres searched (the filter kept the
  * same ones) and the same sorted pairs; open boxes also the oracle's. */
 enum { FL = 4001, FS = 150 };
-static sc_spheres layout(int kind, const double *rows, size_t n, double *mem) {
+/* Layout kind 0-2 of rows (x, y, z, r) in double (kinds 3-5: the same in
+ * float, the rows rounded to float first by the caller) in mem. */
+static sc_spheres layout(int kind, const double *rows, size_t n, void *mem) {
+    double *d = mem;
+    float *f = mem;
     if (kind == 0)
         return sc_spheres_rows_f64(n, 3, rows);
-    if (kind == 1) {
+    if (kind == 3) {
+        for (size_t k = 0; k < 4 * n; k++)
+            f[k] = (float)rows[k];
+        return sc_spheres_rows_f32(n, 3, f);
+    }
+    if (kind == 1 || kind == 4) {
         for (size_t k = 0; k < n; k++)
-            for (int a = 0; a < 4; a++)
-                mem[a * n + k] = rows[4 * k + a];
-        return sc_spheres_soa_f64(n, mem, mem + n, mem + 2 * n, mem + 3 * n);
+            for (int a = 0; a < 4; a++) {
+                if (kind == 1)
+                    d[a * n + k] = rows[4 * k + a];
+                else
+                    f[a * n + k] = (float)rows[4 * k + a];
+            }
+        return kind == 1 ? sc_spheres_soa_f64(n, d, d + n, d + 2 * n, d + 3 * n)
+                         : sc_spheres_soa_f32(n, f, f + n, f + 2 * n, f + 3 * n);
     }
-    for (size_t k = 0; k < n; k++) { /* (x, y, z, r, pad) */
-        memcpy(mem + 5 * k, rows + 4 * k, 4 * sizeof(double));
-        mem[5 * k + 4] = -1.0;
-    }
-    sc_spheres v = sc_spheres_rows_f64(n, 3, mem);
-    v.stride = v.r_stride = 5 * sizeof(double);
+    for (size_t k = 0; k < n; k++) /* (x, y, z, r, pad) */
+        for (int a = 0; a < 5; a++) {
+            if (kind == 2)
+                d[5 * k + a] = a < 4 ? rows[4 * k + a] : -1.0;
+            else
+                f[5 * k + a] = a < 4 ? (float)rows[4 * k + a] : -1.0f;
+        }
+    sc_spheres v = kind == 2 ? sc_spheres_rows_f64(n, 3, d) : sc_spheres_rows_f32(n, 3, f);
+    v.stride = v.r_stride = 5 * (kind == 2 ? sizeof(double) : sizeof(float));
     return v;
 }
 
@@ -307,7 +324,12 @@ static filter_result filter_run(const sc_spheres *a, const sc_spheres *b, sc_ker
 
 static void group_filter(void) {
     double *big = generate("uniform", FL, 71), *small = generate("uniform", FL, 72);
-    double *mem = malloc(5 * FL * sizeof(double)), *smem = malloc(5 * FS * sizeof(double));
+    /* values float holds exactly, so the float layouts are the same sets */
+    for (size_t k = 0; k < 4 * FL; k++) {
+        big[k] = (float)big[k];
+        small[k] = (float)small[k];
+    }
+    void *mem = malloc(5 * FL * sizeof(double)), *smem = malloc(5 * FS * sizeof(double));
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (size_t k = 0; k < FL; k++)
         for (int a = 0; a < 3; a++) {
@@ -336,7 +358,7 @@ static void group_filter(void) {
         pairs want = {0};
         if (!boxes)
             oracle(small, FS, rows, FL, &want);
-        for (int kind = 0; kind < 3; kind++) {
+        for (int kind = 0; kind < 6; kind++) {
             const sc_spheres vb = layout(kind, rows, FL, mem);
             const sc_spheres va = layout(kind, small, FS, smem);
             for (int threads = 1; threads <= 2; threads++) {
@@ -364,11 +386,17 @@ static void group_filter(void) {
             /* not valid, mid-group: the same refusal either way */
             for (int bad = 0; bad < 2; bad++) {
                 const size_t at = bad ? 2001 : 3998;
-                double *orig = kind == 0   ? rows + 4 * at + (bad ? 3 : 1)
-                               : kind == 1 ? mem + (bad ? 3 : 1) * FL + at
-                                           : mem + 5 * at + (bad ? 3 : 1);
-                const double keep = *orig;
-                *orig = bad ? -0.5 : NAN;
+                /* the value in the layout's own memory */
+                const size_t slot = kind % 3 == 0   ? 4 * at + (bad ? 3 : 1)
+                                    : kind % 3 == 1 ? (bad ? 3 : 1) * FL + at
+                                                    : 5 * at + (bad ? 3 : 1);
+                double *orig = kind == 0 ? rows + slot : (double *)mem + slot;
+                float *origf = (float *)mem + slot;
+                const double keep = kind < 3 ? *orig : (double)*origf;
+                if (kind < 3)
+                    *orig = bad ? -0.5 : NAN;
+                else
+                    *origf = bad ? -0.5f : NAN;
                 const sc_status expect = bad ? SC_ERR_NEGATIVE_RADIUS : SC_ERR_NON_FINITE;
                 for (int k = 0; k < 1 + have_avx2; k++) {
                     const filter_result v = filter_run(&va, &vb, k ? SC_KERNEL_AVX2 : SC_KERNEL_SCALAR,
@@ -377,13 +405,16 @@ static void group_filter(void) {
                           boxes, kind, k, bad, sc_status_string(v.st));
                     free(v.got.p);
                 }
-                *orig = keep;
+                if (kind < 3)
+                    *orig = keep;
+                else
+                    *origf = (float)keep;
             }
         }
         free(want.p);
         free(rows);
     }
-    CHECK(!have_avx2 || compared == 18, "AVX2 filter compared %d times", compared);
+    CHECK(!have_avx2 || compared == 36, "AVX2 filter compared %d times", compared);
     free(mem);
     free(smem);
     free(big);

@@ -506,10 +506,13 @@ static void group_threads(void) {
 static void group_layouts(void) {
     const size_t n = 3001;
     double *rows = generate("uniform", n, 91);
+    for (size_t k = 0; k < 4 * n; k++) /* values float holds: the float layouts are the same set */
+        rows[k] = (float)rows[k];
     double lo[3], hi[3];
     bounds(rows, n, lo, hi);
     double *soa = malloc(4 * n * sizeof(double)), *centres = malloc(3 * n * sizeof(double)),
            *radii = malloc(n * sizeof(double));
+    float *rows32 = malloc(4 * n * sizeof(float)), *soa32 = malloc(4 * n * sizeof(float));
     const box boxes[] = {box_of(3, 7, lo, hi, 1.0), box_of(3, 7, lo, hi, 0.93),
                          box_of(3, 5, lo, hi, 1.0)};
     for (size_t bxi = 0; bxi < sizeof boxes / sizeof boxes[0]; bxi++) {
@@ -522,13 +525,20 @@ static void group_layouts(void) {
                 centres[3 * i + a] = rows[4 * i + a];
             }
             soa[3 * n + i] = radii[i] = rows[4 * i + 3];
+            for (int a = 0; a < 4; a++) {
+                rows32[4 * i + a] = (float)rows[4 * i + a];
+                soa32[a * n + i] = (float)rows[4 * i + a];
+            }
         }
-        const sc_spheres views[3] = {
+        const sc_spheres views[5] = {
             sc_spheres_rows_f64(n, 3, rows),
             sc_spheres_soa_f64(n, soa, soa + n, soa + 2 * n, soa + 3 * n),
-            {n, SC_F64, 3 * sizeof(double), centres, centres + 1, centres + 2, radii, sizeof(double)}};
-        static const char *const names[3] = {"rows", "arrays", "centres+radii"};
-        for (int v = 0; v < 3; v++)
+            {n, SC_F64, 3 * sizeof(double), centres, centres + 1, centres + 2, radii, sizeof(double)},
+            sc_spheres_rows_f32(n, 3, rows32),
+            sc_spheres_soa_f32(n, soa32, soa32 + n, soa32 + 2 * n, soa32 + 3 * n)};
+        static const char *const names[5] = {"rows", "arrays", "centres+radii", "float rows",
+                                             "float arrays"};
+        for (int v = 0; v < 5; v++)
             for (int k = 0; k < 2; k++)
                 for (int t = 1; t <= 2; t++) {
                     char name[96];
@@ -569,10 +579,30 @@ static void group_layouts(void) {
             y[ys * nan_at] = y0;
             r[rs * big_at] = r0;
         }
+        /* float rows: NaN and a negative radius (float has no radius past
+         * the limit), in either order */
+        const sc_status first32 = order == 0 ? SC_ERR_NON_FINITE : SC_ERR_NEGATIVE_RADIUS;
+        const float y32 = rows32[4 * nan_at + 1], r32 = rows32[4 * big_at + 3];
+        rows32[4 * nan_at + 1] = NAN;
+        rows32[4 * big_at + 3] = -1.0f;
+        const sc_spheres v32 = sc_spheres_rows_f32(n, 3, rows32);
+        for (int k = 0; k < 2; k++) {
+            const run rn = {SC_ALGO_GRID, kernel_for((size_t)k), 2, 0};
+            sc_context *ctx = context_for(&rn, &boxes[0]);
+            sc_summary sum;
+            const sc_status st = ctx ? sc_count_pairs(ctx, &v32, &sum) : SC_ERR_OUT_OF_MEMORY;
+            CHECK(st == first32, "layouts float rows, kernel %d, order %d: %s, want %s", rn.kernel,
+                  order, sc_status_string(st), sc_status_string(first32));
+            sc_context_destroy(ctx);
+        }
+        rows32[4 * nan_at + 1] = y32;
+        rows32[4 * big_at + 3] = r32;
     }
     free(soa);
     free(centres);
     free(radii);
+    free(rows32);
+    free(soa32);
     free(rows);
 }
 
