@@ -11,9 +11,10 @@
 #ifndef SC_FILTER_H
 #define SC_FILTER_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "src4.h"
 
 typedef struct sc_filter_grid {
     int periodic[3];
@@ -25,15 +26,9 @@ typedef struct sc_filter_grid {
     const uint64_t *bits;
 } sc_filter_grid;
 
-typedef struct sc_filter_src {
-    const char *x, *y, *z, *r; /* the caller's values */
-    size_t stride, rstride;    /* bytes */
-    bool f64;                  /* double, else float */
-} sc_filter_src;
-
 /* Spheres k0.. (up to k1): the index of each one kept to idx[*kept..];
  * returns the first sphere not taken (k1 when all). */
-size_t sc_filter_avx2(const sc_filter_grid *g, const sc_filter_src *s, size_t k0, size_t k1,
+size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size_t k1,
                       uint32_t *idx, size_t *kept) __attribute__((visibility("hidden")));
 
 #endif /* SC_FILTER_H */

@@ -12,9 +12,9 @@
 
 enum { GROUPS = 4 };
 
-size_t sc_filter_avx2(const sc_filter_grid *g, const sc_filter_src *s, size_t k0, size_t k1,
+size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size_t k1,
                       uint32_t *idx, size_t *kept) {
-    const sc_load4 ld = sc_load4_plan(s->x, s->y, s->z, s->r, s->stride, s->rstride, s->f64);
+    const sc_load4 ld = sc_load4_plan(s);
     const simde__m256d rlim = simde_mm256_set1_pd(g->limit);
     const simde__m256d reach = simde_mm256_set1_pd(g->reach), inv = simde_mm256_set1_pd(g->inv);
     const simde__m256d grow = simde_mm256_set1_pd(1.0 + 0x1p-46), tiny = simde_mm256_set1_pd(0x1p-500);

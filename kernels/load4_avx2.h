@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "src4.h"
+
 typedef struct sc_load4 {
     const char *x, *y, *z, *r; /* the caller's values */
     size_t stride, rstride;    /* bytes */
@@ -22,11 +24,12 @@ typedef struct sc_load4 {
     simde__m256i at, rat;      /* the gather's offsets */
 } sc_load4;
 
-static inline sc_load4 sc_load4_plan(const char *x, const char *y, const char *z, const char *r,
-                                     size_t stride, size_t rstride, bool f64) {
+static inline sc_load4 sc_load4_plan(const sc_src4 *s) {
+    const char *x = s->x, *y = s->y, *z = s->z, *r = s->r;
+    const size_t stride = s->stride, rstride = s->rstride;
     const int64_t st = (int64_t)stride, rst = (int64_t)rstride;
-    const size_t es = f64 ? sizeof(double) : sizeof(float);
-    sc_load4 l = {x, y, z, r, stride, rstride, f64,
+    const size_t es = s->f64 ? sizeof(double) : sizeof(float);
+    sc_load4 l = {x, y, z, r, stride, rstride, s->f64,
                   stride == 4 * es && rstride == stride && y == x + es && z == x + 2 * es &&
                       r == x + 3 * es,
                   stride == es && rstride == es,

@@ -12,9 +12,10 @@
 #ifndef SC_WRAP_H
 #define SC_WRAP_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "src4.h"
 
 typedef struct sc_wrap_box {
     int periodic[3];
@@ -23,12 +24,6 @@ typedef struct sc_wrap_box {
     double limit; /* the largest radius taken (the periodic limit) */
 } sc_wrap_box;
 
-typedef struct sc_wrap_src {
-    const char *x, *y, *z, *r; /* the caller's values */
-    size_t stride, rstride;    /* bytes */
-    bool f64;                  /* double, else float */
-} sc_wrap_src;
-
 typedef struct sc_wrap_found {
     size_t images, banded;
     double rmax;
@@ -36,7 +31,7 @@ typedef struct sc_wrap_found {
 
 /* Spheres k0.. (up to k1) at positions pos0.. : rows[4 pos ..], band[]
  * from f->banded on; returns the first sphere not taken (k1 when all). */
-size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_wrap_src *s, size_t k0, size_t k1,
+size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1,
                     size_t pos0, double *rows, uint32_t *band, sc_wrap_found *f)
     __attribute__((visibility("hidden")));
 

@@ -9,9 +9,9 @@
 #include "load4_avx2.h"
 #include "wrap.h"
 
-size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_wrap_src *s, size_t k0, size_t k1,
+size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1,
                     size_t pos0, double *rows, uint32_t *band, sc_wrap_found *f) {
-    const sc_load4 ld = sc_load4_plan(s->x, s->y, s->z, s->r, s->stride, s->rstride, s->f64);
+    const sc_load4 ld = sc_load4_plan(s);
     const simde__m256d one = simde_mm256_set1_pd(1.0);
     const simde__m256d big = simde_mm256_set1_pd(b->big), zero = simde_mm256_setzero_pd();
     const simde__m256d rlim = simde_mm256_set1_pd(b->limit);

@@ -461,7 +461,7 @@ static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t l
         g.box_lo[a] = o->wrap->lo[a];
         g.box_hi[a] = o->wrap->hi[a];
     }
-    const sc_filter_src src = {l->x, l->y, l->z, l->r, l->stride, l->rstride, f64};
+    const sc_src4 src = {l->x, l->y, l->z, l->r, l->stride, l->rstride, f64};
 #else
     simd = false;
 #endif

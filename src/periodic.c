@@ -205,7 +205,7 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
                             {b->hi[0], b->hi[1], b->hi[2]},
                             b->big,
                             SC_MAX_ABS_VALUE / 2};
-    const sc_wrap_src src = {v->x, v->y, v->z, v->r, v->stride, v->rstride, f64};
+    const sc_src4 src = {v->x, v->y, v->z, v->r, v->stride, v->rstride, f64};
 #else
     simd = false;
 #endif

@@ -430,6 +430,22 @@ keys_block(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi, uin
     *vary_out = vary;
 }
 
+/* keys_block with a constant 0 for `ib` and constant `single` (f64 is
+ * the caller's constant): four specialised loops per element type. */
+static inline __attribute__((always_inline)) void
+keys_typed(const sc_view *v, const sc_grid_plan *p, size_t lo, size_t hi, uint64_t *keys,
+           uint32_t *h, uint64_t dmask, uint64_t k0, int ib, bool f64, uint64_t *vary) {
+    const bool single = p->levels == 1;
+    if (ib && single)
+        keys_block(v, p, lo, hi, keys, h, dmask, k0, ib, 1, f64, vary);
+    else if (ib)
+        keys_block(v, p, lo, hi, keys, h, dmask, k0, ib, 0, f64, vary);
+    else if (single)
+        keys_block(v, p, lo, hi, keys, h, dmask, k0, 0, 1, f64, vary);
+    else
+        keys_block(v, p, lo, hi, keys, h, dmask, k0, 0, 0, f64, vary);
+}
+
 void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, int blocks,
                      sc_radix_first *first) {
     const size_t n = v->n;
@@ -450,30 +466,10 @@ void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, in
             memset(h, 0, sizeof(uint32_t) * buckets);
             uint64_t vary = 0;
             if (fast) {
-                /* a constant 0 for `ib`, constant `single` and `f64`: eight
-                 * specialised loops */
-                const bool single = p->levels == 1;
-#define KEYS(IB, SINGLE, F64) keys_block(v, p, lo, hi, keys, h, dmask, k0, IB, SINGLE, F64, &vary)
-                if (v->f64) {
-                    if (ib && single)
-                        KEYS(ib, 1, true);
-                    else if (ib)
-                        KEYS(ib, 0, true);
-                    else if (single)
-                        KEYS(0, 1, true);
-                    else
-                        KEYS(0, 0, true);
-                } else {
-                    if (ib && single)
-                        KEYS(ib, 1, false);
-                    else if (ib)
-                        KEYS(ib, 0, false);
-                    else if (single)
-                        KEYS(0, 1, false);
-                    else
-                        KEYS(0, 0, false);
-                }
-#undef KEYS
+                if (v->f64)
+                    keys_typed(v, p, lo, hi, keys, h, dmask, k0, ib, true, &vary);
+                else
+                    keys_typed(v, p, lo, hi, keys, h, dmask, k0, ib, false, &vary);
             } else
                 for (size_t k = lo; k < hi; k++) {
                     const uint64_t key = sphere_key(v, p, k);
