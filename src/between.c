@@ -15,7 +15,7 @@
  * all of both. The copy is exact (float32 widens to double exactly), so
  * the predicate decides on the caller's values as for one set, and every
  * peer's exactness carries over. The filter only ever drops spheres that
- * cannot meet S (proof at pad()).
+ * cannot meet S (proof at sc_pad(), probe.h).
  *
  * In a periodic box the filter runs on wrapped centres, with each small
  * sphere's box also marked shifted by a period where it reaches across a
@@ -24,8 +24,8 @@
  * pairs as here.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "engine.h"
 #include "filter.h"
+#include "probe.h"
 
 #include <math.h>
 #include <string.h>
@@ -37,18 +37,6 @@
 #define FILTER_CELLS_PER_SPHERE 16
 /* A large-set sphere whose box spans more bitmap rows is kept untested. */
 #define FILTER_ROWS_MAX 64
-
-/* A half-width that bounds how far a sphere of radius r can be from any
- * sphere it meets in double, beyond the other's own pad: if the
- * predicate holds for spheres i and j, then on every axis
- * |xi - xj| <= pad(ri) + pad(rj) in exact arithmetic. Proof: d2 >=
- * fl(dx*dx) (sums of non-negative terms round monotonically), so
- * fl(dx*dx) <= fl(s*s), s = fl(ri + rj); with u = 2^-53 and underflow's
- * absolute error 2^-1075, dx^2 (1 - u) <= s^2 (1 + u) + 2^-1074, so |dx| <=
- * s (1 + 2u) + 2^-536.5; dx = fl(xi - xj) is within u of xi - xj (exact
- * when subnormal), and s within u of ri + rj: |xi - xj| <= (ri + rj)(1 +
- * 7u) + 2^-536. pad(r) >= r (1 + 2^-47) + 2^-501 covers each side. */
-static inline double pad(double r) { return r * (1.0 + 0x1p-46) + 0x1p-500; }
 
 /* The small set's occupancy: bit (iz * ky + iy) * kx + ix is set when a
  * small sphere's box, widened by `reach`, meets cell (ix, iy, iz) of the
@@ -83,10 +71,10 @@ static inline double coord(const sc_view *v, int axis, size_t i) {
  * ws) -+ L), is within 2uB of the real wl - (ws +- L), and a shifted
  * centre fl(ws +- L) within uB of the real one (B as at sc_wrap; |wl -
  * ws| <= L <= B), so a large centre wl the expression pairs with ws lies
- * within pad(rs) + pad(rl) + 3uB of the centre of the copy marked. */
+ * within sc_pad(rs) + sc_pad(rl) + 3uB of the centre of the copy marked. */
 static inline double marked_half(const occupancy *o, double r) {
     const double margin = o->wrap ? 0x1p-44 * o->wrap->big : 0.0;
-    return (pad(r) + o->reach + margin) * (1.0 + 0x1p-51);
+    return (sc_pad(r) + o->reach + margin) * (1.0 + 0x1p-51);
 }
 
 /* The centres of small sphere i's marked boxes (half-width w) into c,
@@ -200,7 +188,7 @@ static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc
      * small set's (twice the mean, or its largest pad when smaller) */
     double sum = 0.0, biggest = 0.0;
     for (size_t i = 0; i < n; i++) {
-        const double p = pad(sc_view_r(s, i));
+        const double p = sc_pad(sc_view_r(s, i));
         sum += p;
         biggest = p > biggest ? p : biggest;
     }
@@ -424,7 +412,7 @@ static inline bool filter_one_by_one(const sc_view *l, const occupancy *o, size_
                 for (int a = 0; a < 3; a++)
                     if (p->periodic[a])
                         c[a] = sc_wrap_x(c[a], p->lo[a], p->hi[a], p->period[a]);
-            const double pd = pad(r);
+            const double pd = sc_pad(r);
             bit[t] = occupancy_bit(o, c[0], c[1], c[2], pd);
             if (bit[t] < CELL_BIG)
                 __builtin_prefetch(&o->bits[bit[t] >> 6]);
@@ -651,6 +639,33 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
         sc_context_log(c, SC_LOG_DEBUG, "between: %zu x %zu spheres, %zu of the larger searched",
                        va.n, vb.n, nl);
         return st;
+    }
+
+    /* With the grid, the candidates filtered from the larger set are
+     * probed against a grid of the smaller one (probe.c): no pair within
+     * a set is tested. The joint search below is the fallback (S's radii
+     * too spread for one grid, probes too costly) and every other peer's. */
+    if (map && c->opt.algorithm == SC_ALGO_GRID) {
+        sc_probe pr;
+        const double t1 = sc_now();
+        const uint32_t small_at = a_small ? 0 : (uint32_t)nl;
+        const uint32_t large_at = a_small ? (uint32_t)vs->n : 0;
+        if (sc_probe_plan(c, &ps, small_at, nl, &pr)) {
+            const double t2 = sc_now();
+            if (sc_probe_candidates(&pl, large_at, &pr, (int)threads)) {
+                const double t3 = sc_now();
+                st = sc_engine_run_built(c, vs->n + nl, true, sc_probe_build, &pr, crossing, &q);
+                c->stats.seconds[SC_STAGE_BOUNDS] += t_filter;
+                c->stats.seconds[SC_STAGE_SORT] += t2 - t1;
+                c->stats.seconds[SC_STAGE_GATHER] += t3 - t2;
+                c->stats.total_seconds = sc_now() - t0;
+                sc_context_log(c, SC_LOG_DEBUG,
+                               "between: %zu x %zu spheres, %zu of the larger probed (%d of "
+                               "the smaller past the grid's pad, %zu windows past two cells)",
+                               va.n, vb.n, nl, pr.nbig, pr.wide);
+                return st;
+            }
+        }
     }
 
     /* the joint view, A's part first */

@@ -23,15 +23,12 @@ static const sc_allocator *alloc_of(const sc_context *c) { return sc_context_all
 
 /* ---- the pipeline up to the search ------------------------------------- */
 
-static sc_status prepare(sc_context *c, const sc_spheres *spheres, sc_prepared *p) {
+/* The view's bounds and the options' peer's build (p->kernel is set). */
+static sc_status build_view(sc_context *c, sc_prepared *p, void *arg) {
+    const sc_spheres *spheres = arg;
+    if (!spheres)
+        return SC_ERR_INVALID_ARGUMENT;
     p->peer = sc_peer_of(c->opt.algorithm);
-    p->kernel = sc_kernel_resolve(&c->stats.kernel);
-#ifdef SC_STUDY
-    if (p->kernel && c->study.kernel)
-        p->kernel = c->study.kernel;
-#endif
-    if (!p->kernel)
-        return SC_ERR_UNSUPPORTED;
     sc_status st = sc_view_make(spheres, &p->view);
     if (st != SC_OK)
         return st;
@@ -55,6 +52,20 @@ static sc_status prepare(sc_context *c, const sc_spheres *spheres, sc_prepared *
     if (st == SC_ERR_TOO_COSTLY)
         sc_context_log(c, SC_LOG_INFO, "%s: refused: %.4g candidate tests predicted, above its limit",
                        p->peer->name, p->built.predicted_tests);
+    return st;
+}
+
+/* The kernel, the build (build_view or a front end's), then the
+ * scheduler's scratch and the build's statistics. */
+static sc_status prepare(sc_context *c, sc_prepared *p, sc_build_fn build, void *arg) {
+    p->kernel = sc_kernel_resolve(&c->stats.kernel);
+#ifdef SC_STUDY
+    if (p->kernel && c->study.kernel)
+        p->kernel = c->study.kernel;
+#endif
+    if (!p->kernel)
+        return SC_ERR_UNSUPPORTED;
+    sc_status st = build(c, p, arg);
     if (st != SC_OK)
         return st;
     if (p->built.kernel) { /* the study's indirect layout fixes its kernel */
@@ -141,9 +152,14 @@ sc_status sc_engine_search(sc_context *c, sc_prepared *p, sc_sink *s) {
 sc_status sc_engine_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn, void *arg) {
     if (!c)
         return SC_ERR_INVALID_ARGUMENT;
+    return sc_engine_run_built(c, spheres ? spheres->count : 0, spheres != NULL, build_view,
+                               (void *)spheres, fn, arg);
+}
+
+sc_status sc_engine_run_built(sc_context *c, size_t n, bool go, sc_build_fn build, void *build_arg,
+                              sc_query_fn fn, void *arg) {
     const double t0 = sc_now();
     /* a batch that runs on one thread needs no core count (nor topology) */
-    const size_t n = spheres ? spheres->count : 0;
     if (n >= SC_SPHERES_PER_THREAD)
         sc_context_threads(c);
     const int configured = c->threads; /* 0: not known yet, and not needed */
@@ -155,7 +171,7 @@ sc_status sc_engine_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn
     c->stats.kernel = c->opt.kernel;
     c->progress = (progress_map){c->opt.progress, c->opt.progress_user, 0.0, 1.0, 0.0};
     sc_status st = SC_ERR_INVALID_ARGUMENT;
-    if (spheres) {
+    if (go) {
 #ifdef _OPENMP
         const int saved = omp_get_max_threads();
         omp_set_num_threads(c->threads);
@@ -163,11 +179,12 @@ sc_status sc_engine_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn
         /* Binding costs a few affinity calls per thread and call (tens of
          * microseconds, a migration each); it pays only where a call runs
          * long enough for the cache it keeps warm to matter. */
-        const bool bind = spheres->count >= SC_PIN_MIN_SPHERES;
+        const bool bind = n >= SC_PIN_MIN_SPHERES;
         sc_pinning *pinning = bind ? sc_context_pinning(c) : NULL;
         c->stats.pin = pinning ? sc_pinning_begin(pinning) : SC_PIN_NONE;
         sc_prepared p;
-        st = prepare(c, spheres, &p);
+        memset(&p, 0, sizeof p);
+        st = prepare(c, &p, build, build_arg);
         if (st == SC_OK)
             st = fn(c, &p, arg);
         if (pinning)

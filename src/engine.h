@@ -22,10 +22,20 @@ typedef struct sc_prepared {
 
 typedef sc_status (*sc_query_fn)(sc_context *c, sc_prepared *p, void *arg);
 
+/* Fills p's peer, built structure and (where rows are its spheres) view,
+ * with p->kernel already resolved; times its stages into c->stats. */
+typedef sc_status (*sc_build_fn)(sc_context *c, sc_prepared *p, void *arg);
+
 /* Runs fn on the prepared spheres inside the query wrapper (threads,
  * pinning, statistics zeroed then timed, the caller's OpenMP state restored). */
 SC_INTERNAL sc_status sc_engine_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn,
                                     void *arg);
+/* The same wrapper around a front end's own build (between.c's probe):
+ * n spheres searched (they set the thread count and the pinning); go
+ * false fails with SC_ERR_INVALID_ARGUMENT inside the wrapper, as
+ * sc_engine_run does for spheres NULL. c not NULL. */
+SC_INTERNAL sc_status sc_engine_run_built(sc_context *c, size_t n, bool go, sc_build_fn build,
+                                          void *build_arg, sc_query_fn fn, void *arg);
 /* A one-set pair query: sc_engine_run, or with a periodic box in the
  * options, sc_periodic_run (periodic.c). */
 SC_INTERNAL sc_status sc_engine_query(sc_context *c, const sc_spheres *spheres, sc_query_fn fn,

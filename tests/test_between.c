@@ -9,7 +9,7 @@
  * larger than the small set's); and the API's contracts.
  *
  * Usage: test_between [GROUP]   (GROUP: generators, threads, extremes, api,
- * filter, all; default all)
+ * filter, probe, all; default all)
  */
 #include "sc_gen.h"
 #include "spherecollide.h"
@@ -421,6 +421,142 @@ static void group_filter(void) {
     free(small);
 }
 
+/* The grid's direct search of a filtered larger set (src/probe.c), told
+ * apart from the joint search by the query's debug line, which also names
+ * the smaller set's spheres past the grid's pad (its big list) and the
+ * windows past two cells (the general path). */
+typedef struct logbook {
+    int probed, joint, big;
+    size_t wide;
+} logbook;
+
+static void note(sc_log_level level, const char *m, void *user) {
+    (void)level;
+    logbook *b = user;
+    const char *p = strstr(m, "of the larger probed (");
+    int big = 0;
+    size_t wide = 0;
+    if (p && sscanf(p, "of the larger probed (%d of the smaller past the grid's pad, %zu", &big,
+                    &wide) == 2) {
+        b->probed++;
+        b->big = big;
+        b->wide = wide;
+    }
+    if (strstr(m, "of the larger searched"))
+        b->joint++;
+}
+
+/* a x b on the grid, threads 1 and 2, sorted or not: the oracle's pairs,
+ * and probed (with at least `big` big spheres and `wide` wide windows)
+ * or searched jointly as expected. */
+static void check_path(const char *name, const sc_spheres *a, const sc_spheres *b,
+                       const pairs *want, int probed, int big, size_t wide) {
+    for (int t = 1; t <= 2; t++)
+        for (int sorted = 0; sorted < 2; sorted++) {
+            logbook book = {0, 0, 0, 0};
+            sc_options o = sc_options_default();
+            o.threads = t;
+            o.sorted = sorted;
+            o.log = note;
+            o.log_user = &book;
+            sc_context *ctx = NULL;
+            CHECK(sc_context_create(&o, &ctx) == SC_OK, "%s: context", name);
+            if (!ctx)
+                continue;
+            const run r = {SC_ALGO_GRID, SC_KERNEL_AUTO, t, sorted};
+            check_calls(name, ctx, a, b, want, &r, 1);
+            if (probed)
+                CHECK(book.probed == 3 && book.joint == 0 && book.big >= big && book.wide >= wide,
+                      "%s: t%d: probed (%d calls, %d big, %zu wide)", name, t, book.probed,
+                      book.big, book.wide);
+            else
+                CHECK(book.probed == 0 && book.joint == 3, "%s: t%d: searched jointly (%d, %d)",
+                      name, t, book.joint, book.probed);
+            sc_context_destroy(ctx);
+        }
+}
+
+static void group_probe(void) {
+    const size_t nl = 20000, ns = 1000;
+    double *big = generate("uniform", nl, 61), *small = generate("uniform", nl, 62);
+    sc_spheres va = sc_spheres_rows_f64(ns, 3, small), vb = sc_spheres_rows_f64(nl, 3, big);
+    pairs want;
+    oracle(small, ns, big, nl, &want);
+    CHECK(want.n > ns / 2, "probe: pairs exist (%zu)", want.n);
+    check_path("probe: spread", &va, &vb, &want, 1, 0, 0);
+    free(want.p);
+    oracle(big, nl, small, ns, &want);
+    check_path("probe: swapped", &vb, &va, &want, 1, 0, 0);
+    free(want.p);
+
+    /* five small spheres eight times the others' radius: the big list */
+    for (size_t i = 100; i < 105; i++)
+        small[4 * i + 3] = 12.0;
+    oracle(small, ns, big, nl, &want);
+    check_path("probe: big list", &va, &vb, &want, 1, 5, 0);
+    free(want.p);
+    for (size_t i = 100; i < 105; i++)
+        small[4 * i + 3] = 1.0;
+
+    /* one large sphere in fifty: windows past two cells */
+    for (size_t j = 0; j < nl; j += 50)
+        big[4 * j + 3] = 8.0;
+    oracle(small, ns, big, nl, &want);
+    check_path("probe: wide windows", &va, &vb, &want, 1, 0, 1);
+    free(want.p);
+
+    /* every large sphere 30 times the small ones: the probes would cost
+     * more than the budget, and the joint search runs */
+    for (size_t j = 0; j < nl; j++)
+        big[4 * j + 3] = 30.0;
+    oracle(small, 200, big, 2000, &want);
+    const sc_spheres va2 = sc_spheres_rows_f64(200, 3, small), vb2 = sc_spheres_rows_f64(2000, 3, big);
+    check_path("probe: too costly", &va2, &vb2, &want, 0, 0, 0);
+    free(want.p);
+    free(big);
+    free(small);
+
+    /* 2-D, and a float32 larger set */
+    big = generate("uniform", nl, 63);
+    small = generate("uniform", nl, 64);
+    double *a2 = malloc(3 * ns * sizeof(double)), *b2 = malloc(3 * nl * sizeof(double));
+    float *bf = malloc(4 * nl * sizeof(float));
+    for (size_t k = 0; k < nl; k++) {
+        for (int c = 0; c < 4; c++)
+            big[4 * k + c] = bf[4 * k + c] = (float)big[4 * k + c]; /* the oracle's: widened */
+        b2[3 * k] = big[4 * k];
+        b2[3 * k + 1] = big[4 * k + 1];
+        b2[3 * k + 2] = big[4 * k + 3];
+        if (k < ns) {
+            a2[3 * k] = small[4 * k];
+            a2[3 * k + 1] = small[4 * k + 1];
+            a2[3 * k + 2] = small[4 * k + 3];
+        }
+    }
+    oracle(small, ns, big, nl, &want);
+    va = sc_spheres_rows_f64(ns, 3, small);
+    vb = sc_spheres_rows_f32(nl, 3, bf);
+    check_path("probe: float32 larger set", &va, &vb, &want, 1, 0, 0);
+    free(want.p);
+    for (size_t k = 0; k < nl; k++) {
+        big[4 * k + 2] = 0.0;
+        if (k < ns)
+            small[4 * k + 2] = 0.0;
+    }
+    /* a 2-D slab of the cube: its pairs */
+    oracle(small, ns, big, nl, &want);
+    CHECK(want.n > 0, "probe: 2-D pairs exist (%zu)", want.n);
+    va = sc_spheres_rows_f64(ns, 2, a2);
+    vb = sc_spheres_rows_f64(nl, 2, b2);
+    check_path("probe: 2-D", &va, &vb, &want, 1, 0, 0);
+    free(want.p);
+    free(a2);
+    free(b2);
+    free(bf);
+    free(big);
+    free(small);
+}
+
 static int stop_after_one(const uint32_t *p, size_t count, void *user) {
     (void)p;
     (void)count;
@@ -519,6 +655,8 @@ int main(int argc, char **argv) {
         group_api();
     if (all || strcmp(g, "filter") == 0)
         group_filter();
+    if (all || strcmp(g, "probe") == 0)
+        group_probe();
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

@@ -1,0 +1,440 @@
+/*
+ * probe.c: a two-set query's direct search. When between.c's filter has
+ * cut the larger set down to the candidates near the smaller set S, a
+ * joint search of S and the candidates would index both and find, then
+ * drop, every pair among the candidates (most of its work: they are many
+ * times S). Here only S is indexed, and each candidate is tested against
+ * the S spheres near it:
+ *
+ *   plan        S's pads -> one uniform grid of at most CELLS_PER_SPHERE
+ *               cells per sphere of S; its few much larger spheres
+ *               (SC_PROBE_BIG at most) in a list every candidate tests;
+ *               S counting-sorted by cell into the working copy's front
+ *   candidates  the kept spheres of the larger set copied after S, and the
+ *               probes' cost counted (false above a budget)
+ *   search      chunks of CHUNK candidates: each one against the S
+ *               spheres of the cell rows its padded box meets, then the
+ *               big list, in the kernels' arithmetic
+ *
+ * so every pair is decided by the one-set predicate. The working copy's
+ * index holds joint-view positions, so the sinks (count, stream, fill,
+ * sorted) are the one-set query's with between.c's crossing cut; the
+ * pairs' order depends on the chunks only, not on the thread count.
+ *
+ * Completeness: if candidate c meets S sphere s, then on each axis |xs -
+ * xc| <= pad(rs) + pad(rc) (sc_pad) <= gridpad + pad(rc) <= w, w as
+ * computed in window() (a sum rounds down by at most u; the factor 1 +
+ * 2^-51 more than covers it), so fl(xc - w) <= xs <= fl(xc + w) (rounding
+ * is monotone and xs a double), and the clamped cell index is monotone in
+ * x: s's cell is in the window's range, and a window that misses S's
+ * centres' bounds [lo, hi] meets no grid sphere. Big spheres are tested
+ * by every candidate.
+ *
+ * Runs with the grid peer only (between.c), which keeps nothing across
+ * calls in the context's peer state or buffers that this overwrites.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "probe.h"
+#include "peer.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Cells at most, per sphere of S (and a few more). */
+#define CELLS_PER_SPHERE 8
+/* S at most: its cells fit 32-bit indices. */
+#define SMALL_MAX ((size_t)1 << 26)
+/* The probes' estimated cost (cell rows looked up and tests expected) at
+ * most this many per sphere searched, else the joint search runs. */
+#define COST_PER_SPHERE 24
+/* Candidates per chunk. */
+#define CHUNK 1024
+
+/* Peer buffers (the grid's peer, not running, would use them). */
+enum { BUF_ROWS, BUF_INDEX, BUF_CELLS, BUF_ORDER };
+
+static inline uint32_t cell_of(double x, double lo, double inv, uint32_t k) {
+    const double t = (x - lo) * inv;
+    return t >= (double)k ? k - 1 : t > 0.0 ? (uint32_t)t : 0;
+}
+
+/* The cells c0 .. c1 per axis that candidate (x, y, z, r) must look in;
+ * false when its window misses every grid sphere's centre. */
+static inline bool window(const sc_probe *pr, double x, double y, double z, double r,
+                          uint32_t c0[3], uint32_t c1[3]) {
+    const double w = (sc_pad(r) + pr->gridpad) * (1.0 + 0x1p-51);
+    const double at[3] = {x, y, z};
+    for (int a = 0; a < 3; a++) {
+        c0[a] = c1[a] = 0;
+        if (a >= pr->dims)
+            continue;
+        const double b0 = at[a] - w, b1 = at[a] + w;
+        if (b1 < pr->lo[a] || b0 > pr->hi[a])
+            return false;
+        c0[a] = cell_of(b0, pr->lo[a], pr->inv, pr->k[a]);
+        c1[a] = cell_of(b1, pr->lo[a], pr->inv, pr->k[a]);
+    }
+    return true;
+}
+
+/* The table entry of cell (ix, iy, iz): (iz s1 + iy) s0 + ix, s the
+ * strides (the cells per axis and an empty layer past them). */
+static inline uint64_t cell_at(const sc_probe *pr, uint32_t ix, uint32_t iy, uint32_t iz) {
+    return ((uint64_t)iz * pr->stride[1] + iy) * pr->stride[0] + ix;
+}
+
+static inline uint64_t cell_index(const sc_probe *pr, const double at[3]) {
+    uint32_t c[3] = {0, 0, 0};
+    for (int a = 0; a < pr->dims; a++)
+        c[a] = cell_of(at[a], pr->lo[a], pr->inv, pr->k[a]);
+    return cell_at(pr, c[0], c[1], c[2]);
+}
+
+/* The largest `keep` pads of S, in decreasing order, into top; their
+ * count (min(n, keep)). */
+static int largest_pads(const sc_view *v, size_t n, double *top, int keep, double *sum) {
+    int m = 0;
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double p = sc_pad(sc_view_r(v, i));
+        s += p;
+        if (m == keep && !(p > top[m - 1]))
+            continue;
+        int at = m < keep ? m++ : m - 1;
+        for (; at > 0 && top[at - 1] < p; at--)
+            top[at] = top[at - 1];
+        top[at] = p;
+    }
+    *sum = s;
+    return m;
+}
+
+bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_t nc,
+                   sc_probe *pr) {
+    const sc_view *v = small->v;
+    const size_t ns = small->n;
+    memset(pr, 0, sizeof *pr);
+    if (small->map || ns == 0 || ns > SMALL_MAX || ns != v->n)
+        return false;
+    pr->dims = v->z ? 3 : 2;
+    pr->ns = ns;
+    pr->nc = nc;
+
+    /* The grid's pad: the largest, unless a few spheres (SC_PROBE_BIG at
+     * most) have more than twice the pad of the next: those go in the big
+     * list, so that one huge sphere does not widen every window. */
+    double top[SC_PROBE_BIG + 1], sum;
+    const int m = largest_pads(v, ns, top, SC_PROBE_BIG + 1, &sum);
+    int nbig = 0;
+    if (m == SC_PROBE_BIG + 1)
+        while (nbig < SC_PROBE_BIG && top[nbig] > 2.0 * top[SC_PROBE_BIG])
+            nbig++;
+    pr->gridpad = top[nbig];
+    const double mean = sum / (double)ns;
+
+    /* the grid spheres' centres' bounds (2-D: z = 0, one cell) */
+    for (int a = 0; a < 3; a++) {
+        pr->lo[a] = a < pr->dims ? INFINITY : 0.0;
+        pr->hi[a] = a < pr->dims ? -INFINITY : 0.0;
+    }
+    const char *axis[3] = {v->x, v->y, v->z};
+    for (size_t i = 0; i < ns; i++) {
+        if (sc_pad(sc_view_r(v, i)) > pr->gridpad)
+            continue;
+        for (int a = 0; a < pr->dims; a++) {
+            const double x = sc_view_get(v, axis[a], i);
+            pr->lo[a] = x < pr->lo[a] ? x : pr->lo[a];
+            pr->hi[a] = x > pr->hi[a] ? x : pr->hi[a];
+        }
+    }
+    /* Cells as wide as a typical window's half-width (a window then spans
+     * two or three cells per axis), wider where S is sparse in its bounds
+     * (at most CELLS_PER_SPHERE cells per sphere: the table stays in
+     * cache, and a window finds few empty cells). */
+    const uint64_t cap = CELLS_PER_SPHERE * (uint64_t)ns + 64;
+    double h = 2.125 * (mean + pr->gridpad), extent = 0.0;
+    for (int a = 0; a < pr->dims; a++)
+        extent = pr->hi[a] - pr->lo[a] > extent ? pr->hi[a] - pr->lo[a] : extent;
+    if (!(h > extent * 0x1p-20))
+        h = extent * 0x1p-20;
+    uint64_t cells = UINT64_MAX;
+    for (int round = 0; round < 400 && cells > cap; round++, h *= 1.25) {
+        pr->inv = 1.0 / h;
+        pr->cell = h;
+        cells = 1;
+        for (int a = 0; a < 3; a++) {
+            const double span = (pr->hi[a] - pr->lo[a]) * pr->inv;
+            pr->k[a] = a >= pr->dims ? 1 : span < (double)(1u << 22) ? (uint32_t)span + 1 : 1u << 22;
+            pr->stride[a] = a >= pr->dims ? 1 : pr->k[a] + 1; /* and an empty layer */
+            cells = cells > cap ? cells : cells * pr->stride[a]; /* saturates past the cap */
+        }
+    }
+    if (cells > cap)
+        return false;
+    pr->cells = cells;
+
+    /* the working copy: S, then the candidates */
+    const sc_allocator *al = sc_context_allocator(c);
+    const size_t n = ns + nc;
+    if (!sc_buf_reserve(al, &c->peer_buf[BUF_ROWS], 4 * sizeof(double) * n) ||
+        !sc_buf_reserve(al, &c->peer_buf[BUF_INDEX], sizeof(uint32_t) * n) ||
+        !sc_buf_reserve(al, &c->peer_buf[BUF_CELLS], sizeof(uint32_t) * (cells + 3 + ns)) ||
+        !sc_buf_reserve(al, &c->peer_buf[BUF_ORDER], sizeof(uint32_t) * (2 * nc + cells + 1)))
+        return false;
+    pr->order = c->peer_buf[BUF_ORDER].p;
+    pr->rows = c->peer_buf[BUF_ROWS].p;
+    pr->index = c->peer_buf[BUF_INDEX].p;
+
+    /* Counting sort of S by cell, the big spheres in bucket `cells`
+     * after the last cell: count into start[q + 2], so that after the
+     * prefix sums start[q + 1] is bucket q's first position and, after
+     * the scatter has advanced it, start[q] is (for every q). */
+    uint32_t *start = c->peer_buf[BUF_CELLS].p, *key = start + cells + 3;
+    memset(start, 0, sizeof(uint32_t) * (cells + 3));
+    for (size_t i = 0; i < ns; i++) {
+        const double at[3] = {sc_view_get(v, v->x, i), sc_view_get(v, v->y, i),
+                              v->z ? sc_view_get(v, v->z, i) : 0.0};
+        key[i] = sc_pad(sc_view_r(v, i)) > pr->gridpad ? (uint32_t)cells
+                                                        : (uint32_t)cell_index(pr, at);
+        start[key[i] + 2]++;
+    }
+    for (uint64_t q = 2; q < cells + 3; q++)
+        start[q] += start[q - 1];
+    for (size_t i = 0; i < ns; i++) {
+        const uint32_t at = start[key[i] + 1]++;
+        double *row = pr->rows + 4 * (size_t)at;
+        row[0] = sc_view_get(v, v->x, i);
+        row[1] = sc_view_get(v, v->y, i);
+        row[2] = v->z ? sc_view_get(v, v->z, i) : 0.0;
+        row[3] = sc_view_r(v, i);
+        pr->index[at] = small_at + (uint32_t)i;
+    }
+    pr->start = start;
+    pr->nbig = (int)(start[cells + 1] - start[cells]);
+    SC_ASSERT(pr->nbig == nbig);
+    return true;
+}
+
+/* What probing candidate (x, y, z, r) costs: the rows it looks up and
+ * the tests its window's cells are expected to hold; *wide counts the
+ * windows past two cells on an axis (the search's general path). */
+static inline double probe_cost(const sc_probe *pr, double x, double y, double z, double r,
+                                double per_cell, size_t *wide) {
+    uint32_t c0[3], c1[3];
+    double cost = pr->nbig;
+    if (window(pr, x, y, z, r, c0, c1)) {
+        *wide += (c1[0] - c0[0] > 1) | (c1[1] - c0[1] > 1) | (c1[2] - c0[2] > 1);
+        const double rows = (double)(c1[1] - c0[1] + 1) * (double)(c1[2] - c0[2] + 1);
+        cost += rows * (1.0 + per_cell * (double)(c1[0] - c0[0] + 1));
+    }
+    return cost;
+}
+
+/* The candidates' copy (f64 a constant where inlined): typed reads, the
+ * spheres of the larger set fetched ahead (they are at increasing,
+ * scattered indices). */
+static inline double copy_candidates(const sc_part *large, uint32_t large_at, sc_probe *pr,
+                                     int threads, bool f64) {
+    const sc_view *v = large->v;
+    const char *px = v->x, *py = v->y, *pz = v->z, *pr_ = v->r;
+    const size_t st = v->stride, rst = v->rstride, nc = pr->nc, ns = pr->ns;
+    const uint32_t *map = large->map;
+    double *rows = pr->rows + 4 * ns;
+    uint32_t *ckey = pr->order + nc;
+    const double per_cell = (double)(ns - (size_t)pr->nbig) / (double)pr->cells;
+    double cost = 0.0;
+    size_t wide = 0;
+#define LOAD(q) (f64 ? *(const double *)(const void *)(q) : (double)*(const float *)(const void *)(q))
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : cost, wide)
+    for (size_t k = 0; k < nc; k++) {
+        if (map && k + 16 < nc) {
+            __builtin_prefetch(px + (size_t)map[k + 16] * st);
+            __builtin_prefetch(pr_ + (size_t)map[k + 16] * rst);
+        }
+        const size_t i = map ? map[k] : k;
+        const double x = LOAD(px + i * st), y = LOAD(py + i * st);
+        const double z = pz ? LOAD(pz + i * st) : 0.0, r = LOAD(pr_ + i * rst);
+        rows[4 * k] = x;
+        rows[4 * k + 1] = y;
+        rows[4 * k + 2] = z;
+        rows[4 * k + 3] = r;
+        pr->index[ns + k] = large_at + (uint32_t)k;
+        const double at[3] = {x, y, z};
+        ckey[k] = (uint32_t)cell_index(pr, at);
+        cost += probe_cost(pr, x, y, z, r, per_cell, &wide);
+    }
+#undef LOAD
+    pr->wide = wide;
+    return cost;
+}
+
+bool sc_probe_candidates(const sc_part *large, uint32_t large_at, sc_probe *pr, int threads) {
+    SC_ASSERT(large->n == pr->nc);
+    const double cost = large->v->f64 ? copy_candidates(large, large_at, pr, threads, true)
+                                      : copy_candidates(large, large_at, pr, threads, false);
+    if (!(cost <= COST_PER_SPHERE * (double)(pr->ns + pr->nc)))
+        return false;
+    /* The probing order: candidates counting-sorted by the cell of their
+     * centre (stable), so that those probing the same S spheres come
+     * together and find them in cache. */
+    const size_t nc = pr->nc;
+    uint32_t *order = pr->order, *ckey = order + nc, *count = ckey + nc;
+    memset(count, 0, sizeof(uint32_t) * (pr->cells + 1));
+    for (size_t k = 0; k < nc; k++)
+        count[ckey[k] + 1]++;
+    for (uint64_t q = 1; q <= pr->cells; q++)
+        count[q] += count[q - 1];
+    for (size_t k = 0; k < nc; k++)
+        order[count[ckey[k]]++] = (uint32_t)k;
+    return true;
+}
+
+/* Tests candidate k (row q) against S spheres [j, e) in the kernels'
+ * arithmetic (kernel.h: separate multiplies and adds, as every kernel
+ * and the oracle evaluate it), pairs (k, j) into hits. Inline, not a
+ * kernel call: a candidate meets one or two S spheres, fewer than a
+ * kernel call's setup is worth. Each pair is written and kept when it
+ * meets: no branch to mispredict. */
+static inline void test_range(const double *rows, uint32_t k, const double q[4], uint32_t j,
+                              uint32_t e, sc_hits *hits) {
+    while (j < e) {
+        const uint32_t m = e - j < 64 ? e - j : 64;
+        sc_hits_reserve(hits, m);
+        uint32_t *out = hits->pairs;
+        size_t at = hits->count;
+        for (uint32_t t = j + m; j < t; j++) {
+            const double *s = rows + 4 * (size_t)j;
+            const double dx = q[0] - s[0], dy = q[1] - s[1], dz = q[2] - s[2];
+            const double d2 = (dx * dx + dy * dy) + dz * dz;
+            const double sum = q[3] + s[3];
+            out[2 * at] = k;
+            out[2 * at + 1] = j;
+            at += d2 <= sum * sum;
+        }
+        hits->count = at;
+    }
+}
+
+/* A candidate's window, found ahead: the table entries of its rows'
+ * first cells and the cells per row. Most windows span at most two
+ * cells per axis (the cells are about twice a typical window's
+ * half-width wide): then always two (the second may be the empty layer
+ * past the cells), so the loops' counts are constants. */
+typedef struct ahead {
+    uint64_t first[4]; /* fast: the four rows' (2-D: two) first cells */
+    uint32_t c0[3], c1[3];
+    int state; /* 0: meets no grid sphere, 1: fast, 2: general */
+} ahead;
+
+/* Candidate k's window into a, its table entries fetched. */
+static inline void look_ahead(const sc_probe *pr, size_t k, ahead *a) {
+    const double *q = pr->rows + 4 * k;
+    if (!window(pr, q[0], q[1], q[2], q[3], a->c0, a->c1)) {
+        a->state = 0;
+        return;
+    }
+    const bool fast = (a->c1[0] - a->c0[0] <= 1) & (a->c1[1] - a->c0[1] <= 1) &
+                      (a->c1[2] - a->c0[2] <= 1);
+    a->state = fast ? 1 : 2;
+    if (fast) {
+        const uint64_t f = cell_at(pr, a->c0[0], a->c0[1], a->c0[2]);
+        const uint64_t s0 = pr->stride[0], s01 = s0 * pr->stride[1];
+        a->first[0] = f;
+        a->first[1] = f + s0;
+        a->first[2] = f + s01;
+        a->first[3] = f + s01 + s0;
+        for (int r = 0; r < (pr->dims == 3 ? 4 : 2); r++)
+            __builtin_prefetch(pr->start + a->first[r]);
+    }
+}
+
+/* Candidate k's S spheres fetched (on the fast path: its table entries
+ * were fetched a while ago). */
+static inline void fetch_spheres(const sc_probe *pr, const ahead *a) {
+    if (a->state == 1)
+        for (int r = 0; r < (pr->dims == 3 ? 4 : 2); r++)
+            __builtin_prefetch(pr->rows + 4 * (size_t)pr->start[a->first[r]]);
+}
+
+/* The general window: every row of cells c0 .. c1. */
+static uint64_t probe_general(const sc_probe *pr, const ahead *a, uint32_t k, const double q[4],
+                              sc_hits *hits) {
+    uint64_t tests = 0;
+    for (uint32_t iz = a->c0[2]; iz <= a->c1[2]; iz++)
+        for (uint32_t iy = a->c0[1]; iy <= a->c1[1]; iy++) {
+            const uint64_t row = cell_at(pr, 0, iy, iz);
+            const uint32_t j = pr->start[row + a->c0[0]], e = pr->start[row + a->c1[0] + 1];
+            tests += e - j;
+            test_range(pr->rows, k, q, j, e, hits);
+        }
+    return tests;
+}
+
+/* A chunk's candidates, positions [t0, t1) of the probing order, in
+ * turn. S's rows and the cell table are read where the candidates'
+ * cells are; the order keeps those together, and candidate t + 2D's
+ * table entries and t + D's spheres are fetched while t is tested. dims
+ * is a constant where inlined. */
+enum { D = 4, RING = 4 * D };
+static inline uint64_t probe_chunk(const sc_probe *pr, size_t t0, size_t t1, sc_hits *hits,
+                                   int dims) {
+    const uint32_t *start = pr->start, *order = pr->order;
+    const uint32_t big = start[pr->cells];
+    const size_t ns = pr->ns;
+    ahead ring[RING];
+    for (size_t t = t0; t < t0 + 2 * D && t < t1; t++)
+        look_ahead(pr, ns + order[t], &ring[t % RING]);
+    for (size_t t = t0; t < t0 + D && t < t1; t++)
+        fetch_spheres(pr, &ring[t % RING]);
+    uint64_t tests = 0;
+    for (size_t t = t0; t < t1; t++) {
+        if (t + 3 * D < t1)
+            __builtin_prefetch(pr->rows + 4 * (ns + order[t + 3 * D]));
+        if (t + 2 * D < t1)
+            look_ahead(pr, ns + order[t + 2 * D], &ring[(t + 2 * D) % RING]);
+        if (t + D < t1)
+            fetch_spheres(pr, &ring[(t + D) % RING]);
+        const ahead *a = &ring[t % RING];
+        const uint32_t k = (uint32_t)(ns + order[t]);
+        const double *q = pr->rows + 4 * (size_t)k;
+        if (a->state == 1)
+            for (int r = 0; r < (dims == 3 ? 4 : 2); r++) {
+                const uint32_t j = start[a->first[r]], e = start[a->first[r] + 2];
+                tests += e - j;
+                test_range(pr->rows, k, q, j, e, hits);
+            }
+        else if (a->state == 2)
+            tests += probe_general(pr, a, k, q, hits);
+        tests += (uint64_t)pr->nbig;
+        test_range(pr->rows, k, q, big, big + (uint32_t)pr->nbig, hits);
+    }
+    return tests;
+}
+
+static uint64_t probe_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel,
+                             sc_hits *hits, void *tls) {
+    (void)kernel;
+    (void)tls;
+    const sc_probe *pr = b->state;
+    const size_t t0 = chunk * CHUNK, t1 = pr->nc - t0 > CHUNK ? t0 + CHUNK : pr->nc;
+    return pr->dims == 3 ? probe_chunk(pr, t0, t1, hits, 3) : probe_chunk(pr, t0, t1, hits, 2);
+}
+
+static const sc_peer probe_peer = {"probe", 0, NULL, probe_search};
+
+sc_status sc_probe_build(sc_context *c, sc_prepared *p, void *arg) {
+    _Static_assert(sizeof(sc_probe) <= SC_PEER_STATE_BYTES, "the probe fits the peer state");
+    const sc_probe *pr = arg;
+    memcpy(c->peer_state, pr, sizeof *pr);
+    p->peer = &probe_peer;
+    p->view.n = pr->ns + pr->nc;
+    /* the sinks read the index only (work_r: periodic images, not here) */
+    p->built.work = (sc_work){pr->ns + pr->nc, NULL, NULL, NULL, NULL, pr->index};
+    p->built.nchunks = (pr->nc + CHUNK - 1) / CHUNK;
+    p->built.state = c->peer_state;
+    p->built.cells = pr->cells;
+    p->built.levels = 1;
+    p->built.cell_size = pr->cell;
+    c->stats.spheres = pr->ns + pr->nc;
+    return SC_OK;
+}
