@@ -47,6 +47,8 @@
 /* The probes' estimated cost (cell rows looked up and tests expected) at
  * most this many per sphere searched, else the joint search runs. */
 #define COST_PER_SPHERE 24
+/* S spheres per cell above which the probe is not used. */
+#define DENSE 1.0
 /* Candidates per chunk. */
 #define CHUNK 1024
 
@@ -170,6 +172,11 @@ bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_
         }
     }
     if (cells > cap)
+        return false;
+    /* S dense in its bounds (more than a sphere per cell: a window's
+     * eight cells would hold eight or more): the joint search, whose
+     * kernel tests four at a time on finer cells, costs less. */
+    if ((double)ns > DENSE * (double)pr->k[0] * (double)pr->k[1] * (double)pr->k[2])
         return false;
     pr->cells = cells;
 

@@ -543,12 +543,18 @@ static void group_probe(void) {
         if (k < ns)
             small[4 * k + 2] = 0.0;
     }
-    /* a 2-D slab of the cube: its pairs */
-    oracle(small, ns, big, nl, &want);
+    /* the cube seen along z: its circles (60 small ones, sparse enough
+     * in their bounds for the probe) */
+    oracle(small, 60, big, nl, &want);
     CHECK(want.n > 0, "probe: 2-D pairs exist (%zu)", want.n);
-    va = sc_spheres_rows_f64(ns, 2, a2);
+    va = sc_spheres_rows_f64(60, 2, a2);
     vb = sc_spheres_rows_f64(nl, 2, b2);
     check_path("probe: 2-D", &va, &vb, &want, 1, 0, 0);
+    free(want.p);
+    /* all 1000: dense in their bounds, searched jointly */
+    oracle(small, ns, big, nl, &want);
+    va = sc_spheres_rows_f64(ns, 2, a2);
+    check_path("probe: 2-D, dense", &va, &vb, &want, 0, 0, 0);
     free(want.p);
     free(a2);
     free(b2);
