@@ -36,6 +36,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "probe.h"
 #include "peer.h"
+#include "probe_runs.h"
 
 #include <math.h>
 #include <string.h>
@@ -183,13 +184,19 @@ bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_
     /* the working copy: S, then the candidates */
     const sc_allocator *al = sc_context_allocator(c);
     const size_t n = ns + nc;
-    if (!sc_buf_reserve(al, &c->peer_buf[BUF_ROWS], 4 * sizeof(double) * n) ||
+    const size_t sw = ns + SC_PAD; /* S's arrays, padded: the tests read 4 past a run */
+    if (!sc_buf_reserve(al, &c->peer_buf[BUF_ROWS], sizeof(double) * (4 * sw + 4 * nc)) ||
         !sc_buf_reserve(al, &c->peer_buf[BUF_INDEX], sizeof(uint32_t) * n) ||
         !sc_buf_reserve(al, &c->peer_buf[BUF_CELLS], sizeof(uint32_t) * (cells + 3 + ns)) ||
         !sc_buf_reserve(al, &c->peer_buf[BUF_ORDER], sizeof(uint32_t) * (2 * nc + cells + 1)))
         return false;
     pr->order = c->peer_buf[BUF_ORDER].p;
-    pr->rows = c->peer_buf[BUF_ROWS].p;
+    double *sp = c->peer_buf[BUF_ROWS].p;
+    pr->sx = sp;
+    pr->sy = sp + sw;
+    pr->sz = sp + 2 * sw;
+    pr->sr = sp + 3 * sw;
+    pr->rows = sp + 4 * sw;
     pr->index = c->peer_buf[BUF_INDEX].p;
 
     /* Counting sort of S by cell, the big spheres in bucket `cells`
@@ -209,13 +216,14 @@ bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_
         start[q] += start[q - 1];
     for (size_t i = 0; i < ns; i++) {
         const uint32_t at = start[key[i] + 1]++;
-        double *row = pr->rows + 4 * (size_t)at;
-        row[0] = sc_view_get(v, v->x, i);
-        row[1] = sc_view_get(v, v->y, i);
-        row[2] = v->z ? sc_view_get(v, v->z, i) : 0.0;
-        row[3] = sc_view_r(v, i);
+        pr->sx[at] = sc_view_get(v, v->x, i);
+        pr->sy[at] = sc_view_get(v, v->y, i);
+        pr->sz[at] = v->z ? sc_view_get(v, v->z, i) : 0.0;
+        pr->sr[at] = sc_view_r(v, i);
         pr->index[at] = small_at + (uint32_t)i;
     }
+    for (size_t i = ns; i < sw; i++)
+        pr->sx[i] = pr->sy[i] = pr->sz[i] = pr->sr[i] = 0.0;
     pr->start = start;
     pr->nbig = (int)(start[cells + 1] - start[cells]);
     SC_ASSERT(pr->nbig == nbig);
@@ -246,7 +254,7 @@ static inline double copy_candidates(const sc_part *large, uint32_t large_at, sc
     const char *px = v->x, *py = v->y, *pz = v->z, *pr_ = v->r;
     const size_t st = v->stride, rst = v->rstride, nc = pr->nc, ns = pr->ns;
     const uint32_t *map = large->map;
-    double *rows = pr->rows + 4 * ns;
+    double *rows = pr->rows;
     uint32_t *ckey = pr->order + nc;
     const double per_cell = (double)(ns - (size_t)pr->nbig) / (double)pr->cells;
     double cost = 0.0;
@@ -296,31 +304,37 @@ bool sc_probe_candidates(const sc_part *large, uint32_t large_at, sc_probe *pr, 
     return true;
 }
 
-/* Tests candidate k (row q) against S spheres [j, e) in the kernels'
- * arithmetic (kernel.h: separate multiplies and adds, as every kernel
- * and the oracle evaluate it), pairs (k, j) into hits. Inline, not a
- * kernel call: a candidate meets one or two S spheres, fewer than a
- * kernel call's setup is worth. Each pair is written and kept when it
- * meets: no branch to mispredict. */
-static inline void test_range(const double *rows, uint32_t k, const double q[4], uint32_t j,
-                              uint32_t e, sc_hits *hits) {
-    while (j < e) {
-        const uint32_t m = e - j < 64 ? e - j : 64;
-        sc_hits_reserve(hits, m);
-        uint32_t *out = hits->pairs;
-        size_t at = hits->count;
-        for (uint32_t t = j + m; j < t; j++) {
-            const double *s = rows + 4 * (size_t)j;
-            const double dx = q[0] - s[0], dy = q[1] - s[1], dz = q[2] - s[2];
-            const double d2 = (dx * dx + dy * dy) + dz * dz;
-            const double sum = q[3] + s[3];
-            out[2 * at] = k;
-            out[2 * at + 1] = j;
-            at += d2 <= sum * sum;
+/* The reference of kernels/probe_runs_avx2.c: each run's S spheres in
+ * turn, in the kernels' arithmetic; each pair written and kept when it
+ * meets (no branch to mispredict). */
+static uint64_t probe_runs_scalar(const sc_probe_data *d, const sc_probe_run *runs, size_t n,
+                                  sc_hits *hits) {
+    uint64_t tests = 0;
+    for (size_t u = 0; u < n; u++) {
+        const uint32_t k = runs[u].k, e = runs[u].e;
+        const double *q = d->rows + 4 * (size_t)(k - d->ns);
+        tests += e - runs[u].j;
+        for (uint32_t j = runs[u].j; j < e;) {
+            const uint32_t stop = e - j < 64 ? e : j + 64;
+            sc_hits_reserve(hits, stop - j);
+            uint32_t *out = hits->pairs;
+            size_t at = hits->count;
+            for (; j < stop; j++) {
+                const double dx = q[0] - d->x[j], dy = q[1] - d->y[j], dz = q[2] - d->z[j];
+                const double d2 = (dx * dx + dy * dy) + dz * dz;
+                const double sum = q[3] + d->r[j];
+                out[2 * at] = k;
+                out[2 * at + 1] = j;
+                at += d2 <= sum * sum;
+            }
+            hits->count = at;
         }
-        hits->count = at;
     }
+    return tests;
 }
+
+typedef uint64_t (*runs_fn)(const sc_probe_data *d, const sc_probe_run *runs, size_t n,
+                            sc_hits *hits);
 
 /* A candidate's window, found ahead: the table entries of its rows'
  * first cells and the cells per row. Most windows span at most two
@@ -333,9 +347,9 @@ typedef struct ahead {
     int state; /* 0: meets no grid sphere, 1: fast, 2: general */
 } ahead;
 
-/* Candidate k's window into a, its table entries fetched. */
-static inline void look_ahead(const sc_probe *pr, size_t k, ahead *a) {
-    const double *q = pr->rows + 4 * k;
+/* Candidate t's window into a, its table entries fetched. */
+static inline void look_ahead(const sc_probe *pr, size_t t, ahead *a) {
+    const double *q = pr->rows + 4 * t;
     if (!window(pr, q[0], q[1], q[2], q[3], a->c0, a->c1)) {
         a->state = 0;
         return;
@@ -355,79 +369,107 @@ static inline void look_ahead(const sc_probe *pr, size_t k, ahead *a) {
     }
 }
 
-/* Candidate k's S spheres fetched (on the fast path: its table entries
- * were fetched a while ago). */
+/* The S spheres of a fast window fetched (its table entries were, a
+ * while ago). */
 static inline void fetch_spheres(const sc_probe *pr, const ahead *a) {
     if (a->state == 1)
-        for (int r = 0; r < (pr->dims == 3 ? 4 : 2); r++)
-            __builtin_prefetch(pr->rows + 4 * (size_t)pr->start[a->first[r]]);
+        for (int r = 0; r < (pr->dims == 3 ? 4 : 2); r++) {
+            const uint32_t j = pr->start[a->first[r]];
+            __builtin_prefetch(pr->sx + j);
+            __builtin_prefetch(pr->sy + j);
+            __builtin_prefetch(pr->sz + j);
+            __builtin_prefetch(pr->sr + j);
+        }
 }
 
-/* The general window: every row of cells c0 .. c1. */
-static uint64_t probe_general(const sc_probe *pr, const ahead *a, uint32_t k, const double q[4],
-                              sc_hits *hits) {
-    uint64_t tests = 0;
-    for (uint32_t iz = a->c0[2]; iz <= a->c1[2]; iz++)
-        for (uint32_t iy = a->c0[1]; iy <= a->c1[1]; iy++) {
-            const uint64_t row = cell_at(pr, 0, iy, iz);
-            const uint32_t j = pr->start[row + a->c0[0]], e = pr->start[row + a->c1[0] + 1];
-            tests += e - j;
-            test_range(pr->rows, k, q, j, e, hits);
-        }
-    return tests;
+/* Runs, gathered for a batch of candidates and tested together. */
+enum { RUNS = 256 };
+typedef struct run_list {
+    sc_probe_run run[RUNS];
+    size_t n;
+    runs_fn test;
+    const sc_probe_data *data;
+    sc_hits *hits;
+    uint64_t tests;
+} run_list;
+
+static inline void runs_flush(run_list *l) {
+    l->tests += l->test(l->data, l->run, l->n, l->hits);
+    l->n = 0;
+}
+
+/* Adds candidate k's run [j, e) when it is not empty (written always,
+ * counted when it holds a sphere: no branch). */
+static inline void runs_push(run_list *l, uint32_t k, uint32_t j, uint32_t e) {
+    if (l->n == RUNS)
+        runs_flush(l);
+    l->run[l->n] = (sc_probe_run){k, j, e};
+    l->n += j < e;
 }
 
 /* A chunk's candidates, positions [t0, t1) of the probing order, in
- * turn. S's rows and the cell table are read where the candidates'
+ * turn. S's arrays and the cell table are read where the candidates'
  * cells are; the order keeps those together, and candidate t + 2D's
- * table entries and t + D's spheres are fetched while t is tested. dims
- * is a constant where inlined. */
+ * table entries and t + D's spheres are fetched while t's runs are
+ * listed. dims is a constant where inlined. */
 enum { D = 4, RING = 4 * D };
-static inline uint64_t probe_chunk(const sc_probe *pr, size_t t0, size_t t1, sc_hits *hits,
-                                   int dims) {
+static inline void probe_chunk(const sc_probe *pr, size_t t0, size_t t1, run_list *l, int dims) {
     const uint32_t *start = pr->start, *order = pr->order;
-    const uint32_t big = start[pr->cells];
-    const size_t ns = pr->ns;
+    const uint32_t big = start[pr->cells], ns = (uint32_t)pr->ns;
     ahead ring[RING];
     for (size_t t = t0; t < t0 + 2 * D && t < t1; t++)
-        look_ahead(pr, ns + order[t], &ring[t % RING]);
+        look_ahead(pr, order[t], &ring[t % RING]);
     for (size_t t = t0; t < t0 + D && t < t1; t++)
         fetch_spheres(pr, &ring[t % RING]);
-    uint64_t tests = 0;
     for (size_t t = t0; t < t1; t++) {
-        if (t + 3 * D < t1)
-            __builtin_prefetch(pr->rows + 4 * (ns + order[t + 3 * D]));
+        if (t + 8 * D < t1)
+            __builtin_prefetch(pr->rows + 4 * (size_t)order[t + 8 * D]);
         if (t + 2 * D < t1)
-            look_ahead(pr, ns + order[t + 2 * D], &ring[(t + 2 * D) % RING]);
+            look_ahead(pr, order[t + 2 * D], &ring[(t + 2 * D) % RING]);
         if (t + D < t1)
             fetch_spheres(pr, &ring[(t + D) % RING]);
         const ahead *a = &ring[t % RING];
-        const uint32_t k = (uint32_t)(ns + order[t]);
-        const double *q = pr->rows + 4 * (size_t)k;
-        if (a->state == 1)
-            for (int r = 0; r < (dims == 3 ? 4 : 2); r++) {
-                const uint32_t j = start[a->first[r]], e = start[a->first[r] + 2];
-                tests += e - j;
-                test_range(pr->rows, k, q, j, e, hits);
-            }
-        else if (a->state == 2)
-            tests += probe_general(pr, a, k, q, hits);
-        tests += (uint64_t)pr->nbig;
-        test_range(pr->rows, k, q, big, big + (uint32_t)pr->nbig, hits);
+        const uint32_t k = ns + order[t];
+        if (a->state == 1) {
+            for (int r = 0; r < (dims == 3 ? 4 : 2); r++)
+                runs_push(l, k, start[a->first[r]], start[a->first[r] + 2]);
+        } else if (a->state == 2) {
+            for (uint32_t iz = a->c0[2]; iz <= a->c1[2]; iz++)
+                for (uint32_t iy = a->c0[1]; iy <= a->c1[1]; iy++) {
+                    const uint64_t row = cell_at(pr, 0, iy, iz);
+                    runs_push(l, k, start[row + a->c0[0]], start[row + a->c1[0] + 1]);
+                }
+        }
+        runs_push(l, k, big, big + (uint32_t)pr->nbig);
     }
-    return tests;
 }
 
 static uint64_t probe_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel,
                              sc_hits *hits, void *tls) {
-    (void)kernel;
-    (void)tls;
     const sc_probe *pr = b->state;
+    const sc_probe_data data = {pr->sx, pr->sy, pr->sz, pr->sr, pr->rows, (uint32_t)pr->ns};
+    run_list *l = tls;
+    l->n = 0;
+    l->test = probe_runs_scalar;
+#ifdef SC_HAVE_AVX2_KERNEL
+    if (kernel == sc_narrow_avx2)
+        l->test = sc_probe_runs_avx2;
+#else
+    (void)kernel;
+#endif
+    l->data = &data;
+    l->hits = hits;
+    l->tests = 0;
     const size_t t0 = chunk * CHUNK, t1 = pr->nc - t0 > CHUNK ? t0 + CHUNK : pr->nc;
-    return pr->dims == 3 ? probe_chunk(pr, t0, t1, hits, 3) : probe_chunk(pr, t0, t1, hits, 2);
+    if (pr->dims == 3)
+        probe_chunk(pr, t0, t1, l, 3);
+    else
+        probe_chunk(pr, t0, t1, l, 2);
+    runs_flush(l);
+    return l->tests;
 }
 
-static const sc_peer probe_peer = {"probe", 0, NULL, probe_search};
+static const sc_peer probe_peer = {"probe", sizeof(run_list), NULL, probe_search};
 
 sc_status sc_probe_build(sc_context *c, sc_prepared *p, void *arg) {
     _Static_assert(sizeof(sc_probe) <= SC_PEER_STATE_BYTES, "the probe fits the peer state");

@@ -23,10 +23,10 @@ static inline double sc_pad(double r) { return r * (1.0 + 0x1p-46) + 0x1p-500; }
  * every candidate tests; at most this many. */
 #define SC_PROBE_BIG 16
 
-/* A planned probe. The working copy (rows of doubles) holds the smaller
- * set S at [0, ns), counting-sorted by cell with its big spheres last,
- * and the candidates at [ns, ns + nc); index takes a working position to
- * its position in between.c's joint view. */
+/* A planned probe. Working positions [0, ns) are the smaller set S,
+ * counting-sorted by cell with its big spheres last, [ns, ns + nc) the
+ * candidates; index takes a working position to its position in
+ * between.c's joint view. */
 typedef struct sc_probe {
     int dims;
     double lo[3], hi[3]; /* the bounds of S's grid spheres' centres */
@@ -39,7 +39,8 @@ typedef struct sc_probe {
     int nbig;            /* S's big spheres, at [start[cells], + nbig) */
     size_t ns, nc;
     size_t wide;  /* candidates whose window spans more than two cells */
-    double *rows; /* (x, y, z, r) per working position, z = 0 in 2-D */
+    double *sx, *sy, *sz, *sr; /* S by working position, padded (z = 0 in 2-D) */
+    double *rows; /* candidate t's (x, y, z, r) at rows + 4 t (z = 0 in 2-D) */
     uint32_t *index;
     uint32_t *order; /* nc: the candidates in probing order (then their
                         cells, and the sort's counts) */

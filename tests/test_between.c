@@ -451,29 +451,48 @@ static void note(sc_log_level level, const char *m, void *user) {
  * or searched jointly as expected. */
 static void check_path(const char *name, const sc_spheres *a, const sc_spheres *b,
                        const pairs *want, int probed, int big, size_t wide) {
+    pairs first = {0}; /* the unsorted sequence of the first run */
     for (int t = 1; t <= 2; t++)
         for (int sorted = 0; sorted < 2; sorted++) {
             logbook book = {0, 0, 0, 0};
             sc_options o = sc_options_default();
             o.threads = t;
             o.sorted = sorted;
+            /* the tests four at a time (AVX2) and their reference in turn */
+            o.kernel = kernel_for((size_t)(t + sorted));
             o.log = note;
             o.log_user = &book;
             sc_context *ctx = NULL;
             CHECK(sc_context_create(&o, &ctx) == SC_OK, "%s: context", name);
             if (!ctx)
                 continue;
-            const run r = {SC_ALGO_GRID, SC_KERNEL_AUTO, t, sorted};
+            const run r = {SC_ALGO_GRID, o.kernel, t, sorted};
             check_calls(name, ctx, a, b, want, &r, 1);
+            if (!sorted) { /* the same sequence for every thread count and kernel */
+                pairs got = {0};
+                CHECK(sc_stream_between(ctx, a, b, collect, &got, NULL) == SC_OK, "%s: stream",
+                      name);
+                if (!first.p && !first.n) {
+                    first = got;
+                    got.p = NULL;
+                } else {
+                    CHECK(got.n == first.n &&
+                              (!got.n || memcmp(got.p, first.p, 2 * got.n * sizeof(uint32_t)) == 0),
+                          "%s: %s: the first run's sequence", name, label(&r));
+                }
+                free(got.p);
+            }
             if (probed)
-                CHECK(book.probed == 3 && book.joint == 0 && book.big >= big && book.wide >= wide,
+                CHECK(book.probed == 3 + !sorted && book.joint == 0 && book.big >= big && book.wide >= wide,
                       "%s: t%d: probed (%d calls, %d big, %zu wide)", name, t, book.probed,
                       book.big, book.wide);
             else
-                CHECK(book.probed == 0 && book.joint == 3, "%s: t%d: searched jointly (%d, %d)",
+                CHECK(book.probed == 0 && book.joint == 3 + !sorted,
+                      "%s: t%d: searched jointly (%d, %d)",
                       name, t, book.joint, book.probed);
             sc_context_destroy(ctx);
         }
+    free(first.p);
 }
 
 static void group_probe(void) {
@@ -515,6 +534,36 @@ static void group_probe(void) {
     free(want.p);
     free(big);
     free(small);
+
+    /* pairs exactly at ri + rj along each axis and one ulp beyond: a
+     * sparse lattice of small spheres, six large ones about each */
+    {
+        enum { LS = 300 };
+        double *ls = malloc(4 * LS * sizeof(double)), *ll = malloc(4 * 6 * LS * sizeof(double));
+        for (size_t i = 0; i < LS; i++) {
+            double *a = ls + 4 * i;
+            a[0] = 20.0 * (double)(i % 7);
+            a[1] = 20.0 * (double)(i / 7 % 7);
+            a[2] = 20.0 * (double)(i / 49);
+            a[3] = 0.25 + (double)(i % 16) * 0.25 / 16;
+            for (int axis = 0; axis < 3; axis++)
+                for (int beyond = 0; beyond < 2; beyond++) {
+                    double *b = ll + 4 * (6 * i + 2 * (size_t)axis + (size_t)beyond);
+                    memcpy(b, a, 4 * sizeof(double));
+                    b[3] = 0.125;
+                    b[axis] = a[axis] - (a[3] + b[3]);
+                    if (beyond)
+                        b[axis] = nextafter(b[axis], -INFINITY);
+                }
+        }
+        oracle(ls, LS, ll, 6 * LS, &want);
+        CHECK(want.n >= 3 * LS, "probe: touching pairs listed (%zu)", want.n);
+        const sc_spheres vs = sc_spheres_rows_f64(LS, 3, ls), vt = sc_spheres_rows_f64(6 * LS, 3, ll);
+        check_path("probe: touching", &vs, &vt, &want, 1, 0, 0);
+        free(want.p);
+        free(ls);
+        free(ll);
+    }
 
     /* 2-D, and a float32 larger set */
     big = generate("uniform", nl, 63);
