@@ -7,14 +7,18 @@
  * the S spheres near it:
  *
  *   plan        S's pads -> one uniform grid of at most CELLS_PER_SPHERE
- *               cells per sphere of S; its few much larger spheres
- *               (SC_PROBE_BIG at most) in a list every candidate tests;
- *               S counting-sorted by cell into the working copy's front
- *   candidates  the kept spheres of the larger set copied after S, and the
- *               probes' cost counted (false above a budget)
- *   search      chunks of CHUNK candidates: each one against the S
- *               spheres of the cell rows its padded box meets, then the
- *               big list, in the kernels' arithmetic
+ *               cells per sphere of S (not used when S is dense in it);
+ *               its few much larger spheres (SC_PROBE_BIG at most) in a
+ *               list every candidate tests; S counting-sorted by cell
+ *               into arrays
+ *   candidates  the kept spheres of the larger set copied as rows, the
+ *               probes' cost counted (false above a budget), and put in
+ *               order of their centre's cell
+ *   search      chunks of CHUNK candidates in that order: each one's runs
+ *               of S spheres (the cell rows its padded box meets, then
+ *               the big list), tested four at a time by the AVX2 kernel
+ *               (kernels/probe_runs_avx2.c) or one by one by its reference
+ *               here, in the kernels' arithmetic
  *
  * so every pair is decided by the one-set predicate. The working copy's
  * index holds joint-view positions, so the sinks (count, stream, fill,
