@@ -79,7 +79,10 @@ static inline void sc_load4_at(const sc_load4 *l, size_t k, simde__m256d c[3], s
     }
     if (l->rows) {
         const double *p = (const double *)(const void *)(l->x + k * 32);
-        __builtin_prefetch(p + 64); /* two blocks (512 bytes) ahead */
+        /* both lines of the group 16 groups (2 KiB) ahead: fetching one
+         * line in two left the other to the hardware, and the pass waited */
+        __builtin_prefetch(p + 256);
+        __builtin_prefetch(p + 264);
         const simde__m256d q0 = simde_mm256_loadu_pd(p), q1 = simde_mm256_loadu_pd(p + 4),
                            q2 = simde_mm256_loadu_pd(p + 8), q3 = simde_mm256_loadu_pd(p + 12);
         const simde__m256d u0 = simde_mm256_unpacklo_pd(q0, q1); /* x0 x1 z0 z1 */
