@@ -22,6 +22,9 @@ typedef struct sc_wrap_box {
     double lo[3], hi[3];
     double big;   /* sc_wrap's: the image radius's margin */
     double limit; /* the largest radius taken (the periodic limit) */
+    int stream;   /* write the rows past the cache (non-temporal stores,
+                     fenced at the end): they are too many to stay in it
+                     until the next pass reads them */
 } sc_wrap_box;
 
 typedef struct sc_wrap_found {

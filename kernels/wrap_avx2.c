@@ -35,10 +35,21 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
         const simde__m256d t2 = simde_mm256_unpacklo_pd(c[2], r);    /* z0 r0 z2 r2 */
         const simde__m256d t3 = simde_mm256_unpackhi_pd(c[2], r);    /* z1 r1 z3 r3 */
         double *row = rows + 4 * (pos0 + (k - k0));
-        simde_mm256_storeu_pd(row, simde_mm256_permute2f128_pd(t0, t2, 0x20));
-        simde_mm256_storeu_pd(row + 4, simde_mm256_permute2f128_pd(t1, t3, 0x20));
-        simde_mm256_storeu_pd(row + 8, simde_mm256_permute2f128_pd(t0, t2, 0x31));
-        simde_mm256_storeu_pd(row + 12, simde_mm256_permute2f128_pd(t1, t3, 0x31));
+        const simde__m256d r0 = simde_mm256_permute2f128_pd(t0, t2, 0x20),
+                           r1 = simde_mm256_permute2f128_pd(t1, t3, 0x20),
+                           r2 = simde_mm256_permute2f128_pd(t0, t2, 0x31),
+                           r3 = simde_mm256_permute2f128_pd(t1, t3, 0x31);
+        if (b->stream) { /* rows are 32-byte aligned: the buffer is, and a row is 32 bytes */
+            simde_mm256_stream_pd(row, r0);
+            simde_mm256_stream_pd(row + 4, r1);
+            simde_mm256_stream_pd(row + 8, r2);
+            simde_mm256_stream_pd(row + 12, r3);
+        } else {
+            simde_mm256_storeu_pd(row, r0);
+            simde_mm256_storeu_pd(row + 4, r1);
+            simde_mm256_storeu_pd(row + 8, r2);
+            simde_mm256_storeu_pd(row + 12, r3);
+        }
         /* bands: width = 2 (r + (2^-44 (r + big) + 2^-500)), as image_radius */
         const simde__m256d margin = simde_mm256_add_pd(
             simde_mm256_mul_pd(simde_mm256_add_pd(r, big), simde_mm256_set1_pd(0x1p-44)),
@@ -65,6 +76,8 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
             m &= m - 1;
         }
     }
+    if (b->stream) /* the streamed rows visible to the threads that read them next */
+        simde_mm_sfence();
     double lanes[4], imgs[4];
     simde_mm256_storeu_pd(lanes, vmax);
     simde_mm256_storeu_pd(imgs, vimages);

@@ -194,7 +194,8 @@ static inline void wrap_one(const sc_wrap *b, const sc_view *v, const uint32_t *
  * while they are valid and inside the box (kernels/wrap.h), the rest one
  * by one. f64 and d3 are constants where it is inlined. */
 static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, size_t k1, size_t at,
-                             double *rows, uint32_t *band, found *f, bool f64, bool d3, bool simd) {
+                             double *rows, uint32_t *band, found *f, bool f64, bool d3, bool simd,
+                             bool stream) {
     const sc_view *v = pt->v;
     const uint32_t *map = pt->map;
     found t = *f; /* a local, not *f: the row stores could alias it */
@@ -204,10 +205,12 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
                             {b->lo[0], b->lo[1], b->lo[2]},
                             {b->hi[0], b->hi[1], b->hi[2]},
                             b->big,
-                            SC_MAX_ABS_VALUE / 2};
+                            SC_MAX_ABS_VALUE / 2,
+                            stream};
     const sc_src4 src = {v->x, v->y, v->z, v->r, v->stride, v->rstride, f64};
 #else
     simd = false;
+    (void)stream;
 #endif
     for (size_t k = k0; k < k1;) {
 #ifdef SC_HAVE_AVX2_KERNEL
@@ -227,11 +230,18 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
     *f = t;
 }
 
+/* Half the last-level cache of the machines measured (32 MiB, shared). */
+#define STREAM_BYTES ((size_t)16 << 20)
+
 /* Pass one, over the parts' spheres: each thread takes a block of
  * positions, whichever parts they fall in. */
 static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_plan *j,
                      double *rows, bool simd) {
     const size_t n = j->n;
+    /* rows past STREAM_BYTES are written past the cache: they would not
+     * stay in it until the engine's next pass reads them, and a store
+     * that misses first reads its line */
+    const bool stream = n * 4 * sizeof(double) >= STREAM_BYTES;
     size_t first_bad = SIZE_MAX;
     double rmax = 0.0;
 #pragma omp parallel num_threads(j->threads) reduction(min : first_bad) reduction(max : rmax)
@@ -253,11 +263,11 @@ static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_p
                 continue;
             const size_t k0 = from - start, k1 = to - start;
             if (pt->v->f64)
-                pt->v->z ? wrap_part(b, pt, k0, k1, from, rows, band, &f, true, true, simd)
-                         : wrap_part(b, pt, k0, k1, from, rows, band, &f, true, false, simd);
+                pt->v->z ? wrap_part(b, pt, k0, k1, from, rows, band, &f, true, true, simd, stream)
+                         : wrap_part(b, pt, k0, k1, from, rows, band, &f, true, false, simd, stream);
             else
-                pt->v->z ? wrap_part(b, pt, k0, k1, from, rows, band, &f, false, true, simd)
-                         : wrap_part(b, pt, k0, k1, from, rows, band, &f, false, false, simd);
+                pt->v->z ? wrap_part(b, pt, k0, k1, from, rows, band, &f, false, true, simd, stream)
+                         : wrap_part(b, pt, k0, k1, from, rows, band, &f, false, false, simd, stream);
         }
         j->images[t] = f.images;
         j->banded[t] = f.banded;
