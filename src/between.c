@@ -55,11 +55,6 @@ typedef struct occupancy {
     uint64_t *bits;
 } occupancy;
 
-static inline uint32_t cell_of(double x, double lo, double inv, uint32_t k) {
-    const double t = (x - lo) * inv;
-    return t >= (double)k ? k - 1 : t > 0.0 ? (uint32_t)t : 0;
-}
-
 static inline double coord(const sc_view *v, int axis, size_t i) {
     const char *a = axis == 0 ? v->x : axis == 1 ? v->y : v->z;
     return sc_view_get(v, a, i);
@@ -263,8 +258,8 @@ static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc
         for (int k = 0; k < copies; k++, at++) {
             uint32_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
             for (int a = 0; a < o->dims; a++) {
-                c0[a] = cell_of(centre[k][a] - w, o->lo[a], o->inv, o->k[a]);
-                c1[a] = cell_of(centre[k][a] + w, o->lo[a], o->inv, o->k[a]);
+                c0[a] = sc_cell_of(centre[k][a] - w, o->lo[a], o->inv, o->k[a]);
+                c1[a] = sc_cell_of(centre[k][a] + w, o->lo[a], o->inv, o->k[a]);
             }
             const uint64_t rows = (uint64_t)(c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1);
             const uint64_t cost = rows * ((c1[0] - c0[0]) / 64 + 1);
@@ -311,8 +306,8 @@ static bool box_meets(const occupancy *o, const double b0[3], const double b1[3]
     for (int a = 0; a < 3; a++) {
         if (b1[a] < o->lo[a] || b0[a] > o->hi[a])
             return false;
-        c0[a] = cell_of(b0[a], o->lo[a], o->inv, o->k[a]);
-        c1[a] = cell_of(b1[a], o->lo[a], o->inv, o->k[a]);
+        c0[a] = sc_cell_of(b0[a], o->lo[a], o->inv, o->k[a]);
+        c1[a] = sc_cell_of(b1[a], o->lo[a], o->inv, o->k[a]);
     }
     if ((uint64_t)(c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1) > FILTER_ROWS_MAX)
         return true;
@@ -340,7 +335,7 @@ static inline uint64_t occupancy_bit(const occupancy *o, double x, double y, dou
           (z >= o->lo[2]) & (z <= o->hi[2])))
         return CELL_OUT;
     /* inside [lo, hi] the cell index is >= 0; capped at k - 1 as by
-     * cell_of (a select, not fmin: that is a libm call) */
+     * sc_cell_of (a select, not fmin: that is a libm call) */
     const double tx = (x - o->lo[0]) * o->inv, ty = (y - o->lo[1]) * o->inv,
                  tz = (z - o->lo[2]) * o->inv;
     const uint64_t ix = (uint64_t)(int64_t)(tx < o->top[0] ? tx : o->top[0]);

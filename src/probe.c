@@ -60,11 +60,6 @@
 /* Peer buffers (the grid's peer, not running, would use them). */
 enum { BUF_ROWS, BUF_INDEX, BUF_CELLS, BUF_ORDER };
 
-static inline uint32_t cell_of(double x, double lo, double inv, uint32_t k) {
-    const double t = (x - lo) * inv;
-    return t >= (double)k ? k - 1 : t > 0.0 ? (uint32_t)t : 0;
-}
-
 /* The cells c0 .. c1 per axis that candidate (x, y, z, r) must look in;
  * false when its window misses every grid sphere's centre. */
 static inline bool window(const sc_probe *pr, double x, double y, double z, double r,
@@ -78,8 +73,8 @@ static inline bool window(const sc_probe *pr, double x, double y, double z, doub
         const double b0 = at[a] - w, b1 = at[a] + w;
         if (b1 < pr->lo[a] || b0 > pr->hi[a])
             return false;
-        c0[a] = cell_of(b0, pr->lo[a], pr->inv, pr->k[a]);
-        c1[a] = cell_of(b1, pr->lo[a], pr->inv, pr->k[a]);
+        c0[a] = sc_cell_of(b0, pr->lo[a], pr->inv, pr->k[a]);
+        c1[a] = sc_cell_of(b1, pr->lo[a], pr->inv, pr->k[a]);
     }
     return true;
 }
@@ -93,7 +88,7 @@ static inline uint64_t cell_at(const sc_probe *pr, uint32_t ix, uint32_t iy, uin
 static inline uint64_t cell_index(const sc_probe *pr, const double at[3]) {
     uint32_t c[3] = {0, 0, 0};
     for (int a = 0; a < pr->dims; a++)
-        c[a] = cell_of(at[a], pr->lo[a], pr->inv, pr->k[a]);
+        c[a] = sc_cell_of(at[a], pr->lo[a], pr->inv, pr->k[a]);
     return cell_at(pr, c[0], c[1], c[2]);
 }
 

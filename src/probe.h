@@ -19,6 +19,15 @@
  * 7u) + 2^-536. pad(r) >= r (1 + 2^-47) + 2^-501 covers each side. */
 static inline double sc_pad(double r) { return r * (1.0 + 0x1p-46) + 0x1p-500; }
 
+/* The cell of coordinate x on a grid of k cells from lo, 1 / inv wide:
+ * floor((x - lo) * inv), clamped to [0, k - 1]. Monotone in x, so an
+ * interval [a, b] meets exactly the cells sc_cell_of(a) .. sc_cell_of(b)
+ * (between.c's bitmap and probe.c's grid). */
+static inline uint32_t sc_cell_of(double x, double lo, double inv, uint32_t k) {
+    const double t = (x - lo) * inv;
+    return t >= (double)k ? k - 1 : t > 0.0 ? (uint32_t)t : 0;
+}
+
 /* The smaller set's spheres with a pad above the grid's go in a list that
  * every candidate tests; at most this many. */
 #define SC_PROBE_BIG 16
