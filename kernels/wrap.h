@@ -3,11 +3,12 @@
  * scalar reference) four spheres at a time, for 3-D spheres, double or
  * float, at any strides. For each sphere it takes, it does what the
  * reference does for a valid sphere already inside the box on its
- * periodic axes (most of them): the sphere's row (x, y, z, r) to the joint rows, the largest
- * radius, and, for a sphere near a periodic face, its position in the band
- * list and its images' count. It stops at the first group of four with a
- * sphere it does not take (not valid, or outside the box), which the
- * reference then takes; the same rows, list, counts and radius either way.
+ * periodic axes (most of them): the sphere's row (x, y, z, r) to the joint
+ * rows, the rows' bounds and radius counts, and, for a sphere near a
+ * periodic face, its position in the band list and its images' count. It
+ * stops at the first group of four with a sphere it does not take (not
+ * valid, outside the box, or of a subnormal radius), which the reference
+ * then takes; the same rows, list, counts and bounds either way.
  */
 #ifndef SC_WRAP_H
 #define SC_WRAP_H
@@ -27,9 +28,13 @@ typedef struct sc_wrap_box {
                      until the next pass reads them */
 } sc_wrap_box;
 
+/* The bounds of the rows written (their centres and radii), and the
+ * radii counted by exponent bits into raw[pos & 3] at index e, the biased
+ * exponent (0 for a zero radius: a subnormal radius is not taken). */
 typedef struct sc_wrap_found {
     size_t images, banded;
-    double rmax;
+    double rmax, rmin, lo[3], hi[3];
+    uint32_t (*raw)[2048];
 } sc_wrap_found;
 
 /* Spheres k0.. (up to k1) at positions pos0.. : rows[4 pos ..], band[]

@@ -20,15 +20,40 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
         lo[a] = simde_mm256_set1_pd(b->lo[a]);
         hi[a] = simde_mm256_set1_pd(b->hi[a]);
     }
+    /* a positive radius below this is subnormal: its octave is not its
+     * exponent bits' (the reference takes it) */
+    const simde__m256d normal = simde_mm256_set1_pd(0x1p-1022);
     simde__m256d vmax = simde_mm256_set1_pd(f->rmax), vimages = zero;
+    simde__m256d vrmin = simde_mm256_set1_pd(f->rmin), vlo[3], vhi[3];
+    for (int a = 0; a < 3; a++) {
+        vlo[a] = simde_mm256_set1_pd(f->lo[a]);
+        vhi[a] = simde_mm256_set1_pd(f->hi[a]);
+    }
+    uint32_t(*raw)[2048] = f->raw;
     size_t banded = f->banded, k = k0;
     for (; k + 4 <= k1; k += 4) {
         simde__m256d c[3], r;
         sc_load4_at(&ld, k, c, &r);
-        const simde__m256d ok = sc_load4_taken(c, r, rlim, b->periodic, lo, hi);
+        const simde__m256d subnormal = simde_mm256_and_pd(simde_mm256_cmp_pd(r, zero, SIMDE_CMP_GT_OQ),
+                                                          simde_mm256_cmp_pd(r, normal, SIMDE_CMP_LT_OQ));
+        const simde__m256d ok =
+            simde_mm256_andnot_pd(subnormal, sc_load4_taken(c, r, rlim, b->periodic, lo, hi));
         if (simde_mm256_movemask_pd(ok) != 0xF)
             break;
         vmax = simde_mm256_max_pd(vmax, r);
+        vrmin = simde_mm256_min_pd(vrmin, r);
+        for (int a = 0; a < 3; a++) { /* taken: the rows' values are c's */
+            vlo[a] = simde_mm256_min_pd(vlo[a], c[a]);
+            vhi[a] = simde_mm256_max_pd(vhi[a], c[a]);
+        }
+        {
+            uint64_t e[4];
+            simde_mm256_storeu_si256((simde__m256i *)(void *)e,
+                                     simde_mm256_srli_epi64(simde_mm256_castpd_si256(r), 52));
+            const size_t q = (pos0 + (k - k0)) & 3; /* the reference's table of each row */
+            for (int t = 0; t < 4; t++)
+                raw[(q + (size_t)t) & 3][e[t] & 0x7ff]++;
+        }
         /* rows: (x, y, z, r) per sphere */
         const simde__m256d t0 = simde_mm256_unpacklo_pd(c[0], c[1]); /* x0 y0 x2 y2 */
         const simde__m256d t1 = simde_mm256_unpackhi_pd(c[0], c[1]); /* x1 y1 x3 y3 */
@@ -78,12 +103,23 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
     }
     if (b->stream) /* the streamed rows visible to the threads that read them next */
         simde_mm_sfence();
-    double lanes[4], imgs[4];
+    double lanes[4], imgs[4], mins[4];
     simde_mm256_storeu_pd(lanes, vmax);
     simde_mm256_storeu_pd(imgs, vimages);
+    simde_mm256_storeu_pd(mins, vrmin);
     for (int t = 0; t < 4; t++) {
         f->rmax = lanes[t] > f->rmax ? lanes[t] : f->rmax;
+        f->rmin = mins[t] < f->rmin ? mins[t] : f->rmin;
         f->images += (size_t)imgs[t];
+    }
+    for (int a = 0; a < 3; a++) {
+        double l4[4], h4[4];
+        simde_mm256_storeu_pd(l4, vlo[a]);
+        simde_mm256_storeu_pd(h4, vhi[a]);
+        for (int t = 0; t < 4; t++) {
+            f->lo[a] = l4[t] < f->lo[a] ? l4[t] : f->lo[a];
+            f->hi[a] = h4[t] > f->hi[a] ? h4[t] : f->hi[a];
+        }
     }
     f->banded = banded;
     return k;

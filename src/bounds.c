@@ -283,6 +283,46 @@ static inline bool bounds_centres(const sc_view *v, size_t lo, size_t hi, partia
 }
 #endif
 
+void sc_bounds_begin(sc_bounds *b) {
+    for (int a = 0; a < 3; a++) {
+        b->lo[a] = HUGE_VAL;
+        b->hi[a] = -HUGE_VAL;
+    }
+    b->rmin = HUGE_VAL;
+    b->rmax = -HUGE_VAL;
+    b->n = 0;
+    b->bad_index = SIZE_MAX;
+    memset(b->rexp, 0, sizeof b->rexp);
+}
+
+void sc_bounds_add(sc_bounds *b, const double lo[3], const double hi[3], double rmin, double rmax,
+                   const uint32_t (*raw)[SC_RAW_EXPS], int tables) {
+    for (int a = 0; a < 3; a++) {
+        b->lo[a] = lo[a] < b->lo[a] ? lo[a] : b->lo[a];
+        b->hi[a] = hi[a] > b->hi[a] ? hi[a] : b->hi[a];
+    }
+    b->rmin = rmin < b->rmin ? rmin : b->rmin;
+    b->rmax = rmax > b->rmax ? rmax : b->rmax;
+    for (int e = 0; e < SC_RAW_EXPS; e++) {
+        uint64_t m = 0;
+        for (int u = 0; u < tables; u++)
+            m += raw[u][e];
+        if (m)
+            b->rexp[e == 0      ? 0 /* zero */
+                    : e == 2047 ? exp_bin(DBL_MIN / 2) /* subnormal */
+                                : exp_bin(ldexp(1.0, e - 1023))] += m;
+    }
+}
+
+void sc_bounds_end(sc_bounds *b, size_t n) {
+    b->n = n;
+    if (n)
+        return;
+    for (int a = 0; a < 3; a++)
+        b->lo[a] = b->hi[a] = 0.0;
+    b->rmin = b->rmax = 0.0;
+}
+
 sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
     const size_t n = v->n;
     /* Each thread starts from `empty`, never from `all`, which other threads

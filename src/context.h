@@ -74,6 +74,10 @@ struct sc_context {
     sc_buf bands;         /* periodic.c: the threads' image counts and the
                              positions that get images */
     size_t images_last;   /* periodic.c: the last query's images (its guess) */
+    sc_bounds joint_bounds; /* periodic.c: the joint rows' bounds its passes
+                               gathered for the engine, kept after the query
+                               (test_stages compares them with the bounds
+                               stage's on the rows) */
     progress_map progress; /* this query's progress */
 #ifdef SC_STUDY
     sc_study_knobs study; /* study.c */

@@ -23,7 +23,23 @@ static const sc_allocator *alloc_of(const sc_context *c) { return sc_context_all
 
 /* ---- the pipeline up to the search ------------------------------------- */
 
-/* The view's bounds and the options' peer's build (p->kernel is set). */
+/* The options' peer's build on the view with bounds b (p->kernel is set). */
+static sc_status build_bounded(sc_context *c, sc_prepared *p, const sc_bounds *b) {
+    const sc_peer_env env = {&p->view,    b,            &c->opt,         c->threads, alloc_of(c),
+                             c->peer_buf, c->peer_state, c->stats.seconds,
+#ifdef SC_STUDY
+                             &c->study
+#endif
+    };
+    memset(&p->built, 0, sizeof p->built);
+    sc_status st = p->peer->build(&env, &p->built);
+    if (st == SC_ERR_TOO_COSTLY)
+        sc_context_log(c, SC_LOG_INFO, "%s: refused: %.4g candidate tests predicted, above its limit",
+                       p->peer->name, p->built.predicted_tests);
+    return st;
+}
+
+/* The view, its bounds, then build_bounded. */
 static sc_status build_view(sc_context *c, sc_prepared *p, void *arg) {
     const sc_spheres *spheres = arg;
     if (!spheres)
@@ -40,19 +56,17 @@ static sc_status build_view(sc_context *c, sc_prepared *p, void *arg) {
     SC_STAGE_TIME(c, SC_STAGE_BOUNDS, t);
     if (st != SC_OK)
         return st;
+    return build_bounded(c, p, &b);
+}
 
-    const sc_peer_env env = {&p->view,    &b,           &c->opt,         c->threads, alloc_of(c),
-                             c->peer_buf, c->peer_state, c->stats.seconds,
-#ifdef SC_STUDY
-                             &c->study
-#endif
-    };
-    memset(&p->built, 0, sizeof p->built);
-    st = p->peer->build(&env, &p->built);
-    if (st == SC_ERR_TOO_COSTLY)
-        sc_context_log(c, SC_LOG_INFO, "%s: refused: %.4g candidate tests predicted, above its limit",
-                       p->peer->name, p->built.predicted_tests);
-    return st;
+sc_status sc_engine_build_known(sc_context *c, sc_prepared *p, void *arg) {
+    const sc_known_bounds *k = arg;
+    p->peer = sc_peer_of(c->opt.algorithm);
+    sc_status st = sc_view_make(k->spheres, &p->view);
+    if (st != SC_OK)
+        return st;
+    c->stats.spheres = p->view.n;
+    return build_bounded(c, p, k->bounds);
 }
 
 /* The kernel, the build (build_view or a front end's), then the

@@ -36,6 +36,14 @@ SC_INTERNAL sc_status sc_engine_run(sc_context *c, const sc_spheres *spheres, sc
  * sc_engine_run does for spheres NULL. c not NULL. */
 SC_INTERNAL sc_status sc_engine_run_built(sc_context *c, size_t n, bool go, sc_build_fn build,
                                           void *build_arg, sc_query_fn fn, void *arg);
+/* The sc_build_fn of spheres whose bounds a front end's own pass has
+ * already gathered (periodic.c's rows): arg is an sc_known_bounds, whose
+ * bounds equal sc_bounds_compute's on the spheres (which are valid). */
+typedef struct sc_known_bounds {
+    const sc_spheres *spheres;
+    const sc_bounds *bounds;
+} sc_known_bounds;
+SC_INTERNAL sc_status sc_engine_build_known(sc_context *c, sc_prepared *p, void *arg);
 /* A one-set pair query: sc_engine_run, or with a periodic box in the
  * options, sc_periodic_run (periodic.c). */
 SC_INTERNAL sc_status sc_engine_query(sc_context *c, const sc_spheres *spheres, sc_query_fn fn,

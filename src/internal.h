@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -125,6 +126,28 @@ typedef struct sc_bounds {
 } sc_bounds;
 
 SC_INTERNAL sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b);
+
+/* The same bounds gathered by a pass of a front end's own over rows it
+ * writes (periodic.c), for the engine to take instead of reading those
+ * rows again: sc_bounds_begin, then each thread's sc_bounds_add (one at
+ * a time), then sc_bounds_end with the rows' count. The result equals
+ * sc_bounds_compute's on the same values (a valid set: bad_index is
+ * SIZE_MAX). Radii are first counted by their exponent bits in `tables`
+ * tables of SC_RAW_EXPS counts, at index sc_raw_exp(r). */
+#define SC_RAW_EXPS 2048
+/* A valid radius's raw index: its biased exponent when positive normal,
+ * 0 for zero (either sign), 2047 (an infinite's, never valid) when
+ * subnormal, which shares exponent 0 with zero but not its octave. */
+static inline unsigned sc_raw_exp(double r) {
+    uint64_t bits;
+    memcpy(&bits, &r, sizeof bits);
+    const unsigned e = (unsigned)(bits >> 52) & 0x7ffu;
+    return e ? e : r == 0.0 ? 0u : 2047u;
+}
+SC_INTERNAL void sc_bounds_begin(sc_bounds *b);
+SC_INTERNAL void sc_bounds_add(sc_bounds *b, const double lo[3], const double hi[3], double rmin,
+                               double rmax, const uint32_t (*raw)[SC_RAW_EXPS], int tables);
+SC_INTERNAL void sc_bounds_end(sc_bounds *b, size_t n);
 
 /* ---- radix sort ---------------------------------------------------------- */
 /* What a key pass may hand the sort: see sc_radix_sort_pairs. */

@@ -201,6 +201,58 @@ static inline bool list_keeps(const sc_sink *s, uint32_t wa, uint32_t wb, uint32
     return s->wx ? skin_holds_work(s, wa, wb) : skin_holds(s->exact, s->skin, lo, hi);
 }
 
+/* One hit (working indices wa, wb) of a periodic query: true, with the
+ * pair (*oi, *oj) as keep_pairs reports it, when the sink keeps it. */
+static inline bool keep_image_hit(const sc_sink *s, uint32_t wa, uint32_t wb, uint32_t *oi,
+                                  uint32_t *oj) {
+    const sc_images *im = &s->images;
+    const unsigned direct = 13; /* the code of no shift */
+    const uint32_t a = s->index[wa], b = s->index[wb];
+    const uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+    if (lo >= im->n) /* two images: their spheres' own hit is elsewhere */
+        return false;
+    uint32_t i = lo, j = hi;
+    unsigned shift = direct; /* j's image, seen from i */
+    double rsum = 0.0;       /* ri + rj, once known without reading the rows */
+    if (hi >= im->n) {
+        const sc_image *g = &im->image[hi - im->n];
+        const uint32_t q = g->of;
+        /* (lo, an image of q) and (q, an image of lo) stand for one pair:
+         * kept where the image is of the larger sphere, of the larger
+         * index on a tie, whose image always exists (periodic.c). This
+         * also drops a sphere's own images. lo's radius from the working
+         * copy, which the kernel has just read (the same double as its
+         * row's). */
+        const double ro = s->work_r ? s->work_r[a < b ? wa : wb] : im->rows[4 * (size_t)lo + 3];
+        const double rq = g->r;
+        if (!(rq > ro || (rq == ro && lo < q)))
+            return false;
+        shift = g->shift;
+        i = lo < q ? lo : q;
+        j = lo < q ? q : lo;
+        if (lo > q) /* lo's image seen from q: the opposite shift */
+            shift = 26 - shift;
+        rsum = ro + rq; /* the rows' i and j radii, summed in either order */
+    }
+    /* two sets: a pair across the split, as its sets' indices */
+    *oi = i;
+    *oj = j;
+    if (s->cross.on) {
+        if (i >= s->cross.split || j < s->cross.split)
+            return false;
+        *oi = s->cross.map_a ? s->cross.map_a[i] : i;
+        *oj = s->cross.map_b ? s->cross.map_b[j - s->cross.split] : j - s->cross.split;
+    }
+    if (hi < im->n && im->trust_direct && !s->filter)
+        return true;
+    /* a list with a skin searched on grown radii: its own predicate on
+     * the caller's radii */
+    const double sum = s->filter      ? (sc_view_r(s->exact, i) + sc_view_r(s->exact, j)) + s->skin
+                       : hi >= im->n ? rsum
+                                     : im->rows[4 * (size_t)i + 3] + im->rows[4 * (size_t)j + 3];
+    return sc_images_meet(im, i, j, shift, sum);
+}
+
 /* Maps a batch of hits (working indices) in place to the pairs the sink
  * keeps, as input indices (row, col): for one set row < col; for two sets
  * (s->cross) row indexes A and col indexes B, and pairs within one set are
@@ -213,56 +265,17 @@ static size_t keep_pairs(const sc_sink *s, uint32_t *p, size_t n) {
     const uint32_t *idx = s->index;
     size_t m = 0;
     if (s->images.on) {
-        const sc_images *im = &s->images;
-        const unsigned direct = 13; /* the code of no shift */
-        const double *wr = s->work_r;
+        const uint32_t ns = s->images.n;
+        /* One set, no list: a hit of two spheres themselves is the pair
+         * as found (trust_direct), as in the open loop below; only hits
+         * on an image take the whole mapping. */
+        const bool lean = s->images.trust_direct && !s->filter && !s->cross.on;
         for (size_t k = 0; k < n; k++) {
-            const uint32_t a = idx[p[2 * k]], b = idx[p[2 * k + 1]];
+            const uint32_t wa = p[2 * k], wb = p[2 * k + 1];
+            const uint32_t a = idx[wa], b = idx[wb];
             const uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
-            if (lo >= im->n) /* two images: their spheres' own hit is elsewhere */
-                continue;
-            uint32_t i = lo, j = hi;
-            unsigned shift = direct; /* j's image, seen from i */
-            if (hi >= im->n) {
-                const sc_image *g = &im->image[hi - im->n];
-                const uint32_t q = g->of;
-                /* (lo, an image of q) and (q, an image of lo) stand for
-                 * one pair: kept where the image is of the larger sphere,
-                 * of the larger index on a tie, whose image always exists
-                 * (periodic.c). This also drops a sphere's own images.
-                 * lo's radius from the working copy, which the kernel has
-                 * just read (the same double as its row's). */
-                const double ro = wr ? wr[a < b ? p[2 * k] : p[2 * k + 1]]
-                                     : im->rows[4 * (size_t)lo + 3];
-                const double rq = g->r;
-                if (!(rq > ro || (rq == ro && lo < q)))
-                    continue;
-                shift = g->shift;
-                i = lo < q ? lo : q;
-                j = lo < q ? q : lo;
-                if (lo > q) /* lo's image seen from q: the opposite shift */
-                    shift = 26 - shift;
-            }
-            /* two sets: a pair across the split, as its sets' indices */
-            uint32_t oi = i, oj = j;
-            if (s->cross.on) {
-                if (i >= s->cross.split || j < s->cross.split)
-                    continue;
-                oi = s->cross.map_a ? s->cross.map_a[i] : i;
-                oj = s->cross.map_b ? s->cross.map_b[j - s->cross.split] : j - s->cross.split;
-            }
-            if (hi < im->n && im->trust_direct && !s->filter) {
-                p[2 * m] = oi;
-                p[2 * m + 1] = oj;
-                m++;
-                continue;
-            }
-            /* a list with a skin searched on grown radii: its own predicate
-             * on the caller's radii */
-            const double sum = s->filter
-                                   ? (sc_view_r(s->exact, i) + sc_view_r(s->exact, j)) + s->skin
-                                   : im->rows[4 * (size_t)i + 3] + im->rows[4 * (size_t)j + 3];
-            if (!sc_images_meet(im, i, j, shift, sum))
+            uint32_t oi = lo, oj = hi;
+            if (!(lean && hi < ns) && !keep_image_hit(s, wa, wb, &oi, &oj))
                 continue;
             p[2 * m] = oi;
             p[2 * m + 1] = oj;

@@ -144,11 +144,31 @@ typedef struct joint_plan {
     double rmax;
 } joint_plan;
 
-/* What pass one found in one thread's block. */
+/* What pass one found in one thread's block: besides the images, the
+ * bounds of the rows it wrote (sc_bounds), their radii counted by exponent
+ * in raw's four tables (row position & 3: one table would chain every
+ * increment to the last through memory). */
 typedef struct found {
     size_t images, banded, first_bad;
-    double rmax;
+    double rmax, rmin, lo[3], hi[3];
+    uint32_t (*raw)[SC_RAW_EXPS];
 } found;
+
+static found found_empty(uint32_t (*raw)[SC_RAW_EXPS]) {
+    memset(raw, 0, 4 * sizeof *raw);
+    return (found){0, 0, SIZE_MAX, 0.0, HUGE_VAL, {HUGE_VAL, HUGE_VAL, HUGE_VAL},
+                   {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL}, raw};
+}
+
+/* A row written: its values into the block's bounds. */
+static inline void found_row(found *t, size_t pos, const double row[4]) {
+    for (int a = 0; a < 3; a++) {
+        t->lo[a] = row[a] < t->lo[a] ? row[a] : t->lo[a];
+        t->hi[a] = row[a] > t->hi[a] ? row[a] : t->hi[a];
+    }
+    t->rmin = row[3] < t->rmin ? row[3] : t->rmin;
+    t->raw[pos & 3][sc_raw_exp(row[3])]++;
+}
 
 /* The reference for one sphere, k of a part (map: its index in the set),
  * at position pos: validates it (as the bounds stage does, and the radius
@@ -181,6 +201,8 @@ static inline void wrap_one(const sc_wrap *b, const sc_view *v, const uint32_t *
     row[1] = w[1];
     row[2] = w[2];
     row[3] = r;
+    const double mine[4] = {w[0], w[1], w[2], r};
+    found_row(t, pos, mine);
     unsigned sides[3];
     const unsigned m = bands(b, w, r, sides);
     band[t->banded] = (uint32_t)pos; /* written always, kept when it has images */
@@ -215,11 +237,17 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
     for (size_t k = k0; k < k1;) {
 #ifdef SC_HAVE_AVX2_KERNEL
         if (simd) {
-            sc_wrap_found fv = {t.images, t.banded, t.rmax};
+            sc_wrap_found fv = {t.images, t.banded, t.rmax, t.rmin,
+                                {t.lo[0], t.lo[1], t.lo[2]}, {t.hi[0], t.hi[1], t.hi[2]}, t.raw};
             k = sc_wrap_avx2(&wb, &src, k, k1, at + (k - k0), rows, band, &fv);
             t.images = fv.images;
             t.banded = fv.banded;
             t.rmax = fv.rmax;
+            t.rmin = fv.rmin;
+            for (int a = 0; a < 3; a++) {
+                t.lo[a] = fv.lo[a];
+                t.hi[a] = fv.hi[a];
+            }
         }
 #endif
         /* the group the SIMD pass did not take, or all */
@@ -234,9 +262,10 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
 #define STREAM_BYTES ((size_t)16 << 20)
 
 /* Pass one, over the parts' spheres: each thread takes a block of
- * positions, whichever parts they fall in. */
+ * positions, whichever parts they fall in, and adds its rows' bounds to
+ * *bounds. */
 static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_plan *j,
-                     double *rows, bool simd) {
+                     double *rows, bool simd, sc_bounds *bounds) {
     const size_t n = j->n;
     /* rows past STREAM_BYTES are written past the cache: they would not
      * stay in it until the engine's next pass reads them, and a store
@@ -252,7 +281,8 @@ static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_p
         const int t = 0, nt = 1;
 #endif
         const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
-        found f = {0, 0, SIZE_MAX, 0.0};
+        uint32_t raw[4][SC_RAW_EXPS];
+        found f = found_empty(raw);
         uint32_t *band = j->band + lo;
         size_t start = 0; /* the part's first position */
         for (int p = 0; p < nparts; start += parts[p].n, p++) {
@@ -273,6 +303,8 @@ static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_p
         j->banded[t] = f.banded;
         first_bad = f.first_bad;
         rmax = f.rmax;
+#pragma omp critical(sc_periodic_bounds)
+        sc_bounds_add(bounds, f.lo, f.hi, f.rmin, f.rmax, raw, 4);
     }
     j->first_bad = first_bad;
     j->rmax = rmax;
@@ -280,8 +312,9 @@ static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_p
 
 /* Pass two, over the listed spheres: each thread writes its block's
  * images from row n + images[t] on, in sphere order and, per sphere, in
- * the order of their shift codes. */
-static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, sc_image *image) {
+ * the order of their shift codes, and adds their bounds to *bounds. */
+static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, sc_image *image,
+                     sc_bounds *bounds) {
     const size_t n = j->n;
 #pragma omp parallel num_threads(j->threads)
     {
@@ -292,6 +325,8 @@ static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, sc_ima
 #endif
         const uint32_t *band = j->band + n * (size_t)t / (size_t)nt;
         size_t g = j->images[t];
+        uint32_t raw[4][SC_RAW_EXPS];
+        found f = found_empty(raw);
         for (size_t k = 0; k < j->banded[t]; k++) {
             /* the listed rows are a few percent of the spheres, far apart
              * and out of cache since pass one wrote them: fetched ahead */
@@ -324,11 +359,15 @@ static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, sc_ima
                             row[a] = s[a] == 0 ? w[a] : s[a] > 0 ? w[a] + b->period[a]
                                                                   : w[a] - b->period[a];
                         row[3] = gi;
+                        found_row(&f, g, row);
+                        f.rmax = gi > f.rmax ? gi : f.rmax;
                         image[g] = (sc_image){i, (uint32_t)((s[0] + 1) + 3 * (s[1] + 1) + 9 * (s[2] + 1)),
                                               w[3]};
                         g++;
                     }
         }
+#pragma omp critical(sc_periodic_bounds)
+        sc_bounds_add(bounds, f.lo, f.hi, f.rmin, f.rmax, raw, 4);
     }
 }
 
@@ -431,7 +470,10 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
     const bool simd = false;
     (void)fn_kernel;
 #endif
-    pass_one(&b, parts, nparts, &j, c->joint.p, simd);
+    /* the joint rows' bounds, for the engine (sc_engine_build_known) */
+    sc_bounds *bounds = &c->joint_bounds;
+    sc_bounds_begin(bounds);
+    pass_one(&b, parts, nparts, &j, c->joint.p, simd, bounds);
     if (j.first_bad != SIZE_MAX)
         return sc_engine_failed(c, status_at(parts, nparts, j.first_bad));
     size_t images = 0;
@@ -449,7 +491,8 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
         return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
     double *rows = c->joint.p;
     sc_image *image = c->images_buf.p;
-    pass_two(&b, &j, rows, image);
+    pass_two(&b, &j, rows, image, bounds);
+    sc_bounds_end(bounds, N);
     const double t_images = sc_now() - t0;
 
     const size_t stride = ROW * sizeof(double);
@@ -468,7 +511,9 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
         if (b.periodic[a] && !(4.0 * j.rmax * (1.0 + 0x1p-40) + 0x1p-490 < b.period[a]))
             q.images.trust_direct = false;
     }
-    const sc_status st = sc_engine_run(c, &joint, imaging, &q);
+    const sc_known_bounds known = {&joint, bounds};
+    const sc_status st = sc_engine_run_built(c, N, true, sc_engine_build_known, (void *)&known,
+                                             imaging, &q);
     c->stats.seconds[SC_STAGE_BOUNDS] += t_images;
     c->stats.total_seconds = sc_now() - t0;
     sc_context_log(c, SC_LOG_DEBUG, "periodic: %zu spheres, %zu images", n, images);

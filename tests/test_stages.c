@@ -8,6 +8,7 @@
  * node walks (scalar and AVX2) against a recursive brute force.
  */
 #include "internal.h"
+#include "context.h"
 #include "algo/grid/grid.h"
 #include "boxfilter.h"
 #include "bvh4.h"
@@ -691,6 +692,85 @@ static void test_bounds(void) {
     free(rows);
 }
 
+/* A periodic query's bounds, gathered by its wrap passes (the AVX2 pass
+ * and the scalar reference, spheres and images) instead of the bounds
+ * stage: after each query they must equal sc_bounds_compute's on the
+ * joint rows the query searched, value for value and octave for octave.
+ * Radii over many octaves with zeros (both signs) and subnormals, centres
+ * inside and outside the box, an axis open (its bounds come from the
+ * spheres alone), 2-D and 3-D, float and double rows, both kernels, 1 and
+ * 2 threads. */
+static void test_periodic_bounds(void) {
+    const size_t n = 30011;
+    double *rows = malloc(4 * sizeof(double) * n);
+    float *rows32 = malloc(4 * sizeof(float) * n);
+    for (size_t k = 0; k < n; k++) {
+        for (int a = 0; a < 3; a++) /* about 1% outside [0, 100) */
+            rows[4 * k + (size_t)a] = (double)(next() >> 11) * 0x1p-53 * 102.0 - 1.0;
+        const unsigned kind = (unsigned)(next() % 64);
+        rows[4 * k + 3] = kind == 0   ? 0.0
+                          : kind == 1 ? -0.0
+                          : kind == 2 ? 0x1p-1060 * (double)(1 + next() % 1000)
+                                      : ldexp(1.0 + (double)(next() >> 11) * 0x1p-53,
+                                              (int)(next() % 12) - 10);
+        for (int a = 0; a < 4; a++)
+            rows32[4 * k + (size_t)a] = (float)rows[4 * k + (size_t)a];
+    }
+    for (int dims = 2; dims <= 3; dims++)
+        for (int f32 = 0; f32 <= 1; f32++)
+            for (int kern = 0; kern < 2; kern++)
+                for (int threads = 1; threads <= 2; threads++) {
+                    sc_options o = sc_options_default();
+                    o.threads = threads;
+                    o.kernel = kern ? SC_KERNEL_SCALAR : SC_KERNEL_AUTO;
+                    o.box = (sc_box){.periodic = {1, 1, 0}, .lo = {0, 0, 0}, .hi = {100, 100, 0}};
+                    if (dims == 3) {
+                        o.box.periodic[2] = kern; /* z open with the AVX2 kernel */
+                        o.box.hi[2] = 100;
+                    }
+                    sc_context *c = NULL;
+                    CHECK(sc_context_create(&o, &c) == SC_OK, "periodic bounds: context");
+                    if (!c)
+                        continue;
+                    /* rows of four either way, z skipped in 2-D */
+                    const sc_spheres s =
+                        f32 ? (sc_spheres){n, SC_F32, 4 * sizeof(float), rows32, rows32 + 1,
+                                           dims == 3 ? rows32 + 2 : NULL, rows32 + 3, 4 * sizeof(float)}
+                            : (sc_spheres){n, SC_F64, 4 * sizeof(double), rows, rows + 1,
+                                           dims == 3 ? rows + 2 : NULL, rows + 3, 4 * sizeof(double)};
+                    sc_summary sum;
+                    CHECK(sc_count_pairs(c, &s, &sum) == SC_OK, "periodic bounds: query");
+                    sc_stats st;
+                    sc_context_stats(c, &st);
+                    const size_t N = (size_t)st.spheres;
+                    const double *j = c->joint.p;
+                    const sc_spheres js = {N,     SC_F64,          4 * sizeof(double), j, j + 1,
+                                           dims == 3 ? j + 2 : NULL, j + 3, 4 * sizeof(double)};
+                    sc_view v;
+                    sc_bounds ref;
+                    CHECK(sc_view_make(&js, &v) == SC_OK && sc_bounds_compute(&v, &ref) == SC_OK,
+                          "periodic bounds: the rows are valid");
+                    const sc_bounds *got = &c->joint_bounds;
+                    CHECK(N > n && got->n == N, "periodic bounds: %zu rows, bounds of %zu", N, got->n);
+                    for (int a = 0; a < 3; a++)
+                        CHECK(got->lo[a] == ref.lo[a] && got->hi[a] == ref.hi[a],
+                              "periodic bounds: axis %d [%.17g, %.17g], rows' [%.17g, %.17g] "
+                              "(dims %d f32 %d kernel %d threads %d)",
+                              a, got->lo[a], got->hi[a], ref.lo[a], ref.hi[a], dims, f32, kern, threads);
+                    CHECK(got->rmin == ref.rmin && got->rmax == ref.rmax,
+                          "periodic bounds: radii [%g, %g], rows' [%g, %g]", got->rmin, got->rmax,
+                          ref.rmin, ref.rmax);
+                    int same = 1;
+                    for (int e = 0; e < SC_EXP_BINS; e++)
+                        same &= got->rexp[e] == ref.rexp[e];
+                    CHECK(same, "periodic bounds: radius octaves differ (dims %d f32 %d kernel %d "
+                                "threads %d)", dims, f32, kern, threads);
+                    sc_context_destroy(c);
+                }
+    free(rows);
+    free(rows32);
+}
+
 /* The BVH's walks (kernels/bvh4*.c): random 4-wide trees with boxes on a
  * coarse lattice (so bounds often touch exactly), empty slots and leaves
  * cut by `after`; both walks list exactly the leaves a recursive brute force
@@ -850,6 +930,7 @@ int main(void) {
     test_bvh4_walk();
     test_mix();
     test_bounds();
+    test_periodic_bounds();
     test_radix();
     test_keys();
     test_keys_stage();
