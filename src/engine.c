@@ -107,6 +107,9 @@ sc_status sc_engine_sink(sc_context *c, sc_sink *s, sc_sink_mode mode, const sc_
     s->mode = mode;
     s->index = p->built.work.index;
     s->work_r = p->built.work.r;
+    s->work_x = p->built.work.x;
+    s->work_y = p->built.work.y;
+    s->work_z = p->built.work.z;
     s->cross = c->cross;
     s->images = c->images;
     s->chunk_pairs = c->chunk_pairs;

@@ -214,6 +214,8 @@ static inline bool keep_image_hit(const sc_sink *s, uint32_t wa, uint32_t wb, ui
     uint32_t i = lo, j = hi;
     unsigned shift = direct; /* j's image, seen from i */
     double rsum = 0.0;       /* ri + rj, once known without reading the rows */
+    const double *ci = im->rows + 4 * (size_t)lo, *cj = im->rows + 4 * (size_t)hi;
+    double clo[3];
     if (hi >= im->n) {
         const sc_image *g = &im->image[hi - im->n];
         const uint32_t q = g->of;
@@ -223,7 +225,8 @@ static inline bool keep_image_hit(const sc_sink *s, uint32_t wa, uint32_t wb, ui
          * also drops a sphere's own images. lo's radius from the working
          * copy, which the kernel has just read (the same double as its
          * row's). */
-        const double ro = s->work_r ? s->work_r[a < b ? wa : wb] : im->rows[4 * (size_t)lo + 3];
+        const uint32_t wlo = a < b ? wa : wb;
+        const double ro = s->work_r ? s->work_r[wlo] : im->rows[4 * (size_t)lo + 3];
         const double rq = g->r;
         if (!(rq > ro || (rq == ro && lo < q)))
             return false;
@@ -233,6 +236,17 @@ static inline bool keep_image_hit(const sc_sink *s, uint32_t wa, uint32_t wb, ui
         if (lo > q) /* lo's image seen from q: the opposite shift */
             shift = 26 - shift;
         rsum = ro + rq; /* the rows' i and j radii, summed in either order */
+        /* the centres: q's from its image's record, lo's from the working
+         * copy the kernel has just read (exact copies of the rows') */
+        const double *cl = im->rows + 4 * (size_t)lo;
+        if (s->work_r) {
+            clo[0] = s->work_x[wlo];
+            clo[1] = s->work_y[wlo];
+            clo[2] = s->work_z ? s->work_z[wlo] : 0.0;
+            cl = clo;
+        }
+        ci = lo < q ? cl : g->c;
+        cj = lo < q ? g->c : cl;
     }
     /* two sets: a pair across the split, as its sets' indices */
     *oi = i;
@@ -250,7 +264,7 @@ static inline bool keep_image_hit(const sc_sink *s, uint32_t wa, uint32_t wb, ui
     const double sum = s->filter      ? (sc_view_r(s->exact, i) + sc_view_r(s->exact, j)) + s->skin
                        : hi >= im->n ? rsum
                                      : im->rows[4 * (size_t)i + 3] + im->rows[4 * (size_t)j + 3];
-    return sc_images_meet(im, i, j, shift, sum);
+    return sc_images_meet(im, ci, cj, shift, sum);
 }
 
 /* Maps a batch of hits (working indices) in place to the pairs the sink
@@ -268,14 +282,42 @@ static size_t keep_pairs(const sc_sink *s, uint32_t *p, size_t n) {
         const uint32_t ns = s->images.n;
         /* One set, no list: a hit of two spheres themselves is the pair
          * as found (trust_direct), as in the open loop below; only hits
-         * on an image take the whole mapping. */
-        const bool lean = s->images.trust_direct && !s->filter && !s->cross.on;
+         * on an image take the whole mapping. Those are set aside, their
+         * image's record fetched, and mapped DEFER at a time: the records
+         * are far apart, and each would otherwise stall its hit. The order
+         * of the kept pairs depends on the hits' only. */
+        if (s->images.trust_direct && !s->filter && !s->cross.on) {
+            enum { DEFER = 16 };
+            uint32_t held[2 * DEFER];
+            int nheld = 0;
+            for (size_t k = 0; k < n; k++) {
+                const uint32_t wa = p[2 * k], wb = p[2 * k + 1];
+                const uint32_t a = idx[wa], b = idx[wb];
+                const uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+                if (hi < ns) {
+                    p[2 * m] = lo;
+                    p[2 * m + 1] = hi;
+                    m++;
+                    continue;
+                }
+                __builtin_prefetch(&s->images.image[hi - ns]);
+                held[2 * nheld] = wa;
+                held[2 * nheld + 1] = wb;
+                if (++nheld < DEFER)
+                    continue;
+                /* m <= k: the slots written are of hits already read */
+                for (int h = 0; h < nheld; h++)
+                    m += keep_image_hit(s, held[2 * h], held[2 * h + 1], &p[2 * m], &p[2 * m + 1]);
+                nheld = 0;
+            }
+            for (int h = 0; h < nheld; h++)
+                m += keep_image_hit(s, held[2 * h], held[2 * h + 1], &p[2 * m], &p[2 * m + 1]);
+            return m;
+        }
         for (size_t k = 0; k < n; k++) {
             const uint32_t wa = p[2 * k], wb = p[2 * k + 1];
-            const uint32_t a = idx[wa], b = idx[wb];
-            const uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
-            uint32_t oi = lo, oj = hi;
-            if (!(lean && hi < ns) && !keep_image_hit(s, wa, wb, &oi, &oj))
+            uint32_t oi, oj;
+            if (!keep_image_hit(s, wa, wb, &oi, &oj))
                 continue;
             p[2 * m] = oi;
             p[2 * m + 1] = oj;

@@ -61,11 +61,13 @@ typedef struct sc_cross {
 
 /* An image (periodic.c): the sphere it is of, its shift's code (sx+1) +
  * 3 (sy+1) + 9 (sz+1) in periods (s in {-1, 0, 1}), and that sphere's
- * radius as its row holds it. One record, so that a hit on an image costs
- * one random read where three arrays cost three. */
+ * radius and wrapped centre as its row holds them (z = 0 in 2-D). One
+ * record, so that a hit on an image costs one random read where the
+ * arrays and the sphere's row cost several. */
 typedef struct sc_image {
     uint32_t of, shift;
     double r;
+    double c[3];
 } sc_image;
 
 /* A periodic query's joint view (periodic.c): positions [0, n) are the
@@ -87,11 +89,12 @@ typedef struct sc_images {
 } sc_images;
 
 /* The box's predicate (sc_box's expression) for spheres p < q of a
- * periodic query, seen from p with q shifted by `shift` (an image code),
- * with the radius sum s (ri + rj, or a list's (ri + rj) + skin): true when
- * that shift is q's minimum image and d2 <= s * s. */
-SC_INTERNAL bool sc_images_meet(const sc_images *im, uint32_t p, uint32_t q, unsigned shift,
-                                double s);
+ * periodic query with wrapped centres cp and cq, seen from p with q
+ * shifted by `shift` (an image code), with the radius sum s (ri + rj, or a
+ * list's (ri + rj) + skin): true when that shift is q's minimum image and
+ * d2 <= s * s. */
+SC_INTERNAL bool sc_images_meet(const sc_images *im, const double cp[3], const double cq[3],
+                                unsigned shift, double s);
 /* d2 of the minimum image of cj seen from ci (i < j), as sc_box's
  * expression computes it on the caller's centres (z = 0 in 2-D). */
 SC_INTERNAL double sc_box_distance2(const sc_box *box, int dims, const double ci[3],
@@ -102,6 +105,8 @@ struct sc_sink {
     sc_sink_mode mode;
     const uint32_t *index; /* sorted -> input */
     const double *work_r;  /* the peer's working copy's radii (hits' order), or NULL */
+    const double *work_x, *work_y, *work_z; /* its centres, exact copies of the
+                                               view's, where work_r is not NULL */
     sc_cross cross;        /* two sets: which pairs count, and their indices */
     sc_images images;      /* a periodic box: which hits are pairs, of which spheres */
     int threads;

@@ -50,8 +50,8 @@ double sc_box_distance2(const sc_box *box, int dims, const double ci[3], const d
     return (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2];
 }
 
-bool sc_images_meet(const sc_images *im, uint32_t p, uint32_t q, unsigned shift, double s) {
-    const double *cp = im->rows + 4 * (size_t)p, *cq = im->rows + 4 * (size_t)q;
+bool sc_images_meet(const sc_images *im, const double cp[3], const double cq[3], unsigned shift,
+                    double s) {
     double d[3] = {0.0, 0.0, 0.0};
     for (int a = 0; a < im->dims; a++, shift /= 3) {
         double t = cq[a] - cp[a];
@@ -362,7 +362,7 @@ static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, sc_ima
                         found_row(&f, g, row);
                         f.rmax = gi > f.rmax ? gi : f.rmax;
                         image[g] = (sc_image){i, (uint32_t)((s[0] + 1) + 3 * (s[1] + 1) + 9 * (s[2] + 1)),
-                                              w[3]};
+                                              w[3], {w[0], w[1], w[2]}};
                         g++;
                     }
         }
