@@ -173,9 +173,9 @@ static void mark_slabs(occupancy *o, const mark *ms, size_t from, size_t m, int 
  * put in order of their first z cell, so that each thread's marks move
  * through its slabs of the bitmap rather than at random (the bitmap is
  * larger than a core's cache), and marked by threads over disjoint z
- * ranges. */
+ * ranges. copies_at is scratch of a slot per thread. */
 static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc_wrap *wrap,
-                            occupancy *o, int threads) {
+                            occupancy *o, int threads, size_t *copies_at) {
     const size_t n = s->n;
     o->dims = s->z ? 3 : 2;
     o->wrap = wrap;
@@ -193,92 +193,141 @@ static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc
         o->lo[a] = a < o->dims ? INFINITY : 0.0;
         o->hi[a] = a < o->dims ? -INFINITY : 0.0;
     }
-    double centre[27][3];
-    size_t m = 0; /* boxes */
-    for (size_t i = 0; i < n; i++) {
-        const double w = marked_half(o, sc_view_r(s, i));
-        const int copies = marked_centres(o, s, i, w, centre);
-        m += (size_t)copies;
-        for (int k = 0; k < copies; k++)
-            for (int a = 0; a < o->dims; a++) {
-                const double x = centre[k][a];
-                o->lo[a] = x - w < o->lo[a] ? x - w : o->lo[a];
-                o->hi[a] = x + w > o->hi[a] ? x + w : o->hi[a];
-            }
-    }
-    /* Cells about half the marked boxes' half-width (finer keeps fewer
-     * large spheres, at more cache misses per test), fewer when the box
-     * would need more than the cap. A z slab is rounded up to whole
-     * words. */
-    uint64_t cap = FILTER_CELLS_PER_SPHERE * (uint64_t)nl + 4096;
-    cap = cap < FILTER_CELLS_MAX ? cap : FILTER_CELLS_MAX;
-    double h = (mean + o->reach) / 2, extent = 0.0;
-    for (int a = 0; a < o->dims; a++)
-        extent = o->hi[a] - o->lo[a] > extent ? o->hi[a] - o->lo[a] : extent;
-    if (!(h > extent * 0x1p-20)) /* points, or a tiny spread: a coarser grid */
-        h = extent * 0x1p-20;
-    uint64_t cells = UINT64_MAX;
-    for (int round = 0; round < 400 && cells > cap; round++, h *= 1.25) {
-        o->inv = h > 0.0 ? 1.0 / h : 0.0;
-        for (int a = 0; a < 3; a++) {
-            const double span = (o->hi[a] - o->lo[a]) * o->inv;
-            o->k[a] = a < o->dims && span < (double)(1u << 22) ? (uint32_t)span + 1 : 1;
-            if (a < o->dims && !(span < (double)(1u << 22)))
-                o->k[a] = 1u << 22;
-        }
-        o->zs = ((uint64_t)o->k[0] * o->k[1] + 63) / 64 * 64; /* < 2^45 */
-        /* saturates past the cap: the product would wrap */
-        cells = o->zs > cap ? UINT64_MAX : o->zs * o->k[2];
-    }
-    if (cells > cap)
-        return false;
-    for (int a = 0; a < 3; a++)
-        o->top[a] = (double)(o->k[a] - 1);
-
-    /* the boxes, and the marking budget: row spans, a few
-     * per large sphere */
-    const sc_allocator *al = sc_context_allocator(c);
+    /* The boxes: each thread lists those of a block of spheres, first
+     * counting them (and the boxes' extent), then, once the grid is
+     * sized and the list's room reserved, writing them from where the
+     * blocks before its own end: the serial order for every thread count. */
     enum { ZBUCKETS = 1024 };
+    const sc_allocator *al = sc_context_allocator(c);
+    const int tn0 = n >= 4096 && threads > 1 ? threads : 1;
+    bool fits = true;
+    size_t m = 0;           /* boxes */
+    uint64_t cost_all = 0;  /* their marking's, saturating */
+    uint32_t zspan = 0;     /* the most z cells a box spans, less one */
     int zshift = 0;
-    while ((o->k[2] - 1) >> zshift >= ZBUCKETS)
-        zshift++;
-    const size_t words = (size_t)(cells / 64) + 1; /* and never's */
-    const size_t need = 2 * m * sizeof(mark) + (ZBUCKETS + 1) * sizeof(size_t);
-    if (!sc_buf_reserve(al, &c->joint, need) || !sc_buf_reserve(al, &c->occupied, words * 8))
-        return false;
-    mark *ms = c->joint.p, *sorted = ms + m;
-    size_t *start = (size_t *)(void *)(sorted + m);
-    memset(start, 0, (ZBUCKETS + 1) * sizeof(size_t));
-    uint64_t budget = 8 * (uint64_t)nl + 64 * (uint64_t)n;
-    uint32_t zspan = 0; /* the most z cells a box spans, less one */
-    size_t at = 0;
-    for (size_t i = 0; i < n; i++) {
-        const double w = marked_half(o, sc_view_r(s, i));
-        const int copies = marked_centres(o, s, i, w, centre);
-        for (int k = 0; k < copies; k++, at++) {
-            uint32_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
-            for (int a = 0; a < o->dims; a++) {
-                c0[a] = sc_cell_of(centre[k][a] - w, o->lo[a], o->inv, o->k[a]);
-                c1[a] = sc_cell_of(centre[k][a] + w, o->lo[a], o->inv, o->k[a]);
+    uint64_t cells = UINT64_MAX;
+    mark *ms = NULL, *sorted = NULL;
+    uint32_t *zkey = NULL, *zorder = NULL, *zstart = NULL;
+    void *zscratch = NULL;
+    int sort_threads = 1;
+#pragma omp parallel num_threads(tn0)
+    {
+        const int t = sc_thread_id(), tn = sc_num_threads();
+        const size_t lo = n * (size_t)t / (size_t)tn, hi = n * (size_t)(t + 1) / (size_t)tn;
+        double centre[27][3], blo[3] = {INFINITY, INFINITY, INFINITY},
+                              bhi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        size_t mine = 0;
+        for (size_t i = lo; i < hi; i++) {
+            const double w = marked_half(o, sc_view_r(s, i));
+            const int copies = marked_centres(o, s, i, w, centre);
+            mine += (size_t)copies;
+            for (int k = 0; k < copies; k++)
+                for (int a = 0; a < o->dims; a++) {
+                    const double x = centre[k][a];
+                    blo[a] = x - w < blo[a] ? x - w : blo[a];
+                    bhi[a] = x + w > bhi[a] ? x + w : bhi[a];
+                }
+        }
+        copies_at[t] = mine;
+#pragma omp critical(sc_between_extent)
+        for (int a = 0; a < o->dims; a++) {
+            o->lo[a] = blo[a] < o->lo[a] ? blo[a] : o->lo[a];
+            o->hi[a] = bhi[a] > o->hi[a] ? bhi[a] : o->hi[a];
+        }
+#pragma omp barrier
+#pragma omp master
+        {
+            for (int u = 0; u < tn; u++) { /* counts -> where each block's boxes start */
+                const size_t k = copies_at[u];
+                copies_at[u] = m;
+                m += k;
             }
-            const uint64_t rows = (uint64_t)(c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1);
-            const uint64_t cost = rows * ((c1[0] - c0[0]) / 64 + 1);
-            if (cost > budget)
-                return false;
-            budget -= cost;
-            ms[at] = (mark){{c0[0], c0[1], c0[2]}, {c1[0], c1[1], c1[2]}};
-            start[(c0[2] >> zshift) + 1]++;
-            zspan = c1[2] - c0[2] > zspan ? c1[2] - c0[2] : zspan;
+            /* Cells about half the marked boxes' half-width (finer keeps
+             * fewer large spheres, at more cache misses per test), fewer
+             * when the box would need more than the cap. A z slab is
+             * rounded up to whole words. */
+            uint64_t cap = FILTER_CELLS_PER_SPHERE * (uint64_t)nl + 4096;
+            cap = cap < FILTER_CELLS_MAX ? cap : FILTER_CELLS_MAX;
+            double h = (mean + o->reach) / 2, extent = 0.0;
+            for (int a = 0; a < o->dims; a++)
+                extent = o->hi[a] - o->lo[a] > extent ? o->hi[a] - o->lo[a] : extent;
+            if (!(h > extent * 0x1p-20)) /* points, or a tiny spread: a coarser grid */
+                h = extent * 0x1p-20;
+            for (int round = 0; round < 400 && cells > cap; round++, h *= 1.25) {
+                o->inv = h > 0.0 ? 1.0 / h : 0.0;
+                for (int a = 0; a < 3; a++) {
+                    const double span = (o->hi[a] - o->lo[a]) * o->inv;
+                    o->k[a] = a < o->dims && span < (double)(1u << 22) ? (uint32_t)span + 1 : 1;
+                    if (a < o->dims && !(span < (double)(1u << 22)))
+                        o->k[a] = 1u << 22;
+                }
+                o->zs = ((uint64_t)o->k[0] * o->k[1] + 63) / 64 * 64; /* < 2^45 */
+                /* saturates past the cap: the product would wrap */
+                cells = o->zs > cap ? UINT64_MAX : o->zs * o->k[2];
+            }
+            fits = cells <= cap && m <= UINT32_MAX;
+            if (fits) {
+                for (int a = 0; a < 3; a++)
+                    o->top[a] = (double)(o->k[a] - 1);
+                while ((o->k[2] - 1) >> zshift >= ZBUCKETS)
+                    zshift++;
+                /* the counting sort's scratch first (size_t), the boxes,
+                 * then their z buckets, order and the buckets' starts */
+                sort_threads = sc_counting_threads(threads, ZBUCKETS, 2 * m + 2 * ZBUCKETS);
+                const size_t sc = (sc_counting_scratch(sort_threads, ZBUCKETS) + 63) / 64 * 64;
+                const size_t need = sc + 2 * m * sizeof(mark) + (2 * m + ZBUCKETS + 1) * sizeof(uint32_t);
+                const size_t words = (size_t)(cells / 64) + 1; /* and never's */
+                fits = sc_buf_reserve(al, &c->joint, need) && sc_buf_reserve(al, &c->occupied, words * 8);
+                if (fits) {
+                    zscratch = c->joint.p;
+                    ms = (mark *)(void *)((char *)c->joint.p + sc);
+                    sorted = ms + m;
+                    zkey = (uint32_t *)(void *)(sorted + m);
+                    zorder = zkey + m;
+                    zstart = zorder + m;
+                }
+            }
+        }
+#pragma omp barrier
+        if (fits) {
+            uint64_t cost = 0;
+            uint32_t span = 0;
+            size_t at = copies_at[t];
+            for (size_t i = lo; i < hi; i++) {
+                const double w = marked_half(o, sc_view_r(s, i));
+                const int copies = marked_centres(o, s, i, w, centre);
+                for (int k = 0; k < copies; k++, at++) {
+                    uint32_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
+                    for (int a = 0; a < o->dims; a++) {
+                        c0[a] = sc_cell_of(centre[k][a] - w, o->lo[a], o->inv, o->k[a]);
+                        c1[a] = sc_cell_of(centre[k][a] + w, o->lo[a], o->inv, o->k[a]);
+                    }
+                    const uint64_t rows = (uint64_t)(c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1);
+                    const uint64_t one = rows * ((c1[0] - c0[0]) / 64 + 1);
+                    cost = one > UINT64_MAX - cost ? UINT64_MAX : cost + one;
+                    ms[at] = (mark){{c0[0], c0[1], c0[2]}, {c1[0], c1[1], c1[2]}};
+                    zkey[at] = c0[2] >> zshift;
+                    span = c1[2] - c0[2] > span ? c1[2] - c0[2] : span;
+                }
+            }
+#pragma omp critical(sc_between_extent)
+            {
+                cost_all = cost > UINT64_MAX - cost_all ? UINT64_MAX : cost_all + cost;
+                zspan = span > zspan ? span : zspan;
+            }
         }
     }
-    for (size_t b = 1; b <= ZBUCKETS; b++)
-        start[b] += start[b - 1];
+    /* the marking budget: row spans, a few per large sphere */
+    if (!fits || cost_all > 8 * (uint64_t)nl + 64 * (uint64_t)n)
+        return false;
+    sc_counting_order(zkey, m, ZBUCKETS, sort_threads, zscratch, zstart, zorder);
+    const int nm = m >= 4096 ? threads : 1;
+#pragma omp parallel for num_threads(nm) schedule(static)
     for (size_t k = 0; k < m; k++)
-        sorted[start[ms[k].c0[2] >> zshift]++] = ms[k];
-    /* start[b] is now bucket b's end */
+        sorted[k] = ms[zorder[k]];
     o->bits = c->occupied.p;
     o->never = cells;
-    o->bits[words - 1] = 0;
+    o->bits[cells / 64] = 0; /* never's word */
     const int nt = m >= 2048 && threads > 1 ? threads : 1;
 #pragma omp parallel num_threads(nt)
     {
@@ -292,7 +341,7 @@ static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc
         if (zlo < zhi) {
             memset(o->bits + zlo * (o->zs / 64), 0, (size_t)(zhi - zlo) * (size_t)(o->zs / 8));
             const uint32_t first = zlo > zspan ? zlo - zspan : 0; /* z0 of a box reaching zlo */
-            const size_t from = first >> zshift ? start[(first >> zshift) - 1] : 0;
+            const size_t from = zstart[first >> zshift];
             mark_slabs(o, sorted, from, m, zshift, zlo, zhi);
         }
     }
@@ -615,7 +664,8 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
         const size_t counts = threads * sizeof(size_t);
         if (!sc_buf_reserve(al, &c->survivors, counts + sizeof(uint32_t) * vl->n))
             return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
-        if (occupancy_build(c, vs, vl->n, periodic ? &wrap : NULL, &o, (int)threads)) {
+        if (occupancy_build(c, vs, vl->n, periodic ? &wrap : NULL, &o, (int)threads,
+                            c->survivors.p)) {
             uint32_t *idx = (uint32_t *)(void *)((char *)c->survivors.p + counts);
             nl = filter_large(vl, &o, idx, c->survivors.p, (int)threads, simd_kernel(c));
             if (nl == SIZE_MAX)
@@ -645,7 +695,7 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
         const double t1 = sc_now();
         const uint32_t small_at = a_small ? 0 : (uint32_t)nl;
         const uint32_t large_at = a_small ? (uint32_t)vs->n : 0;
-        if (sc_probe_plan(c, &ps, small_at, nl, &pr)) {
+        if (sc_probe_plan(c, &ps, small_at, nl, (int)threads, &pr)) {
             const double t2 = sc_now();
             if (sc_probe_candidates(&pl, large_at, &pr, (int)threads)) {
                 const double t3 = sc_now();

@@ -189,6 +189,19 @@ static inline int sc_pack_bits(size_t n, int key_bits) {
     return n <= ((size_t)1 << b) && key_bits + b <= 64 ? b : 0;
 }
 
+/* A stable counting sort by key (key[k] < buckets) for the front ends'
+ * small sets (between.c, probe.c): order[p] gets the item at sorted
+ * position p, start[q] the first position of bucket q (start[buckets] =
+ * n). `threads` threads at most (each counts a block of items, then
+ * takes a range of buckets' offsets, then places its block): the result
+ * is the serial sort's for every thread count. scratch holds
+ * sc_counting_scratch(threads, buckets) bytes; sc_counting_threads caps
+ * the threads so that the per-thread counts stay within `room` entries. */
+SC_INTERNAL size_t sc_counting_scratch(int threads, uint32_t buckets);
+SC_INTERNAL int sc_counting_threads(int threads, uint32_t buckets, size_t room);
+SC_INTERNAL void sc_counting_order(const uint32_t *key, size_t n, uint32_t buckets, int threads,
+                                   void *scratch, uint32_t *start, uint32_t *order);
+
 /* ---- the working copy ---------------------------------------------------- */
 /* x, y, z, r of the spheres in a peer's order as double, each array padded
  * by SC_PAD zeros; index[k] is the input index of working sphere k. */

@@ -58,7 +58,7 @@
 #define CHUNK 1024
 
 /* Peer buffers (the grid's peer, not running, would use them). */
-enum { BUF_ROWS, BUF_INDEX, BUF_CELLS, BUF_ORDER };
+enum { BUF_ROWS, BUF_INDEX, BUF_CELLS, BUF_ORDER, BUF_SORT };
 
 /* The cells c0 .. c1 per axis that candidate (x, y, z, r) must look in;
  * false when its window misses every grid sphere's centre. */
@@ -112,7 +112,7 @@ static int largest_pads(const sc_view *v, size_t n, double *top, int keep, doubl
 }
 
 bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_t nc,
-                   sc_probe *pr) {
+                   int threads, sc_probe *pr) {
     const sc_view *v = small->v;
     const size_t ns = small->n;
     memset(pr, 0, sizeof *pr);
@@ -184,11 +184,17 @@ bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_
     const sc_allocator *al = sc_context_allocator(c);
     const size_t n = ns + nc;
     const size_t sw = ns + SC_PAD; /* S's arrays, padded: the tests read 4 past a run */
+    /* the counting sorts' threads: their counts take at most about as
+     * much room as the sorted items and the table */
+    pr->sort_threads = sc_counting_threads(threads, (uint32_t)cells + 1, 2 * n + 2 * cells);
     if (!sc_buf_reserve(al, &c->peer_buf[BUF_ROWS], sizeof(double) * (4 * sw + 4 * nc)) ||
         !sc_buf_reserve(al, &c->peer_buf[BUF_INDEX], sizeof(uint32_t) * n) ||
-        !sc_buf_reserve(al, &c->peer_buf[BUF_CELLS], sizeof(uint32_t) * (cells + 3 + ns)) ||
-        !sc_buf_reserve(al, &c->peer_buf[BUF_ORDER], sizeof(uint32_t) * (2 * nc + cells + 1)))
+        !sc_buf_reserve(al, &c->peer_buf[BUF_CELLS], sizeof(uint32_t) * (cells + 3 + 2 * ns)) ||
+        !sc_buf_reserve(al, &c->peer_buf[BUF_ORDER], sizeof(uint32_t) * (2 * nc + cells + 1)) ||
+        !sc_buf_reserve(al, &c->peer_buf[BUF_SORT],
+                        sc_counting_scratch(pr->sort_threads, (uint32_t)cells + 1)))
         return false;
+    pr->sort_scratch = c->peer_buf[BUF_SORT].p;
     pr->order = c->peer_buf[BUF_ORDER].p;
     double *sp = c->peer_buf[BUF_ROWS].p;
     pr->sx = sp;
@@ -199,22 +205,23 @@ bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_
     pr->index = c->peer_buf[BUF_INDEX].p;
 
     /* Counting sort of S by cell, the big spheres in bucket `cells`
-     * after the last cell: count into start[q + 2], so that after the
-     * prefix sums start[q + 1] is bucket q's first position and, after
-     * the scatter has advanced it, start[q] is (for every q). */
-    uint32_t *start = c->peer_buf[BUF_CELLS].p, *key = start + cells + 3;
-    memset(start, 0, sizeof(uint32_t) * (cells + 3));
+     * after the last cell; start[cells + 2] = ns as well (a two-cell
+     * row's end may be read there). */
+    uint32_t *start = c->peer_buf[BUF_CELLS].p, *key = start + cells + 3, *sorted = key + ns;
+    const int nt = ns >= 4096 ? threads : 1;
+#pragma omp parallel for num_threads(nt) schedule(static)
     for (size_t i = 0; i < ns; i++) {
         const double at[3] = {sc_view_get(v, v->x, i), sc_view_get(v, v->y, i),
                               v->z ? sc_view_get(v, v->z, i) : 0.0};
         key[i] = sc_pad(sc_view_r(v, i)) > pr->gridpad ? (uint32_t)cells
                                                         : (uint32_t)cell_index(pr, at);
-        start[key[i] + 2]++;
     }
-    for (uint64_t q = 2; q < cells + 3; q++)
-        start[q] += start[q - 1];
-    for (size_t i = 0; i < ns; i++) {
-        const uint32_t at = start[key[i] + 1]++;
+    sc_counting_order(key, ns, (uint32_t)cells + 1, pr->sort_threads, pr->sort_scratch, start,
+                      sorted);
+    start[cells + 2] = (uint32_t)ns;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (size_t at = 0; at < ns; at++) {
+        const size_t i = sorted[at];
         pr->sx[at] = sc_view_get(v, v->x, i);
         pr->sy[at] = sc_view_get(v, v->y, i);
         pr->sz[at] = v->z ? sc_view_get(v, v->z, i) : 0.0;
@@ -292,14 +299,9 @@ bool sc_probe_candidates(const sc_part *large, uint32_t large_at, sc_probe *pr, 
      * centre (stable), so that those probing the same S spheres come
      * together and find them in cache. */
     const size_t nc = pr->nc;
-    uint32_t *order = pr->order, *ckey = order + nc, *count = ckey + nc;
-    memset(count, 0, sizeof(uint32_t) * (pr->cells + 1));
-    for (size_t k = 0; k < nc; k++)
-        count[ckey[k] + 1]++;
-    for (uint64_t q = 1; q <= pr->cells; q++)
-        count[q] += count[q - 1];
-    for (size_t k = 0; k < nc; k++)
-        order[count[ckey[k]]++] = (uint32_t)k;
+    uint32_t *order = pr->order, *ckey = order + nc, *start = ckey + nc;
+    sc_counting_order(ckey, nc, (uint32_t)pr->cells, pr->sort_threads, pr->sort_scratch, start,
+                      order);
     return true;
 }
 

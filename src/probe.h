@@ -52,18 +52,21 @@ typedef struct sc_probe {
     double *rows; /* candidate t's (x, y, z, r) at rows + 4 t (z = 0 in 2-D) */
     uint32_t *index;
     uint32_t *order; /* nc: the candidates in probing order (then their
-                        cells, and the sort's counts) */
+                        cells, and the cells' first positions) */
     const uint32_t *start; /* cells + 1 entries: cell q's S spheres are
                               [start[q], start[q + 1]) */
+    int sort_threads;      /* the counting sorts' (sc_counting_threads) */
+    void *sort_scratch;    /* theirs, for cells + 1 buckets */
 } sc_probe;
 
 /* Plans the grid of the small part (valid spheres; small_at: its first
  * sphere's joint position) for nc candidates, reserves the working copy
- * in the context's peer buffers and sorts S into its front. false when a
+ * in the context's peer buffers and sorts S into its front, on up to
+ * `threads` threads. false when a
  * probe would not pay (S's radii too spread for one grid) or there is no
  * memory; the caller then searches a joint view instead. */
 SC_INTERNAL bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_t nc,
-                               sc_probe *pr);
+                               int threads, sc_probe *pr);
 /* Copies the large part's nc candidates (valid; large_at: the first's
  * joint position) after S on up to `threads` threads, and counts what
  * probing them would cost; false when that is above a budget of a few

@@ -182,3 +182,62 @@ bool sc_radix_sort_words(uint64_t *words, uint64_t *tmp, size_t n, int key_bits,
     SC_ASSERT(key_bits >= 0 && key_bits <= 64);
     return radix_sort(words, NULL, tmp, NULL, n, key_bits, 0, count, nthreads, NULL);
 }
+
+/* ---- counting sort by small keys ----------------------------------------- */
+
+size_t sc_counting_scratch(int threads, uint32_t buckets) {
+    return ((size_t)threads + 1) * sizeof(size_t) + (size_t)threads * buckets * sizeof(uint32_t);
+}
+
+int sc_counting_threads(int threads, uint32_t buckets, size_t room) {
+    const size_t fit = buckets ? room / buckets : (size_t)threads;
+    return fit < 1 ? 1 : fit < (size_t)threads ? (int)fit : threads;
+}
+
+/* Three phases, the team's threads in each: thread t counts items block
+ * t into its counts; then, over buckets range t, turns every thread's
+ * count of a bucket into where that thread's first item of the bucket
+ * goes (bucket by bucket, threads in order within one: the serial
+ * sort's positions); then places block t's items. */
+void sc_counting_order(const uint32_t *key, size_t n, uint32_t buckets, int threads, void *scratch,
+                       uint32_t *start, uint32_t *order) {
+    size_t *total = scratch; /* per range, then where each range starts */
+    uint32_t *count = (uint32_t *)(void *)(total + threads + 1);
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = sc_thread_id(), nt = sc_num_threads();
+        const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
+        uint32_t *mine = count + (size_t)t * buckets;
+        memset(mine, 0, sizeof(uint32_t) * buckets);
+        for (size_t k = lo; k < hi; k++)
+            mine[key[k]]++;
+#pragma omp barrier
+        const size_t b0 = (size_t)buckets * (size_t)t / (size_t)nt;
+        const size_t b1 = (size_t)buckets * (size_t)(t + 1) / (size_t)nt;
+        size_t sum = 0;
+        for (size_t q = b0; q < b1; q++)
+            for (int u = 0; u < nt; u++)
+                sum += count[(size_t)u * buckets + q];
+        total[t + 1] = sum;
+#pragma omp barrier
+#pragma omp single
+        {
+            total[0] = 0;
+            for (int u = 1; u <= nt; u++)
+                total[u] += total[u - 1];
+        }
+        size_t at = total[t];
+        for (size_t q = b0; q < b1; q++) {
+            start[q] = (uint32_t)at;
+            for (int u = 0; u < nt; u++) {
+                const uint32_t m = count[(size_t)u * buckets + q];
+                count[(size_t)u * buckets + q] = (uint32_t)at;
+                at += m;
+            }
+        }
+#pragma omp barrier
+        for (size_t k = lo; k < hi; k++)
+            order[mine[key[k]]++] = (uint32_t)k;
+    }
+    start[buckets] = (uint32_t)n;
+}

@@ -692,6 +692,55 @@ static void test_bounds(void) {
     free(rows);
 }
 
+/* The front ends' counting sort (sc_counting_order): for every thread
+ * count, the serial stable sort's order and bucket starts, on random keys
+ * over few and many buckets (empty ones among them), n = 0 and 1, and all
+ * keys equal. */
+static void test_counting_sort(void) {
+    const size_t sizes[] = {0, 1, 7, 5000, 100003};
+    const uint32_t buckets[] = {1, 3, 1024, 80000};
+    const size_t nmax = 100003;
+    uint32_t *key = malloc(sizeof(uint32_t) * nmax), *order = malloc(sizeof(uint32_t) * nmax),
+             *want = malloc(sizeof(uint32_t) * nmax), *start = malloc(sizeof(uint32_t) * 80001),
+             *wstart = malloc(sizeof(uint32_t) * 80002);
+    for (int si = 0; si < 5; si++)
+        for (int bi = 0; bi < 4; bi++)
+            for (int same = 0; same < 2; same++) {
+                const size_t n = sizes[si];
+                const uint32_t nb = buckets[bi];
+                for (size_t k = 0; k < n; k++) /* a third of the buckets never used */
+                    key[k] = same ? nb - 1 : (uint32_t)(next() % nb) / 3 * 3 % nb;
+                /* the serial stable sort */
+                memset(wstart, 0, sizeof(uint32_t) * (nb + 2));
+                for (size_t k = 0; k < n; k++)
+                    wstart[key[k] + 1]++;
+                for (uint32_t q = 1; q <= nb; q++)
+                    wstart[q] += wstart[q - 1];
+                for (uint32_t q = 0; q <= nb; q++)
+                    start[q] = wstart[q];
+                for (size_t k = 0; k < n; k++)
+                    want[start[key[k]]++] = (uint32_t)k;
+                for (int threads = 1; threads <= 5; threads += 1 + (threads > 2)) {
+                    void *scratch = malloc(sc_counting_scratch(threads, nb));
+                    memset(order, 0xff, sizeof(uint32_t) * (n ? n : 1));
+                    sc_counting_order(key, n, nb, threads, scratch, start, order);
+                    CHECK(memcmp(order, want, sizeof(uint32_t) * n) == 0 &&
+                              memcmp(start, wstart, sizeof(uint32_t) * (nb + 1)) == 0,
+                          "counting sort: n %zu, %u buckets, same %d, %d threads", n, nb, same,
+                          threads);
+                    free(scratch);
+                }
+            }
+    CHECK(sc_counting_threads(8, 1000, 4000) == 4 && sc_counting_threads(8, 1000, 10) == 1 &&
+              sc_counting_threads(2, 1000, 1u << 20) == 2,
+          "counting sort: threads within the room");
+    free(key);
+    free(order);
+    free(want);
+    free(start);
+    free(wstart);
+}
+
 /* A periodic query's bounds, gathered by its wrap passes (the AVX2 pass
  * and the scalar reference, spheres and images) instead of the bounds
  * stage: after each query they must equal sc_bounds_compute's on the
@@ -931,6 +980,7 @@ int main(void) {
     test_mix();
     test_bounds();
     test_periodic_bounds();
+    test_counting_sort();
     test_radix();
     test_keys();
     test_keys_stage();
