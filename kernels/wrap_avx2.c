@@ -30,6 +30,12 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
         vhi[a] = simde_mm256_set1_pd(f->hi[a]);
     }
     uint32_t(*raw)[2048] = f->raw;
+    /* Radii counted by exponent: most share one (the first group's first
+     * lane's), counted in lanes; the others go to the tables one by one.
+     * An increment in memory per radius would chain through the table. */
+    const simde__m256i emask = simde_mm256_set1_epi64x(0x7ff);
+    simde__m256i ecount = simde_mm256_setzero_si256(), ecommon = simde_mm256_setzero_si256();
+    int64_t common = -1;
     size_t banded = f->banded, k = k0;
     for (; k + 4 <= k1; k += 4) {
         simde__m256d c[3], r;
@@ -47,12 +53,24 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
             vhi[a] = simde_mm256_max_pd(vhi[a], c[a]);
         }
         {
-            uint64_t e[4];
-            simde_mm256_storeu_si256((simde__m256i *)(void *)e,
-                                     simde_mm256_srli_epi64(simde_mm256_castpd_si256(r), 52));
-            const size_t q = (pos0 + (k - k0)) & 3; /* the reference's table of each row */
-            for (int t = 0; t < 4; t++)
-                raw[(q + (size_t)t) & 3][e[t] & 0x7ff]++;
+            const simde__m256i ev =
+                simde_mm256_and_si256(simde_mm256_srli_epi64(simde_mm256_castpd_si256(r), 52), emask);
+            if (common < 0) {
+                common = simde_mm256_extract_epi64(ev, 0);
+                ecommon = simde_mm256_set1_epi64x(common);
+            }
+            const simde__m256i same = simde_mm256_cmpeq_epi64(ev, ecommon);
+            ecount = simde_mm256_sub_epi64(ecount, same); /* a match is -1 */
+            unsigned other = ~(unsigned)simde_mm256_movemask_pd(simde_mm256_castsi256_pd(same)) & 0xFu;
+            if (other) {
+                uint64_t e[4];
+                simde_mm256_storeu_si256((simde__m256i *)(void *)e, ev);
+                const size_t q = (pos0 + (k - k0)) & 3; /* the reference's table of each row */
+                for (; other; other &= other - 1) {
+                    const unsigned t = (unsigned)__builtin_ctz(other);
+                    raw[(q + t) & 3][e[t]]++;
+                }
+            }
         }
         /* rows: (x, y, z, r) per sphere */
         const simde__m256d t0 = simde_mm256_unpacklo_pd(c[0], c[1]); /* x0 y0 x2 y2 */
@@ -103,6 +121,11 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
     }
     if (b->stream) /* the streamed rows visible to the threads that read them next */
         simde_mm_sfence();
+    if (common >= 0) {
+        uint64_t n4[4];
+        simde_mm256_storeu_si256((simde__m256i *)(void *)n4, ecount);
+        raw[0][common] += (uint32_t)(n4[0] + n4[1] + n4[2] + n4[3]);
+    }
     double lanes[4], imgs[4], mins[4];
     simde_mm256_storeu_pd(lanes, vmax);
     simde_mm256_storeu_pd(imgs, vimages);
