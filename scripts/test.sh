@@ -17,7 +17,8 @@
 #   tsan     build-tsan/     clang, ThreadSanitizer, libomp with its Archer
 #                            tool (libgomp is not instrumented: TSan would
 #                            report its barriers); the engine's API, host,
-#                            extremes, pathological and stage tests and the
+#                            extremes, pathological and stage tests, the
+#                            two-set and periodic threads tests and the
 #                            engine corpus, two contexts on two threads among
 #                            them (engine.host); any report fails
 #   fuzz     build-fuzz/     scripts/fuzz.sh ci: each libFuzzer harness for
@@ -207,7 +208,7 @@ step_tsan() {
   check "libarcher (TSan's view of OpenMP) present" test -f "$archer" || return 1
   OMP_TOOL_LIBRARIES=$archer \
   TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1" \
-    run_ctest build-tsan -R 'engine\.(api|host|extremes|pathological|stages|options)|engine\.neighbors\.(api|windows)|engine\.between\.(threads|filter|probe)|sim\.model|fuzz\.corpus\.engine'
+    run_ctest build-tsan -R 'engine\.(api|host|extremes|pathological|stages|options)|engine\.neighbors\.(api|windows)|engine\.between\.(threads|filter|probe)|engine\.periodic\.(api|threads|layouts)|sim\.model|fuzz\.corpus\.engine'
 }
 
 step_fuzz() {
