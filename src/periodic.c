@@ -310,6 +310,14 @@ static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_p
     j->rmax = rmax;
 }
 
+/* The shift codes (sx + 1) + 3 (sy + 1) + 9 (sz + 1), as bits of a word,
+ * whose component on axis a is one of those mask m allows (bit s + 1 for
+ * shift s). */
+static const uint32_t CODES_OF[3][8] = {
+    {0x0000000u, 0x1249249u, 0x2492492u, 0x36db6dbu, 0x4924924u, 0x5b6db6du, 0x6db6db6u, 0x7ffffffu},
+    {0x0000000u, 0x01c0e07u, 0x0e07038u, 0x0fc7e3fu, 0x70381c0u, 0x71f8fc7u, 0x7e3f1f8u, 0x7ffffffu},
+    {0x0000000u, 0x00001ffu, 0x003fe00u, 0x003ffffu, 0x7fc0000u, 0x7fc01ffu, 0x7fffe00u, 0x7ffffffu}};
+
 /* Pass two, over the listed spheres: each thread writes its block's
  * images from row n + images[t] on, in sphere order and, per sphere, in
  * the order of their shift codes, and adds their bounds to *bounds. */
@@ -337,34 +345,30 @@ static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, sc_ima
             const double gi = image_radius(b, w[3]);
             unsigned sides[3];
             bands(b, w, w[3], sides);
-            /* per axis the shifts it gets, ascending: -1 (near hi), 0, +1
-             * (near lo); their product less (0, 0, 0), in shift-code order */
-            int shifts[3][3], ns[3];
+            /* per axis the coordinates of shifts -1, 0 and +1, and which
+             * it gets (bit s + 1): 0 always, -1 near hi, +1 near lo; the
+             * shift codes of their product but (0, 0, 0), taken in
+             * ascending order */
+            double at[3][3];
+            uint32_t codes = ~((uint32_t)1 << 13);
             for (int a = 0; a < 3; a++) {
-                ns[a] = 0;
-                if (sides[a] & 2u)
-                    shifts[a][ns[a]++] = -1;
-                shifts[a][ns[a]++] = 0;
-                if (sides[a] & 1u)
-                    shifts[a][ns[a]++] = 1;
+                at[a][0] = w[a] - b->period[a];
+                at[a][1] = w[a];
+                at[a][2] = w[a] + b->period[a];
+                codes &= CODES_OF[a][2u | (sides[a] & 2u ? 1u : 0u) | (sides[a] & 1u ? 4u : 0u)];
             }
-            for (int kz = 0; kz < ns[2]; kz++)
-                for (int ky = 0; ky < ns[1]; ky++)
-                    for (int kx = 0; kx < ns[0]; kx++) {
-                        const int s[3] = {shifts[0][kx], shifts[1][ky], shifts[2][kz]};
-                        if (s[0] == 0 && s[1] == 0 && s[2] == 0)
-                            continue;
-                        double *row = rows + ROW * (n + g);
-                        for (int a = 0; a < 3; a++)
-                            row[a] = s[a] == 0 ? w[a] : s[a] > 0 ? w[a] + b->period[a]
-                                                                  : w[a] - b->period[a];
-                        row[3] = gi;
-                        found_row(&f, g, row);
-                        f.rmax = gi > f.rmax ? gi : f.rmax;
-                        image[g] = (sc_image){i, (uint32_t)((s[0] + 1) + 3 * (s[1] + 1) + 9 * (s[2] + 1)),
-                                              w[3], {w[0], w[1], w[2]}};
-                        g++;
-                    }
+            for (; codes; codes &= codes - 1) {
+                const unsigned code = (unsigned)__builtin_ctz(codes);
+                double *row = rows + ROW * (n + g);
+                row[0] = at[0][code % 3];
+                row[1] = at[1][code / 3 % 3];
+                row[2] = at[2][code / 9];
+                row[3] = gi;
+                found_row(&f, g, row);
+                f.rmax = gi > f.rmax ? gi : f.rmax;
+                image[g] = (sc_image){i, code, w[3], {w[0], w[1], w[2]}};
+                g++;
+            }
         }
 #pragma omp critical(sc_periodic_bounds)
         sc_bounds_add(bounds, f.lo, f.hi, f.rmin, f.rmax, raw, 4);
