@@ -165,6 +165,36 @@ static void mark_slabs(occupancy *o, const mark *ms, size_t from, size_t m, int 
     }
 }
 
+/* Sizes the bitmap's grid on the boxes' extent (o->lo, o->hi): cells
+ * about half the marked boxes' half-width (finer keeps fewer large
+ * spheres, at more cache misses per test), fewer when the box would need
+ * more than the cap (16 per large sphere, 2 MiB). A z slab is rounded up
+ * to whole words. Returns the cells, or UINT64_MAX when no grid within
+ * the cap was found. */
+static uint64_t occupancy_grid(occupancy *o, size_t nl, double mean) {
+    uint64_t cap = FILTER_CELLS_PER_SPHERE * (uint64_t)nl + 4096;
+    cap = cap < FILTER_CELLS_MAX ? cap : FILTER_CELLS_MAX;
+    double h = (mean + o->reach) / 2, extent = 0.0;
+    for (int a = 0; a < o->dims; a++)
+        extent = o->hi[a] - o->lo[a] > extent ? o->hi[a] - o->lo[a] : extent;
+    if (!(h > extent * 0x1p-20)) /* points, or a tiny spread: a coarser grid */
+        h = extent * 0x1p-20;
+    uint64_t cells = UINT64_MAX;
+    for (int round = 0; round < 400 && cells > cap; round++, h *= 1.25) {
+        o->inv = h > 0.0 ? 1.0 / h : 0.0;
+        for (int a = 0; a < 3; a++) {
+            const double span = (o->hi[a] - o->lo[a]) * o->inv;
+            o->k[a] = a < o->dims && span < (double)(1u << 22) ? (uint32_t)span + 1 : 1;
+            if (a < o->dims && !(span < (double)(1u << 22)))
+                o->k[a] = 1u << 22;
+        }
+        o->zs = ((uint64_t)o->k[0] * o->k[1] + 63) / 64 * 64; /* < 2^45 */
+        /* saturates past the cap: the product would wrap */
+        cells = o->zs > cap ? UINT64_MAX : o->zs * o->k[2];
+    }
+    return cells <= cap ? cells : UINT64_MAX;
+}
+
 /* Builds the occupancy of the (valid) small set s in the context's
  * scratch, for a large set of nl spheres, on up to `threads` threads.
  * false: no filter worth its cost (the marks would exceed a budget of a
@@ -242,30 +272,8 @@ static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc
                 copies_at[u] = m;
                 m += k;
             }
-            /* Cells about half the marked boxes' half-width (finer keeps
-             * fewer large spheres, at more cache misses per test), fewer
-             * when the box would need more than the cap. A z slab is
-             * rounded up to whole words. */
-            uint64_t cap = FILTER_CELLS_PER_SPHERE * (uint64_t)nl + 4096;
-            cap = cap < FILTER_CELLS_MAX ? cap : FILTER_CELLS_MAX;
-            double h = (mean + o->reach) / 2, extent = 0.0;
-            for (int a = 0; a < o->dims; a++)
-                extent = o->hi[a] - o->lo[a] > extent ? o->hi[a] - o->lo[a] : extent;
-            if (!(h > extent * 0x1p-20)) /* points, or a tiny spread: a coarser grid */
-                h = extent * 0x1p-20;
-            for (int round = 0; round < 400 && cells > cap; round++, h *= 1.25) {
-                o->inv = h > 0.0 ? 1.0 / h : 0.0;
-                for (int a = 0; a < 3; a++) {
-                    const double span = (o->hi[a] - o->lo[a]) * o->inv;
-                    o->k[a] = a < o->dims && span < (double)(1u << 22) ? (uint32_t)span + 1 : 1;
-                    if (a < o->dims && !(span < (double)(1u << 22)))
-                        o->k[a] = 1u << 22;
-                }
-                o->zs = ((uint64_t)o->k[0] * o->k[1] + 63) / 64 * 64; /* < 2^45 */
-                /* saturates past the cap: the product would wrap */
-                cells = o->zs > cap ? UINT64_MAX : o->zs * o->k[2];
-            }
-            fits = cells <= cap && m <= UINT32_MAX;
+            cells = occupancy_grid(o, nl, mean);
+            fits = cells != UINT64_MAX && m <= UINT32_MAX;
             if (fits) {
                 for (int a = 0; a < 3; a++)
                     o->top[a] = (double)(o->k[a] - 1);

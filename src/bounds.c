@@ -33,6 +33,21 @@ static int exp_bin(double r) {
     return e < 1 ? 1 : e >= SC_EXP_BINS ? SC_EXP_BINS - 1 : e;
 }
 
+/* Radii counted by raw index (sc_raw_exp) in `tables` tables into their
+ * octaves: 0 (zero) to bin 0, 2047 (subnormal) to the subnormals' bin,
+ * a positive normal exponent to its octave's. */
+static void fold_raw(uint64_t *rexp, const uint32_t (*raw)[SC_RAW_EXPS], int tables) {
+    for (int e = 0; e < SC_RAW_EXPS; e++) {
+        uint64_t m = 0;
+        for (int u = 0; u < tables; u++)
+            m += raw[u][e];
+        if (m)
+            rexp[e == 0      ? 0
+                 : e == 2047 ? exp_bin(DBL_MIN / 2)
+                             : exp_bin(ldexp(1.0, e - 1023))] += m;
+    }
+}
+
 static sc_status check_value(double v) {
     if (!isfinite(v))
         return SC_ERR_NON_FINITE;
@@ -95,10 +110,9 @@ static bool block_finish(bool bad, const double lo3[3], const double hi3[3], dou
     }
     my->rmin = rmin < my->rmin ? rmin : my->rmin;
     my->rmax = rmax > my->rmax ? rmax : my->rmax;
-    /* Positive normal radii only (exponent 1 .. 2046). */
-    for (int e = 1; e < 2047; e++)
-        if (raw[0][e])
-            rexp[exp_bin(ldexp(1.0, e - 1023))] += raw[0][e];
+    /* Positive normal radii only here (exponent 1 .. 2046): exponent 0
+     * returned above, and 2047 (infinite or NaN) is a bad value. */
+    fold_raw(rexp, (const uint32_t(*)[SC_RAW_EXPS])raw, 1);
     return true;
 }
 
@@ -303,15 +317,7 @@ void sc_bounds_add(sc_bounds *b, const double lo[3], const double hi[3], double 
     }
     b->rmin = rmin < b->rmin ? rmin : b->rmin;
     b->rmax = rmax > b->rmax ? rmax : b->rmax;
-    for (int e = 0; e < SC_RAW_EXPS; e++) {
-        uint64_t m = 0;
-        for (int u = 0; u < tables; u++)
-            m += raw[u][e];
-        if (m)
-            b->rexp[e == 0      ? 0 /* zero */
-                    : e == 2047 ? exp_bin(DBL_MIN / 2) /* subnormal */
-                                : exp_bin(ldexp(1.0, e - 1023))] += m;
-    }
+    fold_raw(b->rexp, raw, tables);
 }
 
 void sc_bounds_end(sc_bounds *b, size_t n) {

@@ -215,7 +215,7 @@ static inline bool keep_image_hit(const sc_sink *s, uint32_t wa, uint32_t wb, ui
     unsigned shift = direct; /* j's image, seen from i */
     double rsum = 0.0;       /* ri + rj, once known without reading the rows */
     const double *ci = im->rows + 4 * (size_t)lo, *cj = im->rows + 4 * (size_t)hi;
-    double clo[3];
+    double clo[3]; /* lo's centre from the working copy */
     if (hi >= im->n) {
         const sc_image *g = &im->image[hi - im->n];
         const uint32_t q = g->of;
@@ -238,7 +238,7 @@ static inline bool keep_image_hit(const sc_sink *s, uint32_t wa, uint32_t wb, ui
         rsum = ro + rq; /* the rows' i and j radii, summed in either order */
         /* the centres: q's from its image's record, lo's from the working
          * copy the kernel has just read (exact copies of the rows') */
-        const double *cl = im->rows + 4 * (size_t)lo;
+        const double *cl = ci; /* lo's row */
         if (s->work_r) {
             clo[0] = s->work_x[wlo];
             clo[1] = s->work_y[wlo];
@@ -265,6 +265,15 @@ static inline bool keep_image_hit(const sc_sink *s, uint32_t wa, uint32_t wb, ui
                        : hi >= im->n ? rsum
                                      : im->rows[4 * (size_t)i + 3] + im->rows[4 * (size_t)j + 3];
     return sc_images_meet(im, ci, cj, shift, sum);
+}
+
+/* Maps the held image hits (working indices, pairs in held) with
+ * keep_image_hit, writing the kept pairs from slot m on; returns the new m. */
+static inline size_t map_held(const sc_sink *s, const uint32_t *held, int nheld, uint32_t *p,
+                              size_t m) {
+    for (int h = 0; h < nheld; h++)
+        m += keep_image_hit(s, held[2 * h], held[2 * h + 1], &p[2 * m], &p[2 * m + 1]);
+    return m;
 }
 
 /* Maps a batch of hits (working indices) in place to the pairs the sink
@@ -305,14 +314,10 @@ static size_t keep_pairs(const sc_sink *s, uint32_t *p, size_t n) {
                 held[2 * nheld + 1] = wb;
                 if (++nheld < DEFER)
                     continue;
-                /* m <= k: the slots written are of hits already read */
-                for (int h = 0; h < nheld; h++)
-                    m += keep_image_hit(s, held[2 * h], held[2 * h + 1], &p[2 * m], &p[2 * m + 1]);
+                m = map_held(s, held, nheld, p, m); /* m <= k: slots of hits already read */
                 nheld = 0;
             }
-            for (int h = 0; h < nheld; h++)
-                m += keep_image_hit(s, held[2 * h], held[2 * h + 1], &p[2 * m], &p[2 * m + 1]);
-            return m;
+            return map_held(s, held, nheld, p, m);
         }
         for (size_t k = 0; k < n; k++) {
             const uint32_t wa = p[2 * k], wb = p[2 * k + 1];
