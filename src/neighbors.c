@@ -464,11 +464,10 @@ static void row_sort(uint32_t *ix, size_t m) {
     }
 }
 
-/* Sorts rows [r0, r1) of indices, each ascending, once every row's cursor
- * (cur, from r0) has reached its end; false otherwise, nothing sorted.
- * Most rows hold a few entries, in numbers no branch predicts: the rows of
- * 2, 3 and 4 are listed without branches, then sorted by compare-exchange
- * networks; longer rows by row_sort. */
+/* Sorts the listed rows of indices, each ascending: rows of 2, 3 and 4 by
+ * compare-exchange networks, longer ones by row_sort. Most rows hold a few
+ * entries, in numbers no branch predicts, so place_rows lists them by
+ * length without branches and each list runs one network. */
 #define EXCHANGE(ix, a, b)                                                                         \
     do {                                                                                           \
         const uint32_t lo_ = ix[a] < ix[b] ? ix[a] : ix[b];                                        \
@@ -477,55 +476,42 @@ static void row_sort(uint32_t *ix, size_t m) {
         ix[b] = hi_;                                                                               \
     } while (0)
 
-static bool sort_rows(uint32_t *indices, const uint64_t *o, const uint64_t *cur, size_t r0,
-                      size_t r1, uint32_t *list, size_t per) {
-    uint32_t *l2 = list, *l3 = list + per, *l4 = list + 2 * per, *lm = list + 3 * per;
-    size_t n2 = 0, n3 = 0, n4 = 0, nm = 0;
-    int wrong = 0;
-    uint64_t start = o[r0];
-    for (size_t r = r0; r < r1; r++) {
-        const uint64_t end = o[r + 1], len = end - start;
-        wrong |= cur[r - r0] != end; /* each row filled exactly */
-        start = end;
-        l2[n2] = l3[n3] = l4[n4] = lm[nm] = (uint32_t)(r - r0);
-        n2 += len == 2;
-        n3 += len == 3;
-        n4 += len == 4;
-        nm += len > 4;
-    }
-    if (wrong)
-        return false;
-    for (size_t k = 0; k < n2; k++) {
-        uint32_t *ix = indices + o[r0 + l2[k]];
+typedef struct row_lists {
+    uint32_t *l[4]; /* rows (less the bucket's first) of 2, 3, 4 and more entries */
+    size_t n[4];
+} row_lists;
+
+static void sort_rows(uint32_t *indices, const uint64_t *o, size_t r0, const row_lists *rl) {
+    for (size_t k = 0; k < rl->n[0]; k++) {
+        uint32_t *ix = indices + o[r0 + rl->l[0][k]];
         EXCHANGE(ix, 0, 1);
     }
-    for (size_t k = 0; k < n3; k++) {
-        uint32_t *ix = indices + o[r0 + l3[k]];
+    for (size_t k = 0; k < rl->n[1]; k++) {
+        uint32_t *ix = indices + o[r0 + rl->l[1][k]];
         EXCHANGE(ix, 0, 1);
         EXCHANGE(ix, 1, 2);
         EXCHANGE(ix, 0, 1);
     }
-    for (size_t k = 0; k < n4; k++) {
-        uint32_t *ix = indices + o[r0 + l4[k]];
+    for (size_t k = 0; k < rl->n[2]; k++) {
+        uint32_t *ix = indices + o[r0 + rl->l[2][k]];
         EXCHANGE(ix, 0, 1);
         EXCHANGE(ix, 2, 3);
         EXCHANGE(ix, 0, 2);
         EXCHANGE(ix, 1, 3);
         EXCHANGE(ix, 1, 2);
     }
-    for (size_t k = 0; k < nm; k++) {
-        const size_t r = r0 + lm[k];
+    for (size_t k = 0; k < rl->n[3]; k++) {
+        const size_t r = r0 + rl->l[3][k];
         row_sort(indices + o[r], (size_t)(o[r + 1] - o[r]));
     }
-    return true;
 }
 
 /* The fill: the grouped words of rows [b->lo, b->hi) (their first at
  * offsets[b->lo]) placed into indices, bucket by bucket, at a cursor per
  * row, then each row sorted. A bucket whose offsets do not span its words
  * (b->base) or fall gives false with no write, and so do words outside
- * the bucket's rows and rows not filled exactly; no write leaves the
- * bucket's [offsets[r0], offsets[r1]). */
+ * the bucket's rows or past their row's end; no write leaves the bucket's
+ * [offsets[r0], offsets[r1]). */
 static bool place_rows(const row_buckets *b, int bits, const uint64_t *o, uint32_t *indices,
                        int threads) {
     const void *w = b->words;
@@ -538,34 +524,55 @@ static bool place_rows(const row_buckets *b, int bits, const uint64_t *o, uint32
         char *mine = bucket_scratch(b, sc_thread_id());
         uint64_t *cur = (uint64_t *)(void *)mine;
         uint32_t *list = (uint32_t *)(void *)(mine + per * sizeof *cur);
+        row_lists rl = {{list, list + per, list + 2 * per, list + 3 * per}, {0, 0, 0, 0}};
 #pragma omp for schedule(dynamic, 8)
         for (size_t k = 0; k < b->nb; k++) {
             const size_t r0 = bucket_first_row(b, k), r1 = bucket_end_row(b, k);
             /* the bucket's offsets span its words and rise: its reads and
              * writes stay inside them (narrow words name rows within the
-             * bucket only) */
+             * bucket only). One pass over its rows sets their cursors and
+             * lists those of 2, 3, 4 and more entries. */
             int wrong = o[r0] - first != b->base[k] || o[r1] - first != b->base[k + 1];
+            /* The words land at random in the bucket's indices, whose lines
+             * are written for the first time: ask for them now, so their
+             * reads overlap the row pass instead of stalling each store. */
+            if (!wrong && o[r1] >= o[r0])
+                for (uint64_t g = o[r0] & ~(uint64_t)15; g < o[r1]; g += 16)
+                    __builtin_prefetch(indices + g, 1);
+            size_t n2 = 0, n3 = 0, n4 = 0, nm = 0;
             for (size_t r = r0; r < r1; r++) {
-                cur[r - r0] = o[r];
-                wrong |= o[r + 1] < o[r];
+                const uint64_t start = o[r], len = o[r + 1] - start;
+                wrong |= o[r + 1] < start;
+                cur[r - r0] = start;
+                rl.l[0][n2] = rl.l[1][n3] = rl.l[2][n4] = rl.l[3][nm] = (uint32_t)(r - r0);
+                n2 += len == 2;
+                n3 += len == 3;
+                n4 += len == 4;
+                nm += len > 4;
             }
             if (wrong) {
                 bad = 1;
                 continue;
             }
-            /* a word past its row's end lands in the bucket's next row, or
-             * is refused at the bucket's end; the rows then do not all
-             * end where their offsets say (sort_rows) */
-            const uint64_t row0 = narrow ? 0 : r0, end = o[r1]; /* row0: what a row field is less */
-            for (uint64_t g = o[r0] - first; g < end - first; g++) {
+            /* Each word goes below its own row's end. The bucket's words
+             * number as many as its rows' entries, so when none is refused
+             * every row is filled exactly. */
+            const uint64_t row0 = narrow ? 0 : r0; /* what a row field is less */
+            const uint64_t *end = o + r0 + 1;
+            for (uint64_t g = o[r0] - first; g < o[r1] - first; g++) {
                 const uint64_t word = word_at(w, narrow, (size_t)g), rel = (word >> bits) - row0;
-                if (rel >= r1 - r0 || cur[rel] == end) {
+                if (rel >= r1 - r0 || cur[rel] >= end[rel]) {
                     wrong = 1;
                     continue;
                 }
                 indices[cur[rel]++] = (uint32_t)(word & mask);
             }
-            bad |= wrong || !sort_rows(indices, o, cur, r0, r1, list, per);
+            if (wrong) {
+                bad = 1;
+                continue;
+            }
+            rl.n[0] = n2, rl.n[1] = n3, rl.n[2] = n4, rl.n[3] = nm;
+            sort_rows(indices, o, r0, &rl);
         }
     }
     return !bad;

@@ -568,6 +568,34 @@ static void group_api(void) {
         for (size_t k = m; k < m + 8; k++)
             CHECK(idx[k] == 0xDEADBEEFu, "guard %zu, kept list, bad offsets %d", k, v);
     }
+    /* ... and offsets that keep every bucket's first and last: two
+     * neighbouring rows (r even, so one bucket of the count's when buckets
+     * hold 2 rows or more) with their lengths swapped, and a row that ends
+     * before it starts beside a longer one (same total, and no row
+     * overflows: only the fall shows) */
+    for (int v = 0; v < 2; v++) {
+        CHECK(sc_neighbors_count(ctx, &view, &spec, off) == SC_OK, "count, kept %d", v + 2);
+        memcpy(bad, off, (n + 1) * sizeof(uint64_t));
+        size_t r = 0;
+        for (r = 2; r + 2 <= n; r += 2) {
+            const uint64_t a = off[r + 1] - off[r], c = off[r + 2] - off[r + 1];
+            if (v == 0 ? a != c : a == 0 && c > 0)
+                break;
+        }
+        CHECK(r + 2 <= n, "a pair of rows to swap (%d)", v);
+        if (r + 2 > n)
+            continue;
+        if (v == 0)
+            bad[r + 1] = off[r] + (off[r + 2] - off[r + 1]);
+        else
+            bad[r + 1] = off[r] - 1;
+        CHECK(sc_neighbors_fill(ctx, &view, &spec, bad, idx, val) == SC_ERR_INVALID_ARGUMENT,
+              "kept list, %s", v ? "a falling offset" : "two rows' lengths swapped");
+        sc_context_stats(ctx, &s);
+        CHECK(s.passes == 0, "kept list, bad offsets %d: %d passes", v + 2, s.passes);
+        for (size_t k = m; k < m + 8; k++)
+            CHECK(idx[k] == 0xDEADBEEFu, "guard %zu, kept list, bad offsets %d", k, v + 2);
+    }
     /* a trim between the passes frees the kept words: the fill searches */
     CHECK(sc_neighbors_count(ctx, &view, &spec, off) == SC_OK, "count before a trim");
     sc_context_trim(ctx);
