@@ -63,6 +63,13 @@ static double grow(double r, double h) {
     return up;
 }
 
+/* Threads for the passes that run outside a query (the grown radii, the
+ * fill's checks, the kept list's placing): the context's, unless the list
+ * is small. */
+static int fill_threads(sc_context *c, size_t n) {
+    return n >= 4 * SC_SPHERES_PER_THREAD ? sc_context_threads(c) : 1;
+}
+
 /* Writes the grown radii to the context's scratch and points *grown at them
  * (the caller's centres, radii at their own stride). */
 static sc_status grow_view(sc_context *c, const sc_spheres *user, double skin, sc_spheres *grown) {
@@ -78,19 +85,22 @@ static sc_status grow_view(sc_context *c, const sc_spheres *user, double skin, s
     sc_status st = sc_view_make(user, &v);
     if (st != SC_OK)
         return st;
+    int range = 0; /* a float radius grown past FLT_MAX */
+#pragma omp parallel for num_threads(fill_threads(c, n)) schedule(static) reduction(| : range)
     for (size_t k = 0; k < n; k++) {
         const double g = grow(sc_view_r(&v, k), h);
         if (f64) {
             ((double *)c->grown.p)[k] = g;
         } else {
-            if (g > FLT_MAX)
-                return SC_ERR_OUT_OF_RANGE;
+            range |= g > FLT_MAX;
             float gf = (float)g;
             if ((double)gf < g)
                 gf = nextafterf(gf, INFINITY);
             ((float *)c->grown.p)[k] = gf;
         }
     }
+    if (range)
+        return SC_ERR_OUT_OF_RANGE;
     *grown = *user;
     grown->r = c->grown.p;
     grown->r_stride = size;
@@ -119,7 +129,7 @@ static sc_status sink_for(sc_context *c, const sc_prepared *p, sc_sink *s, const
         return SC_ERR_OUT_OF_MEMORY;
     double *r = c->worig.p;
     const double t = sc_now();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for num_threads(c->threads) schedule(static)
     for (size_t k = 0; k < w->n; k++)
         r[k] = sc_view_r(&q->exact, w->index[k]);
     SC_STAGE_TIME(c, SC_STAGE_GATHER, t);
@@ -420,12 +430,6 @@ static bool offsets_sane(const uint64_t *o, size_t n, int threads) {
     for (size_t k = 0; k < n; k++)
         bad |= o[k + 1] < o[k] || o[k + 1] - o[k] > longest;
     return !bad;
-}
-
-/* Threads for the fill's passes that run outside a query (the checks, the
- * kept list's placing): the context's, unless the list is small. */
-static int fill_threads(sc_context *c, size_t n) {
-    return n >= 4 * SC_SPHERES_PER_THREAD ? sc_context_threads(c) : 1;
 }
 
 /* Sorts a row's indices ascending: insertion sort for the short rows most

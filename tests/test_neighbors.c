@@ -503,6 +503,30 @@ static void group_api(void) {
     spec.skin = 1.0;
     CHECK(sc_neighbors_count(ctx, &view, &spec, off) == SC_ERR_OUT_OF_RANGE, "grown past limit");
     rows[4 * 5 + 3] = 0.01;
+    /* float radii grown past FLT_MAX by a skin, in a set small enough for
+     * one thread and in one whose radii grow on several (own context: the
+     * lists here would change the guess the kept-list checks below meet) */
+    for (size_t fn = 40; fn <= 40000; fn *= 1000) {
+        float *fr = calloc(4 * fn, sizeof(float));
+        for (size_t k = 0; k < fn; k++) {
+            fr[4 * k] = (float)k * 3.0f;
+            fr[4 * k + 3] = 1.0f;
+        }
+        fr[4 * (fn - 7) + 3] = 3e38f;
+        sc_spheres fv = sc_spheres_rows_f32(fn, 3, fr);
+        uint64_t *foff = malloc((fn + 1) * sizeof(uint64_t));
+        sc_context *fctx = NULL;
+        CHECK(sc_context_create(NULL, &fctx) == SC_OK, "create (n %zu)", fn);
+        sc_nbr_spec fs = {0, 0.0, SC_NBR_NONE};
+        CHECK(sc_neighbors_count(fctx, &fv, &fs, foff) == SC_OK, "float, no skin (n %zu)", fn);
+        CHECK(foff[fn] == fn - 1, "float, no skin: the large sphere's pairs (n %zu)", fn);
+        fs.skin = 1e38;
+        CHECK(sc_neighbors_count(fctx, &fv, &fs, foff) == SC_ERR_OUT_OF_RANGE,
+              "float radius grown past FLT_MAX (n %zu)", fn);
+        sc_context_destroy(fctx);
+        free(foff);
+        free(fr);
+    }
 
     /* the fill refuses offsets that do not describe the list, writing
      * nothing outside [0, offsets[n]) */
