@@ -37,6 +37,12 @@
 #define FILTER_CELLS_PER_SPHERE 16
 /* A large-set sphere whose box spans more bitmap rows is kept untested. */
 #define FILTER_ROWS_MAX 64
+/* The filter copies its candidates' rows for the probe (sc_kept_rows) into
+ * room for one large sphere in this many, and 64 more per thread; it
+ * copies those of each sub-block of this many spheres after filtering it,
+ * while they are in cache. */
+#define FILTER_ROWS_SHARE 8
+#define FILTER_SUB 4096
 
 /* The small set's occupancy: bit (iz * ky + iy) * kx + ix is set when a
  * small sphere's box, widened by `reach`, meets cell (ix, iy, iz) of the
@@ -482,13 +488,38 @@ static inline bool filter_one_by_one(const sc_view *l, const occupancy *o, size_
     return !bad;
 }
 
+/* The rows of candidates idx[from .. to) into rows[4 * from ..] (z = 0 in
+ * 2-D), as far as cap rows go; *copied gets how far they went. */
+static inline void copy_kept(const sc_view *l, const uint32_t *idx, size_t from, size_t to,
+                             double *rows, size_t cap, size_t *copied, bool f64, bool d3) {
+    const char *px = l->x, *py = l->y, *pz = l->z, *pr = l->r;
+    const size_t st = l->stride, rst = l->rstride;
+    to = to < cap ? to : cap;
+    for (size_t q = from; q < to; q++) {
+        const size_t j = idx[q];
+#define LOAD(p, k) (f64 ? *(const double *)(const void *)((p) + (k)) \
+                        : (double)*(const float *)(const void *)((p) + (k)))
+        double *row = rows + 4 * q;
+        row[0] = LOAD(px, j * st);
+        row[1] = LOAD(py, j * st);
+        row[2] = d3 ? LOAD(pz, j * st) : 0.0;
+        row[3] = LOAD(pr, j * rst);
+#undef LOAD
+    }
+    *copied = to > *copied ? to : *copied;
+}
+
 /* filter_one_by_one, with simd four at a time where kernels/filter_avx2.c
- * takes the spheres (3-D, double or float). Returns the candidates, or
- * SIZE_MAX when a sphere is not valid. */
+ * takes the spheres (3-D, double or float), a sub-block at a time: the
+ * candidates' rows are copied into rows (up to cap; NULL: none) after
+ * each. Returns the candidates, or SIZE_MAX when a sphere is not valid;
+ * *copied: the rows copied. */
 static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t lo, size_t hi,
-                                  uint32_t *idx, bool f64, bool d3, bool simd) {
+                                  uint32_t *idx, double *rows, size_t cap, size_t *copied,
+                                  bool f64, bool d3, bool simd) {
     size_t m = 0;
     bool good = true;
+    *copied = 0;
 #ifdef SC_HAVE_AVX2_KERNEL
     simd = simd && d3;
     sc_filter_grid g = {{0, 0, 0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0},
@@ -506,56 +537,76 @@ static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t l
     simd = false;
 #endif
     for (size_t j = lo; j < hi;) {
+        const size_t end = rows && hi - j > FILTER_SUB ? j + FILTER_SUB : hi;
+        const size_t m0 = m;
+        while (j < end) {
 #ifdef SC_HAVE_AVX2_KERNEL
-        if (simd)
-            j = sc_filter_avx2(&g, &src, j, hi, idx, &m);
+            if (simd)
+                j = sc_filter_avx2(&g, &src, j, end, idx, &m);
 #endif
-        /* the group the SIMD pass did not take, or all */
-        const size_t stop = simd && hi - j > 4 ? j + 4 : hi;
-        good &= filter_one_by_one(l, o, j, stop, idx, &m, f64, d3);
-        j = stop;
+            /* the group the SIMD pass did not take, or all */
+            const size_t stop = simd && end - j > 4 ? j + 4 : end;
+            good &= filter_one_by_one(l, o, j, stop, idx, &m, f64, d3);
+            j = stop;
+        }
+        if (rows && m > m0 && m0 < cap)
+            copy_kept(l, idx, m0, m, rows, cap, copied, f64, d3);
     }
     return good ? m : SIZE_MAX;
 }
 
 /* One pass over the large set: each thread's block of spheres leaves its
  * candidates' indices at the block's start in idx; they are then packed
- * to the front in index order. kept has a slot per thread. Returns the
- * candidates, or SIZE_MAX when a sphere is not valid. */
-static size_t filter_large(const sc_view *l, const occupancy *o, uint32_t *idx, size_t *kept,
-                           int threads, bool simd) {
+ * to the front in index order. With rows (else NULL), thread t copies its
+ * candidates' rows into its own room, at kr->at[t] for hi / SHARE - lo /
+ * SHARE + 64 rows, and kr describes them. counts has four slots per
+ * thread. Returns the candidates, or SIZE_MAX when a sphere is not valid. */
+static size_t filter_large(const sc_view *l, const occupancy *o, uint32_t *idx, size_t *counts,
+                           double *rows, sc_kept_rows *kr, int threads, bool simd) {
     const size_t n = l->n;
+    size_t *kept = counts, *first = counts + threads, *copied = counts + 2 * threads,
+           *at = counts + 3 * threads;
     int bad = 0;
 #pragma omp parallel num_threads(threads) reduction(| : bad)
     {
-#ifdef _OPENMP
-        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-#else
-        const int t = 0, nt = 1;
-#endif
+        const int t = sc_thread_id(), nt = sc_num_threads();
         const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
+        at[t] = lo / FILTER_ROWS_SHARE + 64 * (size_t)t;
+        const size_t cap = hi / FILTER_ROWS_SHARE - lo / FILTER_ROWS_SHARE + 64;
+        double *mine = rows ? rows + 4 * at[t] : NULL;
         size_t m;
         if (l->f64)
-            m = l->z ? filter_block(l, o, lo, hi, idx + lo, true, true, simd)
-                     : filter_block(l, o, lo, hi, idx + lo, true, false, simd);
+            m = l->z ? filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], true, true, simd)
+                     : filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], true, false, simd);
         else
-            m = l->z ? filter_block(l, o, lo, hi, idx + lo, false, true, simd)
-                     : filter_block(l, o, lo, hi, idx + lo, false, false, simd);
+            m = l->z ? filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], false, true, simd)
+                     : filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], false, false, simd);
         bad = m == SIZE_MAX;
         kept[t] = bad ? 0 : m;
 #pragma omp barrier
 #pragma omp single
         {
-            size_t at = 0;
+            size_t to = 0;
             for (int b = 0; b < nt; b++) {
                 const size_t from = n * (size_t)b / (size_t)nt;
-                memmove(idx + at, idx + from, kept[b] * sizeof(uint32_t));
-                at += kept[b];
+                memmove(idx + to, idx + from, kept[b] * sizeof(uint32_t));
+                first[b] = to;
+                to += kept[b];
             }
-            kept[0] = at;
+            kr->segs = nt;
+            kr->rows = rows;
+            kr->first = first;
+            kr->n = copied;
+            kr->at = at;
+            kept[0] = to;
         }
     }
     return bad ? SIZE_MAX : kept[0];
+}
+
+/* The room filter_large's rows take for a large set of n spheres. */
+static size_t kept_rows_room(size_t n, size_t threads) {
+    return 4 * sizeof(double) * (n / FILTER_ROWS_SHARE + 64 * threads);
 }
 
 /* A part's spheres into the joint rows of (x, y, z, r) doubles (z = 0 in
@@ -661,6 +712,7 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
     const uint32_t *map = NULL;
     size_t nl = vl->n;
     occupancy o;
+    sc_kept_rows kept_rows = {0, NULL, NULL, NULL, NULL};
     if (vs->n == 0) { /* nothing meets an empty set; the other is still checked */
         if ((st = first_problem(a, b, periodic)) != SC_OK)
             return sc_engine_failed(c, st);
@@ -669,13 +721,20 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
         /* before its boxes are made */
         if ((periodic ? sc_periodic_check(small) : sc_spheres_validate(small, NULL)) != SC_OK)
             return sc_engine_failed(c, first_problem(a, b, periodic));
-        const size_t counts = threads * sizeof(size_t);
-        if (!sc_buf_reserve(al, &c->survivors, counts + sizeof(uint32_t) * vl->n))
+        /* four counts a thread, the candidates' indices, and, for the
+         * grid's probe, room for the rows the filter copies */
+        const size_t counts = 4 * threads * sizeof(size_t);
+        const size_t at_rows = (counts + sizeof(uint32_t) * vl->n + 63) / 64 * 64;
+        const bool copy = !periodic && c->opt.algorithm == SC_ALGO_GRID;
+        if (!sc_buf_reserve(al, &c->survivors,
+                            copy ? at_rows + kept_rows_room(vl->n, threads) : at_rows))
             return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
         if (occupancy_build(c, vs, vl->n, periodic ? &wrap : NULL, &o, (int)threads,
                             c->survivors.p)) {
             uint32_t *idx = (uint32_t *)(void *)((char *)c->survivors.p + counts);
-            nl = filter_large(vl, &o, idx, c->survivors.p, (int)threads, simd_kernel(c));
+            double *rows = copy ? (double *)(void *)((char *)c->survivors.p + at_rows) : NULL;
+            nl = filter_large(vl, &o, idx, c->survivors.p, rows, &kept_rows, (int)threads,
+                              simd_kernel(c));
             if (nl == SIZE_MAX)
                 return sc_engine_failed(c, first_problem(a, b, periodic));
             map = idx;
@@ -705,7 +764,8 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
         const uint32_t large_at = a_small ? (uint32_t)vs->n : 0;
         if (sc_probe_plan(c, &ps, small_at, nl, (int)threads, &pr)) {
             const double t2 = sc_now();
-            if (sc_probe_candidates(&pl, large_at, &pr, (int)threads)) {
+            if (sc_probe_candidates(&pl, large_at, kept_rows.rows ? &kept_rows : NULL, &pr,
+                                    (int)threads)) {
                 const double t3 = sc_now();
                 st = sc_engine_run_built(c, vs->n + nl, true, sc_probe_build, &pr, crossing, &q);
                 c->stats.seconds[SC_STAGE_BOUNDS] += t_filter;

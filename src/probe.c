@@ -236,63 +236,88 @@ bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_
     return true;
 }
 
-/* What probing candidate (x, y, z, r) costs: the rows it looks up and
- * the tests its window's cells are expected to hold; *wide counts the
- * windows past two cells on an axis (the search's general path). */
-static inline double probe_cost(const sc_probe *pr, double x, double y, double z, double r,
-                                double per_cell, size_t *wide) {
+/* What probing candidate (x, y, z, r) costs: the rows it looks up (added
+ * to *rows) and the cells its window spans, times the rows (to *cells: the
+ * tests expected are those cells' share of S); *wide counts the windows
+ * past two cells on an axis (the search's general path). Integers, so the
+ * total, and the choice it makes, is the same for every thread count. */
+static inline void probe_cost(const sc_probe *pr, double x, double y, double z, double r,
+                              uint64_t *rows, uint64_t *cells, size_t *wide) {
     uint32_t c0[3], c1[3];
-    double cost = pr->nbig;
     if (window(pr, x, y, z, r, c0, c1)) {
         *wide += (c1[0] - c0[0] > 1) | (c1[1] - c0[1] > 1) | (c1[2] - c0[2] > 1);
-        const double rows = (double)(c1[1] - c0[1] + 1) * (double)(c1[2] - c0[2] + 1);
-        cost += rows * (1.0 + per_cell * (double)(c1[0] - c0[0] + 1));
+        const uint64_t n = (uint64_t)(c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1);
+        *rows += n;
+        *cells += n * (c1[0] - c0[0] + 1);
     }
-    return cost;
 }
 
-/* The candidates' copy (f64 a constant where inlined): typed reads, the
- * spheres of the larger set fetched ahead (they are at increasing,
- * scattered indices). */
-static inline double copy_candidates(const sc_part *large, uint32_t large_at, sc_probe *pr,
-                                     int threads, bool f64) {
+/* The candidates' copy (f64 a constant where inlined): from the filter's
+ * rows where it kept them, else typed reads of the larger set's spheres,
+ * fetched ahead (they are at increasing, scattered indices). Each thread
+ * takes a block of candidates and walks the segments alongside. Returns
+ * the probes' estimated cost. */
+static inline double copy_candidates(const sc_part *large, uint32_t large_at,
+                                     const sc_kept_rows *kept, sc_probe *pr, int threads,
+                                     bool f64) {
     const sc_view *v = large->v;
     const char *px = v->x, *py = v->y, *pz = v->z, *pr_ = v->r;
     const size_t st = v->stride, rst = v->rstride, nc = pr->nc, ns = pr->ns;
     const uint32_t *map = large->map;
     double *rows = pr->rows;
     uint32_t *ckey = pr->order + nc;
-    const double per_cell = (double)(ns - (size_t)pr->nbig) / (double)pr->cells;
-    double cost = 0.0;
+    uint64_t nrows = 0, ncells = 0;
     size_t wide = 0;
 #define LOAD(q) (f64 ? *(const double *)(const void *)(q) : (double)*(const float *)(const void *)(q))
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : cost, wide)
-    for (size_t k = 0; k < nc; k++) {
-        if (map && k + 16 < nc) {
-            __builtin_prefetch(px + (size_t)map[k + 16] * st);
-            __builtin_prefetch(pr_ + (size_t)map[k + 16] * rst);
+#pragma omp parallel num_threads(threads) reduction(+ : nrows, ncells, wide)
+    {
+        const int t = sc_thread_id(), nt = sc_num_threads();
+        const size_t k0 = nc * (size_t)t / (size_t)nt, k1 = nc * (size_t)(t + 1) / (size_t)nt;
+        int s = 0;
+        for (size_t k = k0; k < k1; k++) {
+            const double *from = NULL;
+            if (kept) {
+                while (s + 1 < kept->segs && k >= kept->first[s + 1])
+                    s++;
+                const size_t q = k - kept->first[s];
+                if (q < kept->n[s])
+                    from = kept->rows + 4 * (kept->at[s] + q);
+            }
+            double x, y, z, r;
+            if (from) {
+                x = from[0], y = from[1], z = from[2], r = from[3];
+            } else {
+                if (map && k + 16 < nc) {
+                    __builtin_prefetch(px + (size_t)map[k + 16] * st);
+                    __builtin_prefetch(pr_ + (size_t)map[k + 16] * rst);
+                }
+                const size_t i = map ? map[k] : k;
+                x = LOAD(px + i * st), y = LOAD(py + i * st);
+                z = pz ? LOAD(pz + i * st) : 0.0, r = LOAD(pr_ + i * rst);
+            }
+            rows[4 * k] = x;
+            rows[4 * k + 1] = y;
+            rows[4 * k + 2] = z;
+            rows[4 * k + 3] = r;
+            pr->index[ns + k] = large_at + (uint32_t)k;
+            const double at[3] = {x, y, z};
+            ckey[k] = (uint32_t)cell_index(pr, at);
+            probe_cost(pr, x, y, z, r, &nrows, &ncells, &wide);
         }
-        const size_t i = map ? map[k] : k;
-        const double x = LOAD(px + i * st), y = LOAD(py + i * st);
-        const double z = pz ? LOAD(pz + i * st) : 0.0, r = LOAD(pr_ + i * rst);
-        rows[4 * k] = x;
-        rows[4 * k + 1] = y;
-        rows[4 * k + 2] = z;
-        rows[4 * k + 3] = r;
-        pr->index[ns + k] = large_at + (uint32_t)k;
-        const double at[3] = {x, y, z};
-        ckey[k] = (uint32_t)cell_index(pr, at);
-        cost += probe_cost(pr, x, y, z, r, per_cell, &wide);
     }
 #undef LOAD
     pr->wide = wide;
-    return cost;
+    /* every candidate tests the big list; a cell holds per_cell of S */
+    const double per_cell = (double)(ns - (size_t)pr->nbig) / (double)pr->cells;
+    return (double)nc * pr->nbig + (double)nrows + per_cell * (double)ncells;
 }
 
-bool sc_probe_candidates(const sc_part *large, uint32_t large_at, sc_probe *pr, int threads) {
+bool sc_probe_candidates(const sc_part *large, uint32_t large_at, const sc_kept_rows *kept,
+                         sc_probe *pr, int threads) {
     SC_ASSERT(large->n == pr->nc);
-    const double cost = large->v->f64 ? copy_candidates(large, large_at, pr, threads, true)
-                                      : copy_candidates(large, large_at, pr, threads, false);
+    const double cost = large->v->f64
+                            ? copy_candidates(large, large_at, kept, pr, threads, true)
+                            : copy_candidates(large, large_at, kept, pr, threads, false);
     if (!(cost <= COST_PER_SPHERE * (double)(pr->ns + pr->nc)))
         return false;
     /* The probing order: candidates counting-sorted by the cell of their

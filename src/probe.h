@@ -67,12 +67,25 @@ typedef struct sc_probe {
  * memory; the caller then searches a joint view instead. */
 SC_INTERNAL bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_t nc,
                                int threads, sc_probe *pr);
+/* The rows (x, y, z, r in double; z = 0 in 2-D) that between.c's filter
+ * copied of its candidates as it kept them, while their spheres were in
+ * cache: segment s holds candidates first[s] .. first[s] + n[s] - 1 at
+ * rows + 4 * at[s] on. Its room is a share of the large set, so a segment
+ * may hold fewer than its thread kept (first[s + 1] - first[s]): the
+ * others are read from the caller's spheres through the map. */
+typedef struct sc_kept_rows {
+    int segs;
+    const double *rows;
+    const size_t *first, *n, *at;
+} sc_kept_rows;
+
 /* Copies the large part's nc candidates (valid; large_at: the first's
- * joint position) after S on up to `threads` threads, and counts what
- * probing them would cost; false when that is above a budget of a few
- * tests per sphere (large candidates among small spheres). */
-SC_INTERNAL bool sc_probe_candidates(const sc_part *large, uint32_t large_at, sc_probe *pr,
-                                     int threads);
+ * joint position) after S on up to `threads` threads, from kept (or NULL)
+ * where it holds them, and counts what probing them would cost; false
+ * when that is above a budget of a few tests per sphere (large candidates
+ * among small spheres). */
+SC_INTERNAL bool sc_probe_candidates(const sc_part *large, uint32_t large_at,
+                                     const sc_kept_rows *kept, sc_probe *pr, int threads);
 /* The sc_build_fn that installs a planned probe (arg: sc_probe *) as the
  * query's peer: its chunks are runs of candidates. */
 SC_INTERNAL sc_status sc_probe_build(sc_context *c, sc_prepared *p, void *arg);
