@@ -1,7 +1,14 @@
 /*
  * cpu.c: run-time CPU dispatch. Probes AVX2 (and FMA, which the AVX2 unit
- * is compiled with) once through the compiler's cpuid/xgetbv wrapper, reads
- * the SC_KERNEL environment variable once, and resolves SC_KERNEL_AUTO.
+ * is compiled with), reads the SC_KERNEL environment variable once, and
+ * resolves SC_KERNEL_AUTO.
+ *
+ * The features come from glibc's table (<sys/platform/x86.h>: filled by
+ * the dynamic loader at start-up, "active" meaning the CPU has them and
+ * the kernel saves their registers), not from the compiler's cpuid
+ * wrapper: that wrapper's constructor runs about a dozen cpuid
+ * instructions in every process that links it, and under a hypervisor
+ * each one traps (5-8 us here). Without that header, the wrapper.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
@@ -10,12 +17,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#define SC_CPU_HAS(glibc, gcc) CPU_FEATURE_ACTIVE(glibc)
+#endif
+#endif
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(SC_CPU_HAS)
+#define SC_CPU_HAS(glibc, gcc) (__builtin_cpu_init(), __builtin_cpu_supports(gcc))
+#endif
+
 #ifdef SC_HAVE_AVX2_KERNEL
 static int cpu_has_avx2(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-           __builtin_cpu_supports("popcnt");
+#ifdef SC_CPU_HAS
+    return SC_CPU_HAS(AVX2, "avx2") && SC_CPU_HAS(FMA, "fma") && SC_CPU_HAS(POPCNT, "popcnt");
 #else
     return 0;
 #endif
@@ -88,13 +103,12 @@ sc_kernel_fn sc_kernel_resolve(sc_kernel *k) {
 
 void sc_cpu_features(char *buf, size_t cap) {
     buf[0] = '\0';
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
+#ifdef SC_CPU_HAS
     static const char *const names[] = {"sse2", "sse4.2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512vl"};
-    int sup[8] = {__builtin_cpu_supports("sse2"),    __builtin_cpu_supports("sse4.2"),
-                  __builtin_cpu_supports("avx"),     __builtin_cpu_supports("avx2"),
-                  __builtin_cpu_supports("fma"),     __builtin_cpu_supports("avx512f"),
-                  __builtin_cpu_supports("avx512dq"), __builtin_cpu_supports("avx512vl")};
+    const int sup[8] = {SC_CPU_HAS(SSE2, "sse2"),         SC_CPU_HAS(SSE4_2, "sse4.2"),
+                        SC_CPU_HAS(AVX, "avx"),           SC_CPU_HAS(AVX2, "avx2"),
+                        SC_CPU_HAS(FMA, "fma"),           SC_CPU_HAS(AVX512F, "avx512f"),
+                        SC_CPU_HAS(AVX512DQ, "avx512dq"), SC_CPU_HAS(AVX512VL, "avx512vl")};
     size_t used = 0;
     for (int i = 0; i < 8; i++)
         if (sup[i] && used + strlen(names[i]) + 2 < cap) {
