@@ -147,7 +147,7 @@ static void make_workdir(const char *dir)
 /* Reads and expects success; returns the spheres (caller frees). */
 static sc_io_spheres read_ok(const char *path, sc_io_format fmt, int dims)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0};
     sc_io_spheres s;
     char err[512] = "";
     sc_io_status st = sc_io_read_spheres(path, &o, &s, err, sizeof err);
@@ -183,7 +183,7 @@ static void expect_fail_opts(const char *path, const sc_io_read_options *o, sc_i
 static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io_status want,
                              const char *place, const char *token, int line)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0};
     expect_fail_opts(path, &o, want, place, token, line);
 }
 #define EXPECT_FAIL(path, fmt, dims, want, place, token)                                           \
@@ -194,7 +194,7 @@ static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io
  * the same status and the same message, word for word. */
 static void expect_deferred_line(const char *path, sc_io_format fmt, int line)
 {
-    sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL, 0}, defer = {fmt, 0, 0, 1, NULL, NULL, 0};
+    sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL, 0, 0}, defer = {fmt, 0, 0, 1, NULL, NULL, 0, 0};
     sc_io_spheres a, b;
     char ea[512] = "", eb[512] = "";
     const sc_io_status sa = sc_io_read_spheres(path, &plain, &a, ea, sizeof ea);
@@ -411,6 +411,112 @@ static void group_fastlines(void)
     free(toks);
 }
 
+/* ---- text on several threads ---------------------------------------------
+ * Files past io_text.c's piece size are read a piece per thread once their
+ * layout is known. Whatever the thread count, the reader must give what it
+ * gives on one thread: the same status, the same message word for word,
+ * the same values bit for bit. Files of 3.3-3.6 MB (up to 7 pieces of
+ * 512 KiB), some with lines the pieces' fast path declines (comments,
+ * commas, blank lines, \r endings), and errors planted past the first
+ * fifth of the file. */
+
+/* Reads path with opts on `threads` threads: status, message, spheres. */
+static sc_io_status read_threads(const char *path, sc_io_read_options o, int threads,
+                                 sc_io_spheres *s, char *err, size_t cap)
+{
+    o.threads = threads;
+    err[0] = '\0';
+    memset(s, 0, sizeof *s);
+    return sc_io_read_spheres(path, &o, s, err, cap);
+}
+
+static sc_io_status expect_same_read(const char *path, const sc_io_read_options *o,
+                                     const char *what)
+{
+    sc_io_spheres one, many;
+    char e1[512], e2[512];
+    const sc_io_status s1 = read_threads(path, *o, 1, &one, e1, sizeof e1);
+    static const int threads[] = {2, 3, 7};
+    for (int t = 0; t < 3; t++) {
+        const sc_io_status s2 = read_threads(path, *o, threads[t], &many, e2, sizeof e2);
+        const size_t nv = s1 == SC_IO_OK ? one.n * (size_t)(one.dims + 1) : 0;
+        CHECK(s1 == s2 && strcmp(e1, e2) == 0, "%s, %d threads: status %d \"%s\", one thread %d \"%s\"",
+              what, threads[t], (int)s2, e2, (int)s1, e1);
+        CHECK(s1 != SC_IO_OK || (many.n == one.n && many.dims == one.dims &&
+                                 (nv == 0 || memcmp(many.rows, one.rows, nv * sizeof(double)) == 0)),
+              "%s, %d threads: %zu spheres, one thread %zu, or other values", what, threads[t],
+              many.n, one.n);
+        if (s2 == SC_IO_OK)
+            sc_io_spheres_free(&many);
+    }
+    if (s1 == SC_IO_OK)
+        sc_io_spheres_free(&one);
+    return s1;
+}
+
+static void group_pieces(void)
+{
+    static const char *const endings[] = {"\n", "\r\n", "\r"};
+    static const char *const decor[] = {"", " ", "\t", " # note", ","};
+    const size_t nvals = 280000;
+    char *text = malloc(nvals * 48 + 256);
+    for (int flat = 0; flat < 2; flat++) {
+        for (int variant = 0; variant < 9; variant++) {
+            /* 0: plain lines; 1: declined lines now and then; 2: no newline
+             * at the end; 3-8: an error or the sphere limit at a random
+             * place past the first fifth of the file */
+            const size_t plant = variant >= 3 ? nvals / 5 + rng() % (nvals * 4 / 5 - 8) : SIZE_MAX;
+            const size_t plant_at = plant / 4 * 4; /* a sphere's first value */
+            size_t o = 0, spheres = 0;
+            for (size_t k = 0; k < nvals; k++) {
+                const int begin = flat || k % 4 == 0, finish = flat || k % 4 == 3;
+                char tok[48];
+                snprintf(tok, sizeof tok, "%.*g", 1 + (int)(rng() % 17),
+                         k % 4 == 3 ? rng_unit() * 5.0 : (rng_unit() - 0.5) * 1e4);
+                if (k >= plant_at && k < plant_at + 4) {
+                    if (variant == 3 && k % 4 == 3) /* a negative radius */
+                        snprintf(tok, sizeof tok, "-0.5");
+                    else if (variant == 4 && k % 4 == 1) /* junk glued to a number */
+                        snprintf(tok, sizeof tok, "12x");
+                    else if (variant == 5 && k % 4 == 2) /* a value past the limit */
+                        snprintf(tok, sizeof tok, "1e200");
+                    else if (variant == 6 && k % 4 == 0 && begin) /* a stray comma-free field */
+                        o += (size_t)sprintf(text + o, "%s", flat ? "1 2\n" : "1 2 3 4 5\n");
+                }
+                if (variant == 1 && begin && rng() % 40 == 0)
+                    o += (size_t)sprintf(text + o, "%s%s", rng() & 1 ? "" : " \t", endings[rng() % 3]);
+                const char *trail = variant == 1 && finish && rng() % 30 == 0
+                                        ? decor[3 + (flat ? rng() % 2 : 0)]
+                                        : "";
+                o += (size_t)sprintf(text + o, "%s%s%s%s", begin ? decor[rng() % 3] : " ", tok, trail,
+                                     finish ? endings[variant == 1 ? rng() % 3 : 0] : "");
+                spheres += k % 4 == 3;
+            }
+            if (variant == 2) /* the last line without its newline */
+                o -= 1;
+            if (variant == 7) /* an incomplete last sphere */
+                o += (size_t)sprintf(text + o, flat ? "7\n8.5\n" : "7 8 9\n");
+            text[o] = '\0';
+            char name[64], what[96];
+            snprintf(name, sizeof name, "pieces_%s_%d.txt", flat ? "flat" : "rows", variant);
+            const char *path = path_in(name);
+            write_bytes(path, text, o);
+            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0};
+            if (variant == 8) /* the sphere limit falls past the first piece */
+                opts.max_spheres = plant / 4;
+            snprintf(what, sizeof what, "%s (%zu bytes)", name, o);
+            const sc_io_status st = expect_same_read(path, &opts, what);
+            CHECK((st == SC_IO_OK) == (variant < 3), "%s: status %d", what, (int)st);
+            if (variant == 0) { /* and it is read right */
+                sc_io_spheres s = read_ok(path, SC_IO_FORMAT_AUTO, 0);
+                CHECK(s.n == spheres, "%s: %zu spheres, want %zu", name, s.n, spheres);
+                sc_io_spheres_free(&s);
+            }
+        }
+    }
+    free(text);
+}
+
 /* ---- text ---------------------------------------------------------------- */
 
 static void check_values(const sc_io_spheres *s, const double *want, size_t nvals, const char *what)
@@ -592,7 +698,7 @@ static void group_text(void)
     {
         const char *p = path_in("three.txt");
         write_text(p, "1 2 3 4\n5 6 7 8\n9 10 11 12\n");
-        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0};
+        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0};
         expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "line 3", "more than 2", __LINE__);
         o.max_spheres = 3;
         sc_io_spheres s;
@@ -809,7 +915,7 @@ static void group_npy(void)
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     /* a lower limit */
     make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0, NULL, NULL, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0, NULL, NULL, 0, 0};
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO); /* good values: both OK */
     expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "byte 60", "at most 4", __LINE__);
 }
@@ -875,7 +981,7 @@ static void group_raw(void)
     EXPECT_FAIL(p32, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 20", "column y");
     EXPECT_DEFERRED(p32, SC_IO_FORMAT_AUTO);
     write_bytes(p64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0};
     expect_fail_opts(p64, &o, SC_IO_ERR_TOO_MANY, "byte 64", "at most 2", __LINE__);
 }
 
@@ -1285,7 +1391,7 @@ static void group_lammps(void)
                        "ITEM: BOX BOUNDS ff ff ff\n0 1\n0 1\n0 1\n"
                        "ITEM: ATOMS id type xu yu zu\n7 Ar 0.5 0.25 -3\n8 He 1 2 3\n";
     write_text(path_in("b.txt"), atom);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75", NULL, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75", NULL, 0, 0};
     char err[512] = "";
     CHECK(sc_io_read_spheres(path_in("b.txt"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
     const double wb[8] = {0.5, 0.25, -3, 0.75, 1, 2, 3, 0.75};
@@ -1354,7 +1460,7 @@ static void group_lammps(void)
             "ITEM: TIMESTEP\n20\nITEM: NUMBER OF ATOMS\n2\nITEM: BOX BOUNDS ff ff ff\n"
             "0 30\n0 30\n0 30\nITEM: ATOMS id radius z y x\n1 1.5 6 7 8\n2 2.5 9 10 11\n\n";
         write_text(path_in("t.dump"), traj);
-        sc_io_read_options fo = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 1};
+        sc_io_read_options fo = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 1, 0};
         char ferr[512] = "";
         sc_io_spheres t;
         const double w1[4] = {3, 4, 5, 0.25}, w2[8] = {8, 7, 6, 1.5, 11, 10, 9, 2.5};
@@ -1418,7 +1524,7 @@ static void group_xyz(void)
     /* plain XYZ: element x y z, extra columns ignored, the caller's radii */
     write_text(path_in("w.xyz"), "3\nwater, one frame\nO 0 0 0\nH 0.75 -0.5e0 0 1 2\n"
                                  "H -0.75 0.5 0\n2\nnext frame\nO 1 1 1\nH 2 2 2\n");
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "O=0.7,H=0.3", NULL, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "O=0.7,H=0.3", NULL, 0, 0};
     sc_io_spheres s;
     char err[512] = "";
     CHECK(sc_io_read_spheres(path_in("w.xyz"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
@@ -1557,7 +1663,7 @@ static void group_hdf5(void)
     h5_put(file, "/bad", 2, 2, 4, H5T_IEEE_F64LE, bad);
     H5Fclose(file);
 
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0, 0};
     sc_io_spheres s;
     char err[512] = "";
     CHECK(sc_io_read_spheres(path, &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
@@ -1609,7 +1715,7 @@ static void group_hdf5(void)
 static void group_hdf5(void)
 {
     write_text(path_in("p.h5"), "not read\n");
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0, 0};
     expect_fail_opts(path_in("p.h5"), &o, SC_IO_ERR_ARGUMENT, "libhdf5-dev", NULL, __LINE__);
 }
 #endif
@@ -1629,6 +1735,8 @@ int main(int argc, char **argv)
         group_numbers();
     else if (strcmp(group, "fastlines") == 0)
         group_fastlines();
+    else if (strcmp(group, "pieces") == 0)
+        group_pieces();
     else if (strcmp(group, "text") == 0)
         group_text();
     else if (strcmp(group, "npy") == 0)

@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* The decimal fast path relies on one correctly rounded double operation. */
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
@@ -494,6 +497,91 @@ static int fast_line(const char **pos, const char *end, double *v, size_t want, 
 }
 #endif
 
+#if defined(SC_HAVE_FAST_FLOAT) && defined(_OPENMP)
+/* ---- the fast path on several threads ------------------------------------
+ * Once the layout is known (one number a line, or one sphere a line) and at
+ * least PIECE_MIN bytes per thread remain, the rest is cut into one piece
+ * per thread at line ends, and each piece is read by fast_line into its
+ * own stretch of the reserved values (a piece of b bytes holds at most
+ * b / 2 + 1 numbers). The pieces' values then move down behind the ones
+ * before, in file order, so the values are the serial reader's. A piece
+ * stops at a line fast_line declines; what it read before that line is
+ * kept and the serial reader goes on from there, so every line is counted
+ * and every error worded as the serial reader does. With one number a line
+ * a piece cannot check radii (where its numbers fall among the columns is
+ * known only once the pieces before it are counted) nor the sphere limit:
+ * a piece that breaks either is read again by the serial reader, whole. */
+enum { PIECE_MIN = 1 << 19, PIECES_MAX = 64 };
+
+typedef struct piece {
+    const char *begin, *end; /* whole lines */
+    double *v;               /* its stretch of the values */
+    size_t count, lines;     /* values and lines read, before stop */
+    const char *stop;        /* end, or the first line fast_line declined */
+    const char *tok;         /* the last value's token, its length and line */
+    size_t tok_len, tok_line;
+} piece;
+
+static void read_piece(piece *pc, size_t want, size_t cols, size_t dims)
+{
+    /* locals only until the end: the pieces share cache lines */
+    const char *p = pc->begin, *const end = pc->end, *tok = NULL;
+    double *const v = pc->v;
+    size_t count = 0, lines = 0, tok_len = 0, tok_line = 0;
+    while (p < end) {
+        double row[COL_NAMES];
+        const char *q = p;
+        /* one number a line: col 0 of a single column, so no radius test */
+        const int k = want == 1 ? fast_line(&q, end, row, 1, 0, 1, 1, &tok, &tok_len)
+                                : fast_line(&q, end, row, want, 0, cols, dims, &tok, &tok_len);
+        if (k < 0 || (k != 0 && (size_t)k != want))
+            break;
+        lines++;
+        if (k > 0) {
+            for (size_t c = 0; c < want; c++)
+                v[count + c] = row[c];
+            count += want;
+            tok_line = lines;
+        }
+        p = q;
+    }
+    pc->stop = p;
+    pc->count = count;
+    pc->lines = lines;
+    pc->tok = tok;
+    pc->tok_len = tok_len;
+    pc->tok_line = tok_line;
+}
+
+/* Cuts [pos, end) into pieces (at most max_pieces, each at least PIECE_MIN
+ * bytes) ending at line ends, with their values' stretches from v on.
+ * Returns how many (fewer than 2: not worth threads). */
+static int cut_pieces(const char *pos, const char *end, double *v, int max_pieces, piece *pcs)
+{
+    const size_t bytes = (size_t)(end - pos);
+    size_t n = bytes / PIECE_MIN;
+    n = n < (size_t)max_pieces ? n : (size_t)max_pieces;
+    if (n < 2)
+        return 0;
+    const char *b = pos;
+    int made = 0;
+    for (size_t c = 0; c < n && b < end; c++) {
+        const char *e = c + 1 == n ? end : pos + bytes * (c + 1) / n;
+        if (e < b)
+            e = b;
+        while (e < end && e[-1] != '\n')
+            e++;
+        pcs[made].begin = b;
+        pcs[made].end = e;
+        pcs[made].v = v;
+        v += (size_t)(e - b) / 2 + 1;
+        made++;
+        b = e;
+    }
+    return made;
+}
+#endif
+
 /* One number: parsed and validated for column `col` of sphere `sphere`
  * (the column's name is looked up only for a message). */
 static sc_io_status take_number(const char *path, size_t line, const char *t, size_t len,
@@ -542,7 +630,9 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
     values vs = {NULL, 0, 0};
     {
         enum { VALUES_RESERVE = 1 << 27 };
-        const size_t bound = f->size / 2 + 1 < VALUES_RESERVE ? f->size / 2 + 1 : VALUES_RESERVE;
+        /* and a value more per piece of the threaded fast path */
+        const size_t bound = f->size / 2 + 1 + 64 < VALUES_RESERVE ? f->size / 2 + 1 + 64
+                                                                   : VALUES_RESERVE;
         void *p = NULL;
         const size_t bytes = bound * sizeof *vs.v;
         const size_t align = bytes >= ((size_t)2 << 20) ? (size_t)2 << 20 : 64;
@@ -571,7 +661,53 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
     const size_t max_values = max <= SIZE_MAX / 4 ? max * 3 : max;
     static const char *const names3 = "x y z r", *const names2 = "x y r";
 
+    int threads = opts && opts->threads > 0 ? opts->threads : 0;
     while (st == SC_IO_OK) {
+#if defined(SC_HAVE_FAST_FLOAT) && defined(_OPENMP)
+        /* Once the layout is known, the rest on several threads (once). */
+        if ((mode == MODE_FLAT || mode == MODE_ROWS) && threads >= 0) {
+            if (threads == 0)
+                threads = omp_get_num_procs();
+            threads = threads < PIECES_MAX ? threads : PIECES_MAX;
+            piece pcs[PIECES_MAX];
+            const size_t want = mode == MODE_FLAT ? 1 : cols;
+            const size_t room = vs.cap - vs.count;
+            const int np = room >= (size_t)(end - pos) / 2 + PIECES_MAX + 1
+                               ? cut_pieces(pos, end, vs.v + vs.count, threads, pcs)
+                               : 0;
+            threads = -1; /* the serial reader from here on */
+            if (np > 0) {
+#pragma omp parallel for num_threads(np) schedule(static, 1)
+                for (int c = 0; c < np; c++)
+                    read_piece(&pcs[c], want, cols, (size_t)dims);
+                for (int c = 0; c < np; c++) {
+                    const piece *pc = &pcs[c];
+                    int again = vs.count + pc->count > max_values &&
+                                (vs.count + pc->count) / cols > max;
+                    for (size_t j = 0; mode == MODE_FLAT && j < pc->count && !again; j++)
+                        again = (flat_col + j) % cols == (size_t)dims && !(pc->v[j] >= 0.0);
+                    if (again) /* the serial reader words it */
+                        break;
+                    memmove(vs.v + vs.count, pc->v, pc->count * sizeof *vs.v);
+                    vs.count += pc->count;
+                    if (pc->count > 0) {
+                        last_tok = pc->tok;
+                        last_len = pc->tok_len;
+                        last_line = line + pc->tok_line;
+                    }
+                    line += pc->lines;
+                    pos = pc->stop;
+                    if (mode == MODE_FLAT) {
+                        flat_sphere += (flat_col + pc->count) / cols;
+                        flat_col = (flat_col + pc->count) % cols;
+                    }
+                    if (pc->stop != pc->end)
+                        break;
+                }
+                continue;
+            }
+        }
+#endif
 #ifdef SC_HAVE_FAST_FLOAT
         /* Once the layout is known, whole lines take the fast path; a line
          * it declines is read again by the general path below. */

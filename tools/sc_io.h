@@ -133,6 +133,9 @@ typedef struct sc_io_read_options {
                               snapshots there are: SC_IO_ERR_ARGUMENT.
                               Other formats: must be 0 (else
                               SC_IO_ERR_ARGUMENT) */
+    int threads;         /**< text: threads for the lines once their layout
+                              is known (files of 1 MiB and more); 0: one
+                              per processor, 1: none */
 } sc_io_read_options;
 
 /** Spheres read from a file. rows holds n * (dims + 1) values of dtype, row
