@@ -611,36 +611,53 @@ static size_t kept_rows_room(size_t n, size_t threads) {
 
 /* A part's spheres into the joint rows of (x, y, z, r) doubles (z = 0 in
  * 2-D), the caller's values read typed (f64 a constant where inlined); a
- * part through a map reads the larger set at increasing indices, some
- * apart, fetched ahead. Rows, not separate arrays: the search's gather
- * then reads one line per sphere where four arrays cost four. */
-static inline void copy_rows(const sc_part *p, double *rows, int threads, bool f64) {
+ * part through a map takes the rows the filter copied (kept, or NULL) and
+ * reads the rest of the larger set at increasing indices, some apart,
+ * fetched ahead. Rows, not separate arrays: the search's gather then reads
+ * one line per sphere where four arrays cost four. */
+static inline void copy_rows(const sc_part *p, const sc_kept_rows *kept, double *rows, int threads,
+                             bool f64) {
     const sc_view *v = p->v;
     const char *px = v->x, *py = v->y, *pz = v->z, *pr = v->r;
     const size_t st = v->stride, rst = v->rstride;
     const uint32_t *map = p->map;
+    kept = map ? kept : NULL;
 #define LOAD(q) (f64 ? *(const double *)(const void *)(q) : (double)*(const float *)(const void *)(q))
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t k = 0; k < p->n; k++) {
-        if (map && k + 16 < p->n) {
-            __builtin_prefetch(px + (size_t)map[k + 16] * st);
-            __builtin_prefetch(pr + (size_t)map[k + 16] * rst);
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = sc_thread_id(), nt = sc_num_threads();
+        const size_t k0 = p->n * (size_t)t / (size_t)nt, k1 = p->n * (size_t)(t + 1) / (size_t)nt;
+        int s = 0;
+        for (size_t k = k0; k < k1; k++) {
+            double *row = rows + 4 * k;
+            if (kept) {
+                while (s + 1 < kept->segs && k >= kept->first[s + 1])
+                    s++;
+                const size_t q = k - kept->first[s];
+                if (q < kept->n[s]) {
+                    memcpy(row, kept->rows + 4 * (kept->at[s] + q), 4 * sizeof(double));
+                    continue;
+                }
+            }
+            if (map && k + 16 < p->n) {
+                __builtin_prefetch(px + (size_t)map[k + 16] * st);
+                __builtin_prefetch(pr + (size_t)map[k + 16] * rst);
+            }
+            const size_t i = map ? map[k] : k;
+            row[0] = LOAD(px + i * st);
+            row[1] = LOAD(py + i * st);
+            row[2] = pz ? LOAD(pz + i * st) : 0.0;
+            row[3] = LOAD(pr + i * rst);
         }
-        const size_t i = map ? map[k] : k;
-        double *row = rows + 4 * k;
-        row[0] = LOAD(px + i * st);
-        row[1] = LOAD(py + i * st);
-        row[2] = pz ? LOAD(pz + i * st) : 0.0;
-        row[3] = LOAD(pr + i * rst);
     }
 #undef LOAD
 }
 
-static void copy_part(const sc_part *p, double *rows, int threads) {
+static void copy_part(const sc_part *p, const sc_kept_rows *kept, double *rows, int threads) {
     if (p->v->f64)
-        copy_rows(p, rows, threads, true);
+        copy_rows(p, kept, rows, threads, true);
     else
-        copy_rows(p, rows, threads, false);
+        copy_rows(p, kept, rows, threads, false);
 }
 
 /* Whether the query's kernel is AVX2: the filter then takes 3-D spheres
@@ -721,11 +738,12 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
         /* before its boxes are made */
         if ((periodic ? sc_periodic_check(small) : sc_spheres_validate(small, NULL)) != SC_OK)
             return sc_engine_failed(c, first_problem(a, b, periodic));
-        /* four counts a thread, the candidates' indices, and, for the
-         * grid's probe, room for the rows the filter copies */
+        /* four counts a thread, the candidates' indices, and, outside a
+         * periodic box (where the joint view is wrapped), room for the
+         * rows the filter copies */
         const size_t counts = 4 * threads * sizeof(size_t);
         const size_t at_rows = (counts + sizeof(uint32_t) * vl->n + 63) / 64 * 64;
-        const bool copy = !periodic && c->opt.algorithm == SC_ALGO_GRID;
+        const bool copy = !periodic;
         if (!sc_buf_reserve(al, &c->survivors,
                             copy ? at_rows + kept_rows_room(vl->n, threads) : at_rows))
             return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
@@ -787,8 +805,9 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
         return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
     double *rows = c->joint.p;
     const double t1 = sc_now();
-    copy_part(p1, rows, (int)threads);
-    copy_part(p2, rows + 4 * p1->n, (int)threads);
+    const sc_kept_rows *kr = kept_rows.rows ? &kept_rows : NULL;
+    copy_part(p1, kr, rows, (int)threads);
+    copy_part(p2, kr, rows + 4 * p1->n, (int)threads);
     const double t_copy = sc_now() - t1;
     const sc_spheres joint = {n, SC_F64, 4 * sizeof(double), rows, rows + 1, d3 ? rows + 2 : NULL,
                               rows + 3, 4 * sizeof(double)};
