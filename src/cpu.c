@@ -20,7 +20,16 @@
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__has_include)
 #if __has_include(<sys/platform/x86.h>)
 #include <sys/platform/x86.h>
-#define SC_CPU_HAS(glibc, gcc) CPU_FEATURE_ACTIVE(glibc)
+/* CPU_FEATURE_ACTIVE's own reading, with an unsigned shift: the header's
+ * x86_cpu_active shifts an int 1 left by the feature's bit, which is
+ * undefined for bit 31 (AVX512VL; UBSan reports it). Same table, same
+ * words, same bit. */
+static int cpu_active(unsigned index) {
+    const unsigned word = 8 * sizeof(unsigned);
+    const struct cpuid_feature *f = __x86_get_cpuid_feature_leaf(index / (word * 4));
+    return (int)((f->active_array[(index & (word * 4 - 1)) / word] >> (index & (word - 1))) & 1u);
+}
+#define SC_CPU_HAS(glibc, gcc) cpu_active(x86_cpu_##glibc)
 #endif
 #endif
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(SC_CPU_HAS)
