@@ -630,14 +630,10 @@ static inline void copy_rows(const sc_part *p, const sc_kept_rows *kept, double 
         int s = 0;
         for (size_t k = k0; k < k1; k++) {
             double *row = rows + 4 * k;
-            if (kept) {
-                while (s + 1 < kept->segs && k >= kept->first[s + 1])
-                    s++;
-                const size_t q = k - kept->first[s];
-                if (q < kept->n[s]) {
-                    memcpy(row, kept->rows + 4 * (kept->at[s] + q), 4 * sizeof(double));
-                    continue;
-                }
+            const double *from = sc_kept_row(kept, k, &s);
+            if (from) {
+                memcpy(row, from, 4 * sizeof(double));
+                continue;
             }
             if (map && k + 16 < p->n) {
                 __builtin_prefetch(px + (size_t)map[k + 16] * st);

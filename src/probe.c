@@ -275,14 +275,7 @@ static inline double copy_candidates(const sc_part *large, uint32_t large_at,
         const size_t k0 = nc * (size_t)t / (size_t)nt, k1 = nc * (size_t)(t + 1) / (size_t)nt;
         int s = 0;
         for (size_t k = k0; k < k1; k++) {
-            const double *from = NULL;
-            if (kept) {
-                while (s + 1 < kept->segs && k >= kept->first[s + 1])
-                    s++;
-                const size_t q = k - kept->first[s];
-                if (q < kept->n[s])
-                    from = kept->rows + 4 * (kept->at[s] + q);
-            }
+            const double *from = sc_kept_row(kept, k, &s);
             double x, y, z, r;
             if (from) {
                 x = from[0], y = from[1], z = from[2], r = from[3];

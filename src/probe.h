@@ -79,6 +79,20 @@ typedef struct sc_kept_rows {
     const size_t *first, *n, *at;
 } sc_kept_rows;
 
+/* Candidate k's copied row, or NULL (none copied, or kept NULL). *seg is
+ * the segment to look from: start at 0 and pass k in ascending order, and
+ * it only moves forward. */
+static inline const double *sc_kept_row(const sc_kept_rows *kept, size_t k, int *seg) {
+    if (!kept)
+        return NULL;
+    int s = *seg;
+    while (s + 1 < kept->segs && k >= kept->first[s + 1])
+        s++;
+    *seg = s;
+    const size_t q = k - kept->first[s];
+    return q < kept->n[s] ? kept->rows + 4 * (kept->at[s] + q) : NULL;
+}
+
 /* Copies the large part's nc candidates (valid; large_at: the first's
  * joint position) after S on up to `threads` threads, from kept (or NULL)
  * where it holds them, and counts what probing them would cost; false
