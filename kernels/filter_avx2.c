@@ -20,10 +20,15 @@ size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size
     const simde__m256d grow = simde_mm256_set1_pd(1.0 + 0x1p-46), tiny = simde_mm256_set1_pd(0x1p-500);
     const simde__m256d k0v = simde_mm256_set1_pd((double)g->k0), zsv = simde_mm256_set1_pd((double)g->zs);
     const simde__m256d never = simde_mm256_set1_pd((double)g->never);
-    simde__m256d lo[3], hi[3], blo[3], bhi[3], top[3];
+    /* the pad bound that implies the radius limit too (pad >= r) */
+    const simde__m256d quick = simde_mm256_set1_pd(g->reach < g->limit ? g->reach : g->limit);
+    const bool periodic = g->periodic[0] || g->periodic[1] || g->periodic[2];
+    simde__m256d lo[3], qlo[3], qhi[3], blo[3], bhi[3], top[3];
     for (int a = 0; a < 3; a++) {
         lo[a] = simde_mm256_set1_pd(g->lo[a]);
-        hi[a] = simde_mm256_set1_pd(g->hi[a]);
+        /* the region's part within the values' limit (it may reach past) */
+        qlo[a] = simde_mm256_set1_pd(g->lo[a] > -1e150 ? g->lo[a] : -1e150);
+        qhi[a] = simde_mm256_set1_pd(g->hi[a] < 1e150 ? g->hi[a] : 1e150);
         blo[a] = simde_mm256_set1_pd(g->box_lo[a]);
         bhi[a] = simde_mm256_set1_pd(g->box_hi[a]);
         top[a] = simde_mm256_set1_pd(g->top[a]);
@@ -44,17 +49,30 @@ size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size
             /* as the reference: valid, the radius within the limit, inside
              * the periodic box, and the pad within the reach */
             const simde__m256d pad = simde_mm256_add_pd(simde_mm256_mul_pd(r, grow), tiny);
-            const simde__m256d ok = simde_mm256_and_pd(
-                sc_load4_taken(c, r, rlim, g->periodic, blo, bhi),
-                simde_mm256_cmp_pd(pad, reach, SIMDE_CMP_LE_OQ));
-            simde__m256d in = simde_mm256_castsi256_pd(simde_mm256_set1_epi64x(-1));
-            for (int a = 0; a < 3; a++)
+            /* in: inside the marked region (and the values' limit, which
+             * it may reach past: a sphere in has a valid centre). A group
+             * all in, with 0 <= r and pads within the reach and the radius
+             * limit, is taken as it is outside a periodic box; otherwise
+             * the full check decides, and a valid sphere not in is outside
+             * the region. */
+            simde__m256d in = simde_mm256_and_pd(simde_mm256_cmp_pd(c[0], qlo[0], SIMDE_CMP_GE_OQ),
+                                                 simde_mm256_cmp_pd(c[0], qhi[0], SIMDE_CMP_LE_OQ));
+            for (int a = 1; a < 3; a++)
                 in = simde_mm256_and_pd(
-                    in, simde_mm256_and_pd(simde_mm256_cmp_pd(c[a], lo[a], SIMDE_CMP_GE_OQ),
-                                           simde_mm256_cmp_pd(c[a], hi[a], SIMDE_CMP_LE_OQ)));
-            if (simde_mm256_movemask_pd(ok) != 0xF) {
-                stop = true;
-                break;
+                    in, simde_mm256_and_pd(simde_mm256_cmp_pd(c[a], qlo[a], SIMDE_CMP_GE_OQ),
+                                           simde_mm256_cmp_pd(c[a], qhi[a], SIMDE_CMP_LE_OQ)));
+            const simde__m256d quick_ok = simde_mm256_and_pd(
+                simde_mm256_cmp_pd(r, simde_mm256_setzero_pd(), SIMDE_CMP_GE_OQ),
+                simde_mm256_cmp_pd(pad, quick, SIMDE_CMP_LE_OQ));
+            const bool all = simde_mm256_movemask_pd(simde_mm256_and_pd(in, quick_ok)) == 0xF;
+            if (!all || periodic) {
+                const simde__m256d ok = simde_mm256_and_pd(
+                    sc_load4_taken(c, r, rlim, g->periodic, blo, bhi),
+                    simde_mm256_cmp_pd(pad, reach, SIMDE_CMP_LE_OQ));
+                if (simde_mm256_movemask_pd(ok) != 0xF) {
+                    stop = true;
+                    break;
+                }
             }
             simde__m256d cell[3];
             for (int a = 0; a < 3; a++) {
@@ -65,7 +83,7 @@ size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size
             simde__m256d b = simde_mm256_add_pd(
                 simde_mm256_add_pd(simde_mm256_mul_pd(cell[2], zsv), simde_mm256_mul_pd(cell[1], k0v)),
                 cell[0]);
-            b = simde_mm256_blendv_pd(never, b, in); /* outside the marked region: a clear bit */
+            b = simde_mm256_blendv_pd(never, b, in); /* outside the region: a clear bit */
             simde_mm_storeu_si128((simde__m128i *)(void *)(bit[cur] + 4 * groups),
                                   simde_mm256_cvttpd_epi32(b));
         }

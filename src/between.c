@@ -788,8 +788,9 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
                 c->stats.total_seconds = sc_now() - t0;
                 sc_context_log(c, SC_LOG_DEBUG,
                                "between: %zu x %zu spheres, %zu of the larger probed (%d of "
-                               "the smaller past the grid's pad, %zu windows past two cells)",
-                               va.n, vb.n, nl, pr.nbig, pr.wide);
+                               "the smaller past the grid's pad, %zu windows past two cells, "
+                               "in %s order)",
+                               va.n, vb.n, nl, pr.nbig, pr.wide, pr.sorted ? "cell" : "index");
                 return st;
             }
         }

@@ -12,8 +12,9 @@
  *               list every candidate tests; S counting-sorted by cell
  *               into arrays
  *   candidates  the kept spheres of the larger set copied as rows, the
- *               probes' cost counted (false above a budget), and put in
- *               order of their centre's cell
+ *               probes' cost counted (false above a budget), and, when S
+ *               is too large to stay in cache, put in order of their
+ *               centre's cell
  *   search      chunks of CHUNK candidates in that order: each one's runs
  *               of S spheres (the cell rows its padded box meets, then
  *               the big list), tested four at a time by the AVX2 kernel
@@ -56,6 +57,12 @@
 #define DENSE 1.0
 /* Candidates per chunk. */
 #define CHUNK 1024
+/* S's arrays (sx, sy, sz, sr, index and the cell table) at most this many
+ * bytes: the candidates are probed in their own order, S staying in cache
+ * whichever S spheres they look up; above it, in order of their cell.
+ * The sort's passes cost more than they save while S stays in cache
+ * (docs/api.md, two-set queries). */
+#define ORDERED_BYTES ((size_t)4 << 20)
 
 /* Peer buffers (the grid's peer, not running, would use them). */
 enum { BUF_ROWS, BUF_INDEX, BUF_CELLS, BUF_ORDER, BUF_SORT };
@@ -179,6 +186,8 @@ bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_
     if ((double)ns > DENSE * (double)pr->k[0] * (double)pr->k[1] * (double)pr->k[2])
         return false;
     pr->cells = cells;
+    pr->sorted = (4 * sizeof(double) + sizeof(uint32_t)) * ns + sizeof(uint32_t) * cells >
+                 ORDERED_BYTES;
 
     /* the working copy: S, then the candidates */
     const sc_allocator *al = sc_context_allocator(c);
@@ -266,6 +275,7 @@ static inline double copy_candidates(const sc_part *large, uint32_t large_at,
     const uint32_t *map = large->map;
     double *rows = pr->rows;
     uint32_t *ckey = pr->order + nc;
+    const bool sorted = pr->sorted;
     uint64_t nrows = 0, ncells = 0;
     size_t wide = 0;
 #define LOAD(q) (f64 ? *(const double *)(const void *)(q) : (double)*(const float *)(const void *)(q))
@@ -294,7 +304,10 @@ static inline double copy_candidates(const sc_part *large, uint32_t large_at,
             rows[4 * k + 3] = r;
             pr->index[ns + k] = large_at + (uint32_t)k;
             const double at[3] = {x, y, z};
-            ckey[k] = (uint32_t)cell_index(pr, at);
+            if (sorted) /* the cell to sort by */
+                ckey[k] = (uint32_t)cell_index(pr, at);
+            else /* the probing order: the candidates' own */
+                pr->order[k] = (uint32_t)k;
             probe_cost(pr, x, y, z, r, &nrows, &ncells, &wide);
         }
     }
@@ -313,9 +326,11 @@ bool sc_probe_candidates(const sc_part *large, uint32_t large_at, const sc_kept_
                             : copy_candidates(large, large_at, kept, pr, threads, false);
     if (!(cost <= COST_PER_SPHERE * (double)(pr->ns + pr->nc)))
         return false;
-    /* The probing order: candidates counting-sorted by the cell of their
-     * centre (stable), so that those probing the same S spheres come
-     * together and find them in cache. */
+    /* The probing order, where S exceeds the cache: candidates
+     * counting-sorted by the cell of their centre (stable), so that those
+     * probing the same S spheres come together and find them in cache. */
+    if (!pr->sorted)
+        return true;
     const size_t nc = pr->nc;
     uint32_t *order = pr->order, *ckey = order + nc, *start = ckey + nc;
     sc_counting_order(ckey, nc, (uint32_t)pr->cells, pr->sort_threads, pr->sort_scratch, start,

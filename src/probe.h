@@ -53,6 +53,7 @@ typedef struct sc_probe {
     uint32_t *index;
     uint32_t *order; /* nc: the candidates in probing order (then their
                         cells, and the cells' first positions) */
+    bool sorted;     /* probed in order of their cell, else their own */
     const uint32_t *start; /* cells + 1 entries: cell q's S spheres are
                               [start[q], start[q + 1]) */
     int sort_threads;      /* the counting sorts' (sc_counting_threads) */

@@ -42,6 +42,55 @@ static void oracle(const double *a, size_t na, const double *b, size_t nb, pairs
                 push(out, (uint32_t)i, (uint32_t)j);
 }
 
+/* The oracle's pairs by a sweep along x, for sets too large for the
+ * double loop: the same predicate on every (i, j) whose centres are
+ * within 1.25 (ri + the largest rj) on x. Complete for the sets it is
+ * given (ordinary magnitudes): meets() accepting puts |xi - xj| within
+ * (ri + rj)(1 + 4u) (each operation rounds by at most u), and the
+ * window's own rounding is far inside the 25% it has to spare. */
+static const double *sweep_rows;
+static int by_x(const void *p, const void *q) {
+    const double x = sweep_rows[4 * *(const uint32_t *)p], y = sweep_rows[4 * *(const uint32_t *)q];
+    return x < y ? -1 : x > y;
+}
+static int by_index(const void *p, const void *q) {
+    const uint32_t x = *(const uint32_t *)p, y = *(const uint32_t *)q;
+    return x < y ? -1 : x > y;
+}
+static void oracle_sweep(const double *a, size_t na, const double *b, size_t nb, pairs *out) {
+    memset(out, 0, sizeof *out);
+    uint32_t *order = malloc(nb * sizeof *order), *hit = malloc(nb * sizeof *hit);
+    double *rows = malloc(4 * nb * sizeof *rows), rmax = 0.0; /* b in x order */
+    for (size_t j = 0; j < nb; j++) {
+        order[j] = (uint32_t)j;
+        rmax = b[4 * j + 3] > rmax ? b[4 * j + 3] : rmax;
+    }
+    sweep_rows = b;
+    qsort(order, nb, sizeof *order, by_x);
+    for (size_t k = 0; k < nb; k++)
+        memcpy(rows + 4 * k, b + 4 * (size_t)order[k], 4 * sizeof *rows);
+    for (size_t i = 0; i < na; i++) {
+        const double *p = a + 4 * i, w = 1.25 * (p[3] + rmax);
+        size_t lo = 0, hi = nb, m = 0;
+        while (lo < hi) { /* the first in x order at or past x - w */
+            const size_t mid = lo + (hi - lo) / 2;
+            if (rows[4 * mid] < p[0] - w)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t k = lo; k < nb && rows[4 * k] <= p[0] + w; k++)
+            if (meets(p, rows + 4 * k))
+                hit[m++] = order[k];
+        qsort(hit, m, sizeof *hit, by_index);
+        for (size_t k = 0; k < m; k++)
+            push(out, (uint32_t)i, hit[k]);
+    }
+    free(rows);
+    free(order);
+    free(hit);
+}
+
 /* ---- library runs ----------------------------------------------------------- */
 
 static sc_context *context_for(const run *r) {
@@ -426,7 +475,7 @@ static void group_filter(void) {
  * the smaller set's spheres past the grid's pad (its big list) and the
  * windows past two cells (the general path). */
 typedef struct logbook {
-    int probed, joint, big;
+    int probed, joint, big, in_cell_order;
     size_t wide;
 } logbook;
 
@@ -441,6 +490,7 @@ static void note(sc_log_level level, const char *m, void *user) {
         b->probed++;
         b->big = big;
         b->wide = wide;
+        b->in_cell_order += strstr(p, "in cell order)") != NULL;
     }
     if (strstr(m, "of the larger searched"))
         b->joint++;
@@ -449,12 +499,13 @@ static void note(sc_log_level level, const char *m, void *user) {
 /* a x b on the grid, threads 1 and 2, sorted or not: the oracle's pairs,
  * and probed (with at least `big` big spheres and `wide` wide windows)
  * or searched jointly as expected. */
+static int cell_order; /* probes expected in cell order (else index order) */
 static void check_path(const char *name, const sc_spheres *a, const sc_spheres *b,
                        const pairs *want, int probed, int big, size_t wide) {
     pairs first = {0}; /* the unsorted sequence of the first run */
     for (int t = 1; t <= 2; t++)
         for (int sorted = 0; sorted < 2; sorted++) {
-            logbook book = {0, 0, 0, 0};
+            logbook book = {0, 0, 0, 0, 0};
             sc_options o = sc_options_default();
             o.threads = t;
             o.sorted = sorted;
@@ -483,9 +534,10 @@ static void check_path(const char *name, const sc_spheres *a, const sc_spheres *
                 free(got.p);
             }
             if (probed)
-                CHECK(book.probed == 3 + !sorted && book.joint == 0 && book.big >= big && book.wide >= wide,
-                      "%s: t%d: probed (%d calls, %d big, %zu wide)", name, t, book.probed,
-                      book.big, book.wide);
+                CHECK(book.probed == 3 + !sorted && book.joint == 0 && book.big >= big &&
+                          book.wide >= wide && book.in_cell_order == cell_order * book.probed,
+                      "%s: t%d: probed (%d calls, %d big, %zu wide, %d in cell order)", name, t,
+                      book.probed, book.big, book.wide, book.in_cell_order);
             else
                 CHECK(book.probed == 0 && book.joint == 3 + !sorted,
                       "%s: t%d: searched jointly (%d, %d)",
@@ -493,6 +545,54 @@ static void check_path(const char *name, const sc_spheres *a, const sc_spheres *
             sc_context_destroy(ctx);
         }
     free(first.p);
+}
+
+/* The filter's quick path takes a group whose centres lie in the small
+ * set's marked region as valid; that region reaches past the values'
+ * limit when small spheres lie near it, so a large centre there, past the
+ * limit, must still be refused (at each lane of a group in turn), here
+ * where the probe, which reads the candidates unchecked, runs. */
+static void group_filter_limit(void) {
+    enum { NS = 16, NL = 256 };
+    double a[4 * NS], b[4 * NL];
+    for (int side = -1; side <= 1; side += 2) { /* at x = -1e150, then 1e150 */
+        const double sx = (double)side;
+        for (size_t i = 0; i < NS; i++) { /* a 4 x 4 lattice with a face at the limit */
+            a[4 * i] = sx * (1e150 - 1e141 * (double)(i % 4));
+            a[4 * i + 1] = 1e141 * (double)(i / 4);
+            a[4 * i + 2] = 0.0;
+            a[4 * i + 3] = 1e140;
+        }
+        for (size_t j = 0; j < NL; j++) { /* each touching one small sphere */
+            const size_t i = j % NS;
+            b[4 * j] = a[4 * i] - sx * (5e139 - 1e138 * (double)(j / NS));
+            b[4 * j + 1] = a[4 * i + 1] + 3e139;
+            b[4 * j + 2] = 1e138 * (double)(j / NS);
+            b[4 * j + 3] = 1e139;
+        }
+        const sc_spheres va = sc_spheres_rows_f64(NS, 3, a), vb = sc_spheres_rows_f64(NL, 3, b);
+        pairs want;
+        oracle(a, NS, b, NL, &want);
+        CHECK(want.n == NL, "filter limit %d: every large sphere touches one (%zu)", side, want.n);
+        check_path("filter limit", &va, &vb, &want, 1, 0, 0);
+        free(want.p);
+        for (int lane = 0; lane < 4; lane++) {
+            const double keep = b[4 * (40 + lane)];
+            b[4 * (40 + lane)] = sx * (1e150 + 1e140); /* in the region, past the limit */
+            for (int k = 0; k < 2; k++)
+                for (int threads = 1; threads <= 2; threads++) {
+                    const sc_kernel kernel = k ? SC_KERNEL_AVX2 : SC_KERNEL_SCALAR;
+                    if (!sc_kernel_available(kernel))
+                        continue;
+                    const filter_result v = filter_run(&va, &vb, kernel, threads, NULL);
+                    CHECK(v.st == SC_ERR_OUT_OF_RANGE,
+                          "filter limit %d: lane %d kernel %d t%d: a centre past the limit "
+                          "gives %s", side, lane, k, threads, sc_status_string(v.st));
+                    free(v.got.p);
+                }
+            b[4 * (40 + lane)] = keep;
+        }
+    }
 }
 
 static void group_probe(void) {
@@ -610,6 +710,36 @@ static void group_probe(void) {
     free(bf);
     free(big);
     free(small);
+
+    /* a smaller set too large to stay in cache: the candidates are probed
+     * in order of their cell (the sweep oracle checked against the double
+     * loop on a set both can take first) */
+    {
+        double *l1 = generate("uniform", 6000, 63), *s1 = generate("uniform", 6000, 64);
+        pairs loop, sweep;
+        oracle(s1, 1500, l1, 6000, &loop);
+        oracle_sweep(s1, 1500, l1, 6000, &sweep);
+        CHECK(loop.n > 100 && same(&loop, &sweep), "probe: sweep oracle %zu pairs, loop %zu",
+              sweep.n, loop.n);
+        free(loop.p);
+        free(sweep.p);
+        free(l1);
+        free(s1);
+    }
+    {
+        /* parts of two draws of 2e6: the smaller set 5% of that density */
+        const size_t nl2 = 360000, ns2 = 90000, from = 2000000;
+        double *l2 = generate("uniform", from, 65), *s2 = generate("uniform", from, 66);
+        const sc_spheres vs = sc_spheres_rows_f64(ns2, 3, s2), vl = sc_spheres_rows_f64(nl2, 3, l2);
+        oracle_sweep(s2, ns2, l2, nl2, &want);
+        CHECK(want.n > ns2 / 4, "probe: cell order: pairs exist (%zu)", want.n);
+        cell_order = 1;
+        check_path("probe: cell order", &vs, &vl, &want, 1, 0, 0);
+        cell_order = 0;
+        free(want.p);
+        free(l2);
+        free(s2);
+    }
 }
 
 static int stop_after_one(const uint32_t *p, size_t count, void *user) {
@@ -708,8 +838,10 @@ int main(int argc, char **argv) {
         group_extremes();
     if (all || strcmp(g, "api") == 0)
         group_api();
-    if (all || strcmp(g, "filter") == 0)
+    if (all || strcmp(g, "filter") == 0) {
         group_filter();
+        group_filter_limit();
+    }
     if (all || strcmp(g, "probe") == 0)
         group_probe();
     printf("%d checks, %d failures\n", checks, failures);
