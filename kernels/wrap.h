@@ -2,13 +2,14 @@
  * wrap.h: pass one of a periodic query (src/periodic.c: wrap_part, the
  * scalar reference) four spheres at a time, for 3-D spheres, double or
  * float, at any strides. For each sphere it takes, it does what the
- * reference does for a valid sphere already inside the box on its
- * periodic axes (most of them): the sphere's row (x, y, z, r) to the joint
- * rows, the rows' bounds and radius counts, and, for a sphere near a
- * periodic face, its position in the band list and its images' count. It
- * stops at the first group of four with a sphere it does not take (not
- * valid, outside the box, or of a subnormal radius), which the reference
- * then takes; the same rows, list, counts and bounds either way.
+ * reference does for a valid sphere: its centre wrapped into the box on
+ * the periodic axes (sc_wrap_x's expression, in lanes, where a group has a
+ * centre outside), the sphere's row (x, y, z, r) to the joint rows, the
+ * rows' bounds and radius counts, and, for a sphere near a periodic face,
+ * its position in the band list and its images' count. It stops at the
+ * first group of four with a sphere it does not take (not valid, or of a
+ * subnormal radius), which the reference then takes; the same rows, list,
+ * counts and bounds either way.
  */
 #ifndef SC_WRAP_H
 #define SC_WRAP_H
@@ -20,7 +21,7 @@
 
 typedef struct sc_wrap_box {
     int periodic[3];
-    double lo[3], hi[3];
+    double lo[3], hi[3], period[3]; /* period: sc_wrap's, hi - lo */
     double big;   /* sc_wrap's: the image radius's margin */
     double limit; /* the largest radius taken (the periodic limit) */
     int stream;   /* write the rows past the cache (non-temporal stores,

@@ -226,6 +226,7 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
     const sc_wrap_box wb = {{b->periodic[0], b->periodic[1], b->periodic[2]},
                             {b->lo[0], b->lo[1], b->lo[2]},
                             {b->hi[0], b->hi[1], b->hi[2]},
+                            {b->period[0], b->period[1], b->period[2]},
                             b->big,
                             SC_MAX_ABS_VALUE / 2,
                             stream};

@@ -858,6 +858,41 @@ static void group_lists(void) {
     }
     const box small = {3, {{1, 1, 1}, {0, 0, 0}, {2, 2, 2}}};
     check_lists("small box", &small, rows, n);
+
+    /* the wrap's own edges, where its expression rounds (onto hi, below
+     * lo, from far outside), in every group of four and on every axis:
+     * the distances must be the expression's bit for bit */
+    {
+        const double lo = 0.1, hi = 0.7, L = hi - lo;
+        const double edge[] = {hi,
+                               nextafter(lo, -INFINITY),
+                               nextafter(hi, INFINITY),
+                               nextafter(hi, -INFINITY),
+                               lo - L,
+                               nextafter(lo - L, -INFINITY),
+                               lo + 3 * L,
+                               nextafter(lo + 3 * L, -INFINITY),
+                               nextafter(hi + 2 * L, INFINITY),
+                               lo - 7 * L + 1e-17,
+                               0.4,
+                               0.4 + 5 * L};
+        const size_t ne = sizeof edge / sizeof edge[0], m = 64;
+        double er[4 * 64];
+        for (size_t i = 0; i < m; i++) {
+            for (int a = 0; a < 3; a++)
+                er[4 * i + a] = edge[(i + 5 * (size_t)a) % ne];
+            er[4 * i + 3] = 0.2 + 0.001 * (double)(i % 7);
+        }
+        /* spheres wrapped onto lo on every axis beside ones a hair from
+         * it: their distances show any other rounding of the wrap */
+        const double onto[4] = {nextafter(lo, -INFINITY), lo + 3e-10, hi, lo - L};
+        for (size_t i = 0; i < 8; i++)
+            for (int a = 0; a < 3; a++)
+                er[4 * i + a] = i % 4 == 1 ? onto[1] + 1e-10 * (double)(i / 4) : onto[i % 4];
+        const box eb = {3, {{1, 1, 1}, {lo, lo, lo}, {hi, hi, hi}}};
+        check_lists("the wrap's edges", &eb, er, m);
+        CHECK(check_box("the wrap's edges", &eb, er, m, 0) > 0, "the wrap's edges: pairs exist");
+    }
 }
 
 int main(int argc, char **argv) {

@@ -820,6 +820,63 @@ static void test_periodic_bounds(void) {
     free(rows32);
 }
 
+/* The wrap passes' rows: each sphere's centre wrapped into the box by the
+ * header's expression, bit for bit, with the AVX2 pass and the scalar
+ * reference, on values where the expression rounds (onto hi, just below
+ * lo, from many periods away) mixed into groups of four with centres
+ * inside; an open axis keeps its values. */
+static double wrap_expr(double x, double lo, double hi) {
+    const double L = hi - lo;
+    if (x >= lo && x < hi)
+        return x;
+    const double t = x - floor((x - lo) / L) * L;
+    return t < lo || t >= hi ? lo : t;
+}
+
+static void test_periodic_rows(void) {
+    const double lo = 0.1, hi = 0.7, L = hi - lo;
+    const double edge[] = {hi, nextafter(lo, -INFINITY), nextafter(hi, INFINITY),
+                           nextafter(hi, -INFINITY), lo - L, nextafter(lo - L, -INFINITY),
+                           lo + 3 * L, nextafter(lo + 3 * L, -INFINITY),
+                           nextafter(hi + 2 * L, INFINITY), lo - 7 * L + 1e-17, 0.4,
+                           0.4 + 5 * L, -1e150, 1e150, lo, 0.3};
+    enum { N = 256 };
+    const size_t ne = sizeof edge / sizeof edge[0];
+    double rows[4 * N];
+    for (size_t k = 0; k < N; k++) {
+        for (int a = 0; a < 3; a++)
+            rows[4 * k + (size_t)a] = edge[(k * (size_t)(a + 1) + next() % 3) % ne];
+        rows[4 * k + 3] = 0.01;
+    }
+    for (int zopen = 0; zopen < 2; zopen++)
+        for (int kern = 0; kern < 2; kern++) {
+            sc_options o = sc_options_default();
+            o.kernel = kern ? SC_KERNEL_SCALAR : SC_KERNEL_AUTO;
+            o.box = (sc_box){.periodic = {1, 1, !zopen}, .lo = {lo, lo, lo}, .hi = {hi, hi, hi}};
+            sc_context *c = NULL;
+            CHECK(sc_context_create(&o, &c) == SC_OK, "periodic rows: context");
+            if (!c)
+                continue;
+            const sc_spheres s = sc_spheres_rows_f64(N, 3, rows);
+            sc_summary sum;
+            CHECK(sc_count_pairs(c, &s, &sum) == SC_OK, "periodic rows: query");
+            const double *j = c->joint.p;
+            size_t wrong = 0, first = N;
+            for (size_t k = 0; k < N; k++)
+                for (int a = 0; a < 3; a++) {
+                    const double x = rows[4 * k + (size_t)a];
+                    const double want = a == 2 && zopen ? x : wrap_expr(x, lo, hi);
+                    if (memcmp(&j[4 * k + (size_t)a], &want, sizeof want) != 0) {
+                        wrong++;
+                        first = k < first ? k : first;
+                    }
+                }
+            CHECK(wrong == 0, "periodic rows: %zu centres not wrapped as the expression (first "
+                  "sphere %zu; z open %d, kernel %d)", wrong, first, zopen, kern);
+            sc_context_destroy(c);
+        }
+}
+
 /* The BVH's walks (kernels/bvh4*.c): random 4-wide trees with boxes on a
  * coarse lattice (so bounds often touch exactly), empty slots and leaves
  * cut by `after`; both walks list exactly the leaves a recursive brute force
@@ -980,6 +1037,7 @@ int main(void) {
     test_mix();
     test_bounds();
     test_periodic_bounds();
+    test_periodic_rows();
     test_counting_sort();
     test_radix();
     test_keys();
