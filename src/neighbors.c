@@ -563,7 +563,9 @@ static bool place_rows(const row_buckets *b, int bits, const uint64_t *o, uint32
              * every row is filled exactly. */
             const uint64_t row0 = narrow ? 0 : r0; /* what a row field is less */
             const uint64_t *end = o + r0 + 1;
-            for (uint64_t g = o[r0] - first; g < o[r1] - first; g++) {
+            /* the bounds in locals: the cursors' stores could alias o */
+            const uint64_t g0 = o[r0] - first, g1 = o[r1] - first;
+            for (uint64_t g = g0; g < g1; g++) {
                 const uint64_t word = word_at(w, narrow, (size_t)g), rel = (word >> bits) - row0;
                 if (rel >= r1 - r0 || cur[rel] >= end[rel]) {
                     wrong = 1;
