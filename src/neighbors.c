@@ -164,6 +164,7 @@ static sc_status list_pass(sc_context *c, sc_prepared *p, const nbr_query *q, si
     s.win_hi = (uint32_t)hi;
     s.win_bits = sc_engine_index_bits(spheres_of(c, p));
     s.win_cap = cap;
+    s.win_all = lo == 0 && hi == spheres_of(c, p);
     st = sc_engine_sink(c, &s, SC_SINK_WINDOW, p);
     if (st == SC_OK)
         st = sc_engine_search(c, p, &s);

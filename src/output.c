@@ -393,6 +393,30 @@ static void process_hits(sc_hits *h) {
          * in the window of its row; a pair counts (pairs, checksum) in the
          * window of its row. */
         size_t words = 0, kept = 0;
+        if (s->win_all && n) {
+            /* every pair kept: its words reserved at once and written in
+             * place (nothing stored when they would not all fit: the
+             * window is then read by no one) */
+            words = s->full ? 2 * n : n;
+            const size_t at = __atomic_fetch_add(&s->win_count, words, __ATOMIC_RELAXED);
+            uint64_t *out = at <= s->win_cap && words <= s->win_cap - at ? s->win + at : NULL;
+            for (size_t k = 0; k < n; k++) {
+                const uint32_t row = p[2 * k], col = p[2 * k + 1];
+                sum += mix64(((uint64_t)row << 32) | col);
+                if (!out)
+                    continue;
+                if (s->full) {
+                    out[2 * k] = ((uint64_t)row << s->win_bits) | col;
+                    out[2 * k + 1] = ((uint64_t)col << s->win_bits) | row;
+                } else {
+                    out[k] = ((uint64_t)row << s->win_bits) | col;
+                }
+            }
+            th->checksum += sum;
+            th->pairs += n;
+            h->count = 0;
+            return;
+        }
         uint64_t *stage = th->stage;
         for (size_t k = 0; k < n; k++) {
             const uint32_t row = p[2 * k], col = p[2 * k + 1];

@@ -127,6 +127,8 @@ struct sc_sink {
     int win_bits;
     uint64_t *win;
     size_t win_cap, win_count;
+    bool win_all; /* every row in [win_lo, win_hi): a neighbour list's
+                     whole list, written without staging */
     /* WINDOW and DEGREE for neighbour lists: with `filter`, only pairs
      * whose skin predicate holds on `exact` (the caller's values) are kept
      * (the search ran on radii grown to a superset); `full` keeps both

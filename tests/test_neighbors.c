@@ -104,7 +104,7 @@ typedef struct run {
 } run;
 
 static sc_status build(const run *r, const sc_spheres *view, const sc_nbr_spec *spec, csr *out,
-                       uint64_t *pairs) {
+                       uint64_t *pairs, uint64_t *checksum) {
     sc_options o = sc_options_default();
     o.algorithm = r->algo;
     o.kernel = r->kernel;
@@ -121,6 +121,7 @@ static sc_status build(const run *r, const sc_spheres *view, const sc_nbr_spec *
     sc_stats s;
     sc_context_stats(ctx, &s);
     *pairs = s.pairs;
+    *checksum = s.checksum;
     if (st == SC_OK) {
         const size_t m = (size_t)out->off[n];
         out->idx = malloc((m ? m : 1) * sizeof(uint32_t));
@@ -147,9 +148,13 @@ static const char *value_name(sc_nbr_value v) {
 static void check_run(const char *name, const double *rows, const sc_spheres *view,
                       const sc_nbr_spec *spec, const csr *want, const run *r) {
     csr got = {0};
-    uint64_t pairs = 0;
-    sc_status st = build(r, view, spec, &got, &pairs);
+    uint64_t pairs = 0, checksum = 0, want_sum = 0;
+    sc_status st = build(r, view, spec, &got, &pairs, &checksum);
     const size_t half = spec->full ? (size_t)want->off[want->n] / 2 : (size_t)want->off[want->n];
+    for (size_t i = 0; i < want->n; i++) /* each pair once, as (i, j > i) */
+        for (uint64_t g = want->off[i]; g < want->off[i + 1]; g++)
+            if (want->idx[g] > i)
+                want_sum += sc_pair_mix((uint32_t)i, want->idx[g]);
     CHECK(st == SC_OK, "%s: %s t%d k%d full %d skin %g %s: %s", name, sc_algorithm_name(r->algo),
           r->threads, r->kernel, spec->full, spec->skin, value_name(spec->value),
           sc_status_string(st));
@@ -159,8 +164,10 @@ static void check_run(const char *name, const double *rows, const sc_spheres *vi
               sc_algorithm_name(r->algo), r->threads, r->kernel, spec->full, spec->skin,
               value_name(spec->value), (unsigned long long)got.off[got.n],
               (unsigned long long)want->off[want->n]);
-        CHECK(pairs == half, "%s: %s: stats say %llu pairs, want %zu", name,
-              sc_algorithm_name(r->algo), (unsigned long long)pairs, half);
+        CHECK(pairs == half && checksum == want_sum,
+              "%s: %s: stats say %llu pairs and checksum %016llx, want %zu and %016llx", name,
+              sc_algorithm_name(r->algo), (unsigned long long)pairs,
+              (unsigned long long)checksum, half, (unsigned long long)want_sum);
     }
     (void)rows;
     csr_free(&got);
