@@ -1,10 +1,11 @@
 /*
  * filter.h: a two-set query's filter (src/between.c: filter_one_by_one,
  * the scalar reference) four large spheres at a time, for 3-D spheres,
- * double or float, at any strides. It takes a sphere that is valid, whose
- * pad is within the reach, and that lies inside the periodic box on its
- * periodic axes (most of them), and does for it what the reference does: keeps its index when
- * its centre's cell of the small set's bitmap is marked. It stops at the
+ * double or float, at any strides. It takes a sphere that is valid and
+ * whose pad is within the reach (most of them), and does for it what the
+ * reference does: wraps its centre into the periodic box on the periodic
+ * axes (sc_load4_wrap) and keeps its index when that centre's cell of the
+ * small set's bitmap is marked. It stops at the
  * first group of four with a sphere it does not take, which the reference
  * then takes; the same indices in the same order either way.
  */
@@ -18,7 +19,7 @@
 
 typedef struct sc_filter_grid {
     int periodic[3];
-    double box_lo[3], box_hi[3]; /* the periodic box, on its periodic axes */
+    double box_lo[3], box_hi[3], box_period[3]; /* the periodic box, on its periodic axes */
     double lo[3], hi[3];         /* the marked region (2-D: z's are 0) */
     double inv, top[3], reach, limit; /* limit: the largest radius taken */
     uint64_t k0, zs; /* bit (iz zs + iy k0 + ix) stands for cell (ix, iy, iz) */

@@ -23,7 +23,8 @@ size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size
     /* the pad bound that implies the radius limit too (pad >= r) */
     const simde__m256d quick = simde_mm256_set1_pd(g->reach < g->limit ? g->reach : g->limit);
     const bool periodic = g->periodic[0] || g->periodic[1] || g->periodic[2];
-    simde__m256d lo[3], qlo[3], qhi[3], blo[3], bhi[3], top[3];
+    const int open[3] = {0, 0, 0}; /* validity alone: centres outside the box are wrapped */
+    simde__m256d lo[3], qlo[3], qhi[3], blo[3], bhi[3], bperiod[3], top[3];
     for (int a = 0; a < 3; a++) {
         lo[a] = simde_mm256_set1_pd(g->lo[a]);
         /* the region's part within the values' limit (it may reach past) */
@@ -31,6 +32,7 @@ size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size
         qhi[a] = simde_mm256_set1_pd(g->hi[a] < 1e150 ? g->hi[a] : 1e150);
         blo[a] = simde_mm256_set1_pd(g->box_lo[a]);
         bhi[a] = simde_mm256_set1_pd(g->box_hi[a]);
+        bperiod[a] = simde_mm256_set1_pd(g->box_period[a]);
         top[a] = simde_mm256_set1_pd(g->top[a]);
     }
     const uint64_t *bits = g->bits;
@@ -46,15 +48,26 @@ size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size
         for (; !stop && groups < GROUPS && k + 4 * (groups + 1) <= k1; groups++) {
             simde__m256d c[3], r;
             sc_load4_at(&ld, k + 4 * groups, c, &r);
-            /* as the reference: valid, the radius within the limit, inside
-             * the periodic box, and the pad within the reach */
+            /* as the reference: valid, the radius within the limit and the
+             * pad within the reach; in a periodic box, checked as they are
+             * and then wrapped */
             const simde__m256d pad = simde_mm256_add_pd(simde_mm256_mul_pd(r, grow), tiny);
+            if (periodic) {
+                const simde__m256d ok = simde_mm256_and_pd(
+                    sc_load4_taken(c, r, rlim, open, blo, bhi),
+                    simde_mm256_cmp_pd(pad, reach, SIMDE_CMP_LE_OQ));
+                if (simde_mm256_movemask_pd(ok) != 0xF) {
+                    stop = true;
+                    break;
+                }
+                sc_load4_wrap(c, g->periodic, blo, bhi, bperiod);
+            }
             /* in: inside the marked region (and the values' limit, which
-             * it may reach past: a sphere in has a valid centre). A group
-             * all in, with 0 <= r and pads within the reach and the radius
-             * limit, is taken as it is outside a periodic box; otherwise
-             * the full check decides, and a valid sphere not in is outside
-             * the region. */
+             * it may reach past: a sphere in has a valid centre). Outside
+             * a periodic box, a group all in, with 0 <= r and pads within
+             * the reach and the radius limit, is taken as it is; otherwise
+             * the full check decides. A valid sphere not in is outside the
+             * region. */
             simde__m256d in = simde_mm256_and_pd(simde_mm256_cmp_pd(c[0], qlo[0], SIMDE_CMP_GE_OQ),
                                                  simde_mm256_cmp_pd(c[0], qhi[0], SIMDE_CMP_LE_OQ));
             for (int a = 1; a < 3; a++)
@@ -65,9 +78,9 @@ size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size
                 simde_mm256_cmp_pd(r, simde_mm256_setzero_pd(), SIMDE_CMP_GE_OQ),
                 simde_mm256_cmp_pd(pad, quick, SIMDE_CMP_LE_OQ));
             const bool all = simde_mm256_movemask_pd(simde_mm256_and_pd(in, quick_ok)) == 0xF;
-            if (!all || periodic) {
+            if (!all && !periodic) {
                 const simde__m256d ok = simde_mm256_and_pd(
-                    sc_load4_taken(c, r, rlim, g->periodic, blo, bhi),
+                    sc_load4_taken(c, r, rlim, open, blo, bhi),
                     simde_mm256_cmp_pd(pad, reach, SIMDE_CMP_LE_OQ));
                 if (simde_mm256_movemask_pd(ok) != 0xF) {
                     stop = true;

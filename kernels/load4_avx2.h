@@ -128,4 +128,28 @@ static inline simde__m256d sc_load4_taken(const simde__m256d c[3], simde__m256d 
     return ok;
 }
 
+/* Centres wrapped into [lo, hi) on the periodic axes as sc_wrap_x has it,
+ * operation for operation (the kernels' build turns off FMA contraction):
+ * a lane outside becomes x - floor((x - lo) / L) L, or lo where that rounds
+ * outside; period = L, the box's hi - lo. Valid centres (finite). */
+static inline void sc_load4_wrap(simde__m256d c[3], const int periodic[3], const simde__m256d lo[3],
+                                 const simde__m256d hi[3], const simde__m256d period[3]) {
+    for (int a = 0; a < 3; a++) {
+        if (!periodic[a])
+            continue;
+        const simde__m256d in = simde_mm256_and_pd(simde_mm256_cmp_pd(c[a], lo[a], SIMDE_CMP_GE_OQ),
+                                                   simde_mm256_cmp_pd(c[a], hi[a], SIMDE_CMP_LT_OQ));
+        if (simde_mm256_movemask_pd(in) == 0xF)
+            continue;
+        simde__m256d t = simde_mm256_sub_pd(
+            c[a], simde_mm256_mul_pd(simde_mm256_floor_pd(simde_mm256_div_pd(
+                                         simde_mm256_sub_pd(c[a], lo[a]), period[a])),
+                                     period[a]));
+        const simde__m256d out = simde_mm256_or_pd(simde_mm256_cmp_pd(t, lo[a], SIMDE_CMP_LT_OQ),
+                                                   simde_mm256_cmp_pd(t, hi[a], SIMDE_CMP_GE_OQ));
+        t = simde_mm256_blendv_pd(t, lo[a], out);
+        c[a] = simde_mm256_blendv_pd(t, c[a], in);
+    }
+}
+
 #endif /* SC_LOAD4_AVX2_H */

@@ -50,24 +50,7 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
             simde_mm256_andnot_pd(subnormal, sc_load4_taken(c, r, rlim, open, lo, hi));
         if (simde_mm256_movemask_pd(ok) != 0xF)
             break;
-        for (int a = 0; a < 3; a++) {
-            if (!periodic[a])
-                continue;
-            const simde__m256d in = simde_mm256_and_pd(simde_mm256_cmp_pd(c[a], lo[a], SIMDE_CMP_GE_OQ),
-                                                       simde_mm256_cmp_pd(c[a], hi[a], SIMDE_CMP_LT_OQ));
-            if (simde_mm256_movemask_pd(in) == 0xF)
-                continue;
-            /* sc_wrap_x: x - floor((x - lo) / L) L, or lo where that
-             * rounds outside [lo, hi) */
-            simde__m256d t = simde_mm256_sub_pd(
-                c[a], simde_mm256_mul_pd(simde_mm256_floor_pd(simde_mm256_div_pd(
-                                             simde_mm256_sub_pd(c[a], lo[a]), period[a])),
-                                         period[a]));
-            const simde__m256d out = simde_mm256_or_pd(simde_mm256_cmp_pd(t, lo[a], SIMDE_CMP_LT_OQ),
-                                                       simde_mm256_cmp_pd(t, hi[a], SIMDE_CMP_GE_OQ));
-            t = simde_mm256_blendv_pd(t, lo[a], out);
-            c[a] = simde_mm256_blendv_pd(t, c[a], in);
-        }
+        sc_load4_wrap(c, periodic, lo, hi, period);
         vmax = simde_mm256_max_pd(vmax, r);
         vrmin = simde_mm256_min_pd(vrmin, r);
         for (int a = 0; a < 3; a++) { /* taken: the rows' values are c's */

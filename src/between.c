@@ -522,7 +522,7 @@ static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t l
     *copied = 0;
 #ifdef SC_HAVE_AVX2_KERNEL
     simd = simd && d3;
-    sc_filter_grid g = {{0, 0, 0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0},
+    sc_filter_grid g = {{0, 0, 0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0},
                         {o->lo[0], o->lo[1], o->lo[2]}, {o->hi[0], o->hi[1], o->hi[2]},
                         o->inv, {o->top[0], o->top[1], o->top[2]}, o->reach,
                         o->wrap ? SC_MAX_ABS_VALUE / 2 : SC_MAX_ABS_VALUE,
@@ -531,6 +531,7 @@ static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t l
         g.periodic[a] = o->wrap->periodic[a];
         g.box_lo[a] = o->wrap->lo[a];
         g.box_hi[a] = o->wrap->hi[a];
+        g.box_period[a] = o->wrap->period[a];
     }
     const sc_src4 src = {l->x, l->y, l->z, l->r, l->stride, l->rstride, f64};
 #else
