@@ -12,6 +12,18 @@
 
 enum { GROUPS = 4 };
 
+/* The reference's checks on a group as loaded: valid as the bounds stage
+ * has it, the radius within the limit and the pad within the reach (a
+ * centre outside a periodic box is wrapped, not refused: no box test). */
+static inline bool group_taken(const simde__m256d c[3], simde__m256d r, simde__m256d pad,
+                               simde__m256d rlim, simde__m256d reach, const simde__m256d blo[3],
+                               const simde__m256d bhi[3]) {
+    static const int open[3] = {0, 0, 0};
+    return simde_mm256_movemask_pd(simde_mm256_and_pd(sc_load4_taken(c, r, rlim, open, blo, bhi),
+                                                      simde_mm256_cmp_pd(pad, reach, SIMDE_CMP_LE_OQ))) ==
+           0xF;
+}
+
 size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size_t k1,
                       uint32_t *idx, size_t *kept) {
     const sc_load4 ld = sc_load4_plan(s);
@@ -23,7 +35,6 @@ size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size
     /* the pad bound that implies the radius limit too (pad >= r) */
     const simde__m256d quick = simde_mm256_set1_pd(g->reach < g->limit ? g->reach : g->limit);
     const bool periodic = g->periodic[0] || g->periodic[1] || g->periodic[2];
-    const int open[3] = {0, 0, 0}; /* validity alone: centres outside the box are wrapped */
     simde__m256d lo[3], qlo[3], qhi[3], blo[3], bhi[3], bperiod[3], top[3];
     for (int a = 0; a < 3; a++) {
         lo[a] = simde_mm256_set1_pd(g->lo[a]);
@@ -53,10 +64,7 @@ size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size
              * and then wrapped */
             const simde__m256d pad = simde_mm256_add_pd(simde_mm256_mul_pd(r, grow), tiny);
             if (periodic) {
-                const simde__m256d ok = simde_mm256_and_pd(
-                    sc_load4_taken(c, r, rlim, open, blo, bhi),
-                    simde_mm256_cmp_pd(pad, reach, SIMDE_CMP_LE_OQ));
-                if (simde_mm256_movemask_pd(ok) != 0xF) {
+                if (!group_taken(c, r, pad, rlim, reach, blo, bhi)) {
                     stop = true;
                     break;
                 }
@@ -78,14 +86,9 @@ size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size
                 simde_mm256_cmp_pd(r, simde_mm256_setzero_pd(), SIMDE_CMP_GE_OQ),
                 simde_mm256_cmp_pd(pad, quick, SIMDE_CMP_LE_OQ));
             const bool all = simde_mm256_movemask_pd(simde_mm256_and_pd(in, quick_ok)) == 0xF;
-            if (!all && !periodic) {
-                const simde__m256d ok = simde_mm256_and_pd(
-                    sc_load4_taken(c, r, rlim, open, blo, bhi),
-                    simde_mm256_cmp_pd(pad, reach, SIMDE_CMP_LE_OQ));
-                if (simde_mm256_movemask_pd(ok) != 0xF) {
-                    stop = true;
-                    break;
-                }
+            if (!all && !periodic && !group_taken(c, r, pad, rlim, reach, blo, bhi)) {
+                stop = true;
+                break;
             }
             simde__m256d cell[3];
             for (int a = 0; a < 3; a++) {
