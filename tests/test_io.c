@@ -517,6 +517,130 @@ static void group_pieces(void)
     free(text);
 }
 
+/* ---- short decimals: the word-at-a-time path and its edges ---------------
+ *
+ * Plain decimals of at most 8 digits before and after the point are read a
+ * word at a time and divided once (io_text.c, short_decimal); the rest goes
+ * to fast_float. Tokens on both sides of every limit of that path (8 and 9
+ * digits on either side, no digits on one side, a digit count m at and past
+ * 2^53, an exponent, a sign) must read as strtod reads them, on one thread
+ * and on several, one sphere a line and one number a line; and a file that
+ * ends in a number with no newline at a page's end must not be read past. */
+static void short_token(char *buf, size_t cap, int radius)
+{
+    static const uint64_t two53 = (uint64_t)1 << 53;
+    size_t o = 0;
+    if (!radius && rng() % 4 == 0)
+        buf[o++] = '-';
+    else if (rng() % 40 == 0)
+        buf[o++] = '+';
+    int ni = (int)(rng() % 10), nf = (int)(rng() % 11) - 1; /* nf -1: no point */
+    if (ni == 0 && nf <= 0)
+        ni = 1;
+    char digits[24];
+    const int kind = (int)(rng() % 8);
+    if (kind == 0 && ni + (nf > 0 ? nf : 0) >= 16) {
+        /* m near 2^53: 16 digits, the point after the 8th */
+        snprintf(digits, sizeof digits, "%llu", (unsigned long long)(two53 - 4 + rng() % 9));
+        ni = 8;
+        nf = 8;
+    } else {
+        for (int k = 0; k < ni + (nf > 0 ? nf : 0); k++)
+            digits[k] = (char)('0' + (kind == 1 ? 9 : kind == 2 && k < 3 ? 0 : (int)(rng() % 10)));
+    }
+    for (int k = 0; k < ni; k++)
+        buf[o++] = digits[k];
+    if (nf >= 0)
+        buf[o++] = '.';
+    for (int k = 0; k < nf; k++)
+        buf[o++] = digits[ni + k];
+    if (rng() % 12 == 0)
+        o += (size_t)snprintf(buf + o, cap - o, "%c%d", rng() & 1 ? 'e' : 'E', (int)(rng() % 9) - 4);
+    buf[o] = '\0';
+}
+
+static void group_decimals(void)
+{
+    static const char *const seps[] = {" ", "\t", "  "};
+    static const char *const endings[] = {"\n", "\r\n", "\r"};
+    const size_t nvals = 200000;
+    char *text = malloc(nvals * 40 + 64);
+    char (*toks)[32] = malloc(nvals * sizeof *toks);
+    for (int flat = 0; flat < 2; flat++) {
+        size_t o = 0;
+        for (size_t k = 0; k < nvals; k++) {
+            short_token(toks[k], sizeof toks[k], k % 4 == 3);
+            const int finish = flat || k % 4 == 3;
+            o += (size_t)sprintf(text + o, "%s%s", toks[k],
+                                 finish ? endings[rng() % 20 == 0 ? 1 + rng() % 2 : 0]
+                                        : seps[rng() % 10 == 0 ? 1 + rng() % 2 : 0]);
+        }
+        const char *path = path_in(flat ? "decimals_flat.txt" : "decimals_rows.txt");
+        write_bytes(path, text, o);
+        for (int threads = 1; threads <= 2; threads++) {
+            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0};
+            sc_io_spheres s;
+            char err[512];
+            const sc_io_status st = read_threads(path, opts, threads, &s, err, sizeof err);
+            CHECK(st == SC_IO_OK && s.n == nvals / 4, "%s, %d threads: status %d (%s), n %zu", path,
+                  threads, (int)st, err, s.n);
+            if (st != SC_IO_OK)
+                continue;
+            size_t bad = 0;
+            for (size_t k = 0; k < nvals && s.n == nvals / 4; k++) {
+                const double want = strtod(toks[k], NULL), got = ((const double *)s.rows)[k];
+                if (!same_bits(want, got) && bad++ < 5)
+                    CHECK(0, "%s, %d threads: value %zu (%s): got %.17g want %.17g", path, threads, k,
+                          toks[k], got, want);
+            }
+            CHECK(bad == 0, "%s, %d threads: %zu values differ from strtod", path, threads, bad);
+            sc_io_spheres_free(&s);
+        }
+    }
+    /* Tokens that start like a short decimal and are none, with room after
+     * them: the line's error, not a value. */
+    static const char *const bad[] = {".", "-.", "-", "1..5", "1.5.", "--1", "-+1"};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        for (int flat = 0; flat < 2; flat++) {
+            size_t o = 0;
+            for (int k = 0; k < 40; k++)
+                o += (size_t)sprintf(text + o, flat ? "%s\n1.5\n2\n0.25\n" : "%s 1.5 2 0.25\n",
+                                     k == 30 ? bad[b] : "844.6859");
+            const char *path = path_in("decimals_bad.txt");
+            write_bytes(path, text, o);
+            char place[32], token[48];
+            snprintf(place, sizeof place, "line %d", flat ? 121 : 31);
+            snprintf(token, sizeof token, "\"%s\"", bad[b]);
+            EXPECT_FAIL(path, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_SYNTAX, place, token);
+        }
+    }
+    /* A file of exactly one page whose last number ends it, no newline. */
+    for (int len = 1; len <= 17; len++) {
+        char last[24];
+        for (int k = 0; k < len; k++)
+            last[k] = (char)('1' + k % 9);
+        if (len > 2)
+            last[len / 2] = '.';
+        last[len] = '\0';
+        const size_t page = 4096;
+        size_t o = 0;
+        while (o + 11 + 6 + (size_t)len <= page) /* lines of 11 bytes */
+            o += (size_t)sprintf(text + o, "%s", "1.25 2 3 4\n");
+        o += (size_t)sprintf(text + o, "%s", "1 2 3");
+        while (o + (size_t)len < page) /* blanks up to the last radius */
+            text[o++] = ' ';
+        memcpy(text + o, last, (size_t)len);
+        const char *path = path_in("decimals_page.txt");
+        write_bytes(path, text, page);
+        sc_io_spheres s = read_ok(path, SC_IO_FORMAT_AUTO, 0);
+        CHECK(s.n > 0 && s.rows && same_bits(((const double *)s.rows)[4 * s.n - 1], strtod(last, NULL)),
+              "a page ending in %s: n %zu", last, s.n);
+        sc_io_spheres_free(&s);
+    }
+    free(text);
+    free(toks);
+}
+
 /* ---- text ---------------------------------------------------------------- */
 
 static void check_values(const sc_io_spheres *s, const double *want, size_t nvals, const char *what)
@@ -1735,6 +1859,8 @@ int main(int argc, char **argv)
         group_numbers();
     else if (strcmp(group, "fastlines") == 0)
         group_fastlines();
+    else if (strcmp(group, "decimals") == 0)
+        group_decimals();
     else if (strcmp(group, "pieces") == 0)
         group_pieces();
     else if (strcmp(group, "text") == 0)

@@ -454,6 +454,85 @@ static int values_push(values *vs, double v)
 
 typedef enum text_mode { MODE_UNKNOWN, MODE_FLAT, MODE_ROWS, MODE_HEADER } text_mode;
 
+#if !defined(SC_IO_NO_FAST_PATH) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SC_IO_SHORT_DECIMAL 1
+/* ---- short decimals, eight digits at a time ------------------------------
+ * Most particle files hold short plain decimals ("844.6859"): at most 8
+ * digits before the point and 8 after, no exponent. For those, the digits
+ * are found and converted a word at a time, and the value is m / 10^f with
+ * m the digits as an integer: when m <= 2^53 both operands are exact
+ * doubles, so the one correctly rounded division gives the correctly
+ * rounded value (Clinger's fast path; fast_float takes the same path for
+ * such a token, so the two agree bit for bit). Anything else (a sign '+',
+ * an exponent, more digits, m > 2^53, a token that does not end in a blank
+ * or a line end, fewer than SHORT_ROOM bytes left) is declined, NULL, and
+ * goes to fast_float as before. A ninth digit on either side needs no test
+ * of its own: it is not a blank or a line end. */
+enum { SHORT_ROOM = 19 }; /* '-', 8 digits, '.', 8 digits, the byte after */
+
+static inline uint64_t load8(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* The byte index (0..8) of the first byte of w that is not '0'..'9'; 8 when
+ * all are digits. Bytes below '0' borrow, and bytes above '9' carry, only
+ * into higher bytes, that is past a byte already flagged, so the lowest
+ * flag is exact. */
+static inline unsigned digits_in(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    const uint64_t below = (w - ones * '0') & ~w & high;
+    const uint64_t above = ((w + ones * (127 - '9')) | w) & high;
+    const uint64_t flags = below | above;
+    return flags ? (unsigned)__builtin_ctzll(flags) / 8 : 8;
+}
+
+/* The value of the first k (1..8) digits of w. */
+static inline uint64_t digits_value(uint64_t w, unsigned k)
+{
+    uint64_t v = (w - 0x3030303030303030u) << (8 * (8 - k)); /* leading zero digits */
+    v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFu;
+    v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFu;
+    return (v * 10000 + (v >> 32)) & 0xFFFFFFFFu;
+}
+
+static inline int ends_token(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static inline const char *short_decimal(const char *p, const char *end, double *out)
+{
+    if (end - p < SHORT_ROOM)
+        return NULL;
+    const int neg = *p == '-';
+    p += neg;
+    const uint64_t w = load8(p);
+    const unsigned ni = digits_in(w);
+    uint64_t m = ni ? digits_value(w, ni) : 0;
+    unsigned nf = 0;
+    p += ni;
+    if (*p == '.') {
+        const uint64_t f = load8(p + 1);
+        nf = digits_in(f);
+        if (ni + nf == 0)
+            return NULL;
+        static const uint32_t scale[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                          100000000};
+        if (nf)
+            m = m * scale[nf] + digits_value(f, nf);
+        p += 1 + nf;
+    } else if (ni == 0) {
+        return NULL;
+    }
+    if (!ends_token(*p) || m > ((uint64_t)1 << 53))
+        return NULL;
+    const double v = (double)m / pow10_exact[nf];
+    *out = neg ? -v : v;
+    return p;
+}
+#endif
+
 #ifdef SC_HAVE_FAST_FLOAT
 /* The common line, read in one pass: blank-separated (space, tab) decimals
  * that fast_float takes whole, each valid for its column, ending at \n,
@@ -479,7 +558,13 @@ static int fast_line(const char **pos, const char *end, double *v, size_t want, 
         if (k == want)
             return -1;
         double x;
+#ifdef SC_IO_SHORT_DECIMAL
+        const char *q = short_decimal(p, end, &x);
+        if (q == NULL)
+            q = io_scan_decimal(p, end, &x);
+#else
         const char *q = io_scan_decimal(p, end, &x);
+#endif
         if (q == NULL || (q < end && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r'))
             return -1;
         if (!(fabs(x) <= SC_MAX_ABS_VALUE) || (col == dims && !(x >= 0.0)))
@@ -510,7 +595,9 @@ static int fast_line(const char **pos, const char *end, double *v, size_t want, 
  * and every error worded as the serial reader does. With one number a line
  * a piece cannot check radii (where its numbers fall among the columns is
  * known only once the pieces before it are counted) nor the sphere limit:
- * a piece that breaks either is read again by the serial reader, whole. */
+ * a piece that breaks either is read again by the serial reader, whole.
+ * With one thread, or under 2 PIECE_MIN bytes, the rest is one piece, read
+ * on the calling thread by the same loop. */
 enum { PIECE_MIN = 1 << 19, PIECES_MAX = 64 };
 
 typedef struct piece {
@@ -555,14 +642,15 @@ static void read_piece(piece *pc, size_t want, size_t cols, size_t dims)
 
 /* Cuts [pos, end) into pieces (at most max_pieces, each at least PIECE_MIN
  * bytes) ending at line ends, with their values' stretches from v on.
- * Returns how many (fewer than 2: not worth threads). */
+ * Returns how many (one, on one thread, where the rest is under 2 PIECE_MIN
+ * bytes or one thread is asked for: the one-pass reader in its own loop). */
 static int cut_pieces(const char *pos, const char *end, double *v, int max_pieces, piece *pcs)
 {
     const size_t bytes = (size_t)(end - pos);
     size_t n = bytes / PIECE_MIN;
     n = n < (size_t)max_pieces ? n : (size_t)max_pieces;
-    if (n < 2)
-        return 0;
+    if (n < 1)
+        n = 1;
     const char *b = pos;
     int made = 0;
     for (size_t c = 0; c < n && b < end; c++) {
@@ -677,18 +765,27 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
                                : 0;
             threads = -1; /* the serial reader from here on */
             if (np > 0) {
-#pragma omp parallel for num_threads(np) schedule(static, 1)
-                for (int c = 0; c < np; c++)
-                    read_piece(&pcs[c], want, cols, (size_t)dims);
+                if (np == 1)
+                    read_piece(&pcs[0], want, cols, (size_t)dims);
+                else {
+                    /* dynamic: a thread that starts late (waking a core can
+                     * take milliseconds) finds its piece taken, not waited for */
+#pragma omp parallel for num_threads(np) schedule(dynamic, 1)
+                    for (int c = 0; c < np; c++)
+                        read_piece(&pcs[c], want, cols, (size_t)dims);
+                }
                 for (int c = 0; c < np; c++) {
                     const piece *pc = &pcs[c];
                     int again = vs.count + pc->count > max_values &&
                                 (vs.count + pc->count) / cols > max;
-                    for (size_t j = 0; mode == MODE_FLAT && j < pc->count && !again; j++)
-                        again = (flat_col + j) % cols == (size_t)dims && !(pc->v[j] >= 0.0);
+                    /* the radii among one-a-line values: every cols-th from the first */
+                    const size_t r0 = ((size_t)dims + cols - flat_col) % cols;
+                    for (size_t j = r0; mode == MODE_FLAT && j < pc->count && !again; j += cols)
+                        again = !(pc->v[j] >= 0.0);
                     if (again) /* the serial reader words it */
                         break;
-                    memmove(vs.v + vs.count, pc->v, pc->count * sizeof *vs.v);
+                    if (pc->v != vs.v + vs.count)
+                        memmove(vs.v + vs.count, pc->v, pc->count * sizeof *vs.v);
                     vs.count += pc->count;
                     if (pc->count > 0) {
                         last_tok = pc->tok;
