@@ -53,7 +53,7 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     sc_buf *buf = e->buf;
     const size_t counts = sc_radix_sort_scratch(threads) + 8 * (size_t)(threads + 1);
     /* Both key buffers can end up holding the sorted keys, and then the
-     * working copy's radii: room for n + SC_PAD doubles in each. */
+     * working copy's radii or its x: room for n + SC_PAD doubles in each. */
     if (!sc_env_reserve(e, KEYS, 8 * (n + SC_PAD)) || !sc_env_reserve(e, XQ, 4 * (n + SC_PAD)) ||
         !sc_env_reserve(e, TMP_KEYS, 8 * (n + SC_PAD)) || !sc_env_reserve(e, INDEX, 4 * (n + 1)) ||
         !sc_env_reserve(e, TMP_INDEX, 4 * (n + 1)) || !sc_work_reserve_xyz(e, WORK, n, &out->work) ||
@@ -101,7 +101,12 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     sc_stage_add(e->seconds, SC_STAGE_SORT, t);
     const uint64_t *keys = buf[KEYS].p;
     uint32_t *index = buf[INDEX].p;
-    g->rows.key = buf[TMP_KEYS].p; /* reused after the sort */
+    /* The rows' keys go where the working copy's x was reserved, and x goes
+     * to the sort's other key buffer, which the sort has just written: a
+     * first query touches only the rows' part of the one and no fresh page
+     * for the other (the rows are at most n, the x array's room). */
+    g->rows.key = (uint64_t *)(void *)out->work.x;
+    out->work.x = buf[TMP_KEYS].p;
     g->rows.start = buf[TMP_INDEX].p;
 
     /* Packed words are split here: the row pass writes the index. */
