@@ -641,6 +641,114 @@ static void group_decimals(void)
     free(toks);
 }
 
+/* ---- comma-separated lines: the one-pass path against the general one -----
+ *
+ * The one-pass path reads lines separated by commas too (CSV), with blanks
+ * around the commas and a comma that may end the line, and declines a line
+ * that mixes blanks and commas as separators or has an empty field. The same
+ * lines with a comment appended ("  # c") never take the one-pass path, so
+ * each file is read both ways: status, message and values must agree, on 1
+ * and 2 threads, with and without a header line. */
+static void csv_line(char *out, size_t cap, int odd)
+{
+    static const char *const seps[] = {",", ", ", " ,", " , ", ",\t", "\t,"};
+    size_t o = 0;
+    const int n = 4;
+    if (rng() % 8 == 0)
+        o += (size_t)snprintf(out + o, cap - o, "%s", rng() & 1 ? " " : "\t");
+    for (int k = 0; k < n; k++) {
+        char tok[40];
+        if (rng() % 3 == 0)
+            short_token(tok, sizeof tok, k == 3);
+        else
+            snprintf(tok, sizeof tok, "%.*g", 1 + (int)(rng() % 17),
+                     k == 3 ? rng_unit() * 5.0 : (rng_unit() - 0.5) * 1e4);
+        if (odd == 0 && k == 2) /* an empty field */
+            tok[0] = '\0';
+        if (odd == 1 && k == 1) /* junk */
+            snprintf(tok, sizeof tok, "1.5x");
+        if (odd == 2 && k == 3) /* a negative radius */
+            snprintf(tok, sizeof tok, "-2.5");
+        o += (size_t)snprintf(out + o, cap - o, "%s", tok);
+        if (k + 1 < n) {
+            const char *sep = seps[rng() % 6];
+            if (odd == 3 && k == 1) /* blanks where the line's commas are */
+                sep = " ";
+            if (odd == 8 && k > 0) /* blanks after a first comma */
+                sep = rng() & 1 ? " " : "\t";
+            if (odd == 9 && k == 0) /* a comma after a first blank */
+                sep = " ";
+            o += (size_t)snprintf(out + o, cap - o, "%s", sep);
+        }
+    }
+    if (odd == 4) /* a fifth field */
+        o += (size_t)snprintf(out + o, cap - o, ",7");
+    else if (odd == 5 || odd == 6) /* a comma that ends the line */
+        o += (size_t)snprintf(out + o, cap - o, "%s", odd == 5 ? "," : " , ");
+    else if (odd == 7) /* a field after a comma that ends nothing */
+        o += (size_t)snprintf(out + o, cap - o, ", ,");
+    out[o] = '\0';
+}
+
+static void group_csv(void)
+{
+    static const char *const headers[] = {"", "x,y,z,r\n", "x, y, z, r\n", "y,x,z,r\n",
+                                          "x,y,z,r,w\n"};
+    static const char *const endings[] = {"\n", "\r\n", "\r"};
+    const size_t big_lines = 40000;
+    char *plain = malloc(big_lines * 128 + 256), *noted = malloc(big_lines * 160 + 256);
+    for (int variant = 0; variant < 40; variant++) {
+        /* clean files meet every header; each odd kind two of the first three
+         * (the others send every line to the general path) */
+        const int clean = variant % 2 == 0, big = variant == 2 || variant == 7;
+        const int h = clean ? (variant / 2) % 5 : (variant / 20 + variant / 2) % 3;
+        const size_t lines = big ? big_lines : 1500;
+        /* an odd variant plants one kind of odd line (csv_line) at a random line */
+        const int kind = (variant / 2) % 10;
+        const size_t plant = clean ? SIZE_MAX : rng() % lines;
+        size_t o = 0, on = 0;
+        o += (size_t)sprintf(plain + o, "%s", headers[h]);
+        on += (size_t)sprintf(noted + on, "%s", headers[h]);
+        for (size_t l = 0; l < lines; l++) {
+            char line[200];
+            csv_line(line, sizeof line, l == plant ? kind : -1);
+            if (h == 4) /* five columns: the fifth is w */
+                strcat(line, ",0.5");
+            const char *end = endings[rng() % 10 == 0 ? 1 + rng() % 2 : 0];
+            o += (size_t)sprintf(plain + o, "%s%s", line, end);
+            on += (size_t)sprintf(noted + on, "%s  # c%s", line, end);
+        }
+        const char *path = path_in("csv.txt");
+        for (int threads = 1; threads <= 2; threads++) {
+            sc_io_read_options opts = {SC_IO_FORMAT_TEXT, 0, 0, 0, NULL, NULL, 0, 0};
+            sc_io_spheres a, b;
+            char ea[512], eb[512];
+            write_bytes(path, plain, o);
+            const sc_io_status sa = read_threads(path, opts, threads, &a, ea, sizeof ea);
+            write_bytes(path, noted, on);
+            const sc_io_status sb = read_threads(path, opts, threads, &b, eb, sizeof eb);
+            CHECK(sa == sb && strcmp(ea, eb) == 0,
+                  "variant %d, %d threads: one pass %d \"%s\", general path %d \"%s\"", variant,
+                  threads, (int)sa, ea, (int)sb, eb);
+            if (clean)
+                CHECK(sa == SC_IO_OK && a.n == lines, "variant %d: status %d (%s), %zu spheres",
+                      variant, (int)sa, ea, a.n);
+            if (sa == SC_IO_OK && sb == SC_IO_OK) {
+                const size_t nv = a.n * (size_t)(a.dims + 1);
+                CHECK(a.n == b.n && a.dims == b.dims && memcmp(a.rows, b.rows, nv * sizeof(double)) == 0,
+                      "variant %d, %d threads: %zu spheres against %zu, or other values", variant,
+                      threads, a.n, b.n);
+            }
+            if (sa == SC_IO_OK)
+                sc_io_spheres_free(&a);
+            if (sb == SC_IO_OK)
+                sc_io_spheres_free(&b);
+        }
+    }
+    free(plain);
+    free(noted);
+}
+
 /* ---- text ---------------------------------------------------------------- */
 
 static void check_values(const sc_io_spheres *s, const double *want, size_t nvals, const char *what)
@@ -1861,6 +1969,8 @@ int main(int argc, char **argv)
         group_fastlines();
     else if (strcmp(group, "decimals") == 0)
         group_decimals();
+    else if (strcmp(group, "csv") == 0)
+        group_csv();
     else if (strcmp(group, "pieces") == 0)
         group_pieces();
     else if (strcmp(group, "text") == 0)

@@ -499,7 +499,10 @@ static inline uint64_t digits_value(uint64_t w, unsigned k)
     return (v * 10000 + (v >> 32)) & 0xFFFFFFFFu;
 }
 
-static inline int ends_token(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static inline int ends_token(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',';
+}
 
 static inline const char *short_decimal(const char *p, const char *end, double *out)
 {
@@ -534,27 +537,28 @@ static inline const char *short_decimal(const char *p, const char *end, double *
 #endif
 
 #ifdef SC_HAVE_FAST_FLOAT
-/* The common line, read in one pass: blank-separated (space, tab) decimals
- * that fast_float takes whole, each valid for its column, ending at \n,
+/* The common line, read in one pass: decimals that fast_float takes whole,
+ * each valid for its column, separated by blanks (space, tab) or by commas
+ * with blanks around them (CSV; one comma may end the line), ending at \n,
  * \r\n, \r or the end of the data. The decimal parser is handed the
  * position itself; the token ends where the number does, and only the byte
  * after it is checked, so the line is not scanned first for its end, its
  * comment or its commas. Returns how many values it read into v (at most
  * `want`; 0 for an empty line) and moves *pos past the line; -1 for
- * anything else (a comma, '#', another blank, a token that is not such a
- * number, a bad value, more than `want` values), *pos unmoved: the general
- * path then reads the line and words any error. *tok, *tok_len: the last
+ * anything else (a comma in a line separated by blanks or the reverse, an
+ * empty field, '#', another blank, a token that is not such a number, a bad
+ * value, more than `want` values), *pos unmoved: the general path then
+ * reads the line and words any error. *tok, *tok_len: the last
  * token read. `col` is the column of v[0]; the radius is column `dims`. */
 static int fast_line(const char **pos, const char *end, double *v, size_t want, size_t col,
                      size_t cols, size_t dims, const char **tok, size_t *tok_len)
 {
     const char *p = *pos;
     size_t k = 0;
-    for (;;) {
-        while (p < end && (*p == ' ' || *p == '\t'))
-            p++;
-        if (p == end || *p == '\n' || *p == '\r')
-            break;
+    int commas = -1; /* the line's separators: unknown, 0 blanks, 1 commas */
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    while (p < end && *p != '\n' && *p != '\r') {
         if (k == want)
             return -1;
         double x;
@@ -565,7 +569,8 @@ static int fast_line(const char **pos, const char *end, double *v, size_t want, 
 #else
         const char *q = io_scan_decimal(p, end, &x);
 #endif
-        if (q == NULL || (q < end && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r'))
+        if (q == NULL ||
+            (q < end && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r' && *q != ','))
             return -1;
         if (!(fabs(x) <= SC_MAX_ABS_VALUE) || (col == dims && !(x >= 0.0)))
             return -1;
@@ -573,7 +578,27 @@ static int fast_line(const char **pos, const char *end, double *v, size_t want, 
         *tok = p;
         *tok_len = (size_t)(q - p);
         v[k++] = x;
+        /* The separator. A line with a comma is split at commas, its fields
+         * trimmed of blanks, and nothing after the last comma is no field
+         * (next_field): here every separator of such a line must hold one
+         * comma, and every separator of any other line blanks only. */
         p = q;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p < end && *p == ',') {
+            if (commas == 0)
+                return -1;
+            commas = 1;
+            p++;
+            while (p < end && (*p == ' ' || *p == '\t'))
+                p++;
+            continue; /* at a line end: the comma ended the line */
+        }
+        if (p < end && *p != '\n' && *p != '\r') {
+            if (commas == 1)
+                return -1;
+            commas = 0;
+        }
     }
     if (p < end)
         p += (*p == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
@@ -744,6 +769,7 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
     sc_io_status st = SC_IO_OK;
     text_line l;
     size_t flat_col = 0, flat_sphere = 0; /* MODE_FLAT: where the next value goes */
+    int header_plain = 0;                 /* MODE_HEADER with the columns x y [z] r */
     /* vs.count / cols > max implies vs.count > max_values: the division only
      * then (cols is 3 or 4; a header may still change it from 4 to 3) */
     const size_t max_values = max <= SIZE_MAX / 4 ? max * 3 : max;
@@ -753,7 +779,7 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
     while (st == SC_IO_OK) {
 #if defined(SC_HAVE_FAST_FLOAT) && defined(_OPENMP)
         /* Once the layout is known, the rest on several threads (once). */
-        if ((mode == MODE_FLAT || mode == MODE_ROWS) && threads >= 0) {
+        if ((mode == MODE_FLAT || mode == MODE_ROWS || header_plain) && threads >= 0) {
             if (threads == 0)
                 threads = omp_get_num_procs();
             threads = threads < PIECES_MAX ? threads : PIECES_MAX;
@@ -808,7 +834,7 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
 #ifdef SC_HAVE_FAST_FLOAT
         /* Once the layout is known, whole lines take the fast path; a line
          * it declines is read again by the general path below. */
-        if ((mode == MODE_FLAT || mode == MODE_ROWS) && vs.cap - vs.count >= cols) {
+        if ((mode == MODE_FLAT || mode == MODE_ROWS || header_plain) && vs.cap - vs.count >= cols) {
             const size_t want = mode == MODE_FLAT ? 1 : cols;
             const size_t col = mode == MODE_FLAT ? flat_col : 0;
             double row[COL_NAMES];
@@ -866,6 +892,13 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
                     dims = 2;
                     cols = 3;
                 }
+                /* A header that names exactly x y [z] r in that order: its
+                 * lines are read as one sphere a line, by the fast path too
+                 * (a line it declines still gets the header's messages). */
+                header_plain = lay.fields == cols && lay.field_of[COL_X] == 0 &&
+                               lay.field_of[COL_Y] == 1 &&
+                               (dims == 2 || lay.field_of[COL_Z] == 2) &&
+                               lay.field_of[COL_R] == dims;
                 continue;
             }
             mode = fields == 1 ? MODE_FLAT : MODE_ROWS;
