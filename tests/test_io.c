@@ -646,9 +646,11 @@ static void group_decimals(void)
  * The one-pass path reads lines separated by commas too (CSV), with blanks
  * around the commas and a comma that may end the line, and declines a line
  * that mixes blanks and commas as separators or has an empty field. The same
- * lines with a comment appended ("  # c") never take the one-pass path, so
+ * lines led by a vertical tab (a blank to the general path, a byte the
+ * one-pass path declines at once) never take the one-pass path, so
  * each file is read both ways: status, message and values must agree, on 1
- * and 2 threads, with and without a header line. */
+ * and 2 threads, with and without a header line (in order, out of order,
+ * with more columns, some of them words). */
 static void csv_line(char *out, size_t cap, int odd)
 {
     static const char *const seps[] = {",", ", ", " ,", " , ", ",\t", "\t,"};
@@ -692,16 +694,23 @@ static void csv_line(char *out, size_t cap, int odd)
 
 static void group_csv(void)
 {
-    static const char *const headers[] = {"", "x,y,z,r\n", "x, y, z, r\n", "y,x,z,r\n",
-                                          "x,y,z,r,w\n"};
+    static const char *const headers[] = {"",
+                                          "x,y,z,r\n",
+                                          "x, y, z, r\n",
+                                          "y,x,z,r\n",
+                                          "x,y,z,r,w\n",
+                                          "id,el,x,y,z,radius,vx\n",
+                                          "x y z r\n"};
+    enum { HEADERS = sizeof headers / sizeof headers[0] };
     static const char *const endings[] = {"\n", "\r\n", "\r"};
     const size_t big_lines = 40000;
     char *plain = malloc(big_lines * 128 + 256), *noted = malloc(big_lines * 160 + 256);
     for (int variant = 0; variant < 40; variant++) {
-        /* clean files meet every header; each odd kind two of the first three
-         * (the others send every line to the general path) */
+        /* clean files meet every header; each odd kind no header (lines of
+         * numbers only) and one of the others (lines read by their fields) */
         const int clean = variant % 2 == 0, big = variant == 2 || variant == 7;
-        const int h = clean ? (variant / 2) % 5 : (variant / 20 + variant / 2) % 3;
+        const int h = clean ? (variant / 2) % HEADERS
+                            : variant < 20 ? 0 : 1 + (variant / 2) % (HEADERS - 1);
         const size_t lines = big ? big_lines : 1500;
         /* an odd variant plants one kind of odd line (csv_line) at a random line */
         const int kind = (variant / 2) % 10;
@@ -710,13 +719,22 @@ static void group_csv(void)
         o += (size_t)sprintf(plain + o, "%s", headers[h]);
         on += (size_t)sprintf(noted + on, "%s", headers[h]);
         for (size_t l = 0; l < lines; l++) {
-            char line[200];
+            char line[240], wide[240];
             csv_line(line, sizeof line, l == plant ? kind : -1);
             if (h == 4) /* five columns: the fifth is w */
                 strcat(line, ",0.5");
+            if (h == 5) { /* an id and an element before, a velocity after */
+                /* an odd file's element halfway to its odd line holds a '#',
+                 * which starts a comment there */
+                snprintf(wide, sizeof wide, "%zu,%s,", l,
+                         !clean && l == plant / 2 ? "X#1" : l % 3 ? "C" : "He");
+                strcat(wide, line);
+                strcat(wide, ",0.0");
+                memcpy(line, wide, sizeof line);
+            }
             const char *end = endings[rng() % 10 == 0 ? 1 + rng() % 2 : 0];
             o += (size_t)sprintf(plain + o, "%s%s", line, end);
-            on += (size_t)sprintf(noted + on, "%s  # c%s", line, end);
+            on += (size_t)sprintf(noted + on, "\v%s%s", line, end);
         }
         const char *path = path_in("csv.txt");
         for (int threads = 1; threads <= 2; threads++) {

@@ -536,6 +536,16 @@ static inline const char *short_decimal(const char *p, const char *end, double *
 }
 #endif
 
+/* A header's line, read in one pass (fast_fields): where each of its `fields` fields
+ * goes. slot[f] is the value's place in the sphere (0..dims, the radius at
+ * dims), or -1 for a field the header does not name, which is skipped
+ * unread, as the general path skips it. */
+enum { MAP_FIELDS = 64 };
+typedef struct field_map {
+    size_t fields, dims;
+    signed char slot[MAP_FIELDS];
+} field_map;
+
 #ifdef SC_HAVE_FAST_FLOAT
 /* The common line, read in one pass: decimals that fast_float takes whole,
  * each valid for its column, separated by blanks (space, tab) or by commas
@@ -605,6 +615,80 @@ static int fast_line(const char **pos, const char *end, double *v, size_t want, 
     *pos = p;
     return (int)k;
 }
+
+/* fast_line for a header's lines: every field in place, separated as
+ * fast_line's are; returns dims + 1 (the sphere is in v), 0 for an empty
+ * line, or -1 (*pos unmoved) for anything else, including a skipped field
+ * that is empty or holds a byte the general path reads otherwise ('#',
+ * '\v', '\f'), and a line with another number of fields. */
+static int fast_fields(const char **pos, const char *end, double *v, const field_map *map,
+                       const char **tok, size_t *tok_len)
+{
+    const char *p = *pos;
+    int commas = -1;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p == end || *p == '\n' || *p == '\r') {
+        if (p < end)
+            p += (*p == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
+        *pos = p;
+        return 0;
+    }
+    for (size_t f = 0; f < map->fields; f++) {
+        if (p == end || *p == '\n' || *p == '\r')
+            return -1; /* fewer fields */
+        const int slot = map->slot[f];
+        const char *q = p;
+        if (slot >= 0) {
+            double x;
+#ifdef SC_IO_SHORT_DECIMAL
+            q = short_decimal(p, end, &x);
+            if (q == NULL)
+                q = io_scan_decimal(p, end, &x);
+#else
+            q = io_scan_decimal(p, end, &x);
+#endif
+            if (q == NULL ||
+                (q < end && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r' && *q != ','))
+                return -1;
+            if (!(fabs(x) <= SC_MAX_ABS_VALUE) || ((size_t)slot == map->dims && !(x >= 0.0)))
+                return -1;
+            v[slot] = x;
+        } else {
+            while (q < end && *q != ' ' && *q != '\t' && *q != ',' && *q != '\n' && *q != '\r') {
+                if (*q == '#' || *q == '\v' || *q == '\f')
+                    return -1;
+                q++;
+            }
+            if (q == p)
+                return -1;
+        }
+        *tok = p;
+        *tok_len = (size_t)(q - p);
+        /* the separator, as in fast_line */
+        p = q;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p < end && *p == ',') {
+            if (commas == 0)
+                return -1;
+            commas = 1;
+            p++;
+            while (p < end && (*p == ' ' || *p == '\t'))
+                p++;
+        } else if (p < end && *p != '\n' && *p != '\r') {
+            if (commas == 1)
+                return -1;
+            commas = 0;
+        }
+    }
+    if (p < end && *p != '\n' && *p != '\r')
+        return -1; /* more fields */
+    if (p < end)
+        p += (*p == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
+    *pos = p;
+    return (int)map->dims + 1;
+}
 #endif
 
 #if defined(SC_HAVE_FAST_FLOAT) && defined(_OPENMP)
@@ -634,7 +718,7 @@ typedef struct piece {
     size_t tok_len, tok_line;
 } piece;
 
-static void read_piece(piece *pc, size_t want, size_t cols, size_t dims)
+static void read_piece(piece *pc, size_t want, size_t cols, size_t dims, const field_map *map)
 {
     /* locals only until the end: the pieces share cache lines */
     const char *p = pc->begin, *const end = pc->end, *tok = NULL;
@@ -644,8 +728,9 @@ static void read_piece(piece *pc, size_t want, size_t cols, size_t dims)
         double row[COL_NAMES];
         const char *q = p;
         /* one number a line: col 0 of a single column, so no radius test */
-        const int k = want == 1 ? fast_line(&q, end, row, 1, 0, 1, 1, &tok, &tok_len)
-                                : fast_line(&q, end, row, want, 0, cols, dims, &tok, &tok_len);
+        const int k = map         ? fast_fields(&q, end, row, map, &tok, &tok_len)
+                      : want == 1 ? fast_line(&q, end, row, 1, 0, 1, 1, &tok, &tok_len)
+                                  : fast_line(&q, end, row, want, 0, cols, dims, &tok, &tok_len);
         if (k < 0 || (k != 0 && (size_t)k != want))
             break;
         lines++;
@@ -769,7 +854,8 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
     sc_io_status st = SC_IO_OK;
     text_line l;
     size_t flat_col = 0, flat_sphere = 0; /* MODE_FLAT: where the next value goes */
-    int header_plain = 0;                 /* MODE_HEADER with the columns x y [z] r */
+    field_map hmap;                       /* MODE_HEADER: where each field goes */
+    const field_map *header_map = NULL;   /* &hmap once the header is read, if it fits */
     /* vs.count / cols > max implies vs.count > max_values: the division only
      * then (cols is 3 or 4; a header may still change it from 4 to 3) */
     const size_t max_values = max <= SIZE_MAX / 4 ? max * 3 : max;
@@ -779,7 +865,7 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
     while (st == SC_IO_OK) {
 #if defined(SC_HAVE_FAST_FLOAT) && defined(_OPENMP)
         /* Once the layout is known, the rest on several threads (once). */
-        if ((mode == MODE_FLAT || mode == MODE_ROWS || header_plain) && threads >= 0) {
+        if ((mode == MODE_FLAT || mode == MODE_ROWS || header_map) && threads >= 0) {
             if (threads == 0)
                 threads = omp_get_num_procs();
             threads = threads < PIECES_MAX ? threads : PIECES_MAX;
@@ -792,13 +878,13 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
             threads = -1; /* the serial reader from here on */
             if (np > 0) {
                 if (np == 1)
-                    read_piece(&pcs[0], want, cols, (size_t)dims);
+                    read_piece(&pcs[0], want, cols, (size_t)dims, header_map);
                 else {
                     /* dynamic: a thread that starts late (waking a core can
                      * take milliseconds) finds its piece taken, not waited for */
 #pragma omp parallel for num_threads(np) schedule(dynamic, 1)
                     for (int c = 0; c < np; c++)
-                        read_piece(&pcs[c], want, cols, (size_t)dims);
+                        read_piece(&pcs[c], want, cols, (size_t)dims, header_map);
                 }
                 for (int c = 0; c < np; c++) {
                     const piece *pc = &pcs[c];
@@ -834,15 +920,16 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
 #ifdef SC_HAVE_FAST_FLOAT
         /* Once the layout is known, whole lines take the fast path; a line
          * it declines is read again by the general path below. */
-        if ((mode == MODE_FLAT || mode == MODE_ROWS || header_plain) && vs.cap - vs.count >= cols) {
+        if ((mode == MODE_FLAT || mode == MODE_ROWS || header_map) && vs.cap - vs.count >= cols) {
             const size_t want = mode == MODE_FLAT ? 1 : cols;
             const size_t col = mode == MODE_FLAT ? flat_col : 0;
             double row[COL_NAMES];
             const char *p2 = pos, *tok = last_tok;
             size_t tok_len = last_len;
-            const int k = pos < end ? fast_line(&p2, end, row, want, col, cols, (size_t)dims, &tok,
-                                                &tok_len)
-                                    : -1;
+            const int k = pos >= end    ? -1
+                          : header_map ? fast_fields(&p2, end, row, header_map, &tok, &tok_len)
+                                       : fast_line(&p2, end, row, want, col, cols, (size_t)dims, &tok,
+                                                   &tok_len);
             if (k == 0 || (size_t)k == want) {
                 pos = p2;
                 line++;
@@ -892,13 +979,20 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
                     dims = 2;
                     cols = 3;
                 }
-                /* A header that names exactly x y [z] r in that order: its
-                 * lines are read as one sphere a line, by the fast path too
-                 * (a line it declines still gets the header's messages). */
-                header_plain = lay.fields == cols && lay.field_of[COL_X] == 0 &&
-                               lay.field_of[COL_Y] == 1 &&
-                               (dims == 2 || lay.field_of[COL_Z] == 2) &&
-                               lay.field_of[COL_R] == dims;
+                /* The header's lines take the fast path too (a line it
+                 * declines still gets the header's messages), with each
+                 * field put where the loop below puts it. */
+                if (lay.fields <= MAP_FIELDS) {
+                    hmap.fields = lay.fields;
+                    hmap.dims = (size_t)dims;
+                    for (size_t fi = 0; fi < lay.fields; fi++)
+                        hmap.slot[fi] = -1;
+                    for (int c = 0; c < COL_NAMES; c++)
+                        if (lay.field_of[c] >= 0 && (c != COL_Z || dims == 3))
+                            hmap.slot[lay.field_of[c]] =
+                                (signed char)(dims == 2 && c == COL_R ? 2 : c);
+                    header_map = &hmap;
+                }
                 continue;
             }
             mode = fields == 1 ? MODE_FLAT : MODE_ROWS;
