@@ -1608,6 +1608,104 @@ static void group_spheres_dat(const char *datadir)
 
 /* ---- LAMMPS dumps ---------------------------------------------------------- */
 
+/* ---- LAMMPS atom rows: the one-pass path against the general one ---------
+ *
+ * Atom rows whose named columns hold numbers the one-pass parser takes are
+ * read in one pass (io_particles.c, fast_atom); the rest by the general
+ * loop, which words any error. Each dump is read as written and again with
+ * every atom row led by a vertical tab (a blank to the general loop, a byte
+ * the one-pass path declines at once): status, message and values must
+ * agree. Columns in several orders, scaled, diameters, both radius and
+ * diameter, no radius column (the caller's radius, one for all or by
+ * type), and one odd row planted in half the dumps. */
+static void group_lammps_rows(void)
+{
+    static const char *const layouts[] = {"id type x y z radius", "radius xs id ys type zs",
+                                          "id diameter xu yu zu", "x y z radius diameter",
+                                          "id type x y z", "xsu ysu zsu radius"};
+    enum { LAYOUTS = sizeof layouts / sizeof layouts[0] };
+    const size_t atoms = 3000;
+    char *plain = malloc(atoms * 200 + 512), *led = malloc(atoms * 200 + 512);
+    for (int variant = 0; variant < 8 * LAYOUTS; variant++) {
+        /* each odd kind below meets three layouts */
+        const int lay = (variant / 2) % LAYOUTS, clean = variant % 2 == 0, kind = (variant / 2) % 8;
+        const size_t plant = clean ? SIZE_MAX : rng() % atoms;
+        /* the columns' roles, from the layout's names */
+        char names[64];
+        snprintf(names, sizeof names, "%s", layouts[lay]);
+        char role[8][12];
+        int ncol = 0;
+        for (char *t = strtok(names, " "); t && ncol < 8; t = strtok(NULL, " "))
+            snprintf(role[ncol++], sizeof role[0], "%s", t);
+        const char *head = "ITEM: TIMESTEP\n5\nITEM: NUMBER OF ATOMS\n%zu\n"
+                           "ITEM: BOX BOUNDS pp pp pp\n-50 50\n0 100\n-1.5 2.5\n"
+                           "ITEM: ATOMS %s\n";
+        size_t o = (size_t)sprintf(plain, head, atoms, layouts[lay]);
+        size_t ol = (size_t)sprintf(led, head, atoms, layouts[lay]);
+        for (size_t a = 0; a < atoms; a++) {
+            char line[256];
+            size_t lo = 0;
+            for (int c = 0; c < ncol; c++) {
+                char tok[48];
+                const char *r = role[c];
+                if (strcmp(r, "id") == 0)
+                    snprintf(tok, sizeof tok, "%zu", a + 1);
+                else if (strcmp(r, "type") == 0)
+                    snprintf(tok, sizeof tok, "%d", 1 + (int)(a % 3));
+                else if (r[0] == 'r' || r[0] == 'd') /* radius, diameter */
+                    short_token(tok, sizeof tok, 1);
+                else if (strchr(r, 's')) /* scaled */
+                    snprintf(tok, sizeof tok, "%.*g", 1 + (int)(rng() % 9), rng_unit());
+                else
+                    short_token(tok, sizeof tok, 0);
+                if (a == plant && c == ncol - 1) {
+                    static const char *const odd[] = {"1.5x", "-2", "1e200", "7 8", "",
+                                                      "2\f", "nan", "0x10"};
+                    if ((r[0] == 'r' || r[0] == 'd' || kind != 1) && (kind != 5 || lay != 1))
+                        snprintf(tok, sizeof tok, "%s", odd[kind]);
+                }
+                /* a form feed inside a field the row skips: two fields */
+                if (a == plant && kind == 5 && (!strcmp(r, "id") || !strcmp(r, "type")))
+                    snprintf(tok, sizeof tok, "1\f2");
+                lo += (size_t)snprintf(line + lo, sizeof line - lo, "%s%s", c ? (rng() % 9 ? " " : "\t ") : "",
+                                       tok);
+            }
+            const char *end = rng() % 10 ? "\n" : "\r\n";
+            o += (size_t)sprintf(plain + o, "%s%s", line, end);
+            ol += (size_t)sprintf(led + ol, "\v%s%s", line, end);
+        }
+        const char *path = path_in("rows.dump");
+        for (int radius = 0; radius < 2; radius++) {
+            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, radius ? "1=0.5,2=1,3=2" : "0.75",
+                                       NULL, 0, 0};
+            sc_io_spheres a, b;
+            char ea[512], eb[512];
+            write_bytes(path, plain, o);
+            const sc_io_status sa = read_threads(path, opts, 1, &a, ea, sizeof ea);
+            write_bytes(path, led, ol);
+            const sc_io_status sb = read_threads(path, opts, 1, &b, eb, sizeof eb);
+            CHECK(sa == sb && strcmp(ea, eb) == 0,
+                  "%s, variant %d: one pass %d \"%s\", general loop %d \"%s\"", layouts[lay],
+                  variant, (int)sa, ea, (int)sb, eb);
+            if (clean)
+                CHECK(sa == SC_IO_OK && a.n == atoms, "%s: status %d (%s), %zu atoms", layouts[lay],
+                      (int)sa, ea, a.n);
+            if (sa == SC_IO_OK && sb == SC_IO_OK) {
+                const size_t nv = a.n * (size_t)(a.dims + 1);
+                CHECK(a.n == b.n && memcmp(a.rows, b.rows, nv * sizeof(double)) == 0,
+                      "%s, variant %d: %zu atoms against %zu, or other values", layouts[lay], variant,
+                      a.n, b.n);
+            }
+            if (sa == SC_IO_OK)
+                sc_io_spheres_free(&a);
+            if (sb == SC_IO_OK)
+                sc_io_spheres_free(&b);
+        }
+    }
+    free(plain);
+    free(led);
+}
+
 static void group_lammps(void)
 {
     /* dump custom: scaled x and y, plain z, diameters, any column order,
@@ -2007,6 +2105,8 @@ int main(int argc, char **argv)
         group_crlf_like_seed();
     else if (strcmp(group, "lammps") == 0)
         group_lammps();
+    else if (strcmp(group, "lammps_rows") == 0)
+        group_lammps_rows();
     else if (strcmp(group, "xyz") == 0)
         group_xyz();
     else if (strcmp(group, "hdf5") == 0)

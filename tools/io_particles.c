@@ -31,6 +31,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include "io_decimal.h"
 #include "io_internal.h"
 
 #include <math.h>
@@ -378,6 +379,56 @@ static void find_columns(const char *rest, const char *end, columns *c)
     }
 }
 
+/* An atom row read in one pass: each named column's number where the
+ * general loop below puts it (scaled, halved, checked the same way), other
+ * fields skipped unread; r_all is the radius of a dump without a radius or
+ * diameter column. 0 for anything the general loop must read or word: a
+ * number the one-pass parser does not take whole, a value the checks
+ * refuse, another field count, a byte next_token reads as a blank that
+ * this path does not ('\v', '\f'). `end` is the data's end. */
+static int fast_atom(const span *l, const char *end, const columns *cols, int dims,
+                     const double lo[3], const double hi[3], double r_all, double *row)
+{
+    const char *p = l->b;
+    double r = r_all;
+    int k = 0;
+    for (;; k++) {
+        while (p < l->e && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p == l->e)
+            break;
+        int axis = -1;
+        for (int a = 0; a < dims; a++)
+            axis = k == cols->pos[a] ? a : axis;
+        const int is_r = k == cols->radius || k == cols->diameter;
+        if (axis < 0 && !is_r) {
+            for (; p < l->e && *p != ' ' && *p != '\t'; p++)
+                if (*p == '\v' || *p == '\f')
+                    return 0;
+            continue;
+        }
+        double v;
+        const char *q = io_scan_number(p, end, &v);
+        if (q == NULL || (q < l->e && *q != ' ' && *q != '\t'))
+            return 0;
+        if (axis >= 0 && cols->scaled[axis])
+            v = lo[axis] + v * (hi[axis] - lo[axis]);
+        if (k == cols->diameter && k != cols->radius)
+            v = 0.5 * v;
+        if (!(fabs(v) <= SC_MAX_ABS_VALUE) || (is_r && !(v >= 0.0))) /* io_check_value */
+            return 0;
+        if (axis >= 0)
+            row[axis] = v;
+        else if (k == cols->radius || cols->radius == COL_NONE)
+            r = v;
+        p = q;
+    }
+    if (k != cols->count)
+        return 0;
+    row[dims] = r;
+    return 1;
+}
+
 sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read_options *opts,
                             sc_io_spheres *out, char *err, size_t errcap)
 {
@@ -492,6 +543,10 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
             break;
         }
         double *row = rows + i * width;
+        /* radii by type take the general loop */
+        if ((radii.all >= 0.0 || cols.radius != COL_NONE || cols.diameter != COL_NONE) &&
+            fast_atom(&l, c.end, &cols, dims, lo, hi, radii.all, row))
+            continue;
         double r = radii.all;
         span t;
         int k = 0;
