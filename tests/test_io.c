@@ -1706,6 +1706,99 @@ static void group_lammps_rows(void)
     free(led);
 }
 
+/* ---- XYZ atom lines: the one-pass path against the general one ------------
+ *
+ * As io.lammps_rows for XYZ files (io_particles.c, fast_xyz): plain lines
+ * with radii by element or one for all, extended XYZ with a radius
+ * property before or after other properties, fields past the columns; one
+ * odd line planted in half the files; every file read as written and with
+ * a vertical tab before every atom's x. */
+static void group_xyz_rows(void)
+{
+    static const char *const comments[] = {
+        "plain", "Properties=species:S:1:pos:R:3:radius:R:1",
+        "Properties=species:S:1:pos:R:3:vel:R:3:radius:R:1", "plain, a fifth field"};
+    static const char *const elements[] = {"C", "He", "O"};
+    const size_t atoms = 3000;
+    char *plain = malloc(atoms * 200 + 512), *led = malloc(atoms * 200 + 512);
+    for (int variant = 0; variant < 32; variant++) {
+        /* each odd kind below meets two layouts */
+        const int lay = (variant / 2 + variant / 16) % 4, clean = variant % 2 == 0;
+        const int kind = (variant / 2) % 8;
+        const size_t plant = clean ? SIZE_MAX : rng() % atoms;
+        size_t o = (size_t)sprintf(plain, "%zu\n%s\n", atoms, comments[lay]);
+        size_t ol = (size_t)sprintf(led, "%zu\n%s\n", atoms, comments[lay]);
+        for (size_t a = 0; a < atoms; a++) {
+            char tok[8][48];
+            int nt = 0;
+            snprintf(tok[nt++], sizeof tok[0], "%s", elements[a % 3]);
+            for (int c = 0; c < 3; c++)
+                short_token(tok[nt++], sizeof tok[0], 0);
+            if (lay == 2)
+                for (int c = 0; c < 3; c++)
+                    short_token(tok[nt++], sizeof tok[0], 0);
+            if (lay == 1 || lay == 2)
+                short_token(tok[nt++], sizeof tok[0], 1);
+            if (lay == 3)
+                short_token(tok[nt++], sizeof tok[0], 0);
+            if (a == plant) {
+                switch (kind) {
+                case 0: snprintf(tok[0], sizeof tok[0], "Xe"); break;   /* no radius given */
+                case 1: snprintf(tok[2], sizeof tok[0], "1.5x"); break; /* junk */
+                case 2: snprintf(tok[nt - 1], sizeof tok[0], "-2"); break; /* a radius or a spare */
+                case 3: snprintf(tok[3], sizeof tok[0], "1e200"); break;
+                case 4: nt = 3; break;                                   /* fewer fields */
+                case 5: snprintf(tok[0], sizeof tok[0], "C\f2"); break;  /* two fields */
+                case 6: snprintf(tok[1], sizeof tok[0], "nan"); break;
+                default: snprintf(tok[1], sizeof tok[0], "2\f"); break;
+                }
+            }
+            /* the general loop's copy: a vertical tab before x, a number's
+             * place, which the one-pass path declines whatever it skips */
+            char line[400], lline[400];
+            size_t lo = 0, llo = 0;
+            for (int c = 0; c < nt; c++) {
+                const char *sep = c ? (rng() % 9 ? " " : "\t") : "";
+                lo += (size_t)snprintf(line + lo, sizeof line - lo, "%s%s", sep, tok[c]);
+                llo += (size_t)snprintf(lline + llo, sizeof lline - llo, "%s%s%s", sep,
+                                        c == 1 ? "\v" : "", tok[c]);
+            }
+            const char *end = rng() % 10 ? "\n" : "\r\n";
+            o += (size_t)sprintf(plain + o, "%s%s", line, end);
+            ol += (size_t)sprintf(led + ol, "%s%s", lline, end);
+        }
+        const char *path = path_in("rows.xyz");
+        for (int radius = 0; radius < 2; radius++) {
+            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, radius ? "C=1.5,He=0.5,O=1" : "0.75",
+                                       NULL, 0, 0};
+            sc_io_spheres a, b;
+            char ea[512], eb[512];
+            write_bytes(path, plain, o);
+            const sc_io_status sa = read_threads(path, opts, 1, &a, ea, sizeof ea);
+            write_bytes(path, led, ol);
+            const sc_io_status sb = read_threads(path, opts, 1, &b, eb, sizeof eb);
+            CHECK(sa == sb && strcmp(ea, eb) == 0,
+                  "xyz layout %d, variant %d: one pass %d \"%s\", general loop %d \"%s\"", lay,
+                  variant, (int)sa, ea, (int)sb, eb);
+            if (clean)
+                CHECK(sa == SC_IO_OK && a.n == atoms, "xyz layout %d: status %d (%s), %zu atoms", lay,
+                      (int)sa, ea, a.n);
+            if (sa == SC_IO_OK && sb == SC_IO_OK) {
+                const size_t nv = a.n * (size_t)(a.dims + 1);
+                CHECK(a.n == b.n && memcmp(a.rows, b.rows, nv * sizeof(double)) == 0,
+                      "xyz layout %d, variant %d: %zu atoms against %zu, or other values", lay,
+                      variant, a.n, b.n);
+            }
+            if (sa == SC_IO_OK)
+                sc_io_spheres_free(&a);
+            if (sb == SC_IO_OK)
+                sc_io_spheres_free(&b);
+        }
+    }
+    free(plain);
+    free(led);
+}
+
 static void group_lammps(void)
 {
     /* dump custom: scaled x and y, plain z, diameters, any column order,
@@ -2107,6 +2200,8 @@ int main(int argc, char **argv)
         group_lammps();
     else if (strcmp(group, "lammps_rows") == 0)
         group_lammps_rows();
+    else if (strcmp(group, "xyz_rows") == 0)
+        group_xyz_rows();
     else if (strcmp(group, "xyz") == 0)
         group_xyz();
     else if (strcmp(group, "hdf5") == 0)

@@ -379,6 +379,19 @@ static void find_columns(const char *rest, const char *end, columns *c)
     }
 }
 
+/* Skips the token at *p (a byte other than a blank or a line end at *p);
+ * 0 when it holds a byte next_token reads as a blank and the one-pass
+ * paths do not ('\v', '\f'). */
+static int skip_token(const char **p, const char *e)
+{
+    const char *q = *p;
+    for (; q < e && *q != ' ' && *q != '\t'; q++)
+        if (*q == '\v' || *q == '\f')
+            return 0;
+    *p = q;
+    return 1;
+}
+
 /* An atom row read in one pass: each named column's number where the
  * general loop below puts it (scaled, halved, checked the same way), other
  * fields skipped unread; r_all is the radius of a dump without a radius or
@@ -402,9 +415,8 @@ static int fast_atom(const span *l, const char *end, const columns *cols, int di
             axis = k == cols->pos[a] ? a : axis;
         const int is_r = k == cols->radius || k == cols->diameter;
         if (axis < 0 && !is_r) {
-            for (; p < l->e && *p != ' ' && *p != '\t'; p++)
-                if (*p == '\v' || *p == '\f')
-                    return 0;
+            if (!skip_token(&p, l->e))
+                return 0;
             continue;
         }
         double v;
@@ -672,6 +684,61 @@ static int xyz_properties(const span *v, xyz_columns *c)
     return 1;
 }
 
+/* An XYZ atom line read in one pass, as the general loop below reads it:
+ * the element's radius from the caller's table where the radii go by
+ * element, the position's and radius property's numbers (checked the same
+ * way), other fields skipped unread, fields past the columns' allowed. 0
+ * for anything the general loop must read or word. `end` is the data's
+ * end. */
+static int fast_xyz(const span *l, const char *end, const xyz_columns *cols, int dims,
+                    const radius_table *radii, double *row)
+{
+    const char *p = l->b;
+    double r = radii->all;
+    int k = 0;
+    for (;; k++) {
+        while (p < l->e && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p == l->e)
+            break;
+        if (k == cols->species && cols->radius == COL_NONE && radii->all < 0.0) {
+            const char *b = p;
+            if (!skip_token(&p, l->e))
+                return 0;
+            const size_t len = (size_t)(p - b);
+            size_t e = 0;
+            while (e < radii->n && !(len == radii->e[e].len && memcmp(b, radii->e[e].name, len) == 0))
+                e++;
+            if (e == radii->n)
+                return 0;
+            r = radii->e[e].r;
+            continue;
+        }
+        const int axis = k >= cols->pos && k < cols->pos + 3 ? k - cols->pos : -1;
+        if ((axis < 0 || axis >= dims) && k != cols->radius) {
+            if (!skip_token(&p, l->e))
+                return 0;
+            continue;
+        }
+        double v;
+        const char *q = io_scan_number(p, end, &v);
+        if (q == NULL || (q < l->e && *q != ' ' && *q != '\t'))
+            return 0;
+        const int is_r = axis < 0;
+        if (!(fabs(v) <= SC_MAX_ABS_VALUE) || (is_r && !(v >= 0.0))) /* io_check_value */
+            return 0;
+        if (is_r)
+            r = v;
+        else
+            row[axis] = v;
+        p = q;
+    }
+    if (k < cols->count)
+        return 0;
+    row[dims] = r;
+    return 1;
+}
+
 sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_options *opts,
                          sc_io_spheres *out, char *err, size_t errcap)
 {
@@ -760,6 +827,8 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
             break;
         }
         double *row = rows + i * width, r = radii.all;
+        if (fast_xyz(&l, c.end, &cols, dims, &radii, row))
+            continue;
         span t;
         int k = 0;
         for (const char *at = l.b; st == SC_IO_OK && next_token(&at, l.e, &t); k++) {
