@@ -641,6 +641,36 @@ static void group_decimals(void)
     free(toks);
 }
 
+/* Reads a file as written (plain, its one-pass path) and again as
+ * `other` (the same lines made to take the general path) into the same
+ * path: status, message and values must agree, and a clean file must read
+ * with `n` spheres. `what` names the case in a failure. */
+static void expect_both_ways(const char *path, const char *plain, size_t np, const char *other,
+                             size_t no, sc_io_read_options opts, int threads, int clean, size_t n,
+                             const char *what)
+{
+    sc_io_spheres a, b;
+    char ea[512], eb[512];
+    write_bytes(path, plain, np);
+    const sc_io_status sa = read_threads(path, opts, threads, &a, ea, sizeof ea);
+    write_bytes(path, other, no);
+    const sc_io_status sb = read_threads(path, opts, threads, &b, eb, sizeof eb);
+    CHECK(sa == sb && strcmp(ea, eb) == 0, "%s, %d thread(s): one pass %d \"%s\", general path %d \"%s\"",
+          what, threads, (int)sa, ea, (int)sb, eb);
+    if (clean)
+        CHECK(sa == SC_IO_OK && a.n == n, "%s: status %d (%s), %zu spheres, want %zu", what, (int)sa,
+              ea, a.n, n);
+    if (sa == SC_IO_OK && sb == SC_IO_OK) {
+        const size_t nv = a.n * (size_t)(a.dims + 1);
+        CHECK(a.n == b.n && a.dims == b.dims && memcmp(a.rows, b.rows, nv * sizeof(double)) == 0,
+              "%s, %d thread(s): %zu spheres against %zu, or other values", what, threads, a.n, b.n);
+    }
+    if (sa == SC_IO_OK)
+        sc_io_spheres_free(&a);
+    if (sb == SC_IO_OK)
+        sc_io_spheres_free(&b);
+}
+
 /* ---- comma-separated lines: the one-pass path against the general one -----
  *
  * The one-pass path reads lines separated by commas too (CSV), with blanks
@@ -736,31 +766,12 @@ static void group_csv(void)
             o += (size_t)sprintf(plain + o, "%s%s", line, end);
             on += (size_t)sprintf(noted + on, "\v%s%s", line, end);
         }
-        const char *path = path_in("csv.txt");
+        char what[64];
+        snprintf(what, sizeof what, "csv variant %d", variant);
         for (int threads = 1; threads <= 2; threads++) {
-            sc_io_read_options opts = {SC_IO_FORMAT_TEXT, 0, 0, 0, NULL, NULL, 0, 0};
-            sc_io_spheres a, b;
-            char ea[512], eb[512];
-            write_bytes(path, plain, o);
-            const sc_io_status sa = read_threads(path, opts, threads, &a, ea, sizeof ea);
-            write_bytes(path, noted, on);
-            const sc_io_status sb = read_threads(path, opts, threads, &b, eb, sizeof eb);
-            CHECK(sa == sb && strcmp(ea, eb) == 0,
-                  "variant %d, %d threads: one pass %d \"%s\", general path %d \"%s\"", variant,
-                  threads, (int)sa, ea, (int)sb, eb);
-            if (clean)
-                CHECK(sa == SC_IO_OK && a.n == lines, "variant %d: status %d (%s), %zu spheres",
-                      variant, (int)sa, ea, a.n);
-            if (sa == SC_IO_OK && sb == SC_IO_OK) {
-                const size_t nv = a.n * (size_t)(a.dims + 1);
-                CHECK(a.n == b.n && a.dims == b.dims && memcmp(a.rows, b.rows, nv * sizeof(double)) == 0,
-                      "variant %d, %d threads: %zu spheres against %zu, or other values", variant,
-                      threads, a.n, b.n);
-            }
-            if (sa == SC_IO_OK)
-                sc_io_spheres_free(&a);
-            if (sb == SC_IO_OK)
-                sc_io_spheres_free(&b);
+            const sc_io_read_options opts = {SC_IO_FORMAT_TEXT, 0, 0, 0, NULL, NULL, 0, 0};
+            expect_both_ways(path_in("csv.txt"), plain, o, noted, on, opts, threads, clean, lines,
+                             what);
         }
     }
     free(plain);
@@ -1674,32 +1685,12 @@ static void group_lammps_rows(void)
             o += (size_t)sprintf(plain + o, "%s%s", line, end);
             ol += (size_t)sprintf(led + ol, "\v%s%s", line, end);
         }
-        const char *path = path_in("rows.dump");
+        char what[96];
+        snprintf(what, sizeof what, "%s, variant %d", layouts[lay], variant);
         for (int radius = 0; radius < 2; radius++) {
-            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, radius ? "1=0.5,2=1,3=2" : "0.75",
-                                       NULL, 0, 0};
-            sc_io_spheres a, b;
-            char ea[512], eb[512];
-            write_bytes(path, plain, o);
-            const sc_io_status sa = read_threads(path, opts, 1, &a, ea, sizeof ea);
-            write_bytes(path, led, ol);
-            const sc_io_status sb = read_threads(path, opts, 1, &b, eb, sizeof eb);
-            CHECK(sa == sb && strcmp(ea, eb) == 0,
-                  "%s, variant %d: one pass %d \"%s\", general loop %d \"%s\"", layouts[lay],
-                  variant, (int)sa, ea, (int)sb, eb);
-            if (clean)
-                CHECK(sa == SC_IO_OK && a.n == atoms, "%s: status %d (%s), %zu atoms", layouts[lay],
-                      (int)sa, ea, a.n);
-            if (sa == SC_IO_OK && sb == SC_IO_OK) {
-                const size_t nv = a.n * (size_t)(a.dims + 1);
-                CHECK(a.n == b.n && memcmp(a.rows, b.rows, nv * sizeof(double)) == 0,
-                      "%s, variant %d: %zu atoms against %zu, or other values", layouts[lay], variant,
-                      a.n, b.n);
-            }
-            if (sa == SC_IO_OK)
-                sc_io_spheres_free(&a);
-            if (sb == SC_IO_OK)
-                sc_io_spheres_free(&b);
+            const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0,
+                                             radius ? "1=0.5,2=1,3=2" : "0.75", NULL, 0, 0};
+            expect_both_ways(path_in("rows.dump"), plain, o, led, ol, opts, 1, clean, atoms, what);
         }
     }
     free(plain);
@@ -1767,32 +1758,12 @@ static void group_xyz_rows(void)
             o += (size_t)sprintf(plain + o, "%s%s", line, end);
             ol += (size_t)sprintf(led + ol, "%s%s", lline, end);
         }
-        const char *path = path_in("rows.xyz");
+        char what[64];
+        snprintf(what, sizeof what, "xyz layout %d, variant %d", lay, variant);
         for (int radius = 0; radius < 2; radius++) {
-            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, radius ? "C=1.5,He=0.5,O=1" : "0.75",
-                                       NULL, 0, 0};
-            sc_io_spheres a, b;
-            char ea[512], eb[512];
-            write_bytes(path, plain, o);
-            const sc_io_status sa = read_threads(path, opts, 1, &a, ea, sizeof ea);
-            write_bytes(path, led, ol);
-            const sc_io_status sb = read_threads(path, opts, 1, &b, eb, sizeof eb);
-            CHECK(sa == sb && strcmp(ea, eb) == 0,
-                  "xyz layout %d, variant %d: one pass %d \"%s\", general loop %d \"%s\"", lay,
-                  variant, (int)sa, ea, (int)sb, eb);
-            if (clean)
-                CHECK(sa == SC_IO_OK && a.n == atoms, "xyz layout %d: status %d (%s), %zu atoms", lay,
-                      (int)sa, ea, a.n);
-            if (sa == SC_IO_OK && sb == SC_IO_OK) {
-                const size_t nv = a.n * (size_t)(a.dims + 1);
-                CHECK(a.n == b.n && memcmp(a.rows, b.rows, nv * sizeof(double)) == 0,
-                      "xyz layout %d, variant %d: %zu atoms against %zu, or other values", lay,
-                      variant, a.n, b.n);
-            }
-            if (sa == SC_IO_OK)
-                sc_io_spheres_free(&a);
-            if (sb == SC_IO_OK)
-                sc_io_spheres_free(&b);
+            const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0,
+                                             radius ? "C=1.5,He=0.5,O=1" : "0.75", NULL, 0, 0};
+            expect_both_ways(path_in("rows.xyz"), plain, o, led, ol, opts, 1, clean, atoms, what);
         }
     }
     free(plain);

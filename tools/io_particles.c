@@ -392,6 +392,15 @@ static int skip_token(const char **p, const char *e)
     return 1;
 }
 
+/* The number of the field at p of line l, read in one pass: its end, or
+ * NULL unless the number is the whole field (a blank or the line's end
+ * after it). `end` is the data's end. */
+static const char *field_number_at(const char *p, const span *l, const char *end, double *v)
+{
+    const char *q = io_scan_number(p, end, v);
+    return q == NULL || (q < l->e && *q != ' ' && *q != '\t') ? NULL : q;
+}
+
 /* An atom row read in one pass: each named column's number where the
  * general loop below puts it (scaled, halved, checked the same way), other
  * fields skipped unread; r_all is the radius of a dump without a radius or
@@ -420,8 +429,8 @@ static int fast_atom(const span *l, const char *end, const columns *cols, int di
             continue;
         }
         double v;
-        const char *q = io_scan_number(p, end, &v);
-        if (q == NULL || (q < l->e && *q != ' ' && *q != '\t'))
+        const char *q = field_number_at(p, l, end, &v);
+        if (q == NULL)
             return 0;
         if (axis >= 0 && cols->scaled[axis])
             v = lo[axis] + v * (hi[axis] - lo[axis]);
@@ -721,8 +730,8 @@ static int fast_xyz(const span *l, const char *end, const xyz_columns *cols, int
             continue;
         }
         double v;
-        const char *q = io_scan_number(p, end, &v);
-        if (q == NULL || (q < l->e && *q != ' ' && *q != '\t'))
+        const char *q = field_number_at(p, l, end, &v);
+        if (q == NULL)
             return 0;
         const int is_r = axis < 0;
         if (!(fabs(v) <= SC_MAX_ABS_VALUE) || (is_r && !(v >= 0.0))) /* io_check_value */

@@ -466,6 +466,32 @@ typedef struct field_map {
     signed char slot[MAP_FIELDS];
 } field_map;
 
+/* The separator after a field that ends at p: the position past it, or
+ * NULL when it does not agree with the line's separators so far (*commas:
+ * -1 none seen yet, 0 blanks, 1 commas). A line with a comma is split at
+ * commas, its fields trimmed of blanks, and nothing after the last comma is
+ * no field (next_field): every separator of such a line must hold one
+ * comma, and every separator of any other line blanks only. At a line end,
+ * the position of the line end (a comma may end the line). */
+static inline const char *separator(const char *p, const char *end, int *commas)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p < end && *p == ',') {
+        if (*commas == 0)
+            return NULL;
+        *commas = 1;
+        p++;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+    } else if (p < end && *p != '\n' && *p != '\r') {
+        if (*commas == 1)
+            return NULL;
+        *commas = 0;
+    }
+    return p;
+}
+
 #ifdef SC_HAVE_FAST_FLOAT
 /* The common line, read in one pass: decimals that fast_float takes whole,
  * each valid for its column, separated by blanks (space, tab) or by commas
@@ -502,27 +528,8 @@ static int fast_line(const char **pos, const char *end, double *v, size_t want, 
         *tok = p;
         *tok_len = (size_t)(q - p);
         v[k++] = x;
-        /* The separator. A line with a comma is split at commas, its fields
-         * trimmed of blanks, and nothing after the last comma is no field
-         * (next_field): here every separator of such a line must hold one
-         * comma, and every separator of any other line blanks only. */
-        p = q;
-        while (p < end && (*p == ' ' || *p == '\t'))
-            p++;
-        if (p < end && *p == ',') {
-            if (commas == 0)
-                return -1;
-            commas = 1;
-            p++;
-            while (p < end && (*p == ' ' || *p == '\t'))
-                p++;
-            continue; /* at a line end: the comma ended the line */
-        }
-        if (p < end && *p != '\n' && *p != '\r') {
-            if (commas == 1)
-                return -1;
-            commas = 0;
-        }
+        if ((p = separator(q, end, &commas)) == NULL)
+            return -1;
     }
     if (p < end)
         p += (*p == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
@@ -573,22 +580,8 @@ static int fast_fields(const char **pos, const char *end, double *v, const field
         }
         *tok = p;
         *tok_len = (size_t)(q - p);
-        /* the separator, as in fast_line */
-        p = q;
-        while (p < end && (*p == ' ' || *p == '\t'))
-            p++;
-        if (p < end && *p == ',') {
-            if (commas == 0)
-                return -1;
-            commas = 1;
-            p++;
-            while (p < end && (*p == ' ' || *p == '\t'))
-                p++;
-        } else if (p < end && *p != '\n' && *p != '\r') {
-            if (commas == 1)
-                return -1;
-            commas = 0;
-        }
+        if ((p = separator(q, end, &commas)) == NULL)
+            return -1;
     }
     if (p < end && *p != '\n' && *p != '\r')
         return -1; /* more fields */
