@@ -26,7 +26,9 @@
 #             of a one-shot run (the CLI maps the file and the library's
 #             bounds stage checks the values, the first touch of each page);
 #             the seed's text file ../shared/data/spheres.dat in MB/s
-#             (target >= 400): seconds.read of a one-shot run
+#             (target >= 400): the median seconds.read of one-shot runs; the
+#             same for its values as CSV with a header, a LAMMPS dump and XYZ
+#             (no target: figures beside it)
 #   perpair   every generator but dense at 1e6: warm seconds per
 #             (sphere + pair) over uniform's (target <= 2)
 #
@@ -34,7 +36,7 @@
 # machine,isa,what,dist,n,tool,threads,median_s,first_s,pairs,checksum,value,target,met
 # where value is the figure the target is about (a ratio, ms, GB/s or MB/s).
 # Environment: SC_ONESHOT_PROCESS_REPEAT [21], SC_ONESHOT_SMALL_REPEAT [41],
-# SC_COMPARE_MACHINE (results folder name), SC_ONESHOT_SEED_FILE [the seed's
+# SC_ONESHOT_READ_REPEAT [11], SC_COMPARE_MACHINE (results folder name), SC_ONESHOT_SEED_FILE [the seed's
 # file]. Build folders as run-compare.sh: build-compare-sc, build-compare.
 set -euo pipefail
 
@@ -163,14 +165,41 @@ echo "   1,000-sphere text file, whole process: $sm ms (/bin/true: $em ms)"
 row small uniform 1000 /bin/true "$(calc "$em / 1e3")" "" "" "" "$em" "" ""
 row small uniform 1000 spherecollide "$(calc "$sm / 1e3")" "" "" "" "$sm" "<= 3" "$(met "$sm" "<=" 3)"
 
-# ---- the seed's text file ---------------------------------------------------------------
+# ---- the seed's text file, and its values as CSV, a LAMMPS dump and XYZ ------------------
+# seconds.read of one-shot runs, the median of SC_ONESHOT_READ_REPEAT; the
+# other formats are written from the seed's own tokens (awk copies them as
+# text), so every file holds the same numbers.
+rrep=${SC_ONESHOT_READ_REPEAT:-11}
+read_row() { # what file target [pairs options...]: one row, MB/s of the median read
+  local what=$1 file=$2 target=$3 j rd mbs k
+  shift 3
+  local rs=()
+  for ((k = 0; k < rrep; k++)); do
+    j=$("$cli" pairs "$file" --count-only --json "$@")
+    rs+=("$(json read "$j")")
+  done
+  rd=$(printf '%s\n' "${rs[@]}" | median)
+  mbs=$(calc "$(stat -c %s "$file") / $rd / 1e6")
+  echo "   $what: $rd s, median of $rrep one-shot runs ($mbs MB/s)"
+  row "$what" spheres.dat "$(json n "$j")" spherecollide "$rd" "" "$(json pairs "$j")" \
+    "$(json checksum "$j")" "$mbs" "$target" "$([ -n "$target" ] && met "$mbs" ">=" 400)"
+}
 if [ -s "$seedfile" ]; then
-  j=$("$cli" pairs "$seedfile" --count-only --json)
-  rd=$(json read "$j")
-  mbs=$(calc "$(stat -c %s "$seedfile") / $rd / 1e6")
-  echo "   read the seed's text file: $rd s ($mbs MB/s)"
-  row read-text spheres.dat "$(json n "$j")" spherecollide "$rd" "" "$(json pairs "$j")" \
-    "$(json checksum "$j")" "$mbs" ">= 400" "$(met "$mbs" ">=" 400)"
+  read_row read-text "$seedfile" ">= 400"
+  awk 'BEGIN { print "id,el,x,y,z,radius,vx" } { sub(/\r/, ""); if (NF) v[n++] = $1 }
+       END { for (i = 0; i + 3 < n; i += 4) printf "%d,C,%s,%s,%s,%s,0.0\n", i / 4 + 1, v[i], v[i + 1], v[i + 2], v[i + 3] }' \
+    "$seedfile" >"$data/seed.csv"
+  awk '{ sub(/\r/, ""); if (NF) v[n++] = $1 }
+       END { printf "ITEM: TIMESTEP\n0\nITEM: NUMBER OF ATOMS\n%d\nITEM: BOX BOUNDS ff ff ff\n0 1e4\n0 1e4\n0 1e4\nITEM: ATOMS id type x y z radius\n", int(n / 4)
+             for (i = 0; i + 3 < n; i += 4) printf "%d 1 %s %s %s %s\n", i / 4 + 1, v[i], v[i + 1], v[i + 2], v[i + 3] }' \
+    "$seedfile" >"$data/seed.dump"
+  awk '{ sub(/\r/, ""); if (NF) v[n++] = $1 }
+       END { printf "%d\nthe seed spheres\n", int(n / 4)
+             for (i = 0; i + 3 < n; i += 4) printf "%s %s %s %s\n", (i / 4) % 3 ? "C" : "He", v[i], v[i + 1], v[i + 2] }' \
+    "$seedfile" >"$data/seed.xyz"
+  read_row read-csv "$data/seed.csv" ""
+  read_row read-lammps "$data/seed.dump" ""
+  read_row read-xyz "$data/seed.xyz" "" --radius C=1.5,He=0.5
 else
   echo "   the seed's file $seedfile is missing: read-text not measured"
 fi
