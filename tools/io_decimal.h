@@ -10,6 +10,7 @@
 #include "io_internal.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -97,6 +98,27 @@ static inline const char *short_decimal(const char *p, const char *end, double *
     return p;
 }
 #endif
+
+/* Past the blanks (space, tab) from p. */
+static inline const char *io_skip_blanks(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    return p;
+}
+
+/* Past the line end at p: \n, \r\n or \r, nothing at the data's end. */
+static inline const char *io_past_line_end(const char *p, const char *end)
+{
+    return p < end ? p + ((*p == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1) : p;
+}
+
+/* A value the readers keep: io_check_value(v, is_radius) == VALUE_OK
+ * (finite, within SC_MAX_ABS_VALUE, a radius not negative), inline. */
+static inline int io_value_ok(double v, int is_radius)
+{
+    return fabs(v) <= SC_MAX_ABS_VALUE && (!is_radius || v >= 0.0);
+}
 
 /* The number at p as the one-pass paths read it: a short decimal a word at
  * a time, else fast_float; returns its end, or NULL when none starts at p,

@@ -296,16 +296,26 @@ static sc_io_status parse_radii(const char *path, const char *spec, radius_table
 }
 
 /* The radius of a type (or element) token from the caller's table. */
+/* The radius the caller's table gives the type (or element) [b, e): 1,
+ * or 0 when it gives none. */
+static int radius_of(const radius_table *radii, const char *b, const char *e, double *r)
+{
+    const size_t len = (size_t)(e - b);
+    for (size_t k = 0; k < radii->n; k++)
+        if (len == radii->e[k].len && memcmp(b, radii->e[k].name, len) == 0) {
+            *r = radii->e[k].r;
+            return 1;
+        }
+    return 0;
+}
+
 static sc_io_status type_radius(const char *path, size_t line, size_t atom, const char *what,
                                 const radius_table *radii, const span *t, double *r, char *err,
                                 size_t errcap)
 {
+    if (radius_of(radii, t->b, t->e, r))
+        return SC_IO_OK;
     const size_t len = (size_t)(t->e - t->b);
-    for (size_t e = 0; e < radii->n; e++)
-        if (len == radii->e[e].len && memcmp(t->b, radii->e[e].name, len) == 0) {
-            *r = radii->e[e].r;
-            return SC_IO_OK;
-        }
     char q[128];
     return io_fail(err, errcap, SC_IO_ERR_SYNTAX, "%s: line %zu: %s %s has no radius given (atom %zu)",
                    path, line, what, io_quote(t->b, len, q, sizeof q), atom);
@@ -415,9 +425,7 @@ static int fast_atom(const span *l, const char *end, const columns *cols, int di
     double r = r_all;
     int k = 0;
     for (;; k++) {
-        while (p < l->e && (*p == ' ' || *p == '\t'))
-            p++;
-        if (p == l->e)
+        if ((p = io_skip_blanks(p, l->e)) == l->e)
             break;
         int axis = -1;
         for (int a = 0; a < dims; a++)
@@ -436,7 +444,7 @@ static int fast_atom(const span *l, const char *end, const columns *cols, int di
             v = lo[axis] + v * (hi[axis] - lo[axis]);
         if (k == cols->diameter && k != cols->radius)
             v = 0.5 * v;
-        if (!(fabs(v) <= SC_MAX_ABS_VALUE) || (is_r && !(v >= 0.0))) /* io_check_value */
+        if (!io_value_ok(v, is_r))
             return 0;
         if (axis >= 0)
             row[axis] = v;
@@ -706,21 +714,12 @@ static int fast_xyz(const span *l, const char *end, const xyz_columns *cols, int
     double r = radii->all;
     int k = 0;
     for (;; k++) {
-        while (p < l->e && (*p == ' ' || *p == '\t'))
-            p++;
-        if (p == l->e)
+        if ((p = io_skip_blanks(p, l->e)) == l->e)
             break;
         if (k == cols->species && cols->radius == COL_NONE && radii->all < 0.0) {
             const char *b = p;
-            if (!skip_token(&p, l->e))
+            if (!skip_token(&p, l->e) || !radius_of(radii, b, p, &r))
                 return 0;
-            const size_t len = (size_t)(p - b);
-            size_t e = 0;
-            while (e < radii->n && !(len == radii->e[e].len && memcmp(b, radii->e[e].name, len) == 0))
-                e++;
-            if (e == radii->n)
-                return 0;
-            r = radii->e[e].r;
             continue;
         }
         const int axis = k >= cols->pos && k < cols->pos + 3 ? k - cols->pos : -1;
@@ -734,7 +733,7 @@ static int fast_xyz(const span *l, const char *end, const xyz_columns *cols, int
         if (q == NULL)
             return 0;
         const int is_r = axis < 0;
-        if (!(fabs(v) <= SC_MAX_ABS_VALUE) || (is_r && !(v >= 0.0))) /* io_check_value */
+        if (!io_value_ok(v, is_r))
             return 0;
         if (is_r)
             r = v;

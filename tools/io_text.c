@@ -475,21 +475,31 @@ typedef struct field_map {
  * the position of the line end (a comma may end the line). */
 static inline const char *separator(const char *p, const char *end, int *commas)
 {
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
+    p = io_skip_blanks(p, end);
     if (p < end && *p == ',') {
         if (*commas == 0)
             return NULL;
         *commas = 1;
-        p++;
-        while (p < end && (*p == ' ' || *p == '\t'))
-            p++;
+        p = io_skip_blanks(p + 1, end);
     } else if (p < end && *p != '\n' && *p != '\r') {
         if (*commas == 1)
             return NULL;
         *commas = 0;
     }
     return p;
+}
+
+/* The number of a field at p of a one-pass line: its end, or NULL unless
+ * the number is the whole field (a blank, a comma or a line end after it)
+ * and a value the readers keep (a radius when is_radius). */
+static inline const char *line_number(const char *p, const char *end, int is_radius, double *x)
+{
+    const char *q = io_scan_number(p, end, x);
+    if (q == NULL ||
+        (q < end && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r' && *q != ',') ||
+        !io_value_ok(*x, is_radius))
+        return NULL;
+    return q;
 }
 
 #ifdef SC_HAVE_FAST_FLOAT
@@ -512,17 +522,13 @@ static int fast_line(const char **pos, const char *end, double *v, size_t want, 
     const char *p = *pos;
     size_t k = 0;
     int commas = -1; /* the line's separators: unknown, 0 blanks, 1 commas */
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
+    p = io_skip_blanks(p, end);
     while (p < end && *p != '\n' && *p != '\r') {
         if (k == want)
             return -1;
         double x;
-        const char *q = io_scan_number(p, end, &x);
-        if (q == NULL ||
-            (q < end && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r' && *q != ','))
-            return -1;
-        if (!(fabs(x) <= SC_MAX_ABS_VALUE) || (col == dims && !(x >= 0.0)))
+        const char *q = line_number(p, end, col == dims, &x);
+        if (q == NULL)
             return -1;
         col = col + 1 == cols ? 0 : col + 1;
         *tok = p;
@@ -531,9 +537,7 @@ static int fast_line(const char **pos, const char *end, double *v, size_t want, 
         if ((p = separator(q, end, &commas)) == NULL)
             return -1;
     }
-    if (p < end)
-        p += (*p == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
-    *pos = p;
+    *pos = io_past_line_end(p, end);
     return (int)k;
 }
 
@@ -547,12 +551,9 @@ static int fast_fields(const char **pos, const char *end, double *v, const field
 {
     const char *p = *pos;
     int commas = -1;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
+    p = io_skip_blanks(p, end);
     if (p == end || *p == '\n' || *p == '\r') {
-        if (p < end)
-            p += (*p == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
-        *pos = p;
+        *pos = io_past_line_end(p, end);
         return 0;
     }
     for (size_t f = 0; f < map->fields; f++) {
@@ -562,11 +563,7 @@ static int fast_fields(const char **pos, const char *end, double *v, const field
         const char *q = p;
         if (slot >= 0) {
             double x;
-            q = io_scan_number(p, end, &x);
-            if (q == NULL ||
-                (q < end && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r' && *q != ','))
-                return -1;
-            if (!(fabs(x) <= SC_MAX_ABS_VALUE) || ((size_t)slot == map->dims && !(x >= 0.0)))
+            if ((q = line_number(p, end, (size_t)slot == map->dims, &x)) == NULL)
                 return -1;
             v[slot] = x;
         } else {
@@ -585,9 +582,7 @@ static int fast_fields(const char **pos, const char *end, double *v, const field
     }
     if (p < end && *p != '\n' && *p != '\r')
         return -1; /* more fields */
-    if (p < end)
-        p += (*p == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
-    *pos = p;
+    *pos = io_past_line_end(p, end);
     return (int)map->dims + 1;
 }
 #endif
