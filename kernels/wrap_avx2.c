@@ -15,6 +15,11 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
     const simde__m256d one = simde_mm256_set1_pd(1.0);
     const simde__m256d big = simde_mm256_set1_pd(b->big), zero = simde_mm256_setzero_pd();
     const simde__m256d rlim = simde_mm256_set1_pd(b->limit);
+    const int one_side = b->one_side;
+    const simde__m256d reach = simde_mm256_set1_pd(b->reach);
+    /* g(reach), as image_radius */
+    const double gr = b->reach + (0x1p-44 * ((b->reach + b->big) + b->reach) + 0x1p-500);
+    const simde__m256d g_reach = simde_mm256_set1_pd(gr);
     simde__m256d lo[3], hi[3], period[3];
     for (int a = 0; a < 3; a++) {
         lo[a] = simde_mm256_set1_pd(b->lo[a]);
@@ -98,25 +103,31 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
             simde_mm256_storeu_pd(row + 8, r2);
             simde_mm256_storeu_pd(row + 12, r3);
         }
-        /* bands: width = 2 (r + (2^-44 (r + big) + 2^-500)), as image_radius */
+        /* bands: width = g + g, or g + g(reach) with one side, g = r +
+         * (2^-44 ((r + big) + reach) + 2^-500), as image_radius */
         const simde__m256d margin = simde_mm256_add_pd(
-            simde_mm256_mul_pd(simde_mm256_add_pd(r, big), simde_mm256_set1_pd(0x1p-44)),
+            simde_mm256_mul_pd(simde_mm256_add_pd(simde_mm256_add_pd(r, big), reach),
+                               simde_mm256_set1_pd(0x1p-44)),
             simde_mm256_set1_pd(0x1p-500));
-        const simde__m256d width =
-            simde_mm256_mul_pd(simde_mm256_set1_pd(2.0), simde_mm256_add_pd(r, margin));
-        simde__m256d count = one;
-        for (int a = 0; a < 3; a++) {
+        const simde__m256d g = simde_mm256_add_pd(r, margin);
+        const simde__m256d width = simde_mm256_add_pd(g, one_side ? g_reach : g);
+        /* count: the product of the axes' choices, less one; with one side
+         * the sum over axes a of a's +1 times the later axes' choices */
+        simde__m256d count = one, half = zero;
+        for (int a = 2; a >= 0; a--) {
             if (!periodic[a])
                 continue;
             const simde__m256d near_lo =
                 simde_mm256_cmp_pd(c[a], simde_mm256_add_pd(lo[a], width), SIMDE_CMP_LT_OQ);
             const simde__m256d near_hi =
                 simde_mm256_cmp_pd(c[a], simde_mm256_sub_pd(hi[a], width), SIMDE_CMP_GE_OQ);
-            const simde__m256d sides = simde_mm256_add_pd(
-                one, simde_mm256_add_pd(simde_mm256_and_pd(near_lo, one), simde_mm256_and_pd(near_hi, one)));
+            const simde__m256d plus = simde_mm256_and_pd(near_lo, one);
+            const simde__m256d sides =
+                simde_mm256_add_pd(one, simde_mm256_add_pd(plus, simde_mm256_and_pd(near_hi, one)));
+            half = simde_mm256_add_pd(half, simde_mm256_mul_pd(plus, count));
             count = simde_mm256_mul_pd(count, sides);
         }
-        count = simde_mm256_sub_pd(count, one);
+        count = one_side ? half : simde_mm256_sub_pd(count, one);
         vimages = simde_mm256_add_pd(vimages, count);
         const unsigned m =
             (unsigned)simde_mm256_movemask_pd(simde_mm256_cmp_pd(count, zero, SIMDE_CMP_GT_OQ));

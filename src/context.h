@@ -74,6 +74,8 @@ struct sc_context {
     sc_buf bands;         /* periodic.c: the threads' image counts and the
                              positions that get images */
     size_t images_last;   /* periodic.c: the last query's images (its guess) */
+    bool images_radii;    /* periodic.c: a query has run; the radii of its */
+    double images_rmin, images_rmax; /* spheres, for the next one's bands */
     sc_bounds joint_bounds; /* periodic.c: the joint rows' bounds its passes
                                gathered for the engine, kept after the query
                                (test_stages compares them with the bounds

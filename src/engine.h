@@ -77,11 +77,15 @@ SC_INTERNAL sc_status sc_periodic_check(const sc_spheres *s);
 /* What wrapping needs of the box, for views of `dims` dimensions: its
  * periodic axes (none beyond dims), periods, and B = the largest |lo|,
  * |hi| plus the period over them (the scale of the wrapped centres'
- * rounding, periodic.c). */
+ * rounding, periodic.c). With one_side, a periodic query makes images
+ * for half the shifts only, its bands sized for spheres up to radius
+ * reach (periodic.c: bands); sc_wrap_plan leaves it off, reach 0. */
 typedef struct sc_wrap {
     int dims, periodic[3];
     double lo[3], hi[3], period[3];
     double big;
+    bool one_side;
+    double reach;
 } sc_wrap;
 SC_INTERNAL void sc_wrap_plan(const sc_box *box, int dims, sc_wrap *w);
 

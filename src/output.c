@@ -221,14 +221,14 @@ static inline bool keep_image_hit(const sc_sink *s, uint32_t wa, uint32_t wb, ui
         const uint32_t q = g->of;
         /* (lo, an image of q) and (q, an image of lo) stand for one pair:
          * kept where the image is of the larger sphere, of the larger
-         * index on a tie, whose image always exists (periodic.c). This
-         * also drops a sphere's own images. lo's radius from the working
-         * copy, which the kernel has just read (the same double as its
-         * row's). */
+         * index on a tie, whose image always exists (periodic.c); with
+         * one side only one of them is made. Either way a sphere's own
+         * images are dropped. lo's radius from the working copy, which
+         * the kernel has just read (the same double as its row's). */
         const uint32_t wlo = a < b ? wa : wb;
         const double ro = s->work_r ? s->work_r[wlo] : im->rows[4 * (size_t)lo + 3];
         const double rq = g->r;
-        if (!(rq > ro || (rq == ro && lo < q)))
+        if (im->one_side ? lo == q : !(rq > ro || (rq == ro && lo < q)))
             return false;
         shift = g->shift;
         i = lo < q ? lo : q;
@@ -309,6 +309,8 @@ static size_t keep_pairs(const sc_sink *s, uint32_t *p, size_t n) {
                     m++;
                     continue;
                 }
+                if (lo >= ns) /* two images: dropped (keep_image_hit) */
+                    continue;
                 __builtin_prefetch(&s->images.image[hi - ns]);
                 held[2 * nheld] = wa;
                 held[2 * nheld + 1] = wb;

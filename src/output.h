@@ -80,6 +80,7 @@ typedef struct sc_image {
  * on == false: not a periodic query. */
 typedef struct sc_images {
     bool on, trust_direct;
+    bool one_side; /* images for half the shifts: a pair's one image hit */
     int dims;
     uint32_t n;
     const sc_image *image;

@@ -76,6 +76,8 @@ bool sc_images_meet(const sc_images *im, const double cp[3], const double cq[3],
 void sc_wrap_plan(const sc_box *box, int dims, sc_wrap *b) {
     b->dims = dims;
     b->big = 0.0;
+    b->one_side = false;
+    b->reach = 0.0;
     for (int a = 0; a < 3; a++) {
         b->periodic[a] = a < dims && box->periodic[a];
         b->lo[a] = box->lo[a];
@@ -108,24 +110,40 @@ void sc_wrap_plan(const sc_box *box, int dims, sc_wrap *b) {
  * gq <= 2 gq of cp, which lies inside [lo, hi). So the image of the
  * larger of p and q is made (both on a tie), and the sinks keep the pair
  * from that side only (output.c). Bands sized by each sphere's own radius
- * keep a few huge spheres from giving every small one images. */
+ * keep a few huge spheres from giving every small one images.
+ *
+ * One side (b->one_side, every radius at most R = b->reach): of the
+ * shifts s and -s, only the one whose first non-zero component (x, then
+ * y, then z) is +1 gets images, and every sphere gets them in a band of
+ * gq + gR, gR = g(R). The pair p, q with q's minimum image at shift s is
+ * then proposed by exactly one hit: q's image at s when s is the one
+ * (the acceptance puts cq + s L within gp + gq <= gR + gq of cp, so q is
+ * in that band), else p's at -s. That image may be of the smaller
+ * sphere, so g's margin here also counts R: g - r >= 2^-44 (r + B + R)
+ * >= 2^-44 (B + rq) covers the 8u (rp + rq) + 2^-48 B above for either
+ * sphere. The sum g + gR rounds by at most u (g + gR), far inside the
+ * 2^-44 (r + B + R) it exceeds gp + gq by. Uniform radii get about half
+ * the images of the bands above; a wide spread of radii, more. */
 static inline double image_radius(const sc_wrap *b, double r) {
-    return r + (0x1p-44 * (r + b->big) + 0x1p-500);
+    return r + (0x1p-44 * ((r + b->big) + b->reach) + 0x1p-500);
 }
 
 /* The shifts sphere (wrapped centre w, radius r) gets images for, per
  * axis: bit 0 for +1 (near lo), bit 1 for -1 (near hi). Returns the
- * images' count (the product of each axis's choices, less the sphere). */
+ * images' count: the product of each axis's choices, less the sphere,
+ * or with one side those of them whose first non-zero shift is +1. */
 static inline unsigned bands(const sc_wrap *b, const double w[3], double r, unsigned sides[3]) {
-    const double width = 2.0 * image_radius(b, r);
-    unsigned count = 1;
-    for (int a = 0; a < 3; a++) {
+    const double g = image_radius(b, r);
+    const double width = g + (b->one_side ? image_radius(b, b->reach) : g);
+    unsigned all = 1, half = 0; /* half: over the axes from z down to a */
+    for (int a = 2; a >= 0; a--) {
         sides[a] = 0;
         if (b->periodic[a])
             sides[a] = (unsigned)(w[a] < b->lo[a] + width) | (unsigned)(w[a] >= b->hi[a] - width) << 1;
-        count *= 1 + (sides[a] & 1) + (sides[a] >> 1);
+        half += (sides[a] & 1) * all;
+        all *= 1 + (sides[a] & 1) + (sides[a] >> 1);
     }
-    return count - 1;
+    return b->one_side ? half : all - 1;
 }
 
 /* The joint view is rows (x, y, z, r) of doubles (z = 0 in 2-D): the
@@ -228,6 +246,8 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
                             {b->hi[0], b->hi[1], b->hi[2]},
                             {b->period[0], b->period[1], b->period[2]},
                             b->big,
+                            b->one_side,
+                            b->reach,
                             SC_MAX_ABS_VALUE / 2,
                             stream};
     const sc_src4 src = {v->x, v->y, v->z, v->r, v->stride, v->rstride, f64};
@@ -319,6 +339,12 @@ static const uint32_t CODES_OF[3][8] = {
     {0x0000000u, 0x01c0e07u, 0x0e07038u, 0x0fc7e3fu, 0x70381c0u, 0x71f8fc7u, 0x7e3f1f8u, 0x7ffffffu},
     {0x0000000u, 0x00001ffu, 0x003fe00u, 0x003ffffu, 0x7fc0000u, 0x7fc01ffu, 0x7fffe00u, 0x7ffffffu}};
 
+/* The shift codes whose first non-zero component (x, y, z) is +1: with
+ * one side, the only ones given images (image_radius). */
+#define CODES_LEADING_PLUS                                                            \
+    (CODES_OF[0][4] | (CODES_OF[0][2] & CODES_OF[1][4]) |                             \
+     (CODES_OF[0][2] & CODES_OF[1][2] & CODES_OF[2][4]))
+
 /* Pass two, over the listed spheres: each thread writes its block's
  * images from row n + images[t] on, in sphere order and, per sphere, in
  * the order of their shift codes, and adds their bounds to *bounds. */
@@ -352,6 +378,8 @@ static void pass_two(const sc_wrap *b, const joint_plan *j, double *rows, sc_ima
              * ascending order */
             double at[3][3];
             uint32_t codes = ~((uint32_t)1 << 13);
+            if (b->one_side)
+                codes &= CODES_LEADING_PLUS;
             for (int a = 0; a < 3; a++) {
                 at[a][0] = w[a] - b->period[a];
                 at[a][1] = w[a];
@@ -456,6 +484,15 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
         threads = (size_t)sc_context_threads(c);
     sc_wrap b;
     sc_wrap_plan(&c->opt.box, dims, &b);
+    /* Images for half the shifts, in bands sized by the largest radius,
+     * when the last query's radii were within a factor of 3 of each other
+     * (at most the images of own-radius bands for every sphere then:
+     * r + 3 r against 2 r on each of two sides), the largest of them with
+     * room to grow by 1/32 (image_radius) */
+    if (c->images_radii && c->images_rmax <= 3.0 * c->images_rmin) {
+        b.one_side = true;
+        b.reach = c->images_rmax + c->images_rmax / 32.0;
+    }
 
     /* the rows of the spheres and as many images as last time, and more */
     const sc_allocator *al = sc_context_allocator(c);
@@ -481,6 +518,15 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
     pass_one(&b, parts, nparts, &j, c->joint.p, simd, bounds);
     if (j.first_bad != SIZE_MAX)
         return sc_engine_failed(c, status_at(parts, nparts, j.first_bad));
+    if (b.one_side && j.rmax > b.reach) { /* grown past the bands: both sides */
+        b.one_side = false;
+        b.reach = 0.0;
+        sc_bounds_begin(bounds);
+        pass_one(&b, parts, nparts, &j, c->joint.p, simd, bounds);
+    }
+    c->images_radii = true;
+    c->images_rmin = bounds->rmin;
+    c->images_rmax = j.rmax;
     size_t images = 0;
     for (int t = 0; t < j.threads; t++) { /* counts -> where each block's start */
         const size_t m = j.images[t];
@@ -503,7 +549,7 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
     const size_t stride = ROW * sizeof(double);
     const sc_spheres joint = {N, SC_F64, stride, rows, rows + 1, b.dims == 3 ? rows + 2 : NULL,
                               rows + 3, stride};
-    periodic_query q = {{true, true, b.dims, (uint32_t)n, image, rows,
+    periodic_query q = {{true, true, b.one_side, b.dims, (uint32_t)n, image, rows,
                          {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
                         fn, arg};
     for (int a = 0; a < 3; a++) {

@@ -17,7 +17,7 @@
  * expression with the skin.
  *
  * Usage: test_periodic [GROUP]   (GROUP: generators, small, extremes,
- * threads, api, lists, layouts, all; default all)
+ * threads, api, lists, layouts, one_side, all; default all)
  */
 #include "sc_gen.h"
 #include "spherecollide.h"
@@ -895,6 +895,103 @@ static void group_lists(void) {
     }
 }
 
+/* ---- one side -------------------------------------------------------------- */
+
+/* The count and pairs of one query on ctx against the oracle's; returns
+ * the spheres it searched (images included). */
+static uint64_t query_checked(const char *name, sc_context *ctx, const box *bx,
+                              const double *rows, size_t n) {
+    pairs want;
+    oracle(bx, rows, n, 0, &want);
+    double *flat;
+    const sc_spheres v = view_of(bx->dims, rows, n, &flat);
+    pairs got = {0};
+    sc_summary s = {0, 0};
+    const sc_status st = sc_stream_pairs(ctx, &v, collect, &got, &s);
+    if (got.n)
+        qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
+    CHECK(st == SC_OK && want.n > 0 && same(&got, &want) && s.checksum == checksum(&want),
+          "%s: %zu pairs, want %zu (%s)", name, got.n, want.n, sc_status_string(st));
+    sc_stats stats;
+    sc_context_stats(ctx, &stats);
+    free(got.p);
+    free(want.p);
+    free(flat);
+    return stats.spheres;
+}
+
+/* The spheres a fresh context searches for rows: images on both sides. */
+static uint64_t searched_fresh(const run *r, const box *bx, const double *rows, size_t n) {
+    sc_context *ctx = context_for(r, bx);
+    double *flat;
+    const sc_spheres v = view_of(bx->dims, rows, n, &flat);
+    sc_summary s;
+    sc_stats stats = {0};
+    if (ctx && sc_count_pairs(ctx, &v, &s) == SC_OK)
+        sc_context_stats(ctx, &stats);
+    sc_context_destroy(ctx);
+    free(flat);
+    return stats.spheres;
+}
+
+/* Images for half the shifts (periodic.c: image_radius), which a context
+ * takes once its last query's radii were within a factor of 3: spheres
+ * crowded against every face, edge and corner, radii in [0.1, 0.3],
+ * queried on one context as they are (both sides), again (one side: fewer
+ * spheres searched), with radii grown past the bands (pass one finds it
+ * and makes both sides), with radii spread to [0.01, 0.3] (one side still,
+ * the last radii allowing it, each small sphere's band as wide as a large
+ * one's) and again (both sides); every answer the oracle's, in 3-D and
+ * 2-D, scalar and AVX2, on 1 and 2 threads. */
+static void group_one_side(void) {
+    const size_t n = 2500;
+    const double lo = -3.0, hi = 5.0;
+    double *rows = malloc(4 * n * sizeof(double)), *grown = malloc(4 * n * sizeof(double)),
+           *spread = malloc(4 * n * sizeof(double));
+    uint64_t seed = 97;
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < 3; a++) {
+            const double u = unit(&seed), t = unit(&seed);
+            /* two in three coordinates within 0.9 of a face */
+            rows[4 * i + a] = t < 1.0 / 3 ? lo + 0.9 * u : t < 2.0 / 3 ? hi - 0.9 * u
+                                                                     : lo + (hi - lo) * u;
+        }
+        rows[4 * i + 3] = 0.1 + 0.2 * unit(&seed);
+        for (int a = 0; a < 4; a++)
+            grown[4 * i + a] = spread[4 * i + a] = rows[4 * i + a];
+        grown[4 * i + 3] = 1.25 * rows[4 * i + 3];
+        spread[4 * i + 3] = 0.01 + 0.29 * unit(&seed);
+    }
+    for (int dims = 3; dims >= 2; dims--)
+        for (int k = 0; k < 4; k++) {
+            const box bx = {dims, {{1, 1, dims == 3}, {lo, lo, lo}, {hi, hi, hi}}};
+            const run r = {SC_ALGO_GRID, kernel_for((size_t)k), 1 + k / 2, 0};
+            char name[160];
+            snprintf(name, sizeof name, "one side, %d-D, %s", dims, label(&r));
+            sc_context *ctx = context_for(&r, &bx);
+            CHECK(ctx != NULL, "%s: context", name);
+            if (!ctx)
+                continue;
+            const uint64_t both = query_checked(name, ctx, &bx, rows, n);
+            const uint64_t one = query_checked(name, ctx, &bx, rows, n);
+            CHECK(both > n && one > n && one < both && both == searched_fresh(&r, &bx, rows, n),
+                  "%s: %llu spheres searched with one side, %llu with both", name,
+                  (unsigned long long)one, (unsigned long long)both);
+            const uint64_t past = query_checked(name, ctx, &bx, grown, n);
+            CHECK(past == searched_fresh(&r, &bx, grown, n),
+                  "%s: radii past the bands: both sides (%llu)", name, (unsigned long long)past);
+            const uint64_t wide = query_checked(name, ctx, &bx, spread, n);
+            const uint64_t again = query_checked(name, ctx, &bx, spread, n);
+            CHECK(again == searched_fresh(&r, &bx, spread, n) && wide != again,
+                  "%s: spread radii: one side (%llu), then both (%llu)", name,
+                  (unsigned long long)wide, (unsigned long long)again);
+            sc_context_destroy(ctx);
+        }
+    free(rows);
+    free(grown);
+    free(spread);
+}
+
 int main(int argc, char **argv) {
     const char *g = argc > 1 ? argv[1] : "all";
     const int all = strcmp(g, "all") == 0;
@@ -912,6 +1009,8 @@ int main(int argc, char **argv) {
         group_layouts();
     if (all || strcmp(g, "lists") == 0)
         group_lists();
+    if (all || strcmp(g, "one_side") == 0)
+        group_one_side();
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
 }
