@@ -349,7 +349,10 @@ static int box_meets(const sc_box *box, const double *p, const double *q)
  * periodic or not, bounds a few units of the set's scale, clamped to
  * SC_MAX_BOX_VALUE): the three configs that always run and one peer, on
  * fresh contexts with the box, must give the header's expression's pairs,
- * or SC_ERR_OUT_OF_RANGE when a radius is past SC_MAX_ABS_VALUE / 2. */
+ * or SC_ERR_OUT_OF_RANGE when a radius is past SC_MAX_ABS_VALUE / 2. The
+ * count makes images on both sides; the stream after it, on the same
+ * context, for half the shifts where the radii are within a factor of 3
+ * (periodic.c: image_radius). */
 static void check_periodic(const double (*v)[4], size_t n, int dims, const sc_spheres *view,
                            int f32, const float *rows32, const double *rows64, input *in, int e0)
 {
