@@ -225,7 +225,44 @@ static PyObject *Context_count(Context *self, PyObject *args) {
     return Py_BuildValue("(KK)", (unsigned long long)s.pairs, (unsigned long long)s.checksum);
 }
 
-/* pairs(): the stream appended to one growing block, handed to NumPy. */
+/* pairs(): the stream appended to one growing block, handed to NumPy.
+ * A block's capacity in pairs sits in a header before them. The block of
+ * the last array released is kept (`spare`, under the GIL) and the next
+ * pairs() call appends to it: its pages are resident, where a fresh
+ * block's every page is first touched during the call, and a steady
+ * state of calls allocates nothing new. It holds at most the last
+ * released result's pairs; a call with fewer gives the slack back. */
+enum { BLOCK_HEAD = 64 };
+static uint32_t *spare;
+
+static size_t block_cap(const uint32_t *p) {
+    size_t cap;
+    memcpy(&cap, (const char *)p - BLOCK_HEAD, sizeof cap);
+    return cap;
+}
+
+static void block_free(uint32_t *p) {
+    if (p)
+        free((char *)p - BLOCK_HEAD);
+}
+
+/* p (a block, or NULL) with room for cap pairs, or NULL (p unchanged). */
+static uint32_t *block_resize(uint32_t *p, size_t cap) {
+    char *b = realloc(p ? (char *)p - BLOCK_HEAD : NULL, BLOCK_HEAD + cap * 2 * sizeof(uint32_t));
+    if (!b)
+        return NULL;
+    memcpy(b, &cap, sizeof cap);
+    return (uint32_t *)(void *)(b + BLOCK_HEAD);
+}
+
+/* A block no array holds any more: kept for the next call (GIL held). */
+static void block_keep(uint32_t *p) {
+    if (!p)
+        return;
+    block_free(spare);
+    spare = p;
+}
+
 typedef struct {
     uint32_t *p;
     size_t n, cap; /* pairs */
@@ -237,7 +274,7 @@ static int grow_append(const uint32_t *pairs, size_t count, void *user) {
         size_t cap = g->cap ? g->cap : 1 << 16;
         while (cap < g->n + count)
             cap *= 2;
-        uint32_t *p = realloc(g->p, cap * 2 * sizeof *p);
+        uint32_t *p = block_resize(g->p, cap);
         if (!p)
             return 1; /* SC_ERR_STOPPED, reported as out of memory below */
         g->p = p;
@@ -249,24 +286,26 @@ static int grow_append(const uint32_t *pairs, size_t count, void *user) {
 }
 
 static void free_capsule(PyObject *cap) {
-    free(PyCapsule_GetPointer(cap, "spherecollide.pairs"));
+    block_keep(PyCapsule_GetPointer(cap, "spherecollide.pairs"));
 }
 
-/* A (n, 2) uint32 array owning block p (malloc'd; freed with the array). */
+/* A (n, 2) uint32 array owning block p (kept for the next call when the
+ * array is released). */
 static PyObject *own_pairs(uint32_t *p, size_t n) {
     npy_intp dims[2] = {(npy_intp)n, 2};
-    if (!p) { /* no pairs */
+    if (!p || !n) { /* no pairs */
+        block_keep(p);
         return PyArray_SimpleNew(2, dims, NPY_UINT32);
     }
     PyObject *arr = PyArray_SimpleNewFromData(2, dims, NPY_UINT32, p);
     if (!arr) {
-        free(p);
+        block_keep(p);
         return NULL;
     }
     PyObject *cap = PyCapsule_New(p, "spherecollide.pairs", free_capsule);
     if (!cap) {
         Py_DECREF(arr);
-        free(p);
+        block_keep(p);
         return NULL;
     }
     if (PyArray_SetBaseObject((PyArrayObject *)arr, cap) < 0) { /* steals cap */
@@ -281,21 +320,22 @@ static PyObject *Context_pairs(Context *self, PyObject *args) {
     int two = 0;
     if (make_views(args, &v, &vb, &two) < 0 || take(self) < 0)
         return NULL;
-    grow g = {NULL, 0, 0};
+    grow g = {spare, 0, spare ? block_cap(spare) : 0};
+    spare = NULL;
     sc_summary s;
     sc_status st;
     Py_BEGIN_ALLOW_THREADS
     st = two ? sc_stream_between(self->ctx, &v, &vb, grow_append, &g, &s)
              : sc_stream_pairs(self->ctx, &v, grow_append, &g, &s);
-    if (st == SC_OK && g.p && g.cap > g.n + g.n / 4) { /* give back the doubling's slack */
-        uint32_t *p = realloc(g.p, (g.n ? g.n : 1) * 2 * sizeof *p);
+    if (st == SC_OK && g.n && g.cap > g.n + g.n / 4) { /* give back the slack */
+        uint32_t *p = block_resize(g.p, g.n + g.n / 8);
         if (p)
             g.p = p;
     }
     Py_END_ALLOW_THREADS
     self->busy = 0;
     if (st != SC_OK) {
-        free(g.p);
+        block_keep(g.p);
         if (st == SC_ERR_STOPPED)
             return PyErr_NoMemory();
         return raise_status_of(st, &v, &vb, two);
@@ -629,10 +669,16 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static void module_free(void *m) {
+    (void)m;
+    block_free(spare);
+    spare = NULL;
+}
+
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "_core", "The C side of spherecollide (use the package's functions).", -1,
     module_methods,        NULL,    NULL,                                                            NULL,
-    NULL,
+    module_free,
 };
 
 PyMODINIT_FUNC PyInit__core(void); /* the one exported symbol */

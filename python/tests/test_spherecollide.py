@@ -251,6 +251,33 @@ def test_context_is_one_call_at_a_time_and_reusable():
     np.testing.assert_array_equal(srt.pairs(c, r), want)
 
 
+def test_pairs_blocks_are_reused_only_once_released():
+    """pairs() appends to the block of the last array released (its pages
+    resident): an array still held is never written again, a reused block
+    larger or smaller than the answer gives exactly the answer, and the
+    empty answer and an error leave later calls exact."""
+    big_c, big_r = uniform(3000, seed=11)
+    small_c, small_r = uniform(400, seed=12)
+    want_big, want_small = oracle(big_c, big_r), oracle(small_c, small_r)
+    assert len(want_big) > 4 * len(want_small) > 0
+    ctx = sc.Context(threads=2)
+    held = ctx.pairs(big_c, big_r)
+    kept = held.copy()
+    for _ in range(3):
+        again = ctx.pairs(big_c, big_r)  # held is not released: a new block
+        np.testing.assert_array_equal(lexsorted(again), want_big)
+        del again  # released: the next call appends to its block
+        small = ctx.pairs(small_c, small_r)
+        np.testing.assert_array_equal(lexsorted(small), want_small)
+        del small
+        np.testing.assert_array_equal(held, kept)
+    assert ctx.pairs(np.zeros((0, 3)), np.zeros(0)).shape == (0, 2)
+    with pytest.raises(sc.Error):
+        ctx.pairs(big_c, -big_r)
+    np.testing.assert_array_equal(lexsorted(ctx.pairs(big_c, big_r)), want_big)
+    np.testing.assert_array_equal(held, kept)
+
+
 def test_concurrent_calls_from_python_threads():
     sets = [DATASETS[k]() for k in ("uniform", "clustered", "heavytail", "circles")]
     want = [len(oracle(c, r)) for c, r in sets]
