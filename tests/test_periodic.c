@@ -987,6 +987,47 @@ static void group_one_side(void) {
                   (unsigned long long)wide, (unsigned long long)again);
             sc_context_destroy(ctx);
         }
+    /* a list with a skin (the search on grown radii) counted twice on one
+     * context, the second with one side, and filled from that count */
+    const sc_nbr_spec spec = {1, 0.3, SC_NBR_DISTANCE};
+    const box bx = {3, {{1, 1, 1}, {lo, lo, lo}, {hi, hi, hi}}};
+    list want = {NULL, NULL, NULL};
+    list_oracle(&bx, rows, n, &spec, &want);
+    const sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
+    for (int k = 0; k < 2; k++) {
+        const run r = {SC_ALGO_GRID, kernel_for((size_t)k), 2, 0};
+        sc_context *ctx = context_for(&r, &bx);
+        uint64_t *off = malloc((n + 1) * sizeof(uint64_t));
+        uint32_t *idx = malloc((want.off[n] + 1) * sizeof(uint32_t));
+        double *val = malloc((want.off[n] + 1) * sizeof(double));
+        uint64_t searched[2] = {0, 0};
+        sc_status st = SC_OK;
+        for (int q = 0; q < 2 && st == SC_OK; q++) {
+            st = sc_neighbors_count(ctx, &v, &spec, off);
+            sc_stats stats;
+            sc_context_stats(ctx, &stats);
+            searched[q] = stats.spheres;
+        }
+        const int off_ok = st == SC_OK && memcmp(off, want.off, (n + 1) * sizeof(uint64_t)) == 0;
+        CHECK(off_ok && searched[1] < searched[0],
+              "one side, list, %s: offsets (%s), %llu spheres searched, then %llu", label(&r),
+              sc_status_string(st), (unsigned long long)searched[0],
+              (unsigned long long)searched[1]);
+        if (off_ok) {
+            st = sc_neighbors_fill(ctx, &v, &spec, off, idx, val);
+            CHECK(st == SC_OK && memcmp(idx, want.idx, want.off[n] * sizeof(uint32_t)) == 0 &&
+                      memcmp(val, want.val, want.off[n] * sizeof(double)) == 0,
+                  "one side, list, %s: indices and distances bit for bit (%s)", label(&r),
+                  sc_status_string(st));
+        }
+        free(off);
+        free(idx);
+        free(val);
+        sc_context_destroy(ctx);
+    }
+    free(want.off);
+    free(want.idx);
+    free(want.val);
     free(rows);
     free(grown);
     free(spread);
