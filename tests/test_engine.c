@@ -609,6 +609,41 @@ static void group_pathological(void) {
     run_rows("outliers-1e30", n, rows);
     free(rows);
 
+    /* A sparse set whose one-level cells are widened (occupancy.c: 16400
+     * spheres, at least the 16384 it samples, in a cube of side 1024):
+     * the x windows are then narrower than a cell (keys.c: xreach), and
+     * 1000 pairs planted at exactly 2 r_max apart along x, the farthest any
+     * pair reaches, must all be found, with 1000 more 2^-40 beyond it. */
+    n = 16400;
+    rows = malloc(4 * n * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < 3; a++)
+            rows[4 * i + a] = 1023.0 * urand();
+        rows[4 * i + 3] = 0.5;
+    }
+    for (size_t k = 0; k < 2000; k++) { /* spheres 2k and 2k + 1 */
+        double *p = rows + 8 * k, *q = p + 4;
+        p[0] = ldexp(floor(ldexp(1022.0 * urand(), 10)), -10); /* x + 1 is exact */
+        q[0] = p[0] + (k < 1000 ? 1.0 : 1.0 + 0x1p-40);
+        q[1] = p[1];
+        q[2] = p[2];
+    }
+    run_rows("sparse-touching-x", n, rows);
+    {
+        sc_options o = sc_options_default();
+        sc_context *ctx = NULL;
+        sc_summary s = {0, 0};
+        sc_stats st = {0};
+        const sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
+        const int ok = sc_context_create(&o, &ctx) == SC_OK && sc_count_pairs(ctx, &v, &s) == SC_OK &&
+                       sc_context_stats(ctx, &st) == SC_OK;
+        CHECK(ok && st.levels == 1 && st.cell_size >= 8.0 && s.pairs >= 1000,
+              "sparse-touching-x: widened cells (%g), %llu pairs", st.cell_size,
+              (unsigned long long)s.pairs);
+        sc_context_destroy(ctx);
+    }
+    free(rows);
+
     /* a column: every sphere on a line (high aspect ratio), and negative coords */
     n = 5000;
     rows = malloc(4 * n * sizeof(double));

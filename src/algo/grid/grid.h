@@ -35,7 +35,17 @@ typedef struct sc_grid_plan {
     int level_shift;        /* bit position of the level */
     bool morton;            /* the (z, y) field is a Morton code (sc_grid_zy) */
     int key_bits;           /* significant bits of a key */
+    uint32_t xreach;        /* fine X two spheres of a pair are at most apart,
+                               from the largest radius (keys.c): a coarsest
+                               cell, less where cells are wider than 2 r_max */
 } sc_grid_plan;
+
+/* Half width in fine X of the windows into level-l rows: a level-l cell,
+ * or less where no pair reaches that far. */
+static inline uint64_t sc_grid_xhalf(const sc_grid_plan *p, int l) {
+    const uint64_t cell = (uint64_t)1 << (SC_XFINE + l);
+    return p->xreach < cell ? p->xreach : cell;
+}
 
 /* levels_wanted: 0 = the cost model chooses; else exactly that many (capped). */
 SC_INTERNAL void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels,

@@ -289,6 +289,18 @@ void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, i
         p->bits[a] = bits + (a == 0 ? SC_XFINE : 0);
         p->wrap[a] = wrap;
     }
+    /* The reach in fine X. A pair's centres are D <= S (1 + 4u) + 2^-536
+     * apart with S = fl(ri + rj) <= 2 r_max, and each computed coordinate
+     * is off by at most 2^-21.4 cells (above), so their t differ by at most
+     * B = 2 r_max (1 + 4u) / cell0 + 2^-536 / cell0 + 2^-20.4 <= 2 r_max /
+     * cell0 (1 + 2^-40) + 2^-20 (cell0 >= 2^-500), and their fine X (floors
+     * of 8 t) by at most ceil(8 B). Computed with a relative 2^-40 to spare
+     * for the two roundings; at most a coarsest cell (8 2^(levels - 1):
+     * as at a legal edge, where 8 B is just below it). */
+    const double reach = (2.0 * b->rmax / cell0 * (1.0 + 0x1p-40) + 0x1p-20) * (1.0 + 0x1p-40);
+    const double fine = ceil(reach * (double)(1 << SC_XFINE));
+    const uint32_t coarsest = (uint32_t)1 << (SC_XFINE + levels - 1);
+    p->xreach = fine < (double)coarsest ? (uint32_t)fine : coarsest;
     p->shift[0] = 0;
     p->shift[1] = p->bits[0];
     p->shift[2] = p->bits[0] + p->bits[1];

@@ -157,7 +157,7 @@ static void home_row(walker *w, size_t ri, int level) {
     const int64_t y = (int64_t)yu, z = (int64_t)zu;
     w->home_z = z;
     w->home_y = y;
-    const uint64_t half = (uint64_t)1 << (SC_XFINE + level);
+    const uint64_t half = sc_grid_xhalf(p, level);
     w->nnb = 0;
     nbrow *own = &w->nb[w->nnb++];
     own->rs = rw->start[ri];
@@ -172,7 +172,7 @@ static void home_row(walker *w, size_t ri, int level) {
         if (rw->level_begin[l] == rw->level_begin[l + 1] || (w->down[l] >> level & 1u))
             continue;
         const int s = l - level;
-        const uint64_t lhalf = (uint64_t)1 << (SC_XFINE + l);
+        const uint64_t lhalf = sc_grid_xhalf(p, l);
         for (int dz = -1; dz <= 1; dz++)
             for (int dy = -1; dy <= 1; dy++)
                 add_nb(w, &w->cur[4 + 9 * l + 3 * (dz + 1) + (dy + 1)], l, (z >> s) + dz,
@@ -446,7 +446,7 @@ static uint64_t test_block_down(walker *w, sc_kernel_args *args, sc_kernel_fn ke
     const sc_grid_plan *p = w->plan;
     const sc_rows *rw = w->rows;
     const uint64_t xf = w->xq[args->i0], xl = w->xq[args->i0 + args->ni - 1];
-    const uint64_t h = (uint64_t)1 << (SC_XFINE + m);
+    const uint64_t h = sc_grid_xhalf(p, m);
     const uint64_t zy_mask = ((uint64_t)1 << (p->bits[1] + p->bits[2])) - 1;
     block_list bl = {w, args, kernel, hits, 0, 0};
     args->tri_end = 0; /* no own-row candidates */
