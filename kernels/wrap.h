@@ -23,8 +23,8 @@ typedef struct sc_wrap_box {
     int periodic[3];
     double lo[3], hi[3], period[3]; /* period: sc_wrap's, hi - lo */
     double big;   /* sc_wrap's: the image radius's margin */
-    int one_side; /* sc_wrap's: half the shifts, bands of g(r) + g(reach) */
-    double reach;
+    int one_side; /* sc_wrap's: half the shifts, bands of g(r) + reach_g */
+    double reach, reach_g;
     double limit; /* the largest radius taken (the periodic limit) */
     int stream;   /* write the rows past the cache (non-temporal stores,
                      fenced at the end): they are too many to stay in it

@@ -17,9 +17,7 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
     const simde__m256d rlim = simde_mm256_set1_pd(b->limit);
     const int one_side = b->one_side;
     const simde__m256d reach = simde_mm256_set1_pd(b->reach);
-    /* g(reach), as image_radius */
-    const double gr = b->reach + (0x1p-44 * ((b->reach + b->big) + b->reach) + 0x1p-500);
-    const simde__m256d g_reach = simde_mm256_set1_pd(gr);
+    const simde__m256d g_reach = simde_mm256_set1_pd(b->reach_g);
     simde__m256d lo[3], hi[3], period[3];
     for (int a = 0; a < 3; a++) {
         lo[a] = simde_mm256_set1_pd(b->lo[a]);
@@ -103,7 +101,7 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
             simde_mm256_storeu_pd(row + 8, r2);
             simde_mm256_storeu_pd(row + 12, r3);
         }
-        /* bands: width = g + g, or g + g(reach) with one side, g = r +
+        /* bands: width = g + g, or g + reach_g with one side, g = r +
          * (2^-44 ((r + big) + reach) + 2^-500), as image_radius */
         const simde__m256d margin = simde_mm256_add_pd(
             simde_mm256_mul_pd(simde_mm256_add_pd(simde_mm256_add_pd(r, big), reach),

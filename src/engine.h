@@ -85,7 +85,7 @@ typedef struct sc_wrap {
     double lo[3], hi[3], period[3];
     double big;
     bool one_side;
-    double reach;
+    double reach, reach_g; /* reach_g: an image radius of reach (periodic.c) */
 } sc_wrap;
 SC_INTERNAL void sc_wrap_plan(const sc_box *box, int dims, sc_wrap *w);
 

@@ -77,7 +77,7 @@ void sc_wrap_plan(const sc_box *box, int dims, sc_wrap *b) {
     b->dims = dims;
     b->big = 0.0;
     b->one_side = false;
-    b->reach = 0.0;
+    b->reach = b->reach_g = 0.0;
     for (int a = 0; a < 3; a++) {
         b->periodic[a] = a < dims && box->periodic[a];
         b->lo[a] = box->lo[a];
@@ -128,13 +128,20 @@ static inline double image_radius(const sc_wrap *b, double r) {
     return r + (0x1p-44 * ((r + b->big) + b->reach) + 0x1p-500);
 }
 
+/* One side with bands for radii up to reach, or (on false) both sides. */
+static void wrap_sides(sc_wrap *b, bool on, double reach) {
+    b->one_side = on;
+    b->reach = on ? reach : 0.0;
+    b->reach_g = on ? image_radius(b, reach) : 0.0;
+}
+
 /* The shifts sphere (wrapped centre w, radius r) gets images for, per
  * axis: bit 0 for +1 (near lo), bit 1 for -1 (near hi). Returns the
  * images' count: the product of each axis's choices, less the sphere,
  * or with one side those of them whose first non-zero shift is +1. */
 static inline unsigned bands(const sc_wrap *b, const double w[3], double r, unsigned sides[3]) {
     const double g = image_radius(b, r);
-    const double width = g + (b->one_side ? image_radius(b, b->reach) : g);
+    const double width = g + (b->one_side ? b->reach_g : g);
     unsigned all = 1, half = 0; /* half: over the axes from z down to a */
     for (int a = 2; a >= 0; a--) {
         sides[a] = 0;
@@ -248,6 +255,7 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
                             b->big,
                             b->one_side,
                             b->reach,
+                            b->reach_g,
                             SC_MAX_ABS_VALUE / 2,
                             stream};
     const sc_src4 src = {v->x, v->y, v->z, v->r, v->stride, v->rstride, f64};
@@ -489,10 +497,8 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
      * (at most the images of own-radius bands for every sphere then:
      * r + 3 r against 2 r on each of two sides), the largest of them with
      * room to grow by 1/32 (image_radius) */
-    if (c->images_radii && c->images_rmax <= 3.0 * c->images_rmin) {
-        b.one_side = true;
-        b.reach = c->images_rmax + c->images_rmax / 32.0;
-    }
+    if (c->images_radii && c->images_rmax <= 3.0 * c->images_rmin)
+        wrap_sides(&b, true, c->images_rmax + c->images_rmax / 32.0);
 
     /* the rows of the spheres and as many images as last time, and more */
     const sc_allocator *al = sc_context_allocator(c);
@@ -519,8 +525,7 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
     if (j.first_bad != SIZE_MAX)
         return sc_engine_failed(c, status_at(parts, nparts, j.first_bad));
     if (b.one_side && j.rmax > b.reach) { /* grown past the bands: both sides */
-        b.one_side = false;
-        b.reach = 0.0;
+        wrap_sides(&b, false, 0.0);
         sc_bounds_begin(bounds);
         pass_one(&b, parts, nparts, &j, c->joint.p, simd, bounds);
     }
