@@ -280,30 +280,36 @@ static void test_keys_stage(void) {
 
 /* The row table against a serial reference, for key patterns that make
  * the threads' row counts very uneven (one long row, every sphere its own
- * row, one row then all distinct: the tables then move in thread order),
- * at 1 to 4 threads, packed or not. */
+ * row, one row then all distinct, a row per two spheres as in clustered
+ * sets), at 1 to 4, 8 and 16 threads, packed or not, on one level or three
+ * (the levels' first rows against the reference too). */
 static void test_rows_table(void) {
     const size_t n = 3001;
     sc_grid_plan p;
     memset(&p, 0, sizeof p);
-    p.levels = 1;
     p.bits[0] = 5;
     p.shift[1] = 5;
     p.level_shift = 40;
-    uint64_t *keys = malloc(8 * n), *rkey = malloc(8 * n), *ref = malloc(8 * n);
-    uint32_t *rstart = malloc(4 * (n + 1)), *refs = malloc(4 * (n + 1));
+    uint64_t *keys = malloc(8 * n), *rkey = malloc(8 * n), *ref = malloc(8 * n), *sk = malloc(8 * n);
+    uint32_t *rstart = malloc(4 * (n + 1)), *refs = malloc(4 * (n + 1)), *ss = malloc(4 * n);
     uint32_t *xq = malloc(4 * (n + SC_PAD)), *idx = malloc(4 * n);
-    size_t offsets[8];
-    for (int pattern = 0; pattern < 4; pattern++)
+    size_t offsets[17], ref_begin[SC_MAX_LEVELS + 1];
+    static const int thread_counts[] = {1, 2, 3, 4, 8, 16};
+    for (int levels = 1; levels <= 3; levels += 2)
+    for (int pattern = 0; pattern < 5; pattern++)
         for (int ib = 0; ib <= 12; ib += 12) {
+            p.levels = levels;
             uint64_t row = 0;
             for (size_t k = 0; k < n; k++) {
                 const int step = pattern == 0   ? 0
                                  : pattern == 1 ? 1
                                  : pattern == 2 ? k > n / 3
-                                                : (next() % 4 == 0);
+                                 : pattern == 3 ? (next() % 4 == 0)
+                                                : (int)(k % 2);
                 row += (uint64_t)step * (1 + next() % 3);
-                const uint64_t key = row << 5 | (k % 32);
+                /* levels 1 and 2 of three hold the middle and last thirds */
+                const uint64_t level = levels == 1 ? 0 : (uint64_t)(3 * k / n);
+                const uint64_t key = level << p.level_shift | row << 5 | (k % 32);
                 keys[k] = ib ? key << ib | (k ^ 5) : key;
             }
             size_t nref = 0;
@@ -312,23 +318,39 @@ static void test_rows_table(void) {
                     ref[nref] = (keys[k] >> (ib + 5)) << 5;
                     refs[nref++] = (uint32_t)k;
                 }
-            for (int t = 1; t <= 4; t++) {
+            for (int l = 0; l <= SC_MAX_LEVELS; l++) {
+                ref_begin[l] = 0;
+                while (ref_begin[l] < nref && (l >= levels || (int)(ref[ref_begin[l]] >> p.level_shift) < l))
+                    ref_begin[l]++;
+            }
+            for (size_t ti = 0; ti < sizeof thread_counts / sizeof *thread_counts; ti++) {
+                const int t = thread_counts[ti];
 #ifdef _OPENMP
                 omp_set_num_threads(t);
 #endif
                 sc_rows r;
                 r.key = rkey;
                 r.start = rstart;
-                const size_t nc = sc_rows_build(keys, n, &p, &r, xq, ib ? idx : NULL, ib, offsets);
+                memset(sk, 0xA5, 8 * n); /* and no earlier run's table left in place */
+                memset(rkey, 0xA5, 8 * n);
+                memset(rstart, 0xA5, 4 * (n + 1));
+                const size_t nc = sc_rows_build(keys, n, &p, &r, xq, ib ? idx : NULL, ib, offsets, sk, ss);
                 int ok = nc == nref && r.count == nref && r.start[nc] == n;
                 for (size_t c = 0; c < nc && ok; c++)
                     ok &= r.key[c] == ref[c] && r.start[c] == refs[c];
                 for (size_t k = 0; k < n && ok; k++)
                     ok &= xq[k] == k % 32 && (!ib || idx[k] == (uint32_t)(k ^ 5));
-                CHECK(ok, "row table, pattern %d, index bits %d, %d threads: %zu rows (%zu expected)",
-                      pattern, ib, t, nc, nref);
+                for (int l = 0; l <= SC_MAX_LEVELS && ok; l++)
+                    ok &= r.level_begin[l] == ref_begin[l];
+                CHECK(ok, "row table, %d level(s), pattern %d, index bits %d, %d threads: %zu rows (%zu expected)",
+                      levels, pattern, ib, t, nc, nref);
             }
         }
+#ifdef _OPENMP
+    omp_set_num_threads(omp_get_num_procs());
+#endif
+    free(sk);
+    free(ss);
     free(keys);
     free(rkey);
     free(ref);
@@ -409,7 +431,10 @@ static void test_cells_and_kernels(void) {
     sc_rows rt;
     rt.key = tk;
     rt.start = ti;
-    size_t nc = sc_rows_build(keys, n, &p, &rt, xq, NULL, 0, (size_t *)((char *)counts + sc_radix_sort_scratch(4)));
+    uint64_t *stage_key = malloc(8 * n);
+    uint32_t *stage_start = malloc(4 * n);
+    size_t nc = sc_rows_build(keys, n, &p, &rt, xq, NULL, 0, (size_t *)((char *)counts + sc_radix_sort_scratch(4)),
+                              stage_key, stage_start);
     CHECK(nc > 0 && nc <= n && rt.start[0] == 0 && rt.start[nc] == n, "row table ends");
     int ok = 1;
     const uint64_t xmask = (1ull << p.bits[0]) - 1;
@@ -448,7 +473,7 @@ static void test_cells_and_kernels(void) {
         pr.key = rkey;
         pr.start = rstart;
         size_t pnc = sc_rows_build(pw, n, &p, &pr, pxq, pidx, ib,
-                                   (size_t *)((char *)counts + sc_radix_sort_scratch(4)));
+                                   (size_t *)((char *)counts + sc_radix_sort_scratch(4)), stage_key, stage_start);
         int same = pnc == nc && memcmp(pr.level_begin, rt.level_begin, sizeof pr.level_begin) == 0;
         for (size_t k = 0; k < n && same; k++)
             same &= pw[k] >> ib == keys[k] && pidx[k] == idx[k] && pxq[k] == xq[k];
@@ -462,6 +487,8 @@ static void test_cells_and_kernels(void) {
         free(rstart);
         free(pxq);
     }
+    free(stage_key);
+    free(stage_start);
 
     /* gather, then the two kernels on all-against-all must agree exactly */
     double *w = malloc(4 * 8 * (n + SC_PAD));

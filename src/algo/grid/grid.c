@@ -112,7 +112,10 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     /* Packed words are split here: the row pass writes the index. */
     t = sc_now();
     size_t *offsets = (size_t *)((char *)buf[COUNTS].p + sc_radix_sort_scratch(threads));
-    sc_rows_build(keys, n, &g->plan, &g->rows, buf[XQ].p, index, first.pack_bits, offsets);
+    /* The working copy's y and z are free until the gather: the row pass
+     * stages its tables there. */
+    sc_rows_build(keys, n, &g->plan, &g->rows, buf[XQ].p, index, first.pack_bits, offsets,
+                  (uint64_t *)(void *)out->work.y, (uint32_t *)(void *)out->work.z);
     sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
 #ifdef SC_VALIDATE
     for (size_t k = 1; k < n; k++)

@@ -114,12 +114,14 @@ typedef struct sc_rows {
 } sc_rows;
 
 /* Builds the row table and writes xq[k] = X of sorted sphere k (padded with
- * UINT32_MAX). offsets: scratch of at least (threads + 1) entries. With
- * index_bits = b > 0 the keys are packed words (key << b | input index):
- * the key is read from above bit b and index[k] gets the low b bits. */
+ * UINT32_MAX). offsets: scratch of at least (threads + 1) entries;
+ * stage_key and stage_start: scratch of n entries each, apart from every
+ * other array. With index_bits = b > 0 the keys are packed words
+ * (key << b | input index): the key is read from above bit b and index[k]
+ * gets the low b bits. */
 SC_INTERNAL size_t sc_rows_build(const uint64_t *sorted_keys, size_t n, const sc_grid_plan *plan,
                                  sc_rows *rows, uint32_t *xq, uint32_t *index, int index_bits,
-                                 size_t *offsets);
+                                 size_t *offsets, uint64_t *stage_key, uint32_t *stage_start);
 
 /* ---- the peer's state and search ------------------------------------------ */
 typedef struct sc_grid_state {
