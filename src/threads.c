@@ -34,8 +34,23 @@ static hwloc_topology_t topo;
 static int topo_ok;
 static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
 
+/* Discovery from what the operating system reports, nothing more: hwloc's
+ * x86 backend would bind the calling thread (the host's) to each processor
+ * in turn to read its cpuid, which changes the host thread's affinity while
+ * it runs and costs a migration per processor, most of a 16-core virtual
+ * machine's first query (docs/one-shot.md, "Sixteen cores"). Cores,
+ * packages, caches and NUMA nodes come from the OS all the same; distances,
+ * memory attributes and CPU kinds are never used here. */
 static void topo_load(void) {
-    if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo) == 0)
+    if (hwloc_topology_init(&topo) != 0)
+        return;
+#if HWLOC_API_VERSION >= 0x00020800
+    (void)hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_DONT_CHANGE_BINDING |
+                                             HWLOC_TOPOLOGY_FLAG_NO_DISTANCES |
+                                             HWLOC_TOPOLOGY_FLAG_NO_MEMATTRS |
+                                             HWLOC_TOPOLOGY_FLAG_NO_CPUKINDS);
+#endif
+    if (hwloc_topology_load(topo) == 0)
         topo_ok = 1;
 }
 
