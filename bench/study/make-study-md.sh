@@ -275,6 +275,51 @@ block_compare() {
     md "generator|n|tool|mode|threads|median s|peak MiB|pairs|x spherecollide (same threads)"
 }
 
+# Thread scaling on machines with more cores (bench/run-scaling.sh): every
+# bench/results/<machine>/scaling/ folder, whichever machine made this page.
+block_scaling() {
+  local found=0 dir m
+  for dir in "$root"/bench/results/*/scaling; do
+    [ -s "$dir/threads.csv" ] || continue
+    found=1
+    m=$(basename "$(dirname "$dir")")
+    printf '**%s** (`%s/`; %s)\n\n' "$m" "${dir#"$root"/}" \
+      "$(sed -n 's/^topology: //p' "$dir/info.txt" 2>/dev/null | head -n 1)"
+    echo "Uniform 10^7 by threads and pinning (sc_study \`threads\`); ms per stage; x floor = measured / the bytes each stage must move at that thread count's triad bandwidth:"
+    echo
+    tab -v mode=select -v cols="pin_req,threads,total_s,s_bounds,s_keys,s_sort,s_gather,s_cells,s_search,bw_bytes_per_s,ratio_sort,ratio_gather,ratio_search,ratio_total" \
+      -v where="status=ok" "$dir/threads.csv" |
+      awk '{ if ($2 == 1) one[$1] = $3
+             printf "%s|%s|%.1f|%s|%.1f|%.1f|%.1f|%.1f|%.1f|%.1f|%.1f|%.2f|%.2f|%.2f|%.2f\n", $1, $2, $3 * 1e3,
+               ($1 in one) ? sprintf("%.2f", one[$1] / $3) : "-", $4 * 1e3, $5 * 1e3, $6 * 1e3, $7 * 1e3,
+               $8 * 1e3, $9 * 1e3, $10 / 1e9, $11, $12, $13, $14 }' |
+      md "pin|threads|total ms|speedup|bounds|keys|sort|gather|cells|search|triad GB/s|sort x floor|gather x floor|search x floor|total x floor"
+    echo
+    if [ -s "$dir/gens.csv" ]; then
+      echo "Other generators at 10^7 (sc_bench, compact pinning); ms:"
+      echo
+      tab -v mode=select -v cols="dist,threads,total_s,s_sort,s_gather,s_cells,s_search" -v where="status=ok" "$dir/gens.csv" |
+        awk '{ if ($2 == 1) one[$1] = $3
+               printf "%s|%s|%.1f|%s|%.1f|%.1f|%.1f|%.1f\n", $1, $2, $3 * 1e3,
+                 ($1 in one) ? sprintf("%.2f", one[$1] / $3) : "-", $4 * 1e3, $5 * 1e3, $6 * 1e3, $7 * 1e3 }' |
+        md "generator|threads|total ms|speedup|sort|gather|cells|search"
+      echo
+    fi
+    if [ -s "$dir/versus.csv" ]; then
+      echo "All threads against the hand-written cell list (bench/compare/celllist_pairs.c), uniform; warm: median query in one process; process: median wall time of a whole process on the .npy file:"
+      echo
+      tab -v mode=select -v cols="what,n,tool,threads,median_s,first_s" "$dir/versus.csv" |
+        awk '{ k = $1 SUBSEP $2; if ($3 == "spherecollide") { sc[k] = $5; fs[k] = $6; th[k] = $4 } else cl[k] = $5; order[NR] = k; w[k] = $1; n[k] = $2 }
+          END { for (i = 1; i <= NR; i++) { k = order[i]; if (seen[k]++) continue
+                  printf "%s|%s|%s|%.1f|%.1f|%.2f|%s\n", w[k], n[k], th[k], sc[k] * 1e3, cl[k] * 1e3, cl[k] / sc[k],
+                    (w[k] == "warm" && fs[k] != "NaN") ? sprintf("%.2f", fs[k] / sc[k]) : "-" } }' |
+        md "what|n|threads|spherecollide ms|cell list ms|cell list / spherecollide|first / warm"
+      echo
+    fi
+  done
+  [ "$found" = 1 ] || echo "_No bench/results/*/scaling/threads.csv: bench/run-scaling.sh has not run on a machine with more cores._"
+}
+
 # ---- splice the blocks into the document -----------------------------------------------
 names=$(sed -n 's/^<!-- study:begin \([a-z_]*\) -->$/\1/p' "$doc")
 for b in $names; do
