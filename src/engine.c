@@ -89,7 +89,7 @@ static sc_status prepare(sc_context *c, sc_prepared *p, sc_build_fn build, void 
     /* The scheduler's runs and tls; between search passes, the sorted
      * windows' radix sort histograms. */
     const size_t sched = sc_schedule_scratch(c->threads, p->peer);
-    const size_t sort = sc_radix_sort_scratch(c->threads);
+    const size_t sort = sc_radix_sort_scratch(c->threads, false);
     if (!sc_buf_reserve(alloc_of(c), &c->sched, sched > sort ? sched : sort))
         return SC_ERR_OUT_OF_MEMORY;
     c->stats.cells = p->built.cells;

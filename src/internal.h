@@ -157,18 +157,24 @@ typedef struct sc_radix_first {
     bool identity;    /* index[k] == k, left unwritten: the first pass writes it */
     int pack_bits;    /* in: 0, or b = sc_pack_bits(): write key << b | k for
                          sc_radix_sort_packed; varying is then over the key */
+    bool stream;      /* in: scatter whole cache lines with streaming stores
+                         (sc_radix_stream; the scratch must then be sized
+                         for it) */
 } sc_radix_first;
 
 /* Sorts keys[0..n) ascending, carrying index along; stable. Only the low
  * key_bits bits take part; digits that are equal for every key are skipped.
  * tmp_keys/tmp_index are scratch of n elements; count is scratch of
- * sc_radix_sort_scratch(nthreads) bytes. first (may be NULL) carries what
- * the keys stage counted already; its hist0 must then be count itself.
+ * sc_radix_sort_scratch(nthreads, stream) bytes. first (may be NULL) carries
+ * what the keys stage counted already; its hist0 must then be count itself.
  * Returns true when the result is in tmp_keys/tmp_index, false when it is
- * in keys/index. */
+ * in keys/index. The order is the same whether first->stream is set or not;
+ * only how the scatter writes differs. */
 SC_INTERNAL int sc_radix_digit_bits(int key_bits);
 SC_INTERNAL int sc_radix_blocks(size_t n, int nthreads);
-SC_INTERNAL size_t sc_radix_sort_scratch(int nthreads);
+SC_INTERNAL size_t sc_radix_sort_scratch(int nthreads, bool stream);
+/* Whether a sort of n keys should stream its scatter (radix_sort.c). */
+SC_INTERNAL bool sc_radix_stream(size_t n);
 SC_INTERNAL bool sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys,
                                      uint32_t *tmp_index, size_t n, int key_bits, uint32_t *count,
                                      int nthreads, const sc_radix_first *first);
@@ -221,6 +227,9 @@ SC_INTERNAL void sc_gather(const sc_view *v, const uint32_t *index, size_t n, sc
 /* Resolves AUTO (in place) and returns the kernel, or NULL if unavailable. */
 SC_INTERNAL sc_kernel_fn sc_kernel_resolve(sc_kernel *kernel);
 SC_INTERNAL void sc_cpu_features(char *buf, size_t cap);
+/* Non-zero where whole-line streaming stores were measured to speed up the
+ * radix sort's scatter: Intel CPUs (cpu.c says why). */
+SC_INTERNAL int sc_cpu_streaming_scatter(void);
 /* A warning about the SC_KERNEL environment variable (unknown value, or a
  * kernel this CPU cannot run) into buf; its length, 0 when all is well. */
 SC_INTERNAL size_t sc_kernel_env_problem(char *buf, size_t cap);

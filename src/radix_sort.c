@@ -18,10 +18,26 @@
  * key << b | index as one word and the passes move 8 bytes per sphere
  * instead of 12, in one stream instead of two; the key's digits are read b
  * bits up.
+ *
+ * Streaming scatter (first->stream): a plain scatter writes each key into
+ * one of up to 2^11 runs, and every cache line it writes is first read from
+ * memory for ownership, a third more traffic than the pass's bytes. With
+ * stream, each block gathers, per digit, the words of its run's current
+ * 64-byte line in a buffer of its own (scratch: 2^11 lines of keys, 2^11
+ * of indices and the runs' starts, 264 KiB per block) and writes a line it
+ * owns whole with streaming stores, which skip that read and the caches
+ * (the next pass reads from memory anyway: streaming is asked for only for
+ * sorts far larger than the caches). The first and last line of a run may
+ * be shared with the runs beside it (another block's, or the next digit's):
+ * their words are written plainly, before the block's barrier, as the plain
+ * scatter writes all of them. Same order, same words.
  */
 #include "internal.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define MAX_DIGIT_BITS 11
 /* Keys read ahead of the sequential read in the counting and scatter loops
@@ -35,6 +51,93 @@ static inline void read_ahead(const void *base, size_t elem, size_t k, size_t hi
         __builtin_prefetch((const char *)base + (k + SC_PREFETCH_KEYS) * elem);
 }
 
+/* Sorts smaller than this many keys never stream (their passes may stay in
+ * the caches, which streaming stores would bypass). */
+#define SC_STREAM_MIN_KEYS ((size_t)1 << 22)
+#define LINE 64
+#define KEYS_PER_LINE (LINE / 8)
+#define INDEX_PER_LINE (LINE / 4)
+/* Per block: a line of keys and a line of indices per digit, the runs' starts. */
+#define STREAM_BLOCK_BYTES (((size_t)1 << MAX_DIGIT_BITS) * (2 * LINE + sizeof(uint32_t)))
+
+bool sc_radix_stream(size_t n) {
+    return n >= SC_STREAM_MIN_KEYS && sc_cpu_streaming_scatter();
+}
+
+/* One 64-byte line that this block alone writes, past the caches; the
+ * destination is line-aligned. */
+static inline void line_out(void *dst, const void *src) {
+#if defined(__SSE2__)
+    const __m128i *s = src;
+    __m128i *d = dst;
+    _mm_stream_si128(d, _mm_load_si128(s));
+    _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
+    _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
+    _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+#else
+    memcpy(dst, src, LINE);
+#endif
+}
+
+/* The scatter of one block [lo, hi) through line buffers (see the top).
+ * pos[d]: where the block's next key of digit d goes; lines: the block's
+ * STREAM_BLOCK_BYTES, line-aligned. src_i NULL: the index is k itself;
+ * dst_i NULL: packed words, no index. */
+static void scatter_lines(const uint64_t *src_k, const uint32_t *src_i, uint64_t *dst_k,
+                          uint32_t *dst_i, size_t lo, size_t hi, int shift, uint64_t dmask,
+                          uint32_t *pos, size_t buckets, void *lines) {
+    uint64_t *const kline = lines;
+    uint32_t *const iline = (uint32_t *)(kline + buckets * KEYS_PER_LINE);
+    uint32_t *const start = iline + buckets * INDEX_PER_LINE;
+    memcpy(start, pos, buckets * sizeof *start);
+    for (size_t k = lo; k < hi; k++) {
+        read_ahead(src_k, sizeof *src_k, k, hi);
+        if (src_i)
+            read_ahead(src_i, sizeof *src_i, k, hi);
+        const uint64_t key = src_k[k];
+        const size_t d = (key >> shift) & dmask;
+        const uint32_t o = pos[d]++;
+        uint64_t *const kl = kline + d * KEYS_PER_LINE;
+        kl[o % KEYS_PER_LINE] = key;
+        if (o % KEYS_PER_LINE == KEYS_PER_LINE - 1) { /* the line is complete */
+            const uint32_t l0 = o - (KEYS_PER_LINE - 1);
+            if (l0 >= start[d])
+                line_out(dst_k + l0, kl);
+            else /* shared with the run before */
+                for (uint32_t j = start[d]; j <= o; j++)
+                    dst_k[j] = kl[j % KEYS_PER_LINE];
+        }
+        if (dst_i) {
+            uint32_t *const il = iline + d * INDEX_PER_LINE;
+            il[o % INDEX_PER_LINE] = src_i ? src_i[k] : (uint32_t)k;
+            if (o % INDEX_PER_LINE == INDEX_PER_LINE - 1) {
+                const uint32_t l0 = o - (INDEX_PER_LINE - 1);
+                if (l0 >= start[d])
+                    line_out(dst_i + l0, il);
+                else
+                    for (uint32_t j = start[d]; j <= o; j++)
+                        dst_i[j] = il[j % INDEX_PER_LINE];
+            }
+        }
+    }
+    /* Each run's last, unfinished line (the words since its last line
+     * boundary, or since its start). */
+    for (size_t d = 0; d < buckets; d++) {
+        const uint32_t e = pos[d], s0 = start[d];
+        if (e == s0)
+            continue;
+        const uint32_t kb = e - e % KEYS_PER_LINE, ib = e - e % INDEX_PER_LINE;
+        for (uint32_t j = kb > s0 ? kb : s0; j < e; j++)
+            dst_k[j] = kline[d * KEYS_PER_LINE + j % KEYS_PER_LINE];
+        if (dst_i)
+            for (uint32_t j = ib > s0 ? ib : s0; j < e; j++)
+                dst_i[j] = iline[d * INDEX_PER_LINE + j % INDEX_PER_LINE];
+    }
+#if defined(__SSE2__)
+    _mm_sfence(); /* the streamed lines are visible before the barrier */
+#endif
+}
+
 int sc_radix_digit_bits(int key_bits) {
     if (key_bits <= 0)
         return 0;
@@ -46,8 +149,14 @@ int sc_radix_blocks(size_t n, int nthreads) {
     return n < 4096 || nthreads < 1 ? 1 : nthreads;
 }
 
-size_t sc_radix_sort_scratch(int nthreads) {
+/* The histograms; with stream, then the blocks' line buffers from the
+ * next 64-byte boundary. */
+static size_t counts_bytes(int nthreads) {
     return sizeof(uint32_t) * ((size_t)1 << MAX_DIGIT_BITS) * (size_t)(nthreads > 0 ? nthreads : 1);
+}
+
+size_t sc_radix_sort_scratch(int nthreads, bool stream) {
+    return counts_bytes(nthreads) + (stream ? LINE + STREAM_BLOCK_BYTES * (size_t)(nthreads > 0 ? nthreads : 1) : 0);
 }
 
 static void block_of(size_t n, int b, int nb, size_t *lo, size_t *hi) {
@@ -72,6 +181,12 @@ static bool radix_sort(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, uint
     const size_t buckets = (size_t)1 << dbits;
     const uint64_t dmask = buckets - 1;
     const int nb = sc_radix_blocks(n, nthreads);
+    /* Streaming needs line-aligned destinations (the context's buffers are). */
+    const bool stream = first && first->stream && ((uintptr_t)keys | (uintptr_t)tmp_keys) % LINE == 0 &&
+                        (packed || ((uintptr_t)index | (uintptr_t)tmp_index) % LINE == 0);
+    char *const lines = stream ? (char *)count + counts_bytes(nthreads) +
+                                     (LINE - ((uintptr_t)count + counts_bytes(nthreads)) % LINE) % LINE
+                               : NULL;
 
     /* Which digits vary? The OR of every key's difference from the first. */
     uint64_t varying = 0;
@@ -123,7 +238,10 @@ static bool radix_sort(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, uint
                 size_t lo, hi;
                 block_of(n, b, nb, &lo, &hi);
                 uint32_t *mine = count + (size_t)b * buckets;
-                if (packed)
+                if (stream)
+                    scatter_lines(src_k, read_index ? src_i : NULL, dst_k, packed ? NULL : dst_i, lo, hi,
+                                  shift, dmask, mine, buckets, lines + (size_t)b * STREAM_BLOCK_BYTES);
+                else if (packed)
                     for (size_t k = lo; k < hi; k++) {
                         read_ahead(src_k, sizeof *src_k, k, hi);
                         const uint64_t key = src_k[k];

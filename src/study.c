@@ -49,12 +49,12 @@ sc_status sc_study_grid_plan(const sc_spheres *s, double cell_factor, int levels
         return st;
     sc_bounds *b = malloc(sizeof *b);
     uint64_t *keys = malloc((v.n ? v.n : 1) * sizeof *keys);
-    uint32_t *hist = malloc(sc_radix_sort_scratch(1));
+    uint32_t *hist = malloc(sc_radix_sort_scratch(1, false));
     st = b && keys && hist ? sc_bounds_compute(&v, b) : SC_ERR_OUT_OF_MEMORY;
     if (st == SC_OK) {
         sc_grid_plan plan;
         sc_grid_plan_make(b, cell_factor, SC_MAX_LEVELS, levels, &plan);
-        sc_radix_first first = {hist, 0, false, 0};
+        sc_radix_first first = {hist, 0, false, 0, false};
         sc_keys_compute(&v, &plan, keys, 1, &first);
         uint64_t var = 0;
         for (size_t k = 0; k < v.n; k++)

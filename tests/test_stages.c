@@ -40,15 +40,26 @@ static int cmp_kv(const void *a, const void *b) {
     return x->index < y->index ? -1 : x->index > y->index; /* stable: by original index */
 }
 
+/* 64-byte aligned room for n elements of `size` bytes, plus `shift` bytes
+ * in front when shift > 0 (then the array itself is not line-aligned). */
+static void *lines_alloc(size_t n, size_t size, size_t shift, void **base) {
+    *base = aligned_alloc(64, (n * size + shift + 63) / 64 * 64 + 64);
+    return (char *)*base + shift;
+}
+
 /* first = 1: the caller counts digit 0 per block and leaves the index
  * unwritten, as the keys stage does (sc_radix_first). ib > 0: the words
- * key << ib | k through sc_radix_sort_packed. */
-static void sort_case(size_t n, int key_bits, int mode, int threads, int first, int ib) {
+ * key << ib | k through sc_radix_sort_packed. stream = 1: the streaming
+ * scatter, on line-aligned arrays; stream = 2: asked for on arrays that
+ * are not line-aligned, where the sort must scatter plainly. */
+static void sort_case(size_t n, int key_bits, int mode, int threads, int first, int ib, int stream) {
     const int packed = ib > 0;
-    uint64_t *keys = malloc(8 * (n + 1)), *tk = malloc(8 * (n + 1));
-    uint32_t *idx = malloc(4 * (n + 1)), *ti = malloc(4 * (n + 1));
+    const size_t shift = stream == 2 ? 8 : 0;
+    void *bk, *btk, *bi, *bti;
+    uint64_t *keys = lines_alloc(n + 1, 8, shift, &bk), *tk = lines_alloc(n + 1, 8, shift, &btk);
+    uint32_t *idx = lines_alloc(n + 1, 4, shift, &bi), *ti = lines_alloc(n + 1, 4, shift, &bti);
     kv *ref = malloc(sizeof(kv) * (n + 1));
-    uint32_t *counts = malloc(sc_radix_sort_scratch(threads));
+    uint32_t *counts = malloc(sc_radix_sort_scratch(threads, stream != 0));
     const uint64_t mask = key_bits >= 64 ? ~0ull : ((1ull << key_bits) - 1);
     for (size_t k = 0; k < n; k++) {
         uint64_t key = mode == 0 ? next() & mask : mode == 1 ? 42 & mask : (next() % 7) & mask;
@@ -58,7 +69,8 @@ static void sort_case(size_t n, int key_bits, int mode, int threads, int first, 
         ref[k].index = (uint32_t)k;
     }
     qsort(ref, n, sizeof(kv), cmp_kv);
-    sc_radix_first f = {counts, 0, true, 0};
+    sc_radix_first f = {counts, 0, true, 0, stream != 0};
+    sc_radix_first plain_stream = {NULL, 0, false, 0, true}; /* no counts, only the stream */
     if (first) {
         const int blocks = sc_radix_blocks(n, threads);
         const size_t buckets = (size_t)1 << sc_radix_digit_bits(key_bits);
@@ -74,22 +86,21 @@ static void sort_case(size_t n, int key_bits, int mode, int threads, int first, 
     omp_set_num_threads(threads);
 #endif
     f.identity = !packed;
-    const bool in_tmp =
-        packed ? sc_radix_sort_packed(keys, tk, n, key_bits, ib, counts, threads, first ? &f : NULL)
-               : sc_radix_sort_pairs(keys, idx, tk, ti, n, key_bits, counts, threads,
-                                     first ? &f : NULL);
+    const sc_radix_first *fp = first ? &f : stream ? &plain_stream : NULL;
+    const bool in_tmp = packed ? sc_radix_sort_packed(keys, tk, n, key_bits, ib, counts, threads, fp)
+                               : sc_radix_sort_pairs(keys, idx, tk, ti, n, key_bits, counts, threads, fp);
     const uint64_t *rk = in_tmp ? tk : keys;
     const uint32_t *ri = in_tmp ? ti : idx;
     int ok = 1;
     for (size_t k = 0; k < n; k++)
         ok &= packed ? rk[k] == (ref[k].key << ib | ref[k].index)
                      : rk[k] == ref[k].key && ri[k] == ref[k].index;
-    CHECK(ok, "radix sort n=%zu bits=%d mode=%d threads=%d first=%d index bits=%d differs from qsort",
-          n, key_bits, mode, threads, first, ib);
-    free(keys);
-    free(tk);
-    free(idx);
-    free(ti);
+    CHECK(ok, "radix sort n=%zu bits=%d mode=%d threads=%d first=%d index bits=%d stream=%d differs from qsort",
+          n, key_bits, mode, threads, first, ib, stream);
+    free(bk);
+    free(btk);
+    free(bi);
+    free(bti);
     free(ref);
     free(counts);
 }
@@ -112,12 +123,37 @@ static void test_radix(void) {
                     for (int first = 0; first < 2; first++) {
                         /* pairs; packed with the narrowest index field; with 32 bits */
                         const int ib = sc_pack_bits(sizes[s], bits[b]);
-                        sort_case(sizes[s], bits[b], mode, t, first, 0);
+                        sort_case(sizes[s], bits[b], mode, t, first, 0, 0);
                         if (ib)
-                            sort_case(sizes[s], bits[b], mode, t, first, ib);
+                            sort_case(sizes[s], bits[b], mode, t, first, ib, 0);
                         if (bits[b] <= 32 && ib != 32)
-                            sort_case(sizes[s], bits[b], mode, t, first, 32);
+                            sort_case(sizes[s], bits[b], mode, t, first, 32, 0);
                     }
+    /* The streaming scatter (the engine asks for it on large sorts on some
+     * CPUs only, so here on every machine): runs shorter than a line, runs
+     * shared between blocks and digits, constant keys, 1 to 16 blocks;
+     * pairs with the index written or read, packed; and its refusal on
+     * arrays that are not line-aligned. */
+    const size_t ssizes[] = {1, 17, 4095, 4096, 100000, 300001};
+    const int sbits[] = {5, 11, 21, 33, 64};
+    static const int sthreads[] = {1, 3, 8, 16};
+    for (size_t s = 0; s < sizeof ssizes / sizeof ssizes[0]; s++)
+        for (size_t b = 0; b < sizeof sbits / sizeof sbits[0]; b++)
+            for (int mode = 0; mode < 3; mode++)
+                for (size_t t = 0; t < sizeof sthreads / sizeof sthreads[0]; t++)
+                    for (int first = 0; first < 2; first++) {
+                        if (ssizes[s] > 100000 && sthreads[t] > 3)
+                            continue; /* long runs: a few blocks are enough */
+                        const int ib = sc_pack_bits(ssizes[s], sbits[b]);
+                        sort_case(ssizes[s], sbits[b], mode, sthreads[t], first, 0, 1);
+                        if (ib)
+                            sort_case(ssizes[s], sbits[b], mode, sthreads[t], first, ib, 1);
+                    }
+    sort_case(100000, 33, 0, 3, 0, 0, 2);
+    sort_case(100000, 21, 0, 3, 1, sc_pack_bits(100000, 21), 2);
+#ifdef _OPENMP
+    omp_set_num_threads(omp_get_num_procs());
+#endif
 }
 
 static void test_keys(void) {
@@ -222,7 +258,7 @@ static void test_keys_stage(void) {
     double *rows = malloc(4 * n * sizeof(double));
     float *rows32 = malloc(4 * n * sizeof(float));
     uint64_t *keys = malloc(8 * n);
-    uint32_t *counts = malloc(sc_radix_sort_scratch(3));
+    uint32_t *counts = malloc(sc_radix_sort_scratch(3, false));
     static sc_bounds b;
     for (int f32 = 0; f32 < 2; f32++) /* float input: the keys of its values widened */
     for (int levels = 1; levels <= 3; levels += 2)
@@ -242,7 +278,7 @@ static void test_keys_stage(void) {
             CHECK(p.levels == levels && !p.pow2, "plan: %d levels, origin-relative", p.levels);
             const int ib = packed ? sc_pack_bits(n, p.key_bits) : 0;
             CHECK(!packed || ib == 15, "index field %d", ib);
-            sc_radix_first f = {counts, 0, false, ib};
+            sc_radix_first f = {counts, 0, false, ib, false};
 #ifdef _OPENMP
             omp_set_num_threads(3);
 #endif
@@ -393,8 +429,8 @@ static void test_cells_and_kernels(void) {
     uint64_t *keys = malloc(8 * n), *tk = malloc(8 * n);
     uint32_t *xq = malloc(4 * (n + SC_PAD));
     uint32_t *idx = malloc(4 * (n + 1)), *ti = malloc(4 * (n + 1));
-    uint32_t *counts = malloc(sc_radix_sort_scratch(4) + 8 * 5);
-    sc_radix_first first = {counts, 0, false, 0};
+    uint32_t *counts = malloc(sc_radix_sort_scratch(4, false) + 8 * 5);
+    sc_radix_first first = {counts, 0, false, 0, false};
 #ifdef _OPENMP
     omp_set_num_threads(4);
 #endif
@@ -433,7 +469,7 @@ static void test_cells_and_kernels(void) {
     rt.start = ti;
     uint64_t *stage_key = malloc(8 * n);
     uint32_t *stage_start = malloc(4 * n);
-    size_t nc = sc_rows_build(keys, n, &p, &rt, xq, NULL, 0, (size_t *)((char *)counts + sc_radix_sort_scratch(4)),
+    size_t nc = sc_rows_build(keys, n, &p, &rt, xq, NULL, 0, (size_t *)((char *)counts + sc_radix_sort_scratch(4, false)),
                               stage_key, stage_start);
     CHECK(nc > 0 && nc <= n && rt.start[0] == 0 && rt.start[nc] == n, "row table ends");
     int ok = 1;
@@ -461,7 +497,7 @@ static void test_cells_and_kernels(void) {
         uint64_t *pw = malloc(8 * n), *pt = malloc(8 * n), *rkey = malloc(8 * n);
         uint32_t *pidx = malloc(4 * (n + 1)), *rstart = malloc(4 * (n + 1));
         uint32_t *pxq = malloc(4 * (n + SC_PAD));
-        sc_radix_first pf = {counts, 0, false, ib};
+        sc_radix_first pf = {counts, 0, false, ib, false};
         sc_keys_compute(&v, &p, pw, sc_radix_blocks(n, 4), &pf);
         CHECK(!pf.identity, "packed words carry their index");
         if (sc_radix_sort_packed(pw, pt, n, p.key_bits, ib, counts, 4, &pf)) {
@@ -473,7 +509,7 @@ static void test_cells_and_kernels(void) {
         pr.key = rkey;
         pr.start = rstart;
         size_t pnc = sc_rows_build(pw, n, &p, &pr, pxq, pidx, ib,
-                                   (size_t *)((char *)counts + sc_radix_sort_scratch(4)), stage_key, stage_start);
+                                   (size_t *)((char *)counts + sc_radix_sort_scratch(4, false)), stage_key, stage_start);
         int same = pnc == nc && memcmp(pr.level_begin, rt.level_begin, sizeof pr.level_begin) == 0;
         for (size_t k = 0; k < n && same; k++)
             same &= pw[k] >> ib == keys[k] && pidx[k] == idx[k] && pxq[k] == xq[k];

@@ -51,7 +51,8 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     const size_t n = v->n;
     const int threads = e->threads;
     sc_buf *buf = e->buf;
-    const size_t counts = sc_radix_sort_scratch(threads) + 8 * (size_t)(threads + 1);
+    const bool stream = sc_radix_stream(n);
+    const size_t counts = sc_radix_sort_scratch(threads, stream) + 8 * (size_t)(threads + 1);
     /* Both key buffers can end up holding the sorted keys, and then the
      * working copy's radii or its x: room for n + SC_PAD doubles in each. */
     if (!sc_env_reserve(e, KEYS, 8 * (n + SC_PAD)) || !sc_env_reserve(e, XQ, 4 * (n + SC_PAD)) ||
@@ -61,7 +62,7 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
         return SC_ERR_OUT_OF_MEMORY;
 
     double t = sc_now();
-    sc_radix_first first = {buf[COUNTS].p, 0, false, 0};
+    sc_radix_first first = {buf[COUNTS].p, 0, false, 0, stream};
     const int blocks = sc_radix_blocks(n, threads);
     const sc_grid_options *go = &e->opt->grid;
     sc_grid_plan_make(e->bounds, go->cell_factor, go->max_levels, go->levels, &g->plan);
@@ -111,7 +112,7 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
 
     /* Packed words are split here: the row pass writes the index. */
     t = sc_now();
-    size_t *offsets = (size_t *)((char *)buf[COUNTS].p + sc_radix_sort_scratch(threads));
+    size_t *offsets = (size_t *)((char *)buf[COUNTS].p + sc_radix_sort_scratch(threads, stream));
     /* The working copy's y and z are free until the gather: the row pass
      * stages its tables there. */
     sc_rows_build(keys, n, &g->plan, &g->rows, buf[XQ].p, index, first.pack_bits, offsets,
