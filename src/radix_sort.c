@@ -21,7 +21,7 @@
  *
  * Streaming scatter (first->stream): a plain scatter writes each key into
  * one of up to 2^11 runs, and every cache line it writes is first read from
- * memory for ownership, a third more traffic than the pass's bytes. With
+ * memory for ownership: half as much traffic again as the pass's bytes. With
  * stream, each block gathers, per digit, the words of its run's current
  * 64-byte line in a buffer of its own (scratch: 2^11 lines of keys, 2^11
  * of indices and the runs' starts, 264 KiB per block) and writes a line it
@@ -156,7 +156,8 @@ static size_t counts_bytes(int nthreads) {
 }
 
 size_t sc_radix_sort_scratch(int nthreads, bool stream) {
-    return counts_bytes(nthreads) + (stream ? LINE + STREAM_BLOCK_BYTES * (size_t)(nthreads > 0 ? nthreads : 1) : 0);
+    const size_t blocks = (size_t)(nthreads > 0 ? nthreads : 1);
+    return counts_bytes(nthreads) + (stream ? LINE + STREAM_BLOCK_BYTES * blocks : 0);
 }
 
 static void block_of(size_t n, int b, int nb, size_t *lo, size_t *hi) {

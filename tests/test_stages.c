@@ -95,8 +95,8 @@ static void sort_case(size_t n, int key_bits, int mode, int threads, int first, 
     for (size_t k = 0; k < n; k++)
         ok &= packed ? rk[k] == (ref[k].key << ib | ref[k].index)
                      : rk[k] == ref[k].key && ri[k] == ref[k].index;
-    CHECK(ok, "radix sort n=%zu bits=%d mode=%d threads=%d first=%d index bits=%d stream=%d differs from qsort",
-          n, key_bits, mode, threads, first, ib, stream);
+    CHECK(ok, "radix sort n=%zu bits=%d mode=%d threads=%d first=%d index bits=%d stream=%d "
+              "differs from qsort", n, key_bits, mode, threads, first, ib, stream);
     free(bk);
     free(btk);
     free(bi);
@@ -378,8 +378,8 @@ static void test_rows_table(void) {
                     ok &= xq[k] == k % 32 && (!ib || idx[k] == (uint32_t)(k ^ 5));
                 for (int l = 0; l <= SC_MAX_LEVELS && ok; l++)
                     ok &= r.level_begin[l] == ref_begin[l];
-                CHECK(ok, "row table, %d level(s), pattern %d, index bits %d, %d threads: %zu rows (%zu expected)",
-                      levels, pattern, ib, t, nc, nref);
+                CHECK(ok, "row table, %d level(s), pattern %d, index bits %d, %d threads: %zu rows "
+                          "(%zu expected)", levels, pattern, ib, t, nc, nref);
             }
         }
 #ifdef _OPENMP
@@ -469,8 +469,8 @@ static void test_cells_and_kernels(void) {
     rt.start = ti;
     uint64_t *stage_key = malloc(8 * n);
     uint32_t *stage_start = malloc(4 * n);
-    size_t nc = sc_rows_build(keys, n, &p, &rt, xq, NULL, 0, (size_t *)((char *)counts + sc_radix_sort_scratch(4, false)),
-                              stage_key, stage_start);
+    size_t *const row_offsets = (size_t *)((char *)counts + sc_radix_sort_scratch(4, false));
+    size_t nc = sc_rows_build(keys, n, &p, &rt, xq, NULL, 0, row_offsets, stage_key, stage_start);
     CHECK(nc > 0 && nc <= n && rt.start[0] == 0 && rt.start[nc] == n, "row table ends");
     int ok = 1;
     const uint64_t xmask = (1ull << p.bits[0]) - 1;
@@ -508,8 +508,7 @@ static void test_cells_and_kernels(void) {
         sc_rows pr;
         pr.key = rkey;
         pr.start = rstart;
-        size_t pnc = sc_rows_build(pw, n, &p, &pr, pxq, pidx, ib,
-                                   (size_t *)((char *)counts + sc_radix_sort_scratch(4, false)), stage_key, stage_start);
+        size_t pnc = sc_rows_build(pw, n, &p, &pr, pxq, pidx, ib, row_offsets, stage_key, stage_start);
         int same = pnc == nc && memcmp(pr.level_begin, rt.level_begin, sizeof pr.level_begin) == 0;
         for (size_t k = 0; k < n && same; k++)
             same &= pw[k] >> ib == keys[k] && pidx[k] == idx[k] && pxq[k] == xq[k];
