@@ -19,6 +19,7 @@
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__has_include)
 #if __has_include(<cpuid.h>)
 #include <cpuid.h>
+#define SC_HAVE_CPUID 1
 #endif
 #endif
 
@@ -60,9 +61,8 @@ static int cpu_has_avx2(void) {
  * So it is on for Intel CPUs only; the answer is the same either way. The
  * vendor is cpuid leaf 0, read once. */
 int sc_cpu_streaming_scatter(void) {
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__has_include)
-#if __has_include(<cpuid.h>)
-    static _Atomic int known = -1;
+#ifdef SC_HAVE_CPUID
+    static _Atomic int known = -1; /* racing first calls store the same value */
     int v = known;
     if (v < 0) {
         unsigned a = 0, b = 0, c = 0, d = 0;
@@ -71,9 +71,9 @@ int sc_cpu_streaming_scatter(void) {
         known = v;
     }
     return v;
-#endif
-#endif
+#else
     return 0;
+#endif
 }
 
 int sc_kernel_available(sc_kernel k) {
