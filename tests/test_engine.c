@@ -576,6 +576,43 @@ static void group_pathological(void) {
     for (size_t i = 0; i < n; i++)
         rows[4 * i + 3] = 0.01 * pow(10.0, 4.0 * urand() * urand());
     run_rows("radii-1e4", n, rows);
+    /* pairs that only just touch across rows: big spheres of the largest
+     * radius and, around each, smaller ones of radius rmax / 2^k (each just
+     * inside its level's limit) at (R + r)(1 - 2^-30), mostly across y and
+     * z, where the rows' boxes (search.c, add_nb) decide which neighbour
+     * rows are looked up; a few at (R + r)(1 + 2^-30), not pairs */
+    {
+        /* an anchor at the origin makes the centres' lower bounds 0, so
+         * the top level's cells (edge 16 (1 + 2^-19) for radius 8) have
+         * faces at its multiples: half the big spheres sit on one, with
+         * their small ones on either side of it */
+        const double top = 16.0 * (1.0 + 0x1p-19);
+        size_t m = 0;
+        rows[4 * m] = rows[4 * m + 1] = rows[4 * m + 2] = 0.0;
+        rows[4 * m++ + 3] = 0.5;
+        for (int c = 0; c < 333; c++) {
+            double *big = rows + 4 * m++;
+            for (int a = 0; a < 3; a++)
+                big[a] = 20.0 + 280.0 * urand();
+            const int face = c % 2 ? 1 + c % 4 / 2 : 0; /* 0: none, 1: y, 2: z */
+            if (face)
+                big[face] = top * (double)(2 + (int)(16.0 * urand()));
+            big[3] = 8.0;
+            for (int k = 0; k < 11; k++) {
+                double *f = rows + 4 * m++;
+                const double r = ldexp(8.0, -1 - (k % 4));
+                const double th = face ? (k % 2 ? 0.0 : 3.141592653589793) + 0.3 * (urand() - 0.5) +
+                                             (face == 2 ? 1.5707963267948966 : 0.0)
+                                       : 6.283185307179586 * urand();
+                const double dx = 0.05 * (urand() - 0.5), dy = cos(th), dz = sin(th);
+                const double len = sqrt(dx * dx + dy * dy + dz * dz);
+                const double d = (8.0 + r) * (k == 10 ? 1.0 + 0x1p-30 : 1.0 - 0x1p-30) / len;
+                f[0] = big[0] + d * dx, f[1] = big[1] + d * dy, f[2] = big[2] + d * dz;
+                f[3] = r;
+            }
+        }
+        run_rows("touching-across-rows", m, rows);
+    }
     /* radii over 2^16: every one of the 16 levels in use, top level included
      * (the top level's key range once overflowed and looked empty) */
     for (size_t i = 0; i < n; i++) {

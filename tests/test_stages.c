@@ -250,6 +250,72 @@ static void test_keys(void) {
     CHECK(d == ((uint64_t)cells & m), "exact wrap at 1e30: %llu vs %g", (unsigned long long)d, cells);
 }
 
+/* Row boxes (sc_grid_row_box): every centre lies inside the box of the
+ * row its coordinates put it in, at every level, for values on and up to 8
+ * ulps around the cell faces, with the data near the origin, far from it
+ * (1e6 with cells of 1e-3) and below it; the boxes are no wider than a
+ * cell and a whisker; and wrapped or power-of-two axes have none. The
+ * search culls rows by these boxes, so a centre outside its box could lose
+ * a pair. */
+static void test_row_boxes(void) {
+    static sc_bounds b;
+    const double los[] = {0.0, 1e6, -3.7e4, 0.1, 1e6}; /* the last: too many cells, wrapped */
+    const double exts[] = {100.0, 1.0, 5e3, 7.3, 4e3};
+    const double rmaxs[] = {5.0, 1e-3, 0.75, 0.0137, 1e-3};
+    for (int cfg = 0; cfg < 5; cfg++) {
+        memset(&b, 0, sizeof b);
+        for (int a = 0; a < 3; a++)
+            b.lo[a] = los[cfg] + a, b.hi[a] = los[cfg] + a + exts[cfg];
+        b.rmax = rmaxs[cfg], b.rmin = rmaxs[cfg] / 64;
+        sc_grid_plan p;
+        sc_grid_plan_make(&b, 1.0, SC_MAX_LEVELS, 4, &p);
+        /* configs 0-3 fit 2^19 cells per axis; config 4 (2e6 cells) wraps */
+        CHECK(!p.pow2 && p.row_box[1] == (cfg < 4) && p.row_box[2] == (cfg < 4) &&
+                  p.wrap[1] == (cfg == 4),
+              "row boxes in config %d", cfg);
+        for (int l = 0; l < p.levels; l++)
+            CHECK(p.rlevel[l] <= b.rmax && p.rlevel[l] <= p.radius_limit[l] &&
+                      (l < p.levels - 1 || p.rlevel[l] == b.rmax),
+                  "rlevel %d in config %d", l, cfg);
+        const int64_t cells = (int64_t)(exts[cfg] / p.cell[0]);
+        for (int k = 0; k < 40000; k++) {
+            double pt[3];
+            for (int a = 0; a < 3; a++) {
+                /* a cell face, nudged by up to 8 ulps, or anywhere */
+                const int64_t c = (int64_t)(next() % (uint64_t)(cells + 1));
+                double v = b.lo[a] + (double)c * p.cell[0];
+                const int ulps = (int)(next() % 17) - 8;
+                for (int u = 0; u < (ulps < 0 ? -ulps : ulps); u++)
+                    v = nextafter(v, ulps < 0 ? -HUGE_VAL : HUGE_VAL);
+                if (k % 4 == 3)
+                    v = b.lo[a] + exts[cfg] * (double)(next() >> 11) * 0x1p-53;
+                pt[a] = v < b.lo[a] ? b.lo[a] : v > b.hi[a] ? b.hi[a] : v;
+            }
+            int64_t q[3];
+            sc_grid_coords(&p, pt, q);
+            for (int l = 0; l < p.levels; l++)
+                for (int a = 1; a < 3; a++) {
+                    double lo, hi;
+                    sc_grid_row_box(&p, a, l, q[a] >> l, &lo, &hi);
+                    CHECK(lo <= pt[a] && pt[a] <= hi,
+                          "config %d: %.17g outside its level-%d row box [%.17g, %.17g] on axis %d", cfg,
+                          pt[a], l, lo, hi, a);
+                    CHECK(p.row_box[a] ? hi - lo <= p.cell[l] * (1.0 + 0x1p-10) : hi - lo == HUGE_VAL,
+                          "config %d: row box %.17g wide, cell %.17g", cfg, hi - lo, p.cell[l]);
+                }
+        }
+    }
+    /* a 1e30 outlier: power-of-two cells, wrapped axes, no boxes */
+    memset(&b, 0, sizeof b);
+    b.hi[0] = b.hi[1] = b.hi[2] = 1e30, b.rmin = b.rmax = 1.0;
+    sc_grid_plan p;
+    sc_grid_plan_make(&b, 1.0, SC_MAX_LEVELS, 0, &p);
+    double lo, hi;
+    sc_grid_row_box(&p, 1, 0, 3, &lo, &hi);
+    CHECK(p.pow2 && !p.row_box[1] && !p.row_box[2] && lo == -HUGE_VAL && hi == HUGE_VAL,
+          "no row boxes in the power-of-two regime");
+}
+
 /* The keys stage's specialised loops (one level or several; packed or not)
  * write exactly sc_grid_key of each sphere's coordinates, per sphere, in
  * input order; the digit-0 histogram and the varying bits match. */
@@ -1103,6 +1169,7 @@ int main(void) {
     test_counting_sort();
     test_radix();
     test_keys();
+    test_row_boxes();
     test_keys_stage();
     test_rows_table();
     test_cells_and_kernels();

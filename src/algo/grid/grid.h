@@ -15,6 +15,8 @@
 
 #include "peer.h"
 
+#include <math.h>
+
 /* ---- plan and keys --------------------------------------- */
 #define SC_MAX_LEVELS 16
 
@@ -38,6 +40,12 @@ typedef struct sc_grid_plan {
     uint32_t xreach;        /* fine X two spheres of a pair are at most apart,
                                from the largest radius (keys.c): a coarsest
                                cell, less where cells are wider than 2 r_max */
+    /* Row boxes (keys.c: sc_grid_row_box): on y (a = 1) and z (a = 2),
+     * when row_box[a], every centre of a level-l row with cell coordinate c
+     * lies in [origin + c cell_l - slack, origin + (c + 1) cell_l + slack]. */
+    bool row_box[3];
+    double row_slack[3];
+    double rlevel[SC_MAX_LEVELS]; /* no radius of level l exceeds this */
 } sc_grid_plan;
 
 /* Half width in fine X of the windows into level-l rows: a level-l cell,
@@ -45,6 +53,20 @@ typedef struct sc_grid_plan {
 static inline uint64_t sc_grid_xhalf(const sc_grid_plan *p, int l) {
     const uint64_t cell = (uint64_t)1 << (SC_XFINE + l);
     return p->xreach < cell ? p->xreach : cell;
+}
+
+/* The interval along axis a (1: y, 2: z) that holds every centre of the
+ * level-l rows with cell coordinate c there: the whole line where the plan
+ * gives no row boxes on that axis (wrapped or power-of-two coordinates). */
+static inline void sc_grid_row_box(const sc_grid_plan *p, int a, int l, int64_t c, double *lo,
+                                   double *hi) {
+    if (!p->row_box[a]) {
+        *lo = -HUGE_VAL;
+        *hi = HUGE_VAL;
+        return;
+    }
+    *lo = (p->origin[a] + (double)c * p->cell[l]) - p->row_slack[a];
+    *hi = (p->origin[a] + (double)(c + 1) * p->cell[l]) + p->row_slack[a];
 }
 
 /* levels_wanted: 0 = the cost model chooses; else exactly that many (capped). */

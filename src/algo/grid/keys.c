@@ -301,6 +301,23 @@ void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, i
     const double fine = ceil(reach * (double)(1 << SC_XFINE));
     const uint32_t coarsest = (uint32_t)1 << (SC_XFINE + levels - 1);
     p->xreach = fine < (double)coarsest ? (uint32_t)fine : coarsest;
+    /* Row boxes. A sphere of a level-l row with cell coordinate c on an
+     * axis has c 2^l <= floor(t) <= t < (c + 1) 2^l, and its true
+     * (v - origin) / cell0 is within e_t < 2^-21.4 of t (above). The
+     * computed bound origin + c cell_l (c < 2^19: exact as a double) takes
+     * three roundings, the product's, the sum's and the slack's, each of
+     * relative u on values below M = 2 (|lo| + |hi| + top cell): under
+     * 4u M in all. So a slack of 2^-20 cell0 + 2^-48 M keeps every centre
+     * inside. Only where t is origin-relative and the axis does not wrap. */
+    for (int a = 1; a < 3; a++) {
+        const double m = 2.0 * (fabs(b->lo[a]) + fabs(b->hi[a]) + p->cell[levels - 1]);
+        p->row_box[a] = !p->pow2 && !p->wrap[a];
+        p->row_slack[a] = cell0 * 0x1p-20 + m * 0x1p-48;
+    }
+    p->row_box[0] = false;
+    p->row_slack[0] = 0.0;
+    for (int l = 0; l < levels; l++)
+        p->rlevel[l] = p->radius_limit[l] < b->rmax ? p->radius_limit[l] : b->rmax;
     p->shift[0] = 0;
     p->shift[1] = p->bits[0];
     p->shift[2] = p->bits[0] + p->bits[1];

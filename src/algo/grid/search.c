@@ -72,6 +72,8 @@ typedef struct walker {
     int nnb;
     int nnb_coarser; /* neighbour rows in coarser levels */
     int64_t home_z, home_y; /* the home row's cell at its level */
+    double hy[2], hz[2];    /* the home row's box on y and z (sc_grid_row_box) */
+    double hr;              /* no radius in the home row exceeds this */
     const uint32_t *down;   /* sc_grid_state.down */
     uint32_t list[LIST_CAP + 16];
 } walker;
@@ -132,6 +134,27 @@ static void add_nb(walker *w, cursor *c, int level, int64_t z, int64_t y, uint64
         y &= wy - 1;
     else if (y < 0 || y >= wy)
         return;
+    /* A row whose box lies farther from the home row's box on y and z than
+     * the two rows' largest radii reach holds no partner of any home
+     * sphere, in the predicate's own rounding: for home i and candidate j,
+     * fl(lo_j - hi_i) <= fl(yj - yi) (lo_j <= yj, yi <= hi_i, rounding is
+     * monotone), so the computed |dy| >= gy, likewise |dz| >= gz, and
+     * d2 = fl(fl(dx^2 + dy^2) + dz^2) >= fl(gy^2 + gz^2); while
+     * s = fl(ri + rj) <= fl(hr + rl). So g2 > fl(fl(hr + rl)^2) means
+     * d2 > s^2 for every such pair: the row is not even looked up. */
+    {
+        double ylo, yhi, zlo, zhi;
+        sc_grid_row_box(p, 1, level, y, &ylo, &yhi);
+        sc_grid_row_box(p, 2, level, z, &zlo, &zhi);
+        const double ya = ylo - w->hy[1], yb = w->hy[0] - yhi, za = zlo - w->hz[1],
+                     zb = w->hz[0] - zhi;
+        double gy = ya > yb ? ya : yb, gz = za > zb ? za : zb;
+        gy = gy > 0.0 ? gy : 0.0;
+        gz = gz > 0.0 ? gz : 0.0;
+        const double sr = w->hr + p->rlevel[level];
+        if (gy * gy + gz * gz > sr * sr)
+            return;
+    }
     const sc_rows *rw = w->rows;
     const uint64_t key = ((uint64_t)level << p->level_shift) |
                          sc_grid_zy(p, level, (uint64_t)z, (uint64_t)y) << p->shift[1];
@@ -157,6 +180,9 @@ static void home_row(walker *w, size_t ri, int level) {
     const int64_t y = (int64_t)yu, z = (int64_t)zu;
     w->home_z = z;
     w->home_y = y;
+    sc_grid_row_box(p, 1, level, y, &w->hy[0], &w->hy[1]);
+    sc_grid_row_box(p, 2, level, z, &w->hz[0], &w->hz[1]);
+    w->hr = p->rlevel[level];
     const uint64_t half = sc_grid_xhalf(p, level);
     w->nnb = 0;
     nbrow *own = &w->nb[w->nnb++];
