@@ -30,13 +30,15 @@
 #             same for its values as CSV with a header, a LAMMPS dump and XYZ
 #             (no target: figures beside it)
 #   perpair   every generator but dense at 1e6: warm seconds per
-#             (sphere + pair) over uniform's (target <= 2)
+#             (sphere + pair) over uniform's (target <= 2), in
+#             SC_ONESHOT_PERPAIR_ROUNDS rounds that each time every generator
+#             once; the median of the rounds' ratios
 #
 # Output: bench/results/<machine>/oneshot.csv (quick: quick-oneshot.csv), columns
 # machine,isa,what,dist,n,tool,threads,median_s,first_s,pairs,checksum,value,target,met
 # where value is the figure the target is about (a ratio, ms, GB/s or MB/s).
 # Environment: SC_ONESHOT_PROCESS_REPEAT [21], SC_ONESHOT_SMALL_REPEAT [41],
-# SC_ONESHOT_READ_REPEAT [11], SC_COMPARE_MACHINE (results folder name), SC_ONESHOT_SEED_FILE [the seed's
+# SC_ONESHOT_READ_REPEAT [11], SC_ONESHOT_PERPAIR_ROUNDS [5], SC_COMPARE_MACHINE (results folder name), SC_ONESHOT_SEED_FILE [the seed's
 # file]. Build folders as run-compare.sh: build-compare-sc, build-compare.
 set -euo pipefail
 
@@ -204,21 +206,40 @@ else
   echo "   the seed's file $seedfile is missing: read-text not measured"
 fi
 
-# ---- per (sphere + pair), every generator at n1 ---------------------------------------------
-uper=""
-for dist in $("$cli" gen --help | awk '/^Distributions:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }'); do
-  [ "$dist" = dense ] && continue
-  f=$data/$dist-$n1.npy
-  gen "$dist" "$n1" "$f"
-  j=$(sc_warm "$f")
-  tot=$(json total "$j") pairs=$(json pairs "$j")
-  per=$(calc "$tot / ($n1 + $pairs)")
-  [ "$dist" = uniform ] && uper=$per
-  rel=$(calc "$per / $uper")
-  printf '   %-12s %s: %.4f s, %s pairs, %s x uniform per (sphere + pair)\n' "$dist" "$n1" "$tot" "$pairs" "$rel"
-  row perpair "$dist" "$n1" spherecollide "$tot" "$(json first "$j")" "$pairs" "$(json checksum "$j")" \
+# ---- per (sphere + pair), every generator at n1, in alternating rounds -----------------
+# The host's speed drifts by up to 2x within minutes and the ratios follow
+# uniform's own time, so each round times every generator once, uniform
+# first, and a generator's figure is the median over the rounds of its ratio
+# to that round's uniform (its seconds: the median of its rounds).
+prounds=${SC_ONESHOT_PERPAIR_ROUNDS:-5}
+dists="uniform $("$cli" gen --help | awk '/^Distributions:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }' |
+  grep -v -x -e uniform -e dense | tr '\n' ' ')"
+declare -A ptot prel pfirst ppairs psum
+for dist in $dists; do
+  gen "$dist" "$n1" "$data/$dist-$n1.npy"
+done
+for ((round = 1; round <= prounds; round++)); do
+  for dist in $dists; do
+    j=$(sc_warm "$data/$dist-$n1.npy")
+    tot=$(json total "$j") pairs=$(json pairs "$j")
+    per=$(calc "$tot / ($n1 + $pairs)")
+    [ "$dist" = uniform ] && uper=$per
+    ptot[$dist]+="$tot " prel[$dist]+="$(calc "$per / $uper") "
+    if [ "$round" = 1 ]; then
+      pfirst[$dist]=$(json first "$j") ppairs[$dist]=$pairs psum[$dist]=$(json checksum "$j")
+    elif [ "$pairs" != "${ppairs[$dist]}" ]; then
+      echo "   DISAGREE on $dist: $pairs pairs in round $round, ${ppairs[$dist]} in round 1" >&2
+      problems=$((problems + 1))
+    fi
+  done
+done
+for dist in $dists; do
+  tot=$(printf '%s\n' ${ptot[$dist]} | median) rel=$(printf '%s\n' ${prel[$dist]} | median)
+  printf '   %-12s %s: %.4f s, %s pairs, %s x uniform per (sphere + pair) (rounds: %s)\n' "$dist" "$n1" \
+    "$tot" "${ppairs[$dist]}" "$rel" "${prel[$dist]% }"
+  row perpair "$dist" "$n1" spherecollide "$tot" "${pfirst[$dist]}" "${ppairs[$dist]}" "${psum[$dist]}" \
     "$rel" "<= 2" "$(met "$rel" "<=" 2)"
-  [ "$dist" = uniform ] || rm -f "$f"
+  [ "$dist" = uniform ] || rm -f "$data/$dist-$n1.npy"
 done
 
 mv "$tmpcsv" "$csv"
