@@ -14,7 +14,9 @@
  *     sides (a half stencil: each pair of rows of a level is visited from
  *     exactly one side);
  *   - the 9 rows around its parent row in every coarser non-empty level
- *     (pairs across levels are found from the finer side only).
+ *     less those whose box lies out of reach of the home row's (add_nb),
+ *     unless the build chose to find that pair of levels from the coarser
+ *     side (test_block_down).
  * Rows are sorted by X, so as i walks its row every window only moves
  * forward: O(1) amortised per sphere and per row, streaming memory. Rows are
  * found once per home row by cursors that move forward through the row table
