@@ -51,6 +51,9 @@ static int temp_register(const char *path)
     for (int k = 0; k < TEMP_SLOTS; k++) {
         if (!temp_armed[k]) {
             memcpy(temp_names[k], path, strlen(path) + 1);
+            /* the name is whole before the slot is armed, for a handler on
+             * this thread or another */
+            atomic_thread_fence(memory_order_seq_cst);
             temp_armed[k] = 1;
             return k;
         }
@@ -67,8 +70,10 @@ static void temp_unregister(int slot)
 void sc_io_remove_temporaries(void)
 {
     for (int k = 0; k < TEMP_SLOTS; k++)
-        if (temp_armed[k])
+        if (temp_armed[k]) {
+            atomic_thread_fence(memory_order_seq_cst);
             unlink(temp_names[k]);
+        }
 }
 
 /* ---- resolving the target ------------------------------------------------------ */
@@ -282,22 +287,32 @@ sc_io_status io_sink_open(io_sink *s, const char *path, char *err, size_t errcap
         return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: out of memory opening the output", path);
     }
     static atomic_uint serial; /* distinguishes writers within one process */
+    int e = 0;
     for (int attempt = 0; attempt < 100; attempt++) {
         unsigned k = atomic_fetch_add_explicit(&serial, 1u, memory_order_relaxed);
         snprintf(s->temp_path, tlen + 64, "%.*s.%s.tmp.%ld.%u", (int)dirlen, target,
                  target + dirlen, (long)getpid(), k);
+        /* Registered before it exists: a signal between the open and the
+         * registration left the file behind (cli.signals caught it once in
+         * CI). The name holds this process's id and a serial no other
+         * writer here takes, so a signal in between can only remove a
+         * file of ours or one a dead process with our id left. */
+        s->temp_slot = temp_register(s->temp_path);
         s->fd = open(s->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (s->fd >= 0 || errno != EEXIST)
+        e = errno;
+        if (s->fd >= 0)
+            break;
+        temp_unregister(s->temp_slot);
+        s->temp_slot = -1;
+        if (e != EEXIST)
             break;
     }
     if (s->fd < 0) {
-        int e = errno;
         free(s->temp_path);
         s->temp_path = NULL;
         sink_free(s);
         return io_fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: %s", path, strerror(e));
     }
-    s->temp_slot = temp_register(s->temp_path);
     s->seekable = 1;
     s->base = 0;
     return SC_IO_OK;
