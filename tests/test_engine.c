@@ -613,6 +613,47 @@ static void group_pathological(void) {
         }
         run_rows("touching-across-rows", m, rows);
     }
+    /* the same, tight: with radii 8 and about 0.49 the plan has five
+     * levels when it may (the variants that force 16), cells 2^l (1 +
+     * 2^-19) from an origin at 0. A big sphere sits on a top-level corner,
+     * nudged down until its cells are the ones below both faces, and a
+     * small one 6 finest cells up on y and z, nudged up until its cells
+     * are the ones above: the two rows' boxes are then 6 sqrt(2) = 8.485
+     * apart against a reach of 8.5. Three more small ones at the other
+     * corners, unnudged. */
+    {
+        const double c0 = 1.0 + 0x1p-19, top = 16.0 * c0, inv = 1.0 / c0;
+        size_t m = 0;
+        rows[4 * m] = rows[4 * m + 1] = rows[4 * m + 2] = 0.0;
+        rows[4 * m++ + 3] = 0.5;
+        for (int c = 0; c < 300; c++) {
+            double *big = rows + 4 * m++;
+            double face[3];
+            big[0] = 20.0 + 280.0 * urand();
+            for (int a = 1; a < 3; a++) {
+                const int64_t cell = 16 * (2 + (int64_t)(16.0 * urand()));
+                face[a] = top * (double)(cell / 16);
+                big[a] = face[a];
+                while ((int64_t)(big[a] * inv) >= cell)
+                    big[a] = nextafter(big[a], -HUGE_VAL);
+            }
+            big[3] = 8.0;
+            for (int k = 0; k < 4; k++) {
+                double *f = rows + 4 * m++;
+                f[0] = big[0];
+                for (int a = 1; a < 3; a++) {
+                    const int up = k == 0 || (k >> (a - 1) & 1);
+                    f[a] = (k == 0 ? face[a] : big[a]) + (up ? 6.0 : -6.0) * c0;
+                    if (k == 0)
+                        while ((int64_t)(f[a] * inv) < (int64_t)(face[a] * inv + 0.5) + 6)
+                            f[a] = nextafter(f[a], HUGE_VAL);
+                }
+                const double dy = f[1] - big[1], dz = f[2] - big[2];
+                f[3] = sqrt(dy * dy + dz * dz) * (1.0 + 0x1p-30) - 8.0;
+            }
+        }
+        run_rows("touching-at-corners", m, rows);
+    }
     /* radii over 2^16: every one of the 16 levels in use, top level included
      * (the top level's key range once overflowed and looked empty) */
     for (size_t i = 0; i < n; i++) {
