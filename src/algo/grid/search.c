@@ -124,6 +124,14 @@ static uint32_t x_lower(const walker *w, uint32_t lo, uint32_t hi, uint64_t x) {
     return lo;
 }
 
+/* How far apart the intervals [alo, ahi] and [blo, bhi] are, as computed
+ * (0 where they meet or overlap). */
+static inline double box_gap(double alo, double ahi, double blo, double bhi) {
+    const double up = alo - bhi, down = blo - ahi;
+    const double g = up > down ? up : down;
+    return g > 0.0 ? g : 0.0;
+}
+
 /* Adds row (z, y) of `level` as a neighbour, if it exists. */
 static void add_nb(walker *w, cursor *c, int level, int64_t z, int64_t y, uint64_t half) {
     const sc_grid_plan *p = w->plan;
@@ -148,11 +156,8 @@ static void add_nb(walker *w, cursor *c, int level, int64_t z, int64_t y, uint64
         double ylo, yhi, zlo, zhi;
         sc_grid_row_box(p, 1, level, y, &ylo, &yhi);
         sc_grid_row_box(p, 2, level, z, &zlo, &zhi);
-        const double ya = ylo - w->hy[1], yb = w->hy[0] - yhi, za = zlo - w->hz[1],
-                     zb = w->hz[0] - zhi;
-        double gy = ya > yb ? ya : yb, gz = za > zb ? za : zb;
-        gy = gy > 0.0 ? gy : 0.0;
-        gz = gz > 0.0 ? gz : 0.0;
+        const double gy = box_gap(ylo, yhi, w->hy[0], w->hy[1]);
+        const double gz = box_gap(zlo, zhi, w->hz[0], w->hz[1]);
         const double sr = w->hr + p->rlevel[level];
         if (gy * gy + gz * gz > sr * sr)
             return;
