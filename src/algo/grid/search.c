@@ -21,7 +21,8 @@
  * forward: O(1) amortised per sphere and per row, streaming memory. Rows are
  * found once per home row by cursors that move forward through the row table
  * (falling back to a binary search when a target goes backwards: a new home
- * row under a coarser parent, or a wrap). Where the plan says an axis may
+ * row under a coarser parent, or a wrap), one lookup per run of up to three
+ * rows of one z slab, whose keys are consecutive (add_run). Where the plan says an axis may
  * wrap, neighbours are taken modulo 2^bits, and X windows that cross the
  * wrap get a second, binary-searched range.
  *
@@ -74,6 +75,7 @@ typedef struct walker {
     int nnb;
     int nnb_coarser; /* neighbour rows in coarser levels */
     int64_t home_z, home_y; /* the home row's cell at its level */
+    int home_level;
     double hy[2], hz[2];    /* the home row's box on y and z (sc_grid_row_box) */
     double hr;              /* no radius in the home row exceeds this */
     const uint32_t *down;   /* sc_grid_state.down */
@@ -132,6 +134,24 @@ static inline double box_gap(double alo, double ahi, double blo, double bhi) {
     return g > 0.0 ? g : 0.0;
 }
 
+/* Whether row y of a coarser `level`, whose box lies gz from the home
+ * row's on z, is out of reach: sr = fl(hr + rl), the two rows' largest
+ * radii. Only coarser rows can be: the home level's neighbour cells touch
+ * the home cell. A culled row holds no partner of any home sphere, in the
+ * predicate's own rounding: for home i and candidate j,
+ * fl(lo_j - hi_i) <= fl(yj - yi) (lo_j <= yj, yi <= hi_i, rounding is
+ * monotone), so the computed |dy| >= gy, likewise |dz| >= gz, and
+ * d2 = fl(fl(dx^2 + dy^2) + dz^2) >= fl(gy^2 + gz^2); while
+ * s = fl(ri + rj) <= sr. So g2 > fl(sr^2) means d2 > s^2 for every such
+ * pair: the row is not even looked up. */
+static inline int row_culled(const sc_grid_plan *p, int level, int64_t y, const walker *w,
+                             double gz, double sr) {
+    double ylo, yhi;
+    sc_grid_row_box(p, 1, level, y, &ylo, &yhi);
+    const double gy = box_gap(ylo, yhi, w->hy[0], w->hy[1]);
+    return gy * gy + gz * gz > sr * sr;
+}
+
 /* Adds row (z, y) of `level` as a neighbour, if it exists. */
 static void add_nb(walker *w, cursor *c, int level, int64_t z, int64_t y, uint64_t half) {
     const sc_grid_plan *p = w->plan;
@@ -144,22 +164,11 @@ static void add_nb(walker *w, cursor *c, int level, int64_t z, int64_t y, uint64
         y &= wy - 1;
     else if (y < 0 || y >= wy)
         return;
-    /* A row whose box lies farther from the home row's box on y and z than
-     * the two rows' largest radii reach holds no partner of any home
-     * sphere, in the predicate's own rounding: for home i and candidate j,
-     * fl(lo_j - hi_i) <= fl(yj - yi) (lo_j <= yj, yi <= hi_i, rounding is
-     * monotone), so the computed |dy| >= gy, likewise |dz| >= gz, and
-     * d2 = fl(fl(dx^2 + dy^2) + dz^2) >= fl(gy^2 + gz^2); while
-     * s = fl(ri + rj) <= fl(hr + rl). So g2 > fl(fl(hr + rl)^2) means
-     * d2 > s^2 for every such pair: the row is not even looked up. */
-    {
-        double ylo, yhi, zlo, zhi;
-        sc_grid_row_box(p, 1, level, y, &ylo, &yhi);
+    if (level != w->home_level) { /* row_culled says why */
+        double zlo, zhi;
         sc_grid_row_box(p, 2, level, z, &zlo, &zhi);
-        const double gy = box_gap(ylo, yhi, w->hy[0], w->hy[1]);
-        const double gz = box_gap(zlo, zhi, w->hz[0], w->hz[1]);
-        const double sr = w->hr + p->rlevel[level];
-        if (gy * gy + gz * gz > sr * sr)
+        if (row_culled(p, level, y, w, box_gap(zlo, zhi, w->hz[0], w->hz[1]),
+                       w->hr + p->rlevel[level]))
             return;
     }
     const sc_rows *rw = w->rows;
@@ -176,6 +185,63 @@ static void add_nb(walker *w, cursor *c, int level, int64_t z, int64_t y, uint64
     nb->w = half;
 }
 
+/* Adds rows (z, y0) .. (z, y1) of `level` (y1 - y0 <= 2), those that exist
+ * and are in reach, in ascending y: the same rows as add_nb on each, in the
+ * same order. Without Morton rows, and away from a y wrap, they are
+ * consecutive keys of one z slab, so one cursor lookup finds the first and
+ * the rest follow in the row table. `c` points at 3 cursors. */
+static void add_run(walker *w, cursor *c, int level, int64_t z, int64_t y0, int64_t y1,
+                    uint64_t half) {
+    const sc_grid_plan *p = w->plan;
+    const int64_t wz = (int64_t)1 << (p->bits[2] - level), wy = (int64_t)1 << (p->bits[1] - level);
+    if (p->morton || (p->wrap[1] && (y0 < 0 || y1 >= wy))) {
+        for (int64_t y = y0; y <= y1; y++)
+            add_nb(w, &c[y - y0], level, z, y, half);
+        return;
+    }
+    if (p->wrap[2])
+        z &= wz - 1;
+    else if (z < 0 || z >= wz)
+        return;
+    if (y0 < 0)
+        y0 = 0;
+    if (y1 >= wy)
+        y1 = wy - 1;
+    const int coarser = level != w->home_level; /* see add_nb on the boxes */
+    double gz = 0.0, sr = 0.0;
+    if (coarser) {
+        double zlo, zhi;
+        sc_grid_row_box(p, 2, level, z, &zlo, &zhi);
+        gz = box_gap(zlo, zhi, w->hz[0], w->hz[1]);
+        sr = w->hr + p->rlevel[level];
+        /* the ends out of reach are not looked up */
+        for (; y0 <= y1; y0++)
+            if (!row_culled(p, level, y0, w, gz, sr))
+                break;
+        for (; y1 >= y0; y1--)
+            if (!row_culled(p, level, y1, w, gz, sr))
+                break;
+    }
+    if (y0 > y1)
+        return;
+    const sc_rows *rw = w->rows;
+    const uint64_t k0 = ((uint64_t)level << p->level_shift) |
+                        sc_grid_zy(p, level, (uint64_t)z, (uint64_t)y0) << p->shift[1];
+    const uint64_t k1 = k0 + ((uint64_t)(y1 - y0) << p->shift[1]);
+    const size_t hi = rw->level_begin[level + 1];
+    for (size_t r = cursor_find(c, rw->key, rw->level_begin[level], hi, k0);
+         r < hi && rw->key[r] <= k1; r++) {
+        if (coarser && y1 - y0 == 2 && rw->key[r] == k0 + ((uint64_t)1 << p->shift[1]) &&
+            row_culled(p, level, y0 + 1, w, gz, sr))
+            continue;
+        nbrow *nb = &w->nb[w->nnb++];
+        nb->rs = rw->start[r];
+        nb->re = rw->start[r + 1];
+        nb->lo = nb->hi = nb->rs;
+        nb->w = half;
+    }
+}
+
 /* The neighbour rows of home row `ri` (level `level`). */
 static void home_row(walker *w, size_t ri, int level) {
     const sc_grid_plan *p = w->plan;
@@ -187,9 +253,12 @@ static void home_row(walker *w, size_t ri, int level) {
     const int64_t y = (int64_t)yu, z = (int64_t)zu;
     w->home_z = z;
     w->home_y = y;
-    sc_grid_row_box(p, 1, level, y, &w->hy[0], &w->hy[1]);
-    sc_grid_row_box(p, 2, level, z, &w->hz[0], &w->hz[1]);
-    w->hr = p->rlevel[level];
+    w->home_level = level;
+    if (level + 1 < p->levels) { /* the box is for coarser rows only */
+        sc_grid_row_box(p, 1, level, y, &w->hy[0], &w->hy[1]);
+        sc_grid_row_box(p, 2, level, z, &w->hz[0], &w->hz[1]);
+        w->hr = p->rlevel[level];
+    }
     const uint64_t half = sc_grid_xhalf(p, level);
     w->nnb = 0;
     nbrow *own = &w->nb[w->nnb++];
@@ -197,9 +266,8 @@ static void home_row(walker *w, size_t ri, int level) {
     own->re = rw->start[ri + 1];
     own->lo = own->hi = own->rs;
     own->w = half;
-    static const int dzy[4][2] = {{0, 1}, {1, -1}, {1, 0}, {1, 1}};
-    for (int k = 0; k < 4; k++)
-        add_nb(w, &w->cur[k], level, z + dzy[k][0], y + dzy[k][1], half);
+    add_run(w, &w->cur[0], level, z, y + 1, y + 1, half);
+    add_run(w, &w->cur[1], level, z + 1, y - 1, y + 1, half);
     const int same_level = w->nnb;
     for (int l = level + 1; l < p->levels; l++) {
         if (rw->level_begin[l] == rw->level_begin[l + 1] || (w->down[l] >> level & 1u))
@@ -207,9 +275,8 @@ static void home_row(walker *w, size_t ri, int level) {
         const int s = l - level;
         const uint64_t lhalf = sc_grid_xhalf(p, l);
         for (int dz = -1; dz <= 1; dz++)
-            for (int dy = -1; dy <= 1; dy++)
-                add_nb(w, &w->cur[4 + 9 * l + 3 * (dz + 1) + (dy + 1)], l, (z >> s) + dz,
-                       (y >> s) + dy, lhalf);
+            add_run(w, &w->cur[4 + 9 * l + 3 * (dz + 1)], l, (z >> s) + dz, (y >> s) - 1,
+                    (y >> s) + 1, lhalf);
     }
     w->nnb_coarser = w->nnb - same_level;
 }
