@@ -46,13 +46,16 @@ typedef struct sc_grid_plan {
     bool row_box[3];
     double row_slack[3];
     double rlevel[SC_MAX_LEVELS]; /* no radius of level l exceeds this */
+    /* xpair[m][l]: fine X two spheres of a pair of levels m and l are at
+     * most apart (from rlevel[m] + rlevel[l]; at most xreach and the
+     * coarser level's cell) */
+    uint32_t xpair[SC_MAX_LEVELS][SC_MAX_LEVELS];
 } sc_grid_plan;
 
-/* Half width in fine X of the windows into level-l rows: a level-l cell,
- * or less where no pair reaches that far. */
-static inline uint64_t sc_grid_xhalf(const sc_grid_plan *p, int l) {
-    const uint64_t cell = (uint64_t)1 << (SC_XFINE + l);
-    return p->xreach < cell ? p->xreach : cell;
+/* Half width in fine X of the windows that level-m spheres open into
+ * level-l rows: no pair of those levels reaches farther. */
+static inline uint64_t sc_grid_xhalf(const sc_grid_plan *p, int m, int l) {
+    return p->xpair[m][l];
 }
 
 /* The interval along axis a (1: y, 2: z) that holds every centre of the
@@ -160,7 +163,7 @@ typedef struct sc_grid_state {
 } sc_grid_state;
 
 /* Per-thread scratch of the search (a walker; search.c checks the size). */
-#define SC_GRID_TLS_BYTES 16384
+#define SC_GRID_TLS_BYTES 32768
 
 SC_INTERNAL uint64_t sc_grid_search_chunk(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel,
                                           sc_hits *hits, void *tls);

@@ -212,6 +212,14 @@ static int choose_levels(const sc_bounds *b, double top, int max_levels) {
     return best;
 }
 
+/* The fine X two centres of a pair with fl(ri + rj) <= sum are at most
+ * apart, capped at cap (sc_grid_plan_make's comment on xreach says why). */
+static uint32_t fine_reach(double sum, double cell0, uint32_t cap) {
+    const double reach = (sum / cell0 * (1.0 + 0x1p-40) + 0x1p-20) * (1.0 + 0x1p-40);
+    const double fine = ceil(reach * (double)(1 << SC_XFINE));
+    return fine < (double)cap ? (uint32_t)fine : cap;
+}
+
 void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, int levels_wanted,
                        sc_grid_plan *p) {
     p->morton = false; /* the caller may ask for it after the plan is made */
@@ -297,10 +305,8 @@ void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, i
      * of 8 t) by at most ceil(8 B). Computed with a relative 2^-40 to spare
      * for the two roundings; at most a coarsest cell (8 2^(levels - 1):
      * as at a legal edge, where 8 B is just below it). */
-    const double reach = (2.0 * b->rmax / cell0 * (1.0 + 0x1p-40) + 0x1p-20) * (1.0 + 0x1p-40);
-    const double fine = ceil(reach * (double)(1 << SC_XFINE));
     const uint32_t coarsest = (uint32_t)1 << (SC_XFINE + levels - 1);
-    p->xreach = fine < (double)coarsest ? (uint32_t)fine : coarsest;
+    p->xreach = fine_reach(2.0 * b->rmax, cell0, coarsest);
     /* Row boxes. A sphere of a level-l row with cell coordinate c on an
      * axis has c 2^l <= floor(t) <= t < (c + 1) 2^l, and its true
      * (v - origin) / cell0 is within e_t < 2^-21.4 of t (above). The
@@ -318,6 +324,17 @@ void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, i
     p->row_slack[0] = 0.0;
     for (int l = 0; l < levels; l++)
         p->rlevel[l] = p->radius_limit[l] < b->rmax ? p->radius_limit[l] : b->rmax;
+    /* The reach between two levels: as xreach, with S = fl(ri + rj) <=
+     * fl(rlevel[m] + rlevel[l]) (every radius of a level is at most its
+     * rlevel; rounding is monotone) in place of 2 r_max. At most the
+     * coarser level's cell, the window's width before. */
+    for (int m = 0; m < levels; m++)
+        for (int l = m; l < levels; l++) {
+            const uint32_t cell = (uint32_t)1 << (SC_XFINE + l);
+            const uint32_t r = fine_reach(p->rlevel[m] + p->rlevel[l], cell0,
+                                          p->xreach < cell ? p->xreach : cell);
+            p->xpair[m][l] = p->xpair[l][m] = r;
+        }
     p->shift[0] = 0;
     p->shift[1] = p->bits[0];
     p->shift[2] = p->bits[0] + p->bits[1];

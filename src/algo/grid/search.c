@@ -6,25 +6,27 @@
  * Geometry. A sphere of level l sits in row (z, y) of that level and at fine
  * x coordinate X (1/8 of a level-0 cell). A partner of level l' >= l is
  * within one level-l' cell: in a row (z', y') of level l' with |z' - z>>s|,
- * |y' - y>>s| <= 1 (s = l' - l), and with |X' - X| <= w(l') = 8 * 2^l'
- * (keys.c shows why the rounded coordinates keep this exact). So each home
- * sphere i tests, in sorted order, windows of those rows:
- *   - its own row, forward: j > i with X_j <= X_i + w(l);
+ * |y' - y>>s| <= 1 (s = l' - l), and with |X' - X| <= w(l, l'), at most a
+ * level-l' cell and less where the two levels' largest radii do not reach
+ * that far (keys.c shows why the rounded coordinates keep this exact). So
+ * each home sphere i tests, in sorted order, windows of those rows:
+ *   - its own row, forward: j > i with X_j <= X_i + w(l, l);
  *   - rows (dz, dy) = (0, 1), (1, -1), (1, 0), (1, 1) of its level, both
  *     sides (a half stencil: each pair of rows of a level is visited from
  *     exactly one side);
  *   - the 9 rows around its parent row in every coarser non-empty level
  *     less those whose box lies out of reach of the home row's (add_nb),
  *     unless the build chose to find that pair of levels from the coarser
- *     side (test_block_down).
+ *     side (test_block_down). A level's short rows among them are merged
+ *     by X into one strip with one window (make_strip).
  * Rows are sorted by X, so as i walks its row every window only moves
  * forward: O(1) amortised per sphere and per row, streaming memory. Rows are
  * found once per home row by cursors that move forward through the row table
  * (falling back to a binary search when a target goes backwards: a new home
  * row under a coarser parent, or a wrap), one lookup per run of up to three
- * rows of one z slab, whose keys are consecutive (add_run). Where the plan says an axis may
- * wrap, neighbours are taken modulo 2^bits, and X windows that cross the
- * wrap get a second, binary-searched range.
+ * rows of one z slab, whose keys are consecutive (add_run). Where the plan
+ * says an axis may wrap, neighbours are taken modulo 2^bits, and X windows
+ * that cross the wrap get a second, binary-searched range.
  *
  * Work is split into chunks of consecutive sorted spheres (a chunk may cut a
  * row; chunk size depends on n only, so the chunk order, and with it the
@@ -38,11 +40,17 @@
  */
 #include "grid.h"
 
+#include <string.h>
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
 #define NB_MAX (5 + 9 * (SC_MAX_LEVELS - 1))
+/* Neighbour rows of at most this many spheres skip their windows, or join
+ * their level's strip. */
+#define SHORT_ROW 8
+#define STRIP_ALL (9 * SHORT_ROW * (SC_MAX_LEVELS - 1))
 #define ROW_SLOTS (4 + 9 * SC_MAX_LEVELS)
 #define LIST_CAP 2048 /* candidates per kernel call; more are split */
 /* A block's spheres span at most this many cells of their level in x
@@ -64,6 +72,15 @@ typedef struct nbrow {
     uint64_t w;      /* half width in X units */
 } nbrow;
 
+/* The short rows of one coarser level around a home row, merged into one
+ * list sorted by X (x[0 .. n), sphere j[k] at X x[k]) with one window: a
+ * fine home block then moves two window ends per level, not per row. */
+typedef struct strip {
+    uint32_t *x, *j;
+    uint32_t n, lo, hi;
+    uint64_t w;
+} strip;
+
 typedef struct walker {
     const sc_rows *rows;
     const sc_grid_plan *plan;
@@ -73,13 +90,18 @@ typedef struct walker {
     cursor cur[ROW_SLOTS];
     nbrow nb[NB_MAX];
     int nnb;
-    int nnb_coarser; /* neighbour rows in coarser levels */
+    int nnb_coarser; /* neighbour rows in coarser levels, and strips */
     int64_t home_z, home_y; /* the home row's cell at its level */
     int home_level;
     double hy[2], hz[2];    /* the home row's box on y and z (sc_grid_row_box) */
     double hr;              /* no radius in the home row exceeds this */
     const uint32_t *down;   /* sc_grid_state.down */
+    strip st[SC_MAX_LEVELS];
+    int nst;
     uint32_t list[LIST_CAP + 16];
+    /* the strips' X and sphere index, strip after strip, with room for
+     * advance's reads past the last */
+    uint32_t sx[STRIP_ALL + 2 * SC_BLOCK], sj[STRIP_ALL + 2 * SC_BLOCK];
 } walker;
 
 /* First row in [lo, hi) with key >= key. */
@@ -115,10 +137,10 @@ static size_t cursor_find(cursor *c, const uint64_t *keys, size_t lo, size_t hi,
 }
 
 /* First sphere in [lo, hi) whose X >= x (spheres of one row, sorted by X). */
-static uint32_t x_lower(const walker *w, uint32_t lo, uint32_t hi, uint64_t x) {
+static uint32_t x_lower(const uint32_t *xq, uint32_t lo, uint32_t hi, uint64_t x) {
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (w->xq[mid] < x)
+        if (xq[mid] < x)
             lo = mid + 1;
         else
             hi = mid;
@@ -242,6 +264,48 @@ static void add_run(walker *w, cursor *c, int level, int64_t z, int64_t y0, int6
     }
 }
 
+/* Moves the short rows among nb[a ..] (one coarser level, windows of half
+ * width h) into a new strip, merged by X, where there are two or more (one
+ * is as cheap taken whole). `used` counts the strip buffer's entries. */
+static void make_strip(walker *w, int a, uint64_t h, uint32_t *used) {
+    int shorts = 0;
+    for (int k = a; k < w->nnb; k++)
+        shorts += w->nb[k].re - w->nb[k].rs <= SHORT_ROW;
+    if (shorts < 2)
+        return;
+    strip *st = &w->st[w->nst++];
+    st->x = w->sx + *used;
+    st->j = w->sj + *used;
+    st->n = st->lo = st->hi = 0;
+    st->w = h;
+    int keep = a;
+    for (int k = a; k < w->nnb; k++) {
+        const nbrow nb = w->nb[k];
+        if (nb.re - nb.rs > SHORT_ROW) {
+            w->nb[keep++] = nb;
+            continue;
+        }
+        /* merge from the back: ties keep the strip's entries first */
+        uint32_t i = st->n, m = nb.re - nb.rs, o = st->n + m;
+        while (m > 0) {
+            const uint32_t jr = nb.rs + m - 1;
+            o--;
+            if (i > 0 && st->x[i - 1] > w->xq[jr]) {
+                i--;
+                st->x[o] = st->x[i];
+                st->j[o] = st->j[i];
+            } else {
+                st->x[o] = w->xq[jr];
+                st->j[o] = jr;
+                m--;
+            }
+        }
+        st->n += nb.re - nb.rs;
+    }
+    w->nnb = keep;
+    *used += st->n;
+}
+
 /* The neighbour rows of home row `ri` (level `level`). */
 static void home_row(walker *w, size_t ri, int level) {
     const sc_grid_plan *p = w->plan;
@@ -259,7 +323,7 @@ static void home_row(walker *w, size_t ri, int level) {
         sc_grid_row_box(p, 2, level, z, &w->hz[0], &w->hz[1]);
         w->hr = p->rlevel[level];
     }
-    const uint64_t half = sc_grid_xhalf(p, level);
+    const uint64_t half = sc_grid_xhalf(p, level, level);
     w->nnb = 0;
     nbrow *own = &w->nb[w->nnb++];
     own->rs = rw->start[ri];
@@ -269,16 +333,22 @@ static void home_row(walker *w, size_t ri, int level) {
     add_run(w, &w->cur[0], level, z, y + 1, y + 1, half);
     add_run(w, &w->cur[1], level, z + 1, y - 1, y + 1, half);
     const int same_level = w->nnb;
+    uint32_t used = 0;
+    w->nst = 0;
     for (int l = level + 1; l < p->levels; l++) {
         if (rw->level_begin[l] == rw->level_begin[l + 1] || (w->down[l] >> level & 1u))
             continue;
-        const int s = l - level;
-        const uint64_t lhalf = sc_grid_xhalf(p, l);
+        const int s = l - level, first = w->nnb;
+        const uint64_t lhalf = sc_grid_xhalf(p, level, l);
         for (int dz = -1; dz <= 1; dz++)
             add_run(w, &w->cur[4 + 9 * l + 3 * (dz + 1)], l, (z >> s) + dz, (y >> s) - 1,
                     (y >> s) + 1, lhalf);
+        if (!p->wrap[0])
+            make_strip(w, first, lhalf, &used);
     }
-    w->nnb_coarser = w->nnb - same_level;
+    for (int t = 0; t < 2 * SC_BLOCK; t++) /* what advance reads past the last strip */
+        w->sx[used + t] = UINT32_MAX;
+    w->nnb_coarser = w->nnb - same_level + w->nst;
 }
 
 /* A window end's target: spheres with X below `lim` are passed. */
@@ -304,8 +374,7 @@ static inline xlimit x_limit(uint64_t x, int incl) {
  * to 2 * SC_BLOCK branch-free steps (windows move by about one sphere per
  * home sphere), then a bisection in the rare long jump. Reading up to
  * 2 * SC_BLOCK keys past re is safe: the key array is padded. */
-static inline uint32_t advance(const walker *w, uint32_t p, uint32_t re, const xlimit *l) {
-    const uint32_t *xq = w->xq;
+static inline uint32_t advance(const uint32_t *xq, uint32_t p, uint32_t re, const xlimit *l) {
     /* X is sorted within the row, so the entries below the limit are a
      * prefix: count them with independent compares (vectorised) instead of
      * a chain of dependent loads. Entries past re belong to the next row and
@@ -326,12 +395,10 @@ static inline uint32_t advance(const walker *w, uint32_t p, uint32_t re, const x
     c = c < re - p ? c : re - p;
     p += c;
     if (__builtin_expect(c == 2 * SC_BLOCK && p < re && xq[p] < l->lim, 0))
-        p = x_lower(w, p, re, l->lim);
+        p = x_lower(xq, p, re, l->lim);
     return p;
 }
 
-/* Neighbour rows of at most this many spheres skip their windows. */
-#define SHORT_ROW 8
 
 /* The candidate list of one home block, filled range by range as the
  * windows move; the kernel runs on it at the end, or earlier when it fills
@@ -381,41 +448,31 @@ static inline void list_range(block_list *bl, uint32_t j0, uint32_t j1) {
     }
 }
 
-/* Moves the windows to the home block [i0, i0 + ni) and tests its
- * candidates: in each neighbour row, X within w of the block's X span, plus
- * the parts that cross the x wrap where the plan says x may wrap. Returns
- * the candidate tests run. */
-static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel, sc_hits *hits) {
-    const uint32_t i0 = args->i0, ni = args->ni;
-    const uint64_t xf = w->xq[i0], xl = w->xq[i0 + ni - 1];
-    const int wrap = w->plan->wrap[0];
-    block_list bl = {w, args, kernel, hits, 0, 0};
-    {
-        /* The own row (always nb[0]): j > i for some home sphere. The
-         * kernel tests i0 + 1 .. i0 + ni - 1 as a triangle (below tri_end),
-         * the list holds the rest of the window, past the block. */
-        nbrow *nb = &w->nb[0];
-        const uint64_t top = xl + nb->w; /* may exceed the X range: then it wraps */
-        const uint64_t xhi = top < w->xw ? top : w->xw - 1;
-        const uint32_t inext = i0 + ni;
-        const xlimit lh = x_limit(xhi, 1);
-        const uint32_t hi = advance(w, nb->hi > inext ? nb->hi : inext, nb->re, &lh);
-        nb->hi = hi;
-        args->tri_end = hi;
-        list_range(&bl, inext, hi > inext ? hi : inext);
-        /* Across the upper wrap: j at the start of the row, j < i0 <= i
-         * (every lane). The lower wrap is the partner's upper one. */
-        if (wrap && top >= w->xw) {
-            uint32_t e = x_lower(w, nb->rs, i0, top - w->xw + 1);
-            if (e > nb->rs)
-                list_range(&bl, nb->rs, e);
-        }
+/* Appends the m candidates at j (readable 8 entries past m). */
+static inline void list_copy(block_list *bl, const uint32_t *j, uint32_t m) {
+    uint32_t *list = bl->w->list;
+    while (m > 0) {
+        if (bl->m > LIST_CAP)
+            list_flush(bl);
+        const uint32_t take = m < 8 ? m : 8;
+        memcpy(list + bl->m, j, 8 * sizeof *j);
+        bl->m += take;
+        j += take;
+        m -= take;
     }
+}
+
+/* Appends the candidates of neighbour rows nb[1 ..] and of the strips for
+ * home spheres with X in [xf, xl]: in each row, X within its half width w
+ * of that span, plus the parts that cross the x wrap where the plan says x
+ * may wrap. Windows only move forward: successive calls take spans that do
+ * not move backwards. */
+static void scan_rows(walker *w, block_list *bl, uint64_t xf, uint64_t xl) {
+    const int wrap = w->plan->wrap[0];
     /* Rows with the same half width (those of one level; the home level's
      * come first) share the window's limits, set when the width changes. */
-    uint64_t h = w->nb[0].w;
-    xlimit lo_lim = x_limit(xf >= h ? xf - h : 0, 0);
-    xlimit hi_lim = x_limit(xl + h < w->xw ? xl + h : w->xw - 1, 1);
+    uint64_t h = 0;
+    xlimit lo_lim = x_limit(0, 0), hi_lim = x_limit(0, 0);
     for (int k = 1; k < w->nnb; k++) {
         nbrow *nb = &w->nb[k];
         /* A short row is taken whole: a few more candidate tests (four home
@@ -423,7 +480,7 @@ static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
          * windows and their wrapped parts are subsets of it, so no
          * candidate is lost or met twice. */
         if (nb->re - nb->rs <= SHORT_ROW) {
-            list_range(&bl, nb->rs, nb->re);
+            list_range(bl, nb->rs, nb->re);
             continue;
         }
         const uint64_t top = xl + nb->w;
@@ -436,24 +493,67 @@ static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
          * starts at its smallest X, so the first window usually starts near
          * the neighbour row's start too, and the short forward scan beats a
          * bisection (and its mispredicts). */
-        const uint32_t lo = advance(w, nb->lo, nb->re, &lo_lim);
-        const uint32_t hi = advance(w, nb->hi > lo ? nb->hi : lo, nb->re, &hi_lim);
+        const uint32_t lo = advance(w->xq, nb->lo, nb->re, &lo_lim);
+        const uint32_t hi = advance(w->xq, nb->hi > lo ? nb->hi : lo, nb->re, &hi_lim);
         nb->lo = lo;
         nb->hi = hi;
-        list_range(&bl, lo, hi);
+        list_range(bl, lo, hi);
         if (wrap) {
             if (xf < h) { /* X in [xw - (h - xf), xw) */
-                uint32_t b = x_lower(w, nb->rs, nb->re, w->xw - (h - xf));
+                uint32_t b = x_lower(w->xq, nb->rs, nb->re, w->xw - (h - xf));
                 if (b < nb->re)
-                    list_range(&bl, b, nb->re);
+                    list_range(bl, b, nb->re);
             }
             if (top >= w->xw) { /* X in [0, top - xw] */
-                uint32_t e = x_lower(w, nb->rs, nb->re, top - w->xw + 1);
+                uint32_t e = x_lower(w->xq, nb->rs, nb->re, top - w->xw + 1);
                 if (e > nb->rs)
-                    list_range(&bl, nb->rs, e);
+                    list_range(bl, nb->rs, e);
             }
         }
     }
+    /* The strips: x does not wrap where there are any. */
+    for (int k = 0; k < w->nst; k++) {
+        strip *st = &w->st[k];
+        const uint64_t hs = st->w;
+        const xlimit sl = x_limit(xf >= hs ? xf - hs : 0, 0);
+        const xlimit sh = x_limit(xl + hs < w->xw ? xl + hs : w->xw - 1, 1);
+        const uint32_t lo = advance(st->x, st->lo, st->n, &sl);
+        const uint32_t hi = advance(st->x, st->hi > lo ? st->hi : lo, st->n, &sh);
+        st->lo = lo;
+        st->hi = hi;
+        list_copy(bl, st->j + lo, hi - lo);
+    }
+}
+
+/* Moves the windows to the home block [i0, i0 + ni) and tests its
+ * candidates: the own row's, the other neighbour rows' and the strips'.
+ * Returns the candidate tests run. */
+static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel, sc_hits *hits) {
+    const uint32_t i0 = args->i0, ni = args->ni;
+    const uint64_t xf = w->xq[i0], xl = w->xq[i0 + ni - 1];
+    block_list bl = {w, args, kernel, hits, 0, 0};
+    {
+        /* The own row (always nb[0]): j > i for some home sphere. The
+         * kernel tests i0 + 1 .. i0 + ni - 1 as a triangle (below tri_end),
+         * the list holds the rest of the window, past the block. */
+        nbrow *nb = &w->nb[0];
+        const uint64_t top = xl + nb->w; /* may exceed the X range: then it wraps */
+        const uint64_t xhi = top < w->xw ? top : w->xw - 1;
+        const uint32_t inext = i0 + ni;
+        const xlimit lh = x_limit(xhi, 1);
+        const uint32_t hi = advance(w->xq, nb->hi > inext ? nb->hi : inext, nb->re, &lh);
+        nb->hi = hi;
+        args->tri_end = hi;
+        list_range(&bl, inext, hi > inext ? hi : inext);
+        /* Across the upper wrap: j at the start of the row, j < i0 <= i
+         * (every lane). The lower wrap is the partner's upper one. */
+        if (w->plan->wrap[0] && top >= w->xw) {
+            uint32_t e = x_lower(w->xq, nb->rs, i0, top - w->xw + 1);
+            if (e > nb->rs)
+                list_range(&bl, nb->rs, e);
+        }
+    }
+    scan_rows(w, &bl, xf, xl);
     list_flush(&bl);
     return bl.tests;
 }
@@ -490,16 +590,16 @@ static int under_ranges(int64_t c, int s, int bits, int m, bool wrap, int64_t lo
 static void row_window(walker *w, block_list *bl, size_t r, uint64_t xf, uint64_t xl, uint64_t h) {
     const uint32_t rs = w->rows->start[r], re = w->rows->start[r + 1];
     const uint64_t top = xl + h;
-    const uint32_t lo = x_lower(w, rs, re, xf >= h ? xf - h : 0);
-    const uint32_t hi = x_lower(w, lo, re, (top < w->xw ? top : w->xw - 1) + 1);
+    const uint32_t lo = x_lower(w->xq, rs, re, xf >= h ? xf - h : 0);
+    const uint32_t hi = x_lower(w->xq, lo, re, (top < w->xw ? top : w->xw - 1) + 1);
     list_range(bl, lo, hi);
     if (w->plan->wrap[0]) {
         if (xf < h) {
-            const uint32_t b = x_lower(w, hi, re, w->xw - (h - xf));
+            const uint32_t b = x_lower(w->xq, hi, re, w->xw - (h - xf));
             list_range(bl, b, re);
         }
         if (top >= w->xw) {
-            const uint32_t e = x_lower(w, rs, lo, top - w->xw + 1);
+            const uint32_t e = x_lower(w->xq, rs, lo, top - w->xw + 1);
             list_range(bl, rs, e);
         }
     }
@@ -537,7 +637,7 @@ static size_t slab_rows(walker *w, block_list *bl, int l, int64_t z, int64_t y0,
 
 /* The pairs of the home block (of level m) with the finer levels that
  * down[m] names: for each, the rows under the block's 3 x 3 cells of level
- * m, each searched for the window |X - X_home| <= w(m). Without Morton rows,
+ * m, each searched for the window |X - X_home| <= w(l, m). Without Morton rows,
  * z slabs that hold no row are skipped with one lookup. The same candidates
  * as the finer spheres' windows into this row would give, so every pair is
  * still tested exactly once. */
@@ -546,13 +646,13 @@ static uint64_t test_block_down(walker *w, sc_kernel_args *args, sc_kernel_fn ke
     const sc_grid_plan *p = w->plan;
     const sc_rows *rw = w->rows;
     const uint64_t xf = w->xq[args->i0], xl = w->xq[args->i0 + args->ni - 1];
-    const uint64_t h = sc_grid_xhalf(p, m);
     const uint64_t zy_mask = ((uint64_t)1 << (p->bits[1] + p->bits[2])) - 1;
     block_list bl = {w, args, kernel, hits, 0, 0};
     args->tri_end = 0; /* no own-row candidates */
     for (int l = 0; l < m; l++) {
         if (!(w->down[m] >> l & 1u))
             continue;
+        const uint64_t h = sc_grid_xhalf(p, l, m);
         int64_t zlo[2], zhi[2], ylo[2], yhi[2];
         const int nz = under_ranges(w->home_z, m - l, p->bits[2], m, p->wrap[2], zlo, zhi);
         const int ny = under_ranges(w->home_y, m - l, p->bits[1], m, p->wrap[1], ylo, yhi);
