@@ -464,11 +464,23 @@ keys_block(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi, uin
                               (int64_t)((y - p.origin[1]) * p.inv_cell0),
                               (int64_t)((z - p.origin[2]) * p.inv_cell0)};
         /* One level: sc_grid_key's level-0 case without the level search
-         * and the shifts by level. */
-        const uint64_t key =
-            single ? (((uint64_t)q[2] & zmask) << p.bits[1] | ((uint64_t)q[1] & ymask)) << p.shift[1] |
-                         ((uint64_t)q[0] & xmask)
-                   : sc_grid_key(&p, sc_grid_level(&p, r), q);
+         * and the shifts by level. Several: sc_grid_level's level counted
+         * without branches (the limits ascend, so the limits below r are
+         * those before it; a NaN passes none, as there), and sc_grid_key's
+         * row-major (z, y). */
+        uint64_t key;
+        if (single) {
+            key = (((uint64_t)q[2] & zmask) << p.bits[1] | ((uint64_t)q[1] & ymask)) << p.shift[1] |
+                  ((uint64_t)q[0] & xmask);
+        } else {
+            int l = 0;
+            for (int e = 0; e < p.levels - 1; e++)
+                l += r > p.radius_limit[e];
+            const uint64_t cy = (uint64_t)(q[1] >> l) & (ymask >> l);
+            const uint64_t cz = (uint64_t)(q[2] >> l) & (zmask >> l);
+            key = (uint64_t)l << p.level_shift | (cz << p.bits[1] | cy) << p.shift[1] |
+                  ((uint64_t)q[0] & xmask) << p.shift[0];
+        }
         keys[k] = ib ? key << ib | k : key;
         h[key & dmask]++;
         vary |= key ^ k0;
