@@ -437,12 +437,23 @@ static inline void list_range(block_list *bl, uint32_t j0, uint32_t j1) {
         bl->m += j1 - j0;
         return;
     }
+#ifdef __SSE2__
+    __m128i v = _mm_add_epi32(_mm_set1_epi32((int)j0), _mm_setr_epi32(0, 1, 2, 3));
+    const __m128i four = _mm_set1_epi32(4);
+#endif
     while (j0 < j1) {
         if (bl->m + 8 > LIST_CAP)
             list_flush(bl);
         const uint32_t take = j1 - j0 < 8 ? j1 - j0 : 8;
+#ifdef __SSE2__
+        _mm_storeu_si128((__m128i *)(void *)(list + bl->m), v);
+        v = _mm_add_epi32(v, four);
+        _mm_storeu_si128((__m128i *)(void *)(list + bl->m + 4), v);
+        v = _mm_add_epi32(v, four);
+#else
         for (uint32_t t = 0; t < 8; t++)
             list[bl->m + t] = j0 + t;
+#endif
         bl->m += take;
         j0 += take;
     }
