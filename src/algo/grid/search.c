@@ -394,8 +394,15 @@ static inline uint32_t advance(const uint32_t *xq, uint32_t p, uint32_t re, cons
 #endif
     c = c < re - p ? c : re - p;
     p += c;
-    if (__builtin_expect(c == 2 * SC_BLOCK && p < re && xq[p] < l->lim, 0))
-        p = x_lower(xq, p, re, l->lim);
+    if (__builtin_expect(c == 2 * SC_BLOCK && p < re && xq[p] < l->lim, 0)) {
+        /* gallop: most long jumps are a few dozen spheres */
+        uint32_t step = 4 * SC_BLOCK;
+        while (p + step < re && xq[p + step] < l->lim) {
+            p += step;
+            step *= 2;
+        }
+        p = x_lower(xq, p, p + step < re ? p + step : re, l->lim);
+    }
     return p;
 }
 
