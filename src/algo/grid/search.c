@@ -156,6 +156,21 @@ static inline double box_gap(double alo, double ahi, double blo, double bhi) {
     return g > 0.0 ? g : 0.0;
 }
 
+/* Key of row (z, y) of `level`. */
+static inline uint64_t row_key(const sc_grid_plan *p, int level, int64_t z, int64_t y) {
+    return ((uint64_t)level << p->level_shift) | sc_grid_zy(p, level, (uint64_t)z, (uint64_t)y)
+                                                     << p->shift[1];
+}
+
+/* Appends row r of the row table as a neighbour row with half width `half`. */
+static inline void push_nb(walker *w, size_t r, uint64_t half) {
+    nbrow *nb = &w->nb[w->nnb++];
+    nb->rs = w->rows->start[r];
+    nb->re = w->rows->start[r + 1];
+    nb->lo = nb->hi = nb->rs;
+    nb->w = half;
+}
+
 /* Whether row y of a coarser `level`, whose box lies gz from the home
  * row's on z, is out of reach: sr = fl(hr + rl), the two rows' largest
  * radii. Only coarser rows can be: the home level's neighbour cells touch
@@ -194,17 +209,11 @@ static void add_nb(walker *w, cursor *c, int level, int64_t z, int64_t y, uint64
             return;
     }
     const sc_rows *rw = w->rows;
-    const uint64_t key = ((uint64_t)level << p->level_shift) |
-                         sc_grid_zy(p, level, (uint64_t)z, (uint64_t)y) << p->shift[1];
+    const uint64_t key = row_key(p, level, z, y);
     const size_t lo = rw->level_begin[level], hi = rw->level_begin[level + 1];
     const size_t r = c ? cursor_find(c, rw->key, lo, hi, key) : lower_bound(rw->key, lo, hi, key);
-    if (r >= hi || rw->key[r] != key)
-        return;
-    nbrow *nb = &w->nb[w->nnb++];
-    nb->rs = rw->start[r];
-    nb->re = rw->start[r + 1];
-    nb->lo = nb->hi = nb->rs;
-    nb->w = half;
+    if (r < hi && rw->key[r] == key)
+        push_nb(w, r, half);
 }
 
 /* Adds rows (z, y0) .. (z, y1) of `level` (y1 - y0 <= 2), those that exist
@@ -229,7 +238,7 @@ static void add_run(walker *w, cursor *c, int level, int64_t z, int64_t y0, int6
         y0 = 0;
     if (y1 >= wy)
         y1 = wy - 1;
-    const int coarser = level != w->home_level; /* see add_nb on the boxes */
+    const int coarser = level != w->home_level; /* row_culled says why */
     double gz = 0.0, sr = 0.0;
     if (coarser) {
         double zlo, zhi;
@@ -247,8 +256,7 @@ static void add_run(walker *w, cursor *c, int level, int64_t z, int64_t y0, int6
     if (y0 > y1)
         return;
     const sc_rows *rw = w->rows;
-    const uint64_t k0 = ((uint64_t)level << p->level_shift) |
-                        sc_grid_zy(p, level, (uint64_t)z, (uint64_t)y0) << p->shift[1];
+    const uint64_t k0 = row_key(p, level, z, y0);
     const uint64_t k1 = k0 + ((uint64_t)(y1 - y0) << p->shift[1]);
     const size_t hi = rw->level_begin[level + 1];
     for (size_t r = cursor_find(c, rw->key, rw->level_begin[level], hi, k0);
@@ -256,11 +264,7 @@ static void add_run(walker *w, cursor *c, int level, int64_t z, int64_t y0, int6
         if (coarser && y1 - y0 == 2 && rw->key[r] == k0 + ((uint64_t)1 << p->shift[1]) &&
             row_culled(p, level, y0 + 1, w, gz, sr))
             continue;
-        nbrow *nb = &w->nb[w->nnb++];
-        nb->rs = rw->start[r];
-        nb->re = rw->start[r + 1];
-        nb->lo = nb->hi = nb->rs;
-        nb->w = half;
+        push_nb(w, r, half);
     }
 }
 
@@ -325,11 +329,7 @@ static void home_row(walker *w, size_t ri, int level) {
     }
     const uint64_t half = sc_grid_xhalf(p, level, level);
     w->nnb = 0;
-    nbrow *own = &w->nb[w->nnb++];
-    own->rs = rw->start[ri];
-    own->re = rw->start[ri + 1];
-    own->lo = own->hi = own->rs;
-    own->w = half;
+    push_nb(w, ri, half); /* the own row: nb[0] */
     add_run(w, &w->cur[0], level, z, y + 1, y + 1, half);
     add_run(w, &w->cur[1], level, z + 1, y - 1, y + 1, half);
     const int same_level = w->nnb;
@@ -621,12 +621,6 @@ static void row_window(walker *w, block_list *bl, size_t r, uint64_t xf, uint64_
             list_range(bl, rs, e);
         }
     }
-}
-
-/* Key of row (z, y) of `level`. */
-static inline uint64_t row_key(const sc_grid_plan *p, int level, int64_t z, int64_t y) {
-    return ((uint64_t)level << p->level_shift) | sc_grid_zy(p, level, (uint64_t)z, (uint64_t)y)
-                                                     << p->shift[1];
 }
 
 /* The rows of level l in slab z with y in [y0, y1], each searched for the
