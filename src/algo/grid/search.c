@@ -50,6 +50,8 @@
 /* Neighbour rows of at most this many spheres skip their windows, or join
  * their level's strip. */
 #define SHORT_ROW 8
+/* Strip entries of one home row: at most 9 short rows in each of at most
+ * SC_MAX_LEVELS - 1 coarser levels. */
 #define STRIP_ALL (9 * SHORT_ROW * (SC_MAX_LEVELS - 1))
 #define ROW_SLOTS (4 + 9 * SC_MAX_LEVELS)
 #define LIST_CAP 2048 /* candidates per kernel call; more are split */
@@ -100,7 +102,7 @@ typedef struct walker {
     int nst;
     uint32_t list[LIST_CAP + 16];
     /* the strips' X and sphere index, strip after strip, with room for
-     * advance's reads past the last */
+     * advance's reads past the last and list_copy's 8-entry copies */
     uint32_t sx[STRIP_ALL + 2 * SC_BLOCK], sj[STRIP_ALL + 2 * SC_BLOCK];
 } walker;
 
