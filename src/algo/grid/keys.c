@@ -343,9 +343,12 @@ void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, i
 }
 
 int sc_grid_level(const sc_grid_plan *p, double r) {
+    /* The limits ascend, so the level is the count of limits below r, taken
+     * without branches: a loop that stopped at the first limit at or above
+     * r mispredicted its exit for mixed radii. A NaN passes none: level 0. */
     int l = 0;
-    while (l < p->levels - 1 && r > p->radius_limit[l])
-        l++;
+    for (int e = 0; e < p->levels - 1; e++)
+        l += r > p->radius_limit[e];
     return l;
 }
 
@@ -464,18 +467,14 @@ keys_block(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi, uin
                               (int64_t)((y - p.origin[1]) * p.inv_cell0),
                               (int64_t)((z - p.origin[2]) * p.inv_cell0)};
         /* One level: sc_grid_key's level-0 case without the level search
-         * and the shifts by level. Several: sc_grid_level's level counted
-         * without branches (the limits ascend, so the limits below r are
-         * those before it; a NaN passes none, as there), and sc_grid_key's
-         * row-major (z, y). */
+         * and the shifts by level. Several: sc_grid_key's row-major case,
+         * its masks shifted from the plan's (faster than its own). */
         uint64_t key;
         if (single) {
             key = (((uint64_t)q[2] & zmask) << p.bits[1] | ((uint64_t)q[1] & ymask)) << p.shift[1] |
                   ((uint64_t)q[0] & xmask);
         } else {
-            int l = 0;
-            for (int e = 0; e < p.levels - 1; e++)
-                l += r > p.radius_limit[e];
+            const int l = sc_grid_level(&p, r);
             const uint64_t cy = (uint64_t)(q[1] >> l) & (ymask >> l);
             const uint64_t cz = (uint64_t)(q[2] >> l) & (zmask >> l);
             key = (uint64_t)l << p.level_shift | (cz << p.bits[1] | cy) << p.shift[1] |

@@ -263,6 +263,7 @@ static void add_run(walker *w, cursor *c, int level, int64_t z, int64_t y0, int6
     const size_t hi = rw->level_begin[level + 1];
     for (size_t r = cursor_find(c, rw->key, rw->level_begin[level], hi, k0);
          r < hi && rw->key[r] <= k1; r++) {
+        /* the ends passed above: only a middle row may still be out of reach */
         if (coarser && y1 - y0 == 2 && rw->key[r] == k0 + ((uint64_t)1 << p->shift[1]) &&
             row_culled(p, level, y0 + 1, w, gz, sr))
             continue;
