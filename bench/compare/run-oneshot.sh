@@ -32,7 +32,8 @@
 #   perpair   every generator but dense at 1e6: warm seconds per
 #             (sphere + pair) over uniform's (target <= 2), in
 #             SC_ONESHOT_PERPAIR_ROUNDS rounds that each time every generator
-#             once; the median of the rounds' ratios
+#             once, each between two uniform runs; the median of the rounds'
+#             ratios to the mean of those two
 #
 # Output: bench/results/<machine>/oneshot.csv (quick: quick-oneshot.csv), columns
 # machine,isa,what,dist,n,tool,threads,median_s,first_s,pairs,checksum,value,target,met
@@ -208,30 +209,43 @@ fi
 
 # ---- per (sphere + pair), every generator at n1, in alternating rounds -----------------
 # The host's speed drifts by up to 2x within minutes and the ratios follow
-# uniform's own time, so each round times every generator once, uniform
-# first, and a generator's figure is the median over the rounds of its ratio
-# to that round's uniform (its seconds: the median of its rounds).
+# uniform's own time, so each generator is bracketed by uniform: a round runs
+# uniform, G1, uniform, G2, ..., uniform, and G's ratio in that round is its
+# seconds per (sphere + pair) over the mean of the two uniform runs beside it
+# (a drift that is linear over the bracket cancels). A generator's figure is
+# the median of its rounds' ratios; its seconds, the median of its rounds.
 prounds=${SC_ONESHOT_PERPAIR_ROUNDS:-5}
-dists="uniform $("$cli" gen --help | awk '/^Distributions:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }' |
-  grep -v -x -e uniform -e dense | tr '\n' ' ')"
+others=$("$cli" gen --help | awk '/^Distributions:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }' |
+  grep -v -x -e uniform -e dense | tr '\n' ' ')
+dists="uniform $others"
 declare -A ptot prel pfirst ppairs psum
 for dist in $dists; do
   gen "$dist" "$n1" "$data/$dist-$n1.npy"
 done
+measure() { # dist -> sets per (seconds per sphere + pair); records seconds, first, pairs
+  local dist=$1 j tot pairs
+  j=$(sc_warm "$data/$dist-$n1.npy")
+  tot=$(json total "$j") pairs=$(json pairs "$j")
+  per=$(calc "$tot / ($n1 + $pairs)")
+  ptot[$dist]+="$tot "
+  if [ -z "${ppairs[$dist]:-}" ]; then
+    pfirst[$dist]=$(json first "$j") ppairs[$dist]=$pairs psum[$dist]=$(json checksum "$j")
+  elif [ "$pairs" != "${ppairs[$dist]}" ]; then
+    echo "   DISAGREE on $dist: $pairs pairs now, ${ppairs[$dist]} before" >&2
+    problems=$((problems + 1))
+  fi
+}
 for ((round = 1; round <= prounds; round++)); do
-  for dist in $dists; do
-    j=$(sc_warm "$data/$dist-$n1.npy")
-    tot=$(json total "$j") pairs=$(json pairs "$j")
-    per=$(calc "$tot / ($n1 + $pairs)")
-    [ "$dist" = uniform ] && uper=$per
-    ptot[$dist]+="$tot " prel[$dist]+="$(calc "$per / $uper") "
-    if [ "$round" = 1 ]; then
-      pfirst[$dist]=$(json first "$j") ppairs[$dist]=$pairs psum[$dist]=$(json checksum "$j")
-    elif [ "$pairs" != "${ppairs[$dist]}" ]; then
-      echo "   DISAGREE on $dist: $pairs pairs in round $round, ${ppairs[$dist]} in round 1" >&2
-      problems=$((problems + 1))
-    fi
+  measure uniform
+  ubefore=$per
+  for dist in $others; do
+    measure "$dist"
+    gper=$per
+    measure uniform
+    prel[$dist]+="$(calc "2 * $gper / ($ubefore + $per)") "
+    ubefore=$per
   done
+  prel[uniform]+="1 "
 done
 for dist in $dists; do
   tot=$(printf '%s\n' ${ptot[$dist]} | median) rel=$(printf '%s\n' ${prel[$dist]} | median)
