@@ -1,14 +1,20 @@
 /*
  * first_touch: what this machine charges for memory a process touches for
- * the first time, the floor under a one-shot run (docs/performance.md, "One
- * process, cold"). Four passes over B MiB, each timed:
+ * the first time, the floor under a one-shot run (docs/one-shot.md, "First
+ * touch"). Passes over B MiB, each timed:
  *   anonymous, 4 KiB pages: the first write to each page (the kernel
  *     zeroes it; a virtual machine's host may back it first), then a
  *     memset of the same bytes, now resident;
  *   anonymous, transparent huge pages (madvise): the same;
  *   a file (FILE, mapped with MAP_POPULATE): the first read of every
- *     double, then a second read.
- *   first_touch [--mib B] [FILE]     (default 64 MiB; no FILE: no file pass)
+ *     double, then a second read;
+ *   huge pages that this process has just unmapped: B MiB touched, unmapped
+ *     and mapped and touched again at once, then again after a pause of P ms
+ *     (a guest whose balloon reports free memory to the host hands freed
+ *     pages back, and touching them again faults on the host: the state a
+ *     new process meets). Where the kernel has free page reporting, its
+ *     parameters are printed first.
+ *   first_touch [--mib B] [--pause P] [FILE]   (64 MiB, 3000 ms; no FILE: no file pass)
  * The library's first query on a fresh context touches n times a few dozen
  * bytes of scratch, and a one-shot run maps and reads its input once: these
  * passes bound what a cold run can save over a warm one here.
@@ -47,6 +53,48 @@ static int anonymous(size_t bytes, int huge) {
     return 0;
 }
 
+/* B bytes in fresh huge pages: mapped, first written (timed), unmapped. */
+static int huge_touch(size_t bytes, double *ms) {
+    char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return 1;
+    (void)madvise(p, bytes, MADV_HUGEPAGE);
+    const double a = now_ms();
+    for (size_t k = 0; k < bytes; k += 4096)
+        p[k] = 1;
+    *ms = now_ms() - a;
+    munmap(p, bytes);
+    return 0;
+}
+
+static void print_reporting(void) {
+    static const char *const names[] = {"page_reporting_order", "min_free_ms"};
+    for (int k = 0; k < 2; k++) {
+        char path[96], v[32] = "";
+        snprintf(path, sizeof path, "/sys/module/page_reporting/parameters/%s", names[k]);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            return;
+        if (fgets(v, sizeof v, f))
+            v[strcspn(v, "\n")] = 0;
+        fclose(f);
+        printf("%s%s %s", k ? ", " : "free page reporting: ", names[k], v);
+    }
+    printf("\n");
+}
+
+static int reuse(size_t bytes, unsigned pause_ms) {
+    double first, again, later;
+    if (huge_touch(bytes, &first) || huge_touch(bytes, &again))
+        return 1;
+    usleep(1000 * pause_ms);
+    if (huge_touch(bytes, &later))
+        return 1;
+    printf("huge pages unmapped and touched again: first %.2f ms, at once %.2f ms, after %u ms %.2f ms\n",
+           first, again, pause_ms, later);
+    return 0;
+}
+
 static double sum_pass(const double *v, size_t n) {
     double s = 0.0;
     for (size_t k = 0; k < n; k++)
@@ -81,21 +129,26 @@ static int mapped(const char *path) {
 
 int main(int argc, char **argv) {
     size_t mib = 64;
+    unsigned pause_ms = 3000;
     const char *file = NULL;
     for (int k = 1; k < argc; k++) {
         if (strcmp(argv[k], "--mib") == 0 && k + 1 < argc)
             mib = (size_t)strtoull(argv[++k], NULL, 10);
+        else if (strcmp(argv[k], "--pause") == 0 && k + 1 < argc)
+            pause_ms = (unsigned)strtoul(argv[++k], NULL, 10);
         else if (argv[k][0] != '-')
             file = argv[k];
         else {
-            fprintf(stderr, "usage: first_touch [--mib B] [FILE]\n");
+            fprintf(stderr, "usage: first_touch [--mib B] [--pause P] [FILE]\n");
             return 2;
         }
     }
-    if (mib < 1 || mib > 65536)
+    if (mib < 1 || mib > 65536 || pause_ms > 600000)
         return 2;
+    print_reporting();
     int bad = anonymous(mib << 20, 0) | anonymous(mib << 20, 1);
     if (file)
         bad |= mapped(file);
+    bad |= reuse(mib << 20, pause_ms);
     return bad;
 }
