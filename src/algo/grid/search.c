@@ -92,6 +92,8 @@ typedef struct walker {
     cursor cur[ROW_SLOTS];
     nbrow nb[NB_MAX];
     int nnb;
+    int nnb_same;    /* nb[0 .. nnb_same): the home level's rows */
+    int same_wide;   /* their windows are expected to hold more than 8 */
     int nnb_coarser; /* neighbour rows in coarser levels, and strips */
     int64_t home_z, home_y; /* the home row's cell at its level */
     int home_level;
@@ -351,7 +353,16 @@ static void home_row(walker *w, size_t ri, int level) {
     }
     for (int t = 0; t < 2 * SC_BLOCK; t++) /* what advance reads past the last strip */
         w->sx[used + t] = UINT32_MAX;
+    w->nnb_same = same_level;
     w->nnb_coarser = w->nnb - same_level + w->nst;
+    /* The home row's density stands for its neighbours': a window of
+     * 2 half widths plus a block holds about d 2 half + SC_BLOCK spheres,
+     * d its spheres per X unit. More than 8 where d half > 2. */
+    {
+        const uint32_t rs = rw->start[ri], re = rw->start[ri + 1];
+        const uint64_t xspan = (uint64_t)w->xq[re - 1] - w->xq[rs];
+        w->same_wide = (uint64_t)(re - rs - 1) * half > 2 * xspan;
+    }
 }
 
 /* A window end's target: spheres with X below `lim` are passed. */
@@ -431,17 +442,27 @@ static void list_flush(block_list *bl) {
 }
 
 /* Appends the candidates j0 .. j1 - 1. The common case (at most 8, room
- * left) is eight stores and an add with no loop; only j1 - j0 of the eight
- * count. The list has 8 slots of slack past LIST_CAP for that. */
-static inline void list_range(block_list *bl, uint32_t j0, uint32_t j1) {
+ * left; at most 16 when `wide`) is eight (sixteen) stores and an add with
+ * no loop; only j1 - j0 of them count. The list has 16 slots of slack past
+ * LIST_CAP for that. Rows whose windows are expected to be longer than 8
+ * (`wide`) take the sixteen: where lengths straddle 8 the test on the
+ * length mispredicts, and where they stay at 8 or fewer the extra stores
+ * cost. */
+static inline void list_range_w(block_list *bl, uint32_t j0, uint32_t j1, int wide) {
     uint32_t *list = bl->w->list;
-    if (__builtin_expect(j1 - j0 <= 8 && bl->m <= LIST_CAP, 1)) {
+    if (__builtin_expect(j1 - j0 <= (wide ? 16u : 8u) && bl->m <= LIST_CAP, 1)) {
 #ifdef __SSE2__
+        const __m128i four = _mm_set1_epi32(4);
         const __m128i v = _mm_add_epi32(_mm_set1_epi32((int)j0), _mm_setr_epi32(0, 1, 2, 3));
         _mm_storeu_si128((__m128i *)(void *)(list + bl->m), v);
-        _mm_storeu_si128((__m128i *)(void *)(list + bl->m + 4), _mm_add_epi32(v, _mm_set1_epi32(4)));
+        _mm_storeu_si128((__m128i *)(void *)(list + bl->m + 4), _mm_add_epi32(v, four));
+        if (wide) {
+            const __m128i v8 = _mm_add_epi32(v, _mm_add_epi32(four, four));
+            _mm_storeu_si128((__m128i *)(void *)(list + bl->m + 8), v8);
+            _mm_storeu_si128((__m128i *)(void *)(list + bl->m + 12), _mm_add_epi32(v8, four));
+        }
 #else
-        for (uint32_t t = 0; t < 8; t++)
+        for (uint32_t t = 0; t < (wide ? 16u : 8u); t++)
             list[bl->m + t] = j0 + t;
 #endif
         bl->m += j1 - j0;
@@ -467,6 +488,10 @@ static inline void list_range(block_list *bl, uint32_t j0, uint32_t j1) {
         bl->m += take;
         j0 += take;
     }
+}
+
+static inline void list_range(block_list *bl, uint32_t j0, uint32_t j1) {
+    list_range_w(bl, j0, j1, 0);
 }
 
 /* Appends the m candidates at j (readable 8 entries past m). */
@@ -518,7 +543,7 @@ static void scan_rows(walker *w, block_list *bl, uint64_t xf, uint64_t xl) {
         const uint32_t hi = advance(w->xq, nb->hi > lo ? nb->hi : lo, nb->re, &hi_lim);
         nb->lo = lo;
         nb->hi = hi;
-        list_range(bl, lo, hi);
+        list_range_w(bl, lo, hi, k < w->nnb_same && w->same_wide);
         if (wrap) {
             if (xf < h) { /* X in [xw - (h - xf), xw) */
                 uint32_t b = x_lower(w->xq, nb->rs, nb->re, w->xw - (h - xf));
@@ -565,7 +590,7 @@ static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
         const uint32_t hi = advance(w->xq, nb->hi > inext ? nb->hi : inext, nb->re, &lh);
         nb->hi = hi;
         args->tri_end = hi;
-        list_range(&bl, inext, hi > inext ? hi : inext);
+        list_range_w(&bl, inext, hi > inext ? hi : inext, w->same_wide);
         /* Across the upper wrap: j at the start of the row, j < i0 <= i
          * (every lane). The lower wrap is the partner's upper one. */
         if (w->plan->wrap[0] && top >= w->xw) {
