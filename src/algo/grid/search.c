@@ -72,6 +72,7 @@ typedef struct nbrow {
     uint32_t rs, re; /* spheres of the row */
     uint32_t lo, hi; /* current window (both rs at first) */
     uint64_t w;      /* half width in X units */
+    uint32_t fast;   /* list_range_w's fast path: 8, 16 or 32 */
 } nbrow;
 
 /* The short rows of one coarser level around a home row, merged into one
@@ -92,8 +93,6 @@ typedef struct walker {
     cursor cur[ROW_SLOTS];
     nbrow nb[NB_MAX];
     int nnb;
-    int nnb_same;    /* nb[0 .. nnb_same): the home level's rows */
-    int same_wide;   /* their windows are expected to hold more than 8 */
     int nnb_coarser; /* neighbour rows in coarser levels, and strips */
     int64_t home_z, home_y; /* the home row's cell at its level */
     int home_level;
@@ -102,7 +101,7 @@ typedef struct walker {
     const uint32_t *down;   /* sc_grid_state.down */
     strip st[SC_MAX_LEVELS];
     int nst;
-    uint32_t list[LIST_CAP + 16];
+    uint32_t list[LIST_CAP + 32];
     /* the strips' X and sphere index, strip after strip, with room for
      * advance's reads past the last and list_copy's 8-entry copies */
     uint32_t sx[STRIP_ALL + 2 * SC_BLOCK], sj[STRIP_ALL + 2 * SC_BLOCK];
@@ -173,6 +172,7 @@ static inline void push_nb(walker *w, size_t r, uint64_t half) {
     nb->re = w->rows->start[r + 1];
     nb->lo = nb->hi = nb->rs;
     nb->w = half;
+    nb->fast = 8;
 }
 
 /* Whether row y of a coarser `level`, whose box lies gz from the home
@@ -353,15 +353,18 @@ static void home_row(walker *w, size_t ri, int level) {
     }
     for (int t = 0; t < 2 * SC_BLOCK; t++) /* what advance reads past the last strip */
         w->sx[used + t] = UINT32_MAX;
-    w->nnb_same = same_level;
     w->nnb_coarser = w->nnb - same_level + w->nst;
     /* The home row's density stands for its neighbours': a window of
      * 2 half widths plus a block holds about d 2 half + SC_BLOCK spheres,
-     * d its spheres per X unit. More than 8 where d half > 2. */
+     * d its spheres per X unit: more than 8 where d half > 2, more than 14
+     * where d half > 5: list_range_w then writes 16 or 32 entries. */
     {
         const uint32_t rs = rw->start[ri], re = rw->start[ri + 1];
         const uint64_t xspan = (uint64_t)w->xq[re - 1] - w->xq[rs];
-        w->same_wide = (uint64_t)(re - rs - 1) * half > 2 * xspan;
+        const uint64_t dh = (uint64_t)(re - rs - 1) * half;
+        const uint32_t fast = dh > 5 * xspan ? 32 : dh > 2 * xspan ? 16 : 8;
+        for (int k = 0; k < same_level; k++)
+            w->nb[k].fast = fast;
     }
 }
 
@@ -441,28 +444,33 @@ static void list_flush(block_list *bl) {
     bl->m = 0;
 }
 
-/* Appends the candidates j0 .. j1 - 1. The common case (at most 8, room
- * left; at most 16 when `wide`) is eight (sixteen) stores and an add with
- * no loop; only j1 - j0 of them count. The list has 16 slots of slack past
+/* Appends the candidates j0 .. j1 - 1. The common case (at most `fast`, 8,
+ * 16 or 32, and room left) writes `fast` entries with no test on the
+ * length; only j1 - j0 of them count. The list has 32 slots of slack past
  * LIST_CAP for that. Rows whose windows are expected to be longer than 8
- * (`wide`) take the sixteen: where lengths straddle 8 the test on the
- * length mispredicts, and where they stay at 8 or fewer the extra stores
- * cost. */
-static inline void list_range_w(block_list *bl, uint32_t j0, uint32_t j1, int wide) {
+ * take 16 or 32 (home_row): where lengths straddle the limit the test on
+ * the length mispredicts, and where they stay well under it the extra
+ * stores cost. */
+static inline void list_range_w(block_list *bl, uint32_t j0, uint32_t j1, uint32_t fast) {
     uint32_t *list = bl->w->list;
-    if (__builtin_expect(j1 - j0 <= (wide ? 16u : 8u) && bl->m <= LIST_CAP, 1)) {
+    if (__builtin_expect(j1 - j0 <= fast && bl->m <= LIST_CAP, 1)) {
 #ifdef __SSE2__
         const __m128i four = _mm_set1_epi32(4);
-        const __m128i v = _mm_add_epi32(_mm_set1_epi32((int)j0), _mm_setr_epi32(0, 1, 2, 3));
-        _mm_storeu_si128((__m128i *)(void *)(list + bl->m), v);
-        _mm_storeu_si128((__m128i *)(void *)(list + bl->m + 4), _mm_add_epi32(v, four));
-        if (wide) {
-            const __m128i v8 = _mm_add_epi32(v, _mm_add_epi32(four, four));
-            _mm_storeu_si128((__m128i *)(void *)(list + bl->m + 8), v8);
-            _mm_storeu_si128((__m128i *)(void *)(list + bl->m + 12), _mm_add_epi32(v8, four));
+        __m128i v = _mm_add_epi32(_mm_set1_epi32((int)j0), _mm_setr_epi32(0, 1, 2, 3));
+        uint32_t *at = list + bl->m;
+        _mm_storeu_si128((__m128i *)(void *)at, v);
+        _mm_storeu_si128((__m128i *)(void *)(at + 4), _mm_add_epi32(v, four));
+        if (fast > 8) {
+            const __m128i eight = _mm_add_epi32(four, four);
+            for (uint32_t t = 8; t < fast; t += 8) {
+                at += 8;
+                v = _mm_add_epi32(v, eight);
+                _mm_storeu_si128((__m128i *)(void *)at, v);
+                _mm_storeu_si128((__m128i *)(void *)(at + 4), _mm_add_epi32(v, four));
+            }
         }
 #else
-        for (uint32_t t = 0; t < (wide ? 16u : 8u); t++)
+        for (uint32_t t = 0; t < fast; t++)
             list[bl->m + t] = j0 + t;
 #endif
         bl->m += j1 - j0;
@@ -491,7 +499,7 @@ static inline void list_range_w(block_list *bl, uint32_t j0, uint32_t j1, int wi
 }
 
 static inline void list_range(block_list *bl, uint32_t j0, uint32_t j1) {
-    list_range_w(bl, j0, j1, 0);
+    list_range_w(bl, j0, j1, 8);
 }
 
 /* Appends the m candidates at j (readable 8 entries past m). */
@@ -543,7 +551,7 @@ static void scan_rows(walker *w, block_list *bl, uint64_t xf, uint64_t xl) {
         const uint32_t hi = advance(w->xq, nb->hi > lo ? nb->hi : lo, nb->re, &hi_lim);
         nb->lo = lo;
         nb->hi = hi;
-        list_range_w(bl, lo, hi, k < w->nnb_same && w->same_wide);
+        list_range_w(bl, lo, hi, nb->fast);
         if (wrap) {
             if (xf < h) { /* X in [xw - (h - xf), xw) */
                 uint32_t b = x_lower(w->xq, nb->rs, nb->re, w->xw - (h - xf));
@@ -590,7 +598,7 @@ static uint64_t test_block(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
         const uint32_t hi = advance(w->xq, nb->hi > inext ? nb->hi : inext, nb->re, &lh);
         nb->hi = hi;
         args->tri_end = hi;
-        list_range_w(&bl, inext, hi > inext ? hi : inext, w->same_wide);
+        list_range_w(&bl, inext, hi > inext ? hi : inext, nb->fast);
         /* Across the upper wrap: j at the start of the row, j < i0 <= i
          * (every lane). The lower wrap is the partner's upper one. */
         if (w->plan->wrap[0] && top >= w->xw) {
