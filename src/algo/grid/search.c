@@ -103,8 +103,8 @@ typedef struct walker {
     int nst;
     uint32_t list[LIST_CAP + 32];
     /* the strips' X and sphere index, strip after strip, with room for
-     * advance's reads past the last and list_copy's 8-entry copies */
-    uint32_t sx[STRIP_ALL + 2 * SC_BLOCK], sj[STRIP_ALL + 2 * SC_BLOCK];
+     * advance's reads past the last and list_copy's 16-entry copies */
+    uint32_t sx[STRIP_ALL + 2 * SC_BLOCK], sj[STRIP_ALL + 16];
 } walker;
 
 /* First row in [lo, hi) with key >= key. */
@@ -502,9 +502,15 @@ static inline void list_range(block_list *bl, uint32_t j0, uint32_t j1) {
     list_range_w(bl, j0, j1, 8);
 }
 
-/* Appends the m candidates at j (readable 8 entries past m). */
+/* Appends the m candidates at j (readable 16 entries past m). At most 16
+ * (room left) are one 16-entry copy with no loop. */
 static inline void list_copy(block_list *bl, const uint32_t *j, uint32_t m) {
     uint32_t *list = bl->w->list;
+    if (__builtin_expect(m <= 16 && bl->m <= LIST_CAP, 1)) {
+        memcpy(list + bl->m, j, 16 * sizeof *j);
+        bl->m += m;
+        return;
+    }
     while (m > 0) {
         if (bl->m > LIST_CAP)
             list_flush(bl);
