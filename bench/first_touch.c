@@ -67,20 +67,23 @@ static int huge_touch(size_t bytes, double *ms) {
     return 0;
 }
 
+/* The kernel's free page reporting parameters, where it has them: a guest
+ * that reports free memory hands it back to its host. */
 static void print_reporting(void) {
     static const char *const names[] = {"page_reporting_order", "min_free_ms"};
+    char v[2][32];
     for (int k = 0; k < 2; k++) {
-        char path[96], v[32] = "";
+        char path[96];
         snprintf(path, sizeof path, "/sys/module/page_reporting/parameters/%s", names[k]);
         FILE *f = fopen(path, "r");
         if (!f)
             return;
-        if (fgets(v, sizeof v, f))
-            v[strcspn(v, "\n")] = 0;
+        if (!fgets(v[k], sizeof v[k], f))
+            v[k][0] = 0;
+        v[k][strcspn(v[k], "\n")] = 0;
         fclose(f);
-        printf("%s%s %s", k ? ", " : "free page reporting: ", names[k], v);
     }
-    printf("\n");
+    printf("free page reporting: %s %s, %s %s\n", names[0], v[0], names[1], v[1]);
 }
 
 static int reuse(size_t bytes, unsigned pause_ms) {
