@@ -358,8 +358,8 @@ static void home_row(walker *w, size_t ri, int level) {
      * 2 half widths plus a block holds about d 2 half + SC_BLOCK spheres,
      * d its spheres per X unit: more than 8 where d half > 2, more than 14
      * where d half > 5: list_range_w then writes 16 or 32 entries. */
-    {
-        const uint32_t rs = rw->start[ri], re = rw->start[ri + 1];
+    const uint32_t rs = rw->start[ri], re = rw->start[ri + 1];
+    if (re - rs > SHORT_ROW) { /* shorter rows keep 8 (push_nb) */
         const uint64_t xspan = (uint64_t)w->xq[re - 1] - w->xq[rs];
         const uint64_t dh = (uint64_t)(re - rs - 1) * half;
         const uint32_t fast = dh > 5 * xspan ? 32 : dh > 2 * xspan ? 16 : 8;
