@@ -63,11 +63,14 @@ struct sc_hits;
 typedef uint64_t (*sc_study_kernel_fn)(const struct sc_kernel_args *args, struct sc_hits *hits);
 SC_API void sc_study_set_kernel(sc_context *ctx, sc_study_kernel_fn fn);
 
-/** The grid plan the engine would make for these spheres (untimed, for the
- *  study's byte-floor model): key bits, plan levels, and the OR over all
- *  keys of key ^ key[0]. */
+/** The grid plan the engine would make for these spheres with default
+ *  options but these two (untimed, for the study's byte-floor model; the
+ *  sparse widening included): key bits, plan levels, the OR over all keys
+ *  of key ^ key[0], and the index bits b when the sort packs key << b |
+ *  index into one word (0: (key, index) pairs). */
 SC_API sc_status sc_study_grid_plan(const sc_spheres *spheres, double cell_factor, int levels,
-                                    int *key_bits, int *plan_levels, uint64_t *varying);
+                                    int *key_bits, int *plan_levels, uint64_t *varying,
+                                    int *pack_bits);
 
 #ifdef __cplusplus
 }

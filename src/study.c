@@ -42,7 +42,7 @@ void sc_study_set_kernel(sc_context *c, sc_study_kernel_fn fn) {
 }
 
 sc_status sc_study_grid_plan(const sc_spheres *s, double cell_factor, int levels, int *key_bits,
-                             int *plan_levels, uint64_t *varying) {
+                             int *plan_levels, uint64_t *varying, int *pack_bits) {
     sc_view v;
     sc_status st = sc_view_make(s, &v);
     if (st != SC_OK)
@@ -50,10 +50,16 @@ sc_status sc_study_grid_plan(const sc_spheres *s, double cell_factor, int levels
     sc_bounds *b = malloc(sizeof *b);
     uint64_t *keys = malloc((v.n ? v.n : 1) * sizeof *keys);
     uint32_t *hist = malloc(sc_radix_sort_scratch(1, false));
-    st = b && keys && hist ? sc_bounds_compute(&v, b) : SC_ERR_OUT_OF_MEMORY;
+    /* the engine lends the sparse estimate the sort's second key buffer */
+    const size_t occ = sc_grid_occupancy_scratch(), room = 8 * v.n;
+    void *scratch = malloc(room > occ ? room : occ);
+    st = b && keys && hist && scratch ? sc_bounds_compute(&v, b) : SC_ERR_OUT_OF_MEMORY;
     if (st == SC_OK) {
+        sc_options o = sc_options_default();
+        o.grid.cell_factor = cell_factor;
+        o.grid.levels = levels;
         sc_grid_plan plan;
-        sc_grid_plan_make(b, cell_factor, SC_MAX_LEVELS, levels, &plan);
+        sc_grid_plan_choose(&v, b, &o.grid, scratch, room, &plan);
         sc_radix_first first = {hist, 0, false, 0, false};
         sc_keys_compute(&v, &plan, keys, 1, &first);
         uint64_t var = 0;
@@ -62,7 +68,9 @@ sc_status sc_study_grid_plan(const sc_spheres *s, double cell_factor, int levels
         *key_bits = plan.key_bits;
         *plan_levels = plan.levels;
         *varying = var;
+        *pack_bits = sc_pack_bits(v.n, plan.key_bits);
     }
+    free(scratch);
     free(b);
     free(keys);
     free(hist);

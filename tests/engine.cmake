@@ -7,12 +7,15 @@ foreach(group api pathological extremes generators peers options)
   add_test(NAME engine.${group} COMMAND test_engine ${group})
 endforeach()
 
-# The same tests on the study's build, for its switches (group knobs).
+# The same tests on the study's build, for its switches (group knobs) and
+# the study-only API (group api: the switches' argument checks, the plan
+# replay the study's byte floor is counted from).
 add_executable(test_engine_study test_engine.c)
 target_link_libraries(test_engine_study PRIVATE sc_gen spherecollide_study m)
 target_compile_options(test_engine_study PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
 target_compile_definitions(test_engine_study PRIVATE _POSIX_C_SOURCE=200809L)
 add_test(NAME engine.knobs COMMAND test_engine_study knobs)
+add_test(NAME engine.study.api COMMAND test_engine_study api)
 
 add_executable(test_stages test_stages.c)
 target_link_libraries(test_stages PRIVATE spherecollide_static m)
@@ -22,7 +25,7 @@ target_compile_definitions(test_stages PRIVATE _POSIX_C_SOURCE=200809L
   $<$<BOOL:${SC_ENABLE_AVX2}>:SC_HAVE_AVX2_KERNEL=1>)
 add_test(NAME engine.stages COMMAND test_stages)
 # Threads 3 and 4 run on 2 cores in CI: let idle OpenMP threads sleep rather than spin.
-set_tests_properties(engine.api engine.pathological engine.extremes engine.generators engine.peers engine.options engine.knobs engine.stages
+set_tests_properties(engine.api engine.pathological engine.extremes engine.generators engine.peers engine.options engine.knobs engine.study.api engine.stages
   PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
 
 # The host program as the library found it: thread masks, OpenMP state,

@@ -896,6 +896,29 @@ static void group_api(void) {
               sc_study_set_grid_sides(ctx, (sc_grid_sides)7) == SC_ERR_INVALID_ARGUMENT,
           "bad study switches");
     sc_context_destroy(ctx);
+    {
+        /* The study's plan replay is the engine's: the sparse set's cells
+         * widen at the default edge (fewer key bits than at an edge that
+         * turns the widening off) and uniform's do not; packing as the
+         * engine packs (20000 spheres: 15 index bits). */
+        const size_t n = 20000;
+        double *prow = malloc(4 * n * sizeof(double));
+        int kb[2][2] = {{0}}, lv = 0, pb[2][2] = {{0}};
+        uint64_t var;
+        const char *const gens[2] = {"sparse", "uniform"};
+        for (int g = 0; g < 2; g++) {
+            CHECK(prow && scgen_generate(gens[g], n, 3, prow) == 0, "generate %s", gens[g]);
+            const sc_spheres sp = sc_spheres_rows_f64(n, 3, prow);
+            for (int f = 0; f < 2; f++)
+                CHECK(sc_study_grid_plan(&sp, f ? 1.0 + 0x1p-30 : 1.0, 0, &kb[g][f], &lv, &var, &pb[g][f]) ==
+                          SC_OK && lv == 1,
+                      "study plan replay, %s", gens[g]);
+        }
+        CHECK(kb[0][0] < kb[0][1] && kb[1][0] == kb[1][1], "study plan replay widens sparse cells only (%d/%d, %d/%d)",
+              kb[0][0], kb[0][1], kb[1][0], kb[1][1]);
+        CHECK(pb[0][0] == 15 && pb[1][0] == 15, "study plan replay packs (%d, %d)", pb[0][0], pb[1][0]);
+        free(prow);
+    }
 #endif
     o = sc_options_default();
     o.kernel = SC_KERNEL_AVX2;

@@ -181,7 +181,7 @@ static void test_floor(void)
 {
     study_floor f;
     /* 10^6 spheres, 3 passes, 250,000 rows, gathered layout */
-    study_floor_bytes(1000000, 3, 250000, 1, &f);
+    study_floor_bytes(1000000, 3, 250000, 1, 0, &f);
     CHECK_NUM(f.bytes[STUDY_STAGE_BOUNDS], 32e6);
     CHECK_NUM(f.bytes[STUDY_STAGE_KEYS], 44e6);           /* 32 + 12 */
     CHECK_NUM(f.bytes[STUDY_STAGE_SORT], 72e6);           /* 3 x (12 + 12) */
@@ -192,24 +192,38 @@ static void test_floor(void)
     CHECK_NUM(f.total, 267e6);
 
     /* indirect layout: no gather; the search reads input + permutation + xq */
-    study_floor_bytes(1000000, 3, 250000, 0, &f);
+    study_floor_bytes(1000000, 3, 250000, 0, 0, &f);
     CHECK_NUM(f.bytes[STUDY_STAGE_GATHER], 0.0);
     CHECK_NUM(f.bytes[STUDY_STAGE_SEARCH], 40e6);
     CHECK_NUM(f.total, 203e6);
 
     /* no passes (all keys equal in every digit), one row */
-    study_floor_bytes(1000, 0, 1, 1, &f);
+    study_floor_bytes(1000, 0, 1, 1, 0, &f);
     CHECK_NUM(f.bytes[STUDY_STAGE_SORT], 0.0);
     CHECK_NUM(f.total, 32e3 + 44e3 + 12e3 + 12 + 68e3 + 36e3);
-    study_floor_bytes(1000, -2, 1, 1, &f); /* negative passes count as none */
+    study_floor_bytes(1000, -2, 1, 1, 0, &f); /* negative passes count as none */
     CHECK_NUM(f.bytes[STUDY_STAGE_SORT], 0.0);
 
-    study_floor_bytes(0, 5, 0, 1, &f);
+    study_floor_bytes(0, 5, 0, 1, 0, &f);
     CHECK_NUM(f.total, 0.0);
 
     /* 10^7 spheres, 5 passes: per sphere 32+44+120+12+68+36 = 312 B, + 12 per row */
-    study_floor_bytes(10000000, 5, 2000000, 1, &f);
+    study_floor_bytes(10000000, 5, 2000000, 1, 0, &f);
     CHECK_NUM(f.total, 312e7 + 24e6);
+
+    /* packed words (key << b | index): keys write 8, each pass moves 8 + 8,
+     * the row stage reads 8 and writes x quantised and the index (4 + 4) */
+    study_floor_bytes(1000000, 3, 250000, 1, 1, &f);
+    CHECK_NUM(f.bytes[STUDY_STAGE_BOUNDS], 32e6);
+    CHECK_NUM(f.bytes[STUDY_STAGE_KEYS], 40e6);           /* 32 + 8 */
+    CHECK_NUM(f.bytes[STUDY_STAGE_SORT], 48e6);           /* 3 x (8 + 8) */
+    CHECK_NUM(f.bytes[STUDY_STAGE_CELLS], 16e6 + 3e6);    /* (8 + 4 + 4) n + 12 rows */
+    CHECK_NUM(f.bytes[STUDY_STAGE_GATHER], 68e6);
+    CHECK_NUM(f.bytes[STUDY_STAGE_SEARCH], 36e6);
+    CHECK_NUM(f.total, 243e6);
+    study_floor_bytes(1000000, 3, 250000, 0, 1, &f);      /* packed, indirect */
+    CHECK_NUM(f.bytes[STUDY_STAGE_GATHER], 0.0);
+    CHECK_NUM(f.total, 179e6);
 
     /* radix passes, engine rule: 11-bit digits split evenly over key_bits */
     CHECK(study_radix_passes(1000, 40, ~0ull, 11) == 4);     /* 4 digits of 10 bits */

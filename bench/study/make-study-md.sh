@@ -136,17 +136,17 @@ block_floor() {
   fig floor-ratio "measured / floor per stage, uniform"
   echo "Each generator at its largest n (dense excluded: its time is the n^2/2 pair tests, not memory):"
   echo
-  tab -v mode=select -v cols="dist,n,threads,sort_passes,floor_b_total,bw_bytes_per_s,floor_s_total,total_s,ratio_bounds,ratio_keys,ratio_sort,ratio_gather,ratio_cells,ratio_search,ratio_total" \
+  tab -v mode=select -v cols="dist,n,threads,sort_passes,pack_bits,floor_b_total,bw_bytes_per_s,floor_s_total,total_s,ratio_bounds,ratio_keys,ratio_sort,ratio_gather,ratio_cells,ratio_search,ratio_total" \
     -v where="status=ok;dist!=dense" "$data/growth.csv" |
     awk '{ if (!($1 in big) || $2 + 0 > big[$1] + 0) big[$1] = $2; r[NR] = $0; if (!($1 in s)) { s[$1] = 1; o[++m] = $1 } }
       function f1(v) { return v == "NaN" ? "-" : sprintf("%.1f", v) }
       END { for (i = 1; i <= m; i++) for (k = 1; k <= NR; k++) { split(r[k], f, " ")
               if (f[1] != o[i] || f[2] != big[o[i]]) continue
-              x = ""; for (j = 9; j <= 15; j++) x = x "|" f1(f[j])
-              printf "%s|%s|%s|%s|%.0f|%s|%s|%.3f%s\n", f[1], f[2], f[3], f[4], f[5] / f[2],
-                f[6] == "NaN" ? "-" : sprintf("%.1f", f[6] / 1e9), f[7] == "NaN" ? "-" : sprintf("%.3f", f[7] * 1e3),
-                f[8] * 1e3, x } }' |
-    md "generator|n|threads|radix passes|floor B/sphere|GB/s used|floor ms|measured ms|bounds x|keys x|sort x|gather x|cells x|search x|total x"
+              x = ""; for (j = 10; j <= 16; j++) x = x "|" f1(f[j])
+              printf "%s|%s|%s|%s|%s|%.0f|%s|%s|%.3f%s\n", f[1], f[2], f[3], f[4], f[5] + 0 > 0 ? "word" : "pair", f[6] / f[2],
+                f[7] == "NaN" ? "-" : sprintf("%.1f", f[7] / 1e9), f[8] == "NaN" ? "-" : sprintf("%.3f", f[8] * 1e3),
+                f[9] * 1e3, x } }' |
+    md "generator|n|threads|radix passes|sorts|floor B/sphere|GB/s used|floor ms|measured ms|bounds x|keys x|sort x|gather x|cells x|search x|total x"
 }
 
 block_order() {

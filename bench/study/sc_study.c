@@ -175,7 +175,7 @@ typedef struct study_result {
     double stage_med[SC_STAGE_COUNT];
     uint64_t pairs, checksum, checksum_input;
     uint64_t cells, candidate_tests, scratch_bytes;
-    int levels, plan_levels, key_bits, passes;
+    int levels, plan_levels, key_bits, passes, pack_bits;
     double cell_size;
     double gen_s, order_s;
     int counter_ok[NCOUNTERS];
@@ -238,9 +238,12 @@ static void count_passes(const double *rows, const study_config *c, study_result
     sc_spheres s = sc_spheres_rows_f64(c->n, 3, rows);
     int key_bits = 0, levels = 0;
     uint64_t varying = 0;
-    r->key_bits = r->passes = -1;
-    if (sc_study_grid_plan(&s, c->cell_factor, c->levels, &key_bits, &levels, &varying) == SC_OK) {
+    int pack_bits = 0;
+    r->key_bits = r->passes = r->pack_bits = -1;
+    if (sc_study_grid_plan(&s, c->cell_factor, c->levels, &key_bits, &levels, &varying, &pack_bits) ==
+        SC_OK) {
         r->key_bits = key_bits;
+        r->pack_bits = pack_bits;
         r->plan_levels = levels;
         r->passes = study_radix_passes(c->n, key_bits, varying, STUDY_RADIX_DIGIT_BITS);
     }
@@ -688,7 +691,7 @@ static const char *const run_cols[] = {
     "cell_factor", "levels_req", "levels", "plan_levels", "repeats", "status", "note", "total_s", "min_s",
     "cold_s", "wall_s", "s_bounds", "s_keys", "s_sort", "s_gather", "s_cells", "s_search", "s_merge",
     "spheres_per_s", "ns_per_item", "pairs", "checksum", "checksum_input_order", "cells", "candidate_tests",
-    "tests_per_s", "hit_rate", "scratch_bytes", "key_bits", "sort_passes", "floor_b_bounds", "floor_b_keys",
+    "tests_per_s", "hit_rate", "scratch_bytes", "key_bits", "sort_passes", "pack_bits", "floor_b_bounds", "floor_b_keys",
     "floor_b_sort", "floor_b_gather", "floor_b_cells", "floor_b_search", "floor_b_total", "bw_bytes_per_s",
     "floor_s_total", "ratio_bounds", "ratio_keys", "ratio_sort", "ratio_gather", "ratio_cells",
     "ratio_search", "ratio_total", "papi_l1_dcm", "papi_l2_dcm", "papi_l3_tcm", "counters_note", "gen_s",
@@ -765,9 +768,10 @@ static void csv_run_row(study_csv *w, const study_machine *m, const study_args *
     study_csv_u64(w, r->scratch_bytes);
     study_csv_int(w, r->key_bits);
     study_csv_int(w, r->passes);
+    study_csv_int(w, r->pack_bits);
     /* the byte floor and the ratio measured / floor */
     study_floor fl;
-    study_floor_bytes(c->n, r->passes > 0 ? r->passes : 0, r->cells, c->layout != 1, &fl);
+    study_floor_bytes(c->n, r->passes > 0 ? r->passes : 0, r->cells, c->layout != 1, r->pack_bits > 0, &fl);
     static const int model_stage[] = {STUDY_STAGE_BOUNDS, STUDY_STAGE_KEYS,   STUDY_STAGE_SORT,
                                       STUDY_STAGE_GATHER, STUDY_STAGE_CELLS, STUDY_STAGE_SEARCH};
     for (int s = 0; s < 6; s++)
@@ -1173,7 +1177,7 @@ static void print_result(const study_config *c, const study_result *r)
     for (int s = 0; s < SC_STAGE_COUNT; s++)
         printf(" %7.2f", r->stage_med[s] * 1e3);
     study_floor fl;
-    study_floor_bytes(c->n, r->passes > 0 ? r->passes : 0, r->cells, c->layout != 1, &fl);
+    study_floor_bytes(c->n, r->passes > 0 ? r->passes : 0, r->cells, c->layout != 1, r->pack_bits > 0, &fl);
     const double bw = bw_for(r->threads_used);
     const double items = (double)c->n + (double)r->pairs;
     printf(" | %11" PRIu64 " %7.2f %6d %7.2f\n", r->pairs, items > 0 ? r->total_med * 1e9 / items : 0.0,

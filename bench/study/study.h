@@ -75,6 +75,9 @@ enum {
 #define STUDY_B_KEY_WRITE 12    /* 64-bit key + 32-bit index */
 #define STUDY_B_PASS_READ 12    /* one radix pass reads (key, index) ... */
 #define STUDY_B_PASS_WRITE 12   /* ... and writes it */
+#define STUDY_B_WORD 8          /* packed: key << b | index, one 64-bit word,
+                                   which the keys write and each pass reads
+                                   and writes; the row stage writes the index */
 #define STUDY_B_INDEX 4         /* the sorted permutation */
 #define STUDY_B_WORK 32         /* the gathered float64 working copy */
 #define STUDY_B_XQ 4            /* quantised x per sphere (row table stage) */
@@ -89,8 +92,11 @@ typedef struct study_floor {
 /* Least bytes moved per stage for n spheres whose sort runs `passes` radix
  * passes and whose row table has `rows` entries. gathered != 0: the engine's
  * default layout (working copy); 0: the indirect layout, where the gather is
- * skipped and the search reads the input through the permutation. */
-void study_floor_bytes(uint64_t n, int passes, uint64_t rows, int gathered, study_floor *out);
+ * skipped and the search reads the input through the permutation.
+ * packed != 0: the sort moves packed words (key << b | index, 8 bytes)
+ * instead of (key, index) pairs (12), and the row stage writes the index. */
+void study_floor_bytes(uint64_t n, int passes, uint64_t rows, int gathered, int packed,
+                       study_floor *out);
 
 /* The engine's radix pass count (src/radix_sort.c): digits of at most
  * max_digit_bits over key_bits bits, split evenly, and only the digits in

@@ -11,7 +11,8 @@
 
 #include <string.h>
 
-void study_floor_bytes(uint64_t n, int passes, uint64_t rows, int gathered, study_floor *out)
+void study_floor_bytes(uint64_t n, int passes, uint64_t rows, int gathered, int packed,
+                       study_floor *out)
 {
     memset(out, 0, sizeof *out);
     const double N = (double)n;
@@ -19,13 +20,15 @@ void study_floor_bytes(uint64_t n, int passes, uint64_t rows, int gathered, stud
         passes = 0;
     /* bounds: one read of the caller's float64 spheres */
     out->bytes[STUDY_STAGE_BOUNDS] = STUDY_B_INPUT * N;
-    /* keys: read the spheres again, write (key, index) */
-    out->bytes[STUDY_STAGE_KEYS] = (STUDY_B_INPUT + STUDY_B_KEY_WRITE) * N;
-    /* sort: each radix pass reads and writes every (key, index) */
-    out->bytes[STUDY_STAGE_SORT] = (double)passes * (STUDY_B_PASS_READ + STUDY_B_PASS_WRITE) * N;
-    /* row table: read the sorted keys, write x quantised, one entry per row */
-    out->bytes[STUDY_STAGE_CELLS] =
-        (STUDY_B_SORTED_KEY + STUDY_B_XQ) * N + STUDY_B_ROW * (double)rows;
+    /* keys: read the spheres again, write (key, index) or the packed word */
+    out->bytes[STUDY_STAGE_KEYS] = (STUDY_B_INPUT + (packed ? STUDY_B_WORD : STUDY_B_KEY_WRITE)) * N;
+    /* sort: each radix pass reads and writes every (key, index) or word */
+    out->bytes[STUDY_STAGE_SORT] =
+        (double)passes * (packed ? 2 * STUDY_B_WORD : STUDY_B_PASS_READ + STUDY_B_PASS_WRITE) * N;
+    /* row table: read the sorted keys (words), write x quantised (and the
+     * index split from each word), one entry per row */
+    out->bytes[STUDY_STAGE_CELLS] = (STUDY_B_SORTED_KEY + STUDY_B_XQ + (packed ? STUDY_B_INDEX : 0)) * N +
+                                    STUDY_B_ROW * (double)rows;
     if (gathered) {
         /* gather: the permutation, the input in sorted (random) order, the copy */
         out->bytes[STUDY_STAGE_GATHER] = (STUDY_B_INDEX + STUDY_B_INPUT + STUDY_B_WORK) * N;

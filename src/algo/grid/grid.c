@@ -44,6 +44,19 @@ static void choose_sides(const sc_bounds *b, const sc_grid_plan *p, const sc_row
         }
 }
 
+void sc_grid_plan_choose(const sc_view *v, const sc_bounds *b, const sc_grid_options *go,
+                         void *scratch, size_t scratch_bytes, sc_grid_plan *plan) {
+    sc_grid_plan_make(b, go->cell_factor, go->max_levels, go->levels, plan);
+    /* A one-level plan at the default edge whose cells the data leaves
+     * nearly empty: coarser cells, one level (more would only split them
+     * again). Too little scratch (small sets): the edge stays. */
+    if (go->cell_factor == 1.0 && plan->levels == 1 && scratch_bytes >= sc_grid_occupancy_scratch()) {
+        const double f = sc_grid_sparse_factor(v, b, plan->cell[0], scratch);
+        if (f > 1.0)
+            sc_grid_plan_make(b, f, go->max_levels, 1, plan);
+    }
+}
+
 static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     _Static_assert(sizeof(sc_grid_state) <= SC_PEER_STATE_BYTES, "state fits");
     sc_grid_state *g = e->state;
@@ -65,15 +78,8 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     sc_radix_first first = {buf[COUNTS].p, 0, false, 0, stream};
     const int blocks = sc_radix_blocks(n, threads);
     const sc_grid_options *go = &e->opt->grid;
-    sc_grid_plan_make(e->bounds, go->cell_factor, go->max_levels, go->levels, &g->plan);
-    /* A one-level plan at the default edge whose cells the data leaves
-     * nearly empty: coarser cells, one level (more would only split them
-     * again). The sort's second key buffer is free until the sort. */
-    if (go->cell_factor == 1.0 && g->plan.levels == 1 && 8 * n >= sc_grid_occupancy_scratch()) {
-        const double f = sc_grid_sparse_factor(v, e->bounds, g->plan.cell[0], buf[TMP_KEYS].p);
-        if (f > 1.0)
-            sc_grid_plan_make(e->bounds, f, go->max_levels, 1, &g->plan);
-    }
+    /* The sort's second key buffer is free until the sort. */
+    sc_grid_plan_choose(v, e->bounds, go, buf[TMP_KEYS].p, 8 * n, &g->plan);
 #ifdef SC_STUDY
     g->plan.morton = e->study->morton;
 #endif

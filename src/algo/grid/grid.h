@@ -98,6 +98,13 @@ SC_INTERNAL uint64_t sc_grid_key(const sc_grid_plan *plan, int level, const int6
 SC_INTERNAL double sc_grid_sparse_factor(const sc_view *v, const sc_bounds *b, double top,
                                          void *scratch);
 SC_INTERNAL size_t sc_grid_occupancy_scratch(void);
+/* The plan the grid peer searches with: sc_grid_plan_make for the options,
+ * then, for a one-level plan at the default edge, the sparse widening
+ * (sc_grid_sparse_factor), which needs sc_grid_occupancy_scratch() bytes of
+ * scratch (less: no widening). The study's replay (study.c) calls it too,
+ * so its key widths are the engine's. */
+SC_INTERNAL void sc_grid_plan_choose(const sc_view *v, const sc_bounds *b, const sc_grid_options *go,
+                                     void *scratch, size_t scratch_bytes, sc_grid_plan *plan);
 
 /* How many spheres and rows each level holds, and how many rows its grid
  * spans along y and z (span[l][0], span[l][1]): what the cost model reads,
