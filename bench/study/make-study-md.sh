@@ -143,7 +143,7 @@ block_floor() {
       END { for (i = 1; i <= m; i++) for (k = 1; k <= NR; k++) { split(r[k], f, " ")
               if (f[1] != o[i] || f[2] != big[o[i]]) continue
               x = ""; for (j = 10; j <= 16; j++) x = x "|" f1(f[j])
-              printf "%s|%s|%s|%s|%s|%.0f|%s|%s|%.3f%s\n", f[1], f[2], f[3], f[4], f[5] + 0 > 0 ? "word" : "pair", f[6] / f[2],
+              printf "%s|%s|%s|%s|%s|%.0f|%s|%s|%.3f%s\n", f[1], f[2], f[3], f[4], (f[5] + 0 > 0 ? "word" : "pair"), f[6] / f[2],
                 f[7] == "NaN" ? "-" : sprintf("%.1f", f[7] / 1e9), f[8] == "NaN" ? "-" : sprintf("%.3f", f[8] * 1e3),
                 f[9] * 1e3, x } }' |
     md "generator|n|threads|radix passes|sorts|floor B/sphere|GB/s used|floor ms|measured ms|bounds x|keys x|sort x|gather x|cells x|search x|total x"
