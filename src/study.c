@@ -50,16 +50,15 @@ sc_status sc_study_grid_plan(const sc_spheres *s, double cell_factor, int levels
     sc_bounds *b = malloc(sizeof *b);
     uint64_t *keys = malloc((v.n ? v.n : 1) * sizeof *keys);
     uint32_t *hist = malloc(sc_radix_sort_scratch(1, false));
-    /* the engine lends the sparse estimate the sort's second key buffer */
-    const size_t occ = sc_grid_occupancy_scratch(), room = 8 * v.n;
-    void *scratch = malloc(room > occ ? room : occ);
-    st = b && keys && hist && scratch ? sc_bounds_compute(&v, b) : SC_ERR_OUT_OF_MEMORY;
+    st = b && keys && hist ? sc_bounds_compute(&v, b) : SC_ERR_OUT_OF_MEMORY;
     if (st == SC_OK) {
         sc_options o = sc_options_default();
         o.grid.cell_factor = cell_factor;
         o.grid.levels = levels;
         sc_grid_plan plan;
-        sc_grid_plan_choose(&v, b, &o.grid, scratch, room, &plan);
+        /* As the engine lends the sparse estimate a key buffer (8 n bytes)
+         * before any key is written, so does the replay. */
+        sc_grid_plan_choose(&v, b, &o.grid, keys, 8 * v.n, &plan);
         sc_radix_first first = {hist, 0, false, 0, false};
         sc_keys_compute(&v, &plan, keys, 1, &first);
         uint64_t var = 0;
@@ -70,7 +69,6 @@ sc_status sc_study_grid_plan(const sc_spheres *s, double cell_factor, int levels
         *varying = var;
         *pack_bits = sc_pack_bits(v.n, plan.key_bits);
     }
-    free(scratch);
     free(b);
     free(keys);
     free(hist);
