@@ -65,8 +65,10 @@ typedef enum sc_status {
     SC_ERR_BUFFER_TOO_SMALL = 7, /**< sc_fill_pairs: capacity < pairs; *needed says how many */
     SC_ERR_STOPPED = 8,          /**< the pair callback returned non-zero */
     SC_ERR_UNSUPPORTED = 9,      /**< a forced kernel this CPU or build cannot
-                                      run, or a two-set query with a periodic
-                                      box in the options */
+                                      run, a two-set query with a periodic
+                                      box in the options, or sc_cell_order
+                                      on a context of another algorithm
+                                      than the grid */
     SC_ERR_TOO_COSTLY = 10       /**< the chosen algorithm predicts more work than
                                       its limit on this input (hashgrid's
                                       max_tests); nothing was searched, another
@@ -469,6 +471,27 @@ SC_API sc_status sc_neighbors_count(sc_context *ctx, const sc_spheres *spheres,
 SC_API sc_status sc_neighbors_fill(sc_context *ctx, const sc_spheres *spheres,
                                    const sc_nbr_spec *spec, const uint64_t *offsets,
                                    uint32_t *indices, double *values);
+
+/* ======================================================================== */
+/* Spatial order                                                            */
+/* ======================================================================== */
+
+/** Writes order[0 .. n), n = spheres->count: order[k] is the input index of
+ *  the sphere at position k of the grid's cell order, the order of its
+ *  working copy (level, then row, then x; a permutation of 0 .. n-1, the
+ *  same for every thread count). A caller that keeps its arrays in this
+ *  order (new[k] = old[order[k]], as MD and DEM codes re-sort their
+ *  particles every few steps) hands later queries input that the grid's
+ *  gather reads in sequence, and whose sort is skipped outright while the
+ *  spheres' cell keys still ascend in input order (until one moves out of
+ *  order). The pairs found are the same set, in the new indices. Runs the
+ *  grid's build (bounds, keys, sort, rows, gather; no search) with the
+ *  context's grid options, and ignores options.box (centres are ordered as
+ *  given, not wrapped). ctx's algorithm must be SC_ALGO_GRID (else
+ *  SC_ERR_UNSUPPORTED: the other algorithms keep state in the scratch the
+ *  grid would use). Bad spheres give sc_count_pairs' statuses; order may
+ *  be NULL when n is 0. The context's statistics are this call's. */
+SC_API sc_status sc_cell_order(sc_context *ctx, const sc_spheres *spheres, uint32_t *order);
 
 /* ======================================================================== */
 /* Statistics and system information                                        */

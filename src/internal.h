@@ -160,6 +160,9 @@ typedef struct sc_radix_first {
     bool stream;      /* in: scatter whole cache lines with streaming stores
                          (sc_radix_stream; the scratch must then be sized
                          for it) */
+    bool sorted;      /* out: the keys are already ascending in input order
+                         (the caller's spheres in cell order): the sort has
+                         nothing to do, and its result is the identity */
 } sc_radix_first;
 
 /* Sorts keys[0..n) ascending, carrying index along; stable. Only the low

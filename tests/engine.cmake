@@ -3,7 +3,7 @@ add_executable(test_engine test_engine.c)
 target_link_libraries(test_engine PRIVATE sc_tools m)
 target_compile_options(test_engine PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
 target_compile_definitions(test_engine PRIVATE _POSIX_C_SOURCE=200809L)
-foreach(group api pathological extremes generators peers options)
+foreach(group api pathological extremes generators peers options order)
   add_test(NAME engine.${group} COMMAND test_engine ${group})
 endforeach()
 
@@ -25,7 +25,7 @@ target_compile_definitions(test_stages PRIVATE _POSIX_C_SOURCE=200809L
   $<$<BOOL:${SC_ENABLE_AVX2}>:SC_HAVE_AVX2_KERNEL=1>)
 add_test(NAME engine.stages COMMAND test_stages)
 # Threads 3 and 4 run on 2 cores in CI: let idle OpenMP threads sleep rather than spin.
-set_tests_properties(engine.api engine.pathological engine.extremes engine.generators engine.peers engine.options engine.knobs engine.study.api engine.stages
+set_tests_properties(engine.api engine.pathological engine.extremes engine.generators engine.peers engine.options engine.order engine.knobs engine.study.api engine.stages
   PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
 
 # The host program as the library found it: thread masks, OpenMP state,

@@ -6,7 +6,7 @@
  * and the streamed order must match exactly.
  *
  * Usage: test_engine [GROUP]   (GROUP: api, pathological, extremes,
- * generators, peers, options, all; default all)
+ * generators, peers, options, order, all; default all)
  */
 #include "sc_gen.h"
 #include "spherecollide.h"
@@ -1399,6 +1399,173 @@ static void group_options(void) {
     free(d.rows);
 }
 
+/* ---- the cell order (sc_cell_order) -------------------------------------- */
+
+static void watch_skip(sc_log_level level, const char *msg, void *user) {
+    (void)level;
+    *(int *)user += strstr(msg, "sort skipped") != NULL;
+}
+
+/* The pairs a grid context finds on d's spheres laid out as perm says (row
+ * k is sphere perm[k]), mapped back to d's indices and sorted; *skipped
+ * counts the queries whose sort was skipped, *cell gets the finest cell. */
+static sc_status pairs_permuted(const dataset *d, const uint32_t *perm, int threads,
+                                sc_kernel kernel, pairs *out, int *skipped, double *cell) {
+    double *rows = malloc(4 * (d->n + 1) * sizeof(double));
+    for (size_t k = 0; k < d->n; k++)
+        memcpy(rows + 4 * k, d->rows + 4 * (size_t)perm[k], 4 * sizeof(double));
+    sc_options o = sc_options_default();
+    o.threads = threads;
+    o.kernel = kernel;
+    o.pin = SC_PIN_NONE;
+    o.log = watch_skip;
+    o.log_user = skipped;
+    sc_context *ctx = NULL;
+    sc_status st = sc_context_create(&o, &ctx);
+    const sc_spheres view = sc_spheres_rows_f64(d->n, 3, rows);
+    out->n = 0;
+    chunk_limit = SIZE_MAX;
+    if (st == SC_OK)
+        st = sc_stream_pairs(ctx, &view, collect, out, NULL);
+    sc_stats stats;
+    if (st == SC_OK && sc_context_stats(ctx, &stats) == SC_OK)
+        *cell = stats.cell_size;
+    sc_context_destroy(ctx);
+    for (size_t k = 0; k < out->n; k++) {
+        uint32_t i = perm[out->p[2 * k]], j = perm[out->p[2 * k + 1]];
+        out->p[2 * k] = i < j ? i : j;
+        out->p[2 * k + 1] = i < j ? j : i;
+    }
+    qsort(out->p, out->n, 2 * sizeof(uint32_t), cmp_pair);
+    free(rows);
+    return st;
+}
+
+/* The grid's order on every generator: a permutation, the same for 1, 2 and
+ * 3 threads; the spheres laid out in it give the oracle's pairs, and their
+ * sort is skipped when the plan is the same; the order with two spheres
+ * swapped away from the sampled positions, or cut and rotated, is sorted
+ * again and gives the oracle's pairs too. Then the call's contracts. */
+static void group_order(void) {
+    const char *const *names = scgen_names();
+    const size_t sizes[] = {0, 1, 2, 3000, 20000};
+    int skipped_total = 0;
+    for (int g = 0; names[g]; g++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            const size_t n = sizes[s];
+            const int uniform = strcmp(names[g], "uniform") == 0;
+            if (n > 3000 && !uniform)
+                continue; /* the oracle is quadratic */
+            dataset d = {names[g], n, malloc(4 * (n + 1) * sizeof(double))};
+            CHECK(scgen_generate(names[g], n, 11 + s, d.rows) == 0, "generate %s", names[g]);
+            pairs want = {0};
+            uint64_t sum;
+            oracle(&d, &want, &sum);
+            const sc_spheres view = sc_spheres_rows_f64(n, 3, d.rows);
+            uint32_t *ord[3];
+            double cell = 0.0;
+            for (int t = 0; t < 3; t++) {
+                ord[t] = malloc(sizeof(uint32_t) * (n + 1));
+                sc_options o = sc_options_default();
+                o.threads = t + 1;
+                o.pin = SC_PIN_NONE;
+                sc_context *ctx = NULL;
+                sc_status st = sc_context_create(&o, &ctx);
+                if (st == SC_OK)
+                    st = sc_cell_order(ctx, &view, ord[t]);
+                sc_stats stats;
+                if (st == SC_OK && t == 0 && sc_context_stats(ctx, &stats) == SC_OK)
+                    cell = stats.cell_size;
+                CHECK(st == SC_OK, "order %s n=%zu threads=%d: %s", names[g], n, t + 1,
+                      sc_status_string(st));
+                sc_context_destroy(ctx);
+            }
+            CHECK(n == 0 || (memcmp(ord[0], ord[1], 4 * n) == 0 && memcmp(ord[0], ord[2], 4 * n) == 0),
+                  "order %s n=%zu: differs between thread counts", names[g], n);
+            unsigned char *seen = calloc(n + 1, 1);
+            size_t dup = 0;
+            for (size_t k = 0; k < n; k++)
+                dup += ord[0][k] >= n || seen[ord[0][k]]++;
+            CHECK(dup == 0, "order %s n=%zu: not a permutation (%zu bad)", names[g], n, dup);
+            free(seen);
+
+            /* In the order: the oracle's pairs; the sort skipped where the
+             * plan (the finest cell) came out the same. */
+            pairs got = {0};
+            int skipped = 0;
+            double cell_p = -1.0;
+            sc_status st = pairs_permuted(&d, ord[0], 2, SC_KERNEL_AUTO, &got, &skipped, &cell_p);
+            CHECK(st == SC_OK && same_pairs(&got, &want), "order %s n=%zu: %s, %zu pairs, oracle %zu",
+                  names[g], n, sc_status_string(st), got.n, want.n);
+            CHECK(n < 3000 || cell_p != cell || skipped == 1,
+                  "order %s n=%zu: same plan (cell %.17g) but the sort ran", names[g], n, cell);
+            skipped_total += skipped;
+
+            /* Two spheres swapped (not at the 64 sampled neighbour pairs),
+             * and the order rotated by a third: sorted again, same pairs. */
+            if (n >= 3000) {
+                uint32_t *q = malloc(sizeof(uint32_t) * n);
+                for (int variant = 0; variant < 2; variant++) {
+                    if (variant == 0) {
+                        memcpy(q, ord[0], 4 * n);
+                        const size_t a = (n - 2) * 10 / 63 + 5, b = (n - 2) * 40 / 63 + 5;
+                        const uint32_t tmp = q[a];
+                        q[a] = q[b];
+                        q[b] = tmp;
+                    } else
+                        for (size_t k = 0; k < n; k++)
+                            q[k] = ord[0][(k + n / 3) % n];
+                    skipped = 0;
+                    st = pairs_permuted(&d, q, variant ? 3 : 1,
+                                        variant ? SC_KERNEL_SCALAR : SC_KERNEL_AUTO, &got, &skipped,
+                                        &cell_p);
+                    CHECK(st == SC_OK && same_pairs(&got, &want),
+                          "order %s n=%zu %s: %s, %zu pairs, oracle %zu", names[g], n,
+                          variant ? "rotated" : "swapped", sc_status_string(st), got.n, want.n);
+                    CHECK(!uniform || skipped == 0, "order %s n=%zu %s: the sort was skipped",
+                          names[g], n, variant ? "rotated" : "swapped");
+                }
+                free(q);
+            }
+            free(got.p);
+            free(want.p);
+            for (int t = 0; t < 3; t++)
+                free(ord[t]);
+            free(d.rows);
+        }
+    CHECK(skipped_total >= 4, "order: the sort was skipped on only %d inputs", skipped_total);
+
+    /* Contracts: the grid only; a bad sphere writes nothing; NULL order for
+     * no spheres; a periodic box is ignored. */
+    double rows[4 * 4] = {0, 0, 0, 1, 1, 0, 0, 1, 5, 0, 0, 1, 9, 0, 0, 1};
+    const sc_spheres four = sc_spheres_rows_f64(4, 3, rows);
+    uint32_t out[4] = {7, 7, 7, 7};
+    sc_options o = sc_options_default();
+    o.algorithm = SC_ALGO_SAP;
+    sc_context *ctx = NULL;
+    CHECK(sc_context_create(&o, &ctx) == SC_OK && sc_cell_order(ctx, &four, out) == SC_ERR_UNSUPPORTED,
+          "order: a sap context is refused");
+    sc_context_destroy(ctx);
+    o = sc_options_default();
+    o.box.periodic[0] = 1;
+    o.box.lo[0] = 0.0;
+    o.box.hi[0] = 4.0;
+    CHECK(sc_context_create(&o, &ctx) == SC_OK, "order: context");
+    CHECK(sc_cell_order(NULL, &four, out) == SC_ERR_INVALID_ARGUMENT, "order: NULL context");
+    CHECK(sc_cell_order(ctx, &four, NULL) == SC_ERR_INVALID_ARGUMENT, "order: NULL order");
+    CHECK(sc_cell_order(ctx, NULL, out) == SC_ERR_INVALID_ARGUMENT, "order: NULL spheres");
+    const sc_spheres none = sc_spheres_rows_f64(0, 3, rows);
+    CHECK(sc_cell_order(ctx, &none, NULL) == SC_OK, "order: no spheres, no order array");
+    rows[4 * 2 + 1] = NAN;
+    CHECK(sc_cell_order(ctx, &four, out) == SC_ERR_NON_FINITE && out[0] == 7 && out[3] == 7,
+          "order: a NaN is refused and nothing is written");
+    rows[4 * 2 + 1] = 0.0;
+    CHECK(sc_cell_order(ctx, &four, out) == SC_OK &&
+              (out[0] | out[1] | out[2] | out[3]) < 4 && out[0] + out[1] + out[2] + out[3] == 6,
+          "order: a periodic context orders the centres as given");
+    sc_context_destroy(ctx);
+}
+
 int main(int argc, char **argv) {
     const char *group = argc > 1 ? argv[1] : "all";
     int all = strcmp(group, "all") == 0;
@@ -1419,6 +1586,8 @@ int main(int argc, char **argv) {
         group_peers();
     if (all || strcmp(group, "options") == 0)
         group_options();
+    if (all || strcmp(group, "order") == 0)
+        group_order();
 #ifdef SC_STUDY
     if (all || strcmp(group, "knobs") == 0)
         group_knobs();

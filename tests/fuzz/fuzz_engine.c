@@ -4,9 +4,10 @@
  * 2^-1074 to the accepted limit, small integer lattices so exact touching
  * is common, zero, subnormal and huge radii, duplicates, outliers at
  * +-SC_MAX_ABS_VALUE); float32 or float64, rows, separate arrays, or rows
- * of centres with the radii apart (r_stride), 2-D or
- * 3-D. Every algorithm and kernel, at 1 and several threads, must return the
- * oracle's pair set: the same count, checksum and pairs as a brute-force
+ * of centres with the radii apart (r_stride), 2-D or 3-D; as generated, or
+ * laid out in the grid's cell order (sc_cell_order), whose sort the default
+ * grids then skip. Every algorithm and kernel, at 1 and several threads,
+ * must return the oracle's pair set: the same count, checksum and pairs as a brute-force
  * double loop written here. The same spheres cut in two (a prefix and the
  * rest, often one at least 4 times the other, so the larger set's filter
  * decides) must give the two-set query the oracle's pairs across the cut;
@@ -473,6 +474,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             v[i][a] = x;
         }
     }
+    /* With flag 16, the spheres laid out in the grid's own cell order
+     * (sc_cell_order on a default grid): the default grids' sorts then find
+     * their keys ascending and skip, and every other check runs on it. */
+    if ((flags >> 4) & 1 && n > 1) {
+        static sc_context *order_ctx;
+        sc_options o = sc_options_default();
+        o.threads = 2;
+        o.pin = SC_PIN_NONE;
+        if (!order_ctx && sc_context_create(&o, &order_ctx) != SC_OK)
+            fuzz_fail("context", "cell order", 0, 0);
+        double tmp[MAX_N * 4], w[MAX_N][4];
+        uint32_t ord[MAX_N];
+        unsigned char seen[MAX_N] = {0};
+        for (size_t i = 0; i < n; i++)
+            for (int a = 0, c = 0; a < 4; a++)
+                if (dims == 3 || a != 2)
+                    tmp[i * (size_t)(dims + 1) + (size_t)c++] = v[i][a];
+        const sc_spheres tv = sc_spheres_rows_f64(n, dims, tmp);
+        if (sc_cell_order(order_ctx, &tv, ord) != SC_OK)
+            fuzz_fail("cell order: status", "default grid", n, 0);
+        for (size_t k = 0; k < n; k++) {
+            if (ord[k] >= n || seen[ord[k]]++)
+                fuzz_fail("cell order: not a permutation", "default grid", k, ord[k]);
+            memcpy(w[k], v[ord[k]], sizeof w[k]);
+        }
+        memcpy(v, w, n * sizeof w[0]);
+    }
+
     /* the input view */
     double rows64[MAX_N * 4], soa64[4][MAX_N];
     float rows32[MAX_N * 4], soa32[4][MAX_N];

@@ -75,7 +75,7 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
         return SC_ERR_OUT_OF_MEMORY;
 
     double t = sc_now();
-    sc_radix_first first = {buf[COUNTS].p, 0, false, 0, stream};
+    sc_radix_first first = {buf[COUNTS].p, 0, false, 0, stream, false};
     const int blocks = sc_radix_blocks(n, threads);
     const sc_grid_options *go = &e->opt->grid;
     /* The sort's second key buffer is free until the sort. */
@@ -88,9 +88,20 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     sc_keys_compute(v, &g->plan, buf[KEYS].p, blocks, &first);
     sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
 
-    /* The result may land in the second buffers: then swap the roles, no copy. */
+    /* The result may land in the second buffers: then swap the roles, no
+     * copy. Keys already ascending (the caller keeps its spheres in the
+     * order sc_cell_order gave) need no pass: packed words carry their
+     * index, and (key, index) pairs get the identity. */
     t = sc_now();
-    if (first.pack_bits) {
+    if (first.sorted) {
+        out->detail = "keys already in cell order: sort skipped";
+        if (!first.pack_bits) {
+            uint32_t *index = buf[INDEX].p;
+#pragma omp parallel for schedule(static)
+            for (size_t k = 0; k < n; k++)
+                index[k] = (uint32_t)k;
+        }
+    } else if (first.pack_bits) {
         if (sc_radix_sort_packed(buf[KEYS].p, buf[TMP_KEYS].p, n, g->plan.key_bits, first.pack_bits,
                                  buf[COUNTS].p, threads, &first)) {
             sc_buf tk = buf[KEYS];
