@@ -225,6 +225,37 @@ static PyObject *Context_count(Context *self, PyObject *args) {
     return Py_BuildValue("(KK)", (unsigned long long)s.pairs, (unsigned long long)s.checksum);
 }
 
+/* cell_order(): sc_cell_order into a new uint32 array of n. */
+static PyObject *Context_cell_order(Context *self, PyObject *args) {
+    sc_spheres v, vb;
+    int two = 0;
+    if (make_views(args, &v, &vb, &two) < 0)
+        return NULL;
+    if (two) {
+        PyErr_SetString(PyExc_TypeError, "cell_order takes one set");
+        return NULL;
+    }
+    npy_intp n = (npy_intp)v.count;
+    PyObject *out = PyArray_SimpleNew(1, &n, NPY_UINT32);
+    if (!out)
+        return NULL;
+    if (take(self) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    uint32_t *o = PyArray_DATA((PyArrayObject *)out);
+    sc_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = sc_cell_order(self->ctx, &v, o);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
+    if (st != SC_OK) {
+        Py_DECREF(out);
+        return raise_status(st, &v);
+    }
+    return out;
+}
+
 /* pairs(): the stream appended to one growing block, handed to NumPy.
  * A block's capacity in pairs sits in a header before them. The block of
  * the last array released is kept (`spare`, under the GIL) and the next
@@ -618,6 +649,8 @@ static PyMethodDef Context_methods[] = {
     {"chunks", (PyCFunction)Context_chunks, METH_VARARGS, "chunks(centres, radii) -> iterator of arrays"},
     {"neighbors", (PyCFunction)Context_neighbors, METH_VARARGS,
      "neighbors(centres, radii, full, skin, value) -> (offsets, indices, values or None)"},
+    {"cell_order", (PyCFunction)Context_cell_order, METH_VARARGS,
+     "cell_order(centres, radii) -> (N,) uint32 array: the grid's cell order"},
     {"stats", (PyCFunction)Context_stats, METH_NOARGS, "statistics of the last query, a dict"},
     {"trim", (PyCFunction)Context_trim, METH_NOARGS, "frees the context's scratch memory"},
     {NULL, NULL, 0, NULL},

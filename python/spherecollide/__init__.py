@@ -29,7 +29,7 @@ import numpy as _np
 from . import _core
 from ._core import Error
 
-__all__ = ["pairs", "count", "iter_pairs", "neighbors", "pairs_between", "count_between", "Context", "pair_checksum", "clear_cache", "Error",
+__all__ = ["pairs", "count", "iter_pairs", "neighbors", "pairs_between", "count_between", "cell_order", "Context", "pair_checksum", "clear_cache", "Error",
            "ALGORITHMS", "__version__"]
 
 __version__ = _core.version()
@@ -175,6 +175,11 @@ class Context:
         """As spherecollide.neighbors(), in this context's box."""
         c, r = self._prepare(centres, radii)
         return _neighbors_result(self._core.neighbors(c, r, *_nbr_args(full, skin, values)), values)
+
+    def cell_order(self, centres, radii):
+        """As spherecollide.cell_order(), with this context's grid (a context of
+        another algorithm raises Error, status 9, SC_ERR_UNSUPPORTED)."""
+        return self._core.cell_order(*_prepare(centres, radii))
 
     def stats(self):
         """The last query's statistics (sc_stats): seconds per stage, total_seconds
@@ -354,6 +359,24 @@ def neighbors(centres, radii, *, full=False, skin=0.0, values=None, box=None, al
 
 
 _M64 = (1 << 64) - 1
+
+
+def cell_order(centres, radii, *, threads=None):
+    """The grid's cell order, as an (N,) uint32 array: order[k] is the index of
+    the sphere at position k of the order the grid lays its working copy out
+    in (a permutation of 0..N-1, the same for every thread count).
+
+    Arrays kept in it (``centres[order]``, ``radii[order]``, and every other
+    per-sphere array alike), as MD and DEM codes re-sort their particles every
+    few steps, make later calls read them in sequence, and skip the grid's
+    sort while no sphere has moved out of order. The pairs are then in the
+    new indices: ``order[p]`` maps them back. Periodic boxes do not change
+    the order (centres are ordered as given).
+    """
+    key = _options("grid", threads, "auto", False, 65536, None)
+    c, r = _prepare(centres, radii)
+    with _borrowed(key) as ctx:
+        return ctx._core.cell_order(c, r)
 
 
 def pair_checksum(p):

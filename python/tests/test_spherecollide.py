@@ -723,3 +723,38 @@ def test_periodic_neighbors_match_the_oracle(algorithm):
                     d[:, a] = np.where(d[:, a] > 0.5 * L, d[:, a] - L,
                                        np.where(d[:, a] < -0.5 * L, d[:, a] + L, d[:, a]))
             np.testing.assert_array_equal(val[0], np.sqrt((d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) + d[:, 2] * d[:, 2]))
+
+
+# ---- the grid's cell order ---------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+def test_cell_order_is_a_permutation_with_the_same_pairs(name):
+    c, r = DATASETS[name]()
+    r = np.broadcast_to(r, (len(c),))
+    order = sc.cell_order(c, r, threads=2)
+    assert order.dtype == np.uint32 and order.shape == (len(c),)
+    np.testing.assert_array_equal(np.sort(order), np.arange(len(c), dtype=np.uint32))
+    np.testing.assert_array_equal(sc.cell_order(c, r, threads=1), order)
+    np.testing.assert_array_equal(sc.cell_order(c, r, threads=3), order)
+    # the pairs of the reordered spheres, mapped back, are the oracle's
+    got = order[sc.pairs(c[order], r[order], threads=2)]
+    got = np.sort(got, axis=1)
+    np.testing.assert_array_equal(lexsorted(got), oracle(c, r))
+
+
+def test_cell_order_on_a_context_needs_the_grid():
+    c, r = uniform(20000, seed=9)
+    ctx = sc.Context(threads=2)
+    order = ctx.cell_order(c, r)
+    np.testing.assert_array_equal(order, sc.cell_order(c, r))
+    k, _ = ctx.count(c[order], r[order])
+    assert k == ctx.count(c, r)[0] and k > 10000
+    with pytest.raises(sc.Error) as e:
+        sc.Context(algorithm="sap").cell_order(c, r)
+    assert e.value.status == 9 and e.value.status_name.startswith("not supported")
+    with pytest.raises(sc.Error) as e:
+        c2 = c.copy()
+        c2[5, 1] = np.nan
+        ctx.cell_order(c2, r)
+    assert e.value.index == 5
+    assert sc.cell_order(np.zeros((0, 3)), np.zeros(0)).shape == (0,)
