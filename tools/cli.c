@@ -198,6 +198,8 @@ static const char usage_gen[] =
     "  -o, --output FILE   the file to write (temporary file + rename; - is stdout)\n"
     "  --seed S            64-bit decimal seed (default 1)\n"
     "  --format F          npy|text|csv|f32|f64\n"
+    "  --cell-order        write the spheres in the grid's cell order (sc_cell_order):\n"
+    "                      pairs then reads them in sequence and skips its sort\n"
     "  --quiet             no \"wrote ...\" line\n"
     "  -h, --help          this help\n"
     "\n";
@@ -1458,6 +1460,33 @@ static int cmd_neighbors(int argc, char **argv)
 
 /* ---- gen ----------------------------------------------------------------------- */
 
+/* Lays n rows out in the default grid's cell order: 0, or an exit code
+ * after the message. */
+static int gen_cell_order(double *rows, size_t n)
+{
+    uint32_t *order = malloc(n * sizeof *order);
+    double *copy = malloc(n * 4 * sizeof *copy);
+    sc_context *ctx = NULL;
+    sc_status st = order && copy ? sc_context_create(NULL, &ctx) : SC_ERR_OUT_OF_MEMORY;
+    if (st == SC_OK) {
+        const sc_spheres view = sc_spheres_rows_f64(n, 3, rows);
+        st = sc_cell_order(ctx, &view, order);
+    }
+    sc_context_destroy(ctx);
+    if (st == SC_OK) {
+        for (size_t k = 0; k < n; k++)
+            memcpy(copy + 4 * k, rows + 4 * (size_t)order[k], 4 * sizeof *copy);
+        memcpy(rows, copy, n * 4 * sizeof *copy);
+    }
+    free(order);
+    free(copy);
+    if (st == SC_ERR_OUT_OF_MEMORY)
+        return fail(EXIT_NOMEM, "gen: out of memory for the cell order of %zu spheres", n);
+    if (st != SC_OK)
+        return fail(EXIT_INTERNAL, "gen: the cell order failed: %s", sc_status_string(st));
+    return 0;
+}
+
 static int cmd_gen(int argc, char **argv)
 {
     if (wants_help(argc, argv))
@@ -1465,7 +1494,7 @@ static int cmd_gen(int argc, char **argv)
     args a = {argc, 0, argv, "gen"};
     const char *dist = NULL, *count = NULL, *output = NULL;
     uint64_t seed = 1;
-    int quiet = 0;
+    int quiet = 0, cell_order = 0;
     sc_io_format format = SC_IO_FORMAT_AUTO;
     int only_positional = 0;
     for (a.i = 1; a.i < argc; a.i++) {
@@ -1499,6 +1528,8 @@ static int cmd_gen(int argc, char **argv)
                           v);
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
             quiet = 1;
+        } else if (strcmp(arg, "--cell-order") == 0) {
+            cell_order = 1;
         } else {
             return unknown_option(&a);
         }
@@ -1545,6 +1576,13 @@ static int cmd_gen(int argc, char **argv)
         free(rows);
         return fail(EXIT_INTERNAL, "gen: the generator refused \"%s\"", dist);
     }
+    if (cell_order && n > 1) {
+        const int rc = gen_cell_order(rows, n);
+        if (rc) {
+            free(rows);
+            return rc;
+        }
+    }
     ws = sc_io_write_spheres(output, format, n, 3, rows, err, sizeof err);
     free(rows);
     if (ws != SC_IO_OK)
@@ -1554,8 +1592,9 @@ static int cmd_gen(int argc, char **argv)
     /* the line goes to stderr when the spheres went to stdout (-o -) */
     if (!quiet)
         fprintf(strcmp(output, "-") == 0 ? stderr : stdout,
-                "wrote %zu %s spheres (seed %llu) to %s (%s)\n", n, dist,
-                (unsigned long long)seed, output, sc_io_format_name(shown));
+                "wrote %zu %s spheres (seed %llu%s) to %s (%s)\n", n, dist,
+                (unsigned long long)seed, cell_order ? ", in cell order" : "", output,
+                sc_io_format_name(shown));
     if (fflush(stdout) != 0 || ferror(stdout))
         return fail(EXIT_OUTPUT, "standard output: cannot write: %s", strerror(errno));
     return EXIT_OK;

@@ -748,6 +748,22 @@ case_gen() {
         fail "npy and text from gen disagree"
     run_ok "$WORK/g.txt" gen uniform 1e3 --seed 9 -o "$WORK/c.npy" &&
         grep -q "wrote 1000 " "$WORK/g.txt" || fail "N = 1e3"
+    # --cell-order: the same spheres (the same pair count), another order,
+    # deterministic; pairs on it gives the oracle's pairs of that file
+    run_ok "$WORK/g.txt" gen clustered 6000 --seed 9 -o "$WORK/o1.npy" --cell-order &&
+        run_ok "$WORK/g2.txt" gen clustered 6000 --seed 9 -o "$WORK/o2.npy" --cell-order &&
+        run_ok "$WORK/g3.txt" gen clustered 6000 --seed 9 -o "$WORK/o0.npy" &&
+        run_ok "$WORK/o1.json" pairs "$WORK/o1.npy" --json &&
+        run_ok "$WORK/o0.json" pairs "$WORK/o0.npy" --json && {
+        checks=$((checks + 1))
+        cmp -s "$WORK/o1.npy" "$WORK/o2.npy" || fail "gen --cell-order is not deterministic"
+        cmp -s "$WORK/o1.npy" "$WORK/o0.npy" && fail "gen --cell-order wrote the generated order"
+        grep -q "wrote 6000 clustered spheres (seed 9, in cell order)" "$WORK/g.txt" ||
+            fail "gen --cell-order report: $(cat "$WORK/g.txt")"
+        [ "$(json_get "$WORK/o1.json" pairs)" = "$(json_get "$WORK/o0.json" pairs)" ] ||
+            fail "gen --cell-order: $(json_get "$WORK/o1.json" pairs) pairs, $(json_get "$WORK/o0.json" pairs) generated"
+        expect_oracle "$WORK/o1.json" "$WORK/o1.npy"
+    }
     run_ok "$WORK/g.txt" gen dense 0 -o "$WORK/empty.npy" &&
         run_ok "$WORK/e.json" pairs "$WORK/empty.npy" --json &&
         [ "$(json_get "$WORK/e.json" n)" = 0 ] || fail "gen N = 0"
