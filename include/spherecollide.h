@@ -65,10 +65,8 @@ typedef enum sc_status {
     SC_ERR_BUFFER_TOO_SMALL = 7, /**< sc_fill_pairs: capacity < pairs; *needed says how many */
     SC_ERR_STOPPED = 8,          /**< the pair callback returned non-zero */
     SC_ERR_UNSUPPORTED = 9,      /**< a forced kernel this CPU or build cannot
-                                      run, a two-set query with a periodic
-                                      box in the options, or sc_cell_order
-                                      on a context of another algorithm
-                                      than the grid */
+                                      run, or sc_cell_order on a context of
+                                      another algorithm than the grid */
     SC_ERR_TOO_COSTLY = 10       /**< the chosen algorithm predicts more work than
                                       its limit on this input (hashgrid's
                                       max_tests); nothing was searched, another

@@ -19,7 +19,7 @@ const char *sc_status_string(sc_status s) {
     case SC_ERR_OUT_OF_MEMORY: return "out of memory";
     case SC_ERR_BUFFER_TOO_SMALL: return "pair buffer too small";
     case SC_ERR_STOPPED: return "stopped by the pair callback";
-    case SC_ERR_UNSUPPORTED: return "not supported (this kernel on this CPU or build, or this call on these options)";
+    case SC_ERR_UNSUPPORTED: return "not supported (this kernel on this CPU or build, or this call on this algorithm)";
     case SC_ERR_TOO_COSTLY: return "the algorithm predicts more work than its limit on this input";
     }
     return "unknown status";
