@@ -1436,7 +1436,8 @@ static sc_status pairs_permuted(const dataset *d, const uint32_t *perm, int thre
         out->p[2 * k] = i < j ? i : j;
         out->p[2 * k + 1] = i < j ? j : i;
     }
-    qsort(out->p, out->n, 2 * sizeof(uint32_t), cmp_pair);
+    if (out->n)
+        qsort(out->p, out->n, 2 * sizeof(uint32_t), cmp_pair);
     free(rows);
     return st;
 }
