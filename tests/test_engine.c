@@ -1455,8 +1455,9 @@ static void group_order(void) {
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             const size_t n = sizes[s];
             const int uniform = strcmp(names[g], "uniform") == 0;
-            if (n > 3000 && !uniform)
-                continue; /* the oracle is quadratic */
+            /* the oracle is quadratic; sparse's cells widen from 16384 on */
+            if (n > 3000 && !uniform && strcmp(names[g], "sparse") != 0)
+                continue;
             dataset d = {names[g], n, malloc(4 * (n + 1) * sizeof(double))};
             CHECK(scgen_generate(names[g], n, 11 + s, d.rows) == 0, "generate %s", names[g]);
             pairs want = {0};
@@ -1490,16 +1491,18 @@ static void group_order(void) {
             CHECK(dup == 0, "order %s n=%zu: not a permutation (%zu bad)", names[g], n, dup);
             free(seen);
 
-            /* In the order: the oracle's pairs; the sort skipped where the
-             * plan (the finest cell) came out the same. */
+            /* In the order: the oracle's pairs, the same plan (the finest
+             * cell; sparse's widened edge too, estimated from a sample at
+             * other positions), and the sort skipped. */
             pairs got = {0};
             int skipped = 0;
             double cell_p = -1.0;
             sc_status st = pairs_permuted(&d, ord[0], 2, SC_KERNEL_AUTO, &got, &skipped, &cell_p);
             CHECK(st == SC_OK && same_pairs(&got, &want), "order %s n=%zu: %s, %zu pairs, oracle %zu",
                   names[g], n, sc_status_string(st), got.n, want.n);
-            CHECK(n < 3000 || cell_p != cell || skipped == 1,
-                  "order %s n=%zu: same plan (cell %.17g) but the sort ran", names[g], n, cell);
+            CHECK(n < 3000 || (cell_p == cell && skipped == 1),
+                  "order %s n=%zu: cell %.17g, in cell order %.17g, sort skipped %d times", names[g],
+                  n, cell, cell_p, skipped);
             skipped_total += skipped;
 
             /* Two spheres swapped (not at the 64 sampled neighbour pairs),
