@@ -520,7 +520,8 @@ static bool keys_ascending(const uint64_t *keys, size_t n, int blocks) {
 #pragma omp parallel num_threads(blocks)
     {
         const int t = sc_thread_id(), nt = sc_num_threads();
-        const size_t lo = 1 + (n - 1) * (size_t)t / (size_t)nt, hi = 1 + (n - 1) * (size_t)(t + 1) / (size_t)nt;
+        const size_t lo = 1 + (n - 1) * (size_t)t / (size_t)nt;
+        const size_t hi = 1 + (n - 1) * (size_t)(t + 1) / (size_t)nt;
         for (size_t a = lo; a < hi && !__atomic_load_n(&down, __ATOMIC_RELAXED); a += 16384) {
             const size_t b = hi - a < 16384 ? hi : a + 16384;
             bool d = false;

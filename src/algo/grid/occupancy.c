@@ -115,7 +115,7 @@ double sc_grid_sparse_factor(const sc_view *v, const sc_bounds *b, double top, v
          * in another order (sc_cell_order's) estimates a few per cent
          * apart, and should still get the same edge, the same keys, and
          * find them sorted. */
-        g = exp2(nearbyint(4.0 * log2(g)) * 0.25);
+        g = exp2(floor(4.0 * log2(g) + 0.5) * 0.25);
         g = g > OCC_FACTOR_MAX ? OCC_FACTOR_MAX : g;
         return g > 1.0 ? g : 1.0;
     }
