@@ -163,6 +163,9 @@ typedef struct sc_radix_first {
     bool sorted;      /* out: the keys are already ascending in input order
                          (the caller's spheres in cell order): the sort has
                          nothing to do, and its result is the identity */
+    bool nearly;      /* out: not sorted, but few of a sample of neighbours
+                         descend (the order a few steps after it was exact):
+                         sc_radix_repair_packed may do the sort's work */
 } sc_radix_first;
 
 /* Sorts keys[0..n) ascending, carrying index along; stable. Only the low
@@ -186,6 +189,14 @@ SC_INTERNAL bool sc_radix_sort_pairs(uint64_t *keys, uint32_t *index, uint64_t *
 SC_INTERNAL bool sc_radix_sort_packed(uint64_t *words, uint64_t *tmp, size_t n, int key_bits,
                                       int index_bits, uint32_t *count, int nthreads,
                                       const sc_radix_first *first);
+/* The sort of packed words that are nearly ascending (radix_repair.c): the
+ * result in words, as sc_radix_sort_packed's; word_bits = key + index bits.
+ * tmp is n words; side and side_tmp are cap words each; count is
+ * sc_radix_sort_scratch(nthreads, false). Returns false, with words and
+ * count untouched, when more than about cap words are out of place. */
+SC_INTERNAL bool sc_radix_repair_packed(uint64_t *words, uint64_t *tmp, size_t n, int word_bits,
+                                        uint64_t *side, uint64_t *side_tmp, size_t cap,
+                                        uint32_t *count, int nthreads);
 /* The same sort on whole words (no index): the low key_bits bits are the key. */
 SC_INTERNAL bool sc_radix_sort_words(uint64_t *words, uint64_t *tmp, size_t n, int key_bits,
                                      uint32_t *count, int nthreads);

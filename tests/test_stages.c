@@ -69,8 +69,8 @@ static void sort_case(size_t n, int key_bits, int mode, int threads, int first, 
         ref[k].index = (uint32_t)k;
     }
     qsort(ref, n, sizeof(kv), cmp_kv);
-    sc_radix_first f = {counts, 0, true, 0, stream != 0, false};
-    sc_radix_first plain_stream = {NULL, 0, false, 0, true, false}; /* no counts, only the stream */
+    sc_radix_first f = {counts, 0, true, 0, stream != 0, false, false};
+    sc_radix_first plain_stream = {NULL, 0, false, 0, true, false, false}; /* no counts, only the stream */
     if (first) {
         const int blocks = sc_radix_blocks(n, threads);
         const size_t buckets = (size_t)1 << sc_radix_digit_bits(key_bits);
@@ -151,6 +151,91 @@ static void test_radix(void) {
                     }
     sort_case(100000, 33, 0, 3, 0, 0, 2);
     sort_case(100000, 21, 0, 3, 1, sc_pack_bits(100000, 21), 2);
+#ifdef _OPENMP
+    omp_set_num_threads(omp_get_num_procs());
+#endif
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The repair of nearly sorted packed words (radix_repair.c) against qsort:
+ * ascending distinct words key << b | k, then a share of them swapped with
+ * a neighbour (a sphere past the next in its row) and a share swapped with
+ * a word far away (a sphere into another row), or runs rotated across the
+ * blocks' seams; 1 to 16 blocks. A repair must give qsort's order; one
+ * that gives up (too many out of place for the side buffer) must leave the
+ * words as they were, and light damage must not give up. */
+static void repair_case(size_t n, double near, double far, int rotate, int threads,
+                        int want_repair) {
+    const int kb = 30, ib = sc_pack_bits(n, kb);
+    uint64_t *w = malloc(8 * (n + 1)), *tmp = malloc(8 * (n + 1)), *want = malloc(8 * (n + 1));
+    uint64_t *side = malloc(8 * (n / 4 + 1)), *side_tmp = malloc(8 * (n / 4 + 1));
+    uint32_t *counts = malloc(sc_radix_sort_scratch(threads, false));
+    for (size_t k = 0; k < n; k++)
+        want[k] = next() & ((1u << kb) - 1);
+    qsort(want, n, 8, cmp_u64);
+    for (size_t k = 0; k < n; k++)
+        w[k] = want[k] << ib | k;
+    for (size_t k = 0; k + 1 < n; k++) {
+        const double u = (double)(next() >> 11) * 0x1p-53;
+        size_t j = k + 1;
+        if (u < far)
+            j = (size_t)(next() % n);
+        else if (u >= far + near)
+            continue;
+        const uint64_t t = w[k];
+        w[k] = w[j];
+        w[j] = t;
+    }
+    if (rotate && n > 2) { /* the first third moved to the end */
+        memcpy(tmp, w, 8 * n);
+        for (size_t k = 0; k < n; k++)
+            w[k] = tmp[(k + n / 3) % n];
+    }
+    memcpy(want, w, 8 * n);
+    qsort(want, n, 8, cmp_u64);
+    memcpy(tmp, w, 8 * n); /* the input, for the give-up check */
+    uint64_t *in = malloc(8 * (n + 1));
+    memcpy(in, w, 8 * n);
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#endif
+    const bool done = sc_radix_repair_packed(w, tmp, n, kb + ib, side, side_tmp, n / 4, counts,
+                                             threads);
+    CHECK(done ? memcmp(w, want, 8 * n) == 0 : memcmp(w, in, 8 * n) == 0,
+          "repair n=%zu near=%g far=%g rotate=%d threads=%d: %s", n, near, far, rotate, threads,
+          done ? "not in order" : "gave up and changed the words");
+    CHECK(want_repair < 0 || done == (want_repair != 0),
+          "repair n=%zu near=%g far=%g rotate=%d threads=%d: %s", n, near, far, rotate, threads,
+          done ? "repaired a shuffle" : "gave up on light damage");
+    free(w);
+    free(tmp);
+    free(want);
+    free(side);
+    free(side_tmp);
+    free(counts);
+    free(in);
+}
+
+static void test_radix_repair(void) {
+    const size_t sizes[] = {0, 1, 2, 3, 17, 4095, 4096, 100000};
+    static const int threads[] = {1, 2, 3, 8, 16};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+            const size_t n = sizes[s];
+            const int light = n >= 4096 ? 1 : -1; /* small n: too few words for a share */
+            repair_case(n, 0.0, 0.0, 0, threads[t], n > 0 ? 1 : -1);  /* in order already */
+            repair_case(n, 0.03, 0.01, 0, threads[t], light);         /* a few steps later */
+            repair_case(n, 0.08, 0.0, 0, threads[t], light);          /* many local swaps */
+            repair_case(n, 0.15, 0.0, 0, threads[t], light);          /* a quarter out of place */
+            repair_case(n, 0.4, 0.0, 0, threads[t], n >= 4096 ? 0 : -1); /* too many: gives up */
+            repair_case(n, 0.0, 0.02, 0, threads[t], light);          /* far moves only */
+            repair_case(n, 0.01, 0.0, 1, threads[t], -1);             /* a rotated order */
+            repair_case(n, 0.0, 1.0, 0, threads[t], n >= 4096 ? 0 : -1); /* a shuffle: gives up */
+        }
 #ifdef _OPENMP
     omp_set_num_threads(omp_get_num_procs());
 #endif
@@ -344,7 +429,7 @@ static void test_keys_stage(void) {
             CHECK(p.levels == levels && !p.pow2, "plan: %d levels, origin-relative", p.levels);
             const int ib = packed ? sc_pack_bits(n, p.key_bits) : 0;
             CHECK(!packed || ib == 15, "index field %d", ib);
-            sc_radix_first f = {counts, 0, false, ib, false, false};
+            sc_radix_first f = {counts, 0, false, ib, false, false, false};
 #ifdef _OPENMP
             omp_set_num_threads(3);
 #endif
@@ -496,7 +581,7 @@ static void test_cells_and_kernels(void) {
     uint32_t *xq = malloc(4 * (n + SC_PAD));
     uint32_t *idx = malloc(4 * (n + 1)), *ti = malloc(4 * (n + 1));
     uint32_t *counts = malloc(sc_radix_sort_scratch(4, false) + 8 * 5);
-    sc_radix_first first = {counts, 0, false, 0, false, false};
+    sc_radix_first first = {counts, 0, false, 0, false, false, false};
 #ifdef _OPENMP
     omp_set_num_threads(4);
 #endif
@@ -563,7 +648,7 @@ static void test_cells_and_kernels(void) {
         uint64_t *pw = malloc(8 * n), *pt = malloc(8 * n), *rkey = malloc(8 * n);
         uint32_t *pidx = malloc(4 * (n + 1)), *rstart = malloc(4 * (n + 1));
         uint32_t *pxq = malloc(4 * (n + SC_PAD));
-        sc_radix_first pf = {counts, 0, false, ib, false, false};
+        sc_radix_first pf = {counts, 0, false, ib, false, false, false};
         sc_keys_compute(&v, &p, pw, sc_radix_blocks(n, 4), &pf);
         CHECK(!pf.identity, "packed words carry their index");
         if (sc_radix_sort_packed(pw, pt, n, p.key_bits, ib, counts, 4, &pf)) {
@@ -1168,6 +1253,7 @@ int main(void) {
     test_periodic_rows();
     test_counting_sort();
     test_radix();
+    test_radix_repair();
     test_keys();
     test_row_boxes();
     test_keys_stage();

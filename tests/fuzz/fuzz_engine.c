@@ -6,9 +6,10 @@
  * +-SC_MAX_ABS_VALUE); float32 or float64, rows, separate arrays, or rows
  * of centres with the radii apart (r_stride), 2-D or 3-D; as generated, or
  * laid out in the grid's cell order (sc_cell_order), whose sort the default
- * grids then skip. Every algorithm and kernel, at 1 and several threads,
- * must return the oracle's pair set: the same count, checksum and pairs as a brute-force
- * double loop written here. The same spheres cut in two (a prefix and the
+ * grids then skip, or in that order with a few spheres swapped, whose sort
+ * they repair. Every algorithm and kernel, at 1 and several threads, must
+ * return the oracle's pair set: the same count, checksum and pairs as a
+ * brute-force double loop written here. The same spheres cut in two (a prefix and the
  * rest, often one at least 4 times the other, so the larger set's filter
  * decides) must give the two-set query the oracle's pairs across the cut;
  * the neighbour lists, half and full, the oracle's pairs row by row;
@@ -500,6 +501,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             memcpy(w[k], v[ord[k]], sizeof w[k]);
         }
         memcpy(v, w, n * sizeof w[0]);
+        /* With flag 32 as well, two spheres then swap places (one far
+         * from its place, one a step): nearly in order, which the default
+         * grids' sorts repair instead of sorting afresh. */
+        if ((flags >> 5) & 1 && n > 3) {
+            memcpy(w[0], v[1], sizeof w[0]);
+            memcpy(v[1], v[n - 2], sizeof w[0]);
+            memcpy(v[n - 2], w[0], sizeof w[0]);
+            memcpy(w[0], v[n / 2], sizeof w[0]);
+            memcpy(v[n / 2], v[n / 2 + 1], sizeof w[0]);
+            memcpy(v[n / 2 + 1], w[0], sizeof w[0]);
+        }
     }
 
     /* the input view */

@@ -131,8 +131,8 @@ SC_INTERNAL void sc_grid_cross_cost(const sc_grid_census *cs, int l, int m, doub
 /* Writes every sphere's key (or, with first->pack_bits = b, the word
  * key << b | k);
  * fills first->hist0 (cut into `blocks` as sc_radix_blocks says),
- * first->varying, first->identity and first->sorted. The index is not
- * written. */
+ * first->varying, first->identity, first->sorted and first->nearly. The
+ * index is not written. */
 SC_INTERNAL void sc_keys_compute(const sc_view *v, const sc_grid_plan *plan, uint64_t *keys,
                                  int blocks, sc_radix_first *first);
 
