@@ -481,8 +481,9 @@ SC_API sc_status sc_neighbors_fill(sc_context *ctx, const sc_spheres *spheres,
  *  order (new[k] = old[order[k]], as MD and DEM codes re-sort their
  *  particles every few steps) hands later queries input that the grid's
  *  gather reads in sequence, and whose sort is skipped outright while the
- *  spheres' cell keys still ascend in input order (until one moves out of
- *  order). The pairs found are the same set, in the new indices. Runs the
+ *  spheres' cell keys still ascend in input order, and repaired rather than
+ *  redone while few have moved out of order. The pairs found are the same
+ *  set, in the new indices. Runs the
  *  grid's build (bounds, keys, sort, rows, gather; no search) with the
  *  context's grid options, and ignores options.box (centres are ordered as
  *  given, not wrapped). ctx's algorithm must be SC_ALGO_GRID (else

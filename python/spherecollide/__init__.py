@@ -369,7 +369,7 @@ def cell_order(centres, radii, *, threads=None):
     Arrays kept in it (``centres[order]``, ``radii[order]``, and every other
     per-sphere array alike), as MD and DEM codes re-sort their particles every
     few steps, make later calls read them in sequence, and skip the grid's
-    sort while no sphere has moved out of order. The pairs are then in the
+    sort while no sphere has moved out of order (repair it while few have). The pairs are then in the
     new indices: ``order[p]`` maps them back. Periodic boxes do not change
     the order (centres are ordered as given).
     """
