@@ -547,6 +547,15 @@ SC_API sc_kernel sc_kernel_auto(void);
 /** Non-zero if this CPU and build can run the kernel. */
 SC_API int sc_kernel_available(sc_kernel kernel);
 
+/** Non-zero when the library's own allocator (no allocator hooks) offers
+ *  scratch blocks of 2 MiB or more to transparent huge pages; zero when it
+ *  keeps them in base pages. Decided once per process: huge pages, except
+ *  in a virtual machine whose balloon reports free pages to the hypervisor
+ *  (fresh huge pages there are backed anew by the host; docs/one-shot.md),
+ *  or where the environment variable SC_HUGE_PAGES=0|1 says otherwise.
+ *  Programs that allocate large arrays of their own may follow it. */
+SC_API int sc_huge_pages(void);
+
 /** Writes a multi-line, human-readable description of the machine: CPU
  *  features, the kernel chosen, the hwloc topology summary and the thread
  *  binding the options would apply. Returns the length it needed (like

@@ -176,14 +176,15 @@ size_t sc_system_info(const sc_options *options, char *buf, size_t cap) {
     size_t used = (size_t)snprintf(
         buf, cap,
         "spherecollide %s\ncpu features: %s\nkernels built: scalar%s\nkernel: %s%s\n"
-        "threads: %d (cores seen: %d)\n",
+        "huge pages: %s\nthreads: %d (cores seen: %d)\n",
         SC_VERSION_STRING, feats,
 #ifdef SC_HAVE_AVX2_KERNEL
         " avx2",
 #else
         "",
 #endif
-        sc_kernel_name(k), sc_kernel_available(k) ? "" : " (NOT available on this CPU)", threads,
+        sc_kernel_name(k), sc_kernel_available(k) ? "" : " (NOT available on this CPU)",
+        sc_huge_pages_reason(), threads,
         sc_cores_available());
     used += sc_threads_describe(o.pin, threads, buf + (used < cap ? used : cap - 1),
                                 used < cap ? cap - used : 1);

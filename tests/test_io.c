@@ -147,7 +147,7 @@ static void make_workdir(const char *dir)
 /* Reads and expects success; returns the spheres (caller frees). */
 static sc_io_spheres read_ok(const char *path, sc_io_format fmt, int dims)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0, 0};
     sc_io_spheres s;
     char err[512] = "";
     sc_io_status st = sc_io_read_spheres(path, &o, &s, err, sizeof err);
@@ -183,7 +183,7 @@ static void expect_fail_opts(const char *path, const sc_io_read_options *o, sc_i
 static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io_status want,
                              const char *place, const char *token, int line)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0, 0};
     expect_fail_opts(path, &o, want, place, token, line);
 }
 #define EXPECT_FAIL(path, fmt, dims, want, place, token)                                           \
@@ -194,7 +194,7 @@ static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io
  * the same status and the same message, word for word. */
 static void expect_deferred_line(const char *path, sc_io_format fmt, int line)
 {
-    sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL, 0, 0}, defer = {fmt, 0, 0, 1, NULL, NULL, 0, 0};
+    sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL, 0, 0, 0}, defer = {fmt, 0, 0, 1, NULL, NULL, 0, 0, 0};
     sc_io_spheres a, b;
     char ea[512] = "", eb[512] = "";
     const sc_io_status sa = sc_io_read_spheres(path, &plain, &a, ea, sizeof ea);
@@ -501,7 +501,7 @@ static void group_pieces(void)
             snprintf(name, sizeof name, "pieces_%s_%d.txt", flat ? "flat" : "rows", variant);
             const char *path = path_in(name);
             write_bytes(path, text, o);
-            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0};
+            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0};
             if (variant == 8) /* the sphere limit falls past the first piece */
                 opts.max_spheres = plant / 4;
             snprintf(what, sizeof what, "%s (%zu bytes)", name, o);
@@ -578,7 +578,7 @@ static void group_decimals(void)
         const char *path = path_in(flat ? "decimals_flat.txt" : "decimals_rows.txt");
         write_bytes(path, text, o);
         for (int threads = 1; threads <= 2; threads++) {
-            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0};
+            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0};
             sc_io_spheres s;
             char err[512];
             const sc_io_status st = read_threads(path, opts, threads, &s, err, sizeof err);
@@ -769,7 +769,7 @@ static void group_csv(void)
         char what[64];
         snprintf(what, sizeof what, "csv variant %d", variant);
         for (int threads = 1; threads <= 2; threads++) {
-            const sc_io_read_options opts = {SC_IO_FORMAT_TEXT, 0, 0, 0, NULL, NULL, 0, 0};
+            const sc_io_read_options opts = {SC_IO_FORMAT_TEXT, 0, 0, 0, NULL, NULL, 0, 0, 0};
             expect_both_ways(path_in("csv.txt"), plain, o, noted, on, opts, threads, clean, lines,
                              what);
         }
@@ -959,7 +959,7 @@ static void group_text(void)
     {
         const char *p = path_in("three.txt");
         write_text(p, "1 2 3 4\n5 6 7 8\n9 10 11 12\n");
-        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0};
+        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0, 0};
         expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "line 3", "more than 2", __LINE__);
         o.max_spheres = 3;
         sc_io_spheres s;
@@ -1176,7 +1176,7 @@ static void group_npy(void)
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     /* a lower limit */
     make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0, NULL, NULL, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0, NULL, NULL, 0, 0, 0};
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO); /* good values: both OK */
     expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "byte 60", "at most 4", __LINE__);
 }
@@ -1242,7 +1242,7 @@ static void group_raw(void)
     EXPECT_FAIL(p32, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 20", "column y");
     EXPECT_DEFERRED(p32, SC_IO_FORMAT_AUTO);
     write_bytes(p64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0, 0};
     expect_fail_opts(p64, &o, SC_IO_ERR_TOO_MANY, "byte 64", "at most 2", __LINE__);
 }
 
@@ -1689,7 +1689,7 @@ static void group_lammps_rows(void)
         snprintf(what, sizeof what, "%s, variant %d", layouts[lay], variant);
         for (int radius = 0; radius < 2; radius++) {
             const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0,
-                                             radius ? "1=0.5,2=1,3=2" : "0.75", NULL, 0, 0};
+                                             radius ? "1=0.5,2=1,3=2" : "0.75", NULL, 0, 0, 0};
             expect_both_ways(path_in("rows.dump"), plain, o, led, ol, opts, 1, clean, atoms, what);
         }
     }
@@ -1762,7 +1762,7 @@ static void group_xyz_rows(void)
         snprintf(what, sizeof what, "xyz layout %d, variant %d", lay, variant);
         for (int radius = 0; radius < 2; radius++) {
             const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0,
-                                             radius ? "C=1.5,He=0.5,O=1" : "0.75", NULL, 0, 0};
+                                             radius ? "C=1.5,He=0.5,O=1" : "0.75", NULL, 0, 0, 0};
             expect_both_ways(path_in("rows.xyz"), plain, o, led, ol, opts, 1, clean, atoms, what);
         }
     }
@@ -1803,7 +1803,7 @@ static void group_lammps(void)
                        "ITEM: BOX BOUNDS ff ff ff\n0 1\n0 1\n0 1\n"
                        "ITEM: ATOMS id type xu yu zu\n7 Ar 0.5 0.25 -3\n8 He 1 2 3\n";
     write_text(path_in("b.txt"), atom);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75", NULL, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75", NULL, 0, 0, 0};
     char err[512] = "";
     CHECK(sc_io_read_spheres(path_in("b.txt"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
     const double wb[8] = {0.5, 0.25, -3, 0.75, 1, 2, 3, 0.75};
@@ -1872,7 +1872,7 @@ static void group_lammps(void)
             "ITEM: TIMESTEP\n20\nITEM: NUMBER OF ATOMS\n2\nITEM: BOX BOUNDS ff ff ff\n"
             "0 30\n0 30\n0 30\nITEM: ATOMS id radius z y x\n1 1.5 6 7 8\n2 2.5 9 10 11\n\n";
         write_text(path_in("t.dump"), traj);
-        sc_io_read_options fo = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 1, 0};
+        sc_io_read_options fo = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 1, 0, 0};
         char ferr[512] = "";
         sc_io_spheres t;
         const double w1[4] = {3, 4, 5, 0.25}, w2[8] = {8, 7, 6, 1.5, 11, 10, 9, 2.5};
@@ -1936,7 +1936,7 @@ static void group_xyz(void)
     /* plain XYZ: element x y z, extra columns ignored, the caller's radii */
     write_text(path_in("w.xyz"), "3\nwater, one frame\nO 0 0 0\nH 0.75 -0.5e0 0 1 2\n"
                                  "H -0.75 0.5 0\n2\nnext frame\nO 1 1 1\nH 2 2 2\n");
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "O=0.7,H=0.3", NULL, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "O=0.7,H=0.3", NULL, 0, 0, 0};
     sc_io_spheres s;
     char err[512] = "";
     CHECK(sc_io_read_spheres(path_in("w.xyz"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
@@ -2075,7 +2075,7 @@ static void group_hdf5(void)
     h5_put(file, "/bad", 2, 2, 4, H5T_IEEE_F64LE, bad);
     H5Fclose(file);
 
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0, 0, 0};
     sc_io_spheres s;
     char err[512] = "";
     CHECK(sc_io_read_spheres(path, &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);

@@ -5,7 +5,8 @@
  * of levels, exact power-of-two regime, level assignment), cell table
  * row table invariants, the two kernels against each other (same pairs, same
  * order) and against the predicate, the checksum mix, and the BVH's
- * node walks (scalar and AVX2) against a recursive brute force.
+ * node walks (scalar and AVX2) against a recursive brute force, and the
+ * huge-page policy's balloon probe on made-up sysfs trees.
  */
 #include "internal.h"
 #include "context.h"
@@ -17,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -1244,7 +1247,59 @@ static void test_boxfilter(void) {
     }
 }
 
+/* Writes text into dir/dev/name, making dir/dev if needed. */
+static void put_file(const char *dir, const char *dev, const char *name, const char *text) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, dev);
+    (void)mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/%s/%s", dir, dev, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f, "cannot write %s", path);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* The huge-page policy's probe (alloc.c) on made-up sysfs trees: only a
+ * virtio balloon (device 0x0005) with feature bit 5 set counts. */
+static void test_balloon_probe(void) {
+    char dir[] = "/tmp/sc-virtio-XXXXXX";
+    CHECK(mkdtemp(dir), "mkdtemp");
+    static const char *const files[][2] = {{"virtio0", "device"}, {"virtio0", "features"},
+                                           {"virtio1", "device"}, {"virtio1", "features"}};
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/none", dir);
+    CHECK(!sc_balloon_reports_free_pages(missing), "a missing folder");
+    CHECK(!sc_balloon_reports_free_pages(dir), "an empty folder");
+    /* a block device with bit 5 set */
+    put_file(dir, "virtio0", "device", "0x0002\n");
+    put_file(dir, "virtio0", "features", "0110010100000000\n");
+    CHECK(!sc_balloon_reports_free_pages(dir), "not a balloon");
+    /* a balloon without reporting, then with */
+    put_file(dir, "virtio1", "device", "0x0005\n");
+    put_file(dir, "virtio1", "features", "0110000100000000\n");
+    CHECK(!sc_balloon_reports_free_pages(dir), "a balloon without bit 5");
+    put_file(dir, "virtio1", "features", "01100101000000000000000000000000100000\n");
+    CHECK(sc_balloon_reports_free_pages(dir), "a balloon with bit 5");
+    put_file(dir, "virtio1", "features", "01100");
+    CHECK(!sc_balloon_reports_free_pages(dir), "features too short");
+    put_file(dir, "virtio1", "features", "000001");
+    CHECK(sc_balloon_reports_free_pages(dir), "bit 5 the last one given");
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s/%s", dir, files[k][0], files[k][1]);
+        (void)unlink(path);
+        if (k % 2) {
+            snprintf(path, sizeof path, "%s/%s", dir, files[k][0]);
+            (void)rmdir(path);
+        }
+    }
+    CHECK(rmdir(dir) == 0, "cleanup of %s", dir);
+}
+
 int main(void) {
+    test_balloon_probe();
     test_boxfilter();
     test_bvh4_walk();
     test_mix();

@@ -734,10 +734,12 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
             vs.v = p;
             vs.cap = bound;
 #ifdef MADV_HUGEPAGE
-            /* In huge pages where the kernel allows them: this VM charges
-             * a fresh 4 KiB page several microseconds (docs/one-shot.md). */
+            /* The caller's page policy, the library's for its scratch
+             * (sc_huge_pages: what a fresh page costs differs between
+             * machines and VMs, docs/one-shot.md). */
             if (align > 64)
-                (void)madvise(p, bytes - bytes % align, MADV_HUGEPAGE); /* advice only */
+                (void)madvise(p, bytes - bytes % align,
+                              opts && opts->huge_pages ? MADV_HUGEPAGE : MADV_NOHUGEPAGE); /* advice only */
 #endif
         }
     }

@@ -136,6 +136,10 @@ typedef struct sc_io_read_options {
     int threads;         /**< text: threads for the lines once their layout
                               is known (files of 1 MiB and more); 0: one
                               per processor, 1: none */
+    int huge_pages;      /**< text: 1 offers the parsed values' reservation
+                              (from 2 MiB) to transparent huge pages, 0
+                              keeps it in base pages; callers that link the
+                              library pass sc_huge_pages() */
 } sc_io_read_options;
 
 /** Spheres read from a file. rows holds n * (dims + 1) values of dtype, row

@@ -940,6 +940,30 @@ case_details() {
     checks=$((checks + 1))
     [ $rc -eq 0 ] || fail "SC_KERNEL=bogus: exit $rc"
     grep -q "^spherecollide: warning: SC_KERNEL=bogus" "$WORK/err.txt" || fail "SC_KERNEL=bogus: no warning: $(cat "$WORK/err.txt")"
+    # huge pages: SC_HUGE_PAGES=0|1 decide; otherwise a balloon that reports
+    # free pages to the hypervisor (virtio device 5, feature bit 5) says no
+    checks=$((checks + 3))
+    SC_HUGE_PAGES=0 "$SC" info >"$WORK/i.txt" && grep -q "^huge pages: not advised (SC_HUGE_PAGES=0)" "$WORK/i.txt" ||
+        fail "SC_HUGE_PAGES=0: $(grep huge "$WORK/i.txt")"
+    SC_HUGE_PAGES=1 "$SC" info >"$WORK/i.txt" && grep -q "^huge pages: advised .*(SC_HUGE_PAGES=1)" "$WORK/i.txt" ||
+        fail "SC_HUGE_PAGES=1: $(grep huge "$WORK/i.txt")"
+    want="^huge pages: advised for scratch"
+    for d in /sys/bus/virtio/devices/*; do
+        [ "$(cat "$d/device" 2>/dev/null)" = 0x0005 ] && [ "$(cut -c6 "$d/features" 2>/dev/null)" = 1 ] &&
+            want="^huge pages: not advised: a virtio balloon"
+    done
+    (unset SC_HUGE_PAGES; "$SC" info) >"$WORK/i.txt" && grep -q "$want" "$WORK/i.txt" ||
+        fail "huge pages: want $want, got $(grep huge "$WORK/i.txt")"
+    # and the same pairs either way, from a text file whose values' reservation
+    # (4 bytes a byte of text) and the scratch pass 2 MiB
+    run_ok "$WORK/q.txt" gen clustered 40000 -o "$WORK/hp.txt" --quiet
+    for h in 0 1; do
+        SC_HUGE_PAGES=$h "$SC" pairs "$WORK/hp.txt" --json >"$WORK/hp$h.json" || fail "SC_HUGE_PAGES=$h: pairs failed"
+    done
+    checks=$((checks + 1))
+    [ "$(json_get "$WORK/hp0.json" pairs) $(json_get "$WORK/hp0.json" checksum)" = \
+      "$(json_get "$WORK/hp1.json" pairs) $(json_get "$WORK/hp1.json" checksum)" ] &&
+        [ "$(json_get "$WORK/hp0.json" n)" = 40000 ] || fail "SC_HUGE_PAGES=0 and 1 differ"
     # line structure: x y r lines without --2d, an index column, a header
     printf '1 2 1\n4 5 1\n7 8 1\n10 11 1\n' >"$WORK/xyr.txt"
     expect_exit 4 "$WORK/xyr.txt" "line 1" "--2d" -- pairs "$WORK/xyr.txt"
