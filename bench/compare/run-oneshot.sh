@@ -13,7 +13,9 @@
 #   process   wall time of a whole process on uniform 1e6 (.npy), the two
 #             tools alternating, SC_ONESHOT_PROCESS_REPEAT runs each:
 #             `spherecollide pairs FILE --count-only --quiet` and
-#             `celllist_pairs FILE --repeat 1` (target: celllist / sc >= 10)
+#             `celllist_pairs FILE --repeat 1` (target: celllist / sc >= 10);
+#             then SC_ONESHOT_PAUSED_REPEAT runs each with SC_ONESHOT_PAUSE_S
+#             seconds of pause before every process (row process-paused)
 #   small     wall time of `spherecollide pairs FILE --count-only --quiet` on a
 #             1,000-sphere text file (target <= 3 ms), beside /bin/true's
 #   warm      one process each, the median of the repeats after the first:
@@ -38,7 +40,8 @@
 # Output: bench/results/<machine>/oneshot.csv (quick: quick-oneshot.csv), columns
 # machine,isa,what,dist,n,tool,threads,median_s,first_s,pairs,checksum,value,target,met
 # where value is the figure the target is about (a ratio, ms, GB/s or MB/s).
-# Environment: SC_ONESHOT_PROCESS_REPEAT [21], SC_ONESHOT_SMALL_REPEAT [41],
+# Environment: SC_ONESHOT_PROCESS_REPEAT [21], SC_ONESHOT_PAUSED_REPEAT [5],
+# SC_ONESHOT_PAUSE_S [3], SC_ONESHOT_SMALL_REPEAT [41],
 # SC_ONESHOT_READ_REPEAT [11], SC_ONESHOT_PERPAIR_ROUNDS [5], SC_COMPARE_MACHINE (results folder name), SC_ONESHOT_SEED_FILE [the seed's
 # file]. Build folders as run-compare.sh: build-compare-sc, build-compare.
 set -euo pipefail
@@ -53,6 +56,7 @@ case "${1:-}" in
   *) echo "run-oneshot: unknown argument '$1' (use --quick or nothing)" >&2; exit 2 ;;
 esac
 prep=${SC_ONESHOT_PROCESS_REPEAT:-21}
+pauserep=${SC_ONESHOT_PAUSED_REPEAT:-5} pause=${SC_ONESHOT_PAUSE_S:-3}
 srep=${SC_ONESHOT_SMALL_REPEAT:-41}
 seedfile=${SC_ONESHOT_SEED_FILE:-$root/../shared/data/spheres.dat}
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -153,6 +157,21 @@ pr=$(calc "$pc / $ps")
 printf '   whole process, uniform %s: spherecollide %.4f s, celllist %.4f s (%sx)\n' "$n1" "$ps" "$pc" "$pr"
 row process uniform "$n1" celllist "$pc" "" "" "" "" "" ""
 row process uniform "$n1" spherecollide "$ps" "" "" "" "$pr" ">= 10" "$(met "$pr" ">=" 10)"
+# The same after a pause before each process, as a user meets a command: on
+# a virtual machine whose balloon reports free pages, memory freed seconds
+# ago has gone back to the host by then, and back-to-back processes reuse
+# what the one before just freed (docs/one-shot.md, "First touch").
+ts=() tc=()
+for ((k = 0; k < pauserep; k++)); do
+  sleep "$pause"; a=$EPOCHREALTIME; "$cli" pairs "$f" --count-only --quiet >/dev/null; b=$EPOCHREALTIME
+  sleep "$pause"; c=$EPOCHREALTIME; "$cell" "$f" --repeat 1 >/dev/null; d=$EPOCHREALTIME
+  ts+=("$(calc "${b/,/.} - ${a/,/.}")") tc+=("$(calc "${d/,/.} - ${c/,/.}")")
+done
+ps=$(printf '%s\n' "${ts[@]}" | median) pc=$(printf '%s\n' "${tc[@]}" | median)
+pr=$(calc "$pc / $ps")
+printf '   whole process after %s s, uniform %s: spherecollide %.4f s, celllist %.4f s (%sx)\n' "$pause" "$n1" "$ps" "$pc" "$pr"
+row process-paused uniform "$n1" celllist "$pc" "" "" "" "" "" ""
+row process-paused uniform "$n1" spherecollide "$ps" "" "" "" "$pr" ">= 10" "$(met "$pr" ">=" 10)"
 
 # ---- a 1,000-sphere text file ------------------------------------------------------------
 f=$data/uniform-1000.txt
