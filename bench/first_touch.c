@@ -8,12 +8,14 @@
  *   anonymous, transparent huge pages (madvise): the same;
  *   a file (FILE, mapped with MAP_POPULATE): the first read of every
  *     double, then a second read;
- *   huge pages that this process has just unmapped: B MiB touched, unmapped
- *     and mapped and touched again at once, then again after a pause of P ms
- *     (a guest whose balloon reports free memory to the host hands freed
- *     pages back, and touching them again faults on the host: the state a
- *     new process meets). Where the kernel has free page reporting, its
- *     parameters are printed first.
+ *   huge pages, then 4 KiB pages, that this process has just unmapped:
+ *     B MiB touched, unmapped and mapped and touched again at once, then
+ *     again after a pause of P ms (a guest whose balloon reports free
+ *     memory to the host hands freed 2 MiB blocks back, and touching them
+ *     again faults on the host: the state a new process meets; 4 KiB pages
+ *     come first from smaller free pieces, which are not handed back, and
+ *     the library's sc_huge_pages chooses by that). Where the kernel has
+ *     free page reporting, its parameters are printed first.
  *   first_touch [--mib B] [--pause P] [FILE]   (64 MiB, 3000 ms; no FILE: no file pass)
  * The library's first query on a fresh context touches n times a few dozen
  * bytes of scratch, and a one-shot run maps and reads its input once: these
@@ -53,12 +55,13 @@ static int anonymous(size_t bytes, int huge) {
     return 0;
 }
 
-/* B bytes in fresh huge pages: mapped, first written (timed), unmapped. */
-static int huge_touch(size_t bytes, double *ms) {
+/* B bytes in fresh pages of one kind: mapped, first written (timed),
+ * unmapped. */
+static int page_touch(size_t bytes, int huge, double *ms) {
     char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return 1;
-    (void)madvise(p, bytes, MADV_HUGEPAGE);
+    (void)madvise(p, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
     const double a = now_ms();
     for (size_t k = 0; k < bytes; k += 4096)
         p[k] = 1;
@@ -86,15 +89,15 @@ static void print_reporting(void) {
     printf("free page reporting: %s %s, %s %s\n", names[0], v[0], names[1], v[1]);
 }
 
-static int reuse(size_t bytes, unsigned pause_ms) {
+static int reuse(size_t bytes, int huge, unsigned pause_ms) {
     double first, again, later;
-    if (huge_touch(bytes, &first) || huge_touch(bytes, &again))
+    if (page_touch(bytes, huge, &first) || page_touch(bytes, huge, &again))
         return 1;
     usleep(1000 * pause_ms);
-    if (huge_touch(bytes, &later))
+    if (page_touch(bytes, huge, &later))
         return 1;
-    printf("huge pages unmapped and touched again: first %.2f ms, at once %.2f ms, after %u ms %.2f ms\n",
-           first, again, pause_ms, later);
+    printf("%-10s pages unmapped and touched again: first %.2f ms, at once %.2f ms, after %u ms %.2f ms\n",
+           huge ? "huge" : "4 KiB", first, again, pause_ms, later);
     return 0;
 }
 
@@ -152,6 +155,10 @@ int main(int argc, char **argv) {
     int bad = anonymous(mib << 20, 0) | anonymous(mib << 20, 1);
     if (file)
         bad |= mapped(file);
-    bad |= reuse(mib << 20, pause_ms);
+    /* huge pages first: the 4 KiB pass after it then starts on memory
+     * freed P ms before, as the huge pass's last touch did */
+    bad |= reuse(mib << 20, 1, pause_ms);
+    usleep(1000 * pause_ms);
+    bad |= reuse(mib << 20, 0, pause_ms);
     return bad;
 }
