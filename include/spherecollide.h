@@ -557,8 +557,8 @@ SC_API int sc_kernel_available(sc_kernel kernel);
 SC_API int sc_huge_pages(void);
 
 /** Writes a multi-line, human-readable description of the machine: CPU
- *  features, the kernel chosen, the hwloc topology summary and the thread
- *  binding the options would apply. Returns the length it needed (like
+ *  features, the kernel chosen, the page policy (sc_huge_pages), the hwloc
+ *  topology summary and the thread binding the options would apply. Returns the length it needed (like
  *  snprintf). Thread-safe. */
 SC_API size_t sc_system_info(const sc_options *options, char *buf, size_t cap);
 

@@ -84,15 +84,15 @@ typedef struct sc_buf {
 } sc_buf;
 
 SC_INTERNAL void *sc_alloc(const sc_allocator *a, size_t bytes);
+SC_INTERNAL void sc_free(const sc_allocator *a, void *p);
+/* Grow-only scratch: keeps the block when it is large enough already. */
+SC_INTERNAL bool sc_buf_reserve(const sc_allocator *a, sc_buf *b, size_t bytes);
+SC_INTERNAL void sc_buf_release(const sc_allocator *a, sc_buf *b);
 /* Non-zero when a virtio balloon among the devices under dir (normally
  * /sys/bus/virtio/devices) reports free pages to the hypervisor. */
 SC_INTERNAL int sc_balloon_reports_free_pages(const char *dir);
 /* sc_huge_pages' answer in words, for sc_system_info. */
 SC_INTERNAL const char *sc_huge_pages_reason(void);
-SC_INTERNAL void sc_free(const sc_allocator *a, void *p);
-/* Grow-only scratch: keeps the block when it is large enough already. */
-SC_INTERNAL bool sc_buf_reserve(const sc_allocator *a, sc_buf *b, size_t bytes);
-SC_INTERNAL void sc_buf_release(const sc_allocator *a, sc_buf *b);
 
 /* ---- reading the caller's view ----------------------------------------- */
 typedef struct sc_view {
