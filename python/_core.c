@@ -695,8 +695,27 @@ static PyObject *mod_pair_mix(PyObject *m, PyObject *args) {
     return PyLong_FromUnsignedLongLong(sc_pair_mix(i, j));
 }
 
+static PyObject *mod_system_info(PyObject *m, PyObject *args) {
+    (void)m;
+    int threads = 0;
+    if (!PyArg_ParseTuple(args, "|i", &threads))
+        return NULL;
+    sc_options o = sc_options_default();
+    o.threads = threads > 0 ? threads : 0;
+    const size_t need = sc_system_info(&o, NULL, 0) + 1;
+    char *buf = PyMem_Malloc(need);
+    if (!buf)
+        return PyErr_NoMemory();
+    sc_system_info(&o, buf, need);
+    PyObject *r = PyUnicode_FromString(buf);
+    PyMem_Free(buf);
+    return r;
+}
+
 static PyMethodDef module_methods[] = {
     {"version", mod_version, METH_NOARGS, "the library's version string"},
+    {"system_info", mod_system_info, METH_VARARGS,
+     "system_info(threads=0): sc_system_info's text (CPU, kernel, page policy, topology, binding)"},
     {"names", mod_names, METH_NOARGS, "the algorithm and kernel names, in enum order"},
     {"pair_mix", mod_pair_mix, METH_VARARGS, "sc_pair_mix(i, j): one pair's checksum term"},
     {NULL, NULL, 0, NULL},

@@ -30,9 +30,18 @@ from . import _core
 from ._core import Error
 
 __all__ = ["pairs", "count", "iter_pairs", "neighbors", "pairs_between", "count_between", "cell_order", "Context", "pair_checksum", "clear_cache", "Error",
-           "ALGORITHMS", "__version__"]
+           "ALGORITHMS", "system_info", "__version__"]
 
 __version__ = _core.version()
+
+
+def system_info(threads=0):
+    """The machine as the library sees it, as text: CPU features, the kernel
+    chosen, the page policy for scratch (huge pages or not, and why), the
+    hwloc topology and the binding `threads` threads would get (0: one per
+    core). The C library's sc_system_info; worth pasting into a bug report."""
+    return _core.system_info(int(threads))
+
 _names = _core.names()
 #: The algorithm names, as the C library's sc_algorithm_name gives them.
 ALGORITHMS = tuple(_names["algorithms"])

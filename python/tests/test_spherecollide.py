@@ -758,3 +758,22 @@ def test_cell_order_on_a_context_needs_the_grid():
         ctx.cell_order(c2, r)
     assert e.value.index == 5
     assert sc.cell_order(np.zeros((0, 3)), np.zeros(0)).shape == (0,)
+
+
+# ---- system information ------------------------------------------------------------
+
+def test_system_info_names_the_machine_and_the_page_policy():
+    text = sc.system_info(threads=2)
+    assert text.startswith("spherecollide " + sc.__version__ + "\n")
+    assert "\nthreads: 2 " in text
+    assert "\nkernel: " in text
+    assert "\nhuge pages: " in text
+    assert sc.system_info() != ""
+    # the policy is read once per process: a fresh interpreter for each setting
+    import sys
+    for value, want in (("0", "huge pages: not advised (SC_HUGE_PAGES=0)"),
+                        ("1", "huge pages: advised for scratch blocks of 2 MiB or more (SC_HUGE_PAGES=1)")):
+        env = dict(os.environ, SC_HUGE_PAGES=value)
+        out = subprocess.run([sys.executable, "-c", "import spherecollide as sc; print(sc.system_info())"],
+                             env=env, check=True, capture_output=True, text=True).stdout
+        assert want in out.splitlines(), out
