@@ -170,7 +170,8 @@ typedef struct sc_radix_first {
                          nothing to do, and its result is the identity */
     bool nearly;      /* out: not sorted, but few of a sample of neighbours
                          descend (the order a few steps after it was exact):
-                         sc_radix_repair_packed may do the sort's work */
+                         sc_radix_repair_packed or _pairs may do the
+                         sort's work */
 } sc_radix_first;
 
 /* Sorts keys[0..n) ascending, carrying index along; stable. Only the low
@@ -202,6 +203,17 @@ SC_INTERNAL bool sc_radix_sort_packed(uint64_t *words, uint64_t *tmp, size_t n, 
 SC_INTERNAL bool sc_radix_repair_packed(uint64_t *words, uint64_t *tmp, size_t n, int word_bits,
                                         uint64_t *side, uint64_t *side_tmp, size_t cap,
                                         uint32_t *count, int nthreads);
+/* The same repair for (key, index) pairs that do not fit one word: keys in
+ * input order (index[k] is not read; the input's index is k) sorted, with
+ * index, as sc_radix_sort_pairs sorts them (stable), the result in keys and
+ * index. tmp_keys and tmp_index are n entries; side, side_index, side_tmp
+ * and side_tmp_index cap entries each. Returns false, with keys and count
+ * untouched, when more than about cap keys are out of place. */
+SC_INTERNAL bool sc_radix_repair_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys,
+                                       uint32_t *tmp_index, size_t n, int key_bits, uint64_t *side,
+                                       uint32_t *side_index, uint64_t *side_tmp,
+                                       uint32_t *side_tmp_index, size_t cap, uint32_t *count,
+                                       int nthreads);
 /* The same sort on whole words (no index): the low key_bits bits are the key. */
 SC_INTERNAL bool sc_radix_sort_words(uint64_t *words, uint64_t *tmp, size_t n, int key_bits,
                                      uint32_t *count, int nthreads);

@@ -1401,9 +1401,13 @@ static void group_options(void) {
 
 /* ---- the cell order (sc_cell_order) -------------------------------------- */
 
+/* Queries whose sort was skipped, repaired, repaired as (key, index). */
+static int repaired, repaired_pairs;
 static void watch_skip(sc_log_level level, const char *msg, void *user) {
     (void)level;
     *(int *)user += strstr(msg, "sort skipped") != NULL;
+    repaired += strstr(msg, "sort repaired") != NULL;
+    repaired_pairs += strstr(msg, "sort repaired (key, index)") != NULL;
 }
 
 /* The pairs a grid context finds on d's spheres laid out as perm says (row
@@ -1520,6 +1524,7 @@ static void group_order(void) {
                         for (size_t k = 0; k < n; k++)
                             q[k] = ord[0][(k + n / 3) % n];
                     skipped = 0;
+                    const int repaired_before = repaired;
                     st = pairs_permuted(&d, q, variant ? 3 : 1,
                                         variant ? SC_KERNEL_SCALAR : SC_KERNEL_AUTO, &got, &skipped,
                                         &cell_p);
@@ -1528,6 +1533,9 @@ static void group_order(void) {
                           variant ? "rotated" : "swapped", sc_status_string(st), got.n, want.n);
                     CHECK(!uniform || skipped == 0, "order %s n=%zu %s: the sort was skipped",
                           names[g], n, variant ? "rotated" : "swapped");
+                    /* two keys out of place: repaired, not sorted again */
+                    CHECK(variant || cell_p != cell || repaired == repaired_before + 1,
+                          "order %s n=%zu swapped: not repaired", names[g], n);
                 }
                 free(q);
             }
@@ -1538,6 +1546,9 @@ static void group_order(void) {
             free(d.rows);
         }
     CHECK(skipped_total >= 4, "order: the sort was skipped on only %d inputs", skipped_total);
+    /* farclusters' keys do not fit one word with the index */
+    CHECK(repaired >= 4 && repaired_pairs >= 1, "order: %d repairs, %d of (key, index) pairs",
+          repaired, repaired_pairs);
 
     /* Contracts: the grid only; a bad sphere writes nothing; NULL order for
      * no spheres; a periodic box is ignored. */

@@ -164,24 +164,43 @@ static int cmp_u64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The repair of nearly sorted packed words (radix_repair.c) against qsort:
- * ascending distinct words key << b | k, then a share of them swapped with
- * a neighbour (a sphere past the next in its row) and a share swapped with
- * a word far away (a sphere into another row), or runs rotated across the
- * blocks' seams; 1 to 16 blocks. A repair must give qsort's order; one
- * that gives up (too many out of place for the side buffer) must leave the
- * words as they were, and light damage must not give up. */
-static void repair_case(size_t n, double near, double far, int rotate, int threads,
-                        int want_repair) {
-    const int kb = 30, ib = sc_pack_bits(n, kb);
+/* The repair of nearly sorted keys (radix_repair.c) against qsort:
+ * ascending keys, then a share of them swapped with a neighbour (a sphere
+ * past the next in its row) and a share swapped with a key far away (a
+ * sphere into another row), or runs rotated across the blocks' seams; 1 to
+ * 16 blocks. Packed: distinct words key << b | k, kb bits of key. Pairs:
+ * keys of kb bits (few bits: long runs of equal keys), sorted with their
+ * input index, which must come out as a stable sort's (by key, then
+ * index). A repair must give qsort's order; one that gives up (too many
+ * out of place for the side buffer) must leave the keys as they were, and
+ * light damage must not give up. */
+typedef struct key_at {
+    uint64_t key;
+    uint32_t index;
+} key_at;
+
+static int cmp_key_at(const void *a, const void *b) {
+    const key_at *x = a, *y = b;
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static void repair_case(bool pairs, int kb, size_t n, double near, double far, int rotate,
+                        int threads, int want_repair) {
+    const int ib = pairs ? 0 : sc_pack_bits(n, kb);
+    const size_t cap = n / 4;
     uint64_t *w = malloc(8 * (n + 1)), *tmp = malloc(8 * (n + 1)), *want = malloc(8 * (n + 1));
-    uint64_t *side = malloc(8 * (n / 4 + 1)), *side_tmp = malloc(8 * (n / 4 + 1));
+    uint64_t *side = malloc(8 * (cap + 1)), *side_tmp = malloc(8 * (cap + 1));
+    uint32_t *index = malloc(4 * (n + 1)), *tmp_index = malloc(4 * (n + 1));
+    uint32_t *side_index = malloc(4 * (cap + 1)), *side_tmp_index = malloc(4 * (cap + 1));
     uint32_t *counts = malloc(sc_radix_sort_scratch(threads, false));
+    key_at *ka = malloc(sizeof *ka * (n + 1));
     for (size_t k = 0; k < n; k++)
-        want[k] = next() & ((1u << kb) - 1);
+        want[k] = next() & (((uint64_t)1 << kb) - 1);
     qsort(want, n, 8, cmp_u64);
     for (size_t k = 0; k < n; k++)
-        w[k] = want[k] << ib | k;
+        w[k] = pairs ? want[k] : want[k] << ib | k;
     for (size_t k = 0; k + 1 < n; k++) {
         const double u = (double)(next() >> 11) * 0x1p-53;
         size_t j = k + 1;
@@ -198,47 +217,73 @@ static void repair_case(size_t n, double near, double far, int rotate, int threa
         for (size_t k = 0; k < n; k++)
             w[k] = tmp[(k + n / 3) % n];
     }
-    memcpy(want, w, 8 * n);
-    qsort(want, n, 8, cmp_u64);
-    memcpy(tmp, w, 8 * n); /* the input, for the give-up check */
+    for (size_t k = 0; k < n; k++)
+        ka[k] = (key_at){w[k], (uint32_t)k};
+    qsort(ka, n, sizeof *ka, cmp_key_at);
     uint64_t *in = malloc(8 * (n + 1));
     memcpy(in, w, 8 * n);
+    memcpy(tmp, w, 8 * n);
 #ifdef _OPENMP
     omp_set_num_threads(threads);
 #endif
-    const bool done = sc_radix_repair_packed(w, tmp, n, kb + ib, side, side_tmp, n / 4, counts,
-                                             threads);
-    CHECK(done ? memcmp(w, want, 8 * n) == 0 : memcmp(w, in, 8 * n) == 0,
-          "repair n=%zu near=%g far=%g rotate=%d threads=%d: %s", n, near, far, rotate, threads,
-          done ? "not in order" : "gave up and changed the words");
+    const bool done =
+        pairs ? sc_radix_repair_pairs(w, index, tmp, tmp_index, n, kb, side, side_index, side_tmp,
+                                      side_tmp_index, cap, counts, threads)
+              : sc_radix_repair_packed(w, tmp, n, kb + ib, side, side_tmp, cap, counts, threads);
+    bool ordered = true;
+    for (size_t k = 0; k < n && done; k++)
+        ordered &= w[k] == ka[k].key && (!pairs || index[k] == ka[k].index);
+    CHECK(done ? ordered : memcmp(w, in, 8 * n) == 0,
+          "repair %s kb=%d n=%zu near=%g far=%g rotate=%d threads=%d: %s",
+          pairs ? "pairs" : "packed", kb, n, near, far, rotate, threads,
+          done ? "not in order" : "gave up and changed the keys");
     CHECK(want_repair < 0 || done == (want_repair != 0),
-          "repair n=%zu near=%g far=%g rotate=%d threads=%d: %s", n, near, far, rotate, threads,
+          "repair %s kb=%d n=%zu near=%g far=%g rotate=%d threads=%d: %s",
+          pairs ? "pairs" : "packed", kb, n, near, far, rotate, threads,
           done ? "repaired a shuffle" : "gave up on light damage");
     free(w);
     free(tmp);
     free(want);
     free(side);
     free(side_tmp);
+    free(index);
+    free(tmp_index);
+    free(side_index);
+    free(side_tmp_index);
     free(counts);
+    free(ka);
     free(in);
 }
 
 static void test_radix_repair(void) {
     const size_t sizes[] = {0, 1, 2, 3, 17, 4095, 4096, 100000};
     static const int threads[] = {1, 2, 3, 8, 16};
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
-            const size_t n = sizes[s];
-            const int light = n >= 4096 ? 1 : -1; /* small n: too few words for a share */
-            repair_case(n, 0.0, 0.0, 0, threads[t], n > 0 ? 1 : -1);  /* in order already */
-            repair_case(n, 0.03, 0.01, 0, threads[t], light);         /* a few steps later */
-            repair_case(n, 0.08, 0.0, 0, threads[t], light);          /* many local swaps */
-            repair_case(n, 0.15, 0.0, 0, threads[t], light);          /* a quarter out of place */
-            repair_case(n, 0.4, 0.0, 0, threads[t], n >= 4096 ? 0 : -1); /* too many: gives up */
-            repair_case(n, 0.0, 0.02, 0, threads[t], light);          /* far moves only */
-            repair_case(n, 0.01, 0.0, 1, threads[t], -1);             /* a rotated order */
-            repair_case(n, 0.0, 1.0, 0, threads[t], n >= 4096 ? 0 : -1); /* a shuffle: gives up */
-        }
+    /* packed words of 30 key bits; pairs of 40 bits (few ties), 9 bits
+     * (runs of about 200 equal keys at 10^5) and 2 (four keys) */
+    static const struct {
+        bool pairs;
+        int kb;
+    } forms[] = {{false, 30}, {true, 40}, {true, 9}, {true, 2}};
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+                const bool p = forms[f].pairs;
+                const int kb = forms[f].kb, th = threads[t];
+                const size_t n = sizes[s];
+                const int light = n >= 4096 ? 1 : -1; /* small n: too few words for a share */
+                const int heavy = n >= 4096 ? 0 : -1;
+                repair_case(p, kb, n, 0.0, 0.0, 0, th, n > 0 ? 1 : -1); /* in order already */
+                repair_case(p, kb, n, 0.03, 0.01, 0, th, light);        /* a few steps later */
+                repair_case(p, kb, n, 0.08, 0.0, 0, th, light);         /* many local swaps */
+                repair_case(p, kb, n, 0.15, 0.0, 0, th, light);         /* a quarter out of place */
+                repair_case(p, kb, n, 0.0, 0.02, 0, th, light);         /* far moves only */
+                repair_case(p, kb, n, 0.01, 0.0, 1, th, -1);            /* a rotated order */
+                /* too many out of place, and a shuffle: give up, but among
+                 * runs of equal keys most swaps with a neighbour change
+                 * nothing, and with four keys most swaps at all */
+                repair_case(p, kb, n, 0.4, 0.0, 0, th, kb > 9 ? heavy : -1);
+                repair_case(p, kb, n, 0.0, 1.0, 0, th, kb > 2 ? heavy : -1);
+            }
 #ifdef _OPENMP
     omp_set_num_threads(omp_get_num_procs());
 #endif

@@ -109,6 +109,16 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
          * out of place sorted and merged back; the index buffers, free
          * until the row pass, held them (n / 4 words fit their 4 n bytes). */
         out->detail = "keys nearly in cell order: sort repaired";
+    } else if (!first.pack_bits && first.nearly &&
+               sc_radix_repair_pairs(buf[KEYS].p, buf[INDEX].p, buf[TMP_KEYS].p, buf[TMP_INDEX].p, n,
+                                     g->plan.key_bits, (uint64_t *)(void *)out->work.y,
+                                     (uint32_t *)(void *)out->work.z,
+                                     (uint64_t *)(void *)out->work.y + n / 4,
+                                     (uint32_t *)(void *)out->work.z + n / 4, n / 4, buf[COUNTS].p,
+                                     threads)) {
+        /* The same for (key, index) pairs; the working copy's y and z,
+         * free until the gather, hold the keys and indices out of place. */
+        out->detail = "keys nearly in cell order: sort repaired (key, index)";
     } else if (first.pack_bits) {
         if (sc_radix_sort_packed(buf[KEYS].p, buf[TMP_KEYS].p, n, g->plan.key_bits, first.pack_bits,
                                  buf[COUNTS].p, threads, &first)) {
