@@ -196,13 +196,14 @@ SC_INTERNAL bool sc_radix_sort_packed(uint64_t *words, uint64_t *tmp, size_t n, 
                                       int index_bits, uint32_t *count, int nthreads,
                                       const sc_radix_first *first);
 /* The sort of packed words that are nearly ascending (radix_repair.c): the
- * result in words, as sc_radix_sort_packed's; word_bits = key + index bits.
- * tmp is n words; side and side_tmp are cap words each; count is
- * sc_radix_sort_scratch(nthreads, false). Returns false, with words and
- * count untouched, when more than about cap words are out of place. */
-SC_INTERNAL bool sc_radix_repair_packed(uint64_t *words, uint64_t *tmp, size_t n, int word_bits,
-                                        uint64_t *side, uint64_t *side_tmp, size_t cap,
-                                        uint32_t *count, int nthreads);
+ * result in words, as sc_radix_sort_packed's (key_bits of key above
+ * index_bits of index). tmp is n words; side and side_tmp are cap words
+ * each; count is sc_radix_sort_scratch(nthreads, false). Returns false,
+ * with words and count untouched, when more than about cap words are out
+ * of place. */
+SC_INTERNAL bool sc_radix_repair_packed(uint64_t *words, uint64_t *tmp, size_t n, int key_bits,
+                                        int index_bits, uint64_t *side, uint64_t *side_tmp,
+                                        size_t cap, uint32_t *count, int nthreads);
 /* The same repair for (key, index) pairs that do not fit one word: keys in
  * input order (index[k] is not read; the input's index is k) sorted, with
  * index, as sc_radix_sort_pairs sorts them (stable), the result in keys and

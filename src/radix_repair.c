@@ -17,7 +17,10 @@
  *   2. seams: the kept words of a block below the last kept word before it
  *      (a prefix of its run) join its displaced ones, so the blocks' runs
  *      form one ascending sequence;
- *   3. the displaced words are radix-sorted on the whole word;
+ *   3. the displaced words are radix-sorted on the key alone (stable:
+ *      fewer passes than on the whole word) and then put in index order
+ *      within each run of equal keys, which the split does not leave them
+ *      in (a word the run gives up comes after later displaced ones);
  *   4. the kept run and the sorted displaced words are merged back into the
  *      words' own array, each thread its share of the output, found by a
  *      binary search (merge path).
@@ -27,10 +30,7 @@
  * word, are ordered as the stable LSD sort orders them: by key, then by
  * input index. In the split every comparison is between a word and one
  * after it in the input, so a key comparison decides it (equal keys: the
- * earlier one goes first); the displaced pairs are radix-sorted on the key
- * and then put in index order within each run of equal keys (the split
- * does not leave them in input order: a word the run gives up comes after
- * later displaced ones), and the merge compares (key, index).
+ * earlier one goes first), and the merge compares (key, index).
  *
  * A block that finds more displaced words than its share of the side
  * buffer gives up before anything but tmp and the side buffer was
@@ -220,8 +220,33 @@ REPAIR_INLINE void merge_block(const repair_bufs *B, const run *r, int nr, size_
     }
 }
 
-static bool repair(const repair_bufs *B, size_t n, int bits, size_t cap, uint32_t *count,
-                   int nthreads) {
+/* The same for packed words sorted on their key field (bits ib and up):
+ * within each run of equal keys, the words ascending (their index bits).
+ * Long runs are radix-sorted on the index bits through spare (m words). */
+static void ties_packed(uint64_t *w, size_t nd, int ib, uint64_t *spare, uint32_t *count) {
+    for (size_t a = 0; a < nd;) {
+        size_t e = a + 1;
+        bool up = true;
+        for (; e < nd && w[e] >> ib == w[a] >> ib; e++)
+            up &= w[e - 1] < w[e];
+        if (!up && e - a <= 32) {
+            for (size_t q = a + 1; q < e; q++) {
+                const uint64_t v = w[q];
+                size_t p = q;
+                for (; p > a && w[p - 1] > v; p--)
+                    w[p] = w[p - 1];
+                w[p] = v;
+            }
+        } else if (!up && sc_radix_sort_words(w + a, spare, e - a, ib, count, 1)) {
+            memcpy(w + a, spare, (e - a) * sizeof *w);
+        }
+        a = e;
+    }
+}
+
+/* key_bits: the key's width; ib: packed words' index bits (0 for pairs). */
+static bool repair(const repair_bufs *B, size_t n, int key_bits, int ib, size_t cap,
+                   uint32_t *count, int nthreads) {
     const bool pairs = B->index != NULL;
     uint64_t *const tmp = B->tmp, *const side = B->side;
     uint32_t *const tmpi = B->tmp_index, *const sidei = B->side_index;
@@ -280,11 +305,19 @@ static bool repair(const repair_bufs *B, size_t n, int bits, size_t cap, uint32_
     /* 3. the displaced words in order */
     const uint64_t *ds = side;
     const uint32_t *dsi = sidei;
-    if (!pairs && nd > 0 && sc_radix_sort_words(side, B->side_tmp, nd, bits, count, nthreads))
-        ds = B->side_tmp;
+    /* On the key alone (3 passes instead of 5 at uniform 10^7), then each
+     * run of equal keys in index order. */
+    if (!pairs && nd > 0) {
+        uint64_t *spare = B->side_tmp;
+        if (sc_radix_sort_packed(side, B->side_tmp, nd, key_bits, ib, count, nthreads, NULL)) {
+            ds = B->side_tmp;
+            spare = side;
+        }
+        ties_packed((uint64_t *)ds, nd, ib, spare, count);
+    }
     if (pairs && nd > 0) {
         uint32_t *spare = B->side_tmp_index;
-        if (sc_radix_sort_pairs(side, sidei, B->side_tmp, B->side_tmp_index, nd, bits, count,
+        if (sc_radix_sort_pairs(side, sidei, B->side_tmp, B->side_tmp_index, nd, key_bits, count,
                                 nthreads, NULL)) {
             ds = B->side_tmp;
             dsi = B->side_tmp_index;
@@ -305,10 +338,11 @@ static bool repair(const repair_bufs *B, size_t n, int bits, size_t cap, uint32_
     return true;
 }
 
-bool sc_radix_repair_packed(uint64_t *w, uint64_t *tmp, size_t n, int word_bits, uint64_t *side,
-                            uint64_t *side_tmp, size_t cap, uint32_t *count, int nthreads) {
+bool sc_radix_repair_packed(uint64_t *w, uint64_t *tmp, size_t n, int key_bits, int index_bits,
+                            uint64_t *side, uint64_t *side_tmp, size_t cap, uint32_t *count,
+                            int nthreads) {
     const repair_bufs B = {w, tmp, side, side_tmp, NULL, NULL, NULL, NULL};
-    return repair(&B, n, word_bits, cap, count, nthreads);
+    return repair(&B, n, key_bits, index_bits, cap, count, nthreads);
 }
 
 bool sc_radix_repair_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys,
@@ -317,5 +351,5 @@ bool sc_radix_repair_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys,
                            size_t cap, uint32_t *count, int nthreads) {
     SC_ASSERT(index && tmp_index && side_index && side_tmp_index);
     const repair_bufs B = {keys, tmp_keys, side, side_tmp, index, tmp_index, side_index, side_tmp_index};
-    return repair(&B, n, key_bits, cap, count, nthreads);
+    return repair(&B, n, key_bits, 0, cap, count, nthreads);
 }

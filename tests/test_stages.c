@@ -229,7 +229,7 @@ static void repair_case(bool pairs, int kb, size_t n, double near, double far, i
     const bool done =
         pairs ? sc_radix_repair_pairs(w, index, tmp, tmp_index, n, kb, side, side_index, side_tmp,
                                       side_tmp_index, cap, counts, threads)
-              : sc_radix_repair_packed(w, tmp, n, kb + ib, side, side_tmp, cap, counts, threads);
+              : sc_radix_repair_packed(w, tmp, n, kb, ib, side, side_tmp, cap, counts, threads);
     bool ordered = true;
     for (size_t k = 0; k < n && done; k++)
         ordered &= w[k] == ka[k].key && (!pairs || index[k] == ka[k].index);
@@ -258,12 +258,13 @@ static void repair_case(bool pairs, int kb, size_t n, double near, double far, i
 static void test_radix_repair(void) {
     const size_t sizes[] = {0, 1, 2, 3, 17, 4095, 4096, 100000};
     static const int threads[] = {1, 2, 3, 8, 16};
-    /* packed words of 30 key bits; pairs of 40 bits (few ties), 9 bits
-     * (runs of about 200 equal keys at 10^5) and 2 (four keys) */
+    /* packed words of 30 key bits (few ties) and 9 and 2 (runs of about
+     * 200 equal keys at 10^5; four keys), which the displaced words' sort
+     * on the key alone must put in index order; pairs of 40, 9 and 2 bits */
     static const struct {
         bool pairs;
         int kb;
-    } forms[] = {{false, 30}, {true, 40}, {true, 9}, {true, 2}};
+    } forms[] = {{false, 30}, {false, 9}, {false, 2}, {true, 40}, {true, 9}, {true, 2}};
     for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
             for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {

@@ -102,9 +102,9 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
                 index[k] = (uint32_t)k;
         }
     } else if (first.pack_bits && first.nearly &&
-               sc_radix_repair_packed(buf[KEYS].p, buf[TMP_KEYS].p, n,
-                                      g->plan.key_bits + first.pack_bits, buf[INDEX].p,
-                                      buf[TMP_INDEX].p, n / 4, buf[COUNTS].p, threads)) {
+               sc_radix_repair_packed(buf[KEYS].p, buf[TMP_KEYS].p, n, g->plan.key_bits,
+                                      first.pack_bits, buf[INDEX].p, buf[TMP_INDEX].p, n / 4,
+                                      buf[COUNTS].p, threads)) {
         /* Nearly in order (a few steps after sc_cell_order's): the words
          * out of place sorted and merged back; the index buffers, free
          * until the row pass, held them (n / 4 words fit their 4 n bytes). */
