@@ -483,10 +483,10 @@ SC_API sc_status sc_neighbors_fill(sc_context *ctx, const sc_spheres *spheres,
  *  gather reads in sequence, and whose sort is skipped outright while the
  *  spheres' cell keys still ascend in input order, and repaired rather than
  *  redone while few have moved out of order. The pairs found are the same
- *  set, in the new indices. Runs the
- *  grid's build (bounds, keys, sort, rows, gather; no search) with the
- *  context's grid options, and ignores options.box (centres are ordered as
- *  given, not wrapped). ctx's algorithm must be SC_ALGO_GRID (else
+ *  set, in the new indices. Runs the grid's build up to its sort (bounds,
+ *  keys, sort; no rows, working copy or search) with the context's grid
+ *  options, and ignores options.box (centres are ordered as given, not
+ *  wrapped). ctx's algorithm must be SC_ALGO_GRID (else
  *  SC_ERR_UNSUPPORTED: the other algorithms keep state in the scratch the
  *  grid would use). Bad spheres give sc_count_pairs' statuses; order may
  *  be NULL when n is 0. The context's statistics are this call's. */

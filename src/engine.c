@@ -26,7 +26,7 @@ static const sc_allocator *alloc_of(const sc_context *c) { return sc_context_all
 /* The options' peer's build on the view with bounds b (p->kernel is set). */
 static sc_status build_bounded(sc_context *c, sc_prepared *p, const sc_bounds *b) {
     const sc_peer_env env = {&p->view,    b,            &c->opt,         c->threads, alloc_of(c),
-                             c->peer_buf, c->peer_state, c->stats.seconds,
+                             c->peer_buf, c->peer_state, c->stats.seconds, p->order_only,
 #ifdef SC_STUDY
                              &c->study
 #endif
@@ -57,6 +57,11 @@ static sc_status build_view(sc_context *c, sc_prepared *p, void *arg) {
     if (st != SC_OK)
         return st;
     return build_bounded(c, p, &b);
+}
+
+sc_status sc_engine_build_order(sc_context *c, sc_prepared *p, void *arg) {
+    p->order_only = true;
+    return build_view(c, p, arg);
 }
 
 sc_status sc_engine_build_known(sc_context *c, sc_prepared *p, void *arg) {

@@ -18,6 +18,7 @@ typedef struct sc_prepared {
     const sc_peer *peer;
     sc_peer_built built;
     sc_kernel_fn kernel;
+    bool order_only; /* sc_engine_build_order: built for work.index alone */
 } sc_prepared;
 
 typedef sc_status (*sc_query_fn)(sc_context *c, sc_prepared *p, void *arg);
@@ -44,6 +45,10 @@ typedef struct sc_known_bounds {
     const sc_bounds *bounds;
 } sc_known_bounds;
 SC_INTERNAL sc_status sc_engine_build_known(sc_context *c, sc_prepared *p, void *arg);
+/* The sc_build_fn of sc_cell_order: the view's build (arg: the
+ * sc_spheres) for its order alone, p->built.work.index (the peer may skip
+ * what only a search needs: sc_peer_env.order_only). */
+SC_INTERNAL sc_status sc_engine_build_order(sc_context *c, sc_prepared *p, void *arg);
 /* A one-set pair query: sc_engine_run, or with a periodic box in the
  * options, sc_periodic_run (periodic.c). */
 SC_INTERNAL sc_status sc_engine_query(sc_context *c, const sc_spheres *spheres, sc_query_fn fn,

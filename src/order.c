@@ -26,5 +26,8 @@ sc_status sc_cell_order(sc_context *c, const sc_spheres *spheres, uint32_t *orde
         return sc_engine_failed(c, SC_ERR_UNSUPPORTED);
     if (spheres && spheres->count && !order)
         return sc_engine_failed(c, SC_ERR_INVALID_ARGUMENT);
-    return sc_engine_run(c, spheres, copy_order, order);
+    /* The grid stops after its sort: the rows and the working copy are
+     * for a search. */
+    return sc_engine_run_built(c, spheres ? spheres->count : 0, spheres != NULL,
+                               sc_engine_build_order, (void *)spheres, copy_order, order);
 }

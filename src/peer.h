@@ -53,6 +53,9 @@ typedef struct sc_peer_env {
     sc_buf *buf;     /* SC_PEER_BUFS buffers of the context, kept across calls */
     void *state;     /* SC_PEER_STATE_BYTES, 64-byte aligned */
     double *seconds; /* the stage clocks (sc_stats.seconds) */
+    bool order_only; /* only out->work.n and work.index are wanted (sc_cell_order):
+                        the peer may stop once it knows its order, and no
+                        search runs on what it built */
 #ifdef SC_STUDY
     const sc_study_knobs *study;
 #endif

@@ -137,6 +137,21 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     sc_stage_add(e->seconds, SC_STAGE_SORT, t);
     const uint64_t *keys = buf[KEYS].p;
     uint32_t *index = buf[INDEX].p;
+    if (e->order_only) {
+        /* sc_cell_order: the sorted index is the order; packed words carry
+         * it in their low bits (the row pass would split them). */
+        if (first.pack_bits) {
+            const uint64_t imask = ((uint64_t)1 << first.pack_bits) - 1;
+#pragma omp parallel for schedule(static)
+            for (size_t k = 0; k < n; k++)
+                index[k] = (uint32_t)(keys[k] & imask);
+        }
+        out->work.n = n;
+        out->work.index = index;
+        out->levels = g->plan.levels;
+        out->cell_size = g->plan.cell[0];
+        return SC_OK;
+    }
     /* The rows' keys go where the working copy's x was reserved, and x goes
      * to the sort's other key buffer, which the sort has just written: a
      * first query touches only the rows' part of the one and no fresh page
