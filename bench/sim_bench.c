@@ -18,11 +18,11 @@
  *                  sweep every frame, and with options.sap.warm (the last
  *                  frame's order repaired by insertion sort); on the bvh built
  *                  afresh every frame, and with options.bvh.refit (the last
- *                  frame's tree refitted); and on the grid, whose sort stage
- *                  is reported to show what a repair could save there
+ *                  frame's tree refitted); and on the grid, whose keys and
+ *                  sort stages are reported (repaired after a renumbering)
  *
- * Every variant but those named plain renumbers the balls in Morton order
- * every --reorder K steps (params.reorder; default 8).
+ * Every variant but those named plain renumbers the balls in the grid's
+ * cell order every --reorder K steps (params.reorder; default 8).
  *
  * Every case runs F frames; medians are over frames 1 .. F-1 (frame 0 is
  * reported alone: it sizes every buffer). Per-frame rows go to

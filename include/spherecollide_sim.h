@@ -81,11 +81,14 @@ typedef struct sc_sim_params {
     sc_sim_velocities velocities; /**< default SC_SIM_VEL_DIRECTION */
     int reorder;         /**< 0 (default): balls keep their places in the
                               arrays; K > 0: before every K-th step (and the
-                              first) the balls are renumbered in Morton order
-                              of their positions, so a ball's neighbours sit
-                              near it in memory (the response and the search
-                              read them in cache); sc_sim_balls.id follows
-                              each ball */
+                              first) the balls are renumbered in the grid's
+                              cell order of their positions (sc_cell_order,
+                              default grid options, on a context of the
+                              system's own), so a ball's neighbours sit near
+                              it in memory (the response and the search read
+                              them in cache, and a grid search repairs its
+                              sort instead of redoing it); sc_sim_balls.id
+                              follows each ball */
     const double *radius; /**< n radii for SC_SIM_RADII_GIVEN (read only by
                                sc_sim_create); NULL otherwise */
 } sc_sim_params;

@@ -155,6 +155,8 @@ SC_INTERNAL void sc_bounds_add(sc_bounds *b, const double lo[3], const double hi
 SC_INTERNAL void sc_bounds_end(sc_bounds *b, size_t n);
 
 /* ---- radix sort ---------------------------------------------------------- */
+/* Neighbouring pairs of keys the keys stage samples for their order. */
+#define SC_ORDER_SAMPLES 1024
 /* What a key pass may hand the sort: see sc_radix_sort_pairs. */
 typedef struct sc_radix_first {
     uint32_t *hist0;  /* per block, counts of digit 0 (blocks x 2^digit bits), or NULL */
@@ -172,6 +174,8 @@ typedef struct sc_radix_first {
                          descend (the order a few steps after it was exact):
                          sc_radix_repair_packed or _pairs may do the
                          sort's work */
+    int descents;     /* out: how many of SC_ORDER_SAMPLES sampled
+                         neighbours descend */
 } sc_radix_first;
 
 /* Sorts keys[0..n) ascending, carrying index along; stable. Only the low

@@ -59,7 +59,7 @@ sc_status sc_study_grid_plan(const sc_spheres *s, double cell_factor, int levels
         /* As the engine lends the sparse estimate a key buffer (8 n bytes)
          * before any key is written, so does the replay. */
         sc_grid_plan_choose(&v, b, &o.grid, keys, 8 * v.n, &plan);
-        sc_radix_first first = {hist, 0, false, 0, false, false, false};
+        sc_radix_first first = {hist, 0, false, 0, false, false, false, 0};
         sc_keys_compute(&v, &plan, keys, 1, &first);
         uint64_t var = 0;
         for (size_t k = 0; k < v.n; k++)

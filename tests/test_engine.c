@@ -1449,7 +1449,7 @@ static sc_status pairs_permuted(const dataset *d, const uint32_t *perm, int thre
 /* The grid's order on every generator: a permutation, the same for 1, 2 and
  * 3 threads; the spheres laid out in it give the oracle's pairs, and their
  * sort is skipped when the plan is the same; the order with two spheres
- * swapped away from the sampled positions, or cut and rotated, is sorted
+ * swapped far apart (repaired), or cut and rotated, is sorted
  * again and gives the oracle's pairs too. Then the call's contracts. */
 static void group_order(void) {
     const char *const *names = scgen_names();
@@ -1509,7 +1509,7 @@ static void group_order(void) {
                   n, cell, cell_p, skipped);
             skipped_total += skipped;
 
-            /* Two spheres swapped (not at the 64 sampled neighbour pairs),
+            /* Two spheres swapped far apart (nearly in order: repaired),
              * and the order rotated by a third: sorted again, same pairs. */
             if (n >= 3000) {
                 uint32_t *q = malloc(sizeof(uint32_t) * n);

@@ -72,8 +72,8 @@ static void sort_case(size_t n, int key_bits, int mode, int threads, int first, 
         ref[k].index = (uint32_t)k;
     }
     qsort(ref, n, sizeof(kv), cmp_kv);
-    sc_radix_first f = {counts, 0, true, 0, stream != 0, false, false};
-    sc_radix_first plain_stream = {NULL, 0, false, 0, true, false, false}; /* no counts, only the stream */
+    sc_radix_first f = {counts, 0, true, 0, stream != 0, false, false, 0};
+    sc_radix_first plain_stream = {NULL, 0, false, 0, true, false, false, 0}; /* no counts, only the stream */
     if (first) {
         const int blocks = sc_radix_blocks(n, threads);
         const size_t buckets = (size_t)1 << sc_radix_digit_bits(key_bits);
@@ -478,7 +478,7 @@ static void test_keys_stage(void) {
             CHECK(p.levels == levels && !p.pow2, "plan: %d levels, origin-relative", p.levels);
             const int ib = packed ? sc_pack_bits(n, p.key_bits) : 0;
             CHECK(!packed || ib == 15, "index field %d", ib);
-            sc_radix_first f = {counts, 0, false, ib, false, false, false};
+            sc_radix_first f = {counts, 0, false, ib, false, false, false, 0};
 #ifdef _OPENMP
             omp_set_num_threads(3);
 #endif
@@ -630,7 +630,7 @@ static void test_cells_and_kernels(void) {
     uint32_t *xq = malloc(4 * (n + SC_PAD));
     uint32_t *idx = malloc(4 * (n + 1)), *ti = malloc(4 * (n + 1));
     uint32_t *counts = malloc(sc_radix_sort_scratch(4, false) + 8 * 5);
-    sc_radix_first first = {counts, 0, false, 0, false, false, false};
+    sc_radix_first first = {counts, 0, false, 0, false, false, false, 0};
 #ifdef _OPENMP
     omp_set_num_threads(4);
 #endif
@@ -697,7 +697,7 @@ static void test_cells_and_kernels(void) {
         uint64_t *pw = malloc(8 * n), *pt = malloc(8 * n), *rkey = malloc(8 * n);
         uint32_t *pidx = malloc(4 * (n + 1)), *rstart = malloc(4 * (n + 1));
         uint32_t *pxq = malloc(4 * (n + SC_PAD));
-        sc_radix_first pf = {counts, 0, false, ib, false, false, false};
+        sc_radix_first pf = {counts, 0, false, ib, false, false, false, 0};
         sc_keys_compute(&v, &p, pw, sc_radix_blocks(n, 4), &pf);
         CHECK(!pf.identity, "packed words carry their index");
         if (sc_radix_sort_packed(pw, pt, n, p.key_bits, ib, counts, 4, &pf)) {

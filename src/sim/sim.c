@@ -33,9 +33,11 @@ struct sc_sim {
     double *block_sums; /* energy, momentum x, y, z: 4 per block */
     size_t *block_cross; /* the response's pairs across blocks: first, count per block */
     sc_sim_balls b;
-    /* reorder scratch (params.reorder > 0): keys and order, twice each, and
-     * one array to gather through */
-    uint32_t *rkey, *rtmp, *rord, *rord_tmp, *rcount;
+    /* renumbering (params.reorder > 0): a grid context with the default
+     * grid options for the order (the same for every search algorithm),
+     * the order and the ids (n each), and one array to gather through */
+    sc_context *order_ctx;
+    uint32_t *rord, *rids;
     double *gather;
     uint32_t *pairs; /* 3 * cap: the pairs, then where the response's cross pairs are */
     size_t cap, count;
@@ -173,18 +175,15 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
                              n * sizeof(uint32_t))
                     : NULL;
     if (mem && p.reorder > 0) {
-        s->rkey = malloc(4 * n * sizeof(uint32_t) + 2 * 65536 * sizeof(uint32_t));
-        s->gather = malloc(n * sizeof(double));
-        if (!s->rkey || !s->gather) {
-            free(s->rkey);
+        s->rord = malloc(2 * (n ? n : 1) * sizeof(uint32_t));
+        s->gather = malloc((n ? n : 1) * sizeof(double));
+        if (!s->rord || !s->gather) {
+            free(s->rord);
             free(s->gather);
             free(mem);
             mem = NULL;
         } else {
-            s->rtmp = s->rkey + n;
-            s->rord = s->rkey + 2 * n;
-            s->rord_tmp = s->rkey + 3 * n;
-            s->rcount = s->rkey + 4 * n;
+            s->rids = s->rord + n;
         }
     }
     if (!mem) {
@@ -270,6 +269,16 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
     s->threads = 1;
 #endif
     st = sc_context_create(&o, &s->ctx);
+    if (st == SC_OK && p.reorder > 0) {
+        /* The order's context: the search's threads, pinning, allocator
+         * and log, the grid with its default options, no box. */
+        const sc_options d = sc_options_default();
+        sc_options oo = o;
+        oo.algorithm = SC_ALGO_GRID;
+        oo.grid = d.grid;
+        oo.box = d.box;
+        st = sc_context_create(&oo, &s->order_ctx);
+    }
     if (st != SC_OK) {
         sc_sim_destroy(s);
         snprintf(problem, sizeof problem, "cannot create the search context: %s", sc_status_string(st));
@@ -283,9 +292,10 @@ void sc_sim_destroy(sc_sim *s) {
     if (!s)
         return;
     sc_context_destroy(s->ctx);
+    sc_context_destroy(s->order_ctx);
     free(s->mem);
     free(s->pairs);
-    free(s->rkey);
+    free(s->rord);
     free(s->gather);
     free(s);
 }
@@ -303,60 +313,20 @@ sc_status sc_sim_search_stats(const sc_sim *s, sc_stats *out) {
     return s ? sc_context_stats(s->ctx, out) : SC_ERR_INVALID_ARGUMENT;
 }
 
-/* 0. (params.reorder) renumber the balls in Morton order of their cells on
- * a 2^10 (3-D) or 2^16 (2-D) lattice over the box: two passes of a 16-bit
- * counting sort on (key, index), stable, so the order is a function of the
- * positions alone; then every array is gathered into that order. */
-static uint32_t spread(uint32_t v, int dims) {
-    uint32_t r = 0;
-    for (int b = 0; b < (dims == 3 ? 10 : 16); b++)
-        r |= ((v >> b) & 1u) << (dims * b);
-    return r;
-}
-
-static void reorder(sc_sim *s) {
+/* 0. (params.reorder) renumber the balls in the grid's cell order
+ * (sc_cell_order, default grid options): a function of the positions
+ * alone, the same for every thread count and search algorithm; then every
+ * array is gathered into that order. A grid search then finds its keys
+ * nearly in order for the next steps and repairs its sort instead of
+ * redoing it, and its gather reads in sequence. */
+static sc_status reorder(sc_sim *s) {
     const sc_sim_balls *b = &s->b;
-    const int dims = b->dims;
     const long n = (long)b->n;
-    double *c[3] = {b->x, b->y, b->z};
-    const double cells = dims == 3 ? 1024.0 : 65536.0;
-#pragma omp parallel for num_threads(s->threads) schedule(static, SIM_BLOCK)
-    for (long i = 0; i < n; i++) {
-        uint32_t key = 0;
-        for (int a = 0; a < dims; a++) {
-            double q = c[a][i] / s->p.box[a] * cells;
-            q = q < 0.0 ? 0.0 : q > cells - 1.0 ? cells - 1.0 : q;
-            key |= spread((uint32_t)q, dims) << a;
-        }
-        s->rkey[i] = key;
-        s->rord[i] = (uint32_t)i;
-    }
-    uint32_t *k0 = s->rkey, *k1 = s->rtmp, *o0 = s->rord, *o1 = s->rord_tmp;
-    for (int pass = 0; pass < 2; pass++) {
-        uint32_t *cnt = s->rcount;
-        memset(cnt, 0, 65536 * sizeof *cnt);
-        const int sh = 16 * pass;
-        for (long i = 0; i < n; i++)
-            cnt[(k0[i] >> sh) & 0xffff]++;
-        uint32_t sum = 0;
-        for (int d = 0; d < 65536; d++) {
-            const uint32_t t = cnt[d];
-            cnt[d] = sum;
-            sum += t;
-        }
-        for (long i = 0; i < n; i++) {
-            const uint32_t at = cnt[(k0[i] >> sh) & 0xffff]++;
-            k1[at] = k0[i];
-            o1[at] = o0[i];
-        }
-        uint32_t *t = k0;
-        k0 = k1;
-        k1 = t;
-        t = o0;
-        o0 = o1;
-        o1 = t;
-    }
-    /* after two passes the order is back in rord */
+    const uint32_t *o0 = s->rord;
+    const sc_spheres view = sc_spheres_soa_f64(b->n, b->x, b->y, b->z, b->r);
+    const sc_status st = sc_cell_order(s->order_ctx, &view, s->rord);
+    if (st != SC_OK)
+        return st;
     double *arr[7] = {b->x, b->y, b->z, b->vx, b->vy, b->vz, b->r};
     for (int k = 0; k < 7; k++) {
         double *a = arr[k];
@@ -372,10 +342,11 @@ static void reorder(sc_sim *s) {
                 a[i] = s->gather[i];
         }
     }
-    uint32_t *ids = s->rtmp; /* the keys are no longer needed */
+    uint32_t *ids = s->rids;
     for (long i = 0; i < n; i++)
         ids[i] = b->id[o0[i]];
     memcpy(b->id, ids, (size_t)n * sizeof *ids);
+    return SC_OK;
 }
 
 /* 1. move, clamping each centre into [r, L - r] */
@@ -540,8 +511,14 @@ sc_status sc_sim_step(sc_sim *s, sc_sim_frame *f) {
     sc_sim_frame fr;
     memset(&fr, 0, sizeof fr);
     double t = now_ms();
-    if (s->p.reorder > 0 && s->steps % (uint64_t)s->p.reorder == 0)
-        reorder(s);
+    if (s->p.reorder > 0 && s->steps % (uint64_t)s->p.reorder == 0) {
+        const sc_status rs = reorder(s);
+        if (rs != SC_OK) {
+            if (f)
+                *f = fr;
+            return rs;
+        }
+    }
     move(s);
     fr.ms_move = now_ms() - t;
     t = now_ms();

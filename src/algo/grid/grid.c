@@ -17,6 +17,17 @@
 
 enum { KEYS, TMP_KEYS, INDEX, TMP_INDEX, XQ, WORK, COUNTS };
 
+/* Packed words are repaired only while at most an eighth of the sampled
+ * neighbours descend: their LSD sort is two or three passes, which a
+ * repair with more words out of place does not beat. After moves of 0.1,
+ * 0.15 and 0.2 radii from the cell order (83, 112 and 141 descents of
+ * 1,024 at uniform 10^6), the repair took 2.4, 3.0 and 3.8 ms where the
+ * LSD passes take 2.9 ms in the host's fast phases; at 10^7 (85, 124,
+ * 162) 22.4, 21.9 and 34.3 ms against 30-34 ms. (key, index) pairs take
+ * five passes and are repaired up to the keys stage's quarter (clustered
+ * 10^7 at 0.33 radii: 55 against 120 ms). */
+#define REPAIR_PACKED_DESCENTS (SC_ORDER_SAMPLES / 8)
+
 /* For each pair of non-empty levels, the side the search finds their pairs
  * from: the cheaper by the cost model, on the rows the build counted. A few
  * large spheres among many small ones (seed 002's balls, heavy-tailed radii)
@@ -75,7 +86,7 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
         return SC_ERR_OUT_OF_MEMORY;
 
     double t = sc_now();
-    sc_radix_first first = {buf[COUNTS].p, 0, false, 0, stream, false, false};
+    sc_radix_first first = {buf[COUNTS].p, 0, false, 0, stream, false, false, 0};
     const int blocks = sc_radix_blocks(n, threads);
     const sc_grid_options *go = &e->opt->grid;
     /* The sort's second key buffer is free until the sort. */
@@ -101,7 +112,7 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
             for (size_t k = 0; k < n; k++)
                 index[k] = (uint32_t)k;
         }
-    } else if (first.pack_bits && first.nearly &&
+    } else if (first.pack_bits && first.nearly && first.descents <= REPAIR_PACKED_DESCENTS &&
                sc_radix_repair_packed(buf[KEYS].p, buf[TMP_KEYS].p, n, g->plan.key_bits,
                                       first.pack_bits, buf[INDEX].p, buf[TMP_INDEX].p, n / 4,
                                       buf[COUNTS].p, threads)) {

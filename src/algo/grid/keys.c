@@ -504,23 +504,26 @@ keys_typed(const sc_view *v, const sc_grid_plan *p, size_t lo, size_t hi, uint64
 }
 
 /* How far keys[0..n) are from ascending (packed words ascend with their
- * keys: the index grows with k). 64 neighbouring pairs spread over the
- * array decide most inputs first: keys in random order descend at about
- * half of them (32), keys a few steps after an exact order at a few (up to
- * 16 counts as nearly in order). Only input with no descent there gets the
- * full pass, which stops at its first. */
+ * keys: the index grows with k). SC_ORDER_SAMPLES neighbouring pairs
+ * spread over the array decide most inputs first: keys in random order
+ * descend at about half of them, keys a few steps after an exact order at
+ * a few per cent (up to a quarter counts as nearly in order; the count is
+ * handed on, the sort's choice between repair and LSD passes). Only input
+ * with no descent there gets the full pass, which stops at its first. */
 static void keys_order(const uint64_t *keys, size_t n, int blocks, sc_radix_first *first) {
     first->sorted = true;
     first->nearly = false;
+    first->descents = 0;
     if (n < 2)
         return;
     int down_sampled = 0;
-    for (size_t s = 0; s < 64; s++) {
-        const size_t k = (n - 2) * s / 63;
+    for (size_t s = 0; s < SC_ORDER_SAMPLES; s++) {
+        const size_t k = (n - 2) * s / (SC_ORDER_SAMPLES - 1);
         down_sampled += keys[k + 1] < keys[k];
     }
     first->sorted = false;
-    first->nearly = down_sampled <= 16;
+    first->nearly = down_sampled <= SC_ORDER_SAMPLES / 4;
+    first->descents = down_sampled;
     if (down_sampled)
         return;
     int down = 0;
