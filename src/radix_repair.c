@@ -129,8 +129,8 @@ static void ties_by_index(const uint64_t *k, uint32_t *idx, size_t nd, uint32_t 
 }
 
 /* Inlined with pairs a constant at each call: the packed form then pays
- * nothing for the pairs' index moves (a run-time test cost the packed
- * repair 35% at powerlaw 10^6). */
+ * nothing for the pairs' index moves (a run-time test in the loops slowed
+ * it measurably: docs/design.md, stage 4). */
 #define REPAIR_INLINE static inline __attribute__((always_inline))
 
 /* Step 1 for the block [a, e): kept words into tmp[a ..), displaced into
@@ -305,8 +305,8 @@ static bool repair(const repair_bufs *B, size_t n, int key_bits, int ib, size_t 
     /* 3. the displaced words in order */
     const uint64_t *ds = side;
     const uint32_t *dsi = sidei;
-    /* On the key alone (3 passes instead of 5 at uniform 10^7), then each
-     * run of equal keys in index order. */
+    /* On the key alone (fewer passes than the whole word's), then each run
+     * of equal keys in index order. */
     if (!pairs && nd > 0) {
         uint64_t *spare = B->side_tmp;
         if (sc_radix_sort_packed(side, B->side_tmp, nd, key_bits, ib, count, nthreads, NULL)) {

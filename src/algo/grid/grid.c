@@ -19,13 +19,9 @@ enum { KEYS, TMP_KEYS, INDEX, TMP_INDEX, XQ, WORK, COUNTS };
 
 /* Packed words are repaired only while at most an eighth of the sampled
  * neighbours descend: their LSD sort is two or three passes, which a
- * repair with more words out of place does not beat. After moves of 0.1,
- * 0.15 and 0.2 radii from the cell order (83, 112 and 141 descents of
- * 1,024 at uniform 10^6), the repair took 2.4, 3.0 and 3.8 ms where the
- * LSD passes take 2.9 ms in the host's fast phases; at 10^7 (85, 124,
- * 162) 22.4, 21.9 and 34.3 ms against 30-34 ms. (key, index) pairs take
- * five passes and are repaired up to the keys stage's quarter (clustered
- * 10^7 at 0.33 radii: 55 against 120 ms). */
+ * repair with more words out of place does not beat. (key, index) pairs
+ * take five passes and are repaired up to the keys stage's quarter. The
+ * measurements behind both: docs/design.md, stage 4. */
 #define REPAIR_PACKED_DESCENTS (SC_ORDER_SAMPLES / 8)
 
 /* For each pair of non-empty levels, the side the search finds their pairs
