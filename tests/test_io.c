@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io_internal.h" /* io_line_ends */
 #include "sc_io.h"
 #include "sc_oracle.h"
 
@@ -147,7 +148,7 @@ static void make_workdir(const char *dir)
 /* Reads and expects success; returns the spheres (caller frees). */
 static sc_io_spheres read_ok(const char *path, sc_io_format fmt, int dims)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0, 0};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0, 0, 0};
     sc_io_spheres s;
     char err[512] = "";
     sc_io_status st = sc_io_read_spheres(path, &o, &s, err, sizeof err);
@@ -183,7 +184,7 @@ static void expect_fail_opts(const char *path, const sc_io_read_options *o, sc_i
 static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io_status want,
                              const char *place, const char *token, int line)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0, 0};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0, 0, 0};
     expect_fail_opts(path, &o, want, place, token, line);
 }
 #define EXPECT_FAIL(path, fmt, dims, want, place, token)                                           \
@@ -194,7 +195,7 @@ static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io
  * the same status and the same message, word for word. */
 static void expect_deferred_line(const char *path, sc_io_format fmt, int line)
 {
-    sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL, 0, 0, 0}, defer = {fmt, 0, 0, 1, NULL, NULL, 0, 0, 0};
+    sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL, 0, 0, 0, 0}, defer = {fmt, 0, 0, 1, NULL, NULL, 0, 0, 0, 0};
     sc_io_spheres a, b;
     char ea[512] = "", eb[512] = "";
     const sc_io_status sa = sc_io_read_spheres(path, &plain, &a, ea, sizeof ea);
@@ -420,11 +421,14 @@ static void group_fastlines(void)
  * commas, blank lines, \r endings), and errors planted past the first
  * fifth of the file. */
 
-/* Reads path with opts on `threads` threads: status, message, spheres. */
+/* Reads path with opts on `threads` threads: status, message, spheres. Text
+ * is split from 1 MiB on (the reader's default is 8 MiB), so that the files
+ * here, of a few MB, are read in pieces. */
 static sc_io_status read_threads(const char *path, sc_io_read_options o, int threads,
                                  sc_io_spheres *s, char *err, size_t cap)
 {
     o.threads = threads;
+    o.text_split_bytes = (size_t)1 << 20;
     err[0] = '\0';
     memset(s, 0, sizeof *s);
     return sc_io_read_spheres(path, &o, s, err, cap);
@@ -501,7 +505,7 @@ static void group_pieces(void)
             snprintf(name, sizeof name, "pieces_%s_%d.txt", flat ? "flat" : "rows", variant);
             const char *path = path_in(name);
             write_bytes(path, text, o);
-            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0};
+            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
             if (variant == 8) /* the sphere limit falls past the first piece */
                 opts.max_spheres = plant / 4;
             snprintf(what, sizeof what, "%s (%zu bytes)", name, o);
@@ -578,7 +582,7 @@ static void group_decimals(void)
         const char *path = path_in(flat ? "decimals_flat.txt" : "decimals_rows.txt");
         write_bytes(path, text, o);
         for (int threads = 1; threads <= 2; threads++) {
-            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0};
+            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
             sc_io_spheres s;
             char err[512];
             const sc_io_status st = read_threads(path, opts, threads, &s, err, sizeof err);
@@ -669,6 +673,166 @@ static void expect_both_ways(const char *path, const char *plain, size_t np, con
         sc_io_spheres_free(&a);
     if (sb == SC_IO_OK)
         sc_io_spheres_free(&b);
+}
+
+/* ---- runs of the plainest lines: 64 bytes at a time ----------------------
+ *
+ * Lines of nothing but short decimals, one space or one comma between them
+ * and \n or \r\n after them, are read in runs whose field ends come from a
+ * 64-byte mask (io_text.c, line_run); any other line goes to the one-line
+ * path. Each file below is read as written and again with every plain line
+ * led by a blank (which only the one-line path takes): status, message and
+ * values must agree, on 1 and 2 threads, one sphere a line, one number a
+ * line and under two headers. Each file plants one line the runs must
+ * leave to the one-line path, or nothing, or ends on an incomplete
+ * sphere. */
+static size_t run_token(char *out, int radius)
+{
+    /* 8 and 8 digits at most, 15 in all, so that a run takes them; 16 now
+     * and then, which may pass 2^53 and end a run */
+    const int ni = 1 + (int)(rng() % 8), nf = rng() % 64 ? (int)(rng() % (ni == 8 ? 8 : 9)) : 8;
+    size_t o = 0;
+    if (!radius && rng() % 3 == 0)
+        out[o++] = '-';
+    for (int k = 0; k < ni; k++)
+        out[o++] = (char)('0' + (k == 0 && ni > 1 ? 1 + rng() % 9 : rng() % 10));
+    if (nf > 0 || rng() % 4 == 0)
+        out[o++] = '.';
+    for (int k = 0; k < nf; k++)
+        out[o++] = (char)('0' + rng() % 10);
+    out[o] = '\0';
+    return o;
+}
+
+/* io_line_ends, which places the pieces' values, counts lines as the
+ * reader does: against a byte loop on random runs of '\n', '\r' and other
+ * bytes, at every length and offset (the 16-byte blocks and the tail). */
+static void check_line_ends(void)
+{
+    char buf[600];
+    size_t bad = 0;
+    for (int round = 0; round < 400; round++) {
+        for (size_t k = 0; k < sizeof buf; k++) {
+            const uint64_t r = rng() % 8;
+            buf[k] = r == 0 ? '\n' : r == 1 ? '\r' : (char)('0' + r);
+        }
+        const size_t b = rng() % 40, e = b + rng() % (sizeof buf - b);
+        size_t want = 0;
+        for (size_t k = b; k < e; k++)
+            want += buf[k] == '\n' || (buf[k] == '\r' && (k + 1 == e || buf[k + 1] != '\n'));
+        bad += io_line_ends(buf + b, buf + e) != want;
+    }
+    /* a run of 300 x 16 line ends: the per-byte counts must not wrap */
+    static char many[300 * 16 + 1];
+    memset(many, '\n', sizeof many - 1);
+    CHECK(io_line_ends(many, many + sizeof many - 1) == sizeof many - 1, "%zu line ends, want %zu",
+          io_line_ends(many, many + sizeof many - 1), sizeof many - 1);
+    CHECK(bad == 0, "io_line_ends: %zu of 400 random spans miscounted", bad);
+}
+
+static void group_runs(void)
+{
+    /* planted lines, one sphere a line, and one number a line */
+    static const char *const odd_rows[] = {
+        NULL,                   /* none */
+        "1e3 2 3 0.25",         /* an exponent */
+        "123456789.5 2 3 0.25", /* nine digits */
+        "1.5  2 3 0.25",        /* two blanks */
+        "1.5 2 3 0.25\t",       /* a tab at the end */
+        "1.5,2,3,0.25,",        /* a comma ending the line */
+        "1.5 2 3 -0.25",        /* a negative radius */
+        "1.5,2 3,0.25",         /* separators mixed */
+        "1.5 2 3 0.25\r",       /* a lone \r ending the line */
+        "1 2 3 4 5",            /* five fields */
+        "1 2 3",                /* three */
+        "",                     /* an empty line */
+        "1.5,,3,0.25",          /* an empty field */
+        "+1.5 2 3 0.25",        /* a plus sign */
+        "1.5 2 3 0.25x",        /* junk */
+    };
+    static const char *const odd_flat[] = {NULL, "1e3", "123456789.5", "1.5\t", "1.5 ", "-0.25",
+                                           "1.5\r", "1 2", "", "1,2", "+1.5", "1.5x"};
+    enum { ROWS_CLEAN = 6, FLAT_CLEAN = 5 }; /* the kinds before these read cleanly */
+    check_line_ends();
+    const size_t cap = 8 << 20;
+    char *a = malloc(cap), *b = malloc(cap);
+    /* rows, one a line, rows under a header, and under one that swaps x and y */
+    for (int mode = 0; mode < 4; mode++) {
+        const int flat = mode == 1, per = flat ? 1 : 4;
+        const size_t kinds = flat ? sizeof odd_flat / sizeof odd_flat[0]
+                                  : sizeof odd_rows / sizeof odd_rows[0];
+        for (size_t kind = 0; kind <= kinds; kind++) {
+            /* kind == kinds: an incomplete last sphere (the last 19 bytes of
+             * a piece are never a run's: short_decimal wants that room, so
+             * the token named is the one-line path's either way) */
+            const int tail = kind == kinds;
+            const size_t lines = tail ? 400 : flat ? 240000 : 60000;
+            const size_t plant = lines / 3 + rng() % (lines / 2);
+            const int clean = kind < (flat ? FLAT_CLEAN : ROWS_CLEAN);
+            size_t na = 0, nb = 0, values = 0;
+            if (mode >= 2) {
+                na += (size_t)sprintf(a + na, mode == 2 ? "x,y,z,r\n" : "y,x,z,r\n");
+                nb += (size_t)sprintf(b + nb, mode == 2 ? "x,y,z,r\n" : "y,x,z,r\n");
+            }
+            for (size_t line = 0; line < lines; line++) {
+                const char *odd = tail ? NULL : (flat ? odd_flat : odd_rows)[kind];
+                if (odd && line == plant) {
+                    na += (size_t)sprintf(a + na, "%s\n", odd);
+                    nb += (size_t)sprintf(b + nb, "%s\n", odd);
+                    values += clean ? (size_t)per : 0;
+                    continue;
+                }
+                const char sep = mode >= 2 || rng() % 2 ? ',' : ' ';
+                b[nb++] = ' ';
+                for (int f = 0; f < per; f++) {
+                    char tok[32];
+                    const size_t len = run_token(tok, flat ? values % 4 == 3 : f == 3);
+                    memcpy(a + na, tok, len);
+                    memcpy(b + nb, tok, len);
+                    na += len;
+                    nb += len;
+                    if (f + 1 < per)
+                        a[na++] = b[nb++] = sep;
+                }
+                const char *end = rng() % 3 == 0 ? "\r\n" : "\n";
+                na += (size_t)sprintf(a + na, "%s", end);
+                nb += (size_t)sprintf(b + nb, "%s", end);
+                values += (size_t)per;
+            }
+            if (tail) { /* a value short of a sphere */
+                na += (size_t)sprintf(a + na, flat ? "7\n8.5\n9\n" : "7,8,9\n");
+                nb += (size_t)sprintf(b + nb, flat ? " 7\n 8.5\n 9\n" : " 7,8,9\n");
+            }
+            char name[64], what[128];
+            snprintf(name, sizeof name, "runs_%d.txt", mode);
+            snprintf(what, sizeof what, "runs: %s, kind %zu",
+                     flat ? "one a line" : mode == 0 ? "rows" : mode == 2 ? "header" : "header y,x",
+                     kind);
+            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
+            for (int threads = 1; threads <= 2; threads++)
+                expect_both_ways(path_in(name), a, na, b, nb, opts, threads, clean, values / 4,
+                                 what);
+            if (clean && kind == 0) { /* and the values are strtod's */
+                write_bytes(path_in(name), a, na);
+                sc_io_spheres s = read_ok(path_in(name), SC_IO_FORMAT_AUTO, 0);
+                size_t bad = 0;
+                const char *t = a + (mode >= 2 ? 8 : 0);
+                for (size_t k = 0; k < values && s.n == values / 4; k++) {
+                    char *next;
+                    const double want = strtod(t, &next);
+                    const size_t slot = mode == 3 && k % 4 < 2 ? k ^ 1 : k; /* y,x */
+                    if (!same_bits(want, ((const double *)s.rows)[slot]))
+                        bad++;
+                    t = next + 1 + (next[0] == '\r');
+                }
+                CHECK(s.n == values / 4 && bad == 0, "%s: %zu spheres, %zu values differ from strtod",
+                      what, s.n, bad);
+                sc_io_spheres_free(&s);
+            }
+        }
+    }
+    free(a);
+    free(b);
 }
 
 /* ---- comma-separated lines: the one-pass path against the general one -----
@@ -769,7 +933,7 @@ static void group_csv(void)
         char what[64];
         snprintf(what, sizeof what, "csv variant %d", variant);
         for (int threads = 1; threads <= 2; threads++) {
-            const sc_io_read_options opts = {SC_IO_FORMAT_TEXT, 0, 0, 0, NULL, NULL, 0, 0, 0};
+            const sc_io_read_options opts = {SC_IO_FORMAT_TEXT, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
             expect_both_ways(path_in("csv.txt"), plain, o, noted, on, opts, threads, clean, lines,
                              what);
         }
@@ -959,7 +1123,7 @@ static void group_text(void)
     {
         const char *p = path_in("three.txt");
         write_text(p, "1 2 3 4\n5 6 7 8\n9 10 11 12\n");
-        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0, 0};
+        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0, 0, 0};
         expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "line 3", "more than 2", __LINE__);
         o.max_spheres = 3;
         sc_io_spheres s;
@@ -1176,7 +1340,7 @@ static void group_npy(void)
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     /* a lower limit */
     make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0, NULL, NULL, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0, NULL, NULL, 0, 0, 0, 0};
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO); /* good values: both OK */
     expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "byte 60", "at most 4", __LINE__);
 }
@@ -1242,7 +1406,7 @@ static void group_raw(void)
     EXPECT_FAIL(p32, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 20", "column y");
     EXPECT_DEFERRED(p32, SC_IO_FORMAT_AUTO);
     write_bytes(p64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0, 0, 0};
     expect_fail_opts(p64, &o, SC_IO_ERR_TOO_MANY, "byte 64", "at most 2", __LINE__);
 }
 
@@ -1689,7 +1853,7 @@ static void group_lammps_rows(void)
         snprintf(what, sizeof what, "%s, variant %d", layouts[lay], variant);
         for (int radius = 0; radius < 2; radius++) {
             const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0,
-                                             radius ? "1=0.5,2=1,3=2" : "0.75", NULL, 0, 0, 0};
+                                             radius ? "1=0.5,2=1,3=2" : "0.75", NULL, 0, 0, 0, 0};
             expect_both_ways(path_in("rows.dump"), plain, o, led, ol, opts, 1, clean, atoms, what);
         }
     }
@@ -1762,7 +1926,7 @@ static void group_xyz_rows(void)
         snprintf(what, sizeof what, "xyz layout %d, variant %d", lay, variant);
         for (int radius = 0; radius < 2; radius++) {
             const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0,
-                                             radius ? "C=1.5,He=0.5,O=1" : "0.75", NULL, 0, 0, 0};
+                                             radius ? "C=1.5,He=0.5,O=1" : "0.75", NULL, 0, 0, 0, 0};
             expect_both_ways(path_in("rows.xyz"), plain, o, led, ol, opts, 1, clean, atoms, what);
         }
     }
@@ -1803,7 +1967,7 @@ static void group_lammps(void)
                        "ITEM: BOX BOUNDS ff ff ff\n0 1\n0 1\n0 1\n"
                        "ITEM: ATOMS id type xu yu zu\n7 Ar 0.5 0.25 -3\n8 He 1 2 3\n";
     write_text(path_in("b.txt"), atom);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75", NULL, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75", NULL, 0, 0, 0, 0};
     char err[512] = "";
     CHECK(sc_io_read_spheres(path_in("b.txt"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
     const double wb[8] = {0.5, 0.25, -3, 0.75, 1, 2, 3, 0.75};
@@ -1872,7 +2036,7 @@ static void group_lammps(void)
             "ITEM: TIMESTEP\n20\nITEM: NUMBER OF ATOMS\n2\nITEM: BOX BOUNDS ff ff ff\n"
             "0 30\n0 30\n0 30\nITEM: ATOMS id radius z y x\n1 1.5 6 7 8\n2 2.5 9 10 11\n\n";
         write_text(path_in("t.dump"), traj);
-        sc_io_read_options fo = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 1, 0, 0};
+        sc_io_read_options fo = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 1, 0, 0, 0};
         char ferr[512] = "";
         sc_io_spheres t;
         const double w1[4] = {3, 4, 5, 0.25}, w2[8] = {8, 7, 6, 1.5, 11, 10, 9, 2.5};
@@ -1936,7 +2100,7 @@ static void group_xyz(void)
     /* plain XYZ: element x y z, extra columns ignored, the caller's radii */
     write_text(path_in("w.xyz"), "3\nwater, one frame\nO 0 0 0\nH 0.75 -0.5e0 0 1 2\n"
                                  "H -0.75 0.5 0\n2\nnext frame\nO 1 1 1\nH 2 2 2\n");
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "O=0.7,H=0.3", NULL, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "O=0.7,H=0.3", NULL, 0, 0, 0, 0};
     sc_io_spheres s;
     char err[512] = "";
     CHECK(sc_io_read_spheres(path_in("w.xyz"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
@@ -2075,7 +2239,7 @@ static void group_hdf5(void)
     h5_put(file, "/bad", 2, 2, 4, H5T_IEEE_F64LE, bad);
     H5Fclose(file);
 
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0, 0, 0, 0};
     sc_io_spheres s;
     char err[512] = "";
     CHECK(sc_io_read_spheres(path, &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
@@ -2151,6 +2315,8 @@ int main(int argc, char **argv)
         group_decimals();
     else if (strcmp(group, "csv") == 0)
         group_csv();
+    else if (strcmp(group, "runs") == 0)
+        group_runs();
     else if (strcmp(group, "pieces") == 0)
         group_pieces();
     else if (strcmp(group, "text") == 0)

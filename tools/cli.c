@@ -1084,7 +1084,7 @@ static int cmd_pairs(int argc, char **argv)
      * every page of the file. A query that finds a bad value has the reader
      * word it (below). */
     sc_io_read_options ro = {job.in_format, job.dims2 ? 2 : 0, 0, 1, job.radius, job.dataset,
-                             job.frame, job.options.threads, sc_huge_pages()};
+                             job.frame, job.options.threads, sc_huge_pages(), 0};
     sc_io_spheres in, inb;
     memset(&inb, 0, sizeof inb);
     double t0 = now_seconds();
@@ -1364,7 +1364,7 @@ static int cmd_neighbors(int argc, char **argv)
     }
 
     sc_io_read_options ro = {in_format, dims2 ? 2 : 0, 0, 1, radius, dataset, frame,
-                             options.threads, sc_huge_pages()};
+                             options.threads, sc_huge_pages(), 0};
     sc_io_spheres in;
     double t0 = now_seconds();
     sc_io_status rs = sc_io_read_spheres(input, &ro, &in, err, sizeof err);

@@ -64,6 +64,9 @@ IO_HIDDEN const char *io_column_name(size_t column, int dims);
 /* One token with strtod's semantics, exactly (io_text.c): 0, 1 when it is
  * not a number, 2 when it is a finite literal beyond the doubles. */
 IO_HIDDEN int io_parse_number(const char *t, size_t len, double *out);
+/* Line ends in [b, e), as the text reader counts lines: each '\n', and each
+ * '\r' not followed by '\n' (a '\r' at e - 1 is one) (io_text.c). */
+IO_HIDDEN size_t io_line_ends(const char *b, const char *e);
 IO_HIDDEN int io_str_ieq(const char *a, const char *b);
 IO_HIDDEN const char *io_path_extension(const char *path);
 /* How a path is named in messages: "standard input" / "standard output"

@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -587,23 +590,57 @@ static int fast_fields(const char **pos, const char *end, double *v, const field
 }
 #endif
 
+size_t io_line_ends(const char *b, const char *e)
+{
+    size_t n = 0;
+    const char *p = b;
+#ifdef __SSE2__
+    /* per-byte counts, summed every 255 blocks before a byte could wrap */
+    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+    while (e - p > 16) {
+        __m128i acc = zero;
+        for (int k = 0; k < 255 && e - p > 16; k++, p += 16) {
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+            const __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+            const __m128i r = _mm_cmpeq_epi8(x, cr);
+            /* '\n' and '\r' count one each (the masks are -1), "\r\n" one */
+            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(x, nl));
+            acc = _mm_sub_epi8(acc, r);
+            acc = _mm_add_epi8(acc, _mm_and_si128(r, _mm_cmpeq_epi8(y, nl)));
+        }
+        const __m128i s = _mm_sad_epu8(acc, zero);
+        n += (size_t)_mm_cvtsi128_si32(s) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
+    }
+#endif
+    for (; p < e; p++)
+        n += *p == '\n' || (*p == '\r' && (p + 1 == e || p[1] != '\n'));
+    return n;
+}
+
 #if defined(SC_HAVE_FAST_FLOAT) && defined(_OPENMP)
 /* ---- the fast path on several threads ------------------------------------
  * Once the layout is known (one number a line, or one sphere a line) and at
- * least PIECE_MIN bytes per thread remain, the rest is cut into one piece
- * per thread at line ends, and each piece is read by fast_line into its
- * own stretch of the reserved values (a piece of b bytes holds at most
- * b / 2 + 1 numbers). The pieces' values then move down behind the ones
- * before, in file order, so the values are the serial reader's. A piece
+ * least SPLIT_MIN bytes remain (sc_io_read_options.text_split_bytes), the
+ * rest is cut into one piece per thread at line ends (each at least
+ * PIECE_MIN bytes), and each piece is read by read_piece into its own
+ * stretch of the reserved values: right after the most the pieces before
+ * it can hold (`want` values a line, and a value per two bytes), which
+ * pieces of plain lines fill, so a clean file's values land in place. The
+ * pieces' values then move down behind the ones before where a piece held
+ * fewer, in file order, so the values are the serial reader's. A piece
  * stops at a line fast_line declines; what it read before that line is
  * kept and the serial reader goes on from there, so every line is counted
  * and every error worded as the serial reader does. With one number a line
  * a piece cannot check radii (where its numbers fall among the columns is
  * known only once the pieces before it are counted) nor the sphere limit:
  * a piece that breaks either is read again by the serial reader, whole.
- * With one thread, or under 2 PIECE_MIN bytes, the rest is one piece, read
- * on the calling thread by the same loop. */
-enum { PIECE_MIN = 1 << 19, PIECES_MAX = 64 };
+ * With one thread, or under SPLIT_MIN bytes, the rest is one piece, read on
+ * the calling thread by the same loop. SPLIT_MIN: on the 2-core VM of
+ * docs/one-shot.md a second thread's start (milliseconds there) and the
+ * first touch of its stretch cost more than it saved below about 8 MB
+ * (whole processes on the seed's 4 MB file: 26.8 against 19.8 ms, medians
+ * of 15; about even at 8.4 MB; 105 against 118 ms at 34 MB). */
+enum { PIECE_MIN = 1 << 19, SPLIT_MIN = 8 << 20, PIECES_MAX = 64 };
 
 typedef struct piece {
     const char *begin, *end; /* whole lines */
@@ -614,13 +651,113 @@ typedef struct piece {
     size_t tok_len, tok_line;
 } piece;
 
+#if defined(SC_IO_SHORT_DECIMAL) && defined(__SSE2__)
+#define SC_LINE_RUN 1
+/* The bits of the bytes among the 64 at b that may end a field: '\n', ' '
+ * and ','. */
+static inline uint64_t field_ends64(const char *b)
+{
+    const __m128i nl = _mm_set1_epi8('\n'), sp = _mm_set1_epi8(' '), cm = _mm_set1_epi8(',');
+    uint64_t m = 0;
+    for (int i = 0; i < 4; i++) {
+        const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * i));
+        const __m128i e = _mm_or_si128(_mm_cmpeq_epi8(x, nl),
+                                       _mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, cm)));
+        m |= (uint64_t)(uint32_t)_mm_movemask_epi8(e) << (16 * i);
+    }
+    return m;
+}
+
+/* The plainest lines, many at a time: `want` short decimals a line, one
+ * space or one comma between them (the same all along a line), then '\n'
+ * or "\r\n" (the seed's file: "844.6859\r\n"; CSV rows "1.5,2,3,0.5\n").
+ * The values go into v as fast_line reads them: the same short_decimal, so
+ * the same bits; such a value is always within the readers' limit, and
+ * column `rcol` (the radius; none past want) must not be negative.
+ * fast_line finds each field's start only once the number before it is
+ * parsed, a chain of dependent loads per value; here the field ends come
+ * from a bit mask of 64 bytes at a time, so the fields are parsed
+ * independently and overlap. Stops at the first line that is not such a
+ * line (an empty one, blanks, tabs, a lone '\r', an exponent, more digits,
+ * a negative radius, the piece's last bytes), which the caller reads its
+ * own way. Returns where it stopped; *lines: the lines read, *tok and
+ * *tok_len the last line's last number. */
+static const char *line_run(const char *p, const char *end, double *v, size_t want, size_t rcol,
+                            size_t *lines, const char **tok, size_t *tok_len)
+{
+    size_t k = 0, col = 0;
+    const char *line = p, *base = p;
+    char sep = 0;
+    while (end - base >= 64) {
+        uint64_t m = field_ends64(base);
+        while (m) {
+            const char *const d = base + __builtin_ctzll(m);
+            m &= m - 1;
+            double x;
+            const char *const q = short_decimal(p, end, &x);
+            if (col + 1 < want) { /* a separator, the line's first or the same */
+                if (q != d || *d == '\n' || (col > 0 && *d != sep))
+                    goto out;
+                sep = *d;
+            } else if (*d != '\n' || (q != d && (q != d - 1 || *q != '\r'))) {
+                goto out;
+            }
+            if (col == rcol && !(x >= 0.0))
+                goto out;
+            v[k + col] = x;
+            if (++col == want) {
+                *tok = p;
+                *tok_len = (size_t)(q - p);
+                k += want;
+                col = 0;
+                line = d + 1;
+            }
+            p = d + 1;
+        }
+        base += 64;
+    }
+out:
+    *lines = k / want;
+    return line;
+}
+#endif
+
 static void read_piece(piece *pc, size_t want, size_t cols, size_t dims, const field_map *map)
 {
     /* locals only until the end: the pieces share cache lines */
     const char *p = pc->begin, *const end = pc->end, *tok = NULL;
     double *const v = pc->v;
     size_t count = 0, lines = 0, tok_len = 0, tok_line = 0;
+#ifdef SC_LINE_RUN
+    /* Runs of the plainest lines at a time, each odd line read below; where
+     * runs average under 4 lines (blanks around the fields, tabs, long
+     * decimals) it stops trying. */
+    size_t run_tries = 0, run_lines = 0;
+    int runs = 1;
+    /* A header's fields in the columns' own order are such lines too. */
+    size_t rcol = want == 1 ? SIZE_MAX : dims; /* one number a line: no radius test */
+    if (map) {
+        runs = map->fields == want;
+        for (size_t f = 0; f < map->fields && runs; f++)
+            runs = map->slot[f] == (signed char)f;
+        rcol = map->dims;
+    }
+#endif
     while (p < end) {
+#ifdef SC_LINE_RUN
+        if (runs) {
+            size_t taken;
+            p = line_run(p, end, v + count, want, rcol, &taken, &tok, &tok_len);
+            count += taken * want;
+            lines += taken;
+            tok_line = taken ? lines : tok_line;
+            run_tries++;
+            run_lines += taken;
+            runs = run_tries < 16 || run_lines >= 4 * run_tries;
+            if (p >= end)
+                break;
+        }
+#endif
         double row[COL_NAMES];
         const char *q = p;
         /* one number a line: col 0 of a single column, so no radius test */
@@ -648,12 +785,13 @@ static void read_piece(piece *pc, size_t want, size_t cols, size_t dims, const f
 
 /* Cuts [pos, end) into pieces (at most max_pieces, each at least PIECE_MIN
  * bytes) ending at line ends, with their values' stretches from v on.
- * Returns how many (one, on one thread, where the rest is under 2 PIECE_MIN
+ * Returns how many (one, on one thread, where the rest is under split_min
  * bytes or one thread is asked for: the one-pass reader in its own loop). */
-static int cut_pieces(const char *pos, const char *end, double *v, int max_pieces, piece *pcs)
+static int cut_pieces(const char *pos, const char *end, double *v, int max_pieces, size_t split_min,
+                      piece *pcs)
 {
     const size_t bytes = (size_t)(end - pos);
-    size_t n = bytes / PIECE_MIN;
+    size_t n = bytes < split_min ? 1 : bytes / PIECE_MIN;
     n = n < (size_t)max_pieces ? n : (size_t)max_pieces;
     if (n < 1)
         n = 1;
@@ -771,15 +909,34 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
             const size_t want = mode == MODE_FLAT ? 1 : cols;
             const size_t room = vs.cap - vs.count;
             const int np = room >= (size_t)(end - pos) / 2 + PIECES_MAX + 1
-                               ? cut_pieces(pos, end, vs.v + vs.count, threads, pcs)
+                               ? cut_pieces(pos, end, vs.v + vs.count, threads,
+                                            opts && opts->text_split_bytes ? opts->text_split_bytes
+                                                                           : SPLIT_MIN,
+                                            pcs)
                                : 0;
             threads = -1; /* the serial reader from here on */
             if (np > 0) {
                 if (np == 1)
                     read_piece(&pcs[0], want, cols, (size_t)dims, header_map);
                 else {
-                    /* dynamic: a thread that starts late (waking a core can
-                     * take milliseconds) finds its piece taken, not waited for */
+                    /* Each piece's values go right after the most that the
+                     * pieces before it can hold: no more than `want` a line
+                     * (and than a value per two bytes), which a piece of
+                     * plain lines fills, so that the values of a clean file
+                     * are read into their place and not moved after. Line
+                     * ends are counted first, a pass over the bytes that
+                     * also brings them into the cores' caches. dynamic: a
+                     * thread that starts late (waking a core can take
+                     * milliseconds) finds its piece taken, not waited for */
+                    size_t most[PIECES_MAX];
+#pragma omp parallel for num_threads(np) schedule(dynamic, 1)
+                    for (int c = 0; c < np; c++) {
+                        const size_t bytes = (size_t)(pcs[c].end - pcs[c].begin);
+                        const size_t lines = io_line_ends(pcs[c].begin, pcs[c].end);
+                        most[c] = lines * want < bytes / 2 + 1 ? lines * want : bytes / 2 + 1;
+                    }
+                    for (int c = 1; c < np; c++) /* (the last piece's most: unused) */
+                        pcs[c].v = pcs[c - 1].v + most[c - 1];
 #pragma omp parallel for num_threads(np) schedule(dynamic, 1)
                     for (int c = 0; c < np; c++)
                         read_piece(&pcs[c], want, cols, (size_t)dims, header_map);
