@@ -683,9 +683,10 @@ static void expect_both_ways(const char *path, const char *plain, size_t np, con
  * path. Each file below is read as written and again with every plain line
  * led by a blank (which only the one-line path takes): status, message and
  * values must agree, on 1 and 2 threads, one sphere a line, one number a
- * line and under two headers. Each file plants one line the runs must
- * leave to the one-line path, or nothing, or ends on an incomplete
- * sphere. */
+ * line, and under three headers (the columns in order, x and y swapped,
+ * and fields it does not name among them). Each file plants one line the
+ * runs must leave to the one-line path, or nothing, or ends on an
+ * incomplete sphere. */
 static size_t run_token(char *out, int radius)
 {
     /* 8 and 8 digits at most, 15 in all, so that a run takes them; 16 now
@@ -752,15 +753,25 @@ static void group_runs(void)
     };
     static const char *const odd_flat[] = {NULL, "1e3", "123456789.5", "1.5\t", "1.5 ", "-0.25",
                                            "1.5\r", "1 2", "", "1,2", "+1.5", "1.5x"};
-    enum { ROWS_CLEAN = 6, FLAT_CLEAN = 5 }; /* the kinds before these read cleanly */
+    /* under id,el,x,y,z,radius,vx: the fields the header does not name */
+    static const char *const odd_named[] = {
+        NULL, "7,He,1,2,3,0.5,1e3", "7, He,1,2,3,0.5,0", "7,He,1,2,3,0.5,0 ", "7,C#,1,2,3,0.5,0",
+        "7,,1,2,3,0.5,0", "7,C\t,1,2,3,0.5,0", "7,C,1,2,3,-0.5,0", "7,C,1,2,3,0.5,0\r",
+        "7,C,1,2,3,0.5", "7,C\v,1,2,3,0.5,0", "7,C 1,2,3,0.5,0", "7,C\r,1,2,3,0.5,0",
+        /* blanks between fields: where the one-line path splits */
+        "7  1 2 3 0.5 0", "7 C\tX 1 2 3 0.5 0", "7 C\vX 1 2 3 0.5 0", "7 C\fX 1 2 3 0.5 0"};
+    enum { ROWS_CLEAN = 6, FLAT_CLEAN = 5, NAMED_CLEAN = 4 }; /* the kinds before read cleanly */
     check_line_ends();
     const size_t cap = 8 << 20;
     char *a = malloc(cap), *b = malloc(cap);
-    /* rows, one a line, rows under a header, and under one that swaps x and y */
-    for (int mode = 0; mode < 4; mode++) {
-        const int flat = mode == 1, per = flat ? 1 : 4;
+    /* rows, one a line, rows under a header, under one that swaps x and y,
+     * and under one with fields it does not name */
+    for (int mode = 0; mode < 5; mode++) {
+        const int flat = mode == 1, named = mode == 4, per = flat ? 1 : named ? 7 : 4;
+        const char *const *odds = flat ? odd_flat : named ? odd_named : odd_rows;
         const size_t kinds = flat ? sizeof odd_flat / sizeof odd_flat[0]
-                                  : sizeof odd_rows / sizeof odd_rows[0];
+                             : named ? sizeof odd_named / sizeof odd_named[0]
+                                     : sizeof odd_rows / sizeof odd_rows[0];
         for (size_t kind = 0; kind <= kinds; kind++) {
             /* kind == kinds: an incomplete last sphere (the last 19 bytes of
              * a piece are never a run's: short_decimal wants that room, so
@@ -768,25 +779,30 @@ static void group_runs(void)
             const int tail = kind == kinds;
             const size_t lines = tail ? 400 : flat ? 240000 : 60000;
             const size_t plant = lines / 3 + rng() % (lines / 2);
-            const int clean = kind < (flat ? FLAT_CLEAN : ROWS_CLEAN);
+            const int clean = kind < (flat ? FLAT_CLEAN : named ? NAMED_CLEAN : ROWS_CLEAN);
             size_t na = 0, nb = 0, values = 0;
-            if (mode >= 2) {
-                na += (size_t)sprintf(a + na, mode == 2 ? "x,y,z,r\n" : "y,x,z,r\n");
-                nb += (size_t)sprintf(b + nb, mode == 2 ? "x,y,z,r\n" : "y,x,z,r\n");
-            }
+            static const char *const headers[] = {"", "", "x,y,z,r\n", "y,x,z,r\n",
+                                                  "id,el,x,y,z,radius,vx\n"};
+            na += (size_t)sprintf(a + na, "%s", headers[mode]);
+            nb += (size_t)sprintf(b + nb, "%s", headers[mode]);
             for (size_t line = 0; line < lines; line++) {
-                const char *odd = tail ? NULL : (flat ? odd_flat : odd_rows)[kind];
+                const char *odd = tail ? NULL : odds[kind];
                 if (odd && line == plant) {
                     na += (size_t)sprintf(a + na, "%s\n", odd);
                     nb += (size_t)sprintf(b + nb, "%s\n", odd);
-                    values += clean ? (size_t)per : 0;
+                    values += clean ? (size_t)(named ? 4 : per) : 0;
                     continue;
                 }
                 const char sep = mode >= 2 || rng() % 2 ? ',' : ' ';
                 b[nb++] = ' ';
                 for (int f = 0; f < per; f++) {
                     char tok[32];
-                    const size_t len = run_token(tok, flat ? values % 4 == 3 : f == 3);
+                    static const char *const el[] = {"C", "He", "Na", "O"};
+                    const size_t len =
+                        named && f == 0   ? (size_t)sprintf(tok, "%zu", line + 1)
+                        : named && f == 1 ? (size_t)sprintf(tok, "%s", el[rng() % 4])
+                                          : run_token(tok, flat ? values % 4 == 3
+                                                                : f == (named ? 5 : 3));
                     memcpy(a + na, tok, len);
                     memcpy(b + nb, tok, len);
                     na += len;
@@ -797,22 +813,22 @@ static void group_runs(void)
                 const char *end = rng() % 3 == 0 ? "\r\n" : "\n";
                 na += (size_t)sprintf(a + na, "%s", end);
                 nb += (size_t)sprintf(b + nb, "%s", end);
-                values += (size_t)per;
+                values += (size_t)(named ? 4 : per);
             }
-            if (tail) { /* a value short of a sphere */
-                na += (size_t)sprintf(a + na, flat ? "7\n8.5\n9\n" : "7,8,9\n");
-                nb += (size_t)sprintf(b + nb, flat ? " 7\n 8.5\n 9\n" : " 7,8,9\n");
+            if (tail) { /* a value short of a sphere, or a field short under the names */
+                na += (size_t)sprintf(a + na, flat ? "7\n8.5\n9\n" : named ? "7,C,8,9,1\n" : "7,8,9\n");
+                nb += (size_t)sprintf(b + nb, flat ? " 7\n 8.5\n 9\n" : named ? " 7,C,8,9,1\n" : " 7,8,9\n");
             }
             char name[64], what[128];
             snprintf(name, sizeof name, "runs_%d.txt", mode);
             snprintf(what, sizeof what, "runs: %s, kind %zu",
-                     flat ? "one a line" : mode == 0 ? "rows" : mode == 2 ? "header" : "header y,x",
+                     flat ? "one a line" : mode == 0 ? "rows" : mode == 2 ? "header" : mode == 3 ? "header y,x" : "named",
                      kind);
             sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
             for (int threads = 1; threads <= 2; threads++)
                 expect_both_ways(path_in(name), a, na, b, nb, opts, threads, clean, values / 4,
                                  what);
-            if (clean && kind == 0) { /* and the values are strtod's */
+            if (clean && kind == 0 && !named) { /* and the values are strtod's */
                 write_bytes(path_in(name), a, na);
                 sc_io_spheres s = read_ok(path_in(name), SC_IO_FORMAT_AUTO, 0);
                 size_t bad = 0;

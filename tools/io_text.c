@@ -668,10 +668,13 @@ static inline uint64_t field_ends64(const char *b)
     return m;
 }
 
-/* The plainest lines, many at a time: `want` short decimals a line, one
- * space or one comma between them (the same all along a line), then '\n'
- * or "\r\n" (the seed's file: "844.6859\r\n"; CSV rows "1.5,2,3,0.5\n").
- * The values go into v as fast_line reads them: the same short_decimal, so
+/* The plainest lines, many at a time: `fields` fields a line, one space or
+ * one comma between them (the same all along a line), then '\n' or
+ * "\r\n" (the seed's file: "844.6859\r\n"; CSV rows "1.5,2,3,0.5\n").
+ * Field f goes to v[slot[f]] (slot NULL: v[f]; under a header, its map;
+ * -1: skipped, as fast_fields skips it: any bytes but a blank, '\r', '#',
+ * '\v' or '\f'), `want` values a line. A kept field is a short decimal,
+ * read as fast_line and fast_fields read it: the same short_decimal, so
  * the same bits; such a value is always within the readers' limit, and
  * column `rcol` (the radius; none past want) must not be negative.
  * fast_line finds each field's start only once the number before it is
@@ -682,10 +685,11 @@ static inline uint64_t field_ends64(const char *b)
  * a negative radius, the piece's last bytes), which the caller reads its
  * own way. Returns where it stopped; *lines: the lines read, *tok and
  * *tok_len the last line's last number. */
-static const char *line_run(const char *p, const char *end, double *v, size_t want, size_t rcol,
-                            size_t *lines, const char **tok, size_t *tok_len)
+static const char *line_run(const char *p, const char *end, double *v, size_t fields,
+                            const signed char *slot, size_t want, size_t rcol, size_t *lines,
+                            const char **tok, size_t *tok_len)
 {
-    size_t k = 0, col = 0;
+    size_t k = 0, f = 0;
     const char *line = p, *base = p;
     char sep = 0;
     while (end - base >= 64) {
@@ -693,23 +697,33 @@ static const char *line_run(const char *p, const char *end, double *v, size_t wa
         while (m) {
             const char *const d = base + __builtin_ctzll(m);
             m &= m - 1;
-            double x;
-            const char *const q = short_decimal(p, end, &x);
-            if (col + 1 < want) { /* a separator, the line's first or the same */
-                if (q != d || *d == '\n' || (col > 0 && *d != sep))
+            if (f + 1 < fields) { /* a separator, the line's first or the same */
+                if (*d == '\n' || (f > 0 && *d != sep))
                     goto out;
                 sep = *d;
-            } else if (*d != '\n' || (q != d && (q != d - 1 || *q != '\r'))) {
+            } else if (*d != '\n') {
                 goto out;
             }
-            if (col == rcol && !(x >= 0.0))
-                goto out;
-            v[k + col] = x;
-            if (++col == want) {
+            /* the field's end: d, or the '\r' of a "\r\n" */
+            const char *const fe = f + 1 == fields && d > p && d[-1] == '\r' ? d - 1 : d;
+            const int at = slot ? slot[f] : (int)f;
+            if (at >= 0) {
+                double x;
+                if (short_decimal(p, end, &x) != fe || ((size_t)at == rcol && !(x >= 0.0)))
+                    goto out;
+                v[k + (size_t)at] = x;
+            } else { /* a field the header does not name: as fast_fields skips it */
+                if (fe == p)
+                    goto out;
+                for (const char *c = p; c < fe; c++)
+                    if (*c == '\t' || *c == '\r' || *c == '#' || *c == '\v' || *c == '\f')
+                        goto out;
+            }
+            if (++f == fields) {
                 *tok = p;
-                *tok_len = (size_t)(q - p);
+                *tok_len = (size_t)(fe - p);
                 k += want;
-                col = 0;
+                f = 0;
                 line = d + 1;
             }
             p = d + 1;
@@ -734,20 +748,15 @@ static void read_piece(piece *pc, size_t want, size_t cols, size_t dims, const f
      * decimals) it stops trying. */
     size_t run_tries = 0, run_lines = 0;
     int runs = 1;
-    /* A header's fields in the columns' own order are such lines too. */
-    size_t rcol = want == 1 ? SIZE_MAX : dims; /* one number a line: no radius test */
-    if (map) {
-        runs = map->fields == want;
-        for (size_t f = 0; f < map->fields && runs; f++)
-            runs = map->slot[f] == (signed char)f;
-        rcol = map->dims;
-    }
+    /* A header's lines too, each field where the header puts it. */
+    const size_t rcol = map ? map->dims : want == 1 ? SIZE_MAX : dims; /* one a line: no radius test */
 #endif
     while (p < end) {
 #ifdef SC_LINE_RUN
         if (runs) {
             size_t taken;
-            p = line_run(p, end, v + count, want, rcol, &taken, &tok, &tok_len);
+            p = line_run(p, end, v + count, map ? map->fields : want, map ? map->slot : NULL, want,
+                         rcol, &taken, &tok, &tok_len);
             count += taken * want;
             lines += taken;
             tok_line = taken ? lines : tok_line;
