@@ -635,11 +635,10 @@ size_t io_line_ends(const char *b, const char *e)
  * known only once the pieces before it are counted) nor the sphere limit:
  * a piece that breaks either is read again by the serial reader, whole.
  * With one thread, or under SPLIT_MIN bytes, the rest is one piece, read on
- * the calling thread by the same loop. SPLIT_MIN: on the 2-core VM of
- * docs/one-shot.md a second thread's start (milliseconds there) and the
- * first touch of its stretch cost more than it saved below about 8 MB
- * (whole processes on the seed's 4 MB file: 26.8 against 19.8 ms, medians
- * of 15; about even at 8.4 MB; 105 against 118 ms at 34 MB). */
+ * the calling thread by the same loop. SPLIT_MIN: where a second thread's
+ * start takes milliseconds (the VM of docs/one-shot.md, "Text input", has
+ * the figures), it and the first touch of a second stretch cost more than
+ * the second thread saves on a few MB of lines. */
 enum { PIECE_MIN = 1 << 19, SPLIT_MIN = 8 << 20, PIECES_MAX = 64 };
 
 typedef struct piece {
@@ -684,7 +683,7 @@ static inline uint64_t field_ends64(const char *b)
  * line (an empty one, blanks, tabs, a lone '\r', an exponent, more digits,
  * a negative radius, the piece's last bytes), which the caller reads its
  * own way. Returns where it stopped; *lines: the lines read, *tok and
- * *tok_len the last line's last number. */
+ * *tok_len the last line's last field. */
 static const char *line_run(const char *p, const char *end, double *v, size_t fields,
                             const signed char *slot, size_t want, size_t rcol, size_t *lines,
                             const char **tok, size_t *tok_len)
