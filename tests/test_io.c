@@ -195,7 +195,8 @@ static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io
  * the same status and the same message, word for word. */
 static void expect_deferred_line(const char *path, sc_io_format fmt, int line)
 {
-    sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL, 0, 0, 0, 0}, defer = {fmt, 0, 0, 1, NULL, NULL, 0, 0, 0, 0};
+    sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL, 0, 0, 0, 0},
+                       defer = {fmt, 0, 0, 1, NULL, NULL, 0, 0, 0, 0};
     sc_io_spheres a, b;
     char ea[512] = "", eb[512] = "";
     const sc_io_status sa = sc_io_read_spheres(path, &plain, &a, ea, sizeof ea);
@@ -816,13 +817,19 @@ static void group_runs(void)
                 values += (size_t)(named ? 4 : per);
             }
             if (tail) { /* a value short of a sphere, or a field short under the names */
-                na += (size_t)sprintf(a + na, flat ? "7\n8.5\n9\n" : named ? "7,C,8,9,1\n" : "7,8,9\n");
-                nb += (size_t)sprintf(b + nb, flat ? " 7\n 8.5\n 9\n" : named ? " 7,C,8,9,1\n" : " 7,8,9\n");
+                const char *short_end = flat ? "7\n8.5\n9\n" : named ? "7,C,8,9,1\n" : "7,8,9\n";
+                na += (size_t)sprintf(a + na, "%s", short_end);
+                for (const char *l = short_end; *l; l = strchr(l, '\n') + 1) /* each line led by a blank */
+                    nb += (size_t)sprintf(b + nb, " %.*s", (int)(strchr(l, '\n') + 1 - l), l);
             }
             char name[64], what[128];
             snprintf(name, sizeof name, "runs_%d.txt", mode);
             snprintf(what, sizeof what, "runs: %s, kind %zu",
-                     flat ? "one a line" : mode == 0 ? "rows" : mode == 2 ? "header" : mode == 3 ? "header y,x" : "named",
+                     flat        ? "one a line"
+                     : mode == 0 ? "rows"
+                     : mode == 2 ? "header"
+                     : mode == 3 ? "header y,x"
+                                 : "named",
                      kind);
             sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
             for (int threads = 1; threads <= 2; threads++)

@@ -748,7 +748,8 @@ static void read_piece(piece *pc, size_t want, size_t cols, size_t dims, const f
     size_t run_tries = 0, run_lines = 0;
     int runs = 1;
     /* A header's lines too, each field where the header puts it. */
-    const size_t rcol = map ? map->dims : want == 1 ? SIZE_MAX : dims; /* one a line: no radius test */
+    /* the radius's column; none for one number a line (the pieces' merge tests it) */
+    const size_t rcol = map ? map->dims : want == 1 ? SIZE_MAX : dims;
 #endif
     while (p < end) {
 #ifdef SC_LINE_RUN
