@@ -933,18 +933,18 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
                      * (and than a value per two bytes), which a piece of
                      * plain lines fills, so that the values of a clean file
                      * are read into their place and not moved after. Line
-                     * ends are counted first, a pass over the bytes that
-                     * also brings them into the cores' caches. dynamic: a
-                     * thread that starts late (waking a core can take
-                     * milliseconds) finds its piece taken, not waited for */
+                     * ends are counted first, in every piece but the last
+                     * (nothing comes after it). dynamic: a thread that
+                     * starts late (waking a core can take milliseconds)
+                     * finds its piece taken, not waited for */
                     size_t most[PIECES_MAX];
-#pragma omp parallel for num_threads(np) schedule(dynamic, 1)
-                    for (int c = 0; c < np; c++) {
+#pragma omp parallel for num_threads(np - 1) schedule(dynamic, 1)
+                    for (int c = 0; c < np - 1; c++) {
                         const size_t bytes = (size_t)(pcs[c].end - pcs[c].begin);
                         const size_t lines = io_line_ends(pcs[c].begin, pcs[c].end);
                         most[c] = lines * want < bytes / 2 + 1 ? lines * want : bytes / 2 + 1;
                     }
-                    for (int c = 1; c < np; c++) /* (the last piece's most: unused) */
+                    for (int c = 1; c < np; c++)
                         pcs[c].v = pcs[c - 1].v + most[c - 1];
 #pragma omp parallel for num_threads(np) schedule(dynamic, 1)
                     for (int c = 0; c < np; c++)
