@@ -1884,6 +1884,180 @@ static void group_lammps_rows(void)
     free(led);
 }
 
+/* One atom row of io.lammps_runs (kind `odd`, 0 for a plain one) for the
+ * columns role[0..ncol): its text to line, its line end to *end, the
+ * values the reader must make of it to w (x, y, z, r). */
+static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, size_t at, int odd,
+                             int short_tokens, int trail, const double lo[3], const double hi[3],
+                             double w[4], const char **end)
+{
+    size_t o = 0;
+    w[3] = 0.75; /* the caller's radius, for "x y z" */
+    for (int c = 0; c < ncol; c++) {
+        const char *r = role[c];
+        const int axis = r[0] >= 'x' && r[0] <= 'z' ? r[0] - 'x' : -1;
+        const int scaled = axis >= 0 && strchr(r, 's') != NULL;
+        const int rad = r[0] == 'r' || r[0] == 'd';
+        char tok[48];
+        if (!strcmp(r, "id"))
+            snprintf(tok, sizeof tok, "%zu", at + 1);
+        else if (!strcmp(r, "type"))
+            snprintf(tok, sizeof tok, "%d", 1 + (int)(at % 3));
+        else if (scaled)
+            snprintf(tok, sizeof tok, "0.%0*llu", 1 + (int)(rng() % 8),
+                     (unsigned long long)(rng() % 10000000));
+        else if (short_tokens)
+            snprintf(tok, sizeof tok, "%d.5", (int)(rng() % 10));
+        else
+            run_token(tok, rad);
+        if (odd == 1 && c == ncol - 1)
+            snprintf(tok, sizeof tok, "1.5e-3"); /* an exponent */
+        if (odd == 2 && axis == 1 && !scaled)
+            snprintf(tok, sizeof tok, "123456789.25"); /* nine digits */
+        if (odd == 3 && axis == 2 && !scaled)
+            snprintf(tok, sizeof tok, "+1.5");
+        if (odd == 6 && c == 0 && ncol > 3 && (!strcmp(r, "id") || !strcmp(r, "radius")))
+            snprintf(tok, sizeof tok, "%s", !strcmp(r, "id") ? "7#" : "0.5");
+        if (odd == 8 && (rad || (ncol == 3 && c == 0)))
+            snprintf(tok, sizeof tok, "%s", rad ? "-0.5" : "1.5x");
+        if (odd == 9 && scaled && axis == 0)
+            snprintf(tok, sizeof tok, "9.5"); /* beyond 1e150 once mapped */
+        if (odd == 10 && c == ncol - 1)
+            continue; /* a field short */
+        if (odd == 12 && c == 0)
+            snprintf(tok, sizeof tok, "7x");
+        if (odd == 13 && c == 0)
+            snprintf(tok, sizeof tok, "7\r8"); /* a lone \r: a line end, two rows */
+        const double v = strtod(tok, NULL);
+        if (axis >= 0)
+            w[axis] = scaled ? lo[axis] + v * (hi[axis] - lo[axis]) : v;
+        else if (r[0] == 'r')
+            w[3] = v;
+        else if (r[0] == 'd')
+            w[3] = 0.5 * v;
+        const char *sep = c == 0 ? "" : odd == 4 && c == 1 ? "  " : odd == 5 && c == 1 ? "\t" : " ";
+        o += (size_t)snprintf(line + o, cap - o, "%s%s", sep, tok);
+    }
+    *end = odd == 7 ? " \r\n" /* a blank, then CRLF */ : trail ? " \n" : rng() % 4 == 0 ? "\r\n" : "\n";
+    if (odd == 11) /* an empty row */
+        o = 0, *end = "\n";
+    return o;
+}
+
+/* ---- LAMMPS atom rows in runs ----------------------------------------------
+ *
+ * Plain atom rows (short decimals in the named columns, one space between
+ * fields, '\n' or "\r\n" after them, or " \n" as dump custom writes them)
+ * are read in runs (io_runs.h, io_line_run, with io_particles.c's
+ * finish_run for scaled coordinates, diameters and the caller's radius),
+ * and from text_split_bytes of rows on in pieces on several threads
+ * (read_atom_pieces). Each dump below is read as written and again with
+ * every atom row led by a blank (which only the one-line paths take):
+ * status, message and values must agree, on 1 and 3 threads (over 1 MiB of
+ * rows: pieces), in five column layouts, with and without dump custom's
+ * trailing blank; in the first layout the first 300 rows are short, so
+ * the pieces' estimate of the rows' bytes falls short. A second snapshot
+ * follows the first (its rows the first's: the runs must stop at the
+ * count). Each dump plants one row the runs must leave to the one-line
+ * paths, or none, or ends three rows short, or holds five rows more than
+ * its count; the clean dumps' values are strtod's, mapped and halved as the
+ * reader documents. */
+static void group_lammps_runs(void)
+{
+    static const char *const layouts[] = {"id type x y z radius", "radius xs id ys type zs",
+                                          "id diameter xu yu zu", "x y z", "id type xsu ysu zsu diameter"};
+    enum { LAYOUTS = sizeof layouts / sizeof layouts[0], KINDS = 14 };
+    const double lo[3] = {-1e149, 0, -1.5}, hi[3] = {1e149, 100, 2.5};
+    /* over 1 MiB of rows (read_threads' split): two or three pieces */
+    const size_t atoms = 40000;
+    char *a = malloc(atoms * 160 + 4096), *b = malloc(atoms * 160 + 4096);
+    char *text = malloc(atoms * 80);
+    size_t *at_text = malloc((atoms + 1) * sizeof(size_t));
+    const char **ends = malloc(atoms * sizeof *ends);
+    double *want = malloc(atoms * 4 * sizeof(double));
+    for (int lay = 0; lay < LAYOUTS; lay++)
+        for (int trail = 0; trail < 2; trail++) {
+            char names[64], role[8][8];
+            snprintf(names, sizeof names, "%s", layouts[lay]);
+            int ncol = 0;
+            for (char *t = strtok(names, " "); t && ncol < 8; t = strtok(NULL, " "))
+                snprintf(role[ncol++], sizeof role[0], "%s", t);
+            /* the plain rows, once for every kind */
+            at_text[0] = 0;
+            for (size_t at = 0; at < atoms; at++)
+                at_text[at + 1] = at_text[at] + lammps_run_row(text + at_text[at], 80, role, ncol, at, 0,
+                                                               lay == 0 && at < 300, trail, lo, hi,
+                                                               want + at * 4, &ends[at]);
+            for (int kind = 0; kind <= KINDS + 1; kind++) {
+                /* kind 0 none; 1-7 rows the runs leave but the one-line paths
+                 * read; 8-13 rows refused; KINDS: three rows short; KINDS + 1:
+                 * five rows more than the count, no snapshot after them (the
+                 * runs must stop at the count all the same) */
+                const int short_end = kind == KINDS, extra = kind == KINDS + 1;
+                const int clean = kind < 8 || extra;
+                const size_t declared = extra ? atoms - 5 : atoms;
+                const size_t plant = kind && kind < KINDS ? atoms / 3 + rng() % (atoms / 2) : SIZE_MAX;
+                const size_t rows = short_end ? atoms - 3 : atoms;
+                const char *head = "ITEM: TIMESTEP\n5\nITEM: NUMBER OF ATOMS\n%zu\n"
+                                   "ITEM: BOX BOUNDS pp pp pp\n-1e149 1e149\n0 100\n-1.5 2.5\n"
+                                   "ITEM: ATOMS %s%s\n";
+                double planted[4];
+                size_t na = 0, nb = 0;
+                for (int snap = 0; snap < (short_end || extra ? 1 : 2); snap++) {
+                    na += (size_t)sprintf(a + na, head, declared, layouts[lay], trail ? " " : "");
+                    nb += (size_t)sprintf(b + nb, head, declared, layouts[lay], trail ? " " : "");
+                    for (size_t at = 0; at < rows; at++) {
+                        char line[256];
+                        const char *line_end = ends[at], *t = text + at_text[at];
+                        size_t len = at_text[at + 1] - at_text[at];
+                        if (snap == 0 && at == plant) {
+                            len = lammps_run_row(line, sizeof line, role, ncol, at, kind, 0, trail, lo,
+                                                 hi, planted, &line_end);
+                            t = line;
+                        }
+                        memcpy(a + na, t, len);
+                        na += len;
+                        na += (size_t)sprintf(a + na, "%s", line_end);
+                        b[nb++] = ' ';
+                        memcpy(b + nb, t, len);
+                        nb += len;
+                        nb += (size_t)sprintf(b + nb, "%s", line_end);
+                    }
+                }
+                char what[96];
+                snprintf(what, sizeof what, "lammps runs: %s%s, kind %d", layouts[lay],
+                         trail ? " (trailing blanks)" : "", kind);
+                const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75", NULL, 0, 0, 0, 0};
+                for (int threads = 1; threads <= 3; threads += 2)
+                    expect_both_ways(path_in("runs.dump"), a, na, b, nb, opts, threads, clean,
+                                     declared, what);
+                if (!clean)
+                    continue;
+                /* the values: strtod's, mapped and halved */
+                write_bytes(path_in("runs.dump"), a, na);
+                sc_io_spheres sp;
+                char err[512];
+                if (read_threads(path_in("runs.dump"), opts, 3, &sp, err, sizeof err) != SC_IO_OK) {
+                    CHECK(0, "%s: %s", what, err);
+                    continue;
+                }
+                size_t bad = 0;
+                const double *got = sp.rows;
+                for (size_t k = 0; k < declared * 4 && sp.n == declared; k++)
+                    bad += !same_bits(got[k], plant == k / 4 ? planted[k % 4] : want[k]);
+                CHECK(sp.n == declared && bad == 0, "%s: %zu atoms, %zu values differ from strtod's",
+                      what, sp.n, bad);
+                sc_io_spheres_free(&sp);
+            }
+        }
+    free(a);
+    free(b);
+    free(text);
+    free(at_text);
+    free(ends);
+    free(want);
+}
+
 /* ---- XYZ atom lines: the one-pass path against the general one ------------
  *
  * As io.lammps_rows for XYZ files (io_particles.c, fast_xyz): plain lines
@@ -2360,6 +2534,8 @@ int main(int argc, char **argv)
         group_lammps();
     else if (strcmp(group, "lammps_rows") == 0)
         group_lammps_rows();
+    else if (strcmp(group, "lammps_runs") == 0)
+        group_lammps_runs();
     else if (strcmp(group, "xyz_rows") == 0)
         group_xyz_rows();
     else if (strcmp(group, "xyz") == 0)

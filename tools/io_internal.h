@@ -67,6 +67,11 @@ IO_HIDDEN int io_parse_number(const char *t, size_t len, double *out);
 /* Line ends in [b, e), as the text reader counts lines: each '\n', and each
  * '\r' not followed by '\n' (a '\r' at e - 1 is one) (io_text.c). */
 IO_HIDDEN size_t io_line_ends(const char *b, const char *e);
+/* Text on several threads (io_text.c's lines, io_particles.c's atom rows):
+ * pieces of at least IO_PIECE_MIN bytes, at most IO_PIECES_MAX of them, and
+ * only from IO_SPLIT_MIN bytes of lines on (sc_io_read_options.
+ * text_split_bytes; io_text.c says why). */
+enum { IO_PIECE_MIN = 1 << 19, IO_SPLIT_MIN = 8 << 20, IO_PIECES_MAX = 64 };
 IO_HIDDEN int io_str_ieq(const char *a, const char *b);
 IO_HIDDEN const char *io_path_extension(const char *path);
 /* How a path is named in messages: "standard input" / "standard output"

@@ -33,10 +33,14 @@
  */
 #include "io_decimal.h"
 #include "io_internal.h"
+#include "io_runs.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 int io_looks_lammps(const io_file *f)
 {
@@ -458,6 +462,170 @@ static int fast_atom(const span *l, const char *end, const columns *cols, int di
     return 1;
 }
 
+#ifdef SC_LINE_RUN
+/* The rows a run of plain atom lines left (io_line_run: each named
+ * column's short decimal at its place, a radius or diameter not negative)
+ * made what fast_atom makes of them: scaled coordinates mapped into the
+ * box, a diameter halved, the caller's radius where the dump has none. 0
+ * when a value the checks refuse (a scaled coordinate beyond the limit):
+ * the caller reads those lines again one at a time, and the checks there
+ * name the line. */
+static int finish_run(double *rows, size_t lines, int dims, const columns *cols,
+                      const double lo[3], const double hi[3], double r_all)
+{
+    const size_t width = (size_t)dims + 1;
+    int ok = 1;
+    for (int a = 0; a < dims; a++)
+        if (cols->scaled[a])
+            for (size_t i = 0; i < lines; i++) {
+                double *v = rows + i * width + a;
+                *v = lo[a] + *v * (hi[a] - lo[a]);
+                ok &= io_value_ok(*v, 0);
+            }
+    if (cols->radius == COL_NONE)
+        for (size_t i = 0; i < lines; i++) {
+            double *r = rows + i * width + dims;
+            *r = cols->diameter != COL_NONE ? 0.5 * *r : r_all;
+        }
+    return ok;
+}
+#endif
+
+#if defined(SC_LINE_RUN) && defined(_OPENMP)
+/* ---- atom rows on several threads -------------------------------------------
+ * As the text reader's pieces (io_text.c): from IO_SPLIT_MIN bytes of rows
+ * on (sc_io_read_options.text_split_bytes), the bytes the snapshot's rows
+ * take (estimated from its first lines, so a long trajectory is not
+ * scanned for one snapshot) are cut at line ends into a piece per thread.
+ * The line ends of every piece but the last are counted first, so each
+ * piece knows its first row and reads into its place. A piece reads runs
+ * and the lines fast_atom takes, and stops at any other line (or a run
+ * finish_run refuses); the serial loop goes on from the first piece that
+ * stopped short, so every later row is read there again and every error
+ * is worded as the serial loop words it. */
+typedef struct atom_piece {
+    const char *begin, *end, *stop;
+    size_t first, rows, done; /* its first row, the rows it may read, those it read */
+} atom_piece;
+
+static void read_atom_piece(atom_piece *pc, const char *data_end, double *rows, int dims,
+                            const columns *cols, const signed char *slot, const double lo[3],
+                            const double hi[3], double r_all)
+{
+    const size_t width = (size_t)dims + 1;
+    const char *p = pc->begin;
+    size_t i = 0, run_tries = 0, run_lines = 0;
+    int runs = 1;
+    while (i < pc->rows) {
+        double *row = rows + (pc->first + i) * width;
+        if (runs) {
+            size_t taken, tok_len;
+            const char *tok;
+            const char *q = io_line_run(p, pc->end, row, (size_t)cols->count, slot, width,
+                                        (size_t)dims, pc->rows - i, 1, &taken, &tok, &tok_len);
+            if (taken && !finish_run(row, taken, dims, cols, lo, hi, r_all))
+                break;
+            p = q;
+            i += taken;
+            row += taken * width;
+            run_tries++;
+            run_lines += taken;
+            runs = run_tries < 16 || run_lines >= 4 * run_tries;
+            if (i == pc->rows)
+                break;
+        }
+        /* one line fast_atom takes; a lone '\r' (a line end to next_line)
+         * is the serial loop's */
+        const char *nl = memchr(p, '\n', (size_t)(pc->end - p));
+        if (nl == NULL)
+            break;
+        const span l = {p, nl > p && nl[-1] == '\r' ? nl - 1 : nl};
+        if (memchr(l.b, '\r', (size_t)(l.e - l.b)) != NULL ||
+            !fast_atom(&l, data_end, cols, dims, lo, hi, r_all, row))
+            break;
+        p = nl + 1;
+        i++;
+    }
+    pc->done = i;
+    pc->stop = p;
+}
+
+/* Reads a prefix of the n rows at c on several threads; returns how many,
+ * c moved past them (0 and c unmoved when the rows are too few bytes for
+ * pieces, or one thread is asked for). */
+static size_t read_atom_pieces(cursor *c, double *rows, size_t n, int dims, const columns *cols,
+                               const signed char *slot, const double lo[3], const double hi[3],
+                               double r_all, const sc_io_read_options *opts)
+{
+    int threads = opts && opts->threads > 0 ? opts->threads : omp_get_num_procs();
+    threads = threads < IO_PIECES_MAX ? threads : IO_PIECES_MAX;
+    const size_t split = opts && opts->text_split_bytes ? opts->text_split_bytes : IO_SPLIT_MIN;
+    const size_t rest = (size_t)(c->end - c->p);
+    if (threads < 2 || n == 0 || rest < split)
+        return 0;
+    /* the rows' bytes: the first lines' mean, an eighth more, whole lines */
+    const char *q = c->p;
+    size_t seen = 0;
+    for (; seen < 256 && seen < n && q < c->end; seen++) {
+        const char *nl = memchr(q, '\n', (size_t)(c->end - q));
+        q = nl ? nl + 1 : c->end;
+    }
+    const size_t mean = (size_t)(q - c->p) / (seen ? seen : 1) + 1;
+    const size_t bytes = n < rest / mean ? n * mean + n * mean / 8 + 4096 : rest;
+    if ((bytes < rest ? bytes : rest) < split)
+        return 0;
+    const char *const end = c->p + (bytes < rest ? bytes : rest);
+    size_t np = (size_t)(end - c->p) / IO_PIECE_MIN;
+    np = np < (size_t)threads ? np : (size_t)threads;
+    if (np < 2)
+        return 0;
+    atom_piece pcs[IO_PIECES_MAX];
+    const char *b = c->p;
+    size_t made = 0;
+    for (size_t k = 0; k < np && b < end; k++) {
+        const char *e = k + 1 == np ? end : c->p + (size_t)(end - c->p) * (k + 1) / np;
+        e = e < b ? b : e;
+        while (e < c->end && e[-1] != '\n')
+            e++;
+        pcs[made].begin = b;
+        pcs[made].end = e;
+        made++;
+        b = e;
+    }
+    size_t lines[IO_PIECES_MAX];
+#pragma omp parallel for num_threads((int)made - 1) schedule(dynamic, 1)
+    for (int k = 0; k < (int)made - 1; k++)
+        lines[k] = io_line_ends(pcs[k].begin, pcs[k].end);
+    size_t first = 0;
+    for (size_t k = 0; k < made; k++) {
+        pcs[k].first = first < n ? first : n;
+        pcs[k].rows = n - pcs[k].first;
+        if (k + 1 < made) {
+            pcs[k].rows = lines[k] < pcs[k].rows ? lines[k] : pcs[k].rows;
+            first += lines[k];
+        }
+        pcs[k].done = 0;
+        pcs[k].stop = pcs[k].begin;
+    }
+#pragma omp parallel for num_threads((int)made) schedule(dynamic, 1)
+    for (int k = 0; k < (int)made; k++)
+        if (pcs[k].rows)
+            read_atom_piece(&pcs[k], c->end, rows, dims, cols, slot, lo, hi, r_all);
+    /* the prefix every piece before read whole */
+    size_t done = 0;
+    const char *stop = c->p;
+    for (size_t k = 0; k < made; k++) {
+        done = pcs[k].first + pcs[k].done;
+        stop = pcs[k].stop;
+        if (pcs[k].done < pcs[k].rows || done == n)
+            break;
+    }
+    c->p = stop;
+    c->line += done;
+    return done;
+}
+#endif
+
 sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read_options *opts,
                             sc_io_spheres *out, char *err, size_t errcap)
 {
@@ -565,7 +733,48 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
     if (!rows)
         return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: no memory for %zu atoms", path, n);
     sc_io_status st = SC_IO_OK;
-    for (size_t i = 0; i < n && st == SC_IO_OK; i++) {
+#ifdef SC_LINE_RUN
+    /* Runs of plain atom lines (io_runs.h), each odd line read below; where
+     * runs average under 4 lines it stops trying. Radii by type, and a dump
+     * with both a radius and a diameter column, take the lines below. */
+    signed char slot[64];
+    int runs = cols.count <= 64 && !(cols.radius != COL_NONE && cols.diameter != COL_NONE) &&
+               (radii.all >= 0.0 || cols.radius != COL_NONE || cols.diameter != COL_NONE);
+    for (int k = 0; runs && k < cols.count; k++) {
+        slot[k] = k == cols.radius || k == cols.diameter ? (signed char)dims : -1;
+        for (int a = 0; a < dims; a++)
+            slot[k] = k == cols.pos[a] ? (signed char)a : slot[k];
+    }
+    size_t run_tries = 0, run_lines = 0, i0 = 0;
+#ifdef _OPENMP
+    if (runs)
+        i0 = read_atom_pieces(&c, rows, n, dims, &cols, slot, lo, hi, radii.all, opts);
+#endif
+#else
+    const size_t i0 = 0;
+#endif
+    for (size_t i = i0; i < n && st == SC_IO_OK; i++) {
+#ifdef SC_LINE_RUN
+        if (runs) {
+            size_t taken, tok_len;
+            const char *tok;
+            const char *q = io_line_run(c.p, c.end, rows + i * width, (size_t)cols.count, slot,
+                                        width, (size_t)dims, n - i, 1, &taken, &tok, &tok_len);
+            if (taken && !finish_run(rows + i * width, taken, dims, &cols, lo, hi, radii.all)) {
+                taken = 0;
+                runs = 0;
+            } else if (taken) {
+                c.p = q;
+                c.line += taken;
+                i += taken;
+            }
+            run_tries++;
+            run_lines += taken;
+            runs = runs && (run_tries < 16 || run_lines >= 4 * run_tries);
+            if (i == n)
+                break;
+        }
+#endif
         if (!next_line(&c, &l)) {
             st = io_fail(err, errcap, SC_IO_ERR_COUNT, "%s: line %zu: %zu atom rows, not the %zu "
                          "the header gives", path, c.line + 1, i, n);

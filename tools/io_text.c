@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* MADV_HUGEPAGE */
 #include "io_decimal.h"
 #include "io_internal.h"
+#include "io_runs.h"
 
 #include <errno.h>
 #include <float.h>
@@ -639,7 +640,7 @@ size_t io_line_ends(const char *b, const char *e)
  * start takes milliseconds (the VM of docs/one-shot.md, "Text input", has
  * the figures), it and the first touch of a second stretch cost more than
  * the second thread saves on a few MB of lines. */
-enum { PIECE_MIN = 1 << 19, SPLIT_MIN = 8 << 20, PIECES_MAX = 64 };
+enum { PIECE_MIN = IO_PIECE_MIN, SPLIT_MIN = IO_SPLIT_MIN, PIECES_MAX = IO_PIECES_MAX };
 
 typedef struct piece {
     const char *begin, *end; /* whole lines */
@@ -649,91 +650,6 @@ typedef struct piece {
     const char *tok;         /* the last value's token, its length and line */
     size_t tok_len, tok_line;
 } piece;
-
-#if defined(SC_IO_SHORT_DECIMAL) && defined(__SSE2__)
-#define SC_LINE_RUN 1
-/* The bits of the bytes among the 64 at b that may end a field: '\n', ' '
- * and ','. */
-static inline uint64_t field_ends64(const char *b)
-{
-    const __m128i nl = _mm_set1_epi8('\n'), sp = _mm_set1_epi8(' '), cm = _mm_set1_epi8(',');
-    uint64_t m = 0;
-    for (int i = 0; i < 4; i++) {
-        const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * i));
-        const __m128i e = _mm_or_si128(_mm_cmpeq_epi8(x, nl),
-                                       _mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, cm)));
-        m |= (uint64_t)(uint32_t)_mm_movemask_epi8(e) << (16 * i);
-    }
-    return m;
-}
-
-/* The plainest lines, many at a time: `fields` fields a line, one space or
- * one comma between them (the same all along a line), then '\n' or
- * "\r\n" (the seed's file: "844.6859\r\n"; CSV rows "1.5,2,3,0.5\n").
- * Field f goes to v[slot[f]] (slot NULL: v[f]; under a header, its map;
- * -1: skipped, as fast_fields skips it: any bytes but a blank, '\r', '#',
- * '\v' or '\f'), `want` values a line. A kept field is a short decimal,
- * read as fast_line and fast_fields read it: the same short_decimal, so
- * the same bits; such a value is always within the readers' limit, and
- * column `rcol` (the radius; none past want) must not be negative.
- * fast_line finds each field's start only once the number before it is
- * parsed, a chain of dependent loads per value; here the field ends come
- * from a bit mask of 64 bytes at a time, so the fields are parsed
- * independently and overlap. Stops at the first line that is not such a
- * line (an empty one, blanks, tabs, a lone '\r', an exponent, more digits,
- * a negative radius, the piece's last bytes), which the caller reads its
- * own way. Returns where it stopped; *lines: the lines read, *tok and
- * *tok_len the last line's last field. */
-static const char *line_run(const char *p, const char *end, double *v, size_t fields,
-                            const signed char *slot, size_t want, size_t rcol, size_t *lines,
-                            const char **tok, size_t *tok_len)
-{
-    size_t k = 0, f = 0;
-    const char *line = p, *base = p;
-    char sep = 0;
-    while (end - base >= 64) {
-        uint64_t m = field_ends64(base);
-        while (m) {
-            const char *const d = base + __builtin_ctzll(m);
-            m &= m - 1;
-            if (f + 1 < fields) { /* a separator, the line's first or the same */
-                if (*d == '\n' || (f > 0 && *d != sep))
-                    goto out;
-                sep = *d;
-            } else if (*d != '\n') {
-                goto out;
-            }
-            /* the field's end: d, or the '\r' of a "\r\n" */
-            const char *const fe = f + 1 == fields && d > p && d[-1] == '\r' ? d - 1 : d;
-            const int at = slot ? slot[f] : (int)f;
-            if (at >= 0) {
-                double x;
-                if (short_decimal(p, end, &x) != fe || ((size_t)at == rcol && !(x >= 0.0)))
-                    goto out;
-                v[k + (size_t)at] = x;
-            } else { /* a field the header does not name: as fast_fields skips it */
-                if (fe == p)
-                    goto out;
-                for (const char *c = p; c < fe; c++)
-                    if (*c == '\t' || *c == '\r' || *c == '#' || *c == '\v' || *c == '\f')
-                        goto out;
-            }
-            if (++f == fields) {
-                *tok = p;
-                *tok_len = (size_t)(fe - p);
-                k += want;
-                f = 0;
-                line = d + 1;
-            }
-            p = d + 1;
-        }
-        base += 64;
-    }
-out:
-    *lines = k / want;
-    return line;
-}
-#endif
 
 static void read_piece(piece *pc, size_t want, size_t cols, size_t dims, const field_map *map)
 {
@@ -755,8 +671,8 @@ static void read_piece(piece *pc, size_t want, size_t cols, size_t dims, const f
 #ifdef SC_LINE_RUN
         if (runs) {
             size_t taken;
-            p = line_run(p, end, v + count, map ? map->fields : want, map ? map->slot : NULL, want,
-                         rcol, &taken, &tok, &tok_len);
+            p = io_line_run(p, end, v + count, map ? map->fields : want, map ? map->slot : NULL,
+                            want, rcol, SIZE_MAX, 0, &taken, &tok, &tok_len);
             count += taken * want;
             lines += taken;
             tok_line = taken ? lines : tok_line;
