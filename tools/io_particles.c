@@ -595,6 +595,8 @@ static size_t read_atom_pieces(cursor *c, double *rows, size_t n, int dims, cons
         made++;
         b = e;
     }
+    if (made < 2) /* a line longer than the rest's pieces */
+        return 0;
     size_t lines[IO_PIECES_MAX];
 #pragma omp parallel for num_threads((int)made - 1) schedule(dynamic, 1)
     for (int k = 0; k < (int)made - 1; k++)
