@@ -2288,6 +2288,32 @@ static void group_lammps(void)
               strcmp(sc_io_format_name(f), "lammps") == 0 &&
               sc_io_spheres_format_for_path("x.lammpstrj") == SC_IO_FORMAT_LAMMPS,
           "format names");
+    /* a row longer than the rows' pieces (a 1.5 MB type): the pieces swallow
+     * one another and the rows are read on the calling thread, first or last */
+    const size_t big = 1500000;
+    char *t = malloc(big + 256);
+    for (int last = 0; last < 2; last++) {
+        size_t len = (size_t)sprintf(t, "ITEM: NUMBER OF ATOMS\n2\nITEM: ATOMS id type x y z radius\n");
+        if (last)
+            len += (size_t)sprintf(t + len, "1 1 1 2 3 0.5\n2 ");
+        else
+            len += (size_t)sprintf(t + len, "1 ");
+        memset(t + len, 'a', big);
+        len += big;
+        len += (size_t)sprintf(t + len, last ? " 4 5 6 0.25\n" : " 1 2 3 0.5\n2 1 4 5 6 0.25\n");
+        write_bytes(path_in("long.dump"), t, len);
+        const sc_io_read_options lopts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
+        char lerr[512];
+        if (read_threads(path_in("long.dump"), lopts, 3, &s, lerr, sizeof lerr) == SC_IO_OK) {
+            const double *r = s.rows;
+            CHECK(s.n == 2 && r[0] == 1 && r[3] == 0.5 && r[4] == 4 && r[6] == 6 && r[7] == 0.25,
+                  "long.dump (long row %s): %zu atoms", last ? "last" : "first", s.n);
+            sc_io_spheres_free(&s);
+        } else {
+            CHECK(0, "long.dump: %s", lerr);
+        }
+    }
+    free(t);
 }
 
 /* ---- XYZ ------------------------------------------------------------------- */
