@@ -1935,7 +1935,11 @@ static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, s
             w[3] = v;
         else if (r[0] == 'd')
             w[3] = 0.5 * v;
-        const char *sep = c == 0 ? "" : odd == 4 && c == 1 ? "  " : odd == 5 && c == 1 ? "\t" : " ";
+        const char *sep = c == 0                ? ""
+                          : odd == 4 && c == 1  ? "  "
+                          : odd == 5 && c == 1  ? "\t"
+                          : odd == 14           ? "," /* one field to the serial loop */
+                                                : " ";
         o += (size_t)snprintf(line + o, cap - o, "%s%s", sep, tok);
     }
     *end = odd == 7 ? " \r\n" /* a blank, then CRLF */ : trail ? " \n" : rng() % 4 == 0 ? "\r\n" : "\n";
@@ -1966,7 +1970,7 @@ static void group_lammps_runs(void)
 {
     static const char *const layouts[] = {"id type x y z radius", "radius xs id ys type zs",
                                           "id diameter xu yu zu", "x y z", "id type xsu ysu zsu diameter"};
-    enum { LAYOUTS = sizeof layouts / sizeof layouts[0], KINDS = 14 };
+    enum { LAYOUTS = sizeof layouts / sizeof layouts[0], KINDS = 15 };
     const double lo[3] = {-1e149, 0, -1.5}, hi[3] = {1e149, 100, 2.5};
     /* over 1 MiB of rows (read_threads' split): two or three pieces */
     const size_t atoms = 40000;
@@ -1990,7 +1994,7 @@ static void group_lammps_runs(void)
                                                                want + at * 4, &ends[at]);
             for (int kind = 0; kind <= KINDS + 1; kind++) {
                 /* kind 0 none; 1-7 rows the runs leave but the one-line paths
-                 * read; 8-13 rows refused; KINDS: three rows short; KINDS + 1:
+                 * read; 8-14 rows refused; KINDS: three rows short; KINDS + 1:
                  * five rows more than the count, no snapshot after them (the
                  * runs must stop at the count all the same) */
                 const int short_end = kind == KINDS, extra = kind == KINDS + 1;

@@ -525,7 +525,7 @@ static void read_atom_piece(atom_piece *pc, const char *data_end, double *rows, 
             size_t taken, tok_len;
             const char *tok;
             const char *q = io_line_run(p, pc->end, row, (size_t)cols->count, slot, width,
-                                        (size_t)dims, pc->rows - i, 1, &taken, &tok, &tok_len);
+                                        (size_t)dims, pc->rows - i, IO_RUN_TRAIL, &taken, &tok, &tok_len);
             if (taken && !finish_run(row, taken, dims, cols, lo, hi, r_all))
                 break;
             p = q;
@@ -764,7 +764,7 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
             size_t taken, tok_len;
             const char *tok;
             const char *q = io_line_run(c.p, c.end, rows + i * width, (size_t)cols.count, slot,
-                                        width, (size_t)dims, n - i, 1, &taken, &tok, &tok_len);
+                                        width, (size_t)dims, n - i, IO_RUN_TRAIL, &taken, &tok, &tok_len);
             if (taken && !finish_run(rows + i * width, taken, dims, &cols, lo, hi, radii.all)) {
                 taken = 0;
                 runs = 0;

@@ -31,11 +31,18 @@ static inline uint64_t io_field_ends64(const char *b)
     return m;
 }
 
-/* The plainest lines, many at a time: `fields` fields a line, one space or
- * one comma between them (the same all along a line), then '\n' or
- * "\r\n" (the seed's file: "844.6859\r\n"; CSV rows "1.5,2,3,0.5\n"); with
- * `trail`, also one space before a '\n' (LAMMPS's dump custom writes each
- * value with a blank after it: "1 1 0.5 0.25 0.75 0.1 \n").
+enum {
+    IO_RUN_COMMAS = 1, /* one comma between fields too (text: CSV rows) */
+    IO_RUN_TRAIL = 2   /* one space before a '\n' too (LAMMPS's dump custom) */
+};
+
+/* The plainest lines, many at a time: `fields` fields a line, one space
+ * (with IO_RUN_COMMAS, or one comma) between them, the same all along a
+ * line, then '\n' or "\r\n" (the seed's file: "844.6859\r\n"; CSV rows
+ * "1.5,2,3,0.5\n"); with IO_RUN_TRAIL, also one space before a '\n'
+ * (LAMMPS's dump custom writes each value with a blank after it: "1 1 0.5
+ * 0.25 0.75 0.1 \n"). Without IO_RUN_COMMAS a comma anywhere ends the run
+ * (the particle formats split at blanks only: a comma is a field's).
  * Field f goes to v[slot[f]] (slot NULL: v[f]; -1: skipped: any bytes but
  * a blank, '\r', '#', '\v' or '\f', and not none), `want` values a line.
  * A kept field is a short decimal, read as the one-line paths read it: the
@@ -52,7 +59,7 @@ static inline uint64_t io_field_ends64(const char *b)
  * *tok and *tok_len the last line's last field. */
 static inline const char *io_line_run(const char *p, const char *end, double *v, size_t fields,
                                       const signed char *slot, size_t want, size_t rcol,
-                                      size_t max_lines, int trail, size_t *lines,
+                                      size_t max_lines, int flags, size_t *lines,
                                       const char **tok, size_t *tok_len)
 {
     size_t k = 0, f = 0, taken = 0;
@@ -68,11 +75,11 @@ static inline const char *io_line_run(const char *p, const char *end, double *v,
             m &= m - 1;
             const char *next = d + 1;
             if (f + 1 < fields) { /* a separator, the line's first or the same */
-                if (*d == '\n' || (f > 0 && *d != sep))
+                if (*d == '\n' || (f > 0 && *d != sep) || (*d == ',' && !(flags & IO_RUN_COMMAS)))
                     goto out;
                 sep = *d;
             } else if (*d != '\n') {
-                if (!trail || *d != ' ' || end - d < 2 || d[1] != '\n')
+                if (!(flags & IO_RUN_TRAIL) || *d != ' ' || end - d < 2 || d[1] != '\n')
                     goto out;
                 next = d + 2; /* its '\n': the next bit here, or the next window's first */
                 m &= m - 1;

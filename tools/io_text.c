@@ -672,7 +672,7 @@ static void read_piece(piece *pc, size_t want, size_t cols, size_t dims, const f
         if (runs) {
             size_t taken;
             p = io_line_run(p, end, v + count, map ? map->fields : want, map ? map->slot : NULL,
-                            want, rcol, SIZE_MAX, 0, &taken, &tok, &tok_len);
+                            want, rcol, SIZE_MAX, IO_RUN_COMMAS, &taken, &tok, &tok_len);
             count += taken * want;
             lines += taken;
             tok_line = taken ? lines : tok_line;
