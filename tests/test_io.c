@@ -1889,8 +1889,9 @@ static void group_lammps_rows(void)
  * values the reader must make of it to w (x, y, z, r). */
 static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, size_t at, int odd,
                              int short_tokens, int trail, const double lo[3], const double hi[3],
-                             double w[4], const char **end)
+                             const double *el_radii, double w[4], const char **end)
 {
+    static const char *const elements[3] = {"C", "He", "O"};
     size_t o = 0;
     w[3] = 0.75; /* the caller's radius, for "x y z" */
     for (int c = 0; c < ncol; c++) {
@@ -1901,6 +1902,11 @@ static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, s
         char tok[48];
         if (!strcmp(r, "id"))
             snprintf(tok, sizeof tok, "%zu", at + 1);
+        else if (!strcmp(r, "el")) { /* XYZ's element, its radius the caller's */
+            snprintf(tok, sizeof tok, "%s", elements[at % 3]);
+            if (el_radii)
+                w[3] = el_radii[at % 3];
+        }
         else if (!strcmp(r, "type"))
             snprintf(tok, sizeof tok, "%d", 1 + (int)(at % 3));
         else if (scaled)
@@ -1910,8 +1916,8 @@ static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, s
             snprintf(tok, sizeof tok, "%d.5", (int)(rng() % 10));
         else
             run_token(tok, rad);
-        if (odd == 1 && c == ncol - 1)
-            snprintf(tok, sizeof tok, "1.5e-3"); /* an exponent */
+        if (odd == 1 && c == ncol - 1 - !strcmp(role[ncol - 1], "el"))
+            snprintf(tok, sizeof tok, "1.5e-3"); /* an exponent, in the last number */
         if (odd == 2 && axis == 1 && !scaled)
             snprintf(tok, sizeof tok, "123456789.25"); /* nine digits */
         if (odd == 3 && axis == 2 && !scaled)
@@ -1941,7 +1947,12 @@ static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, s
                           : odd == 14           ? "," /* one field to the serial loop */
                                                 : " ";
         o += (size_t)snprintf(line + o, cap - o, "%s%s", sep, tok);
+        if (odd == 16 && c == ncol - 2) /* a NUL ending the field before the last: */
+            line[o - 1] = '\0';        /* a number's junk, or a skipped field's byte */
     }
+    if (odd == 15) /* a field more: past XYZ's columns, beyond a dump's */
+        o += (size_t)snprintf(line + o, cap - o, " 9");
+
     *end = odd == 7 ? " \r\n" /* a blank, then CRLF */ : trail ? " \n" : rng() % 4 == 0 ? "\r\n" : "\n";
     if (odd == 11) /* an empty row */
         o = 0, *end = "\n";
@@ -1966,21 +1977,32 @@ static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, s
  * paths, or none, or ends three rows short, or holds five rows more than
  * its count; the clean dumps' values are strtod's, mapped and halved as the
  * reader documents. */
-static void group_lammps_runs(void)
+static void group_particle_runs(int xyz)
 {
-    static const char *const layouts[] = {"id type x y z radius", "radius xs id ys type zs",
-                                          "id diameter xu yu zu", "x y z", "id type xsu ysu zsu diameter"};
-    enum { LAYOUTS = sizeof layouts / sizeof layouts[0], KINDS = 15 };
+    static const char *const dumps[] = {"id type x y z radius", "radius xs id ys type zs",
+                                        "id diameter xu yu zu", "x y z", "id type xsu ysu zsu diameter"};
+    /* XYZ: the columns, the comment line naming them, the caller's radii */
+    static const char *const xyzs[] = {"el x y z", "el x y z", "el x y z radius", "x y z vx vy vz el"};
+    static const char *const comments[] = {
+        "plain", "plain, one radius", "Properties=species:S:1:pos:R:3:radius:R:1",
+        "Properties=pos:R:3:vel:R:3:species:S:1 Lattice=\"1 0 0 0 1 0 0 0 1\""};
+    static const char *const xyz_radius[] = {"C=1.5,He=0.5,O=1", "0.75", NULL, "C=1.5,He=0.5,O=1"};
+    static const double el_radii[3] = {1.5, 0.5, 1};
+    const char *const *layouts = xyz ? xyzs : dumps;
+    const int LAYOUTS = xyz ? 4 : 5;
+    enum { KINDS = 17 };
     const double lo[3] = {-1e149, 0, -1.5}, hi[3] = {1e149, 100, 2.5};
     /* over 1 MiB of rows (read_threads' split): two or three pieces */
     const size_t atoms = 40000;
-    char *a = malloc(atoms * 160 + 4096), *b = malloc(atoms * 160 + 4096);
-    char *text = malloc(atoms * 80);
+    enum { ROW = 192 }; /* at most 7 fields of 18 bytes, and a field more */
+    char *a = malloc(atoms * 2 * ROW + 4096), *b = malloc(atoms * 2 * ROW + 4096);
+    char *text = malloc(atoms * ROW);
     size_t *at_text = malloc((atoms + 1) * sizeof(size_t));
     const char **ends = malloc(atoms * sizeof *ends);
     double *want = malloc(atoms * 4 * sizeof(double));
     for (int lay = 0; lay < LAYOUTS; lay++)
-        for (int trail = 0; trail < 2; trail++) {
+        for (int trail = 0; trail < 2 - xyz; trail++) {
+            const double *elr = xyz && xyz_radius[lay] && xyz_radius[lay][0] == 'C' ? el_radii : NULL;
             char names[64], role[8][8];
             snprintf(names, sizeof names, "%s", layouts[lay]);
             int ncol = 0;
@@ -1989,16 +2011,17 @@ static void group_lammps_runs(void)
             /* the plain rows, once for every kind */
             at_text[0] = 0;
             for (size_t at = 0; at < atoms; at++)
-                at_text[at + 1] = at_text[at] + lammps_run_row(text + at_text[at], 80, role, ncol, at, 0,
+                at_text[at + 1] = at_text[at] + lammps_run_row(text + at_text[at], ROW, role, ncol, at, 0,
                                                                lay == 0 && at < 300, trail, lo, hi,
-                                                               want + at * 4, &ends[at]);
+                                                               elr, want + at * 4, &ends[at]);
             for (int kind = 0; kind <= KINDS + 1; kind++) {
                 /* kind 0 none; 1-7 rows the runs leave but the one-line paths
-                 * read; 8-14 rows refused; KINDS: three rows short; KINDS + 1:
+                 * read; 8-14 rows refused; 15 a field more (XYZ reads it,
+                 * a dump refuses it); 16 a NUL byte; KINDS: three rows short; KINDS + 1:
                  * five rows more than the count, no snapshot after them (the
                  * runs must stop at the count all the same) */
                 const int short_end = kind == KINDS, extra = kind == KINDS + 1;
-                const int clean = kind < 8 || extra;
+                const int clean = kind < 8 || extra || (xyz && kind == 15);
                 const size_t declared = extra ? atoms - 5 : atoms;
                 const size_t plant = kind && kind < KINDS ? atoms / 3 + rng() % (atoms / 2) : SIZE_MAX;
                 const size_t rows = short_end ? atoms - 3 : atoms;
@@ -2008,15 +2031,20 @@ static void group_lammps_runs(void)
                 double planted[4];
                 size_t na = 0, nb = 0;
                 for (int snap = 0; snap < (short_end || extra ? 1 : 2); snap++) {
-                    na += (size_t)sprintf(a + na, head, declared, layouts[lay], trail ? " " : "");
-                    nb += (size_t)sprintf(b + nb, head, declared, layouts[lay], trail ? " " : "");
+                    if (xyz) {
+                        na += (size_t)sprintf(a + na, "%zu\n%s\n", declared, comments[lay]);
+                        nb += (size_t)sprintf(b + nb, "%zu\n%s\n", declared, comments[lay]);
+                    } else {
+                        na += (size_t)sprintf(a + na, head, declared, layouts[lay], trail ? " " : "");
+                        nb += (size_t)sprintf(b + nb, head, declared, layouts[lay], trail ? " " : "");
+                    }
                     for (size_t at = 0; at < rows; at++) {
                         char line[256];
                         const char *line_end = ends[at], *t = text + at_text[at];
                         size_t len = at_text[at + 1] - at_text[at];
                         if (snap == 0 && at == plant) {
                             len = lammps_run_row(line, sizeof line, role, ncol, at, kind, 0, trail, lo,
-                                                 hi, planted, &line_end);
+                                                 hi, elr, planted, &line_end);
                             t = line;
                         }
                         memcpy(a + na, t, len);
@@ -2029,19 +2057,21 @@ static void group_lammps_runs(void)
                     }
                 }
                 char what[96];
-                snprintf(what, sizeof what, "lammps runs: %s%s, kind %d", layouts[lay],
-                         trail ? " (trailing blanks)" : "", kind);
-                const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75", NULL, 0, 0, 0, 0};
+                snprintf(what, sizeof what, "%s runs: %s%s, kind %d", xyz ? "xyz" : "lammps",
+                         xyz ? comments[lay] : layouts[lay], trail ? " (trailing blanks)" : "", kind);
+                const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, xyz ? xyz_radius[lay] : "0.75",
+                                                 NULL, 0, 0, 0, 0};
+                const char *file = path_in(xyz ? "runs.xyz" : "runs.dump");
                 for (int threads = 1; threads <= 3; threads += 2)
-                    expect_both_ways(path_in("runs.dump"), a, na, b, nb, opts, threads, clean,
+                    expect_both_ways(file, a, na, b, nb, opts, threads, clean,
                                      declared, what);
                 if (!clean)
                     continue;
                 /* the values: strtod's, mapped and halved */
-                write_bytes(path_in("runs.dump"), a, na);
+                write_bytes(file, a, na);
                 sc_io_spheres sp;
                 char err[512];
-                if (read_threads(path_in("runs.dump"), opts, 3, &sp, err, sizeof err) != SC_IO_OK) {
+                if (read_threads(file, opts, 3, &sp, err, sizeof err) != SC_IO_OK) {
                     CHECK(0, "%s: %s", what, err);
                     continue;
                 }
@@ -2061,6 +2091,10 @@ static void group_lammps_runs(void)
     free(ends);
     free(want);
 }
+
+static void group_lammps_runs(void) { group_particle_runs(0); }
+
+static void group_xyz_runs(void) { group_particle_runs(1); }
 
 /* ---- XYZ atom lines: the one-pass path against the general one ------------
  *
@@ -2566,6 +2600,8 @@ int main(int argc, char **argv)
         group_lammps_rows();
     else if (strcmp(group, "lammps_runs") == 0)
         group_lammps_runs();
+    else if (strcmp(group, "xyz_runs") == 0)
+        group_xyz_runs();
     else if (strcmp(group, "xyz_rows") == 0)
         group_xyz_rows();
     else if (strcmp(group, "xyz") == 0)

@@ -465,6 +465,58 @@ static int fast_atom(const span *l, const char *end, const columns *cols, int di
     return 1;
 }
 
+/* ---- XYZ's columns and one-pass line; runs of either format's rows ------- */
+
+typedef struct xyz_columns {
+    int species, pos, radius, count; /* first column of each (pos: 3) */
+} xyz_columns;
+
+/* An XYZ atom line read in one pass, as the general loop below reads it:
+ * the element's radius from the caller's table where the radii go by
+ * element, the position's and radius property's numbers (checked the same
+ * way), other fields skipped unread, fields past the columns' allowed. 0
+ * for anything the general loop must read or word. `end` is the data's
+ * end. */
+static int fast_xyz(const span *l, const char *end, const xyz_columns *cols, int dims,
+                    const radius_table *radii, double *row)
+{
+    const char *p = l->b;
+    double r = radii->all;
+    int k = 0;
+    for (;; k++) {
+        if ((p = io_skip_blanks(p, l->e)) == l->e)
+            break;
+        if (k == cols->species && cols->radius == COL_NONE && radii->all < 0.0) {
+            const char *b = p;
+            if (!skip_token(&p, l->e) || !radius_of(radii, b, p, &r))
+                return 0;
+            continue;
+        }
+        const int axis = k >= cols->pos && k < cols->pos + 3 ? k - cols->pos : -1;
+        if ((axis < 0 || axis >= dims) && k != cols->radius) {
+            if (!skip_token(&p, l->e))
+                return 0;
+            continue;
+        }
+        double v;
+        const char *q = field_number_at(p, l, end, &v);
+        if (q == NULL)
+            return 0;
+        const int is_r = axis < 0;
+        if (!io_value_ok(v, is_r))
+            return 0;
+        if (is_r)
+            r = v;
+        else
+            row[axis] = v;
+        p = q;
+    }
+    if (k < cols->count)
+        return 0;
+    row[dims] = r;
+    return 1;
+}
+
 #ifdef SC_LINE_RUN
 /* The rows a run of plain atom lines left (io_line_run: each named
  * column's short decimal at its place, a radius or diameter not negative)
@@ -492,59 +544,156 @@ static int finish_run(double *rows, size_t lines, int dims, const columns *cols,
         }
     return ok;
 }
+
+/* The radii of a run of plain XYZ atom lines from p, where io_line_run left
+ * them unset (no radius property): the caller's one for all, or each
+ * element's from the caller's table, the element's field found again in
+ * its line (one blank between fields, no commas: as the run found them). 0
+ * when an element has none: the caller reads those lines again one at a
+ * time, and the message there names the line. */
+static int finish_xyz_run(const char *p, double *rows, size_t lines, int dims,
+                          const xyz_columns *cols, const radius_table *radii)
+{
+    const size_t width = (size_t)dims + 1;
+    if (cols->radius != COL_NONE)
+        return 1;
+    for (size_t i = 0; i < lines; i++) {
+        double *r = rows + i * width + dims;
+        if (radii->all >= 0.0) {
+            *r = radii->all;
+            continue;
+        }
+        /* byte loops, not strchr: a field may hold a NUL */
+        const char *b = p;
+        for (int k = 0; k < cols->species; k++) {
+            while (*b != ' ')
+                b++;
+            b++;
+        }
+        const char *e = b;
+        while (*e != ' ' && *e != '\r' && *e != '\n')
+            e++;
+        if (!radius_of(radii, b, e, r))
+            return 0;
+        while (*e != '\n')
+            e++;
+        p = e + 1;
+    }
+    return 1;
+}
+
+/* One format's atom rows as runs and single lines read them: a LAMMPS
+ * dump's (cols, lo, hi) or an XYZ file's (xcols). */
+typedef struct row_format {
+    int dims, flags;                 /* flags: io_line_run's */
+    size_t fields, rcol;             /* io_line_run's */
+    const signed char *slot;         /* io_line_run's */
+    const columns *cols;             /* LAMMPS, else NULL */
+    const double *lo, *hi;           /* LAMMPS: the box */
+    const xyz_columns *xcols;        /* XYZ, else NULL */
+    const radius_table *radii;       /* the caller's */
+} row_format;
+
+/* A run of plain rows from p into rows, at most max: *taken rows, *q past
+ * them. 0 where the run's values need the one-line paths (finish_run or
+ * finish_xyz_run refused them), *taken 0 and *q p. */
+static int run_rows(const row_format *rf, const char *p, const char *end, double *rows, size_t max,
+                    size_t *taken, const char **q)
+{
+    size_t tok_len;
+    const char *tok;
+    *q = io_line_run(p, end, rows, rf->fields, rf->slot, (size_t)rf->dims + 1, rf->rcol, max,
+                     rf->flags, taken, &tok, &tok_len);
+    if (*taken == 0)
+        return 1;
+    if (rf->xcols ? finish_xyz_run(p, rows, *taken, rf->dims, rf->xcols, rf->radii)
+                  : finish_run(rows, *taken, rf->dims, rf->cols, rf->lo, rf->hi, rf->radii->all))
+        return 1;
+    *taken = 0;
+    *q = p;
+    return 0;
+}
+
+/* One plain row as fast_atom or fast_xyz reads it; 0 when it declines. */
+static int one_row(const row_format *rf, const span *l, const char *data_end, double *row)
+{
+    return rf->xcols ? fast_xyz(l, data_end, rf->xcols, rf->dims, rf->radii, row)
+                     : fast_atom(l, data_end, rf->cols, rf->dims, rf->lo, rf->hi, rf->radii->all, row);
+}
+
+/* Whether runs still pay: tried 16 times, they average 4 lines or more. */
+typedef struct run_state {
+    int on;
+    size_t tries, lines;
+} run_state;
+
+/* Rows i.. of n as a run, where runs still pay; returns the next row, c
+ * moved past the run. A run the finish refused turns runs off: its lines
+ * are read one at a time, and the checks there name the line. */
+static size_t try_run(const row_format *rf, run_state *rs, cursor *c, double *rows, size_t i,
+                      size_t n)
+{
+    if (!rs->on)
+        return i;
+    size_t taken;
+    const char *q;
+    if (!run_rows(rf, c->p, c->end, rows + i * ((size_t)rf->dims + 1), n - i, &taken, &q)) {
+        rs->on = 0;
+        return i;
+    }
+    c->p = q;
+    c->line += taken;
+    rs->tries++;
+    rs->lines += taken;
+    rs->on = rs->tries < 16 || rs->lines >= 4 * rs->tries;
+    return i + taken;
+}
 #endif
 
 #if defined(SC_LINE_RUN) && defined(_OPENMP)
-/* ---- atom rows on several threads -------------------------------------------
+/* ---- rows on several threads --------------------------------------------------
  * As the text reader's pieces (io_text.c): from IO_SPLIT_MIN bytes of rows
  * on (sc_io_read_options.text_split_bytes), the bytes the snapshot's rows
  * take (estimated from its first lines, so a long trajectory is not
  * scanned for one snapshot) are cut at line ends into a piece per thread.
  * The line ends of every piece but the last are counted first, so each
  * piece knows its first row and reads into its place. A piece reads runs
- * and the lines fast_atom takes, and stops at any other line (or a run
- * finish_run refuses); the serial loop goes on from the first piece that
- * stopped short, so every later row is read there again and every error
- * is worded as the serial loop words it. */
-typedef struct atom_piece {
+ * and the lines fast_atom or fast_xyz takes, and stops at any other line
+ * (or a run the finish refuses); the serial loop goes on from the first
+ * piece that stopped short, so every later row is read there again and
+ * every error is worded as the serial loop words it. */
+typedef struct row_piece {
     const char *begin, *end, *stop;
     size_t first, rows, done; /* its first row, the rows it may read, those it read */
-} atom_piece;
+} row_piece;
 
-static void read_atom_piece(atom_piece *pc, const char *data_end, double *rows, int dims,
-                            const columns *cols, const signed char *slot, const double lo[3],
-                            const double hi[3], double r_all)
+static void read_row_piece(row_piece *pc, const row_format *rf, const char *data_end, double *rows)
 {
-    const size_t width = (size_t)dims + 1;
+    const size_t width = (size_t)rf->dims + 1;
     const char *p = pc->begin;
-    size_t i = 0, run_tries = 0, run_lines = 0;
-    int runs = 1;
+    size_t i = 0;
+    run_state rs = {1, 0, 0};
     while (i < pc->rows) {
-        double *row = rows + (pc->first + i) * width;
-        if (runs) {
-            size_t taken, tok_len;
-            const char *tok;
-            const char *q = io_line_run(p, pc->end, row, (size_t)cols->count, slot, width,
-                                        (size_t)dims, pc->rows - i, IO_RUN_TRAIL, &taken, &tok, &tok_len);
-            if (taken && !finish_run(row, taken, dims, cols, lo, hi, r_all))
+        if (rs.on) {
+            size_t taken;
+            const char *q;
+            if (!run_rows(rf, p, pc->end, rows + (pc->first + i) * width, pc->rows - i, &taken, &q))
                 break;
             p = q;
             i += taken;
-            row += taken * width;
-            run_tries++;
-            run_lines += taken;
-            runs = run_tries < 16 || run_lines >= 4 * run_tries;
+            rs.tries++;
+            rs.lines += taken;
+            rs.on = rs.tries < 16 || rs.lines >= 4 * rs.tries;
             if (i == pc->rows)
                 break;
         }
-        /* one line fast_atom takes; a lone '\r' (a line end to next_line)
-         * is the serial loop's */
+        /* one line; a lone '\r' (a line end to next_line) is the serial loop's */
         const char *nl = memchr(p, '\n', (size_t)(pc->end - p));
         if (nl == NULL)
             break;
         const span l = {p, nl > p && nl[-1] == '\r' ? nl - 1 : nl};
         if (memchr(l.b, '\r', (size_t)(l.e - l.b)) != NULL ||
-            !fast_atom(&l, data_end, cols, dims, lo, hi, r_all, row))
+            !one_row(rf, &l, data_end, rows + (pc->first + i) * width))
             break;
         p = nl + 1;
         i++;
@@ -556,9 +705,8 @@ static void read_atom_piece(atom_piece *pc, const char *data_end, double *rows, 
 /* Reads a prefix of the n rows at c on several threads; returns how many,
  * c moved past them (0 and c unmoved when the rows are too few bytes for
  * pieces, or one thread is asked for). */
-static size_t read_atom_pieces(cursor *c, double *rows, size_t n, int dims, const columns *cols,
-                               const signed char *slot, const double lo[3], const double hi[3],
-                               double r_all, const sc_io_read_options *opts)
+static size_t read_row_pieces(cursor *c, double *rows, size_t n, const row_format *rf,
+                              const sc_io_read_options *opts)
 {
     int threads = opts && opts->threads > 0 ? opts->threads : omp_get_num_procs();
     threads = threads < IO_PIECES_MAX ? threads : IO_PIECES_MAX;
@@ -582,7 +730,7 @@ static size_t read_atom_pieces(cursor *c, double *rows, size_t n, int dims, cons
     np = np < (size_t)threads ? np : (size_t)threads;
     if (np < 2)
         return 0;
-    atom_piece pcs[IO_PIECES_MAX];
+    row_piece pcs[IO_PIECES_MAX];
     const char *b = c->p;
     size_t made = 0;
     for (size_t k = 0; k < np && b < end; k++) {
@@ -615,7 +763,7 @@ static size_t read_atom_pieces(cursor *c, double *rows, size_t n, int dims, cons
 #pragma omp parallel for num_threads((int)made) schedule(dynamic, 1)
     for (int k = 0; k < (int)made; k++)
         if (pcs[k].rows)
-            read_atom_piece(&pcs[k], c->end, rows, dims, cols, slot, lo, hi, r_all);
+            read_row_piece(&pcs[k], rf, c->end, rows);
     /* the prefix every piece before read whole */
     size_t done = 0;
     const char *stop = c->p;
@@ -739,46 +887,32 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
         return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: no memory for %zu atoms", path, n);
     sc_io_status st = SC_IO_OK;
 #ifdef SC_LINE_RUN
-    /* Runs of plain atom lines (io_runs.h), each odd line read below; where
-     * runs average under 4 lines it stops trying. Radii by type, and a dump
-     * with both a radius and a diameter column, take the lines below. */
+    /* Runs of plain atom lines (io_runs.h), each odd line read below, and
+     * pieces on several threads. Radii by type, and a dump with both a
+     * radius and a diameter column, take the lines below. */
     signed char slot[64];
-    int runs = cols.count <= 64 && !(cols.radius != COL_NONE && cols.diameter != COL_NONE) &&
-               (radii.all >= 0.0 || cols.radius != COL_NONE || cols.diameter != COL_NONE);
-    for (int k = 0; runs && k < cols.count; k++) {
+    const row_format rf = {dims, IO_RUN_TRAIL, (size_t)cols.count, (size_t)dims, slot, &cols, lo,
+                           hi, NULL, &radii};
+    run_state rs = {cols.count <= 64 && !(cols.radius != COL_NONE && cols.diameter != COL_NONE) &&
+                        (radii.all >= 0.0 || cols.radius != COL_NONE || cols.diameter != COL_NONE),
+                    0, 0};
+    for (int k = 0; rs.on && k < cols.count; k++) {
         slot[k] = k == cols.radius || k == cols.diameter ? (signed char)dims : -1;
         for (int a = 0; a < dims; a++)
             slot[k] = k == cols.pos[a] ? (signed char)a : slot[k];
     }
-    size_t run_tries = 0, run_lines = 0, i0 = 0;
+    size_t i0 = 0;
 #ifdef _OPENMP
-    if (runs)
-        i0 = read_atom_pieces(&c, rows, n, dims, &cols, slot, lo, hi, radii.all, opts);
+    if (rs.on)
+        i0 = read_row_pieces(&c, rows, n, &rf, opts);
 #endif
 #else
     const size_t i0 = 0;
 #endif
     for (size_t i = i0; i < n && st == SC_IO_OK; i++) {
 #ifdef SC_LINE_RUN
-        if (runs) {
-            size_t taken, tok_len;
-            const char *tok;
-            const char *q = io_line_run(c.p, c.end, rows + i * width, (size_t)cols.count, slot,
-                                        width, (size_t)dims, n - i, IO_RUN_TRAIL, &taken, &tok, &tok_len);
-            if (taken && !finish_run(rows + i * width, taken, dims, &cols, lo, hi, radii.all)) {
-                taken = 0;
-                runs = 0;
-            } else if (taken) {
-                c.p = q;
-                c.line += taken;
-                i += taken;
-            }
-            run_tries++;
-            run_lines += taken;
-            runs = runs && (run_tries < 16 || run_lines >= 4 * run_tries);
-            if (i == n)
-                break;
-        }
+        if ((i = try_run(&rf, &rs, &c, rows, i, n)) == n)
+            break;
 #endif
         if (!next_line(&c, &l)) {
             st = io_fail(err, errcap, SC_IO_ERR_COUNT, "%s: line %zu: %zu atom rows, not the %zu "
@@ -872,10 +1006,6 @@ static int comment_value(const char *b, const char *e, const char *key, span *v)
     return 0;
 }
 
-typedef struct xyz_columns {
-    int species, pos, radius, count; /* first column of each (pos: 3) */
-} xyz_columns;
-
 /* Properties=name:type:count:... to columns; 0 when malformed. */
 static int xyz_properties(const span *v, xyz_columns *c)
 {
@@ -912,52 +1042,6 @@ static int xyz_properties(const span *v, xyz_columns *c)
 #undef IS
         c->count += count;
     }
-    return 1;
-}
-
-/* An XYZ atom line read in one pass, as the general loop below reads it:
- * the element's radius from the caller's table where the radii go by
- * element, the position's and radius property's numbers (checked the same
- * way), other fields skipped unread, fields past the columns' allowed. 0
- * for anything the general loop must read or word. `end` is the data's
- * end. */
-static int fast_xyz(const span *l, const char *end, const xyz_columns *cols, int dims,
-                    const radius_table *radii, double *row)
-{
-    const char *p = l->b;
-    double r = radii->all;
-    int k = 0;
-    for (;; k++) {
-        if ((p = io_skip_blanks(p, l->e)) == l->e)
-            break;
-        if (k == cols->species && cols->radius == COL_NONE && radii->all < 0.0) {
-            const char *b = p;
-            if (!skip_token(&p, l->e) || !radius_of(radii, b, p, &r))
-                return 0;
-            continue;
-        }
-        const int axis = k >= cols->pos && k < cols->pos + 3 ? k - cols->pos : -1;
-        if ((axis < 0 || axis >= dims) && k != cols->radius) {
-            if (!skip_token(&p, l->e))
-                return 0;
-            continue;
-        }
-        double v;
-        const char *q = field_number_at(p, l, end, &v);
-        if (q == NULL)
-            return 0;
-        const int is_r = axis < 0;
-        if (!io_value_ok(v, is_r))
-            return 0;
-        if (is_r)
-            r = v;
-        else
-            row[axis] = v;
-        p = q;
-    }
-    if (k < cols->count)
-        return 0;
-    row[dims] = r;
     return 1;
 }
 
@@ -1041,7 +1125,33 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
         return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: no memory for %zu atoms", path, n);
     static const char *const names[4] = {"x", "y", "z", "radius"};
     sc_io_status st = SC_IO_OK;
-    for (size_t i = 0; i < n && st == SC_IO_OK; i++) {
+#ifdef SC_LINE_RUN
+    /* Runs of plain atom lines (io_runs.h: exactly the columns' fields),
+     * each odd line read below, and pieces on several threads. */
+    signed char slot[64];
+    const row_format rf = {dims, 0, (size_t)cols.count,
+                           cols.radius != COL_NONE ? (size_t)dims : SIZE_MAX, slot, NULL, NULL, NULL,
+                           &cols, &radii};
+    run_state rs = {cols.count <= 64, 0, 0};
+    for (int k = 0; rs.on && k < cols.count; k++) {
+        const int axis = k >= cols.pos && k < cols.pos + 3 ? k - cols.pos : -1;
+        slot[k] = axis >= 0 && axis < dims ? (signed char)axis
+                  : k == cols.radius      ? (signed char)dims
+                                          : -1;
+    }
+    size_t i0 = 0;
+#ifdef _OPENMP
+    if (rs.on)
+        i0 = read_row_pieces(&c, rows, n, &rf, opts);
+#endif
+#else
+    const size_t i0 = 0;
+#endif
+    for (size_t i = i0; i < n && st == SC_IO_OK; i++) {
+#ifdef SC_LINE_RUN
+        if ((i = try_run(&rf, &rs, &c, rows, i, n)) == n)
+            break;
+#endif
         if (!next_line(&c, &l)) {
             st = io_fail(err, errcap, SC_IO_ERR_COUNT,
                          "%s: line %zu: %zu atom lines, not the %zu of line %zu", path,
