@@ -20,10 +20,12 @@
  * column's text). Other columns are skipped unread. The box's bounds and its
  * boundary flags (pp: periodic) are returned for a periodic query; triclinic
  * boxes (xy xz yz) are refused. Values are checked as the text reader checks
- * them; every error names the file, the line and the column. Plain rows
- * are read in runs (io_runs.h) and, from text_split_bytes of them on, in
- * pieces on several threads (read_atom_pieces); any other row one at a
- * time, as the serial loop reads it.
+ * them; every error names the file, the line and the column.
+ *
+ * In both formats plain rows are read in runs (io_runs.h) and, from
+ * text_split_bytes of them on, in pieces on several threads
+ * (read_row_pieces); any other row one at a time, as the serial loops read
+ * it.
  *
  * XYZ: a count line, a comment line, then one atom per line: an element (or
  * type) name and x y z, other columns ignored. Extended XYZ's comment line

@@ -133,18 +133,19 @@ typedef struct sc_io_read_options {
                               snapshots there are: SC_IO_ERR_ARGUMENT.
                               Other formats: must be 0 (else
                               SC_IO_ERR_ARGUMENT) */
-    int threads;         /**< text and LAMMPS dumps: threads for the lines
-                              once their layout is known (from
-                              text_split_bytes on); 0: one per processor,
-                              1: none */
+    int threads;         /**< text, LAMMPS dumps and XYZ files: threads
+                              for the lines once their layout is known
+                              (from text_split_bytes on); 0: one per
+                              processor, 1: none */
     int huge_pages;      /**< text: 1 offers the parsed values' reservation
                               (from 2 MiB) to transparent huge pages, 0
                               keeps it in base pages; callers that link the
                               library pass sc_huge_pages() */
-    size_t text_split_bytes; /**< text and LAMMPS dumps: the least size of the lines left
-                              once their layout is known that is read on
-                              several threads; 0: 8 MiB (io_text.c says
-                              why); tests pass less */
+    size_t text_split_bytes; /**< text, LAMMPS dumps and XYZ files: the
+                              least size of the lines left once their
+                              layout is known that is read on several
+                              threads; 0: 8 MiB (io_text.c says why);
+                              tests pass less */
 } sc_io_read_options;
 
 /** Spheres read from a file. rows holds n * (dims + 1) values of dtype, row
