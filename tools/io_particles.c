@@ -519,6 +519,24 @@ static int fast_xyz(const span *l, const char *end, const xyz_columns *cols, int
     return 1;
 }
 
+/* One format's atom rows as runs and single lines read them: a LAMMPS
+ * dump's (cols, lo, hi) or an XYZ file's (xcols). */
+typedef struct row_format {
+    int dims, flags;                 /* flags: io_line_run's */
+    size_t fields, rcol;             /* io_line_run's */
+    const signed char *slot;         /* io_line_run's */
+    const columns *cols;             /* LAMMPS, else NULL */
+    const double *lo, *hi;           /* LAMMPS: the box */
+    const xyz_columns *xcols;        /* XYZ, else NULL */
+    const radius_table *radii;       /* the caller's */
+} row_format;
+
+/* Whether runs still pay: tried 16 times, they average 4 lines or more. */
+typedef struct run_state {
+    int on;
+    size_t tries, lines;
+} run_state;
+
 #ifdef SC_LINE_RUN
 /* The rows a run of plain atom lines left (io_line_run: each named
  * column's short decimal at its place, a radius or diameter not negative)
@@ -584,18 +602,6 @@ static int finish_xyz_run(const char *p, double *rows, size_t lines, int dims,
     return 1;
 }
 
-/* One format's atom rows as runs and single lines read them: a LAMMPS
- * dump's (cols, lo, hi) or an XYZ file's (xcols). */
-typedef struct row_format {
-    int dims, flags;                 /* flags: io_line_run's */
-    size_t fields, rcol;             /* io_line_run's */
-    const signed char *slot;         /* io_line_run's */
-    const columns *cols;             /* LAMMPS, else NULL */
-    const double *lo, *hi;           /* LAMMPS: the box */
-    const xyz_columns *xcols;        /* XYZ, else NULL */
-    const radius_table *radii;       /* the caller's */
-} row_format;
-
 /* A run of plain rows from p into rows, at most max: *taken rows, *q past
  * them. 0 where the run's values need the one-line paths (finish_run or
  * finish_xyz_run refused them), *taken 0 and *q p. */
@@ -623,33 +629,6 @@ static int one_row(const row_format *rf, const span *l, const char *data_end, do
                      : fast_atom(l, data_end, rf->cols, rf->dims, rf->lo, rf->hi, rf->radii->all, row);
 }
 
-/* Whether runs still pay: tried 16 times, they average 4 lines or more. */
-typedef struct run_state {
-    int on;
-    size_t tries, lines;
-} run_state;
-
-/* Rows i.. of n as a run, where runs still pay; returns the next row, c
- * moved past the run. A run the finish refused turns runs off: its lines
- * are read one at a time, and the checks there name the line. */
-static size_t try_run(const row_format *rf, run_state *rs, cursor *c, double *rows, size_t i,
-                      size_t n)
-{
-    if (!rs->on)
-        return i;
-    size_t taken;
-    const char *q;
-    if (!run_rows(rf, c->p, c->end, rows + i * ((size_t)rf->dims + 1), n - i, &taken, &q)) {
-        rs->on = 0;
-        return i;
-    }
-    c->p = q;
-    c->line += taken;
-    rs->tries++;
-    rs->lines += taken;
-    rs->on = rs->tries < 16 || rs->lines >= 4 * rs->tries;
-    return i + taken;
-}
 #endif
 
 #if defined(SC_LINE_RUN) && defined(_OPENMP)
@@ -781,6 +760,45 @@ static size_t read_row_pieces(cursor *c, double *rows, size_t n, const row_forma
 }
 #endif
 
+/* Rows i.. of n as a run, where runs still pay; returns the next row, c
+ * moved past the run. A run the finish refused turns runs off: its lines
+ * are read one at a time, and the checks there name the line. */
+static size_t try_run(const row_format *rf, run_state *rs, cursor *c, double *rows, size_t i,
+                      size_t n)
+{
+#ifndef SC_LINE_RUN
+    (void)rf, (void)rs, (void)c, (void)rows, (void)n;
+    return i;
+#else
+    if (!rs->on)
+        return i;
+    size_t taken;
+    const char *q;
+    if (!run_rows(rf, c->p, c->end, rows + i * ((size_t)rf->dims + 1), n - i, &taken, &q)) {
+        rs->on = 0;
+        return i;
+    }
+    c->p = q;
+    c->line += taken;
+    rs->tries++;
+    rs->lines += taken;
+    rs->on = rs->tries < 16 || rs->lines >= 4 * rs->tries;
+    return i + taken;
+#endif
+}
+/* The rows read before the serial loop: a prefix on several threads,
+ * where pieces pay (read_row_pieces); returns how many, c moved past them. */
+static size_t rows_ahead(cursor *c, double *rows, size_t n, const row_format *rf,
+                         const run_state *rs, const sc_io_read_options *opts)
+{
+#if defined(SC_LINE_RUN) && defined(_OPENMP)
+    return rs->on ? read_row_pieces(c, rows, n, rf, opts) : 0;
+#else
+    (void)c, (void)rows, (void)n, (void)rf, (void)rs, (void)opts;
+    return 0;
+#endif
+}
+
 sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read_options *opts,
                             sc_io_spheres *out, char *err, size_t errcap)
 {
@@ -888,7 +906,6 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
     if (!rows)
         return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: no memory for %zu atoms", path, n);
     sc_io_status st = SC_IO_OK;
-#ifdef SC_LINE_RUN
     /* Runs of plain atom lines (io_runs.h), each odd line read below, and
      * pieces on several threads. Radii by type, and a dump with both a
      * radius and a diameter column, take the lines below. */
@@ -903,19 +920,9 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
         for (int a = 0; a < dims; a++)
             slot[k] = k == cols.pos[a] ? (signed char)a : slot[k];
     }
-    size_t i0 = 0;
-#ifdef _OPENMP
-    if (rs.on)
-        i0 = read_row_pieces(&c, rows, n, &rf, opts);
-#endif
-#else
-    const size_t i0 = 0;
-#endif
-    for (size_t i = i0; i < n && st == SC_IO_OK; i++) {
-#ifdef SC_LINE_RUN
+    for (size_t i = rows_ahead(&c, rows, n, &rf, &rs, opts); i < n && st == SC_IO_OK; i++) {
         if ((i = try_run(&rf, &rs, &c, rows, i, n)) == n)
             break;
-#endif
         if (!next_line(&c, &l)) {
             st = io_fail(err, errcap, SC_IO_ERR_COUNT, "%s: line %zu: %zu atom rows, not the %zu "
                          "the header gives", path, c.line + 1, i, n);
@@ -1127,7 +1134,6 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
         return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: no memory for %zu atoms", path, n);
     static const char *const names[4] = {"x", "y", "z", "radius"};
     sc_io_status st = SC_IO_OK;
-#ifdef SC_LINE_RUN
     /* Runs of plain atom lines (io_runs.h: exactly the columns' fields),
      * each odd line read below, and pieces on several threads. */
     signed char slot[64];
@@ -1141,19 +1147,9 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
                   : k == cols.radius      ? (signed char)dims
                                           : -1;
     }
-    size_t i0 = 0;
-#ifdef _OPENMP
-    if (rs.on)
-        i0 = read_row_pieces(&c, rows, n, &rf, opts);
-#endif
-#else
-    const size_t i0 = 0;
-#endif
-    for (size_t i = i0; i < n && st == SC_IO_OK; i++) {
-#ifdef SC_LINE_RUN
+    for (size_t i = rows_ahead(&c, rows, n, &rf, &rs, opts); i < n && st == SC_IO_OK; i++) {
         if ((i = try_run(&rf, &rs, &c, rows, i, n)) == n)
             break;
-#endif
         if (!next_line(&c, &l)) {
             st = io_fail(err, errcap, SC_IO_ERR_COUNT,
                          "%s: line %zu: %zu atom lines, not the %zu of line %zu", path,

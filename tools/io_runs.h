@@ -13,6 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+enum {
+    IO_RUN_COMMAS = 1, /* one comma between fields too (text: CSV rows) */
+    IO_RUN_TRAIL = 2   /* one space before a '\n' too (LAMMPS's dump custom) */
+};
+
 #if defined(SC_IO_SHORT_DECIMAL) && defined(__SSE2__)
 #include <emmintrin.h>
 #define SC_LINE_RUN 1
@@ -31,10 +36,6 @@ static inline uint64_t io_field_ends64(const char *b)
     return m;
 }
 
-enum {
-    IO_RUN_COMMAS = 1, /* one comma between fields too (text: CSV rows) */
-    IO_RUN_TRAIL = 2   /* one space before a '\n' too (LAMMPS's dump custom) */
-};
 
 /* The plainest lines, many at a time: `fields` fields a line, one space
  * (with IO_RUN_COMMAS, or one comma) between them, the same all along a
