@@ -1,7 +1,7 @@
 /*
  * io_runs.h: runs of the plainest lines, many at a time, for the text
- * reader (io_text.c) and the LAMMPS dump reader (io_particles.c), inline
- * in each.
+ * reader (io_text.c) and the LAMMPS and XYZ readers (io_particles.c),
+ * inline in each.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -35,7 +35,6 @@ static inline uint64_t io_field_ends64(const char *b)
     }
     return m;
 }
-
 
 /* The plainest lines, many at a time: `fields` fields a line, one space
  * (with IO_RUN_COMMAS, or one comma) between them, the same all along a
