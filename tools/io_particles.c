@@ -565,13 +565,13 @@ static int finish_run(double *rows, size_t lines, int dims, const columns *cols,
     return ok;
 }
 
-/* The radii of a run of plain XYZ atom lines from p, where io_line_run left
- * them unset (no radius property): the caller's one for all, or each
- * element's from the caller's table, the element's field found again in
- * its line (one blank between fields, no commas: as the run found them). 0
- * when an element has none: the caller reads those lines again one at a
- * time, and the message there names the line. */
-static int finish_xyz_run(const char *p, double *rows, size_t lines, int dims,
+/* The radii of a run of plain XYZ atom lines from p to end, where
+ * io_line_run left them unset (no radius property): the caller's one for
+ * all, or each element's from the caller's table, the element's field
+ * found again in its line (one blank between fields, no commas: as the run
+ * found them). 0 when an element has none: the caller reads those lines
+ * again one at a time, and the message there names the line. */
+static int finish_xyz_run(const char *p, const char *end, double *rows, size_t lines, int dims,
                           const xyz_columns *cols, const radius_table *radii)
 {
     const size_t width = (size_t)dims + 1;
@@ -583,21 +583,17 @@ static int finish_xyz_run(const char *p, double *rows, size_t lines, int dims,
             *r = radii->all;
             continue;
         }
-        /* byte loops, not strchr: a field may hold a NUL */
+        /* memchr within the run's bytes (a field may hold a NUL): every
+         * line of the run has its blanks and its '\n' */
         const char *b = p;
-        for (int k = 0; k < cols->species; k++) {
-            while (*b != ' ')
-                b++;
-            b++;
-        }
+        for (int k = 0; k < cols->species; k++)
+            b = (const char *)memchr(b, ' ', (size_t)(end - b)) + 1;
         const char *e = b;
         while (*e != ' ' && *e != '\r' && *e != '\n')
             e++;
         if (!radius_of(radii, b, e, r))
             return 0;
-        while (*e != '\n')
-            e++;
-        p = e + 1;
+        p = (const char *)memchr(e, '\n', (size_t)(end - e)) + 1;
     }
     return 1;
 }
@@ -614,7 +610,7 @@ static int run_rows(const row_format *rf, const char *p, const char *end, double
                      rf->flags, taken, &tok, &tok_len);
     if (*taken == 0)
         return 1;
-    if (rf->xcols ? finish_xyz_run(p, rows, *taken, rf->dims, rf->xcols, rf->radii)
+    if (rf->xcols ? finish_xyz_run(p, *q, rows, *taken, rf->dims, rf->xcols, rf->radii)
                   : finish_run(rows, *taken, rf->dims, rf->cols, rf->lo, rf->hi, rf->radii->all))
         return 1;
     *taken = 0;
