@@ -1907,8 +1907,11 @@ static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, s
             if (el_radii)
                 w[3] = el_radii[at % 3];
         }
-        else if (!strcmp(r, "type"))
+        else if (!strcmp(r, "type")) { /* its radius the caller's, by type, where given */
             snprintf(tok, sizeof tok, "%d", 1 + (int)(at % 3));
+            if (el_radii)
+                w[3] = el_radii[at % 3];
+        }
         else if (scaled)
             snprintf(tok, sizeof tok, "0.%0*llu", 1 + (int)(rng() % 8),
                      (unsigned long long)(rng() % 10000000));
@@ -1932,6 +1935,8 @@ static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, s
             continue; /* a field short */
         if (odd == 12 && c == 0)
             snprintf(tok, sizeof tok, "7x");
+        if (odd == 12 && !strcmp(r, "type"))
+            snprintf(tok, sizeof tok, "9"); /* a type the radii by type do not name */
         if (odd == 13 && c == 0)
             snprintf(tok, sizeof tok, "7\r8"); /* a lone \r: a line end, two rows */
         const double v = strtod(tok, NULL);
@@ -1980,16 +1985,19 @@ static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, s
 static void group_particle_runs(int xyz)
 {
     static const char *const dumps[] = {"id type x y z radius", "radius xs id ys type zs",
-                                        "id diameter xu yu zu", "x y z", "id type xsu ysu zsu diameter"};
+                                        "id diameter xu yu zu", "x y z", "id type xsu ysu zsu diameter",
+                                        "id type x y z"};
+    /* the last dump's radii by type, the first XYZ's by element */
+    static const char *const dump_radius[] = {"0.75", "0.75", "0.75", "0.75", "0.75", "1=0.5,2=1,3=2"};
     /* XYZ: the columns, the comment line naming them, the caller's radii */
     static const char *const xyzs[] = {"el x y z", "el x y z", "el x y z radius", "x y z vx vy vz el"};
     static const char *const comments[] = {
         "plain", "plain, one radius", "Properties=species:S:1:pos:R:3:radius:R:1",
         "Properties=pos:R:3:vel:R:3:species:S:1 Lattice=\"1 0 0 0 1 0 0 0 1\""};
     static const char *const xyz_radius[] = {"C=1.5,He=0.5,O=1", "0.75", NULL, "C=1.5,He=0.5,O=1"};
-    static const double el_radii[3] = {1.5, 0.5, 1};
+    static const double el_radii[3] = {1.5, 0.5, 1}, type_radii[3] = {0.5, 1, 2};
     const char *const *layouts = xyz ? xyzs : dumps;
-    const int LAYOUTS = xyz ? 4 : 5;
+    const int LAYOUTS = xyz ? 4 : 6;
     enum { KINDS = 17 };
     const double lo[3] = {-1e149, 0, -1.5}, hi[3] = {1e149, 100, 2.5};
     /* over 1 MiB of rows (read_threads' split): two or three pieces */
@@ -2002,7 +2010,10 @@ static void group_particle_runs(int xyz)
     double *want = malloc(atoms * 4 * sizeof(double));
     for (int lay = 0; lay < LAYOUTS; lay++)
         for (int trail = 0; trail < 2 - xyz; trail++) {
-            const double *elr = xyz && xyz_radius[lay] && xyz_radius[lay][0] == 'C' ? el_radii : NULL;
+            const char *radius = xyz ? xyz_radius[lay] : dump_radius[lay];
+            const double *elr = radius && radius[0] == 'C'   ? el_radii
+                                : radius && radius[0] == '1' ? type_radii
+                                                             : NULL;
             char names[64], role[8][8];
             snprintf(names, sizeof names, "%s", layouts[lay]);
             int ncol = 0;
@@ -2059,8 +2070,7 @@ static void group_particle_runs(int xyz)
                 char what[96];
                 snprintf(what, sizeof what, "%s runs: %s%s, kind %d", xyz ? "xyz" : "lammps",
                          xyz ? comments[lay] : layouts[lay], trail ? " (trailing blanks)" : "", kind);
-                const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, xyz ? xyz_radius[lay] : "0.75",
-                                                 NULL, 0, 0, 0, 0};
+                const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, radius, NULL, 0, 0, 0, 0};
                 const char *file = path_in(xyz ? "runs.xyz" : "runs.dump");
                 for (int threads = 1; threads <= 3; threads += 2)
                     expect_both_ways(file, a, na, b, nb, opts, threads, clean,

@@ -538,15 +538,42 @@ typedef struct run_state {
 } run_state;
 
 #ifdef SC_LINE_RUN
-/* The rows a run of plain atom lines left (io_line_run: each named
- * column's short decimal at its place, a radius or diameter not negative)
- * made what fast_atom makes of them: scaled coordinates mapped into the
- * box, a diameter halved, the caller's radius where the dump has none. 0
- * when a value the checks refuse (a scaled coordinate beyond the limit):
- * the caller reads those lines again one at a time, and the checks there
- * name the line. */
-static int finish_run(double *rows, size_t lines, int dims, const columns *cols,
-                      const double lo[3], const double hi[3], double r_all)
+/* The radii of a run of plain atom lines from p to end, by the name in
+ * field `field` of each line (an element, a type) from the caller's table,
+ * the field found again in its line (one blank between fields, no commas:
+ * as the run found them). 0 when a name has none: the caller reads those
+ * lines again one at a time, and the message there names the line. */
+static int radii_by_name(const char *p, const char *end, double *rows, size_t lines, int dims,
+                         int field, const radius_table *radii)
+{
+    const size_t width = (size_t)dims + 1;
+    for (size_t i = 0; i < lines; i++) {
+        /* memchr within the run's bytes (a field may hold a NUL): every
+         * line of the run has its blanks and its '\n' */
+        const char *b = p;
+        for (int k = 0; k < field; k++)
+            b = (const char *)memchr(b, ' ', (size_t)(end - b)) + 1;
+        const char *e = b;
+        while (*e != ' ' && *e != '\r' && *e != '\n')
+            e++;
+        if (!radius_of(radii, b, e, rows + i * width + dims))
+            return 0;
+        p = (const char *)memchr(e, '\n', (size_t)(end - e)) + 1;
+    }
+    return 1;
+}
+
+/* The rows a run of plain atom lines from p to end left (io_line_run:
+ * each named column's short decimal at its place, a radius or diameter not
+ * negative) made what the one-line paths make of them: scaled coordinates
+ * mapped into the box, a diameter halved, the caller's radius (one for
+ * all, or by type) where the dump has none. 0 when a value the checks
+ * refuse (a scaled coordinate beyond the limit) or a type without a
+ * radius: the caller reads those lines again one at a time, and the checks
+ * there name the line. */
+static int finish_run(const char *p, const char *end, double *rows, size_t lines, int dims,
+                      const columns *cols, const double lo[3], const double hi[3],
+                      const radius_table *radii)
 {
     const size_t width = (size_t)dims + 1;
     int ok = 1;
@@ -557,44 +584,29 @@ static int finish_run(double *rows, size_t lines, int dims, const columns *cols,
                 *v = lo[a] + *v * (hi[a] - lo[a]);
                 ok &= io_value_ok(*v, 0);
             }
-    if (cols->radius == COL_NONE)
-        for (size_t i = 0; i < lines; i++) {
-            double *r = rows + i * width + dims;
-            *r = cols->diameter != COL_NONE ? 0.5 * *r : r_all;
-        }
+    if (cols->radius != COL_NONE)
+        return ok;
+    if (cols->diameter == COL_NONE && radii->all < 0.0)
+        return ok && radii_by_name(p, end, rows, lines, dims, cols->type, radii);
+    for (size_t i = 0; i < lines; i++) {
+        double *r = rows + i * width + dims;
+        *r = cols->diameter != COL_NONE ? 0.5 * *r : radii->all;
+    }
     return ok;
 }
 
 /* The radii of a run of plain XYZ atom lines from p to end, where
  * io_line_run left them unset (no radius property): the caller's one for
- * all, or each element's from the caller's table, the element's field
- * found again in its line (one blank between fields, no commas: as the run
- * found them). 0 when an element has none: the caller reads those lines
- * again one at a time, and the message there names the line. */
+ * all, or each element's. 0 when an element has none. */
 static int finish_xyz_run(const char *p, const char *end, double *rows, size_t lines, int dims,
                           const xyz_columns *cols, const radius_table *radii)
 {
-    const size_t width = (size_t)dims + 1;
     if (cols->radius != COL_NONE)
         return 1;
-    for (size_t i = 0; i < lines; i++) {
-        double *r = rows + i * width + dims;
-        if (radii->all >= 0.0) {
-            *r = radii->all;
-            continue;
-        }
-        /* memchr within the run's bytes (a field may hold a NUL): every
-         * line of the run has its blanks and its '\n' */
-        const char *b = p;
-        for (int k = 0; k < cols->species; k++)
-            b = (const char *)memchr(b, ' ', (size_t)(end - b)) + 1;
-        const char *e = b;
-        while (*e != ' ' && *e != '\r' && *e != '\n')
-            e++;
-        if (!radius_of(radii, b, e, r))
-            return 0;
-        p = (const char *)memchr(e, '\n', (size_t)(end - e)) + 1;
-    }
+    if (radii->all < 0.0)
+        return radii_by_name(p, end, rows, lines, dims, cols->species, radii);
+    for (size_t i = 0; i < lines; i++)
+        rows[i * ((size_t)dims + 1) + (size_t)dims] = radii->all;
     return 1;
 }
 
@@ -611,7 +623,7 @@ static int run_rows(const row_format *rf, const char *p, const char *end, double
     if (*taken == 0)
         return 1;
     if (rf->xcols ? finish_xyz_run(p, *q, rows, *taken, rf->dims, rf->xcols, rf->radii)
-                  : finish_run(rows, *taken, rf->dims, rf->cols, rf->lo, rf->hi, rf->radii->all))
+                  : finish_run(p, *q, rows, *taken, rf->dims, rf->cols, rf->lo, rf->hi, rf->radii))
         return 1;
     *taken = 0;
     *q = p;
@@ -621,8 +633,20 @@ static int run_rows(const row_format *rf, const char *p, const char *end, double
 /* One plain row as fast_atom or fast_xyz reads it; 0 when it declines. */
 static int one_row(const row_format *rf, const span *l, const char *data_end, double *row)
 {
-    return rf->xcols ? fast_xyz(l, data_end, rf->xcols, rf->dims, rf->radii, row)
-                     : fast_atom(l, data_end, rf->cols, rf->dims, rf->lo, rf->hi, rf->radii->all, row);
+    if (rf->xcols)
+        return fast_xyz(l, data_end, rf->xcols, rf->dims, rf->radii, row);
+    const columns *cols = rf->cols;
+    if (rf->radii->all >= 0.0 || cols->radius != COL_NONE || cols->diameter != COL_NONE)
+        return fast_atom(l, data_end, cols, rf->dims, rf->lo, rf->hi, rf->radii->all, row);
+    /* radii by type: the type's token as the general loop splits the line */
+    if (!fast_atom(l, data_end, cols, rf->dims, rf->lo, rf->hi, 0.0, row))
+        return 0;
+    span t;
+    const char *at = l->b;
+    for (int k = 0; next_token(&at, l->e, &t); k++)
+        if (k == cols->type)
+            return radius_of(rf->radii, t.b, t.e, row + rf->dims);
+    return 0;
 }
 
 #endif
@@ -903,14 +927,12 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
         return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: no memory for %zu atoms", path, n);
     sc_io_status st = SC_IO_OK;
     /* Runs of plain atom lines (io_runs.h), each odd line read below, and
-     * pieces on several threads. Radii by type, and a dump with both a
-     * radius and a diameter column, take the lines below. */
+     * pieces on several threads. A dump with both a radius and a diameter
+     * column takes the lines below. */
     signed char slot[64];
     const row_format rf = {dims, IO_RUN_TRAIL, (size_t)cols.count, (size_t)dims, slot, &cols, lo,
                            hi, NULL, &radii};
-    run_state rs = {cols.count <= 64 && !(cols.radius != COL_NONE && cols.diameter != COL_NONE) &&
-                        (radii.all >= 0.0 || cols.radius != COL_NONE || cols.diameter != COL_NONE),
-                    0, 0};
+    run_state rs = {cols.count <= 64 && !(cols.radius != COL_NONE && cols.diameter != COL_NONE), 0, 0};
     for (int k = 0; rs.on && k < cols.count; k++) {
         slot[k] = k == cols.radius || k == cols.diameter ? (signed char)dims : -1;
         for (int a = 0; a < dims; a++)
