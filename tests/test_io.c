@@ -1891,7 +1891,9 @@ static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, s
                              int short_tokens, int trail, const double lo[3], const double hi[3],
                              const double *el_radii, double w[4], const char **end)
 {
-    static const char *const elements[3] = {"C", "He", "O"};
+    /* names that begin with another ("Ca" and "Cl" with "C", "12" with "1"),
+     * so that a name read one byte short is read wrong, not refused */
+    static const char *const elements[3] = {"C", "Ca", "Cl"}, *const types[3] = {"1", "2", "12"};
     size_t o = 0;
     w[3] = 0.75; /* the caller's radius, for "x y z" */
     for (int c = 0; c < ncol; c++) {
@@ -1908,7 +1910,7 @@ static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, s
                 w[3] = el_radii[at % 3];
         }
         else if (!strcmp(r, "type")) { /* its radius the caller's, by type, where given */
-            snprintf(tok, sizeof tok, "%d", 1 + (int)(at % 3));
+            snprintf(tok, sizeof tok, "%s", types[at % 3]);
             if (el_radii)
                 w[3] = el_radii[at % 3];
         }
@@ -1988,13 +1990,13 @@ static void group_particle_runs(int xyz)
                                         "id diameter xu yu zu", "x y z", "id type xsu ysu zsu diameter",
                                         "id type x y z"};
     /* the last dump's radii by type, the first XYZ's by element */
-    static const char *const dump_radius[] = {"0.75", "0.75", "0.75", "0.75", "0.75", "1=0.5,2=1,3=2"};
+    static const char *const dump_radius[] = {"0.75", "0.75", "0.75", "0.75", "0.75", "1=0.5,2=1,12=2"};
     /* XYZ: the columns, the comment line naming them, the caller's radii */
     static const char *const xyzs[] = {"el x y z", "el x y z", "el x y z radius", "x y z vx vy vz el"};
     static const char *const comments[] = {
         "plain", "plain, one radius", "Properties=species:S:1:pos:R:3:radius:R:1",
         "Properties=pos:R:3:vel:R:3:species:S:1 Lattice=\"1 0 0 0 1 0 0 0 1\""};
-    static const char *const xyz_radius[] = {"C=1.5,He=0.5,O=1", "0.75", NULL, "C=1.5,He=0.5,O=1"};
+    static const char *const xyz_radius[] = {"C=1.5,Ca=0.5,Cl=1", "0.75", NULL, "C=1.5,Ca=0.5,Cl=1"};
     static const double el_radii[3] = {1.5, 0.5, 1}, type_radii[3] = {0.5, 1, 2};
     const char *const *layouts = xyz ? xyzs : dumps;
     const int LAYOUTS = xyz ? 4 : 6;

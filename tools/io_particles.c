@@ -538,32 +538,28 @@ typedef struct run_state {
 } run_state;
 
 #ifdef SC_LINE_RUN
-/* The radii of a run of plain atom lines from p to end, by the name in
- * field `field` of each line (an element, a type) from the caller's table,
- * the field found again in its line (one blank between fields, no commas:
- * as the run found them). 0 when a name has none: the caller reads those
- * lines again one at a time, and the message there names the line. */
-static int radii_by_name(const char *p, const char *end, double *rows, size_t lines, int dims,
-                         int field, const radius_table *radii)
+/* The radii of a run's rows by the name io_line_run parked in each row's
+ * radius (IO_SLOT_NAME: an element, a type), from the caller's table. The
+ * run checked that the name ends at a blank or the line's '\n' (or
+ * "\r\n") and holds no '\r'; it may hold a NUL. 0 when a name has none:
+ * the caller reads those lines again one at a time, and the message there
+ * names the line. */
+static int radii_by_name(double *rows, size_t lines, int dims, const radius_table *radii)
 {
     const size_t width = (size_t)dims + 1;
     for (size_t i = 0; i < lines; i++) {
-        /* memchr within the run's bytes (a field may hold a NUL): every
-         * line of the run has its blanks and its '\n' */
-        const char *b = p;
-        for (int k = 0; k < field; k++)
-            b = (const char *)memchr(b, ' ', (size_t)(end - b)) + 1;
-        const char *e = b;
-        while (*e != ' ' && *e != '\r' && *e != '\n')
-            e++;
-        if (!radius_of(radii, b, e, rows + i * width + dims))
+        double *r = rows + i * width + dims;
+        const char *b, *e;
+        memcpy(&b, r, sizeof b);
+        for (e = b; *e != ' ' && *e != '\r' && *e != '\n'; e++)
+            ;
+        if (!radius_of(radii, b, e, r))
             return 0;
-        p = (const char *)memchr(e, '\n', (size_t)(end - e)) + 1;
     }
     return 1;
 }
 
-/* The rows a run of plain atom lines from p to end left (io_line_run:
+/* The rows a run of plain atom lines left (io_line_run:
  * each named column's short decimal at its place, a radius or diameter not
  * negative) made what the one-line paths make of them: scaled coordinates
  * mapped into the box, a diameter halved, the caller's radius (one for
@@ -571,7 +567,7 @@ static int radii_by_name(const char *p, const char *end, double *rows, size_t li
  * refuse (a scaled coordinate beyond the limit) or a type without a
  * radius: the caller reads those lines again one at a time, and the checks
  * there name the line. */
-static int finish_run(const char *p, const char *end, double *rows, size_t lines, int dims,
+static int finish_run(double *rows, size_t lines, int dims,
                       const columns *cols, const double lo[3], const double hi[3],
                       const radius_table *radii)
 {
@@ -587,7 +583,7 @@ static int finish_run(const char *p, const char *end, double *rows, size_t lines
     if (cols->radius != COL_NONE)
         return ok;
     if (cols->diameter == COL_NONE && radii->all < 0.0)
-        return ok && radii_by_name(p, end, rows, lines, dims, cols->type, radii);
+        return ok && radii_by_name(rows, lines, dims, radii);
     for (size_t i = 0; i < lines; i++) {
         double *r = rows + i * width + dims;
         *r = cols->diameter != COL_NONE ? 0.5 * *r : radii->all;
@@ -595,16 +591,16 @@ static int finish_run(const char *p, const char *end, double *rows, size_t lines
     return ok;
 }
 
-/* The radii of a run of plain XYZ atom lines from p to end, where
- * io_line_run left them unset (no radius property): the caller's one for
- * all, or each element's. 0 when an element has none. */
-static int finish_xyz_run(const char *p, const char *end, double *rows, size_t lines, int dims,
+/* The radii of a run of plain XYZ atom lines, where io_line_run left no
+ * radius property: the caller's one for all, or each element's (parked
+ * there as IO_SLOT_NAME). 0 when an element has none. */
+static int finish_xyz_run(double *rows, size_t lines, int dims,
                           const xyz_columns *cols, const radius_table *radii)
 {
     if (cols->radius != COL_NONE)
         return 1;
     if (radii->all < 0.0)
-        return radii_by_name(p, end, rows, lines, dims, cols->species, radii);
+        return radii_by_name(rows, lines, dims, radii);
     for (size_t i = 0; i < lines; i++)
         rows[i * ((size_t)dims + 1) + (size_t)dims] = radii->all;
     return 1;
@@ -622,8 +618,8 @@ static int run_rows(const row_format *rf, const char *p, const char *end, double
                      rf->flags, taken, &tok, &tok_len);
     if (*taken == 0)
         return 1;
-    if (rf->xcols ? finish_xyz_run(p, *q, rows, *taken, rf->dims, rf->xcols, rf->radii)
-                  : finish_run(p, *q, rows, *taken, rf->dims, rf->cols, rf->lo, rf->hi, rf->radii))
+    if (rf->xcols ? finish_xyz_run(rows, *taken, rf->dims, rf->xcols, rf->radii)
+                  : finish_run(rows, *taken, rf->dims, rf->cols, rf->lo, rf->hi, rf->radii))
         return 1;
     *taken = 0;
     *q = p;
@@ -933,8 +929,11 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
     const row_format rf = {dims, IO_RUN_TRAIL, (size_t)cols.count, (size_t)dims, slot, &cols, lo,
                            hi, NULL, &radii};
     run_state rs = {cols.count <= 64 && !(cols.radius != COL_NONE && cols.diameter != COL_NONE), 0, 0};
+    const int by_type = cols.radius == COL_NONE && cols.diameter == COL_NONE && radii.all < 0.0;
     for (int k = 0; rs.on && k < cols.count; k++) {
-        slot[k] = k == cols.radius || k == cols.diameter ? (signed char)dims : -1;
+        slot[k] = k == cols.radius || k == cols.diameter ? (signed char)dims
+                  : k == cols.type && by_type                ? IO_SLOT_NAME
+                                                             : IO_SLOT_SKIP;
         for (int a = 0; a < dims; a++)
             slot[k] = k == cols.pos[a] ? (signed char)a : slot[k];
     }
@@ -1159,11 +1158,13 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
                            cols.radius != COL_NONE ? (size_t)dims : SIZE_MAX, slot, NULL, NULL, NULL,
                            &cols, &radii};
     run_state rs = {cols.count <= 64, 0, 0};
+    const int by_element = cols.radius == COL_NONE && radii.all < 0.0;
     for (int k = 0; rs.on && k < cols.count; k++) {
         const int axis = k >= cols.pos && k < cols.pos + 3 ? k - cols.pos : -1;
         slot[k] = axis >= 0 && axis < dims ? (signed char)axis
                   : k == cols.radius      ? (signed char)dims
-                                          : -1;
+                  : k == cols.species && by_element ? IO_SLOT_NAME
+                                          : IO_SLOT_SKIP;
     }
     for (size_t i = rows_ahead(&c, rows, n, &rf, &rs, opts); i < n && st == SC_IO_OK; i++) {
         if ((i = try_run(&rf, &rs, &c, rows, i, n)) == n)

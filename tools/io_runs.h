@@ -12,11 +12,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum {
     IO_RUN_COMMAS = 1, /* one comma between fields too (text: CSV rows) */
     IO_RUN_TRAIL = 2   /* one space before a '\n' too (LAMMPS's dump custom) */
 };
+
+/* A slot for io_line_run: a field that is not a value (-1, skipped) or a
+ * name that gives the radius (IO_SLOT_NAME: an XYZ element, a LAMMPS type). */
+enum { IO_SLOT_SKIP = -1, IO_SLOT_NAME = -2 };
+_Static_assert(sizeof(const char *) <= sizeof(double), "a name's address fits a value");
 
 #if defined(SC_IO_SHORT_DECIMAL) && defined(__SSE2__)
 #include <emmintrin.h>
@@ -43,8 +49,11 @@ static inline uint64_t io_field_ends64(const char *b)
  * (LAMMPS's dump custom writes each value with a blank after it: "1 1 0.5
  * 0.25 0.75 0.1 \n"). Without IO_RUN_COMMAS a comma anywhere ends the run
  * (the particle formats split at blanks only: a comma is a field's).
- * Field f goes to v[slot[f]] (slot NULL: v[f]; -1: skipped: any bytes but
- * a blank, '\r', '#', '\v' or '\f', and not none), `want` values a line.
+ * Field f goes to v[slot[f]] (slot NULL: v[f]; IO_SLOT_SKIP: skipped: any
+ * bytes but a blank, '\r', '#', '\v' or '\f', and not none), `want` values a
+ * line. An IO_SLOT_NAME field is skipped too, and its first byte's address
+ * is parked in the line's last value (want - 1: the radius, which the
+ * caller then takes from the name, so it need not find the field again).
  * A kept field is a short decimal, read as the one-line paths read it: the
  * same short_decimal, so the same bits; such a value is always within the
  * readers' limit, and column `rcol` (the radius; none past want) must not
@@ -92,12 +101,14 @@ static inline const char *io_line_run(const char *p, const char *end, double *v,
                 if (short_decimal(p, end, &x) != fe || ((size_t)at == rcol && !(x >= 0.0)))
                     goto out;
                 v[k + (size_t)at] = x;
-            } else { /* a field the caller does not keep */
+            } else { /* a field the caller does not keep as a value */
                 if (fe == p)
                     goto out;
                 for (const char *c = p; c < fe; c++)
                     if (*c == '\t' || *c == '\r' || *c == '#' || *c == '\v' || *c == '\f')
                         goto out;
+                if (at == IO_SLOT_NAME)
+                    memcpy(&v[k + want - 1], &p, sizeof p);
             }
             if (++f == fields) {
                 *tok = p;
