@@ -517,6 +517,23 @@ static void group_pieces(void)
                 CHECK(s.n == spheres, "%s: %zu spheres, want %zu", name, s.n, spheres);
                 sc_io_spheres_free(&s);
             }
+            /* The sphere limit at the file's own count, one below it and
+             * half of it: the values' reservation is then sized by the
+             * limit, not by the bytes (a value per two bytes), as a text
+             * file of more than 2^26 spheres is, and the pieces' line ends
+             * must say whether their values fit it (at half, they do
+             * not). */
+            if (variant <= 2 && spheres > 0)
+                for (int k = 0; k < 3; k++) {
+                    const size_t below = k < 2 ? (size_t)k : spheres / 2;
+                    sc_io_read_options lim = opts;
+                    lim.max_spheres = spheres - below;
+                    snprintf(what, sizeof what, "%s (%zu bytes), at most %zu spheres", name, o,
+                             lim.max_spheres);
+                    const sc_io_status sl = expect_same_read(path, &lim, what);
+                    CHECK(below ? sl == SC_IO_ERR_TOO_MANY : sl == SC_IO_OK, "%s: status %d", what,
+                          (int)sl);
+                }
         }
     }
     free(text);

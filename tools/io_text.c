@@ -782,14 +782,17 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
      * size / 2 + 1 values always fit: reserved at once (64-byte aligned;
      * 2 MiB aligned with huge pages advised from 2 MiB on),
      * the values are neither moved while they grow nor copied at the end,
-     * and the pages a file never fills are never touched. Past
-     * VALUES_RESERVE, or when the reservation fails, the array grows. */
+     * and the pages a file never fills are never touched. At most
+     * VALUES_RESERVE, and no more than the sphere limit lets a file hold
+     * (four values a sphere, and a few more before the reader notices);
+     * past that, or when the reservation fails, the array grows. */
     values vs = {NULL, 0, 0};
     {
         enum { VALUES_RESERVE = 1 << 27 };
         /* and a value more per piece of the threaded fast path */
-        const size_t bound = f->size / 2 + 1 + 64 < VALUES_RESERVE ? f->size / 2 + 1 + 64
-                                                                   : VALUES_RESERVE;
+        size_t bound = f->size / 2 + 1 + 64 < VALUES_RESERVE ? f->size / 2 + 1 + 64 : VALUES_RESERVE;
+        if (max < VALUES_RESERVE / 4 && bound > 4 * max + 128)
+            bound = 4 * max + 128;
         void *p = NULL;
         const size_t bytes = bound * sizeof *vs.v;
         const size_t align = bytes >= ((size_t)2 << 20) ? (size_t)2 << 20 : 64;
@@ -833,35 +836,45 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
             piece pcs[PIECES_MAX];
             const size_t want = mode == MODE_FLAT ? 1 : cols;
             const size_t room = vs.cap - vs.count;
-            const int np = room >= (size_t)(end - pos) / 2 + PIECES_MAX + 1
-                               ? cut_pieces(pos, end, vs.v + vs.count, threads,
-                                            opts && opts->text_split_bytes ? opts->text_split_bytes
-                                                                           : SPLIT_MIN,
-                                            pcs)
-                               : 0;
+            /* The pieces' worst case, a value per two bytes, fits the
+             * reservation unless the reservation was capped (VALUES_RESERVE,
+             * 2^28 bytes of lines: a text file of 10^7 spheres; or the
+             * sphere limit); then their line ends must say that their
+             * values fit, or the serial reader grows the values as it goes. */
+            const int worst_fits = room >= (size_t)(end - pos) / 2 + PIECES_MAX + 1;
+            int np = cut_pieces(pos, end, vs.v + vs.count, threads,
+                                opts && opts->text_split_bytes ? opts->text_split_bytes : SPLIT_MIN,
+                                pcs);
             threads = -1; /* the serial reader from here on */
+            /* Each piece's values go right after the most that the pieces
+             * before it can hold: no more than `want` a line (and than a
+             * value per two bytes), which a piece of plain lines fills, so
+             * that the values of a clean file are read into their place and
+             * not moved after. Line ends are counted first, in every piece
+             * but the last (nothing comes after it), and in the last too
+             * where the worst case does not fit (it may end without one).
+             * dynamic: a thread that starts late (waking a core can take
+             * milliseconds) finds its piece taken, not waited for */
+            const int counted = worst_fits ? np - 1 : np;
+            if (counted > 0) {
+                size_t most[PIECES_MAX], total = 0;
+#pragma omp parallel for num_threads(counted) schedule(dynamic, 1)
+                for (int c = 0; c < counted; c++) {
+                    const size_t bytes = (size_t)(pcs[c].end - pcs[c].begin);
+                    const size_t lines = io_line_ends(pcs[c].begin, pcs[c].end) + (c == np - 1);
+                    most[c] = lines * want < bytes / 2 + 1 ? lines * want : bytes / 2 + 1;
+                }
+                for (int c = 1; c < np; c++)
+                    pcs[c].v = pcs[c - 1].v + most[c - 1];
+                for (int c = 0; c < counted; c++)
+                    total += most[c];
+                if (!worst_fits && total > room)
+                    np = 0; /* the serial reader, which grows the values */
+            }
             if (np > 0) {
                 if (np == 1)
                     read_piece(&pcs[0], want, cols, (size_t)dims, header_map);
                 else {
-                    /* Each piece's values go right after the most that the
-                     * pieces before it can hold: no more than `want` a line
-                     * (and than a value per two bytes), which a piece of
-                     * plain lines fills, so that the values of a clean file
-                     * are read into their place and not moved after. Line
-                     * ends are counted first, in every piece but the last
-                     * (nothing comes after it). dynamic: a thread that
-                     * starts late (waking a core can take milliseconds)
-                     * finds its piece taken, not waited for */
-                    size_t most[PIECES_MAX];
-#pragma omp parallel for num_threads(np - 1) schedule(dynamic, 1)
-                    for (int c = 0; c < np - 1; c++) {
-                        const size_t bytes = (size_t)(pcs[c].end - pcs[c].begin);
-                        const size_t lines = io_line_ends(pcs[c].begin, pcs[c].end);
-                        most[c] = lines * want < bytes / 2 + 1 ? lines * want : bytes / 2 + 1;
-                    }
-                    for (int c = 1; c < np; c++)
-                        pcs[c].v = pcs[c - 1].v + most[c - 1];
 #pragma omp parallel for num_threads(np) schedule(dynamic, 1)
                     for (int c = 0; c < np; c++)
                         read_piece(&pcs[c], want, cols, (size_t)dims, header_map);
