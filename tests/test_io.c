@@ -1656,7 +1656,9 @@ static void group_writers(void)
 
 static void group_spheres(void)
 {
-    const size_t n = 3000;
+    /* text is formatted in blocks of 2^15 values on all threads: 40,000
+     * spheres make several blocks and several rounds of them */
+    const size_t n = 40000;
     for (int dims = 2; dims <= 3; dims++) {
         size_t cols = (size_t)dims + 1;
         double *rows = malloc(n * cols * sizeof *rows);
@@ -1700,6 +1702,19 @@ static void group_spheres(void)
                 size_t len = 0;
                 unsigned char *b = slurp(p, &len);
                 CHECK(b && memchr(b, ',', len) != NULL, "csv uses commas");
+                free(b);
+            }
+            if (strstr(p, ".txt") || strstr(p, ".csv")) { /* byte for byte, in order */
+                size_t len = 0, o = 0;
+                unsigned char *b = slurp(p, &len);
+                char *want = malloc(n * cols * 32);
+                for (size_t k = 0; k < n * cols; k++) {
+                    o += (size_t)snprintf(want + o, 32, "%.17g", rows[k]);
+                    want[o++] = k % cols == cols - 1 ? '\n' : strstr(p, ".csv") ? ',' : ' ';
+                }
+                CHECK(b && len == o && memcmp(b, want, o) == 0,
+                      "%s: %zu bytes, not the %zu of \"%%.17g\" a value in order", p, len, o);
+                free(want);
                 free(b);
             }
             sc_io_spheres_free(&s);
