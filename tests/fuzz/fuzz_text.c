@@ -55,20 +55,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 1 << 16)
         return 0;
-    /* the first byte picks --2d */
+    /* the first byte picks --2d, and a sphere limit of 1 to 64, which also
+     * caps the values' reservation below a value per two bytes: the piece's
+     * line ends must then say whether its values fit */
     const int dims = size > 0 && (data[0] & 1) ? 2 : 0;
+    const size_t limit = size > 0 && (data[0] & 2) ? (size_t)(data[0] >> 2) + 1 : 0;
     if (size > 0) {
         data++;
         size--;
     }
     io_file f = {data, size, NULL, 0, NULL};
-    sc_io_read_options o = {SC_IO_FORMAT_TEXT, dims, 0, 0, NULL, NULL, 0, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_TEXT, dims, limit, 0, NULL, NULL, 0, 0, 0, 0};
     sc_io_spheres s;
     memset(&s, 0, sizeof s);
     char err[512] = "";
     sc_io_status st = io_read_text("fuzz.txt", &f, &o, &s, err, sizeof err);
     double *vals = check_read(st, &s, err);
     if (vals) {
+        if (limit && s.n > limit)
+            reader_fail("more spheres than the limit");
         const size_t total = s.n * (size_t)(s.dims + 1);
         double *ref = malloc((size + 1) * sizeof *ref);
         long rc = reference((const char *)data, size, ref, size + 1);

@@ -59,6 +59,10 @@ for name, t in texts.items():
     put(name, "text", b"\x00" + t.encode("utf-8"))
 put("circles", "text", b"\x01" + b"1 2 3\n4 5 6\n")
 put("circles-header", "text", b"\x00" + b"x y r\n1 2 3\n")
+# bit 1: a sphere limit of (first byte >> 2) + 1, which caps the values'
+# reservation: 100 lines against a limit of 10 must not fit it, 8 must
+put("limit-over", "text", bytes([2 | 9 << 2]) + b"1 2 3 4\n" * 100)
+put("limit-within", "text", bytes([2 | 9 << 2]) + b"1 2 3 4.5\n" * 8)
 
 # npy
 def npy(descr, shape, payload, version=1):
