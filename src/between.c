@@ -686,10 +686,11 @@ static sc_status crossing(sc_context *c, sc_prepared *p, void *arg) {
 
 /* The first refused sphere's status, A's before B's (in a periodic box,
  * a radius past its limit too). */
-static sc_status first_problem(const sc_spheres *a, const sc_spheres *b, bool periodic) {
-    sc_status st = periodic ? sc_periodic_check(a) : sc_spheres_validate(a, NULL);
+static sc_status first_problem(const sc_spheres *a, const sc_spheres *b, bool periodic,
+                               int threads) {
+    sc_status st = periodic ? sc_periodic_check(a) : sc_spheres_check(a, NULL, threads);
     if (st == SC_OK)
-        st = periodic ? sc_periodic_check(b) : sc_spheres_validate(b, NULL);
+        st = periodic ? sc_periodic_check(b) : sc_spheres_check(b, NULL, threads);
     return st;
 }
 
@@ -717,9 +718,7 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
     const sc_spheres *small = a_small ? a : b;
     const sc_view *vs = a_small ? &va : &vb, *vl = a_small ? &vb : &va;
     /* as the engine does: a thread per SC_SPHERES_PER_THREAD at most */
-    size_t threads = vl->n / SC_SPHERES_PER_THREAD + 1;
-    if (threads > 1 && threads > (size_t)sc_context_threads(c))
-        threads = (size_t)sc_context_threads(c);
+    const size_t threads = (size_t)sc_context_team(c, vl->n);
 
     /* the large set's candidates: all of it, or those the filter keeps */
     const sc_allocator *al = sc_context_allocator(c);
@@ -728,13 +727,14 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
     occupancy o;
     sc_kept_rows kept_rows = {0, NULL, NULL, NULL, NULL};
     if (vs->n == 0) { /* nothing meets an empty set; the other is still checked */
-        if ((st = first_problem(a, b, periodic)) != SC_OK)
+        if ((st = first_problem(a, b, periodic, (int)threads)) != SC_OK)
             return sc_engine_failed(c, st);
         nl = 0;
     } else if (vs->n * FILTER_RATIO <= vl->n) {
         /* before its boxes are made */
-        if ((periodic ? sc_periodic_check(small) : sc_spheres_validate(small, NULL)) != SC_OK)
-            return sc_engine_failed(c, first_problem(a, b, periodic));
+        if ((periodic ? sc_periodic_check(small) : sc_spheres_check(small, NULL, (int)threads)) !=
+            SC_OK)
+            return sc_engine_failed(c, first_problem(a, b, periodic, (int)threads));
         /* four counts a thread, the candidates' indices, and, outside a
          * periodic box (where the joint view is wrapped), room for the
          * rows the filter copies */
@@ -751,7 +751,7 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
             nl = filter_large(vl, &o, idx, c->survivors.p, rows, &kept_rows, (int)threads,
                               simd_kernel(c));
             if (nl == SIZE_MAX)
-                return sc_engine_failed(c, first_problem(a, b, periodic));
+                return sc_engine_failed(c, first_problem(a, b, periodic, (int)threads));
             map = idx;
         }
     }

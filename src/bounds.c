@@ -329,7 +329,7 @@ void sc_bounds_end(sc_bounds *b, size_t n) {
     b->rmin = b->rmax = 0.0;
 }
 
-sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
+sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b, int threads) {
     const size_t n = v->n;
     /* Each thread starts from `empty`, never from `all`, which other threads
      * of the team update under the critical section meanwhile. */
@@ -350,7 +350,7 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b) {
     (void)rows;
     (void)cols;
     (void)centres;
-#pragma omp parallel
+#pragma omp parallel num_threads(threads > 0 ? threads : 1)
     {
         partial my = empty;
         uint64_t rexp[SC_EXP_BINS];

@@ -133,6 +133,16 @@ int sc_context_threads(sc_context *c) {
     return c->threads;
 }
 
+int sc_context_team(sc_context *c, size_t n) {
+    const size_t most = n / SC_SPHERES_PER_THREAD + 1;
+    if (most == 1)
+        return 1;
+    int team = sc_context_threads(c);
+    if (c->opt.threads == 0 && team > 1)
+        team = sc_load_team(&c->load, team);
+    return most < (size_t)team ? (int)most : team;
+}
+
 sc_pinning *sc_context_pinning(sc_context *c) {
     if (!c->pinning) {
         const int threads = sc_context_threads(c);

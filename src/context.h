@@ -6,6 +6,7 @@
 #ifndef SC_CONTEXT_H
 #define SC_CONTEXT_H
 
+#include "load.h"
 #include "output.h"
 #include "peer.h"
 
@@ -20,8 +21,6 @@ _Static_assert(sizeof(size_t) >= 8, "spherecollide needs a 64-bit size_t");
 /* Smallest batch whose call binds its threads (see run_query). */
 #define SC_PIN_MIN_SPHERES 262144
 
-/* A call uses at most one thread per this many spheres (see run_query). */
-#define SC_SPHERES_PER_THREAD 2048
 
 /* Progress of one query (see progress_report). */
 typedef struct progress_map {
@@ -51,6 +50,7 @@ struct sc_context {
                              (sc_context_threads); 0 until then. During a
                              call: the call's thread count (run_query) */
     size_t chunk_pairs;   /* opt.chunk_pairs, at most SC_CHUNK_PAIRS_MAX */
+    sc_load load;         /* what other programs keep busy (load.c) */
     sc_pinning *pinning;  /* the binding of this context's team, per call;
                              NULL until sc_context_pinning makes it */
     sc_buf peer_buf[SC_PEER_BUFS]; /* the peer's scratch */
@@ -99,6 +99,11 @@ SC_INTERNAL uint64_t sc_context_scratch_bytes(const sc_context *c);
 /* The context's thread count, loading the topology for the core count on
  * first use when options.threads is 0. */
 SC_INTERNAL int sc_context_threads(sc_context *c);
+/* The team for a call on n spheres now: one thread per SC_SPHERES_PER_THREAD
+ * spheres at most, options.threads when set, else the cores that other
+ * programs leave free (load.c). Loads the topology only when n needs more
+ * than one thread. */
+SC_INTERNAL int sc_context_team(sc_context *c, size_t n);
 /* The binding plan, made on first use (NULL when there was no memory for it:
  * no binding). */
 SC_INTERNAL sc_pinning *sc_context_pinning(sc_context *c);

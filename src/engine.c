@@ -52,7 +52,7 @@ static sc_status build_view(sc_context *c, sc_prepared *p, void *arg) {
 
     double t = sc_now();
     sc_bounds b;
-    st = sc_bounds_compute(&p->view, &b);
+    st = sc_bounds_compute(&p->view, &b, c->threads);
     SC_STAGE_TIME(c, SC_STAGE_BOUNDS, t);
     if (st != SC_OK)
         return st;
@@ -150,8 +150,11 @@ static void progress_span(sc_context *c, double base, double scale) {
 }
 
 sc_status sc_engine_search(sc_context *c, sc_prepared *p, sc_sink *s) {
-    sc_schedule_job job = {p->peer, &p->built, p->kernel, c->threads, s,
-                           c->opt.progress ? progress_pass : NULL, &c->progress, c->sched.p, 0};
+    sc_schedule_job job = {p->peer,    &p->built,
+                           p->kernel,  c->threads,
+                           s,          c->opt.progress ? progress_pass : NULL,
+                           &c->progress, c->sched.p,
+                           &c->load,   0};
     double t = sc_now();
     sc_status st = sc_schedule_run(&job);
     SC_STAGE_TIME(c, SC_STAGE_SEARCH, t);
@@ -165,12 +168,16 @@ sc_status sc_engine_search(sc_context *c, sc_prepared *p, sc_sink *s) {
 /* Every query starts from zeroed statistics, so a call that fails early
  * never reports the previous query's. The calling thread's OpenMP thread
  * count and every team thread's binding are restored before returning.
- * A small batch runs on fewer threads (one per SC_SPHERES_PER_THREAD
- * spheres): its stages last microseconds, less than waking a sleeping
- * thread, and in a fresh process its first parallel region would start the
- * thread pool (milliseconds on a virtual machine). The output does not
- * depend on the thread count, so only the time changes; c->threads is the
- * call's count while it runs. */
+ * The team is sc_context_team's: a small batch runs on fewer threads (one
+ * per SC_SPHERES_PER_THREAD spheres), since its stages last microseconds,
+ * less than waking a sleeping thread, and in a fresh process its first
+ * parallel region would start the thread pool (milliseconds on a virtual
+ * machine); by default, cores that other programs keep busy are left to
+ * them, since a team thread parked behind them stalls every barrier. A
+ * team smaller than the planned one is not bound (its cores are the busy
+ * ones' partners, not a plan). The output does not depend on the thread
+ * count, so only the time changes; c->threads is the call's count while it
+ * runs. */
 sc_status sc_engine_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn, void *arg) {
     if (!c)
         return SC_ERR_INVALID_ARGUMENT;
@@ -181,12 +188,9 @@ sc_status sc_engine_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn
 sc_status sc_engine_run_built(sc_context *c, size_t n, bool go, sc_build_fn build, void *build_arg,
                               sc_query_fn fn, void *arg) {
     const double t0 = sc_now();
-    /* a batch that runs on one thread needs no core count (nor topology) */
-    if (n >= SC_SPHERES_PER_THREAD)
-        sc_context_threads(c);
+    const int team = sc_context_team(c, n);
     const int configured = c->threads; /* 0: not known yet, and not needed */
-    if (n / SC_SPHERES_PER_THREAD < (size_t)configured || configured == 0)
-        c->threads = (int)(n / SC_SPHERES_PER_THREAD) + 1;
+    c->threads = team;
     memset(&c->stats, 0, sizeof c->stats);
     c->queries++;
     c->stats.threads = c->threads;
@@ -201,7 +205,7 @@ sc_status sc_engine_run_built(sc_context *c, size_t n, bool go, sc_build_fn buil
         /* Binding costs a few affinity calls per thread and call (tens of
          * microseconds, a migration each); it pays only where a call runs
          * long enough for the cache it keeps warm to matter. */
-        const bool bind = n >= SC_PIN_MIN_SPHERES;
+        const bool bind = n >= SC_PIN_MIN_SPHERES && team == configured;
         sc_pinning *pinning = bind ? sc_context_pinning(c) : NULL;
         c->stats.pin = pinning ? sc_pinning_begin(pinning) : SC_PIN_NONE;
         sc_prepared p;

@@ -54,6 +54,8 @@ static inline int sc_num_threads(void) {
     return 1;
 #endif
 }
+/* A call uses at most one thread per this many spheres (sc_context_team). */
+#define SC_SPHERES_PER_THREAD 2048
 SC_INTERNAL double sc_now(void);
 SC_INTERNAL int sc_cores_available(void);
 /* Thread binding for the duration of one call (threads.c). A context holds
@@ -130,7 +132,11 @@ typedef struct sc_bounds {
     uint64_t rexp[SC_EXP_BINS]; /* spheres per radius octave; zero radii in bin 0 */
 } sc_bounds;
 
-SC_INTERNAL sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b);
+/* On `threads` OpenMP threads (a team of the caller's choosing, never the
+ * host's default: sc_context_team). */
+SC_INTERNAL sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b, int threads);
+/* sc_spheres_validate on `threads` threads. */
+SC_INTERNAL sc_status sc_spheres_check(const sc_spheres *s, size_t *bad_index, int threads);
 
 /* The same bounds gathered by a pass of a front end's own over rows it
  * writes (periodic.c), for the engine to take instead of reading those

@@ -67,7 +67,7 @@ static double grow(double r, double h) {
  * fill's checks, the kept list's placing): the context's, unless the list
  * is small. */
 static int fill_threads(sc_context *c, size_t n) {
-    return n >= 4 * SC_SPHERES_PER_THREAD ? sc_context_threads(c) : 1;
+    return n >= 4 * SC_SPHERES_PER_THREAD ? sc_context_team(c, n) : 1;
 }
 
 /* Writes the grown radii to the context's scratch and points *grown at them
@@ -742,7 +742,7 @@ static sc_status nbr_run(sc_context *c, const sc_spheres *spheres, nbr_query *q,
     if (q->filter) {
         /* The grown radii could hide a bad one (-1 grown by 4 is fine), so
          * the caller's values are checked first. */
-        st = sc_spheres_validate(spheres, NULL);
+        st = sc_spheres_check(spheres, NULL, fill_threads(c, spheres->count));
         if (st == SC_OK)
             st = grow_view(c, spheres, q->spec->skin, &search);
     }

@@ -423,7 +423,7 @@ static sc_status status_of(const sc_spheres *s, const sc_view *v, size_t i) {
     one.r = v->r + i * v->rstride;
     one.stride = v->stride;
     one.r_stride = v->rstride;
-    const sc_status st = sc_spheres_validate(&one, NULL);
+    const sc_status st = sc_spheres_check(&one, NULL, 1);
     return st != SC_OK ? st : SC_ERR_OUT_OF_RANGE;
 }
 
@@ -487,9 +487,7 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
     size_t n = 0;
     for (int p = 0; p < nparts; p++)
         n += parts[p].n;
-    size_t threads = n / SC_SPHERES_PER_THREAD + 1; /* as the engine does */
-    if (threads > 1 && threads > (size_t)sc_context_threads(c))
-        threads = (size_t)sc_context_threads(c);
+    const size_t threads = (size_t)sc_context_team(c, n);
     sc_wrap b;
     sc_wrap_plan(&c->opt.box, dims, &b);
     /* Images for half the shifts, in bands sized by the largest radius,

@@ -85,6 +85,7 @@ sc_status sc_schedule_run(sc_schedule_job *job) {
             const int tid = sc_thread_id();
             const int nt = sc_num_threads();
             SC_ASSERT(nt <= job->threads); /* one run and one tls each in the scratch */
+            sc_load_note(job->load, tid);
             void *tls = tls_base + stride * (size_t)tid;
             sc_hits *hits = &sink->th[tid].hits;
 #pragma omp single

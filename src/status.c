@@ -130,14 +130,26 @@ sc_status sc_view_make(const sc_spheres *s, sc_view *v) {
     return SC_OK;
 }
 
-sc_status sc_spheres_validate(const sc_spheres *s, size_t *bad_index) {
+sc_status sc_spheres_check(const sc_spheres *s, size_t *bad_index, int threads) {
     sc_view v;
     sc_status st = sc_view_make(s, &v);
     if (st != SC_OK)
         return st;
     sc_bounds b;
-    st = sc_bounds_compute(&v, &b);
+    st = sc_bounds_compute(&v, &b, threads);
     if (st != SC_OK && bad_index)
         *bad_index = b.bad_index;
     return st;
+}
+
+/* No context: the calling thread's OpenMP default, one thread per
+ * SC_SPHERES_PER_THREAD spheres at most, as a query's. */
+sc_status sc_spheres_validate(const sc_spheres *s, size_t *bad_index) {
+    const size_t most = (s ? s->count : 0) / SC_SPHERES_PER_THREAD + 1;
+#ifdef _OPENMP
+    const int dflt = omp_get_max_threads();
+#else
+    const int dflt = 1;
+#endif
+    return sc_spheres_check(s, bad_index, most < (size_t)dflt ? (int)most : dflt);
 }

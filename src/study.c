@@ -50,7 +50,7 @@ sc_status sc_study_grid_plan(const sc_spheres *s, double cell_factor, int levels
     sc_bounds *b = malloc(sizeof *b);
     uint64_t *keys = malloc((v.n ? v.n : 1) * sizeof *keys);
     uint32_t *hist = malloc(sc_radix_sort_scratch(1, false));
-    st = b && keys && hist ? sc_bounds_compute(&v, b) : SC_ERR_OUT_OF_MEMORY;
+    st = b && keys && hist ? sc_bounds_compute(&v, b, omp_get_max_threads()) : SC_ERR_OUT_OF_MEMORY;
     if (st == SC_OK) {
         sc_options o = sc_options_default();
         o.grid.cell_factor = cell_factor;

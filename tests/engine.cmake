@@ -43,6 +43,15 @@ set_tests_properties(engine.host PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE
 add_test(NAME engine.host.limit COMMAND test_host)
 set_tests_properties(engine.host.limit PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE;OMP_THREAD_LIMIT=1")
 
+# The team on a shared machine: a competing process leaves a default query
+# fewer threads; a query on one thread starts none (each group a process).
+add_executable(test_load test_load.c)
+target_link_libraries(test_load PRIVATE sc_tools m)
+target_compile_options(test_load PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
+foreach(group busy one_thread)
+  add_test(NAME engine.load.${group} COMMAND test_load ${group})
+endforeach()
+
 # Neighbour lists (CSR) against their own brute-force oracle.
 add_executable(test_neighbors test_neighbors.c)
 target_link_libraries(test_neighbors PRIVATE sc_tools m)

@@ -472,7 +472,7 @@ static void test_keys_stage(void) {
             }
             sc_spheres s = f32 ? sc_spheres_rows_f32(n, 3, rows32) : sc_spheres_rows_f64(n, 3, rows);
             sc_view v;
-            CHECK(sc_view_make(&s, &v) == SC_OK && sc_bounds_compute(&v, &b) == SC_OK, "bounds");
+            CHECK(sc_view_make(&s, &v) == SC_OK && sc_bounds_compute(&v, &b, omp_get_max_threads()) == SC_OK, "bounds");
             sc_grid_plan p;
             sc_grid_plan_make(&b, 1.0, SC_MAX_LEVELS, levels, &p);
             CHECK(p.levels == levels && !p.pow2, "plan: %d levels, origin-relative", p.levels);
@@ -617,7 +617,7 @@ static void test_cells_and_kernels(void) {
     sc_view v;
     CHECK(sc_view_make(&s, &v) == SC_OK, "view");
     static sc_bounds b;
-    CHECK(sc_bounds_compute(&v, &b) == SC_OK, "bounds");
+    CHECK(sc_bounds_compute(&v, &b, omp_get_max_threads()) == SC_OK, "bounds");
     uint64_t hist_total = 0;
     for (int e = 0; e < SC_EXP_BINS; e++)
         hist_total += b.rexp[e];
@@ -819,7 +819,7 @@ static int bounds_same(const sc_spheres *s, const sc_spheres *ref, const char *w
     sc_view v, vref;
     CHECK(sc_view_make(s, &v) == SC_OK && sc_view_make(ref, &vref) == SC_OK, "views");
     static sc_bounds b, bref;
-    const sc_status st = sc_bounds_compute(&v, &b), stref = sc_bounds_compute(&vref, &bref);
+    const sc_status st = sc_bounds_compute(&v, &b, omp_get_max_threads()), stref = sc_bounds_compute(&vref, &bref, omp_get_max_threads());
     int same = st == stref && b.bad_index == bref.bad_index && b.n == bref.n;
     if (stref == SC_OK) {
         for (int a = 0; a < 3; a++)
@@ -1059,7 +1059,7 @@ static void test_periodic_bounds(void) {
                                            dims == 3 ? j + 2 : NULL, j + 3, 4 * sizeof(double)};
                     sc_view v;
                     sc_bounds ref;
-                    CHECK(sc_view_make(&js, &v) == SC_OK && sc_bounds_compute(&v, &ref) == SC_OK,
+                    CHECK(sc_view_make(&js, &v) == SC_OK && sc_bounds_compute(&v, &ref, omp_get_max_threads()) == SC_OK,
                           "periodic bounds: the rows are valid");
                     const sc_bounds *got = &c->joint_bounds;
                     CHECK(N > n && got->n == N, "periodic bounds: %zu rows, bounds of %zu", N, got->n);

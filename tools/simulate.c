@@ -41,7 +41,7 @@ const char sc_simulate_usage[] =
     "  --steps K            steps to run (5)\n"
     "  --algorithm NAME     the pair search: grid (default), brute, partition1d, sap,\n"
     "                       hashgrid, octree, kdsplit, bvh, segtree\n"
-    "  --threads N          search threads (0: one per core)\n"
+    "  --threads N          threads (0: one per core not busy with other programs)\n"
     "  --reorder K          renumber the balls in the grid's cell order every K steps\n"
     "                       (0: never; default): neighbours then sit near each other\n"
     "                       in memory\n"

@@ -28,7 +28,8 @@
 struct sc_sim {
     sc_sim_params p;
     sc_context *ctx;
-    int threads;
+    int threads; /* the search options' threads, or OpenMP's maximum */
+    int team;    /* the last search's team: the loops' threads (sc_sim_step) */
     double *mem; /* x, y, z, vx, vy, vz, r: n each */
     double *block_sums; /* energy, momentum x, y, z: 4 per block */
     size_t *block_cross; /* the response's pairs across blocks: first, count per block */
@@ -268,6 +269,7 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
 #else
     s->threads = 1;
 #endif
+    s->team = s->threads;
     st = sc_context_create(&o, &s->ctx);
     if (st == SC_OK && p.reorder > 0) {
         /* The order's context: the search's threads, pinning, allocator
@@ -332,7 +334,7 @@ static sc_status reorder(sc_sim *s) {
         double *a = arr[k];
         if (!a)
             continue;
-#pragma omp parallel num_threads(s->threads)
+#pragma omp parallel num_threads(s->team)
         {
 #pragma omp for schedule(static, SIM_BLOCK)
             for (long i = 0; i < n; i++)
@@ -357,7 +359,7 @@ static void move(sc_sim *s) {
     const double *L = s->p.box;
     const int dims = b->dims;
     const long n = (long)b->n;
-#pragma omp parallel for num_threads(s->threads) schedule(static, SIM_BLOCK)
+#pragma omp parallel for num_threads(s->team) schedule(static, SIM_BLOCK)
     for (long i = 0; i < n; i++) {
         const double r = b->r[i];
         for (int a = 0; a < dims; a++) {
@@ -429,7 +431,7 @@ static uint64_t respond(sc_sim *s, size_t count) {
     uint32_t *cross = s->pairs + 2 * s->cap; /* block k's list sits at its own pairs' place */
     const long blocks = (long)((b->n + SIM_BLOCK - 1) / SIM_BLOCK);
     uint64_t reactions = 0;
-#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 1) reduction(+ : reactions)
+#pragma omp parallel for num_threads(s->team) schedule(dynamic, 1) reduction(+ : reactions)
     for (long k = 0; k < blocks; k++) {
         /* the pairs with i in block k: pairs are sorted by i */
         const uint32_t i0 = (uint32_t)k * SIM_BLOCK, end = i0 + SIM_BLOCK;
@@ -483,7 +485,7 @@ static void walls_and_sums(sc_sim *s) {
     const int dims = b->dims;
     const size_t n = b->n;
     const long blocks = (long)((n + SIM_BLOCK - 1) / SIM_BLOCK);
-#pragma omp parallel for num_threads(s->threads) schedule(static)
+#pragma omp parallel for num_threads(s->team) schedule(static)
     for (long k = 0; k < blocks; k++) {
         const size_t i0 = (size_t)k * SIM_BLOCK, i1 = i0 + SIM_BLOCK < n ? i0 + SIM_BLOCK : n;
         double e = 0.0, m3[3] = {0, 0, 0};
@@ -527,8 +529,12 @@ sc_status sc_sim_step(sc_sim *s, sc_sim_frame *f) {
     s->count = count;
     fr.ms_search = now_ms() - t;
     sc_stats ss;
-    if (sc_context_stats(s->ctx, &ss) == SC_OK)
+    if (sc_context_stats(s->ctx, &ss) == SC_OK) {
         fr.candidate_tests = ss.candidate_tests;
+        /* the search's team, which leaves busy cores to other programs,
+         * is the response's and the next move's */
+        s->team = ss.threads > 0 && ss.threads < s->threads ? ss.threads : s->threads;
+    }
     if (st != SC_OK) {
         if (f)
             *f = fr;
