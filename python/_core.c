@@ -12,7 +12,8 @@
  *       one library context, reused by every call on it (its scratch stays
  *       warm, as a C caller's does); one call at a time.
  *     .count(centres, radii)  -> (pairs, checksum)
- *     .pairs(centres, radii)  -> (K, 2) uint32 ndarray, the stream order
+ *     .pairs(centres, radii, wide=True) -> (K, 2) intp ndarray (uint32 when
+ *                                not wide), the stream order
  *     .chunks(centres, radii) -> an iterator of (k, 2) uint32 ndarrays
  *     .stats()                -> dict of the last query's statistics
  *     .trim()                 frees the scratch
@@ -256,38 +257,39 @@ static PyObject *Context_cell_order(Context *self, PyObject *args) {
     return out;
 }
 
-/* pairs(): the stream appended to one growing block, handed to NumPy.
- * A block's capacity in pairs sits in a header before them. The block of
+/* pairs(): the stream appended to one growing block, handed to NumPy,
+ * as uint32 or, widened as it is appended, as intp (int64) indices.
+ * A block's capacity in bytes sits in a header before them. The block of
  * the last array released is kept (`spare`, under the GIL) and the next
  * pairs() call appends to it: its pages are resident, where a fresh
  * block's every page is first touched during the call, and a steady
  * state of calls allocates nothing new. It holds at most the last
  * released result's pairs; a call with fewer gives the slack back. */
 enum { BLOCK_HEAD = 64 };
-static uint32_t *spare;
+static void *spare;
 
-static size_t block_cap(const uint32_t *p) {
+static size_t block_cap(const void *p) {
     size_t cap;
     memcpy(&cap, (const char *)p - BLOCK_HEAD, sizeof cap);
     return cap;
 }
 
-static void block_free(uint32_t *p) {
+static void block_free(void *p) {
     if (p)
         free((char *)p - BLOCK_HEAD);
 }
 
-/* p (a block, or NULL) with room for cap pairs, or NULL (p unchanged). */
-static uint32_t *block_resize(uint32_t *p, size_t cap) {
-    char *b = realloc(p ? (char *)p - BLOCK_HEAD : NULL, BLOCK_HEAD + cap * 2 * sizeof(uint32_t));
+/* p (a block, or NULL) with room for cap bytes, or NULL (p unchanged). */
+static void *block_resize(void *p, size_t cap) {
+    char *b = realloc(p ? (char *)p - BLOCK_HEAD : NULL, BLOCK_HEAD + cap);
     if (!b)
         return NULL;
     memcpy(b, &cap, sizeof cap);
-    return (uint32_t *)(void *)(b + BLOCK_HEAD);
+    return b + BLOCK_HEAD;
 }
 
 /* A block no array holds any more: kept for the next call (GIL held). */
-static void block_keep(uint32_t *p) {
+static void block_keep(void *p) {
     if (!p)
         return;
     block_free(spare);
@@ -295,23 +297,31 @@ static void block_keep(uint32_t *p) {
 }
 
 typedef struct {
-    uint32_t *p;
-    size_t n, cap; /* pairs */
+    void *p;
+    size_t n, cap; /* pairs; capacity in bytes */
+    size_t width;  /* bytes per index: 4 (uint32) or 8 (intp) */
 } grow;
 
 static int grow_append(const uint32_t *pairs, size_t count, void *user) {
     grow *g = user;
-    if (g->n + count > g->cap) {
-        size_t cap = g->cap ? g->cap : 1 << 16;
-        while (cap < g->n + count)
+    const size_t pair = 2 * g->width;
+    if ((g->n + count) * pair > g->cap) {
+        size_t cap = g->cap > pair ? g->cap : (size_t)1 << 19;
+        while (cap < (g->n + count) * pair)
             cap *= 2;
-        uint32_t *p = block_resize(g->p, cap);
+        void *p = block_resize(g->p, cap);
         if (!p)
             return 1; /* SC_ERR_STOPPED, reported as out of memory below */
         g->p = p;
         g->cap = cap;
     }
-    memcpy(g->p + 2 * g->n, pairs, count * 2 * sizeof *pairs);
+    if (g->width == sizeof(uint32_t)) {
+        memcpy((uint32_t *)g->p + 2 * g->n, pairs, count * 2 * sizeof *pairs);
+    } else {
+        npy_intp *out = (npy_intp *)g->p + 2 * g->n;
+        for (size_t k = 0; k < 2 * count; k++)
+            out[k] = (npy_intp)pairs[k];
+    }
     g->n += count;
     return 0;
 }
@@ -320,15 +330,15 @@ static void free_capsule(PyObject *cap) {
     block_keep(PyCapsule_GetPointer(cap, "spherecollide.pairs"));
 }
 
-/* A (n, 2) uint32 array owning block p (kept for the next call when the
- * array is released). */
-static PyObject *own_pairs(uint32_t *p, size_t n) {
+/* A (n, 2) array of type `type` owning block p (kept for the next call
+ * when the array is released). */
+static PyObject *own_pairs(void *p, size_t n, int type) {
     npy_intp dims[2] = {(npy_intp)n, 2};
     if (!p || !n) { /* no pairs */
         block_keep(p);
-        return PyArray_SimpleNew(2, dims, NPY_UINT32);
+        return PyArray_SimpleNew(2, dims, type);
     }
-    PyObject *arr = PyArray_SimpleNewFromData(2, dims, NPY_UINT32, p);
+    PyObject *arr = PyArray_SimpleNewFromData(2, dims, type, p);
     if (!arr) {
         block_keep(p);
         return NULL;
@@ -346,20 +356,33 @@ static PyObject *own_pairs(uint32_t *p, size_t n) {
     return arr;
 }
 
-static PyObject *Context_pairs(Context *self, PyObject *args) {
+/* pairs(centres, radii[, cb, rb], wide=True): intp indices when wide,
+ * uint32 otherwise. */
+static PyObject *Context_pairs(Context *self, PyObject *args, PyObject *kw) {
+    int wide = 1;
+    if (kw) {
+        PyObject *w = PyDict_GetItemString(kw, "wide");
+        if (PyDict_Size(kw) != (w != NULL)) {
+            PyErr_SetString(PyExc_TypeError, "pairs() takes only the keyword wide");
+            return NULL;
+        }
+        if (w && (wide = PyObject_IsTrue(w)) < 0)
+            return NULL;
+    }
     sc_spheres v, vb;
     int two = 0;
     if (make_views(args, &v, &vb, &two) < 0 || take(self) < 0)
         return NULL;
-    grow g = {spare, 0, spare ? block_cap(spare) : 0};
+    grow g = {spare, 0, spare ? block_cap(spare) : 0, wide ? sizeof(npy_intp) : sizeof(uint32_t)};
     spare = NULL;
     sc_summary s;
     sc_status st;
     Py_BEGIN_ALLOW_THREADS
     st = two ? sc_stream_between(self->ctx, &v, &vb, grow_append, &g, &s)
              : sc_stream_pairs(self->ctx, &v, grow_append, &g, &s);
-    if (st == SC_OK && g.n && g.cap > g.n + g.n / 4) { /* give back the slack */
-        uint32_t *p = block_resize(g.p, g.n + g.n / 8);
+    const size_t used = g.n * 2 * g.width;
+    if (st == SC_OK && g.n && g.cap > used + used / 4) { /* give back the slack */
+        void *p = block_resize(g.p, used + used / 8);
         if (p)
             g.p = p;
     }
@@ -371,7 +394,7 @@ static PyObject *Context_pairs(Context *self, PyObject *args) {
             return PyErr_NoMemory();
         return raise_status_of(st, &v, &vb, two);
     }
-    return own_pairs(g.p, g.n);
+    return own_pairs(g.p, g.n, wide ? NPY_INTP : NPY_UINT32);
 }
 
 /* neighbors(centres, radii, full, skin, value) -> (offsets int64, indices
@@ -644,8 +667,8 @@ static PyTypeObject ChunksType = {
 static PyMethodDef Context_methods[] = {
     {"count", (PyCFunction)Context_count, METH_VARARGS,
      "count(centres, radii[, centres_b, radii_b]) -> (pairs, checksum)"},
-    {"pairs", (PyCFunction)Context_pairs, METH_VARARGS,
-     "pairs(centres, radii[, centres_b, radii_b]) -> (K, 2) uint32 array"},
+    {"pairs", (PyCFunction)(void (*)(void))Context_pairs, METH_VARARGS | METH_KEYWORDS,
+     "pairs(centres, radii[, centres_b, radii_b], wide=True) -> (K, 2) intp (uint32 when not wide) array"},
     {"chunks", (PyCFunction)Context_chunks, METH_VARARGS, "chunks(centres, radii) -> iterator of arrays"},
     {"neighbors", (PyCFunction)Context_neighbors, METH_VARARGS,
      "neighbors(centres, radii, full, skin, value) -> (offsets, indices, values or None)"},

@@ -3,7 +3,9 @@
 # machine to an answer.
 #
 #   1. installs what is missing (scripts/setup-deps.sh, apt-get);
-#   2. configures and builds a Release build in build/ (library and CLI);
+#   2. configures and builds a Release build in build/ (library, CLI and,
+#      where python3-dev and python3-numpy are installed, the Python module
+#      in build/python: PYTHONPATH=build/python /usr/bin/python3);
 #   3. generates 10^6 uniform spheres: build/uniform-1e6.npy (seed 1);
 #   4. finds every intersecting pair and prints n, K, the checksum and the time
 #      of each stage. Extra arguments go to `spherecollide pairs`, for example
@@ -17,7 +19,13 @@ bash scripts/setup-deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 echo "== configure and build (Release, build/)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSC_BUILD_TOOLS=ON >/dev/null
-cmake --build build -j "$jobs" --target spherecollide spherecollide_cli >/dev/null
+targets=(spherecollide spherecollide_cli)
+# the Python module, where CMake found Debian's python3-dev and NumPy
+# (the whole list read first: grep -q would close the pipe early under pipefail)
+if cmake --build build --target help | grep -c '\bsc_python\b' >/dev/null; then
+  targets+=(sc_python)
+fi
+cmake --build build -j "$jobs" --target "${targets[@]}" >/dev/null
 
 # The CLI target (spherecollide_cli) writes its binary, named spherecollide,
 # to the tools/ folder of the build tree.
@@ -31,3 +39,6 @@ echo "== $cli gen uniform 1000000 --seed 1 -o build/uniform-1e6.npy"
 "$cli" gen uniform 1000000 --seed 1 -o build/uniform-1e6.npy
 echo "== $cli pairs build/uniform-1e6.npy${*:+ $*}"
 "$cli" pairs build/uniform-1e6.npy "$@"
+if [ -d build/python/spherecollide ] && ls build/python/spherecollide/_core*.so >/dev/null 2>&1; then
+  echo "== Python: PYTHONPATH=build/python /usr/bin/python3 -c 'import spherecollide' (docs/python.md)"
+fi

@@ -8,7 +8,7 @@ dtype, algorithm or thread count.
     import numpy as np, spherecollide as sc
     centres = np.random.default_rng(1).random((100_000, 3)) * 100
     radii = np.full(100_000, 0.5)
-    p = sc.pairs(centres, radii)            # (K, 2) uint32, i < j
+    p = sc.pairs(centres, radii)            # (K, 2) intp, i < j (dtype=np.uint32 for half the memory)
     k, checksum = sc.count(centres, radii)  # K without storing the pairs
     off, nbr = sc.neighbors(centres, radii, full=True)  # CSR: row i is nbr[off[i]:off[i+1]]
 
@@ -26,7 +26,14 @@ import threading as _threading
 
 import numpy as _np
 
-from . import _core
+try:
+    from . import _core
+except ImportError as _e:  # the package's Python file without its C extension
+    raise ImportError(
+        "spherecollide: the C extension (_core) is not built beside " + __file__ + ". Build it with "
+        "`bash scripts/build-and-run.sh` (or `cmake --build build --target sc_python`; it needs "
+        "Debian's python3-dev and python3-numpy), then run Debian's /usr/bin/python3 with "
+        "PYTHONPATH=build/python, or install it with `cmake --install build` (docs/python.md)") from _e
 from ._core import Error
 
 __all__ = ["pairs", "count", "iter_pairs", "neighbors", "pairs_between", "count_between", "cell_order", "Context", "pair_checksum", "clear_cache", "Error",
@@ -66,12 +73,27 @@ def _real_array(a, what):
 
 
 def _readable(a):
-    """a as the library reads it: aligned, positive strides along N."""
-    if a.shape[0] > 1 and (a.strides[0] <= 0 or not a.flags.aligned):
-        return _np.ascontiguousarray(a)
-    if not a.flags.aligned:
-        return _np.ascontiguousarray(a)
+    """a as the library reads it: aligned, positive strides along N. An
+    unaligned array is copied (ascontiguousarray would keep a contiguous
+    one as it is, unaligned)."""
+    if not a.flags.aligned or (a.shape[0] > 1 and a.strides[0] <= 0):
+        return _np.array(a, order="C", copy=True)
     return a
+
+
+def _wide(dtype):
+    """True for intp indices (NumPy's and scipy's convention, the default),
+    False for uint32 (half the memory)."""
+    d = _np.dtype(dtype)
+    if d == _np.dtype(_np.intp):
+        return True
+    if d == _np.dtype(_np.uint32):
+        return False
+    raise TypeError(f"dtype must be numpy.intp (the default) or numpy.uint32, not {d}")
+
+
+def _as_index(a, wide):
+    return a.astype(_np.intp) if wide and a.dtype != _np.intp else a
 
 
 def _prepare(centres, radii):
@@ -156,39 +178,44 @@ class Context:
         _box_fits(getattr(self, "_box", None), c)
         return c, r
 
-    def pairs(self, centres, radii):
+    def pairs(self, centres, radii, *, dtype=_np.intp):
         """As spherecollide.pairs(), in this context's box."""
-        return self._core.pairs(*self._prepare(centres, radii))
+        return self._core.pairs(*self._prepare(centres, radii), wide=_wide(dtype))
 
     def count(self, centres, radii):
         """As spherecollide.count(), in this context's box."""
         return self._core.count(*self._prepare(centres, radii))
 
-    def iter_pairs(self, centres, radii):
+    def iter_pairs(self, centres, radii, *, dtype=_np.intp):
         """As spherecollide.iter_pairs(), in chunks of this context's chunk."""
+        wide = _wide(dtype)
         it = self._core.chunks(*self._prepare(centres, radii))
         try:
-            yield from it
+            for chunk in it:
+                yield _as_index(chunk, wide)
         finally:
             it.close()
 
-    def pairs_between(self, a, ra, b, rb):
+    def pairs_between(self, a, ra, b, rb, *, dtype=_np.intp):
         """As spherecollide.pairs_between(), in this context's box."""
-        return self._core.pairs(*self._prepare(a, ra), *self._prepare(b, rb))
+        return self._core.pairs(*self._prepare(a, ra), *self._prepare(b, rb), wide=_wide(dtype))
 
     def count_between(self, a, ra, b, rb):
         """As spherecollide.count_between(), in this context's box."""
         return self._core.count(*self._prepare(a, ra), *self._prepare(b, rb))
 
-    def neighbors(self, centres, radii, *, full=False, skin=0.0, values=None):
+    def neighbors(self, centres, radii, *, full=False, skin=0.0, values=None, dtype=_np.intp):
         """As spherecollide.neighbors(), in this context's box."""
+        wide = _wide(dtype)
         c, r = self._prepare(centres, radii)
-        return _neighbors_result(self._core.neighbors(c, r, *_nbr_args(full, skin, values)), values)
+        return _neighbors_result(self._core.neighbors(c, r, *_nbr_args(full, skin, values)), values,
+                                 wide)
 
-    def cell_order(self, centres, radii):
+    def cell_order(self, centres, radii, *, dtype=_np.intp):
         """As spherecollide.cell_order(), with this context's grid (a context of
         another algorithm raises Error, status 9, SC_ERR_UNSUPPORTED)."""
-        return self._core.cell_order(*_prepare(centres, radii))
+        wide = _wide(dtype)
+        return _as_index(self._core.cell_order(*_prepare(centres, radii)), wide)
 
     def stats(self):
         """The last query's statistics (sc_stats): seconds per stage, total_seconds
@@ -241,8 +268,10 @@ def clear_cache():
 # ---- the calls ------------------------------------------------------------------
 
 def pairs(centres, radii, *, box=None, algorithm="grid", threads=None, sorted=False,
-          kernel="auto"):
-    """Every intersecting pair, as a (K, 2) uint32 array of indices, i < j in each row.
+          kernel="auto", dtype=_np.intp):
+    """Every intersecting pair, as a (K, 2) array of indices, i < j in each row:
+    intp (int64) by default, as NumPy and scipy index, or ``dtype=np.uint32``
+    for half the memory (written as the search runs, not converted after).
 
     The row order is the library's stream order, the same for every thread
     count; ``sorted=True`` gives (i, j) lexicographic order. Raises Error for
@@ -253,12 +282,13 @@ def pairs(centres, radii, *, box=None, algorithm="grid", threads=None, sorted=Fa
     minimum-image displacement, evaluated as the C header's sc_box says;
     centres outside the box wrap; radii must be at most 5e149.
     """
+    wide = _wide(dtype)
     b = _box(box)
     key = _options(algorithm, threads, kernel, sorted, 65536, b)
     c, r = _prepare(centres, radii)
     _box_fits(b, c)
     with _borrowed(key) as ctx:
-        return ctx._core.pairs(c, r)
+        return ctx._core.pairs(c, r, wide=wide)
 
 
 def count(centres, radii, *, box=None, algorithm="grid", threads=None, kernel="auto"):
@@ -274,13 +304,15 @@ def count(centres, radii, *, box=None, algorithm="grid", threads=None, kernel="a
 
 
 def iter_pairs(centres, radii, *, chunk=65536, box=None, algorithm="grid", threads=None,
-               sorted=False, kernel="auto"):
-    """The pairs of pairs(), as an iterator of (k, 2) uint32 arrays, 1 <= k <= chunk.
+               sorted=False, kernel="auto", dtype=_np.intp):
+    """The pairs of pairs(), as an iterator of (k, 2) arrays of ``dtype`` (intp or
+    uint32, as for pairs()), 1 <= k <= chunk.
 
     For outputs too large for memory: the search runs while you consume the
     chunks, holding one chunk per library thread. Breaking out of the loop (or
     closing the iterator) stops the search. Concatenated, the chunks equal pairs().
     """
+    wide = _wide(dtype)
     b = _box(box)
     key = _options(algorithm, threads, kernel, sorted, chunk, b)
     c, r = _prepare(centres, radii)
@@ -288,7 +320,8 @@ def iter_pairs(centres, radii, *, chunk=65536, box=None, algorithm="grid", threa
     with _borrowed(key) as ctx:
         it = ctx._core.chunks(c, r)
         try:
-            yield from it
+            for part in it:
+                yield _as_index(part, wide)
         finally:
             it.close()
 
@@ -301,8 +334,9 @@ def _prepare_two(a, ra, b, rb, box):
 
 
 def pairs_between(a, ra, b, rb, *, box=None, algorithm="grid", threads=None, sorted=False,
-                  kernel="auto"):
-    """The intersecting pairs between two sets, as a (K, 2) uint32 array: row
+                  kernel="auto", dtype=_np.intp):
+    """The intersecting pairs between two sets, as a (K, 2) array (intp, or
+    uint32 with ``dtype=np.uint32``, as for pairs()): row
     (i, j) means sphere i of (a, ra) meets sphere j of (b, rb), by the same
     double predicate as pairs(). No pairs within one set; the same sphere in
     both sets meets itself. Both sets 3-D or both 2-D; their dtypes may
@@ -312,11 +346,12 @@ def pairs_between(a, ra, b, rb, *, box=None, algorithm="grid", threads=None, sor
     each pair uses the minimum image. Errors as pairs(), for the set holding
     the bad value.
     """
+    wide = _wide(dtype)
     bx = _box(box)
     key = _options(algorithm, threads, kernel, sorted, 65536, bx)
     pa, pb = _prepare_two(a, ra, b, rb, bx)
     with _borrowed(key) as ctx:
-        return ctx._core.pairs(*pa, *pb)
+        return ctx._core.pairs(*pa, *pb, wide=wide)
 
 
 def count_between(a, ra, b, rb, *, box=None, algorithm="grid", threads=None, kernel="auto"):
@@ -340,13 +375,14 @@ def _nbr_args(full, skin, values):
     return bool(full), skin, _VALUES[values]
 
 
-def _neighbors_result(res, values):
+def _neighbors_result(res, values, wide):
     off, idx, val = res
+    idx = _as_index(idx, wide)
     return (off, idx) if values is None else (off, idx, val)
 
 
 def neighbors(centres, radii, *, full=False, skin=0.0, values=None, box=None, algorithm="grid",
-              threads=None, kernel="auto"):
+              threads=None, kernel="auto", dtype=_np.intp):
     """The CSR neighbour list: (offsets, indices) or, with values, (offsets, indices, values).
 
     Row i is indices[offsets[i]:offsets[i+1]], sorted, the same for every
@@ -355,23 +391,26 @@ def neighbors(centres, radii, *, full=False, skin=0.0, values=None, box=None, al
     apart: ``(dx*dx + dy*dy) + dz*dz <= ((ri + rj) + skin)**2`` in double.
     ``values="overlap"`` gives (ri + rj) - d per entry (negative within the
     skin), ``"distance"`` gives d, as float64. offsets is int64 (n + 1),
-    indices uint32; scipy.sparse.csr_matrix((values, indices, offsets)) takes them.
+    indices intp (``dtype=np.uint32`` for half the memory);
+    ``scipy.sparse.csr_matrix((values, indices, offsets), shape=(n, n))`` takes them.
     ``box`` as for pairs(): the minimum image decides the list and d.
     """
+    wide = _wide(dtype)
     b = _box(box)
     key = _options(algorithm, threads, kernel, False, 65536, b)
     args = _nbr_args(full, skin, values)
     c, r = _prepare(centres, radii)
     _box_fits(b, c)
     with _borrowed(key) as ctx:
-        return _neighbors_result(ctx._core.neighbors(c, r, *args), values)
+        return _neighbors_result(ctx._core.neighbors(c, r, *args), values, wide)
 
 
 _M64 = (1 << 64) - 1
 
 
-def cell_order(centres, radii, *, threads=None):
-    """The grid's cell order, as an (N,) uint32 array: order[k] is the index of
+def cell_order(centres, radii, *, threads=None, dtype=_np.intp):
+    """The grid's cell order, as an (N,) intp array (``dtype=np.uint32`` for
+    half the memory): order[k] is the index of
     the sphere at position k of the order the grid lays its working copy out
     in (a permutation of 0..N-1, the same for every thread count).
 
@@ -382,10 +421,11 @@ def cell_order(centres, radii, *, threads=None):
     new indices: ``order[p]`` maps them back. Periodic boxes do not change
     the order (centres are ordered as given).
     """
+    wide = _wide(dtype)
     key = _options("grid", threads, "auto", False, 65536, None)
     c, r = _prepare(centres, radii)
     with _borrowed(key) as ctx:
-        return ctx._core.cell_order(c, r)
+        return _as_index(ctx._core.cell_order(c, r), wide)
 
 
 def pair_checksum(p):

@@ -5,6 +5,7 @@ SC_CLI at the command-line tool.
 """
 import os
 import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -114,7 +115,10 @@ def test_every_algorithm_matches_the_oracle(name, algorithm):
     c, r = DATASETS[name]()
     want = oracle(c, r)
     got = sc.pairs(c, r, algorithm=algorithm, threads=2)
-    assert got.dtype == np.uint32 and got.ndim == 2 and got.shape[1] == 2
+    assert got.dtype == np.intp and got.ndim == 2 and got.shape[1] == 2
+    narrow = sc.pairs(c, r, algorithm=algorithm, threads=2, dtype=np.uint32)
+    assert narrow.dtype == np.uint32
+    np.testing.assert_array_equal(narrow, got)
     assert np.all(got[:, 0] < got[:, 1])
     np.testing.assert_array_equal(lexsorted(got), want)
     k, checksum = sc.count(c, r, algorithm=algorithm, threads=2)
@@ -203,7 +207,8 @@ def test_integer_coordinates_and_one_radius():
 def test_empty_and_single():
     for n in (0, 1):
         p = sc.pairs(np.zeros((n, 3)), np.ones(n))
-        assert p.shape == (0, 2) and p.dtype == np.uint32
+        assert p.shape == (0, 2) and p.dtype == np.intp
+        assert sc.pairs(np.zeros((n, 3)), np.ones(n), dtype=np.uint32).dtype == np.uint32
         assert sc.count(np.zeros((n, 3)), np.ones(n)) == (0, 0)
         assert [a.shape for a in sc.iter_pairs(np.zeros((n, 2)), np.ones(n))] == []
 
@@ -215,7 +220,10 @@ def test_iter_pairs_concatenates_to_pairs():
     ref = sc.pairs(c, r, threads=2)
     for chunk in (1, 7, 1000, 10**6):
         chunks = list(sc.iter_pairs(c, r, chunk=chunk, threads=2))
-        assert all(1 <= len(a) <= chunk and a.dtype == np.uint32 for a in chunks)
+        assert all(1 <= len(a) <= chunk and a.dtype == np.intp for a in chunks)
+        narrow = list(sc.iter_pairs(c, r, chunk=chunk, threads=2, dtype=np.uint32))
+        assert all(a.dtype == np.uint32 for a in narrow)
+        np.testing.assert_array_equal(np.concatenate(narrow), ref)
         np.testing.assert_array_equal(np.concatenate(chunks), ref)
     srt = np.concatenate(list(sc.iter_pairs(c, r, chunk=50, sorted=True)))
     np.testing.assert_array_equal(srt, oracle(c, r))
@@ -400,7 +408,7 @@ def test_neighbors_match_the_oracle(name, full, skin, values):
         got = sc.neighbors(c, r, full=full, skin=skin, values=values, algorithm=algorithm,
                            threads=1 + k % 3)
         assert len(got) == (2 if values is None else 3)
-        assert got[0].dtype == np.int64 and got[1].dtype == np.uint32
+        assert got[0].dtype == np.int64 and got[1].dtype == np.intp
         np.testing.assert_array_equal(got[0], want[0], err_msg=f"{algorithm}: offsets")
         np.testing.assert_array_equal(got[1], want[1], err_msg=f"{algorithm}: indices")
         if values is not None:
@@ -486,8 +494,11 @@ def test_pairs_between_match_the_oracle(name, algorithm):
     for a, ra, b, rb in ((small, rs, c, r), (c, r, small, rs), (c2, r2, c, r)):
         want = between_oracle(a, ra, b, rb)
         got = sc.pairs_between(a, ra, b, rb, algorithm=algorithm, threads=2, sorted=True)
-        assert got.dtype == np.uint32 and got.shape == want.shape
+        assert got.dtype == np.intp and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
+        narrow = sc.pairs_between(a, ra, b, rb, algorithm=algorithm, sorted=True, dtype=np.uint32)
+        assert narrow.dtype == np.uint32
+        np.testing.assert_array_equal(narrow, want)
         assert sc.count_between(a, ra, b, rb, algorithm=algorithm) == (len(want), sc.pair_checksum(want))
         unsorted = sc.pairs_between(a, ra, b, rb, algorithm=algorithm, threads=3)
         np.testing.assert_array_equal(lexsorted(unsorted), want)
@@ -732,7 +743,8 @@ def test_cell_order_is_a_permutation_with_the_same_pairs(name):
     c, r = DATASETS[name]()
     r = np.broadcast_to(r, (len(c),))
     order = sc.cell_order(c, r, threads=2)
-    assert order.dtype == np.uint32 and order.shape == (len(c),)
+    assert order.dtype == np.intp and order.shape == (len(c),)
+    assert sc.cell_order(c, r, dtype=np.uint32).dtype == np.uint32
     np.testing.assert_array_equal(np.sort(order), np.arange(len(c), dtype=np.uint32))
     np.testing.assert_array_equal(sc.cell_order(c, r, threads=1), order)
     np.testing.assert_array_equal(sc.cell_order(c, r, threads=3), order)
@@ -777,3 +789,68 @@ def test_system_info_names_the_machine_and_the_page_policy():
         out = subprocess.run([sys.executable, "-c", "import spherecollide as sc; print(sc.system_info())"],
                              env=env, check=True, capture_output=True, text=True).stdout
         assert want in out.splitlines(), out
+
+
+# ---- index dtypes and unaligned arrays (issue 52) ------------------------------------------
+
+def test_default_indices_do_not_overflow():
+    # i * n past 2**32: uint32 indices would wrap silently
+    n = 70000
+    c = np.zeros((n, 3))
+    c[:, 0] = np.arange(n) * 3.0
+    c[-2:, 0] = c[-1, 0]  # the last two spheres meet
+    p = sc.pairs(c, 1.0)
+    assert p.dtype == np.intp and p.tolist() == [[n - 2, n - 1]]
+    assert int((p[:, 0] * n)[0]) == (n - 2) * n
+
+
+def test_index_dtype_is_checked():
+    c, r = uniform()
+    for f in (lambda d: sc.pairs(c, r, dtype=d), lambda d: list(sc.iter_pairs(c, r, dtype=d)),
+              lambda d: sc.neighbors(c, r, dtype=d), lambda d: sc.cell_order(c, r, dtype=d),
+              lambda d: sc.pairs_between(c, r, c[:10], r[:10], dtype=d)):
+        for bad in (np.int32, np.float64, np.uint64):
+            with pytest.raises(TypeError, match="numpy.intp"):
+                f(bad)
+
+
+def _unaligned(a):
+    """A C-contiguous copy of a whose data starts one byte past an aligned address."""
+    buf = bytearray(a.nbytes + 1)
+    u = np.frombuffer(buf, a.dtype, count=a.size, offset=1).reshape(a.shape)
+    u[...] = a
+    assert u.flags.c_contiguous and not u.flags.aligned
+    return u
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("which", ["centres", "radii", "both"])
+def test_unaligned_arrays_are_copied(dtype, which):
+    c, r = uniform()
+    c, r = c.astype(dtype), np.asarray(r, dtype).reshape(-1)
+    r = np.broadcast_to(r, (len(c),)).copy()
+    cu = _unaligned(c) if which != "radii" else c
+    ru = _unaligned(r) if which != "centres" else r
+    np.testing.assert_array_equal(sc.pairs(cu, ru), sc.pairs(c, r))
+    assert sc.count(cu, ru) == sc.count(c, r)
+    np.testing.assert_array_equal(np.concatenate(list(sc.iter_pairs(cu, ru))), sc.pairs(c, r))
+    for got, want in zip(sc.neighbors(cu, ru, skin=0.1), sc.neighbors(c, r, skin=0.1)):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(sc.pairs_between(cu, ru, c[:50], r[:50]),
+                                  sc.pairs_between(c, r, c[:50], r[:50]))
+    assert sc.count_between(c[:50], r[:50], cu, ru) == sc.count_between(c[:50], r[:50], c, r)
+    np.testing.assert_array_equal(sc.cell_order(cu, ru), sc.cell_order(c, r))
+    ctx = sc.Context()
+    np.testing.assert_array_equal(ctx.pairs(cu, ru), sc.pairs(c, r))
+
+
+def test_import_without_the_extension_says_how_to_build(tmp_path):
+    # the package's Python file alone, as a build tree holds it before the
+    # extension is built
+    pkg = tmp_path / "spherecollide"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(open(sc.__file__).read())
+    run = subprocess.run([sys.executable, "-c", "import spherecollide"], capture_output=True,
+                         text=True, cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    assert run.returncode != 0
+    assert "ImportError" in run.stderr and "scripts/build-and-run.sh" in run.stderr, run.stderr
