@@ -471,3 +471,45 @@ sc_io_status io_sink_commit(io_sink *s, char *err, size_t errcap)
     sink_free(s);
     return SC_IO_OK;
 }
+
+/* ---- a file of any bytes ---------------------------------------------------------- */
+
+struct sc_file_writer {
+    io_sink s;
+};
+
+sc_io_status sc_file_writer_open(const char *path, sc_file_writer **out, char *err, size_t errcap)
+{
+    *out = NULL;
+    sc_file_writer *w = malloc(sizeof *w);
+    if (w == NULL)
+        return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: out of memory", path);
+    sc_io_status st = io_sink_open(&w->s, path, err, errcap);
+    if (st != SC_IO_OK) {
+        free(w);
+        return st;
+    }
+    *out = w;
+    return SC_IO_OK;
+}
+
+sc_io_status sc_file_writer_put(sc_file_writer *w, const void *data, size_t len, char *err,
+                                size_t errcap)
+{
+    return io_sink_put(&w->s, data, len, err, errcap);
+}
+
+sc_io_status sc_file_writer_commit(sc_file_writer *w, char *err, size_t errcap)
+{
+    sc_io_status st = io_sink_commit(&w->s, err, errcap);
+    free(w);
+    return st;
+}
+
+void sc_file_writer_discard(sc_file_writer *w)
+{
+    if (w == NULL)
+        return;
+    io_sink_discard(&w->s);
+    free(w);
+}

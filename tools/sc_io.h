@@ -238,6 +238,21 @@ int sc_pair_writer_needs_total(const sc_pair_writer *w);
 sc_io_status sc_pair_writer_declare_total(sc_pair_writer *w, uint64_t total, char *err,
                                           size_t errcap);
 
+/** A file of any bytes, written as the pair writers write theirs: to a
+ *  temporary file beside path, renamed onto it by commit (standard output,
+ *  FIFOs and devices directly), removed by discard, by a failed commit and
+ *  by sc_io_remove_temporaries. An existing file at path is untouched until
+ *  commit. */
+typedef struct sc_file_writer sc_file_writer;
+sc_io_status sc_file_writer_open(const char *path, sc_file_writer **out, char *err,
+                                 size_t errcap);
+sc_io_status sc_file_writer_put(sc_file_writer *w, const void *data, size_t len, char *err,
+                                size_t errcap);
+/** Flushes and renames; frees w whatever the outcome. */
+sc_io_status sc_file_writer_commit(sc_file_writer *w, char *err, size_t errcap);
+/** Removes the temporary file and frees w (NULL: nothing). */
+void sc_file_writer_discard(sc_file_writer *w);
+
 /** Removes every temporary output file this process has open (unlink only:
  *  async-signal-safe). A tool's handler for fatal signals calls it, so an
  *  interrupted run leaves nothing behind. */

@@ -23,8 +23,10 @@
 
 struct sc_frames {
     char dir[4096]; /* "" when no PNG files are wanted */
-    char gif_path[4096];
+    char gif_path[4096]; /* its name, for messages */
     GifFileType *gif;
+    int (*gif_put)(void *user, const void *data, size_t len);
+    void *gif_user;
     uint8_t *row;   /* one GIF row of palette indices */
     int width, height;
     double scale, box[3];
@@ -37,8 +39,16 @@ struct sc_frames {
 
 static int frames_close(sc_frames *f, char *err, size_t cap);
 
-static sc_frames *frames_open(const char *dir, const char *gif, int width, const double box[3], int dims,
-                          const sc_frames_colour *colour, size_t n, char *err, size_t cap) {
+/* giflib's output function: the caller's gif_put. */
+static int gif_output(GifFileType *g, const GifByteType *buf, int len) {
+    const sc_frames *f = g->UserData;
+    return len >= 0 && f->gif_put(f->gif_user, buf, (size_t)len) == 0 ? len : 0;
+}
+
+static sc_frames *frames_open(const char *dir, const char *gif,
+                              int (*gif_put)(void *user, const void *data, size_t len), void *gif_user,
+                              int width, const double box[3], int dims,
+                              const sc_frames_colour *colour, size_t n, char *err, size_t cap) {
     sc_frames *f = calloc(1, sizeof *f);
     const char *name = dir ? dir : gif;
     if (!f || (dir && strlen(dir) >= sizeof f->dir - 32) || (gif && strlen(gif) >= sizeof f->gif_path)) {
@@ -68,18 +78,17 @@ static sc_frames *frames_open(const char *dir, const char *gif, int width, const
         frames_close(f, NULL, 0);
         return NULL;
     }
-    if (gif) {
-        strcpy(f->gif_path, gif);
-        int e = D_GIF_ERR_OPEN_FAILED;
-        const int fd = open(gif, O_WRONLY | O_CREAT | O_TRUNC, 0666); /* as fopen would */
-        f->gif = fd >= 0 ? EGifOpenFileHandle(fd, &e) : NULL;
-        if (fd >= 0 && !f->gif)
-            close(fd);
+    if (gif_put) {
+        snprintf(f->gif_path, sizeof f->gif_path, "%s", gif ? gif : "the animation");
+        f->gif_put = gif_put;
+        f->gif_user = gif_user;
+        int e = E_GIF_ERR_OPEN_FAILED;
+        f->gif = EGifOpen(f, gif_output, &e);
         if (f->gif)
             EGifSetGifVersion(f->gif, true); /* 89a: the animation's extensions */
         ColorMapObject *cube = GifMakeMapObject(256, NULL);
         if (!f->gif || !cube) {
-            snprintf(err, cap, "%s: cannot write: %s", gif, fd < 0 ? strerror(errno) : GifErrorString(e));
+            snprintf(err, cap, "%s: cannot write: %s", f->gif_path, GifErrorString(e));
             GifFreeMapObject(cube);
             frames_close(f, NULL, 0);
             return NULL;
@@ -118,8 +127,6 @@ static int frames_close(sc_frames *f, char *err, size_t cap) {
                 snprintf(err, cap, "%s: cannot write: %s", f->gif_path, GifErrorString(e));
             rc = -1;
         }
-        if (rc != 0 || !err) /* a failed or abandoned animation is not left half-written */
-            remove(f->gif_path);
     }
     free(f->order);
     free(f->hit);

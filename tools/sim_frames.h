@@ -28,15 +28,20 @@ typedef struct sc_frames_colour {
 typedef struct sc_frames_api {
     /* Pictures width pixels wide of the box (its aspect kept), written to
      * DIR (which must exist; NULL: none) as frame-NNNNNN.png and appended
-     * to the animated GIF gif (NULL: none), coloured as `colour` says. NULL
-     * with a one-line reason in err on failure. */
-    sc_frames *(*open)(const char *dir, const char *gif, int width, const double box[3], int dims,
-                       const sc_frames_colour *colour, size_t n, char *err, size_t cap);
+     * to an animated GIF (gif_put NULL: none) whose bytes go to
+     * gif_put(gif_user, ...) (0, or -1 on a failed write) and whose name in
+     * messages is gif: the caller owns the file, so it decides whether a
+     * finished animation replaces what was there. Coloured as `colour`
+     * says. NULL with a one-line reason in err on failure. */
+    sc_frames *(*open)(const char *dir, const char *gif,
+                       int (*gif_put)(void *user, const void *data, size_t len), void *gif_user,
+                       int width, const double box[3], int dims, const sc_frames_colour *colour,
+                       size_t n, char *err, size_t cap);
     /* Draws the balls and the colliding pairs of a step; 0, or -1 and err. */
     int (*write)(sc_frames *f, const sc_sim_balls *b, const uint32_t *pairs, size_t npairs,
                  uint64_t step, char *err, size_t cap);
-    /* Finishes the animation: 0, or -1 and err (the GIF is then removed, as
-     * it is when err is NULL: an abandoned run). Accepts NULL. */
+    /* Finishes the animation (its trailer): 0, or -1 and err. Accepts
+     * NULL. */
     int (*close)(sc_frames *f, char *err, size_t cap);
 } sc_frames_api;
 

@@ -6,9 +6,12 @@
 #include "simulate.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sc_gen.h"
 #include "sc_io.h"
@@ -158,6 +161,53 @@ static int given_radii(const char *spec, size_t n, int dims, uint64_t seed, doub
     return 0;
 }
 
+/* Non-zero, with the reason in err, when pictures cannot be written to dir:
+ * missing, not a directory, or not writable. */
+static int frames_dir_problem(const char *dir, char *err, size_t cap) {
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        snprintf(err, cap, "%s: cannot write pictures: %s (--frames needs an existing folder)", dir,
+                 strerror(errno));
+        return 1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, cap, "%s: cannot write pictures: not a folder", dir);
+        return 1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(err, cap, "%s: cannot write pictures: %s", dir, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+/* The animation's bytes into its file writer (sim_frames.h: gif_put). */
+typedef struct gif_out {
+    sc_file_writer *w;
+    char err[512];
+} gif_out;
+
+static int gif_put(void *user, const void *data, size_t len) {
+    gif_out *g = user;
+    return sc_file_writer_put(g->w, data, len, g->err, sizeof g->err) == SC_IO_OK ? 0 : -1;
+}
+
+/* One CSV row into the writer (rows are far shorter than the buffer). */
+static sc_io_status put_row(sc_file_writer *w, char *err, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static sc_io_status put_row(sc_file_writer *w, char *err, size_t cap, const char *fmt, ...) {
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    const int len = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (len < 0 || (size_t)len >= sizeof line) {
+        snprintf(err, cap, "a CSV row too long");
+        return SC_IO_ERR_INTERNAL;
+    }
+    return sc_file_writer_put(w, line, (size_t)len, err, cap);
+}
+
 int sc_cmd_simulate(int argc, char **argv) {
     sc_sim_params p = sc_sim_params_default();
     sc_options o = sc_options_default();
@@ -271,6 +321,14 @@ int sc_cmd_simulate(int argc, char **argv) {
     }
     if (!box_given && p.dims == 3)
         p.box[2] = 600.0;
+    /* every output is checked before any work, so a typo costs nothing */
+    char werr[512];
+    const char *outs[2] = {csv, gif};
+    for (int k = 0; k < 2; k++)
+        if (outs[k] && sc_io_check_writable(outs[k], werr, sizeof werr) != SC_IO_OK)
+            return sim_fail(SIM_OUTPUT, "%s%s", werr, "");
+    if (frames_dir && frames_dir_problem(frames_dir, werr, sizeof werr))
+        return sim_fail(SIM_OUTPUT, "%s%s", werr, "");
     double *given = NULL;
     if (p.radii == SC_SIM_RADII_GIVEN) {
         const int code = given_radii(radii_from, p.n, p.dims, p.seed, &given);
@@ -288,12 +346,23 @@ int sc_cmd_simulate(int argc, char **argv) {
     sc_frames *frames = NULL;
     const sc_frames_api *pictures = NULL;
     char err[4400];
-    if (frames_dir || gif) {
+    /* The CSV and the animation go to temporary files renamed onto their
+     * names only when the run ends well: a failed or interrupted run (the
+     * tool's signal handler removes the temporaries) leaves no truncated
+     * file, and a user's earlier file at that name as it was. */
+    sc_file_writer *out = NULL;
+    gif_out anim = {NULL, ""};
+    int rc = SIM_OK;
+    if (csv && sc_file_writer_open(csv, &out, err, sizeof err) != SC_IO_OK)
+        rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
+    if (rc == SIM_OK && gif && sc_file_writer_open(gif, &anim.w, err, sizeof err) != SC_IO_OK)
+        rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
+    if (rc == SIM_OK && (frames_dir || gif)) {
         pictures = sc_frames_load(err, sizeof err);
-        if (!pictures) {
-            sc_sim_destroy(sim);
-            return sim_fail(SIM_USAGE, "%s%s", err, "");
-        }
+        if (!pictures)
+            rc = sim_fail(SIM_USAGE, "%s%s", err, "");
+    }
+    if (rc == SIM_OK && pictures) {
         sc_frames_colour colour = {SC_FRAMES_BY_SPEED, 0.0, 2.0 * p.speed};
         if (by_radius) { /* the range of the radii the run starts with */
             const sc_sim_balls b = sc_sim_get_balls(sim);
@@ -303,29 +372,20 @@ int sc_cmd_simulate(int argc, char **argv) {
                 colour.hi = b.r[i] > colour.hi ? b.r[i] : colour.hi;
             }
         }
-        frames = pictures->open(frames_dir, gif, (int)width, p.box, p.dims, &colour, p.n, err, sizeof err);
-        if (!frames) {
-            sc_sim_destroy(sim);
-            return sim_fail(SIM_OUTPUT, "%s%s", err, "");
-        }
+        frames = pictures->open(frames_dir, gif, gif ? gif_put : NULL, &anim, (int)width, p.box,
+                                p.dims, &colour, p.n, err, sizeof err);
+        if (!frames)
+            rc = sim_fail(SIM_OUTPUT, "%s%s", anim.err[0] ? anim.err : err, "");
     }
-    FILE *out = NULL;
-    if (csv) {
-        out = fopen(csv, "w");
-        if (!out) {
-            if (pictures)
-                pictures->close(frames, NULL, 0);
-            sc_sim_destroy(sim);
-            return sim_fail(SIM_OUTPUT, "%s: cannot write: %s", csv, strerror(errno));
-        }
-        fprintf(out, "step,time,ms_move,ms_search,ms_response,candidate_tests,collisions,reactions,"
-                     "kinetic_energy,momentum_x,momentum_y,momentum_z,algorithm,threads\n");
-    }
-    if (!quiet)
+    if (rc == SIM_OK && out &&
+        put_row(out, err, sizeof err, "%s",
+                "step,time,ms_move,ms_search,ms_response,candidate_tests,collisions,reactions,"
+                "kinetic_energy,momentum_x,momentum_y,momentum_z,algorithm,threads\n") != SC_IO_OK)
+        rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
+    if (rc == SIM_OK && !quiet)
         printf("%8s %10s %9s %9s %9s %12s %10s %10s %14s\n", "step", "time", "ms_move", "ms_search",
                "ms_resp", "tests", "collisions", "reactions", "energy");
-    int rc = SIM_OK;
-    for (unsigned long long k = 0; k < steps; k++) {
+    for (unsigned long long k = 0; rc == SIM_OK && k < steps; k++) {
         sc_sim_frame f;
         st = sc_sim_step(sim, &f);
         if (st != SC_OK) {
@@ -343,23 +403,36 @@ int sc_cmd_simulate(int argc, char **argv) {
             const uint32_t *pairs = sc_sim_last_pairs(sim, &np);
             const sc_sim_balls b = sc_sim_get_balls(sim);
             if (pictures->write(frames, &b, pairs, np, f.step, err, sizeof err) != 0) {
-                rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
+                rc = sim_fail(SIM_OUTPUT, "%s%s", anim.err[0] ? anim.err : err, "");
                 break;
             }
         }
-        if (out)
-            fprintf(out, "%llu,%.17g,%.4f,%.4f,%.4f,%llu,%llu,%llu,%.17g,%.17g,%.17g,%.17g,%s,%d\n",
+        if (out &&
+            put_row(out, err, sizeof err,
+                    "%llu,%.17g,%.4f,%.4f,%.4f,%llu,%llu,%llu,%.17g,%.17g,%.17g,%.17g,%s,%d\n",
                     (unsigned long long)f.step, f.time, f.ms_move, f.ms_search, f.ms_response,
                     (unsigned long long)f.candidate_tests, (unsigned long long)f.collisions,
-                    (unsigned long long)f.reactions, f.kinetic_energy, f.momentum[0], f.momentum[1],
-                    f.momentum[2], sc_algorithm_name(o.algorithm), o.threads);
+                    (unsigned long long)f.reactions, f.kinetic_energy, f.momentum[0],
+                    f.momentum[1], f.momentum[2], sc_algorithm_name(o.algorithm),
+                    o.threads) != SC_IO_OK)
+            rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
     }
-    if (out && fclose(out) != 0 && rc == SIM_OK)
-        rc = sim_fail(SIM_OUTPUT, "%s: cannot write: %s", csv, strerror(errno));
-    if (out && rc != SIM_OK)
-        remove(csv); /* nothing half-written */
-    if (pictures && pictures->close(frames, rc == SIM_OK ? err : NULL, sizeof err) != 0 && rc == SIM_OK)
-        rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
+    if (pictures && pictures->close(frames, err, sizeof err) != 0 && rc == SIM_OK)
+        rc = sim_fail(SIM_OUTPUT, "%s%s", anim.err[0] ? anim.err : err, "");
+    if (rc == SIM_OK && anim.w) {
+        const sc_io_status ws = sc_file_writer_commit(anim.w, err, sizeof err);
+        anim.w = NULL;
+        if (ws != SC_IO_OK)
+            rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
+    }
+    if (rc == SIM_OK && out) {
+        const sc_io_status ws = sc_file_writer_commit(out, err, sizeof err);
+        out = NULL;
+        if (ws != SC_IO_OK)
+            rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
+    }
+    sc_file_writer_discard(anim.w); /* a failed run: nothing half-written */
+    sc_file_writer_discard(out);
     sc_sim_destroy(sim);
     return rc;
 }

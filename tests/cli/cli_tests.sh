@@ -1077,6 +1077,41 @@ case_simulate() {
     [ "$frames" -eq 2 ] || fail "a.gif: $frames frames, want 2"
     expect_exit 6 "cannot write" -- simulate --steps 1 --animate "$WORK/no/such/dir/a.gif" --quiet
     no_leftovers "$WORK/no/such/dir" a.gif
+    # every output is checked before the first step: a missing --frames
+    # folder fails at once (not after --every steps) and leaves an earlier
+    # CSV as it was
+    echo "earlier results" >"$WORK/keep.csv"
+    expect_exit 6 "no/such/dir" "existing folder" -- simulate --n 600 --steps 1000000 --every 1000 \
+        --frames "$WORK/no/such/dir" --csv "$WORK/keep.csv" --quiet
+    checks=$((checks + 1))
+    [ "$(cat "$WORK/keep.csv")" = "earlier results" ] || fail "simulate --frames (missing) changed the CSV"
+    expect_exit 6 "not a folder" -- simulate --steps 1 --frames "$WORK/keep.csv" --quiet
+    # an interrupted run leaves the earlier CSV and GIF as they were, and no temporaries
+    cp "$WORK/a.gif" "$WORK/keep.gif"
+    "$SC" simulate --n 20000 --steps 100000000 --csv "$WORK/keep.csv" --animate "$WORK/keep.gif" \
+        --width 64 --quiet >/dev/null 2>&1 &
+    pid=$!
+    k=0
+    while [ $k -lt 2000 ]; do # until both temporaries exist (at most 20 s)
+        set -- "$WORK"/.keep.csv.tmp.* "$WORK"/.keep.gif.tmp.*
+        [ -e "$1" ] && [ -e "$2" ] && break
+        sleep 0.01
+        k=$((k + 1))
+    done
+    sleep 0.2 # some steps written
+    kill -TERM $pid 2>/dev/null
+    wait $pid
+    rc=$?
+    checks=$((checks + 1))
+    [ "$rc" -eq 143 ] || fail "simulate killed by SIGTERM: exit $rc, want 143"
+    checks=$((checks + 1))
+    [ "$(cat "$WORK/keep.csv")" = "earlier results" ] || fail "SIGTERM: the earlier CSV changed"
+    checks=$((checks + 1))
+    cmp -s "$WORK/a.gif" "$WORK/keep.gif" || fail "SIGTERM: the earlier GIF changed"
+    for t in "$WORK"/.keep.csv.tmp.* "$WORK"/.keep.gif.tmp.*; do
+        checks=$((checks + 1))
+        [ -e "$t" ] && fail "SIGTERM: temporary $t left behind"
+    done
 }
 
 case "$case_name" in
