@@ -355,7 +355,10 @@ typedef struct sc_summary {
     uint64_t checksum;
 } sc_summary;
 
-/** splitmix64 finalizer of (uint64(i) << 32) | j. Thread-safe. */
+/** splitmix64's output step on z = (uint64(i) << 32) | j, modulo 2^64:
+ *  z += 0x9E3779B97F4A7C15; z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
+ *  z = (z ^ (z >> 27)) * 0x94D049BB133111EB; return z ^ (z >> 31).
+ *  sc_pair_mix(0, 1) = 0x910a2dec89025cc1. Thread-safe. */
 SC_API uint64_t sc_pair_mix(uint32_t i, uint32_t j);
 
 /** Pair callback: pairs[2k], pairs[2k+1] is the k-th pair (i < j) of this

@@ -831,6 +831,20 @@ static void stream_without_pairs(void) {
 
 static void group_api(void) {
     stream_without_pairs();
+    /* the checksum's documented worked values (docs/api.md) */
+    CHECK(sc_pair_mix(0, 1) == 0x910a2dec89025cc1ull, "sc_pair_mix(0, 1)");
+    CHECK(sc_pair_mix(1, 2) == 0xb3703ad894507022ull, "sc_pair_mix(1, 2)");
+    {
+        double two[3 * 4] = {0, 0, 0, 1, 1.5, 0, 0, 1, 3, 0, 0, 1}; /* 0-1 and 1-2 meet */
+        const sc_spheres s3 = sc_spheres_rows_f64(3, 3, two);
+        sc_context *c = NULL;
+        sc_summary sum = {0, 0};
+        CHECK(sc_context_create(NULL, &c) == SC_OK && sc_count_pairs(c, &s3, &sum) == SC_OK &&
+                  sum.pairs == 2 && sum.checksum == 0x447a68c51d52cce3ull,
+              "the documented checksum of {(0, 1), (1, 2)}: %llx",
+              (unsigned long long)sum.checksum);
+        sc_context_destroy(c);
+    }
     /* bad input gives a status and the first bad index */
     double rows[4 * 4] = {0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 1, 3, 3, 3, 1};
     sc_spheres v = sc_spheres_rows_f64(4, 3, rows);
