@@ -41,15 +41,41 @@ static PyObject *error_type; /* spherecollide.Error */
 
 /* ---- errors ---------------------------------------------------------------- */
 
+/* The first sphere of view the library refuses (its values, or in a
+ * periodic box a radius above SC_MAX_ABS_VALUE / 2), or SIZE_MAX; *box_limit
+ * says which. On the error path only. */
+static size_t first_refused(const sc_spheres *view, int periodic, int *box_limit) {
+    size_t bad = SIZE_MAX;
+    *box_limit = 0;
+    if (sc_spheres_validate(view, &bad) != SC_OK || !periodic)
+        return bad;
+    const int f64 = view->dtype == SC_F64;
+    const size_t rs = view->r_stride ? view->r_stride
+                                     : view->stride ? view->stride : (f64 ? sizeof(double) : sizeof(float));
+    for (size_t i = 0; i < view->count; i++) {
+        const char *p = (const char *)view->r + i * rs;
+        const double r = f64 ? *(const double *)(const void *)p : (double)*(const float *)(const void *)p;
+        if (r > SC_MAX_ABS_VALUE / 2) {
+            *box_limit = 1;
+            return i;
+        }
+    }
+    return SIZE_MAX;
+}
+
 /* Raises Error for a library status. For a bad value the view is checked
  * again (on the error path only) to name the first offending sphere. */
-static PyObject *raise_status(sc_status st, const sc_spheres *view) {
+static PyObject *raise_status(sc_status st, const sc_spheres *view, int periodic) {
     size_t bad = SIZE_MAX;
+    int box_limit = 0;
     if (view && (st == SC_ERR_NON_FINITE || st == SC_ERR_NEGATIVE_RADIUS || st == SC_ERR_OUT_OF_RANGE))
-        (void)sc_spheres_validate(view, &bad);
-    PyObject *msg = bad != SIZE_MAX
-                        ? PyUnicode_FromFormat("sphere %zu: %s (status %d)", bad, sc_status_string(st), (int)st)
-                        : PyUnicode_FromFormat("%s (status %d)", sc_status_string(st), (int)st);
+        bad = first_refused(view, periodic, &box_limit);
+    PyObject *msg =
+        box_limit ? PyUnicode_FromFormat("sphere %zu: radius above %s, the limit in a periodic box "
+                                         "(status %d)", bad, "5e149", (int)st)
+        : bad != SIZE_MAX
+            ? PyUnicode_FromFormat("sphere %zu: %s (status %d)", bad, sc_status_string(st), (int)st)
+            : PyUnicode_FromFormat("%s (status %d)", sc_status_string(st), (int)st);
     if (!msg)
         return NULL;
     PyObject *exc = PyObject_CallOneArg(error_type, msg);
@@ -128,7 +154,8 @@ static int make_view(PyObject *c_obj, PyObject *r_obj, sc_spheres *v) {
 typedef struct {
     PyObject_HEAD
     sc_context *ctx;
-    int busy; /* a call or a chunk iterator is using ctx (checked under the GIL) */
+    int busy;     /* a call or a chunk iterator is using ctx (checked under the GIL) */
+    int periodic; /* its box has a periodic axis (radii above 5e149 refused) */
 } Context;
 
 static int Context_init(Context *self, PyObject *args, PyObject *kw) {
@@ -159,9 +186,10 @@ static int Context_init(Context *self, PyObject *args, PyObject *kw) {
     self->ctx = NULL;
     const sc_status st = sc_context_create(&o, &self->ctx);
     if (st != SC_OK) {
-        raise_status(st, NULL);
+        raise_status(st, NULL, 0);
         return -1;
     }
+    self->periodic = b.periodic[0] || b.periodic[1] || b.periodic[2];
     return 0;
 }
 
@@ -206,8 +234,11 @@ static int make_views(PyObject *args, sc_spheres *a, sc_spheres *b, int *two) {
 }
 
 /* raise_status for a call on one set or two: the set with the bad value. */
-static PyObject *raise_status_of(sc_status st, const sc_spheres *a, const sc_spheres *b, int two) {
-    return raise_status(st, !two || sc_spheres_validate(a, NULL) != SC_OK ? a : b);
+static PyObject *raise_status_of(sc_status st, const sc_spheres *a, const sc_spheres *b, int two,
+                                 int periodic) {
+    int box_limit;
+    return raise_status(st, !two || first_refused(a, periodic, &box_limit) != SIZE_MAX ? a : b,
+                        periodic);
 }
 
 static PyObject *Context_count(Context *self, PyObject *args) {
@@ -222,7 +253,7 @@ static PyObject *Context_count(Context *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     self->busy = 0;
     if (st != SC_OK)
-        return raise_status_of(st, &v, &vb, two);
+        return raise_status_of(st, &v, &vb, two, self->periodic);
     return Py_BuildValue("(KK)", (unsigned long long)s.pairs, (unsigned long long)s.checksum);
 }
 
@@ -252,7 +283,7 @@ static PyObject *Context_cell_order(Context *self, PyObject *args) {
     self->busy = 0;
     if (st != SC_OK) {
         Py_DECREF(out);
-        return raise_status(st, &v);
+        return raise_status(st, &v, self->periodic);
     }
     return out;
 }
@@ -392,7 +423,7 @@ static PyObject *Context_pairs(Context *self, PyObject *args, PyObject *kw) {
         block_keep(g.p);
         if (st == SC_ERR_STOPPED)
             return PyErr_NoMemory();
-        return raise_status_of(st, &v, &vb, two);
+        return raise_status_of(st, &v, &vb, two, self->periodic);
     }
     return own_pairs(g.p, g.n, wide ? NPY_INTP : NPY_UINT32);
 }
@@ -445,7 +476,7 @@ static PyObject *Context_neighbors(Context *self, PyObject *args) {
         Py_DECREF(off);
         Py_XDECREF(idx);
         Py_XDECREF(val);
-        return raise_status(st, &v);
+        return raise_status(st, &v, self->periodic);
     }
     return Py_BuildValue("(NNN)", off, idx, val);
 }
@@ -623,7 +654,7 @@ static PyObject *Chunks_next(Chunks *it) {
     chunks_finish(it);
     it->in_next = 0;
     if (st != SC_OK)
-        return raise_status(st, &it->view);
+        return raise_status(st, &it->view, it->owner->periodic);
     return NULL;
 }
 

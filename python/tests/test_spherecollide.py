@@ -854,3 +854,20 @@ def test_import_without_the_extension_says_how_to_build(tmp_path):
                          text=True, cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=str(tmp_path)))
     assert run.returncode != 0
     assert "ImportError" in run.stderr and "scripts/build-and-run.sh" in run.stderr, run.stderr
+
+
+def test_periodic_radius_limit_names_the_sphere():
+    c = np.zeros((5, 3))
+    r = np.array([1, 1, 6e149, 1, 1.0])
+    calls = [lambda: sc.pairs(c, r, box=10.0), lambda: sc.count(c, r, box=10.0),
+             lambda: list(sc.iter_pairs(c, r, box=10.0)), lambda: sc.neighbors(c, r, box=10.0),
+             lambda: sc.Context(box=10.0).pairs(c, r),
+             lambda: sc.pairs_between(c, r, c[:2], r[:2], box=10.0),
+             lambda: sc.pairs_between(c[:2], r[:2], c, r, box=10.0)]
+    for call in calls:
+        with pytest.raises(sc.Error) as e:
+            call()
+        assert e.value.index == 2 and e.value.status == 4, (e.value, e.value.index)
+        assert "5e149" in str(e.value) and "periodic" in str(e.value)
+    # open boundaries take it (below 1e150)
+    assert sc.count(c, r)[0] == 10
