@@ -407,6 +407,39 @@ if [ -f "$dir/peers-compare.csv" ]; then
                  $(col["mode"]), $(col["median_s"]), r }' "$dir/peers-compare.csv"
 fi
 
+# The load table (bench/run-load.sh): the library's default thread count on a
+# machine whose other cores are busy, after and (where kept) before.
+load_table() { # load_table CSV
+    awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        { key = $(col["state"]) SUBSEP $(col["case"]) SUBSEP $(col["n"])
+          if (!(key in seen)) { seen[key] = 1; order[++m] = key }
+          med[key, $(col["config"])] = $(col["median_s"]) * 1e3
+          fst[key, $(col["config"])] = $(col["first_s"]) * 1e3
+          thr[key, $(col["config"])] = $(col["threads"])
+          if ($(col["config"]) != "1" && $(col["config"]) != "default") all[key] = $(col["config"]) }
+        END {
+            print "| state | case | n | --threads 1 (ms) | default (ms, threads) | all cores (ms) | default / best fixed | first run (ms): 1 / default / all |"
+            print "|---|---|---:|---:|---:|---:|---:|---|"
+            for (k = 1; k <= m; k++) {
+                key = order[k]; split(key, f, SUBSEP)
+                one = med[key, "1"]; d = med[key, "default"]; a = med[key, all[key]]
+                best = one < a ? one : a
+                printf "| %s | %s | %s | %.3f | %.3f (%s) | %.3f | %.2f | %.1f / %.1f / %.1f |\n", f[1], f[2],
+                       f[3], one, d, thr[key, "default"], a, d / best, fst[key, "1"], fst[key, "default"],
+                       fst[key, all[key]] }
+        }' "$1"
+}
+if [ -f "$dir/load/load.csv" ]; then
+    printf '\n## Sharing the machine (bench/run-load.sh)\n\n'
+    printf 'Medians in ms: each case with `--threads 1`, the default and `--threads` all cores, on a quiet machine and with k cores kept busy by shell busy loops the script starts and stops (`busyK`). Queries: `pairs --repeat 9` (the warm median; first run: the process'"'"'s first query); neighbour lists: 9 processes (count + fill; first: the first process); the simulation: the median step of 12 (first: step 1); python-gap: `sc.pairs` from Python with 20 ms of the caller'"'"'s own work between calls, so the library'"'"'s idle threads sleep between them, median of 9 after the first. The target: under load, the default within 1.15x of the best fixed count. docs/design.md, "Sharing the machine", says how the default chooses and where it does not meet that.\n\n'
+    load_table "$dir/load/load.csv"
+    if [ -f "$dir/load/load-before.csv" ]; then
+        printf '\nThe same script with the tool of the commit before the load-aware team (`SC_LOAD_CLI=<that build>/tools/spherecollide bench/run-load.sh`), the same day:\n\n'
+        load_table "$dir/load/load-before.csv"
+    fi
+fi
+
 cat <<EOF
 
 ## Generators (tools/sc_gen.h), pairs per sphere measured above

@@ -11,10 +11,14 @@
 # Cases: pairs on the grid at uniform 10^4, 10^5, 10^6 and 10^7; pairs on
 # every other peer at 10^5 (brute at 10^4); two-set (--against, B a tenth of
 # A), periodic (--box L) and neighbour lists (--skin 0.1) at 10^5 and 10^6;
-# the simulation's step (3-D, 10^5 balls). Queries are `pairs --repeat R
-# --json` (median_s: the warm median, first_s: the first query); neighbour
-# lists are one process each, R of them (count + fill); the simulation is
-# one run of 12 steps, median_s its median step after the first.
+# the simulation's step (3-D, 10^5 balls); and Python's sc.pairs on 10^5 and
+# 10^6 with 20 ms of the caller's own work between calls (python-gap: the
+# library's idle threads fall asleep between calls, as in most programs,
+# where back-to-back queries find them still spinning). Queries are `pairs
+# --repeat R --json` (median_s: the warm median, first_s: the first query);
+# neighbour lists are one process each, R of them (count + fill); the
+# simulation is one run of 12 steps, median_s its median step after the
+# first; python-gap is R + 1 calls on one Context, median_s after the first.
 #
 # Environment: SC_LOAD_BUSY (the k values, default "1"; "1 4 8" on 16 cores),
 # SC_LOAD_REPEAT (9), SC_LOAD_SIZES (the grid's n, default 10^4..10^7),
@@ -33,11 +37,16 @@ if [ -n "${SC_LOAD_CLI:-}" ]; then
   cli=$SC_LOAD_CLI
 else
   cmake -S "$root" -B "$root/build-bench" -DCMAKE_BUILD_TYPE=Release -DSC_BUILD_TOOLS=ON >/dev/null
-  cmake --build "$root/build-bench" -j "$(nproc)" --target spherecollide_cli sc_bench >/dev/null
+  targets=(spherecollide_cli sc_bench)
+  if cmake --build "$root/build-bench" --target help | grep -c '\bsc_python\b' >/dev/null; then
+    targets+=(sc_python)
+  fi
+  cmake --build "$root/build-bench" -j "$(nproc)" --target "${targets[@]}" >/dev/null
   cli=$root/build-bench/tools/spherecollide
 fi
 [ -x "$cli" ] || { echo "run-load.sh: no program $cli" >&2; exit 2; }
 bench=$(dirname "$cli")/../bench/sc_bench
+pymod=$(cd "$(dirname "$cli")/.." && pwd)/python # the build's Python package, if built
 tag=$([ -x "$bench" ] && "$bench" --print-machine-tag || echo "$(uname -m)-$(nproc)c")
 out=${1:-$root/bench/results/$tag/load}
 mkdir -p "$out"
@@ -87,6 +96,11 @@ for n in 100000 1000000; do
   cases+=("neighbors|$n|neighbors $tmp/u$n.npy --skin 0.1")
 done
 cases+=("sim-step|100000|simulate --dims 3 --n 100000 --box 150,150,150 --radii uniform:1,1.5 --steps 12 --quiet --csv $tmp/sim.csv")
+if ls "$pymod"/spherecollide/_core*.so >/dev/null 2>&1 && [ -x /usr/bin/python3 ]; then
+  for n in 100000 1000000; do cases+=("python-gap|$n|python $tmp/u$n.npy"); done
+else
+  echo "(no Python module in $pymod: the python-gap cases are skipped)"
+fi
 
 # median of numbers on stdin
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
@@ -111,6 +125,23 @@ measure() {
     med=$(awk '{print $2}' "$tmp/n.txt" | median)
     first=$(awk 'NR == 1 {print $2}' "$tmp/n.txt")
     awk -v m="$med" -v f="$first" 'END {print $1, m, f, $3}' "$tmp/n.txt"
+    ;;
+  python*)
+    PYTHONPATH=$pymod /usr/bin/python3 - ${cmd#python } "${threads#--threads }" "$repeat" <<'PY'
+import statistics, sys, time
+import numpy as np, spherecollide as sc
+rows = np.load(sys.argv[1])
+c, r = rows[:, :3], rows[:, 3]
+threads = None if sys.argv[2] == "" else int(sys.argv[2])
+ctx = sc.Context(threads=threads)
+ts = []
+for k in range(int(sys.argv[3]) + 1):
+    t = time.perf_counter()
+    p = ctx.pairs(c, r)
+    ts.append(time.perf_counter() - t)
+    time.sleep(0.02)  # the caller's own work between calls
+print(ctx.stats()["threads"], statistics.median(ts[1:]), ts[0], len(p))
+PY
     ;;
   simulate*)
     # shellcheck disable=SC2086

@@ -290,12 +290,15 @@ typedef struct sc_segtree_options {
 typedef struct sc_options {
     size_t size;            /**< sizeof(sc_options); set by sc_options_default */
     sc_algorithm algorithm;
-    int threads;            /**< 0 = one per core hwloc sees (or omp_get_num_procs)
-                                 that other programs leave free when the call
-                                 starts (cores busy with other runnable tasks,
-                                 read from /proc, are left to them; a team
-                                 smaller than the cores is not bound);
-                                 N > 0: exactly N, whatever the load */
+    int threads;            /**< 0 = one per core hwloc sees (or omp_get_num_procs);
+                                 where other programs keep cores busy when the
+                                 call starts (read from /proc), the free cores
+                                 for a short query and, for a long one, the
+                                 free cores or all of them, whichever this
+                                 context measured faster (docs/design.md,
+                                 "Sharing the machine"); a team smaller than
+                                 the cores is not bound. N > 0: exactly N,
+                                 whatever the load */
     sc_pin pin;             /**< default SC_PIN_COMPACT: the library's team
                                  threads are bound for the duration of each
                                  call on 262144 (2^18) or more spheres, and their

@@ -139,7 +139,7 @@ int sc_context_team(sc_context *c, size_t n) {
         return 1;
     int team = sc_context_threads(c);
     if (c->opt.threads == 0 && team > 1)
-        team = sc_load_team(&c->load, team);
+        team = sc_load_team(&c->load, team, n);
     return most < (size_t)team ? (int)most : team;
 }
 

@@ -172,12 +172,12 @@ sc_status sc_engine_search(sc_context *c, sc_prepared *p, sc_sink *s) {
  * per SC_SPHERES_PER_THREAD spheres), since its stages last microseconds,
  * less than waking a sleeping thread, and in a fresh process its first
  * parallel region would start the thread pool (milliseconds on a virtual
- * machine); by default, cores that other programs keep busy are left to
- * them, since a team thread parked behind them stalls every barrier. A
- * team smaller than the planned one is not bound (its cores are the busy
- * ones' partners, not a plan). The output does not depend on the thread
- * count, so only the time changes; c->threads is the call's count while it
- * runs. */
+ * machine); by default, when other programs keep cores busy, the team is
+ * the free cores or all of them, whichever the context measured faster at
+ * this size (load.c). A team smaller than planned is not bound (its cores
+ * would be a plan for another count). The output does not depend on the
+ * thread count, so only the time changes; c->threads is the call's count
+ * while it runs. */
 sc_status sc_engine_run(sc_context *c, const sc_spheres *spheres, sc_query_fn fn, void *arg) {
     if (!c)
         return SC_ERR_INVALID_ARGUMENT;
@@ -223,6 +223,8 @@ sc_status sc_engine_run_built(sc_context *c, size_t n, bool go, sc_build_fn buil
     }
     c->stats.scratch_bytes = sc_context_scratch_bytes(c);
     c->stats.total_seconds = sc_now() - t0;
+    if (st == SC_OK && c->opt.threads == 0 && configured > 1)
+        sc_load_record(&c->load, configured, team, n, c->stats.total_seconds, c->queries == 1);
     c->threads = configured;
     return st;
 }

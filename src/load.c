@@ -1,22 +1,27 @@
 /*
- * load.c: how many of the cores a query may use are free now.
+ * load.c: the team a default query takes when other programs share the
+ * machine.
  *
  * A query's stages end in barriers. When another program keeps one of the
  * team's cores busy, the team thread that shares that core is parked by the
- * scheduler for a time slice at a time, and every barrier waits for it while
- * its partners spin: a 2-thread query on a 2-core machine with one busy core
- * is ten or more times slower than the same query on one thread
- * (docs/design.md, "Sharing the machine"). The library cannot set the host's
- * OpenMP wait policy, so it chooses the team from what is runnable when the
- * query starts: the kernel's count of runnable tasks (/proc/loadavg's fourth
- * field, system-wide, the reader included) less the reader and less the
- * team's own workers that are still spinning from the last region (their
- * state read from /proc/self/task/TID/stat), is the number of processors
- * other work occupies. Tasks are assumed to fill the processors outside
- * this process's affinity mask first (ranks bound to disjoint sets see only
- * their own set's load). The count is sampled at most once per
- * SC_LOAD_RECHECK seconds per context; where /proc cannot be read, nothing
- * is assumed busy and the team is the configured one.
+ * scheduler for a time slice at a time, and every barrier waits for it
+ * while its partners spin; a worker that slept since the last query must
+ * first be woken behind that program. The library cannot set the host's
+ * OpenMP wait policy, so it chooses the team when the query starts
+ * (docs/design.md, "Sharing the machine", says why this and not another
+ * mechanism; docs/decisions/0001 what was tried):
+ *
+ *   busy: the kernel's count of runnable tasks (/proc/loadavg's fourth
+ *   field, system-wide, the reader included) less the reader and less the
+ *   team's own workers that are runnable (/proc/self/task/TID/stat) is the
+ *   number of processors other work holds, taken as the fewest of a few
+ *   readings and assumed to sit outside this process's affinity mask
+ *   first; sampled at most once per SC_LOAD_RECHECK seconds per context.
+ *   Where /proc cannot be read, nothing is busy.
+ *
+ *   team: every core on a quiet machine; under load the free cores for a
+ *   short query, and for a long one all the cores unless this context
+ *   measured them slower (sc_load_record).
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "load.h"
@@ -26,6 +31,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__linux__)
@@ -132,11 +138,18 @@ int sc_load_busy(sc_load *l) {
     }
     /* The fewest of a few readings, and of the last sample's when it is
      * recent: kernel threads and short-lived tasks flicker through the
-     * runnable count on an idle machine; a program that competes for the
-     * cores is there at every reading. */
+     * runnable count on an idle machine, and while the team's workers spin
+     * on every core, a kernel thread that woke waits behind them; a program
+     * that competes for the cores is there at every reading. So a reading
+     * that sees other tasks is taken again after this thread has slept
+     * briefly, leaving its core to whatever waits. */
     int others = INT_MAX;
     const int self = sc_load_tid();
-    for (int k = 0; k < SC_LOAD_READINGS; k++) {
+    for (int k = 0; k < SC_LOAD_READINGS && others > 0; k++) {
+        if (k > 0) {
+            const struct timespec pause = {0, SC_LOAD_PAUSE_NS};
+            nanosleep(&pause, NULL);
+        }
         const int o = others_once(l, self);
         if (o < 0) {
             others = 0; /* no /proc/loadavg: nothing is known to be busy */
@@ -175,12 +188,84 @@ int sc_load_busy(sc_load *l) {
 }
 #endif
 
-int sc_load_team(sc_load *l, int cores) {
-    const int busy = sc_load_busy(l);
-    if (busy <= 0)
-        return cores;
-    /* processors to cores: with SMT, a busy processor takes its share of a core */
+/* Cores the busy processors leave free, at least 1 (with SMT, a busy
+ * processor takes its share of a core). */
+static int free_cores(const sc_load *l, int cores) {
     const int allowed = l->allowed > 0 ? l->allowed : cores;
-    const int free_cores = (int)((long)cores * (allowed - busy) / allowed);
-    return free_cores < 1 ? 1 : free_cores;
+    const int f = (int)((long)cores * (allowed - l->busy) / allowed);
+    return f < 1 ? 1 : f;
+}
+
+static bool same_size(const sc_team_choice *ch, size_t n) {
+    return ch->n && n <= 2 * ch->n && ch->n <= 2 * n;
+}
+
+int sc_load_team(sc_load *l, int cores, size_t n) {
+    const int busy = sc_load_busy(l);
+    const int free = busy > 0 ? free_cores(l, cores) : cores;
+    if (free >= cores)
+        return cores;
+    const sc_team_choice *ch = &l->choice;
+    const int full = same_size(ch, n) ? ch->next : n >= SC_LOAD_FULL_FIRST;
+    return full ? cores : free;
+}
+
+/* The fewest seconds of team k's kept samples: what it does when no
+ * barrier waited out a slice (0: none). */
+static double fastest(const sc_team_choice *ch, int k) {
+    double m = 0.0;
+    for (int s = 0; s < SC_LOAD_SAMPLES; s++)
+        if (ch->t[k][s] > 0.0 && (m == 0.0 || ch->t[k][s] < m))
+            m = ch->t[k][s];
+    return m;
+}
+
+void sc_load_record(sc_load *l, int cores, int team, size_t n, double seconds, bool cold) {
+    const int free = l->busy > 0 ? free_cores(l, cores) : cores;
+    if (free >= cores || (team != free && team != cores) || !(seconds > 0.0))
+        return; /* a quiet machine, or a team that n capped: nothing to choose */
+    sc_team_choice *ch = &l->choice;
+    if (!same_size(ch, n))
+        *ch = (sc_team_choice){.n = n, .next = n >= SC_LOAD_FULL_FIRST};
+    const bool widened = team > l->widest; /* its threads were started (and first woken) in it */
+    if (widened)
+        l->widest = team;
+    const int k = team == cores;
+    if (cold && k == 0 && seconds >= SC_LOAD_LONG) {
+        /* a first run on the free cores that is long: it would be long
+         * warm too, and stands for them (a little slow) until they run
+         * again, rather than a switch back to them costing a run beside
+         * the full team's still-spinning workers */
+        ch->t[0][ch->count[0]++ % SC_LOAD_SAMPLES] = seconds;
+        ch->next = ch->count[1] == 0 ? 1 : ch->next;
+        return;
+    }
+    if (cold || widened)
+        return; /* its scratch or its threads were new: not a measure of the team */
+    ch->t[k][ch->count[k]++ % SC_LOAD_SAMPLES] = seconds;
+    /* A short query stays on the free cores: one barrier that waits out a
+     * time slice costs more than its whole run. A long one takes all the
+     * cores (their fair share of the busy ones too) unless the fastest of
+     * the full team's last SC_LOAD_SAMPLES runs was slower than the free
+     * cores by more than SC_LOAD_FULL_MARGIN: its runs vary, its first ones
+     * after its threads start are the slowest, and where it loses it tries
+     * again now and then (the load changes) unless it was more than twice
+     * as slow. */
+    const double t0 = fastest(ch, 0), t1 = fastest(ch, 1);
+    int next;
+    if (ch->count[0] == 0)
+        next = 0;
+    else if (t0 < SC_LOAD_LONG && ch->count[1] == 0)
+        next = 0;
+    else if (ch->count[1] < SC_LOAD_SAMPLES || t1 <= SC_LOAD_FULL_MARGIN * t0) {
+        next = 1;
+        ch->runs = 0;
+    } else {
+        next = 0;
+        if (++ch->runs >= SC_LOAD_REEXPLORE) {
+            ch->runs = 0;
+            next = t1 < 2.0 * t0;
+        }
+    }
+    ch->next = next;
 }

@@ -20,6 +20,34 @@
  * next one (load.c: sc_load_busy). */
 #define SC_LOAD_READINGS 3
 #define SC_LOAD_RECENT 0.05
+/* Nanoseconds slept before a reading is taken again (load.c). */
+#define SC_LOAD_PAUSE_NS 50000
+
+/* A shared machine offers two teams: the free cores (no thread waits on a
+ * busy core) and all of them (the team's fair share of the busy cores too,
+ * paid for with barriers that wait out a parked thread's time slice). Which
+ * is faster depends on how long the query's stages run, so each context
+ * measures both (load.c: sc_load_team, sc_load_record). */
+#define SC_LOAD_FULL_FIRST ((size_t)1 << 19) /* spheres from which the first
+                                                query under load takes all cores */
+#define SC_LOAD_LONG 0.010   /* seconds a free-team query must take before
+                                the full team is tried at that size */
+#define SC_LOAD_REEXPLORE 16 /* queries between tries of a full team that lost */
+#define SC_LOAD_FULL_MARGIN 1.25 /* how much slower than the free cores the full
+                                    team's fastest recent run may be and still
+                                    be taken (it also leaves the busy cores a
+                                    fair share) */
+
+#define SC_LOAD_SAMPLES 3 /* the last queries' seconds kept per team */
+
+typedef struct sc_team_choice {
+    size_t n;      /* the sizes measured: [n/2, 2n]; 0: nothing measured */
+    double t[2][SC_LOAD_SAMPLES]; /* seconds of the last queries, free and
+                                     full team (0: none) */
+    int count[2];  /* samples taken per team (not capped) */
+    int next;      /* the next query's team: 0 free, 1 full */
+    unsigned runs; /* queries since the last try of the other team */
+} sc_team_choice;
 
 typedef struct sc_load {
     int tid[SC_LOAD_SLOTS]; /* OS thread id of team slot t (0: not seen) */
@@ -30,6 +58,8 @@ typedef struct sc_load {
     double at;              /* sc_now() of the sample */
     int others;             /* the sample's fewest other runnable tasks */
     int busy;               /* processors in the mask other tasks occupy */
+    sc_team_choice choice;
+    int widest;             /* the largest team sc_load_record has seen */
 } sc_load;
 
 /* Records the calling team thread's OS id in its slot (from inside a
@@ -38,8 +68,16 @@ SC_INTERNAL void sc_load_note(sc_load *l, int slot);
 /* Processors of this process's mask that other runnable tasks occupy now
  * (0 when /proc cannot tell). */
 SC_INTERNAL int sc_load_busy(sc_load *l);
-/* The team for a default thread count of `cores` now: the cores the busy
- * processors leave free, at least 1. */
-SC_INTERNAL int sc_load_team(sc_load *l, int cores);
+/* The team for a query on n spheres with a default thread count of
+ * `cores` now: all of them on a quiet machine; under load, the free cores
+ * (at least 1) or all of them, whichever this context measured faster at
+ * this size (the free ones until it has; all from SC_LOAD_FULL_FIRST
+ * spheres). */
+SC_INTERNAL int sc_load_team(sc_load *l, int cores, size_t n);
+/* After a query on n spheres that sc_load_team gave `team` threads of
+ * `cores`: its seconds, for the next choice. cold: the context's first
+ * query (its scratch first touched), which only tells a long query. */
+SC_INTERNAL void sc_load_record(sc_load *l, int cores, int team, size_t n, double seconds,
+                                bool cold);
 
 #endif /* SC_LOAD_H */

@@ -1344,7 +1344,83 @@ static void test_balloon_probe(void) {
     CHECK(rmdir(dir) == 0, "cleanup of %s", dir);
 }
 
+/* The team a context takes under load (load.c), with the load held at one
+ * busy processor of two: the sample is kept fresh, so no /proc reading
+ * decides. Queries report the seconds each team is taken to cost. */
+static int team_under_load(sc_load *l, size_t n) {
+    l->sampled = true;
+    l->at = sc_now();
+    l->busy = 1;
+    l->allowed = 2;
+    l->online = 2;
+    return sc_load_team(l, 2, n);
+}
+
+static void test_team_choice(void) {
+    /* short queries stay on the free core, whatever the full team would do */
+    sc_load l;
+    memset(&l, 0, sizeof l);
+    int full = 0;
+    for (int q = 0; q < 40; q++) {
+        const int t = team_under_load(&l, 100000);
+        full += t == 2;
+        sc_load_record(&l, 2, t, 100000, t == 2 ? 0.001 : 0.004, q == 0);
+    }
+    CHECK(full == 0, "short queries took the full team %d times", full);
+    /* long ones try the full team and keep it where it is faster ... */
+    memset(&l, 0, sizeof l);
+    int last = 0;
+    full = 0;
+    for (int q = 0; q < 40; q++) {
+        last = team_under_load(&l, 100000);
+        full += last == 2;
+        sc_load_record(&l, 2, last, 100000, last == 2 ? 0.012 : 0.020, q == 0);
+    }
+    CHECK(last == 2 && full >= 35, "a faster full team: last %d, %d of 40 full", last, full);
+    /* ... and where it is a little slower (it leaves the busy cores their
+     * share of time: within SC_LOAD_FULL_MARGIN) ... */
+    memset(&l, 0, sizeof l);
+    full = 0;
+    for (int q = 0; q < 40; q++) {
+        last = team_under_load(&l, 100000);
+        full += last == 2;
+        sc_load_record(&l, 2, last, 100000, last == 2 ? 0.022 : 0.020, q == 0);
+    }
+    CHECK(last == 2 && full >= 35, "a full team within the margin: last %d, %d of 40 full", last,
+          full);
+    /* ... but go back to the free cores where it is slower, trying it again
+     * every SC_LOAD_REEXPLORE queries while within twice the time */
+    memset(&l, 0, sizeof l);
+    full = 0;
+    for (int q = 0; q < 80; q++) {
+        last = team_under_load(&l, 100000);
+        full += last == 2;
+        sc_load_record(&l, 2, last, 100000, last == 2 ? 0.030 : 0.020, q == 0);
+    }
+    CHECK(last == 1 && full >= 4 && full <= 4 + 80 / SC_LOAD_REEXPLORE,
+          "a slower full team: last %d, %d of 80 full", last, full);
+    /* more than twice as slow: never tried again after its first runs */
+    memset(&l, 0, sizeof l);
+    full = 0;
+    for (int q = 0; q < 80; q++) {
+        last = team_under_load(&l, 100000);
+        full += last == 2;
+        sc_load_record(&l, 2, last, 100000, last == 2 ? 0.100 : 0.020, q == 0);
+    }
+    CHECK(last == 1 && full == 1 + SC_LOAD_SAMPLES, "a collapsing full team ran %d times", full);
+    /* a large batch starts on the full team; another size starts over */
+    memset(&l, 0, sizeof l);
+    CHECK(team_under_load(&l, SC_LOAD_FULL_FIRST) == 2, "a large first query: the full team");
+    CHECK(team_under_load(&l, SC_LOAD_FULL_FIRST / 2 - 1) == 1, "a small first query: the free core");
+    /* a quiet machine: every core, nothing recorded */
+    memset(&l, 0, sizeof l);
+    l.sampled = true;
+    l.at = sc_now();
+    CHECK(sc_load_team(&l, 2, 100000) == 2, "a quiet machine: every core");
+}
+
 int main(void) {
+    test_team_choice();
     test_balloon_probe();
     test_boxfilter();
     test_bvh4_walk();
