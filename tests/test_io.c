@@ -2270,8 +2270,10 @@ static void group_lammps(void)
         const char *name, *text, *place, *token;
         sc_io_status st;
     } bad[] = {
-        {"tri.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: BOX BOUNDS xy xz yz pp pp pp\n",
-         "line 3", "triclinic", SC_IO_ERR_HEADER},
+        {"tri.dump",
+         "ITEM: NUMBER OF ATOMS\n1\nITEM: BOX BOUNDS xy xz yz pp pp pp\n0 1 0\n0 1 0\n0 1 0\n"
+         "ITEM: ATOMS ys xs zs radius\n0.5 0.5 0.5 1\n",
+         "line 7", "triclinic", SC_IO_ERR_HEADER},
         {"count.dump", "ITEM: NUMBER OF ATOMS\nthree\n", "line 2", "whole number",
          SC_IO_ERR_SYNTAX},
         {"short.dump", "ITEM: NUMBER OF ATOMS\n3\nITEM: ATOMS x y z radius\n1 2 3 4\n",

@@ -871,8 +871,10 @@ static int box_for_input(const char *cmd, const char *input, const sc_io_spheres
 {
     if (axes == -1) {
         if (!in->has_box)
-            return fail(EXIT_USAGE, "%s: %s has no box of its own (a LAMMPS dump's BOX BOUNDS); "
-                                    "give --box SPEC", cmd, input);
+            return fail(EXIT_USAGE, "%s: %s has no orthogonal box of its own (a LAMMPS dump's "
+                                    "orthogonal BOX BOUNDS, an extended XYZ file's orthogonal "
+                                    "Lattice; triclinic boxes are read but are not periodic boxes "
+                                    "here); give --box SPEC", cmd, input);
         *box = in->box;
         for (int k = 0; k < 3; k++) /* as --box would refuse them */
             if (box->periodic[k] && !(fabs(box->lo[k]) <= SC_MAX_BOX_VALUE &&

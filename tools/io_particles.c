@@ -18,8 +18,9 @@
  * diameter (halved, exactly); or, without either, the radius given by the
  * caller (sc_io_read_options.radius: one for every atom, or per the type
  * column's text). Other columns are skipped unread. The box's bounds and its
- * boundary flags (pp: periodic) are returned for a periodic query; triclinic
- * boxes (xy xz yz) are refused. Values are checked as the text reader checks
+ * boundary flags (pp: periodic) are returned for a periodic query; a
+ * triclinic box (xy xz yz) is read with unscaled positions and gives no box
+ * (scaled ones are refused: they need the tilt). Values are checked as the text reader checks
  * them; every error names the file, the line and the column.
  *
  * In both formats plain rows are read in runs (io_runs.h) and, from
@@ -825,7 +826,7 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
         return fst;
     span l;
     size_t n = SIZE_MAX;
-    int have_box = 0;
+    int have_box = 0, triclinic = 0;
     double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     int periodic[3] = {0, 0, 0};
     columns cols;
@@ -845,10 +846,12 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
             span t;
             int k = 0;
             for (const char *at = rest; next_token(&at, l.e, &t);) {
-                if (token_is(&t, "xy") || token_is(&t, "xz") || token_is(&t, "yz"))
-                    return io_fail(err, errcap, SC_IO_ERR_HEADER,
-                                   "%s: line %zu: a triclinic box (xy xz yz) is not supported",
-                                   path, c.line);
+                /* a triclinic box: its lines add a tilt factor after the
+                 * bounding box's lo and hi; unscaled positions do not need it */
+                if (token_is(&t, "xy") || token_is(&t, "xz") || token_is(&t, "yz")) {
+                    triclinic = 1;
+                    continue;
+                }
                 if (k < 3)
                     periodic[k] = token_is(&t, "pp");
                 k++;
@@ -895,6 +898,11 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
             return io_fail(err, errcap, SC_IO_ERR_HEADER,
                            "%s: line %zu: scaled coordinates need the BOX BOUNDS item first",
                            path, c.line);
+        if (cols.scaled[a] && triclinic)
+            return io_fail(err, errcap, SC_IO_ERR_HEADER,
+                           "%s: line %zu: scaled coordinates (%ss) in a triclinic box are not "
+                           "read (they need the tilt factors); dump x y z or xu yu zu instead",
+                           path, c.line, axis_name[a]);
     }
     radius_table radii = {-1.0, 0, {{0}}};
     if (cols.radius == COL_NONE && cols.diameter == COL_NONE) {
@@ -990,7 +998,7 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
         return st;
     }
     io_give_rows(out, rows, n, dims);
-    out->has_box = have_box;
+    out->has_box = have_box && !triclinic; /* a triclinic box is read, but gives no box */
     for (int a = 0; a < 3; a++) {
         out->box.periodic[a] = have_box && periodic[a] && a < dims;
         out->box.lo[a] = lo[a];

@@ -557,6 +557,15 @@ case_box() {
 }
 
 case_lammps() {
+    # a triclinic box: unscaled positions are read (the box is not needed),
+    # and the dump gives no periodic box
+    printf 'ITEM: TIMESTEP\n0\nITEM: NUMBER OF ATOMS\n3\nITEM: BOX BOUNDS xy xz yz pp pp pp\n0 10 1\n0 10 0\n0 10 0\nITEM: ATOMS id type x y z radius\n1 1 0 0 0 1\n2 1 1.5 0 0 1\n3 1 5 5 5 1\n' >"$WORK/tri.dump"
+    run_ok "$WORK/tri.json" pairs "$WORK/tri.dump" --json || return
+    checks=$((checks + 1))
+    [ "$(json_get "$WORK/tri.json" pairs)" = 1 ] || fail "triclinic dump: $(cat "$WORK/tri.json")"
+    expect_exit 2 "tri.dump" "no orthogonal box" "triclinic" -- pairs "$WORK/tri.dump" --box file
+    sed 's/id type x y z radius/id type xs ys zs radius/' "$WORK/tri.dump" >"$WORK/tris.dump"
+    expect_exit 4 "tris.dump" "line 9" "triclinic" "xu yu zu" -- pairs "$WORK/tris.dump"
     run_ok "$WORK/g.txt" gen uniform 3000 --seed 9 -o "$WORK/u.npy" || return
     run_ok "$WORK/g.txt" gen uniform 3000 --seed 9 -o "$WORK/u.txt" --format text || return
     # the same spheres as a LAMMPS dump (dump custom, columns shuffled), in
@@ -585,7 +594,7 @@ case_lammps() {
     checks=$((checks + 4))
     expect_exit 4 "r.dump" "no radius" -- pairs "$WORK/r.dump"
     expect_exit 4 "r.dump" "line 10" "type" -- pairs "$WORK/r.dump" --radius 2=1
-    expect_exit 2 "u.txt" "no box" -- pairs "$WORK/u.txt" --box file
+    expect_exit 2 "u.txt" "no orthogonal box" -- pairs "$WORK/u.txt" --box file
     # the same spheres as extended XYZ with a cell from the origin, x and y
     # periodic; and as plain XYZ with radii by element
     {
