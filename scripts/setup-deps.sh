@@ -21,6 +21,7 @@ packages=(
   libgif-dev        # spherecollide simulate --animate: the animated GIF
   libfast-float-dev # the text reader's decimal parser (C++ header, one file)
   libhdf5-dev       # HDF5 input (optional: the build reads no HDF5 without it)
+  zlib1g-dev        # gzip-compressed inputs (optional: the build reads none without it)
   python3-dev       # the Python module (python/): headers
   python3-numpy     # the Python module: the NumPy C API
   python3-pytest    # the Python module's tests

@@ -127,9 +127,25 @@ const char *io_path_extension(const char *path)
     return (dot && dot != base) ? dot + 1 : "";
 }
 
+/* The extension that names the format: before a last ".gz" (gzip data is
+ * found by its bytes and inflated first). */
+static const char *format_extension(const char *path, char *buf, size_t cap)
+{
+    const char *ext = io_path_extension(path);
+    if (!io_str_ieq(ext, "gz"))
+        return ext;
+    const size_t stem = (size_t)(ext - 1 - path);
+    if (stem >= cap)
+        return "";
+    memcpy(buf, path, stem);
+    buf[stem] = '\0';
+    return io_path_extension(buf);
+}
+
 sc_io_format sc_io_spheres_format_for_path(const char *path)
 {
-    const char *ext = path ? io_path_extension(path) : "";
+    char stem[4096];
+    const char *ext = path ? format_extension(path, stem, sizeof stem) : "";
     if (io_str_ieq(ext, "npy"))
         return SC_IO_FORMAT_NPY;
     if (io_str_ieq(ext, "f32"))

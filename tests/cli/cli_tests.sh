@@ -704,6 +704,31 @@ case_json() {
 
 # Input formats: f32 stays f32, raw .bin with --format, 2-D text, tiny inputs.
 case_formats() {
+    # gzip data, found by its magic bytes, read as the format its name gives
+    # before ".gz" (or text); every member; a truncated or corrupt stream
+    # names its byte
+    run_ok "$WORK/gz.txt" gen uniform 3000 --seed 9 -o "$WORK/gz.npy" --quiet || return
+    run_ok "$WORK/gz.txt" gen uniform 3000 --seed 9 -o "$WORK/gz.dat" --quiet || return
+    run_ok "$WORK/plain.json" pairs "$WORK/gz.npy" --json || return
+    want=$(json_get "$WORK/plain.json" checksum)
+    gzip -c "$WORK/gz.npy" >"$WORK/gz.npy.gz"
+    gzip -c "$WORK/gz.dat" >"$WORK/gz.dat.gz"
+    gzip -c "$WORK/gz.dat" >"$WORK/gz-named-oddly"
+    for f in gz.npy.gz gz.dat.gz gz-named-oddly; do
+        run_ok "$WORK/z.json" pairs "$WORK/$f" --json || return
+        checks=$((checks + 1))
+        [ "$(json_get "$WORK/z.json" checksum)" = "$want" ] || fail "$f: checksum $(json_get "$WORK/z.json" checksum), want $want"
+    done
+    checks=$((checks + 1))
+    [ "$(json_get "$WORK/z.json" input_format)" = text ] || fail "gzip text: format $(json_get "$WORK/z.json" input_format)"
+    { gzip -c "$WORK/gz.dat"; gzip -c "$WORK/gz.dat"; } >"$WORK/two.dat.gz"
+    run_ok "$WORK/z2.json" pairs "$WORK/two.dat.gz" --json || return
+    checks=$((checks + 1))
+    [ "$(json_get "$WORK/z2.json" n)" = 6000 ] || fail "two gzip members: n $(json_get "$WORK/z2.json" n), want 6000"
+    head -c 2000 "$WORK/gz.dat.gz" >"$WORK/cut.dat.gz"
+    expect_exit 4 "cut.dat.gz" "byte 2000" "truncated gzip" -- pairs "$WORK/cut.dat.gz"
+    printf '\037\213XXXXXXXXXXXXXXXXXXXXXXXXXXXXXX' >"$WORK/bad.gz"
+    expect_exit 4 "bad.gz" "corrupt gzip" -- pairs "$WORK/bad.gz"
     run_ok "$WORK/g.txt" gen shell 8000 --seed 4 -o "$WORK/s.f32" || return
     run_ok "$WORK/a.json" pairs "$WORK/s.f32" --json && {
         checks=$((checks + 1))
