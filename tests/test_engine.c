@@ -517,9 +517,63 @@ static void run_rows(const char *name, size_t n, double *rows) {
     check_dataset(&d, 0);
 }
 
+/* Counts on one algorithm's default context: the summary and the
+ * candidate tests. */
+static sc_status count_on(sc_algorithm a, const sc_spheres *v, sc_summary *sum, uint64_t *tests) {
+    sc_options o = sc_options_default();
+    o.algorithm = a;
+    sc_context *c = NULL;
+    sc_status st = sc_context_create(&o, &c);
+    if (st == SC_OK)
+        st = sc_count_pairs(c, v, sum);
+    sc_stats s;
+    *tests = st == SC_OK && sc_context_stats(c, &s) == SC_OK ? s.candidate_tests : 0;
+    sc_context_destroy(c);
+    return st;
+}
+
+/* A peer's cost far from the origin (issue 52): 2,000 spheres on one x
+ * at 1e16 or 1e20, radii below 0.02, spread in y and z. partition1d's
+ * segments were narrower than the boxes' rounding there, so every sphere
+ * was registered in every segment (3.8e9 candidate tests at 1e20 where
+ * brute force makes 2e6); they are now never narrower than that rounding,
+ * so it stays within a few times brute force's n (n - 1) / 2. */
+static void offset_cost(void) {
+    const size_t n = 2000;
+    double *rows = malloc(4 * n * sizeof(double));
+    const double offsets[2] = {1e16, 1e20};
+    uint64_t u = 12345;
+    for (int o = 0; o < 2; o++) {
+        for (size_t i = 0; i < n; i++) {
+            double f[3];
+            for (int a = 0; a < 3; a++) {
+                u = u * 6364136223846793005ull + 1442695040888963407ull;
+                f[a] = (double)(u >> 11) * 0x1p-53;
+            }
+            rows[4 * i] = offsets[o];
+            rows[4 * i + 1] = 100.0 * f[0];
+            rows[4 * i + 2] = 100.0 * f[1];
+            rows[4 * i + 3] = 0.005 + 0.015 * f[2];
+        }
+        const sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
+        sc_summary sb = {0, 0}, sp = {0, 0};
+        uint64_t tb = 0, tp = 0;
+        const sc_status a = count_on(SC_ALGO_BRUTE, &v, &sb, &tb);
+        const sc_status b = count_on(SC_ALGO_PARTITION1D, &v, &sp, &tp);
+        CHECK(a == SC_OK && b == SC_OK && sb.pairs == sp.pairs && sb.checksum == sp.checksum,
+              "offset %g: partition1d's pairs differ from brute force's", offsets[o]);
+        CHECK(tp <= 4 * (uint64_t)(n * (n - 1) / 2),
+              "offset %g: partition1d made %llu candidate tests, brute force %llu", offsets[o],
+              (unsigned long long)tp, (unsigned long long)tb);
+    }
+    free(rows);
+}
+
 static void group_pathological(void) {
     size_t n;
     double *rows;
+
+    offset_cost();
 
     /* all spheres at one point, radius 0 and 1 mixed */
     n = 600;

@@ -8,9 +8,10 @@
  *
  * Width: 1.1 x the mean diameter (the seed's text) or the largest diameter
  * (its repository), never so small that there would be more segments than
- * spheres: memory is O(n) whatever the extent along x. Registrations are
- * then at most about 2.9 n for the mean width (sum of 2r / w <= n / 1.1
- * plus two per sphere) and 3 n for the largest. Cost: the sum over segments
+ * spheres, nor narrower than a box's rounding at the coordinates' magnitude
+ * (2^-48 |x|): memory is O(n) whatever the extent along x or the offset.
+ * Registrations are then at most about 3.9 n for the mean width (sum of
+ * 2r / w <= n / 1.1 plus three per sphere) and 4 n for the largest. Cost: the sum over segments
  * of their count squared, quadratic in the spheres that share a slab of x:
  * the algorithm's weakness on data that is dense in y and z.
  * The segments are searched as chunks of consecutive segments, in parallel.
@@ -62,6 +63,14 @@ static sc_status part_build(const sc_peer_env *e, sc_peer_built *out) {
     const double cap = n > 1 ? (double)n : 1.0;
     if (!(w >= extent / cap)) /* also for w = 0 (zero radii) */
         w = extent / cap;
+    /* Never narrower than a box's rounding far from the origin: a box is
+     * 2 r plus up to 2^-48 |x| wide (sc_box_lo, sc_box_hi), so with w at
+     * least that a sphere meets at most 2 r / w + 3 segments at any offset.
+     * (At x = 1e20 with radii of 0.01 a narrower w put every sphere in
+     * every segment: n^2 registrations.) */
+    const double big = n ? fmax(fabs(b->lo[0]), fabs(b->hi[0])) : 0.0;
+    if (w < big * 0x1p-48)
+        w = big * 0x1p-48;
     if (!(w > 0.0))
         w = 1.0; /* all centres on one x, radius 0: one segment */
     p->width = w;
