@@ -25,6 +25,10 @@ packages=(
   python3-dev       # the Python module (python/): headers
   python3-numpy     # the Python module: the NumPy C API
   python3-pytest    # the Python module's tests
+  python3-pip       # pip install . (setup.py drives CMake), tested in a venv:
+  python3-setuptools
+  python3-wheel
+  python3-venv
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -168,6 +168,17 @@ installed_hdf5() {
   return 1
 }
 
+# pip_install VENV: `pip install .` as docs/python.md gives it, into a new
+# virtual environment that sees Debian's NumPy, offline; then the same smoke
+# test as the CMake install
+pip_install() {
+  rm -rf "$1"
+  "$python" -m venv --system-site-packages "$1" &&
+  "$1/bin/pip" install --quiet --no-build-isolation --no-index . >"$scratch/pip.log" 2>&1 ||
+    { cat "$scratch/pip.log" >&2; return 1; }
+  PYTHONDONTWRITEBYTECODE=1 "$1/bin/python" python/tests/smoke_installed.py "$1"
+}
+
 step_release() {
   local prefix="$scratch/prefix" ex=build-release/example
   check "build build-release (Release, -Werror)" \
@@ -178,6 +189,7 @@ step_release() {
   check "Python module imported from the prefix" \
     env PYTHONPATH="$prefix/lib/python3/dist-packages" PYTHONDONTWRITEBYTECODE=1 \
       "$python" python/tests/smoke_installed.py "$prefix"
+  check "pip install . (a venv, offline, no build isolation)" pip_install "$scratch/venv"
   rm -rf "$ex"
   check "examples/ with find_package(spherecollide)" \
     build examples "$ex" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release &&

@@ -33,7 +33,8 @@ except ImportError as _e:  # the package's Python file without its C extension
         "spherecollide: the C extension (_core) is not built beside " + __file__ + ". Build it with "
         "`bash scripts/build-and-run.sh` (or `cmake --build build --target sc_python`; it needs "
         "Debian's python3-dev and python3-numpy), then run Debian's /usr/bin/python3 with "
-        "PYTHONPATH=build/python, or install it with `cmake --install build` (docs/python.md)") from _e
+        "PYTHONPATH=build/python, or install it with `cmake --install build` or `pip install "
+        "--no-build-isolation --no-index .` in a virtual environment (docs/python.md)") from _e
 from ._core import Error
 
 __all__ = ["pairs", "count", "iter_pairs", "neighbors", "pairs_between", "count_between", "cell_order", "Context", "pair_checksum", "clear_cache", "Error",
