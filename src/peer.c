@@ -78,13 +78,15 @@ static inline uint64_t order_key32(float f) {
     return (u >> 31) ? (uint32_t)~u : u | 0x80000000u;
 }
 /* The sweep key of sphere q: its box's lower end on the axis, as a double
- * (64 bits) or rounded down to a float (32). */
-static inline uint64_t sweep_key(const sc_view *v, const char *axis, size_t q, int key_bits) {
+ * (64 bits) or, less base, rounded down to a float (32). */
+static inline uint64_t sweep_key(const sc_view *v, const char *axis, size_t q, int key_bits,
+                                 double base) {
     const double lo = sc_box_lo(sc_view_get(v, axis, q), sc_view_r(v, q));
-    return key_bits == 32 ? order_key32(sc_f_down(lo)) : order_key(lo);
+    return key_bits == 32 ? order_key32(sc_f_down_from(lo, base)) : order_key(lo);
 }
 
-const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis, int key_bits) {
+const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis, int key_bits,
+                               double base) {
     const sc_view *v = e->view;
     const size_t n = v->n;
     const double t = sc_now();
@@ -92,7 +94,7 @@ const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis, in
     uint32_t *index = e->buf[k + 2].p;
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++) {
-        keys[i] = sweep_key(v, axis, i, key_bits);
+        keys[i] = sweep_key(v, axis, i, key_bits, base);
         index[i] = (uint32_t)i;
     }
     sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
@@ -101,7 +103,7 @@ const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis, in
 }
 
 const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis, int key_bits,
-                                const uint32_t *prev, size_t max_moves) {
+                                double base, const uint32_t *prev, size_t max_moves) {
     const sc_view *v = e->view;
     const size_t n = v->n;
     double t = sc_now();
@@ -110,7 +112,7 @@ const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis, i
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++) {
         const uint32_t q = prev[i];
-        keys[i] = sweep_key(v, axis, q, key_bits);
+        keys[i] = sweep_key(v, axis, q, key_bits, base);
         index[i] = q;
     }
     sc_stage_add(e->seconds, SC_STAGE_KEYS, t);

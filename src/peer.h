@@ -158,15 +158,17 @@ SC_INTERNAL bool sc_keysort_reserve(const sc_peer_env *e, int k, size_t n);
  * with the keysort in buffers k..k+4 (reserved by sc_keysort_reserve) and
  * returns the sorted index, ready for sc_gather. Ties keep input order.
  * key_bits 64 sorts by the double sc_box_lo, 32 by the float
- * sc_f_down(sc_box_lo) (half the sort's passes; enough for a sweep whose
- * filter reads those floats, as sap's does). */
-SC_INTERNAL const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis, int key_bits);
+ * sc_f_down_from(sc_box_lo, base) (half the sort's passes; enough for a
+ * sweep whose filter reads those floats, as sap's does; base is the axis's
+ * low bound, the one the filter's floats take). */
+SC_INTERNAL const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis, int key_bits,
+                                           double base);
 /* The same order from a previous one (frame coherence): the keys in the
  * order prev (a permutation of the view's indices, such as the last call's
  * sweep order), repaired by insertion sort. NULL when the repair would move
  * more than max_moves entries (the caller then sorts afresh). */
 SC_INTERNAL const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis, int key_bits,
-                                            const uint32_t *prev, size_t max_moves);
+                                            double base, const uint32_t *prev, size_t max_moves);
 SC_INTERNAL void sc_keysort_run(const sc_peer_env *e, int k, size_t n, int key_bits);
 
 /* Every pair i < j of working spheres with i in [a, b) and j in (i, e)
@@ -217,6 +219,14 @@ static inline float sc_f_down(double v) {
 static inline float sc_f_up(double v) {
     return -sc_f_down(-v);
 }
+/* The same for v - base: float box ends relative to the bounds' low corner
+ * keep a float's resolution of the spheres' extent at any offset (at 1e12
+ * absolute floats are 65536 apart and every small box gets one key). The
+ * subtraction's rounding (|v - base| 2^-53) is far inside the outward move
+ * of 2^-23; it is exact where it gives 0; both ends and every box of a
+ * filter take the same base, so overlaps are kept. Monotone in v. */
+static inline float sc_f_down_from(double v, double base) { return sc_f_down(v - base); }
+static inline float sc_f_up_from(double v, double base) { return sc_f_up(v - base); }
 
 /* ---- leaves: peers that copy a sphere into every cell it overlaps -------- */
 /* A region is a half-open box [lo, hi) (infinite at the outside). A peer

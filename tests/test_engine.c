@@ -566,6 +566,37 @@ static void offset_cost(void) {
               "offset %g: partition1d made %llu candidate tests, brute force %llu", offsets[o],
               (unsigned long long)tp, (unsigned long long)tb);
     }
+    /* sap and segtree at 1e12 with radii of 0.02 in a unit cube: absolute
+     * float box ends are 65536 apart there, so every box got one key and
+     * they tested all n (n - 1) / 2 pairs; relative to the bounds they test
+     * the pairs whose boxes (2 r plus 2^-48 |x|, about 0.044 wide) overlap */
+    for (size_t i = 0; i < n; i++) {
+        double f[3];
+        for (int a = 0; a < 3; a++) {
+            u = u * 6364136223846793005ull + 1442695040888963407ull;
+            f[a] = (double)(u >> 11) * 0x1p-53;
+        }
+        rows[4 * i] = 1e12 + f[0];
+        rows[4 * i + 1] = -1e12 + f[1];
+        rows[4 * i + 2] = 1e12 + f[2];
+        rows[4 * i + 3] = 0.02;
+    }
+    const sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
+    sc_summary sb = {0, 0};
+    uint64_t tb = 0;
+    const sc_status bs = count_on(SC_ALGO_BRUTE, &v, &sb, &tb);
+    const sc_algorithm swept[2] = {SC_ALGO_SAP, SC_ALGO_SEGTREE};
+    for (int k = 0; k < 2; k++) {
+        sc_summary sp = {0, 0};
+        uint64_t tp = 0;
+        const sc_status ps = count_on(swept[k], &v, &sp, &tp);
+        CHECK(bs == SC_OK && ps == SC_OK && sb.pairs > 0 && sb.pairs == sp.pairs &&
+                  sb.checksum == sp.checksum,
+              "offset 1e12: %s's pairs differ from brute force's", sc_algorithm_name(swept[k]));
+        CHECK(tp <= (uint64_t)(n * (n - 1) / 2) / 20,
+              "offset 1e12: %s made %llu candidate tests, brute force %llu",
+              sc_algorithm_name(swept[k]), (unsigned long long)tp, (unsigned long long)tb);
+    }
     free(rows);
 }
 

@@ -61,7 +61,7 @@ typedef struct sap_state {
  * spans [-rmax, rmax]. */
 static int q16_pays(const sc_bounds *b, int dims, int a, double *base, double *scale) {
     const double lo = a < dims ? b->lo[a] : 0.0, hi = a < dims ? b->hi[a] : 0.0;
-    *base = lo - b->rmax;
+    *base = lo - b->rmax; /* absolute; the caller shifts it to its floats' base */
     const double span = hi + b->rmax - *base;
     uint64_t seen = 0;
     int e = 0;
@@ -100,17 +100,22 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
         axis = s->warm_axis;
     s->axis = axis;
     const char *arr = axis == 0 ? v->x : axis == 1 ? v->y : v->z;
+    /* every float box end relative to its axis's low bound (peer.h:
+     * sc_f_down_from), the sort's keys too */
+    double origin[3] = {0.0, 0.0, 0.0};
+    for (int a = 0; a < dims && n > 0; a++)
+        origin[a] = b->lo[a];
     if (!sc_keysort_reserve(e, KEYS, n) ||
         !sc_env_reserve(e, FBOX, 6 * 4 * (n + 16)) || !sc_env_reserve(e, QBOX, 4 * 2 * (n + 16)) ||
         !sc_work_reserve(e, WORK, n, &out->work))
         return SC_ERR_OUT_OF_MEMORY;
     const uint32_t *index = NULL;
     if (warm && n > 1 && warm_n == n && s->warm_axis == axis && e->buf[PREV].bytes >= 4 * n) {
-        index = sc_sweep_repair(e, KEYS, arr, 32, e->buf[PREV].p, SAP_WARM_MOVES * n);
+        index = sc_sweep_repair(e, KEYS, arr, 32, origin[axis], e->buf[PREV].p, SAP_WARM_MOVES * n);
         out->detail = index ? "sweep order repaired" : "repair gave up: sorted afresh";
     }
     if (!index)
-        index = sc_sweep_order(e, KEYS, arr, 32);
+        index = sc_sweep_order(e, KEYS, arr, 32, origin[axis]);
     double t = sc_now();
     if (warm && sc_env_reserve(e, PREV, 4 * (n + 1))) { /* no room: the next call is cold */
         memcpy(e->buf[PREV].p, index, 4 * n);
@@ -120,18 +125,19 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
     sc_gather(v, index, n, &out->work);
     const double *axes[3] = {out->work.x, out->work.y, out->work.z};
     const double *c = axes[axis], *c1 = axes[(axis + 1) % 3], *c2 = axes[(axis + 2) % 3];
+    const double o0 = origin[axis], o1 = origin[(axis + 1) % 3], o2 = origin[(axis + 2) % 3];
     float *fb = e->buf[FBOX].p;
     float *ylo = fb, *yhi = fb + (n + 16), *zlo = fb + 2 * (n + 16), *zhi = fb + 3 * (n + 16);
     float *xlo = fb + 4 * (n + 16), *xhi = fb + 5 * (n + 16);
 #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++) {
         const double r = out->work.r[k];
-        xlo[k] = sc_f_down(sc_box_lo(c[k], r)); /* the sort's key: sorted */
-        xhi[k] = sc_f_up(sc_box_hi(c[k], r));
-        ylo[k] = sc_f_down(sc_box_lo(c1[k], r));
-        yhi[k] = sc_f_up(sc_box_hi(c1[k], r));
-        zlo[k] = sc_f_down(sc_box_lo(c2[k], r));
-        zhi[k] = sc_f_up(sc_box_hi(c2[k], r));
+        xlo[k] = sc_f_down_from(sc_box_lo(c[k], r), o0); /* the sort's key: sorted */
+        xhi[k] = sc_f_up_from(sc_box_hi(c[k], r), o0);
+        ylo[k] = sc_f_down_from(sc_box_lo(c1[k], r), o1);
+        yhi[k] = sc_f_up_from(sc_box_hi(c1[k], r), o1);
+        zlo[k] = sc_f_down_from(sc_box_lo(c2[k], r), o2);
+        zhi[k] = sc_f_up_from(sc_box_hi(c2[k], r), o2);
     }
     for (size_t k = n; k < n + 16; k++)
         ylo[k] = yhi[k] = zlo[k] = zhi[k] = xlo[k] = xhi[k] = 0.0f;
@@ -139,6 +145,8 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
     const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
     double base[2], scale[2];
     if (q16_pays(b, dims, a1, base, scale) && q16_pays(b, dims, a2, base + 1, scale + 1)) {
+        base[0] -= o1; /* the floats' frame */
+        base[1] -= o2;
         int16_t *q = e->buf[QBOX].p;
         int16_t *qylo = q, *qyhi = q + (n + 16), *qzlo = q + 2 * (n + 16), *qzhi = q + 3 * (n + 16);
 #pragma omp parallel for schedule(static)

@@ -408,7 +408,7 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
         !sc_env_reserve(e, JOBS, sizeof(seg_job) * (max_jobs + 4)))
         return SC_ERR_OUT_OF_MEMORY;
     /* the working order: by the boxes' lower ends in the top dimension */
-    const uint32_t *index = sc_sweep_order(e, KEYS, top == 2 ? v->z : v->y, 64);
+    const uint32_t *index = sc_sweep_order(e, KEYS, top == 2 ? v->z : v->y, 64, 0.0);
     double t = sc_now();
     sc_gather(v, index, n, &out->work);
     sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
@@ -416,14 +416,19 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
     seg_box *bx = e->buf[BOXES].p;
     seg_fbox *fb = e->buf[FBOXES].p;
     const sc_work *w = &out->work;
+    /* the float boxes relative to the bounds' low corner (peer.h:
+     * sc_f_down_from): a float's resolution of the extent at any offset */
+    double origin[3] = {0.0, 0.0, 0.0};
+    for (int a = 0; a < dims && n > 0; a++)
+        origin[a] = e->bounds->lo[a];
 #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++) {
         const double c[3] = {w->x[k], w->y[k], w->z[k]};
         for (int a = 0; a < 3; a++) {
             bx[k].e[2 * a] = sc_box_lo(c[a], w->r[k]);
             bx[k].e[2 * a + 1] = sc_box_hi(c[a], w->r[k]);
-            fb[k].e[2 * a] = sc_f_down(bx[k].e[2 * a]);
-            fb[k].e[2 * a + 1] = sc_f_up(bx[k].e[2 * a + 1]);
+            fb[k].e[2 * a] = sc_f_down_from(bx[k].e[2 * a], origin[a]);
+            fb[k].e[2 * a + 1] = sc_f_up_from(bx[k].e[2 * a + 1], origin[a]);
         }
     }
     s->box = bx;
