@@ -289,7 +289,13 @@ static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc
                  * then their z buckets, order and the buckets' starts */
                 sort_threads = sc_counting_threads(threads, ZBUCKETS, 2 * m + 2 * ZBUCKETS);
                 const size_t sc = (sc_counting_scratch(sort_threads, ZBUCKETS) + 63) / 64 * 64;
-                const size_t need = sc + 2 * m * sizeof(mark) + (2 * m + ZBUCKETS + 1) * sizeof(uint32_t);
+                /* reserved for the widest team (c->room), laid out for this one */
+                const int room = c->room > threads ? c->room : threads;
+                const size_t sc_room =
+                    (sc_counting_scratch(sc_counting_threads(room, ZBUCKETS, 2 * m + 2 * ZBUCKETS),
+                                         ZBUCKETS) + 63) / 64 * 64;
+                const size_t need = (sc_room > sc ? sc_room : sc) + 2 * m * sizeof(mark) +
+                                    (2 * m + ZBUCKETS + 1) * sizeof(uint32_t);
                 const size_t words = (size_t)(cells / 64) + 1; /* and never's */
                 fits = sc_buf_reserve(al, &c->joint, need) && sc_buf_reserve(al, &c->occupied, words * 8);
                 if (fits) {
@@ -741,8 +747,11 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
         const size_t counts = 4 * threads * sizeof(size_t);
         const size_t at_rows = (counts + sizeof(uint32_t) * vl->n + 63) / 64 * 64;
         const bool copy = !periodic;
+        /* reserved for the widest team (c->room), laid out for this one */
+        const size_t room = (size_t)c->room > threads ? (size_t)c->room : threads;
+        const size_t at_rows_room = (4 * room * sizeof(size_t) + sizeof(uint32_t) * vl->n + 63) / 64 * 64;
         if (!sc_buf_reserve(al, &c->survivors,
-                            copy ? at_rows + kept_rows_room(vl->n, threads) : at_rows))
+                            copy ? at_rows_room + kept_rows_room(vl->n, room) : at_rows_room))
             return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
         if (occupancy_build(c, vs, vl->n, periodic ? &wrap : NULL, &o, (int)threads,
                             c->survivors.p)) {

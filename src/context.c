@@ -135,9 +135,12 @@ int sc_context_threads(sc_context *c) {
 
 int sc_context_team(sc_context *c, size_t n) {
     const size_t most = n / SC_SPHERES_PER_THREAD + 1;
-    if (most == 1)
+    if (most == 1) {
+        c->room = 1;
         return 1;
+    }
     int team = sc_context_threads(c);
+    c->room = most < (size_t)team ? (int)most : team;
     if (c->opt.threads == 0 && team > 1)
         team = sc_load_team(&c->load, team, n);
     return most < (size_t)team ? (int)most : team;

@@ -51,6 +51,10 @@ struct sc_context {
                              call: the call's thread count (run_query) */
     size_t chunk_pairs;   /* opt.chunk_pairs, at most SC_CHUNK_PAIRS_MAX */
     sc_load load;         /* what other programs keep busy (load.c) */
+    int room;             /* the threads per-thread scratch is sized for: the
+                             widest team sc_context_team may give the call's
+                             n, load or not, so a team that widens when the
+                             load goes reallocates nothing */
     sc_pinning *pinning;  /* the binding of this context's team, per call;
                              NULL until sc_context_pinning makes it */
     sc_buf peer_buf[SC_PEER_BUFS]; /* the peer's scratch */
@@ -102,7 +106,8 @@ SC_INTERNAL int sc_context_threads(sc_context *c);
 /* The team for a call on n spheres now: one thread per SC_SPHERES_PER_THREAD
  * spheres at most, options.threads when set, else the cores that other
  * programs leave free (load.c). Loads the topology only when n needs more
- * than one thread. */
+ * than one thread. Sets c->room, the widest team for n, which every
+ * per-thread reservation takes (the team itself lays out within it). */
 SC_INTERNAL int sc_context_team(sc_context *c, size_t n);
 /* The binding plan, made on first use (NULL when there was no memory for it:
  * no binding). */

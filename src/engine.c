@@ -25,7 +25,7 @@ static const sc_allocator *alloc_of(const sc_context *c) { return sc_context_all
 
 /* The options' peer's build on the view with bounds b (p->kernel is set). */
 static sc_status build_bounded(sc_context *c, sc_prepared *p, const sc_bounds *b) {
-    const sc_peer_env env = {&p->view,    b,            &c->opt,         c->threads, alloc_of(c),
+    const sc_peer_env env = {&p->view,    b,            &c->opt,         c->threads, c->room, alloc_of(c),
                              c->peer_buf, c->peer_state, c->stats.seconds, p->order_only,
 #ifdef SC_STUDY
                              &c->study
@@ -93,8 +93,8 @@ static sc_status prepare(sc_context *c, sc_prepared *p, sc_build_fn build, void 
     }
     /* The scheduler's runs and tls; between search passes, the sorted
      * windows' radix sort histograms. */
-    const size_t sched = sc_schedule_scratch(c->threads, p->peer);
-    const size_t sort = sc_radix_sort_scratch(c->threads, false);
+    const size_t sched = sc_schedule_scratch(c->room, p->peer);
+    const size_t sort = sc_radix_sort_scratch(c->room, false);
     if (!sc_buf_reserve(alloc_of(c), &c->sched, sched > sort ? sched : sort))
         return SC_ERR_OUT_OF_MEMORY;
     c->stats.cells = p->built.cells;
@@ -118,7 +118,7 @@ sc_status sc_engine_sink(sc_context *c, sc_sink *s, sc_sink_mode mode, const sc_
     s->cross = c->cross;
     s->images = c->images;
     s->chunk_pairs = c->chunk_pairs;
-    const size_t bytes = sc_sink_bytes(c->threads, mode, c->chunk_pairs, nchunks);
+    const size_t bytes = sc_sink_bytes(c->room, mode, c->chunk_pairs, nchunks);
     if (bytes == SIZE_MAX || !sc_buf_reserve(alloc_of(c), &c->sink_mem, bytes))
         return SC_ERR_OUT_OF_MEMORY;
     sc_sink_setup(s, c->sink_mem.p, c->threads, nchunks);

@@ -230,7 +230,8 @@ static bool buckets_make(sc_context *c, size_t lo, size_t hi, int threads, row_b
     const size_t counts = b->nb * sizeof(size_t), local = bucket_local(b->shift);
     b->per = ((counts > local ? counts : local) + 63) & ~(size_t)63;
     const size_t bases = ((b->nb + 1) * sizeof(size_t) + 63) & ~(size_t)63;
-    if (!sc_buf_reserve(sc_context_allocator(c), &c->hist, bases + b->per * (size_t)threads))
+    const size_t room = (size_t)(c->room > threads ? c->room : threads);
+    if (!sc_buf_reserve(sc_context_allocator(c), &c->hist, bases + b->per * room))
         return false;
     b->base = c->hist.p;
     b->local = (char *)c->hist.p + bases;

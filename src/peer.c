@@ -47,7 +47,7 @@ size_t sc_chunk_spheres(size_t n) {
 bool sc_keysort_reserve(const sc_peer_env *e, int k, size_t n) {
     return sc_env_reserve(e, k, 8 * (n + 1)) && sc_env_reserve(e, k + 1, 8 * (n + 1)) &&
            sc_env_reserve(e, k + 2, 4 * (n + 1)) && sc_env_reserve(e, k + 3, 4 * (n + 1)) &&
-           sc_env_reserve(e, k + 4, sc_radix_sort_scratch(e->threads, false));
+           sc_env_reserve(e, k + 4, sc_radix_sort_scratch(e->room, false));
 }
 
 void sc_keysort_run(const sc_peer_env *e, int k, size_t n, int key_bits) {

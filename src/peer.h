@@ -49,6 +49,7 @@ typedef struct sc_peer_env {
     const sc_bounds *bounds;
     const sc_options *opt;
     int threads;
+    int room; /* threads per-thread scratch is sized for (>= threads: context.h) */
     const sc_allocator *alloc;
     sc_buf *buf;     /* SC_PEER_BUFS buffers of the context, kept across calls */
     void *state;     /* SC_PEER_STATE_BYTES, 64-byte aligned */

@@ -501,7 +501,7 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
     /* the rows of the spheres and as many images as last time, and more */
     const sc_allocator *al = sc_context_allocator(c);
     const size_t guess = n + c->images_last + c->images_last / 4 + 64;
-    if (!sc_buf_reserve(al, &c->bands, 2 * threads * sizeof(size_t) + 4 * (n ? n : 1)) ||
+    if (!sc_buf_reserve(al, &c->bands, 2 * (size_t)c->room * sizeof(size_t) + 4 * (n ? n : 1)) ||
         !grow_keeping(al, &c->joint, guess, 0))
         return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
     joint_plan j = {n, (int)threads, c->bands.p, (size_t *)c->bands.p + threads,

@@ -196,12 +196,17 @@ bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_
     /* the counting sorts' threads: their counts take at most about as
      * much room as the sorted items and the table */
     pr->sort_threads = sc_counting_threads(threads, (uint32_t)cells + 1, 2 * n + 2 * cells);
+    /* reserved for the widest team (c->room), laid out for this one */
+    const int room_sort = sc_counting_threads(c->room > threads ? c->room : threads,
+                                              (uint32_t)cells + 1, 2 * n + 2 * cells);
     if (!sc_buf_reserve(al, &c->peer_buf[BUF_ROWS], sizeof(double) * (4 * sw + 4 * nc)) ||
         !sc_buf_reserve(al, &c->peer_buf[BUF_INDEX], sizeof(uint32_t) * n) ||
         !sc_buf_reserve(al, &c->peer_buf[BUF_CELLS], sizeof(uint32_t) * (cells + 3 + 2 * ns)) ||
         !sc_buf_reserve(al, &c->peer_buf[BUF_ORDER], sizeof(uint32_t) * (2 * nc + cells + 1)) ||
         !sc_buf_reserve(al, &c->peer_buf[BUF_SORT],
-                        sc_counting_scratch(pr->sort_threads, (uint32_t)cells + 1)))
+                        sc_counting_scratch(room_sort > pr->sort_threads ? room_sort
+                                                                         : pr->sort_threads,
+                                            (uint32_t)cells + 1)))
         return false;
     pr->sort_scratch = c->peer_buf[BUF_SORT].p;
     pr->order = c->peer_buf[BUF_ORDER].p;

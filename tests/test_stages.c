@@ -9,6 +9,7 @@
  * huge-page policy's balloon probe on made-up sysfs trees.
  */
 #include "internal.h"
+#include "counting_alloc.h"
 #include "context.h"
 #include "algo/grid/grid.h"
 #include "boxfilter.h"
@@ -1349,7 +1350,7 @@ static void test_balloon_probe(void) {
  * decides. Queries report the seconds each team is taken to cost. */
 static int team_under_load(sc_load *l, size_t n) {
     l->sampled = true;
-    l->at = sc_now();
+    l->at = HUGE_VAL; /* no /proc reading replaces it */
     l->busy = 1;
     l->allowed = 2;
     l->online = 2;
@@ -1419,8 +1420,88 @@ static void test_team_choice(void) {
     CHECK(sc_load_team(&l, 2, 100000) == 2, "a quiet machine: every core");
 }
 
+/* Holds a context's load sample at `busy` of two processors for its next
+ * query (stamped in the future, so no /proc reading replaces it), with no
+ * measured choice (so a slow build's queries stay "short"). */
+static void hold_load(sc_context *c, int busy) {
+    memset(&c->load.choice, 0, sizeof c->load.choice);
+    c->load.sampled = true;
+    c->load.at = HUGE_VAL;
+    c->load.busy = busy;
+    c->load.allowed = 2;
+    c->load.online = 2;
+}
+
+/* A context whose team narrows under load and widens when the load goes
+ * reallocates nothing: per-thread scratch is sized for the widest team
+ * (c->room) and each team lays out within it. Every query type, on a
+ * context of two threads whatever this machine has. */
+static void test_team_room(void) {
+    const size_t n = 100000, nb = 5000;
+    double *rows = malloc(4 * (n + nb) * sizeof(double));
+    uint64_t u = 99;
+    for (size_t i = 0; i < 4 * (n + nb); i++) {
+        u = u * 6364136223846793005ull + 1442695040888963407ull;
+        const double f = (double)(u >> 11) * 0x1p-53;
+        rows[i] = i % 4 == 3 ? 0.5 + 0.5 * f : 150.0 * f;
+    }
+    const sc_spheres a = sc_spheres_rows_f64(n, 3, rows), b = sc_spheres_rows_f64(nb, 3, rows + 4 * n);
+    uint64_t *off = malloc((n + 1) * sizeof(uint64_t));
+    uint32_t *idx = NULL;
+    for (int kind = 0; kind < 4; kind++) {
+        counting ca = {0, 0, -1};
+        sc_options o = sc_options_default();
+        o.allocator = (sc_allocator){count_alloc, count_free, &ca};
+        if (kind == 3) /* periodic */
+            for (int k = 0; k < 3; k++) {
+                o.box.periodic[k] = 1;
+                o.box.hi[k] = 150.0;
+            }
+        sc_context *c = NULL;
+        CHECK(sc_context_create(&o, &c) == SC_OK, "context");
+        if (!c)
+            continue;
+        c->threads = 2; /* two cores, whatever this machine has */
+        sc_summary sum;
+        const sc_nbr_spec spec = {0, 0.0, SC_NBR_NONE};
+        long allocs = 0;
+        int team[3] = {0, 0, 0};
+        for (int q = 0; q < 3; q++) {
+            hold_load(c, q < 2 ? 1 : 0); /* busy, busy, quiet */
+            sc_status st = SC_OK;
+            if (kind == 0 || kind == 3)
+                st = sc_count_pairs(c, &a, &sum);
+            else if (kind == 1)
+                st = sc_count_between(c, &a, &b, &sum);
+            else {
+                st = sc_neighbors_count(c, &a, &spec, off);
+                if (st == SC_OK && q == 0)
+                    idx = realloc(idx, (off[n] + 1) * sizeof(uint32_t));
+                hold_load(c, q < 2 ? 1 : 0);
+                if (st == SC_OK)
+                    st = sc_neighbors_fill(c, &a, &spec, off, idx, NULL);
+            }
+            CHECK(st == SC_OK, "kind %d query %d: %s", kind, q, sc_status_string(st));
+            sc_stats stats;
+            sc_context_stats(c, &stats);
+            team[q] = stats.threads;
+            if (q == 1)
+                allocs = ca.allocs;
+        }
+        CHECK(team[0] == 1 && team[1] == 1 && team[2] == 2, "kind %d: teams %d %d %d, not 1 1 2",
+              kind, team[0], team[1], team[2]);
+        CHECK(ca.allocs == allocs, "kind %d: the widened team allocated %ld more", kind,
+              ca.allocs - allocs);
+        sc_context_destroy(c);
+    }
+    free(idx);
+    free(off);
+    free(rows);
+}
+
 int main(void) {
     test_team_choice();
+    test_team_room();
     test_balloon_probe();
     test_boxfilter();
     test_bvh4_walk();

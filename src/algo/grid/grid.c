@@ -72,7 +72,7 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     const int threads = e->threads;
     sc_buf *buf = e->buf;
     const bool stream = sc_radix_stream(n);
-    const size_t counts = sc_radix_sort_scratch(threads, stream) + 8 * (size_t)(threads + 1);
+    const size_t counts = sc_radix_sort_scratch(e->room, stream) + 8 * (size_t)(e->room + 1);
     /* Both key buffers can end up holding the sorted keys, and then the
      * working copy's radii or its x: room for n + SC_PAD doubles in each. */
     if (!sc_env_reserve(e, KEYS, 8 * (n + SC_PAD)) || !sc_env_reserve(e, XQ, 4 * (n + SC_PAD)) ||
