@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,16 +120,39 @@ static sc_status sim_steps(int threads, size_t n, uint64_t *collisions) {
     return st;
 }
 
+/* The two sets every group queries: A, n uniform spheres, and B, a tenth
+ * as many (their rows freed by sets_free). */
+typedef struct sets {
+    double *ra, *rb;
+    sc_spheres a, b;
+} sets;
+
+static bool sets_make(size_t n, sets *s) {
+    s->ra = spheres(n, 3);
+    s->rb = spheres(n / 10, 4);
+    CHECK(s->ra && s->rb, "no memory");
+    if (!s->ra || !s->rb)
+        return false;
+    s->a = sc_spheres_rows_f64(n, 3, s->ra);
+    s->b = sc_spheres_rows_f64(n / 10, 3, s->rb);
+    return true;
+}
+
+static void sets_free(sets *s) {
+    free(s->ra);
+    free(s->rb);
+}
+
 static void group_one_thread(void) {
     const int before = threads_of_process();
     CHECK(before == 1, "the test starts with one thread, not %d", before);
     const size_t n = 100000;
-    double *ra = spheres(n, 3), *rb = spheres(n / 10, 4);
-    if (!ra || !rb) {
-        CHECK(0, "no memory");
+    sets ab;
+    if (!sets_make(n, &ab)) {
+        sets_free(&ab);
         return;
     }
-    const sc_spheres a = sc_spheres_rows_f64(n, 3, ra), b = sc_spheres_rows_f64(n / 10, 3, rb);
+    const sc_spheres a = ab.a, b = ab.b;
     sc_options o = sc_options_default();
     o.threads = 1;
     answers r;
@@ -141,19 +165,18 @@ static void group_one_thread(void) {
     CHECK(sim_steps(1, n, &coll) == SC_OK, "the simulation's steps");
     const int after = threads_of_process();
     CHECK(after == 1, "queries on one thread started %d thread(s)", after - 1);
-    free(ra);
-    free(rb);
+    sets_free(&ab);
 }
 
 static void group_busy(void) {
     const int cores = cores_allowed();
     const size_t n = 100000;
-    double *ra = spheres(n, 3), *rb = spheres(n / 10, 4);
-    if (!ra || !rb) {
-        CHECK(0, "no memory");
+    sets ab;
+    if (!sets_make(n, &ab)) {
+        sets_free(&ab);
         return;
     }
-    const sc_spheres a = sc_spheres_rows_f64(n, 3, ra), b = sc_spheres_rows_f64(n / 10, 3, rb);
+    const sc_spheres a = ab.a, b = ab.b;
     sc_options fixed = sc_options_default();
     fixed.threads = 2;
     answers quiet; /* the reference answers, two threads */
@@ -169,8 +192,10 @@ static void group_busy(void) {
             ;
     }
     CHECK(child > 0, "fork");
-    if (child <= 0)
+    if (child <= 0) {
+        sets_free(&ab);
         return;
+    }
     const struct timespec settle = {0, 100 * 1000 * 1000};
     nanosleep(&settle, NULL);
 
@@ -206,8 +231,7 @@ static void group_busy(void) {
               coll_busy > 0,
           "the simulation's collisions %llu (busy) vs %llu", (unsigned long long)coll_busy,
           (unsigned long long)coll_quiet);
-    free(ra);
-    free(rb);
+    sets_free(&ab);
 }
 
 int main(int argc, char **argv) {
