@@ -91,10 +91,10 @@ static int sc_load_tid(void) {
 }
 
 void sc_load_note(sc_load *l, int slot) {
-    if (slot > 0 && slot < SC_LOAD_SLOTS) {
+    /* each slot is written by its own thread only; the caller reads them
+     * after the region's join */
+    if (slot > 0 && slot < SC_LOAD_SLOTS)
         l->tid[slot] = sc_load_tid();
-        l->noted = true;
-    }
 }
 
 /* This process's threads other than the caller that are runnable now:
@@ -103,7 +103,7 @@ void sc_load_note(sc_load *l, int slot) {
  * sees it), then only the team's. */
 static int own_runnable(const sc_load *l, int self) {
     int own = 0;
-    if (l->noted) {
+    if (l->tid[1]) { /* the team has run */
         for (int k = 1; k < SC_LOAD_SLOTS; k++)
             own += l->tid[k] && l->tid[k] != self && own_thread_runnable(l->tid[k]);
         return own;

@@ -53,7 +53,6 @@ typedef struct sc_load {
     int tid[SC_LOAD_SLOTS]; /* OS thread id of team slot t (0: not seen) */
     int online;             /* processors online; 0 until first sampled */
     int allowed;            /* processors in the affinity mask at the sample */
-    bool noted;             /* some slot > 0 is known */
     bool sampled;
     double at;              /* sc_now() of the sample */
     int others;             /* the sample's fewest other runnable tasks */
