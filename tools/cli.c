@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -629,6 +630,30 @@ static void clear_progress(progress_state *p)
     }
 }
 
+/* On a terminal, reading a large input gets a status line, erased when the
+ * read ends (a 771 MB text file takes seconds); the search's progress
+ * follows. Returns the line's length (0: none shown). */
+#define READING_NOTICE_BYTES ((off_t)64 << 20)
+static int reading_notice(const char *path, int quiet)
+{
+    struct stat st;
+    if (quiet || !isatty(STDERR_FILENO) || strcmp(path, "-") == 0 || stat(path, &st) != 0 ||
+        !S_ISREG(st.st_mode) || st.st_size < READING_NOTICE_BYTES)
+        return 0;
+    const int len = fprintf(stderr, "\rspherecollide: reading %s (%.0f MB)", path,
+                            (double)st.st_size / 1e6);
+    fflush(stderr);
+    return len > 0 ? len : 0;
+}
+
+static void reading_done(int len)
+{
+    if (len > 0) {
+        fprintf(stderr, "\r%*s\r", len, "");
+        fflush(stderr);
+    }
+}
+
 static const char *dtype_name(sc_dtype d)
 {
     return d == SC_F32 ? "float32" : "float64";
@@ -1091,7 +1116,9 @@ static int cmd_pairs(int argc, char **argv)
     sc_io_spheres in, inb;
     memset(&inb, 0, sizeof inb);
     double t0 = now_seconds();
+    int notice = reading_notice(job.input, job.quiet);
     sc_io_status rs = sc_io_read_spheres(job.input, &ro, &in, err, sizeof err);
+    reading_done(notice);
     if (rs != SC_IO_OK)
         return fail(sc_io_exit_code(rs), "%s", err);
     if (job.against) {
@@ -1100,7 +1127,9 @@ static int cmd_pairs(int argc, char **argv)
         if (strcmp(job.against, "-") != 0 &&
             sc_io_spheres_format_for_path(job.against) != SC_IO_FORMAT_AUTO)
             rob.format = SC_IO_FORMAT_AUTO;
+        notice = reading_notice(job.against, job.quiet);
         rs = sc_io_read_spheres(job.against, &rob, &inb, err, sizeof err);
+        reading_done(notice);
         if (rs != SC_IO_OK) {
             sc_io_spheres_free(&in);
             return fail(sc_io_exit_code(rs), "%s", err);
@@ -1134,6 +1163,7 @@ static int cmd_pairs(int argc, char **argv)
     if (!job.quiet && in.n >= 1000000 && isatty(STDERR_FILENO)) {
         job.options.progress = show_progress;
         job.options.progress_user = &prog;
+        show_progress(0.0, &prog); /* from the query's first stage, not its search's */
     }
     sc_context *ctx = NULL;
     sc_status st = sc_context_create(&job.options, &ctx);
@@ -1370,7 +1400,9 @@ static int cmd_neighbors(int argc, char **argv)
                              options.threads, sc_huge_pages(), 0};
     sc_io_spheres in;
     double t0 = now_seconds();
+    const int notice = reading_notice(input, quiet);
     sc_io_status rs = sc_io_read_spheres(input, &ro, &in, err, sizeof err);
+    reading_done(notice);
     const double read_s = now_seconds() - t0;
     if (rs != SC_IO_OK)
         return fail(sc_io_exit_code(rs), "%s", err);

@@ -948,6 +948,19 @@ case_signals() {
 
 # The smaller ones (defect 9).
 case_details() {
+    # a large input's read shows a status line on a terminal (script(1)
+    # gives the tool one), erased after; none off a terminal or with --quiet
+    run_ok "$WORK/g.txt" gen uniform 900000 --seed 2 -o "$WORK/big.txt" --quiet || return
+    script -qec "$SC pairs $WORK/big.txt --threads 1" "$WORK/tty.txt" >/dev/null 2>&1
+    checks=$((checks + 1))
+    grep -q "reading $WORK/big.txt (69 MB)" "$WORK/tty.txt" || fail "no reading line on a terminal: $(cat -v "$WORK/tty.txt" | head -3)"
+    script -qec "$SC pairs $WORK/big.txt --threads 1 --quiet" "$WORK/tty-quiet.txt" >/dev/null 2>&1
+    checks=$((checks + 1))
+    grep -q "reading" "$WORK/tty-quiet.txt" && fail "a reading line with --quiet"
+    run_ok "$WORK/notty.txt" pairs "$WORK/big.txt" --threads 1 || return
+    checks=$((checks + 1))
+    [ -s "$WORK/err.txt" ] && fail "stderr off a terminal: $(cat "$WORK/err.txt")"
+    rm -f "$WORK/big.txt"
     printf '0 0 0 1\n1 0 0 1\n' >"$WORK/two.txt"
     # numbers are decimal: 010 is ten
     run_ok "$WORK/g.txt" gen uniform 010 --seed 010 -o "$WORK/a.npy" || return
