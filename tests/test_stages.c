@@ -1357,58 +1357,43 @@ static int team_under_load(sc_load *l, size_t n) {
     return sc_load_team(l, 2, n);
 }
 
-static void test_team_choice(void) {
-    /* short queries stay on the free core, whatever the full team would do */
+/* Runs `queries` queries of 10^5 spheres on a fresh sample under load,
+ * each taking t_free or t_full seconds by the team it got; returns how
+ * many got the full team, and the last one's team in *last. */
+static int choice_run(int queries, double t_free, double t_full, int *last) {
     sc_load l;
     memset(&l, 0, sizeof l);
     int full = 0;
-    for (int q = 0; q < 40; q++) {
-        const int t = team_under_load(&l, 100000);
-        full += t == 2;
-        sc_load_record(&l, 2, t, 100000, t == 2 ? 0.001 : 0.004, q == 0);
+    for (int q = 0; q < queries; q++) {
+        *last = team_under_load(&l, 100000);
+        full += *last == 2;
+        sc_load_record(&l, 2, *last, 100000, *last == 2 ? t_full : t_free, q == 0);
     }
+    return full;
+}
+
+static void test_team_choice(void) {
+    int last = 0;
+    /* short queries stay on the free core, whatever the full team would do */
+    int full = choice_run(40, 0.004, 0.001, &last);
     CHECK(full == 0, "short queries took the full team %d times", full);
     /* long ones try the full team and keep it where it is faster ... */
-    memset(&l, 0, sizeof l);
-    int last = 0;
-    full = 0;
-    for (int q = 0; q < 40; q++) {
-        last = team_under_load(&l, 100000);
-        full += last == 2;
-        sc_load_record(&l, 2, last, 100000, last == 2 ? 0.012 : 0.020, q == 0);
-    }
+    full = choice_run(40, 0.020, 0.012, &last);
     CHECK(last == 2 && full >= 35, "a faster full team: last %d, %d of 40 full", last, full);
     /* ... and where it is a little slower (it leaves the busy cores their
      * share of time: within SC_LOAD_FULL_MARGIN) ... */
-    memset(&l, 0, sizeof l);
-    full = 0;
-    for (int q = 0; q < 40; q++) {
-        last = team_under_load(&l, 100000);
-        full += last == 2;
-        sc_load_record(&l, 2, last, 100000, last == 2 ? 0.022 : 0.020, q == 0);
-    }
+    full = choice_run(40, 0.020, 0.022, &last);
     CHECK(last == 2 && full >= 35, "a full team within the margin: last %d, %d of 40 full", last,
           full);
     /* ... but go back to the free cores where it is slower, trying it again
      * every SC_LOAD_REEXPLORE queries while within twice the time */
-    memset(&l, 0, sizeof l);
-    full = 0;
-    for (int q = 0; q < 80; q++) {
-        last = team_under_load(&l, 100000);
-        full += last == 2;
-        sc_load_record(&l, 2, last, 100000, last == 2 ? 0.030 : 0.020, q == 0);
-    }
+    full = choice_run(80, 0.020, 0.030, &last);
     CHECK(last == 1 && full >= 4 && full <= 4 + 80 / SC_LOAD_REEXPLORE,
           "a slower full team: last %d, %d of 80 full", last, full);
     /* more than twice as slow: never tried again after its first runs */
-    memset(&l, 0, sizeof l);
-    full = 0;
-    for (int q = 0; q < 80; q++) {
-        last = team_under_load(&l, 100000);
-        full += last == 2;
-        sc_load_record(&l, 2, last, 100000, last == 2 ? 0.100 : 0.020, q == 0);
-    }
+    full = choice_run(80, 0.020, 0.100, &last);
     CHECK(last == 1 && full == 1 + SC_LOAD_SAMPLES, "a collapsing full team ran %d times", full);
+    sc_load l;
     /* a large batch starts on the full team; another size starts over */
     memset(&l, 0, sizeof l);
     CHECK(team_under_load(&l, SC_LOAD_FULL_FIRST) == 2, "a large first query: the full team");
