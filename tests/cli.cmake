@@ -14,7 +14,7 @@ endif()
 if(TARGET spherecollide_cli)
   set(SC_CLI_WORK "${CMAKE_CURRENT_BINARY_DIR}/cli_work")
   set(SC_CLI_CASES usage help bad_input unwritable write_failure outputs threads sorted algorithms json
-      formats gen seedlike special_outputs signals details simulate neighbors against box lammps)
+      formats gen seedlike special_outputs signals details simulate neighbors against box lammps ids)
   # The seed's file sits beside the checkout; it is never copied into the repository.
   if(EXISTS "${SC_TEST_DATA_DIR}/spheres.dat")
     list(APPEND SC_CLI_CASES spheres_dat)

@@ -148,7 +148,7 @@ static void make_workdir(const char *dir)
 /* Reads and expects success; returns the spheres (caller frees). */
 static sc_io_spheres read_ok(const char *path, sc_io_format fmt, int dims)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0, 0, 0};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
     sc_io_spheres s;
     char err[512] = "";
     sc_io_status st = sc_io_read_spheres(path, &o, &s, err, sizeof err);
@@ -184,7 +184,7 @@ static void expect_fail_opts(const char *path, const sc_io_read_options *o, sc_i
 static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io_status want,
                              const char *place, const char *token, int line)
 {
-    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0, 0, 0};
+    sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
     expect_fail_opts(path, &o, want, place, token, line);
 }
 #define EXPECT_FAIL(path, fmt, dims, want, place, token)                                           \
@@ -195,8 +195,8 @@ static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io
  * the same status and the same message, word for word. */
 static void expect_deferred_line(const char *path, sc_io_format fmt, int line)
 {
-    sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL, 0, 0, 0, 0},
-                       defer = {fmt, 0, 0, 1, NULL, NULL, 0, 0, 0, 0};
+    sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0},
+                       defer = {fmt, 0, 0, 1, NULL, NULL, 0, 0, 0, 0, 0};
     sc_io_spheres a, b;
     char ea[512] = "", eb[512] = "";
     const sc_io_status sa = sc_io_read_spheres(path, &plain, &a, ea, sizeof ea);
@@ -506,7 +506,7 @@ static void group_pieces(void)
             snprintf(name, sizeof name, "pieces_%s_%d.txt", flat ? "flat" : "rows", variant);
             const char *path = path_in(name);
             write_bytes(path, text, o);
-            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
+            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
             if (variant == 8) /* the sphere limit falls past the first piece */
                 opts.max_spheres = plant / 4;
             snprintf(what, sizeof what, "%s (%zu bytes)", name, o);
@@ -600,7 +600,7 @@ static void group_decimals(void)
         const char *path = path_in(flat ? "decimals_flat.txt" : "decimals_rows.txt");
         write_bytes(path, text, o);
         for (int threads = 1; threads <= 2; threads++) {
-            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
+            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
             sc_io_spheres s;
             char err[512];
             const sc_io_status st = read_threads(path, opts, threads, &s, err, sizeof err);
@@ -848,7 +848,7 @@ static void group_runs(void)
                      : mode == 3 ? "header y,x"
                                  : "named",
                      kind);
-            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
+            sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
             for (int threads = 1; threads <= 2; threads++)
                 expect_both_ways(path_in(name), a, na, b, nb, opts, threads, clean, values / 4,
                                  what);
@@ -973,7 +973,7 @@ static void group_csv(void)
         char what[64];
         snprintf(what, sizeof what, "csv variant %d", variant);
         for (int threads = 1; threads <= 2; threads++) {
-            const sc_io_read_options opts = {SC_IO_FORMAT_TEXT, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
+            const sc_io_read_options opts = {SC_IO_FORMAT_TEXT, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
             expect_both_ways(path_in("csv.txt"), plain, o, noted, on, opts, threads, clean, lines,
                              what);
         }
@@ -1163,7 +1163,7 @@ static void group_text(void)
     {
         const char *p = path_in("three.txt");
         write_text(p, "1 2 3 4\n5 6 7 8\n9 10 11 12\n");
-        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0, 0, 0};
+        sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0, 0, 0, 0};
         expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "line 3", "more than 2", __LINE__);
         o.max_spheres = 3;
         sc_io_spheres s;
@@ -1380,7 +1380,7 @@ static void group_npy(void)
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     /* a lower limit */
     make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0, NULL, NULL, 0, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 4, 0, NULL, NULL, 0, 0, 0, 0, 0};
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO); /* good values: both OK */
     expect_fail_opts(p, &o, SC_IO_ERR_TOO_MANY, "byte 60", "at most 4", __LINE__);
 }
@@ -1446,7 +1446,7 @@ static void group_raw(void)
     EXPECT_FAIL(p32, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 20", "column y");
     EXPECT_DEFERRED(p32, SC_IO_FORMAT_AUTO);
     write_bytes(p64, d, sizeof d);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 2, 0, NULL, NULL, 0, 0, 0, 0, 0};
     expect_fail_opts(p64, &o, SC_IO_ERR_TOO_MANY, "byte 64", "at most 2", __LINE__);
 }
 
@@ -1908,7 +1908,7 @@ static void group_lammps_rows(void)
         snprintf(what, sizeof what, "%s, variant %d", layouts[lay], variant);
         for (int radius = 0; radius < 2; radius++) {
             const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0,
-                                             radius ? "1=0.5,2=1,3=2" : "0.75", NULL, 0, 0, 0, 0};
+                                             radius ? "1=0.5,2=1,3=2" : "0.75", NULL, 0, 0, 0, 0, 0};
             expect_both_ways(path_in("rows.dump"), plain, o, led, ol, opts, 1, clean, atoms, what);
         }
     }
@@ -2104,7 +2104,7 @@ static void group_particle_runs(int xyz)
                 char what[96];
                 snprintf(what, sizeof what, "%s runs: %s%s, kind %d", xyz ? "xyz" : "lammps",
                          xyz ? comments[lay] : layouts[lay], trail ? " (trailing blanks)" : "", kind);
-                const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, radius, NULL, 0, 0, 0, 0};
+                const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, radius, NULL, 0, 0, 0, 0, 0};
                 const char *file = path_in(xyz ? "runs.xyz" : "runs.dump");
                 for (int threads = 1; threads <= 3; threads += 2)
                     expect_both_ways(file, a, na, b, nb, opts, threads, clean,
@@ -2205,12 +2205,73 @@ static void group_xyz_rows(void)
         snprintf(what, sizeof what, "xyz layout %d, variant %d", lay, variant);
         for (int radius = 0; radius < 2; radius++) {
             const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0,
-                                             radius ? "C=1.5,He=0.5,O=1" : "0.75", NULL, 0, 0, 0, 0};
+                                             radius ? "C=1.5,He=0.5,O=1" : "0.75", NULL, 0, 0, 0, 0, 0};
             expect_both_ways(path_in("rows.xyz"), plain, o, led, ol, opts, 1, clean, atoms, what);
         }
     }
     free(plain);
     free(led);
+}
+
+/* A dump's ids (read_options.ids): n atoms with ids base + step * k in a
+ * shuffled order, atom `dup` (when < n) given atom 0's id; frame 1 of two. */
+static void write_ids_dump(const char *path, size_t n, int64_t base, int64_t step, size_t dup)
+{
+    FILE *f = fopen(path, "w");
+    for (int frame = 0; frame < 2 && f; frame++) {
+        fprintf(f, "ITEM: TIMESTEP\n%d\nITEM: NUMBER OF ATOMS\n%zu\nITEM: ATOMS id x y z radius\n",
+                frame, n);
+        for (size_t i = 0; i < n; i++) {
+            const size_t k = (i * 37 + 11) % n; /* n not a multiple of 37 */
+            const size_t kk = i == dup ? (0 * 37 + 11) % n : k;
+            fprintf(f, "%lld %zu 0 0 0.5\n", frame ? (long long)(base + step * (int64_t)kk) : 0LL, i);
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
+static void lammps_ids(void)
+{
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 1, 0, 0, 0, 1};
+    sc_io_spheres s;
+    char err[512] = "";
+    /* the bitmap's range (ids 1..n) and the sort's (ids a 10^15 apart) */
+    static const int64_t step[2] = {1, 1000000000000000LL};
+    for (int w = 0; w < 2; w++) {
+        const size_t n = 300;
+        write_ids_dump(path_in("ids.dump"), n, -7, step[w], n);
+        CHECK(sc_io_read_spheres(path_in("ids.dump"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
+        int good = s.ids != NULL && s.n == n;
+        for (size_t i = 0; good && i < n; i++)
+            good = s.ids[i] == -7 + step[w] * (int64_t)((i * 37 + 11) % n) &&
+                   ((const double *)s.rows)[4 * i] == (double)i;
+        CHECK(good, "ids.dump (step %lld): the ids of frame 1, in the rows' order", (long long)step[w]);
+        sc_io_spheres_free(&s);
+        /* atom 250 (frame 1's header takes lines 306-310, its atom 0 line
+         * 311) repeats atom 0's id */
+        write_ids_dump(path_in("ids.dump"), n, -7, step[w], 250);
+        expect_fail_opts(path_in("ids.dump"), &o, SC_IO_ERR_DUPLICATE_ID, "line 561", "on line 311",
+                         __LINE__);
+    }
+    /* int64's ends, and one past them */
+    write_text(path_in("ends.dump"), "ITEM: NUMBER OF ATOMS\n2\nITEM: ATOMS x y z radius id\n"
+                                     "0 0 0 1 -9223372036854775808\n1 0 0 1 +9223372036854775807\n");
+    o.frame = 0;
+    CHECK(sc_io_read_spheres(path_in("ends.dump"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
+    CHECK(s.ids && s.ids[0] == INT64_MIN && s.ids[1] == INT64_MAX, "ends.dump: int64's ends");
+    sc_io_spheres_free(&s);
+    write_text(path_in("over.dump"), "ITEM: NUMBER OF ATOMS\n2\nITEM: ATOMS x y z radius id\n"
+                                     "0 0 0 1 -9223372036854775809\n1 0 0 1 2\n");
+    expect_fail_opts(path_in("over.dump"), &o, SC_IO_ERR_SYNTAX, "line 4", "-9223372036854775809", __LINE__);
+    write_text(path_in("over.dump"), "ITEM: NUMBER OF ATOMS\n2\nITEM: ATOMS x y z radius id\n"
+                                     "0 0 0 1 1\n1 0 0 1 9223372036854775808\n");
+    expect_fail_opts(path_in("over.dump"), &o, SC_IO_ERR_SYNTAX, "line 5", "9223372036854775808", __LINE__);
+    /* without ids asked, none are read */
+    o.ids = 0;
+    CHECK(sc_io_read_spheres(path_in("ends.dump"), &o, &s, err, sizeof err) == SC_IO_OK && s.ids == NULL,
+          "ends.dump without ids: %s", err);
+    sc_io_spheres_free(&s);
 }
 
 static void group_lammps(void)
@@ -2246,7 +2307,7 @@ static void group_lammps(void)
                        "ITEM: BOX BOUNDS ff ff ff\n0 1\n0 1\n0 1\n"
                        "ITEM: ATOMS id type xu yu zu\n7 Ar 0.5 0.25 -3\n8 He 1 2 3\n";
     write_text(path_in("b.txt"), atom);
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75", NULL, 0, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "0.75", NULL, 0, 0, 0, 0, 0};
     char err[512] = "";
     CHECK(sc_io_read_spheres(path_in("b.txt"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
     const double wb[8] = {0.5, 0.25, -3, 0.75, 1, 2, 3, 0.75};
@@ -2317,7 +2378,7 @@ static void group_lammps(void)
             "ITEM: TIMESTEP\n20\nITEM: NUMBER OF ATOMS\n2\nITEM: BOX BOUNDS ff ff ff\n"
             "0 30\n0 30\n0 30\nITEM: ATOMS id radius z y x\n1 1.5 6 7 8\n2 2.5 9 10 11\n\n";
         write_text(path_in("t.dump"), traj);
-        sc_io_read_options fo = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 1, 0, 0, 0};
+        sc_io_read_options fo = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 1, 0, 0, 0, 0};
         char ferr[512] = "";
         sc_io_spheres t;
         const double w1[4] = {3, 4, 5, 0.25}, w2[8] = {8, 7, 6, 1.5, 11, 10, 9, 2.5};
@@ -2386,7 +2447,7 @@ static void group_lammps(void)
         len += big;
         len += (size_t)sprintf(t + len, last ? " 4 5 6 0.25\n" : " 1 2 3 0.5\n2 1 4 5 6 0.25\n");
         write_bytes(path_in("long.dump"), t, len);
-        const sc_io_read_options lopts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
+        const sc_io_read_options lopts = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
         char lerr[512];
         if (read_threads(path_in("long.dump"), lopts, 3, &s, lerr, sizeof lerr) == SC_IO_OK) {
             const double *r = s.rows;
@@ -2398,6 +2459,7 @@ static void group_lammps(void)
         }
     }
     free(t);
+    lammps_ids();
 }
 
 /* ---- XYZ ------------------------------------------------------------------- */
@@ -2407,7 +2469,7 @@ static void group_xyz(void)
     /* plain XYZ: element x y z, extra columns ignored, the caller's radii */
     write_text(path_in("w.xyz"), "3\nwater, one frame\nO 0 0 0\nH 0.75 -0.5e0 0 1 2\n"
                                  "H -0.75 0.5 0\n2\nnext frame\nO 1 1 1\nH 2 2 2\n");
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "O=0.7,H=0.3", NULL, 0, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, "O=0.7,H=0.3", NULL, 0, 0, 0, 0, 0};
     sc_io_spheres s;
     char err[512] = "";
     CHECK(sc_io_read_spheres(path_in("w.xyz"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
@@ -2546,7 +2608,7 @@ static void group_hdf5(void)
     h5_put(file, "/bad", 2, 2, 4, H5T_IEEE_F64LE, bad);
     H5Fclose(file);
 
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0, 0, 0, 0, 0};
     sc_io_spheres s;
     char err[512] = "";
     CHECK(sc_io_read_spheres(path, &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
@@ -2598,7 +2660,7 @@ static void group_hdf5(void)
 static void group_hdf5(void)
 {
     write_text(path_in("p.h5"), "not read\n");
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0, 0, 0, 0, 0};
     expect_fail_opts(path_in("p.h5"), &o, SC_IO_ERR_ARGUMENT, "libhdf5-dev", NULL, __LINE__);
 }
 #endif

@@ -125,6 +125,11 @@ static const char usage_pairs[] =
     "                      dataset per column); x y r for --2d\n"
     "  --frame N|last      LAMMPS dumps and XYZ trajectories: the snapshot read\n"
     "                      (0 the first, the default; negative from the end)\n"
+    "  --ids               write the atoms' own ids instead of row numbers: a LAMMPS\n"
+    "                      dump's id column, an extended XYZ file's id property\n"
+    "                      (int64; .npy '<i8', .bin int64, the smaller id first;\n"
+    "                      with --against, INPUT's id then B's). Count and checksum\n"
+    "                      stay those of the row numbers\n"
     "  --count-only        only count pairs and checksum (memory for the spheres only);\n"
     "                      this is also what happens without -o\n"
     "  --sorted            write pairs in (i, j) lexicographic order\n"
@@ -182,6 +187,8 @@ static const char usage_neighbors[] =
     "  --radius R|T=R,...  as for pairs (LAMMPS dumps and XYZ without radii)\n"
     "  --dataset D         as for pairs (HDF5 inputs)\n"
     "  --frame N|last      as for pairs (LAMMPS dumps and XYZ trajectories)\n"
+    "  --ids               entries as the atoms' ids (row's id, neighbour's id), as\n"
+    "                      for pairs; rows stay in the file's order\n"
     "  --algorithm A, --threads N, --pin P, --kernel K, --format F,\n"
     "  --input-format F, --2d, --json, --quiet   as for pairs\n"
     "  -h, --help          this help\n"
@@ -580,7 +587,7 @@ typedef struct pairs_job {
     const char *dataset; /* --dataset: an HDF5 input's datasets, or NULL */
     long frame;          /* --frame: a trajectory's snapshot (0 the first) */
     int box_axes;        /* entries given in --box (1: every axis) */
-    int count_only, sorted, json, quiet, dims2;
+    int count_only, sorted, json, quiet, dims2, ids;
     int repeat;         /* --repeat: count runs on one context (1: a single run) */
     double first_total; /* the first run's total seconds when repeat > 1 */
     sc_io_format in_format, out_format;
@@ -967,6 +974,8 @@ static int cmd_pairs(int argc, char **argv)
                 rc = parse_frame("pairs", v, &job.frame);
         } else if (strcmp(arg, "--count-only") == 0) {
             job.count_only = 1;
+        } else if (strcmp(arg, "--ids") == 0) {
+            job.ids = 1;
         } else if (is_opt(&a, "--repeat", 1, &v, &rc)) {
             char *end = NULL;
             long r = rc ? 0 : strtol(v, &end, 10);
@@ -1073,6 +1082,8 @@ static int cmd_pairs(int argc, char **argv)
     }
     if (job.output && job.count_only)
         return fail(EXIT_USAGE, "pairs: -o and --count-only contradict each other");
+    if (job.ids && job.output == NULL)
+        return fail(EXIT_USAGE, "pairs: --ids names the pairs written with -o; there is no -o");
     if (job.repeat == 0)
         job.repeat = 1;
     if (job.output && job.repeat > 1)
@@ -1112,7 +1123,7 @@ static int cmd_pairs(int argc, char **argv)
      * every page of the file. A query that finds a bad value has the reader
      * word it (below). */
     sc_io_read_options ro = {job.in_format, job.dims2 ? 2 : 0, 0, 1, job.radius, job.dataset,
-                             job.frame, job.options.threads, sc_huge_pages(), 0};
+                             job.frame, job.options.threads, sc_huge_pages(), 0, job.ids};
     sc_io_spheres in, inb;
     memset(&inb, 0, sizeof inb);
     double t0 = now_seconds();
@@ -1210,7 +1221,10 @@ static int cmd_pairs(int argc, char **argv)
                                        sizeof ss.err)
               : sc_pair_writer_open(job.output, job.out_format, in.n, &ss.writer, ss.err,
                                     sizeof ss.err);
+        if (ws == SC_IO_OK && job.ids)
+            ws = sc_pair_writer_use_ids(ss.writer, in.ids, inb.ids, ss.err, sizeof ss.err);
         if (ws != SC_IO_OK) {
+            sc_pair_writer_abort(ss.writer);
             sc_context_destroy(ctx);
             sc_io_spheres_free(&in);
             sc_io_spheres_free(&inb);
@@ -1271,10 +1285,13 @@ static int cmd_pairs(int argc, char **argv)
 
 /* Writes the list row by row; the first failure's message lands in err. */
 static sc_io_status write_list(const char *path, sc_io_format fmt, size_t n, const uint64_t *off,
-                               const uint32_t *idx, const double *val, char *err, size_t cap)
+                               const uint32_t *idx, const double *val, const int64_t *ids,
+                               char *err, size_t cap)
 {
     sc_pair_writer *w = NULL;
     sc_io_status ws = sc_list_writer_open(path, fmt, n, val != NULL, &w, err, cap);
+    if (ws == SC_IO_OK && ids)
+        ws = sc_pair_writer_use_ids(w, ids, NULL, err, cap);
     if (ws == SC_IO_OK && sc_pair_writer_needs_total(w))
         ws = sc_pair_writer_declare_total(w, off[n], err, cap);
     for (size_t i = 0; i < n && ws == SC_IO_OK; i++)
@@ -1291,7 +1308,7 @@ static int cmd_neighbors(int argc, char **argv)
     if (wants_help(argc, argv))
         return print_help(usage_neighbors, 0);
     const char *input = NULL, *output = NULL;
-    int json = 0, quiet = 0, dims2 = 0;
+    int json = 0, quiet = 0, dims2 = 0, ids = 0;
     sc_io_format in_format = SC_IO_FORMAT_AUTO, out_format = SC_IO_FORMAT_AUTO;
     sc_options options = sc_options_default();
     sc_nbr_spec spec = {0, 0.0, SC_NBR_NONE};
@@ -1323,6 +1340,8 @@ static int cmd_neighbors(int argc, char **argv)
                 rc = parse_frame("neighbors", v, &frame);
         } else if (strcmp(arg, "--full") == 0) {
             spec.full = 1;
+        } else if (strcmp(arg, "--ids") == 0) {
+            ids = 1;
         } else if (is_opt(&a, "--skin", 1, &v, &rc)) {
             char *end = NULL;
             if (v) {
@@ -1375,6 +1394,8 @@ static int cmd_neighbors(int argc, char **argv)
         return fail(EXIT_USAGE, "neighbors: missing INPUT (see spherecollide neighbors --help)");
     if (spec.value != SC_NBR_NONE && output == NULL)
         return fail(EXIT_USAGE, "neighbors: --values are written with -o FILE.csv");
+    if (ids && output == NULL)
+        return fail(EXIT_USAGE, "neighbors: --ids names the entries written with -o; there is no -o");
     if (out_format != SC_IO_FORMAT_AUTO && output == NULL)
         return fail(EXIT_USAGE, "neighbors: --format %s is an output format, but there is no -o",
                     sc_io_format_name(out_format));
@@ -1397,7 +1418,7 @@ static int cmd_neighbors(int argc, char **argv)
     }
 
     sc_io_read_options ro = {in_format, dims2 ? 2 : 0, 0, 1, radius, dataset, frame,
-                             options.threads, sc_huge_pages(), 0};
+                             options.threads, sc_huge_pages(), 0, ids};
     sc_io_spheres in;
     double t0 = now_seconds();
     const int notice = reading_notice(input, quiet);
@@ -1449,7 +1470,7 @@ static int cmd_neighbors(int argc, char **argv)
         rc = search_failed(input, &in, &view, &options, st);
     if (rc == EXIT_OK && output) {
         const double w0 = now_seconds();
-        sc_io_status ws = write_list(output, out_format, in.n, off, idx, val, err, sizeof err);
+        sc_io_status ws = write_list(output, out_format, in.n, off, idx, val, in.ids, err, sizeof err);
         write_s = now_seconds() - w0;
         if (ws != SC_IO_OK)
             rc = fail(sc_io_exit_code(ws), "%s", err);

@@ -38,6 +38,7 @@ const char *sc_io_status_name(sc_io_status status)
     case SC_IO_ERR_WRITE: return "cannot write output";
     case SC_IO_ERR_NOMEM: return "out of memory";
     case SC_IO_ERR_INTERNAL: return "internal error";
+    case SC_IO_ERR_DUPLICATE_ID: return "duplicate id";
     }
     return "unknown status";
 }
@@ -58,7 +59,8 @@ int sc_io_exit_code(sc_io_status status)
     case SC_IO_ERR_NON_FINITE:
     case SC_IO_ERR_NEGATIVE_RADIUS:
     case SC_IO_ERR_OUT_OF_RANGE:
-    case SC_IO_ERR_TOO_MANY: return 5;
+    case SC_IO_ERR_TOO_MANY:
+    case SC_IO_ERR_DUPLICATE_ID: return 5;
     case SC_IO_ERR_WRITE: return 6;
     case SC_IO_ERR_NOMEM: return 7;
     case SC_IO_ERR_INTERNAL: return 1;
@@ -308,6 +310,11 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
     if (fmt == SC_IO_FORMAT_HDF5 && opts && opts->frame != 0)
         return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
                        "%s: a frame is for LAMMPS dumps and XYZ files", path);
+    if (opts && opts->ids && fmt != SC_IO_FORMAT_LAMMPS && fmt != SC_IO_FORMAT_XYZ &&
+        fmt != SC_IO_FORMAT_TEXT) /* text may turn out to be a dump, below */
+        return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
+                       "%s: ids are read from LAMMPS dumps (the id column) and extended XYZ "
+                       "files (an id property), not %s input", path, sc_io_format_name(fmt));
     if (fmt == SC_IO_FORMAT_HDF5) { /* the library reads the file itself */
         if (strcmp(path, "-") == 0)
             return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
@@ -332,6 +339,12 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
         return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
                        "%s: a frame is for LAMMPS dumps and XYZ files, not %s input", path,
                        sc_io_format_name(fmt));
+    }
+    if (opts && opts->ids && fmt != SC_IO_FORMAT_LAMMPS && fmt != SC_IO_FORMAT_XYZ) {
+        io_file_release(&f);
+        return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
+                       "%s: ids are read from LAMMPS dumps (the id column) and extended XYZ "
+                       "files (an id property), not %s input", path, sc_io_format_name(fmt));
     }
     switch (fmt) {
     case SC_IO_FORMAT_LAMMPS: st = io_read_lammps(path, &f, opts, out, err, errcap); break;
@@ -366,6 +379,7 @@ void sc_io_spheres_free(sc_io_spheres *s)
     if (s->map_)
         munmap(s->map_, s->map_len_);
     free(s->owned_);
+    free(s->owned_ids_);
     memset(s, 0, sizeof *s);
 }
 

@@ -361,6 +361,130 @@ static sc_io_status field_check(const char *path, size_t line, size_t atom, cons
                    atom, col);
 }
 
+/* ---- ids --------------------------------------------------------------------
+ * Read apart from the rows, in one more pass over the frame's atom lines,
+ * only when asked (sc_io_read_options.ids): the rows' fast paths stay as
+ * they are, and the lines were checked by the rows' read (each has the
+ * columns' fields). */
+
+/* A whole number within int64 ([-+]digits); 0 otherwise. */
+static int whole_int64(const span *t, int64_t *out)
+{
+    const char *p = t->b;
+    const int neg = p < t->e && *p == '-';
+    p += p < t->e && (*p == '-' || *p == '+');
+    if (p == t->e)
+        return 0;
+    uint64_t v = 0;
+    const uint64_t max = neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX;
+    for (; p < t->e; p++) {
+        if (*p < '0' || *p > '9' || v > (max - (uint64_t)(*p - '0')) / 10)
+            return 0;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v; /* -2^63 converts in two's complement */
+    return 1;
+}
+
+static int cmp_id_row(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The first atom whose id an earlier one has: 1 with *first and *again,
+ * 0 when all differ (or when the check's memory is not there: *nomem). A
+ * bitmap over the ids' range where it is at most 64 bits per atom (the
+ * usual 1..N, in any order), else a sort of (id, atom). */
+static int repeated_id(const int64_t *ids, size_t n, size_t *first, size_t *again, int *nomem)
+{
+    *nomem = 0;
+    if (n < 2)
+        return 0;
+    int64_t lo = ids[0], hi = ids[0];
+    for (size_t i = 1; i < n; i++) {
+        lo = ids[i] < lo ? ids[i] : lo;
+        hi = ids[i] > hi ? ids[i] : hi;
+    }
+    const uint64_t range = (uint64_t)hi - (uint64_t)lo; /* no overflow in uint64 */
+    if (range / 64 <= n) {
+        uint64_t *seen = calloc(range / 64 + 1, sizeof *seen);
+        if (seen == NULL)
+            return *nomem = 1, 0;
+        size_t k = n;
+        for (size_t i = 0; i < n && k == n; i++) {
+            const uint64_t b = (uint64_t)ids[i] - (uint64_t)lo;
+            if (seen[b / 64] >> (b % 64) & 1u)
+                k = i;
+            seen[b / 64] |= (uint64_t)1 << (b % 64);
+        }
+        free(seen);
+        if (k == n)
+            return 0;
+        for (*first = 0; ids[*first] != ids[k]; ++*first)
+            ;
+        *again = k;
+        return 1;
+    }
+    int64_t(*pr)[2] = malloc(n * sizeof *pr);
+    if (pr == NULL)
+        return *nomem = 1, 0;
+    for (size_t i = 0; i < n; i++) {
+        pr[i][0] = ids[i];
+        pr[i][1] = (int64_t)i;
+    }
+    qsort(pr, n, sizeof *pr, cmp_id_row);
+    size_t best = SIZE_MAX;
+    for (size_t i = 1; i < n; i++)
+        if (pr[i][0] == pr[i - 1][0] && (size_t)pr[i][1] < best) {
+            best = (size_t)pr[i][1];
+            *first = (size_t)pr[i - 1][1];
+        }
+    free(pr);
+    *again = best;
+    return best != SIZE_MAX;
+}
+
+/* The ids of the n atom lines from c (column col, counted from 0 in each
+ * line's blank-separated fields) into out->ids, every one checked. */
+static sc_io_status read_ids(const char *path, cursor c, size_t n, int col, sc_io_spheres *out,
+                             char *err, size_t errcap)
+{
+    int64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (ids == NULL)
+        return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: no memory for %zu ids", path, n);
+    const size_t first_line = c.line + 1;
+    for (size_t i = 0; i < n; i++) {
+        span l = {NULL, NULL}, t = {NULL, NULL};
+        const int ok = next_line(&c, &l);
+        int k = 0; /* fields read; t is field col once k passes it */
+        for (const char *at = l.b; ok && k <= col && next_token(&at, l.e, &t); k++)
+            ;
+        if (k != col + 1 || !whole_int64(&t, &ids[i])) {
+            char q[128];
+            free(ids);
+            return io_fail(err, errcap, SC_IO_ERR_SYNTAX,
+                           "%s: line %zu: the id %s is not a whole number within int64 (atom %zu)",
+                           path, c.line, k == col + 1 ? io_quote(t.b, (size_t)(t.e - t.b), q, sizeof q)
+                                                      : "\"\"", i);
+        }
+    }
+    size_t a = 0, b = 0;
+    int nomem = 0;
+    if (repeated_id(ids, n, &a, &b, &nomem) || nomem) {
+        const int64_t id = nomem ? 0 : ids[b];
+        free(ids);
+        if (nomem)
+            return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: no memory to check %zu ids", path, n);
+        return io_fail(err, errcap, SC_IO_ERR_DUPLICATE_ID,
+                       "%s: line %zu: id %lld again (atom %zu; atom %zu on line %zu has it)", path,
+                       first_line + b, (long long)id, b, a, first_line + a);
+    }
+    out->ids = ids;
+    out->owned_ids_ = ids;
+    return SC_IO_OK;
+}
+
 /* ---- the reader ------------------------------------------------------------- */
 
 enum { COL_NONE = -1 };
@@ -368,7 +492,7 @@ enum { COL_NONE = -1 };
 typedef struct columns {
     int pos[3];    /* column of x, y, z */
     int scaled[3]; /* 1: xs/xsu (a fraction of the box) */
-    int radius, diameter, type;
+    int radius, diameter, type, id;
     int count;
 } columns;
 
@@ -380,7 +504,7 @@ static void find_columns(const char *rest, const char *end, columns *c)
         c->pos[a] = COL_NONE;
         c->scaled[a] = 0;
     }
-    c->radius = c->diameter = c->type = COL_NONE;
+    c->radius = c->diameter = c->type = c->id = COL_NONE;
     c->count = 0;
     span t;
     for (const char *at = rest; next_token(&at, end, &t); c->count++) {
@@ -396,6 +520,8 @@ static void find_columns(const char *rest, const char *end, columns *c)
             c->diameter = c->count;
         if (token_is(&t, "type") && c->type == COL_NONE)
             c->type = c->count;
+        if (token_is(&t, "id") && c->id == COL_NONE)
+            c->id = c->count;
     }
 }
 
@@ -471,7 +597,7 @@ static int fast_atom(const span *l, const char *end, const columns *cols, int di
 /* ---- XYZ's columns and one-pass line; runs of either format's rows ------- */
 
 typedef struct xyz_columns {
-    int species, pos, radius, count; /* first column of each (pos: 3) */
+    int species, pos, radius, id, count; /* first column of each (pos: 3) */
 } xyz_columns;
 
 /* An XYZ atom line read in one pass, as the general loop below reads it:
@@ -904,6 +1030,9 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
                            "read (they need the tilt factors); dump x y z or xu yu zu instead",
                            path, c.line, axis_name[a]);
     }
+    if (opts && opts->ids && cols.id == COL_NONE)
+        return io_fail(err, errcap, SC_IO_ERR_HEADER, "%s: line %zu: no id column for the ids",
+                       path, c.line);
     radius_table radii = {-1.0, 0, {{0}}};
     if (cols.radius == COL_NONE && cols.diameter == COL_NONE) {
         if (!opts || !opts->radius)
@@ -929,6 +1058,7 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
     double *rows = malloc((n ? n : 1) * width * sizeof(double));
     if (!rows)
         return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: no memory for %zu atoms", path, n);
+    const cursor atoms = c;
     sc_io_status st = SC_IO_OK;
     /* Runs of plain atom lines (io_runs.h), each odd line read below, and
      * pieces on several threads. A dump with both a radius and a diameter
@@ -993,6 +1123,8 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
                          c.line, k, cols.count, i);
         row[dims] = r;
     }
+    if (st == SC_IO_OK && opts && opts->ids)
+        st = read_ids(path, atoms, n, cols.id, out, err, errcap);
     if (st != SC_IO_OK) {
         free(rows);
         return st;
@@ -1043,7 +1175,7 @@ static int comment_value(const char *b, const char *e, const char *key, span *v)
 /* Properties=name:type:count:... to columns; 0 when malformed. */
 static int xyz_properties(const span *v, xyz_columns *c)
 {
-    c->species = c->pos = c->radius = COL_NONE;
+    c->species = c->pos = c->radius = c->id = COL_NONE;
     c->count = 0;
     const char *p = v->b;
     while (p < v->e) {
@@ -1073,6 +1205,8 @@ static int xyz_properties(const span *v, xyz_columns *c)
             c->pos = c->count;
         if ((IS("radius") || IS("radii")) && count == 1 && c->radius == COL_NONE)
             c->radius = c->count;
+        if (IS("id") && count == 1 && c->id == COL_NONE)
+            c->id = c->count;
 #undef IS
         c->count += count;
     }
@@ -1099,7 +1233,7 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
                        path, count_line, n, io_max_spheres(opts));
     if (!next_line(&c, &comment))
         comment.b = comment.e = c.end;
-    xyz_columns cols = {0, 1, COL_NONE, 4};
+    xyz_columns cols = {0, 1, COL_NONE, COL_NONE, 4};
     span v;
     if (comment_value(comment.b, comment.e, "Properties", &v) && !xyz_properties(&v, &cols))
         return io_fail(err, errcap, SC_IO_ERR_HEADER,
@@ -1135,6 +1269,9 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
                 periodic[a] = t.e - t.b == 1 && (*t.b == 'T' || *t.b == 't');
         }
     }
+    if (opts && opts->ids && cols.id == COL_NONE)
+        return io_fail(err, errcap, SC_IO_ERR_HEADER,
+                       "%s: line %zu: Properties names no id:I:1 for the ids", path, comment_line);
     radius_table radii = {-1.0, 0, {{0}}};
     if (cols.radius == COL_NONE) {
         if (!opts || !opts->radius)
@@ -1157,6 +1294,7 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
     double *rows = malloc((n ? n : 1) * width * sizeof(double));
     if (!rows)
         return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: no memory for %zu atoms", path, n);
+    const cursor atoms = c;
     static const char *const names[4] = {"x", "y", "z", "radius"};
     sc_io_status st = SC_IO_OK;
     /* Runs of plain atom lines (io_runs.h: exactly the columns' fields),
@@ -1215,6 +1353,8 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
                          path, c.line, k, cols.count, i);
         row[dims] = r;
     }
+    if (st == SC_IO_OK && opts && opts->ids)
+        st = read_ids(path, atoms, n, cols.id, out, err, errcap);
     if (st != SC_IO_OK) {
         free(rows);
         return st;

@@ -25,7 +25,14 @@ struct sc_pair_writer {
     int list;        /* a neighbour list: (row, neighbour), any order, i != j */
     size_t nb;       /* two sets: i < n, j < nb (0: one set) */
     int with_values; /* a list's third CSV column */
+    const int64_t *ids_i, *ids_j; /* sc_pair_writer_use_ids: what is written for i, j */
 };
+
+/* The .npy dtype of the pairs: row numbers, or the caller's int64 ids. */
+static const char *npy_descr(const sc_pair_writer *w)
+{
+    return w->ids_i ? "<i8" : "<u4";
+}
 
 sc_io_status sc_pair_writer_open(const char *path, sc_io_format format, size_t n,
                                  sc_pair_writer **out, char *err, size_t errcap)
@@ -110,6 +117,67 @@ static size_t utoa32(char *out, uint32_t v)
     return len;
 }
 
+/* Writes v in decimal at out (no terminator); returns the length (1..20). */
+static size_t itoa64(char *out, int64_t v)
+{
+    char tmp[24];
+    size_t len = 0, at = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[len++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        out[at++] = '-';
+    while (len)
+        out[at++] = tmp[--len];
+    return at;
+}
+
+/* Pairs checked by the caller, written as the ids of their rows: one set's
+ * pair with the smaller id first (as row numbers have i < j), two sets'
+ * and a list's in their order (A's or the row's id first). */
+static sc_io_status write_ids(sc_pair_writer *w, const uint32_t *pairs, size_t count, char *err,
+                              size_t errcap)
+{
+    io_sink *s = &w->s;
+    const int ordered = !w->list && !w->nb;
+    for (size_t k = 0; k < count; k++) {
+        int64_t a = w->ids_i[pairs[2 * k]], b = w->ids_j[pairs[2 * k + 1]];
+        if (ordered && b < a) {
+            const int64_t t = a;
+            a = b;
+            b = t;
+        }
+        sc_io_status st = io_sink_reserve(s, 48, err, errcap);
+        if (st != SC_IO_OK)
+            return st;
+        unsigned char *p = s->buf + s->used;
+        if (w->format == SC_IO_FORMAT_CSV) {
+            size_t l = itoa64((char *)p, a);
+            p[l++] = ',';
+            l += itoa64((char *)p + l, b);
+            p[l++] = '\n';
+            s->used += l;
+        } else {
+            io_put_le64(p, (uint64_t)a);
+            io_put_le64(p + 8, (uint64_t)b);
+            s->used += 16;
+        }
+    }
+    return SC_IO_OK;
+}
+
+sc_io_status sc_pair_writer_use_ids(sc_pair_writer *w, const int64_t *ids_i, const int64_t *ids_j,
+                                    char *err, size_t errcap)
+{
+    if (w == NULL || ids_i == NULL || (w->nb && ids_j == NULL) || w->pairs != 0)
+        return io_fail(err, errcap, SC_IO_ERR_INTERNAL, "ids go to a pair writer before its first pair");
+    w->ids_i = ids_i;
+    w->ids_j = w->nb ? ids_j : ids_i;
+    return SC_IO_OK;
+}
+
 sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size_t count,
                                   char *err, size_t errcap)
 {
@@ -149,7 +217,11 @@ sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size
                             w->list ? "i != j, both" : "i < j", w->n);
         }
     }
-    if (w->format == SC_IO_FORMAT_CSV) {
+    if (w->ids_i) {
+        sc_io_status st = write_ids(w, pairs, count, err, errcap);
+        if (st != SC_IO_OK)
+            return st;
+    } else if (w->format == SC_IO_FORMAT_CSV) {
         for (size_t k = 0; k < count; k++) {
             if (SC_IO_BUFFER_BYTES - s->used < 24) {
                 sc_io_status st = io_sink_flush(s, err, errcap);
@@ -246,7 +318,7 @@ sc_io_status sc_list_writer_row(sc_pair_writer *w, uint32_t row, const uint32_t 
                  * the buffer: its '\n' becomes the ',' before the value */
                 io_sink *s = &w->s;
                 sc_io_status st = SC_IO_OK;
-                if (SC_IO_BUFFER_BYTES - s->used < 64)
+                if (SC_IO_BUFFER_BYTES - s->used < 128) /* two ids and a value */
                     st = io_sink_flush(s, err, errcap);
                 if (st == SC_IO_OK)
                     st = sc_pair_writer_write(w, stage + 2 * k, 1, err, errcap);
@@ -285,7 +357,7 @@ sc_io_status sc_pair_writer_declare_total(sc_pair_writer *w, uint64_t total, cha
     if (w == NULL || !w->header_pending)
         return io_fail(err, errcap, SC_IO_ERR_INTERNAL, "no .npy header waits for a total");
     unsigned char h[NPY_HEADER_BYTES];
-    io_npy_header(h, sizeof h, "<u4", total, 2);
+    io_npy_header(h, sizeof h, npy_descr(w), total, 2);
     w->header_pending = 0;
     return io_sink_put(&w->s, h, sizeof h, err, errcap);
 }
@@ -306,7 +378,7 @@ sc_io_status sc_pair_writer_finish(sc_pair_writer *w, uint64_t total, char *err,
         st = sc_pair_writer_declare_total(w, w->pairs, err, errcap);
     if (st == SC_IO_OK && w->format == SC_IO_FORMAT_NPY && w->s.seekable) {
         unsigned char h[NPY_HEADER_BYTES];
-        io_npy_header(h, sizeof h, "<u4", w->pairs, 2);
+        io_npy_header(h, sizeof h, npy_descr(w), w->pairs, 2);
         st = io_sink_rewrite(&w->s, 0, h, sizeof h, err, errcap);
     }
     if (st == SC_IO_OK)

@@ -15,7 +15,8 @@
  *
  * Writing: pair writers stream (i, j) uint32 pairs to .npy (K x 2 '<u4'),
  * .csv ("i,j" lines) or raw binary through one fixed 1 MiB buffer
- * (SC_IO_BUFFER_BYTES), whatever K is. Every writer, and the sphere writer,
+ * (SC_IO_BUFFER_BYTES), whatever K is, or the atoms' own int64 ids
+ * (sc_pair_writer_use_ids). Every writer, and the sphere writer,
  * writes to a temporary file in the destination's directory and renames it
  * onto the requested name only on success.
  *
@@ -62,7 +63,8 @@ typedef enum sc_io_status {
     SC_IO_ERR_TOO_MANY,        /**< more than the allowed spheres (exit 5) */
     SC_IO_ERR_WRITE,           /**< output cannot be created or written (exit 6) */
     SC_IO_ERR_NOMEM,           /**< allocation failed (exit 7) */
-    SC_IO_ERR_INTERNAL         /**< a bug or inconsistent call (exit 1) */
+    SC_IO_ERR_INTERNAL,        /**< a bug or inconsistent call (exit 1) */
+    SC_IO_ERR_DUPLICATE_ID     /**< two atoms with one id (read_options.ids) (exit 5) */
 } sc_io_status;
 
 /** Short English name of a status ("non-finite value", ...). Thread-safe. */
@@ -146,6 +148,13 @@ typedef struct sc_io_read_options {
                               layout is known that is read on several
                               threads; 0: 8 MiB (io_text.c says why);
                               tests pass less */
+    int ids;             /**< 1: also read each atom's own id into
+                              sc_io_spheres.ids (a LAMMPS dump's id column,
+                              an extended XYZ file's id property); every id
+                              a whole number within int64 and no two alike
+                              (else SC_IO_ERR_DUPLICATE_ID). A file
+                              without ids: SC_IO_ERR_HEADER; other
+                              formats: SC_IO_ERR_ARGUMENT */
 } sc_io_read_options;
 
 /** Spheres read from a file. rows holds n * (dims + 1) values of dtype, row
@@ -162,8 +171,10 @@ typedef struct sc_io_spheres {
     sc_box box;          /**< its orthogonal box: lo, hi per axis, periodic
                               where the dump's boundary flag is pp (XYZ:
                               where pbc is T; all axes when pbc is absent) */
+    const int64_t *ids;  /**< n ids when read_options.ids asked, else NULL */
     /* private: what sc_io_spheres_free releases */
     void *owned_;
+    int64_t *owned_ids_;
     void *map_;
     size_t map_len_;
     size_t data_offset_; /* file offset of rows[0] (binary formats) */
@@ -228,6 +239,13 @@ sc_io_status sc_pair_writer_open(const char *path, sc_io_format format, size_t n
 sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size_t count,
                                   char *err, size_t errcap);
 
+/** Writes each pair's ids instead of its row numbers: (ids_i[i], ids_j[j]);
+ *  ids_j is the second set's for a two-set writer (ignored otherwise). One
+ *  set's pairs are written with the smaller id first. The files hold int64:
+ *  .npy '<i8' (K x 2), raw little-endian int64, or decimal CSV. Call before
+ *  the first pair; the arrays must outlive the writer. */
+sc_io_status sc_pair_writer_use_ids(sc_pair_writer *w, const int64_t *ids_i, const int64_t *ids_j,
+                                    char *err, size_t errcap);
 /** Non-zero when the writer is .npy on a stream (standard output, a FIFO, a
  *  device): the header holds the shape and cannot be rewritten, so the caller
  *  must count the pairs first and call sc_pair_writer_declare_total before

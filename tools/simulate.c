@@ -137,7 +137,7 @@ static int given_radii(const char *spec, size_t n, int dims, uint64_t seed, doub
         sc_io_spheres f;
         char err[512];
         /* text and raw rows as the run's dims say; .npy by its shape */
-        sc_io_read_options ro = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, sc_huge_pages(), 0};
+        sc_io_read_options ro = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, sc_huge_pages(), 0, 0};
         if (sc_io_spheres_format_for_path(path) != SC_IO_FORMAT_NPY)
             ro.dims = dims;
         const sc_io_status st = sc_io_read_spheres(path, &ro, &f, err, sizeof err);

@@ -453,7 +453,7 @@ static int cmd_oracle(int argc, char **argv)
 {
     if (argc < 3)
         return 2;
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
     if (argc > 3 && strcmp(argv[3], "auto") != 0 && sc_io_format_parse(argv[3], &o.format) != 0)
         return 2;
     if (argc > 4)
@@ -485,7 +485,7 @@ static int cmd_nbrlist(int argc, char **argv)
 {
     if (argc < 7)
         return 2;
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
     sc_io_spheres s;
     char err[1024];
     if (sc_io_read_spheres(argv[2], &o, &s, err, sizeof err) != SC_IO_OK) {
@@ -705,7 +705,7 @@ static int no_more_pairs(FILE *f, unsigned long long k)
 
 static sc_oracle_sphere *load_set(const char *path, int dims, size_t *n)
 {
-    sc_io_read_options o = {SC_IO_FORMAT_AUTO, dims, 0, 0, NULL, NULL, 0, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_AUTO, dims, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
     sc_io_spheres s;
     char err[1024];
     if (sc_io_read_spheres(path, &o, &s, err, sizeof err) != SC_IO_OK) {

@@ -1161,8 +1161,86 @@ case_simulate() {
     done
 }
 
+case_ids() {
+    # --ids: the pairs, two sets' pairs and neighbour entries as the atoms'
+    # own ids (past 2^32, in no order), the same set as the row numbers
+    # mapped through the dump's id column
+    run_ok "$WORK/g.txt" gen clustered 4000 --seed 5 -o "$WORK/u.npy" || return
+    run_ok "$WORK/g.txt" gen clustered 4000 --seed 5 -o "$WORK/u.txt" --format text || return
+    awk '{ printf "%.0f %s\n", (NR * 7919) % 4001 * 1000003 + 5000000000, $0 }' "$WORK/u.txt" > "$WORK/ids.txt"
+    {
+        printf 'ITEM: TIMESTEP\n0\nITEM: NUMBER OF ATOMS\n4000\nITEM: BOX BOUNDS ff ff ff\n'
+        printf -- '-1 1\n-1 1\n-1 1\nITEM: ATOMS x y z radius id\n'
+        awk '{ print $2, $3, $4, $5, $1 }' "$WORK/ids.txt"
+    } > "$WORK/u.dump"
+    # row (0-based) to id; a pair of rows to its ids (smaller first when asked)
+    map='NR == FNR { id[NR - 1] = $1; next }
+         { split($0, f, ","); a = id[f[1]]; b = id[f[2]];
+           if (order && a > b) { t = a; a = b; b = t }
+           print a "," b }'
+    run_ok "$WORK/o.txt" pairs "$WORK/u.npy" -o "$WORK/rows.csv" || return
+    run_ok "$WORK/o.txt" pairs "$WORK/u.dump" -o "$WORK/ids.csv" --ids || return
+    awk -v order=1 "$map" "$WORK/ids.txt" "$WORK/rows.csv" | sort > "$WORK/want.csv"
+    sort "$WORK/ids.csv" > "$WORK/got.csv"
+    checks=$((checks + 2))
+    [ "$(wc -l < "$WORK/want.csv")" -gt 100 ] || fail "ids: too few pairs to compare"
+    cmp -s "$WORK/want.csv" "$WORK/got.csv" || fail "pairs --ids: not the rows' pairs mapped to ids"
+    # .bin: int64 little-endian; .npy: '<i8'
+    run_ok "$WORK/o.txt" pairs "$WORK/u.dump" -o "$WORK/ids.bin" --ids || return
+    od -An -v -td8 -w16 "$WORK/ids.bin" | awk '{ print $1 "," $2 }' | sort > "$WORK/got.csv"
+    checks=$((checks + 1))
+    cmp -s "$WORK/want.csv" "$WORK/got.csv" || fail "pairs --ids -o .bin: not the ids as int64"
+    run_ok "$WORK/o.txt" pairs "$WORK/u.dump" -o "$WORK/ids.npy" --ids || return
+    checks=$((checks + 2))
+    head -c 128 "$WORK/ids.npy" | grep -q "'descr': '<i8'" || fail "pairs --ids -o .npy: not '<i8'"
+    [ $(( $(wc -c < "$WORK/ids.npy") - 128 )) -eq $(( 16 * $(wc -l < "$WORK/want.csv") )) ] ||
+        fail "pairs --ids -o .npy: not 16 bytes a pair"
+    # two sets: A's id, then B's (the same file against itself: every pair
+    # both ways, and each sphere with itself)
+    run_ok "$WORK/o.txt" pairs "$WORK/u.npy" --against "$WORK/u.npy" -o "$WORK/rows.csv" || return
+    run_ok "$WORK/o.txt" pairs "$WORK/u.dump" --against "$WORK/u.dump" -o "$WORK/ids.csv" --ids || return
+    awk -v order=0 "$map" "$WORK/ids.txt" "$WORK/rows.csv" | sort > "$WORK/want.csv"
+    sort "$WORK/ids.csv" > "$WORK/got.csv"
+    checks=$((checks + 1))
+    cmp -s "$WORK/want.csv" "$WORK/got.csv" || fail "pairs --against --ids: not the rows mapped"
+    # a full neighbour list with values: (row's id, neighbour's id, value)
+    run_ok "$WORK/o.txt" neighbors "$WORK/u.npy" --full --values overlap -o "$WORK/rows.csv" || return
+    run_ok "$WORK/o.txt" neighbors "$WORK/u.dump" --full --values overlap -o "$WORK/ids.csv" --ids || return
+    awk 'NR == FNR { id[NR - 1] = $1; next } { split($0, f, ","); print id[f[1]] "," id[f[2]] "," f[3] }' \
+        "$WORK/ids.txt" "$WORK/rows.csv" > "$WORK/want.csv"
+    checks=$((checks + 1))
+    cmp -s "$WORK/want.csv" "$WORK/ids.csv" || fail "neighbors --ids --values: not the rows mapped"
+    # extended XYZ: an id property
+    {
+        echo 4000
+        echo 'Properties=species:S:1:pos:R:3:radius:R:1:id:I:1'
+        awk '{ print "Ar", $2, $3, $4, $5, $1 }' "$WORK/ids.txt"
+    } > "$WORK/u.xyz"
+    run_ok "$WORK/o.txt" pairs "$WORK/u.npy" -o "$WORK/rows.csv" || return
+    run_ok "$WORK/o.txt" pairs "$WORK/u.xyz" -o "$WORK/ids.csv" --ids || return
+    awk -v order=1 "$map" "$WORK/ids.txt" "$WORK/rows.csv" | sort > "$WORK/want.csv"
+    sort "$WORK/ids.csv" > "$WORK/got.csv"
+    checks=$((checks + 1))
+    cmp -s "$WORK/want.csv" "$WORK/got.csv" || fail "pairs u.xyz --ids: not the rows mapped"
+    # what cannot give ids: a repeated id, a token that is no whole number,
+    # a file without ids, a format without ids, no -o
+    awk 'NR == 12 { d = $5 } NR == 13 { $5 = d } { print }' "$WORK/u.dump" > "$WORK/dup.dump"
+    expect_exit 5 "dup.dump" "line 13" "again" "line 12" -- pairs "$WORK/dup.dump" -o "$WORK/x.csv" --ids
+    awk 'NR == 14 { $5 = "12.5" } { print }' "$WORK/u.dump" > "$WORK/bad.dump"
+    expect_exit 4 "bad.dump" "line 14" '"12.5"' "atom 4" -- pairs "$WORK/bad.dump" -o "$WORK/x.csv" --ids
+    awk 'NR == 14 { $5 = "9223372036854775808" } { print }' "$WORK/u.dump" > "$WORK/big.dump"
+    expect_exit 4 "big.dump" "line 14" "int64" -- pairs "$WORK/big.dump" -o "$WORK/x.csv" --ids
+    sed 's/radius id$/radius mol/' "$WORK/u.dump" > "$WORK/noid.dump"
+    expect_exit 4 "noid.dump" "line 9" "no id column" -- pairs "$WORK/noid.dump" -o "$WORK/x.csv" --ids
+    expect_exit 2 "u.npy" "ids are read from LAMMPS" -- pairs "$WORK/u.npy" -o "$WORK/x.csv" --ids
+    expect_exit 2 "--ids" "no -o" -- pairs "$WORK/u.dump" --ids
+    expect_exit 2 "--ids" "no -o" -- neighbors "$WORK/u.dump" --ids
+    checks=$((checks + 1))
+    [ -e "$WORK/x.csv" ] && fail "ids: a refused run wrote x.csv"
+}
+
 case "$case_name" in
-usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details | simulate | neighbors | against | box | lammps)
+usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details | simulate | neighbors | against | box | lammps | ids)
     "case_$case_name"
     ;;
 *)

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *copy = malloc(size ? size : 1);
     memcpy(copy, data, size);
     io_file f = {copy, size, NULL, 0, NULL};
-    sc_io_read_options o = {SC_IO_FORMAT_NPY, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_NPY, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
     sc_io_spheres s;
     memset(&s, 0, sizeof s);
     char err[512] = "";

@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     io_file f = {data, size, NULL, 0, NULL};
     static const long frames[4] = {0, 1, -1, 2}; /* bits 4-5: the snapshot read */
     sc_io_read_options o = {SC_IO_FORMAT_LAMMPS, (flags & 1) ? 2 : 0, 0, 0, radii[(flags >> 1) & 3], NULL,
-                            frames[(flags >> 4) & 3], 0, 0, 0};
+                            frames[(flags >> 4) & 3], 0, 0, 0, 0};
     sc_io_spheres s;
     memset(&s, 0, sizeof s);
     char err[512] = "";

@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *buf = malloc(size + misalign + 1);
     memcpy(buf + misalign, data + 1, size);
     io_file f = {buf + misalign, size, NULL, 0, NULL};
-    sc_io_read_options o = {dtype == SC_F32 ? SC_IO_FORMAT_F32 : SC_IO_FORMAT_F64, dims, 0, 0, NULL, NULL, 0, 0, 0, 0};
+    sc_io_read_options o = {dtype == SC_F32 ? SC_IO_FORMAT_F32 : SC_IO_FORMAT_F64, dims, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
     sc_io_spheres s;
     memset(&s, 0, sizeof s);
     char err[512] = "";

@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size--;
     }
     io_file f = {data, size, NULL, 0, NULL};
-    sc_io_read_options o = {SC_IO_FORMAT_TEXT, dims, limit, 0, NULL, NULL, 0, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_TEXT, dims, limit, 0, NULL, NULL, 0, 0, 0, 0, 0};
     sc_io_spheres s;
     memset(&s, 0, sizeof s);
     char err[512] = "";
