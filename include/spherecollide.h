@@ -314,7 +314,9 @@ typedef struct sc_options {
     sc_allocator allocator; /**< alloc == NULL: the library's aligned malloc */
     sc_log_fn log;          /**< NULL: silent */
     void *log_user;
-    sc_progress_fn progress; /**< NULL: none */
+    sc_progress_fn progress; /**< NULL: none; the query's fraction, stepped by
+                                  each build stage's end and by the search
+                                  (docs/api.md) */
     void *progress_user;
     sc_box box;             /**< periodic boundaries; default none */
     /* Each algorithm's own options; only the chosen algorithm's are read. */

@@ -27,6 +27,7 @@ typedef struct progress_map {
     sc_progress_fn fn;
     void *user;
     double base, scale, last;
+    double start; /* the fraction the build reached: the search passes share the rest */
 } progress_map;
 
 /* A neighbour list collected whole by sc_neighbors_count (sorted words

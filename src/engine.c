@@ -21,12 +21,47 @@
 
 static const sc_allocator *alloc_of(const sc_context *c) { return sc_context_allocator(c); }
 
+/* ---- progress ------------------------------------------------------------ */
+
+/* Progress over the whole query: the build's stages step it as each ends,
+ * by a fixed share each (the shares of the grid's stages on uniform data,
+ * not measured per query: the fraction promises order, not time); a
+ * search pass reports fractions of itself, mapped into [base, base +
+ * scale] of what is left. The caller's hook hears of it only when the
+ * query's fraction grew by 1/256 (so at most 257 calls per query,
+ * non-decreasing, however many sorted windows there are). Stages and
+ * search passes report from the caller's thread only. */
+static void progress_report(progress_map *m, double fraction) {
+    if (fraction > 1.0)
+        fraction = 1.0;
+    if (m->fn && (fraction >= m->last + 1.0 / 256 || (fraction == 1.0 && m->last < 1.0))) {
+        m->last = fraction;
+        m->fn(fraction, m->user);
+    }
+}
+
+static void progress_stage(void *user, sc_stage s) {
+    /* the query's fraction once stage s is done */
+    static const double done[SC_STAGE_COUNT] = {
+        [SC_STAGE_BOUNDS] = 0.01, [SC_STAGE_KEYS] = 0.12, [SC_STAGE_SORT] = 0.30,
+        [SC_STAGE_CELLS] = 0.45, [SC_STAGE_GATHER] = 0.70, [SC_STAGE_SEARCH] = 0.70,
+        [SC_STAGE_MERGE] = 0.70}; /* in the grid's order; a peer's other order
+                                     holds the fraction where it is */
+#ifdef _OPENMP
+    if (omp_in_parallel())
+        return;
+#endif
+    progress_map *m = user;
+    progress_report(m, done[s] > m->last ? done[s] : m->last);
+}
+
 /* ---- the pipeline up to the search ------------------------------------- */
 
 /* The options' peer's build on the view with bounds b (p->kernel is set). */
 static sc_status build_bounded(sc_context *c, sc_prepared *p, const sc_bounds *b) {
     const sc_peer_env env = {&p->view,    b,            &c->opt,         c->threads, c->room, alloc_of(c),
                              c->peer_buf, c->peer_state, c->stats.seconds, p->order_only,
+                             c->opt.progress ? progress_stage : NULL, &c->progress,
 #ifdef SC_STUDY
                              &c->study
 #endif
@@ -54,6 +89,8 @@ static sc_status build_view(sc_context *c, sc_prepared *p, void *arg) {
     sc_bounds b;
     st = sc_bounds_compute(&p->view, &b, c->threads);
     SC_STAGE_TIME(c, SC_STAGE_BOUNDS, t);
+    if (c->opt.progress)
+        progress_stage(&c->progress, SC_STAGE_BOUNDS);
     if (st != SC_OK)
         return st;
     return build_bounded(c, p, &b);
@@ -87,6 +124,7 @@ static sc_status prepare(sc_context *c, sc_prepared *p, sc_build_fn build, void 
     sc_status st = build(c, p, arg);
     if (st != SC_OK)
         return st;
+    c->progress.start = c->progress.last; /* the search passes share the rest */
     if (p->built.kernel) { /* the study's indirect layout fixes its kernel */
         p->kernel = p->built.kernel;
         c->stats.kernel = p->built.stats_kernel;
@@ -125,25 +163,12 @@ sc_status sc_engine_sink(sc_context *c, sc_sink *s, sc_sink_mode mode, const sc_
     return SC_OK;
 }
 
-/* Progress over the whole query: a search pass reports fractions of itself,
- * mapped into [base, base + scale] of the query; the caller's hook hears of
- * it only when the query's fraction grew by 1/256 (so at most 257 calls per
- * query, non-decreasing, however many sorted windows there are). Search
- * passes report from the caller's thread only. */
-static void progress_report(progress_map *m, double fraction) {
-    if (fraction > 1.0)
-        fraction = 1.0;
-    if (m->fn && (fraction >= m->last + 1.0 / 256 || (fraction == 1.0 && m->last < 1.0))) {
-        m->last = fraction;
-        m->fn(fraction, m->user);
-    }
-}
-
 static void progress_pass(double fraction, void *user) {
     progress_map *m = user;
-    progress_report(m, m->base + m->scale * fraction);
+    progress_report(m, m->start + (1.0 - m->start) * (m->base + m->scale * fraction));
 }
 
+/* The next search pass covers [base, base + scale] of the search's part. */
 static void progress_span(sc_context *c, double base, double scale) {
     c->progress.base = base;
     c->progress.scale = scale;
@@ -195,7 +220,7 @@ sc_status sc_engine_run_built(sc_context *c, size_t n, bool go, sc_build_fn buil
     c->queries++;
     c->stats.threads = c->threads;
     c->stats.kernel = c->opt.kernel;
-    c->progress = (progress_map){c->opt.progress, c->opt.progress_user, 0.0, 1.0, 0.0};
+    c->progress = (progress_map){c->opt.progress, c->opt.progress_user, 0.0, 1.0, 0.0, 0.0};
     sc_status st = SC_ERR_INVALID_ARGUMENT;
     if (go) {
 #ifdef _OPENMP

@@ -61,7 +61,7 @@ void sc_keysort_run(const sc_peer_env *e, int k, size_t n, int key_bits) {
         b[k + 1] = tk;
         b[k + 3] = ti;
     }
-    sc_stage_add(e->seconds, SC_STAGE_SORT, t);
+    sc_env_stage(e, SC_STAGE_SORT, t);
 }
 
 /* An order-preserving map of a double (not NaN) to 64 bits; -0 sorts just
@@ -97,7 +97,7 @@ const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis, in
         keys[i] = sweep_key(v, axis, i, key_bits, base);
         index[i] = (uint32_t)i;
     }
-    sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
+    sc_env_stage(e, SC_STAGE_KEYS, t);
     sc_keysort_run(e, k, n, key_bits);
     return e->buf[k + 2].p;
 }
@@ -115,7 +115,7 @@ const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis, i
         keys[i] = sweep_key(v, axis, q, key_bits, base);
         index[i] = q;
     }
-    sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
+    sc_env_stage(e, SC_STAGE_KEYS, t);
     t = sc_now();
     /* (key, index) ascending is the radix sort's order: it is stable over
      * the input index. */
@@ -133,11 +133,11 @@ const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis, i
         keys[j] = key;
         index[j] = id;
         if (moves > max_moves) {
-            sc_stage_add(e->seconds, SC_STAGE_SORT, t);
+            sc_env_stage(e, SC_STAGE_SORT, t);
             return NULL;
         }
     }
-    sc_stage_add(e->seconds, SC_STAGE_SORT, t);
+    sc_env_stage(e, SC_STAGE_SORT, t);
     return index;
 }
 

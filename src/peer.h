@@ -57,6 +57,9 @@ typedef struct sc_peer_env {
     bool order_only; /* only out->work.n and work.index are wanted (sc_cell_order):
                         the peer may stop once it knows its order, and no
                         search runs on what it built */
+    void (*stage_done)(void *user, sc_stage s); /* the query's progress: a stage
+                        ended (sc_env_stage); NULL: nobody listens */
+    void *stage_user;
 #ifdef SC_STUDY
     const sc_study_knobs *study;
 #endif
@@ -89,6 +92,14 @@ SC_INTERNAL const sc_peer *sc_peer_of(sc_algorithm algorithm);
 /* Adds the time since t0 to stage s. */
 static inline void sc_stage_add(double *seconds, sc_stage s, double t0) {
     seconds[s] += sc_now() - t0;
+}
+
+/* Ends stage s of a peer's build begun at t0: its clock, and the query's
+ * progress (called between parallel regions, on the caller's thread). */
+static inline void sc_env_stage(const sc_peer_env *e, sc_stage s, double t0) {
+    sc_stage_add(e->seconds, s, t0);
+    if (e->stage_done)
+        e->stage_done(e->stage_user, s);
 }
 
 /* Reserves buffer k of the environment (false: out of memory). */

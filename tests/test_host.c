@@ -214,6 +214,25 @@ typedef struct chunks {
     size_t calls, pairs, largest;
 } chunks;
 
+/* The progress already reported when the search delivers its first pairs. */
+typedef struct first_pairs {
+    const progress_log *log;
+    int calls_before;
+    double before;
+    int seen;
+} first_pairs;
+
+static int note_first_pairs(const uint32_t *p, size_t count, void *user) {
+    (void)p;
+    first_pairs *f = user;
+    if (count && !f->seen) {
+        f->seen = 1;
+        f->calls_before = f->log->calls;
+        f->before = f->log->last;
+    }
+    return 0;
+}
+
 static int count_chunks(const uint32_t *p, size_t count, void *user) {
     (void)p;
     chunks *c = user;
@@ -310,6 +329,33 @@ static void group_contracts(void) {
     CHECK(pl.monotone && pl.last == 1.0, "progress not monotone or did not end at 1 (%g)", pl.last);
     CHECK(pl.off_thread == 0, "progress called %d times off the caller's thread", pl.off_thread);
     sc_context_destroy(ctx);
+
+    /* progress covers the build's stages, not only the search: when the
+     * grid's search hands over its first pairs, bounds, keys, sort, cells
+     * and gather have stepped it to 0.70 */
+    const size_t nb = 20000;
+    double *ub = malloc(nb * 4 * sizeof *ub);
+    scgen_generate("uniform", nb, 5, ub);
+    v = sc_spheres_rows_f64(nb, 3, ub);
+    for (int threads = 1; threads <= 2; threads++) {
+        o = sc_options_default();
+        o.threads = threads;
+        pl = (progress_log){0, 1, 0, 0.0, pthread_self()};
+        o.progress = on_progress;
+        o.progress_user = &pl;
+        first_pairs fp = {&pl, 0, 0.0, 0};
+        sc_context_create(&o, &ctx);
+        st = sc_stream_pairs(ctx, &v, note_first_pairs, &fp, &sum);
+        CHECK(st == SC_OK && fp.seen && sum.pairs > 0, "uniform stream: %s", sc_status_string(st));
+        CHECK(fp.calls_before >= 5 && fp.before >= 0.70,
+              "%d threads: before the first pairs, %d progress calls reaching %g (want 5, 0.70 or more)",
+              threads, fp.calls_before, fp.before);
+        CHECK(pl.monotone && pl.last == 1.0 && pl.off_thread == 0,
+              "%d threads: progress not monotone, off the caller's thread or short of 1 (%g)",
+              threads, pl.last);
+        sc_context_destroy(ctx);
+    }
+    free(ub);
     free(rows);
 }
 

@@ -40,7 +40,7 @@ static sc_status brute_build(const sc_peer_env *e, sc_peer_built *out) {
     for (size_t k = 0; k < n; k++)
         index[k] = (uint32_t)k;
     sc_gather(e->view, index, n, &out->work);
-    sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
+    sc_env_stage(e, SC_STAGE_GATHER, t);
     /* Row i has n - 1 - i tests: chunk c starts where the tests before it
      * are c / nchunks of all, n (1 - sqrt(1 - c / nchunks)), on a block
      * boundary. */

@@ -244,13 +244,13 @@ static const uint32_t *build_fresh(const sc_peer_env *e, sc_work *w, size_t L, s
         keys[k] = code;
         index[k] = (uint32_t)k;
     }
-    sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
+    sc_env_stage(e, SC_STAGE_KEYS, t);
     sc_keysort_run(e, KEYS, n, 63);
     keys = e->buf[KEYS].p;
     index = e->buf[INDEX].p;
     t = sc_now();
     sc_gather(v, index, n, w);
-    sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
+    sc_env_stage(e, SC_STAGE_GATHER, t);
 
     t = sc_now();
     bnode *node = e->buf[NODES].p;
@@ -302,7 +302,7 @@ static const uint32_t *build_fresh(const sc_peer_env *e, sc_work *w, size_t L, s
             else
                 node[ch].parent = (uint32_t)i;
         }
-    sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+    sc_env_stage(e, SC_STAGE_CELLS, t);
     return index;
 }
 
@@ -336,12 +336,12 @@ static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
     if (kept) { /* the last tree with the new positions */
         double t = sc_now();
         sc_gather(v, e->buf[PREV].p, n, &out->work);
-        sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
+        sc_env_stage(e, SC_STAGE_GATHER, t);
         t = sc_now();
         leaf_boxes(&out->work, n, L, nl, lbox);
         boxes_up(node, nbox, lbox, leaf_parent, flag, ni, nl);
         fresh = extent_sum(nbox, ni + nl, partial) > REFIT_GROWTH * s->kept_extent;
-        sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+        sc_env_stage(e, SC_STAGE_CELLS, t);
         out->detail = fresh ? "refit gave up (boxes grew): built afresh" : "tree refitted";
     }
     if (fresh) {
@@ -349,7 +349,7 @@ static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
         const double t = sc_now();
         leaf_boxes(&out->work, n, L, nl, lbox);
         boxes_up(node, nbox, lbox, leaf_parent, flag, ni, nl);
-        sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+        sc_env_stage(e, SC_STAGE_CELLS, t);
         /* no room for the order: the next call builds afresh */
         if (refit && n > 1 && sc_env_reserve(e, PREV, 4 * n)) {
             memcpy(e->buf[PREV].p, index, 4 * n);
@@ -363,7 +363,7 @@ static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
     const double t = sc_now();
     s->wide = e->buf[WIDE].p;
     s->nwide = ni > 0 ? collapse(node, nbox, lbox, e->buf[WIDE].p) : 0;
-    sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+    sc_env_stage(e, SC_STAGE_CELLS, t);
     s->lbox = lbox;
     s->nleaves = nl;
     s->leaf_size = L;

@@ -145,7 +145,7 @@ static sc_status hg_build(const sc_peer_env *e, sc_peer_built *out) {
         keys[k] = cell_hash(c);
         index[k] = (uint32_t)k;
     }
-    sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
+    sc_env_stage(e, SC_STAGE_KEYS, t);
     sc_keysort_run(e, KEYS, n, 64);
     keys = e->buf[KEYS].p;
     index = e->buf[INDEX].p;
@@ -156,7 +156,7 @@ static sc_status hg_build(const sc_peer_env *e, sc_peer_built *out) {
     for (size_t k = 0; k < n; k++)
         for (int a = 0; a < 3; a++)
             cells[3 * k + a] = a < dims ? (int64_t)floor((arrs[a][k] - b->lo[a]) * inv) : 0;
-    sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
+    sc_env_stage(e, SC_STAGE_GATHER, t);
     t = sc_now();
     /* Equal hashes are contiguous, but two cells that share a hash may
      * interleave: order each such group by cell (a stable insertion sort of
@@ -210,7 +210,7 @@ static sc_status hg_build(const sc_peer_env *e, sc_peer_built *out) {
     out->nchunks = (nruns + h->chunk_runs - 1) / h->chunk_runs;
     h->dims = dims;
     out->predicted_tests = hg_predicted_tests(h, e->opt->hashgrid.max_tests);
-    sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+    sc_env_stage(e, SC_STAGE_CELLS, t);
     if (out->predicted_tests > e->opt->hashgrid.max_tests)
         return SC_ERR_TOO_COSTLY;
     out->state = h;

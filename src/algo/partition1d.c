@@ -105,10 +105,10 @@ static sc_status part_build(const sc_peer_env *e, sc_peer_built *out) {
         for (size_t s = s0; s <= s1; s++)
             entries[start[s + 1]++] = (uint32_t)k;
     }
-    sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+    sc_env_stage(e, SC_STAGE_CELLS, t);
     t = sc_now();
     sc_gather(v, entries, total, &out->work);
-    sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
+    sc_env_stage(e, SC_STAGE_GATHER, t);
 
     if (!sc_env_reserve(e, CHUNKS, 4 * (256 + 1)))
         return SC_ERR_OUT_OF_MEMORY;

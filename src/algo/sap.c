@@ -167,7 +167,7 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
         out->detail = !out->detail ? "16-bit boxes"
                       : out->detail[0] == 's' ? "sweep order repaired; 16-bit boxes"
                                               : "repair gave up: sorted afresh; 16-bit boxes";
-    sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
+    sc_env_stage(e, SC_STAGE_GATHER, t);
     s->chunk_spheres = sc_chunk_spheres(n);
     out->nchunks = (n + s->chunk_spheres - 1) / s->chunk_spheres;
     out->state = s;

@@ -411,7 +411,7 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
     const uint32_t *index = sc_sweep_order(e, KEYS, top == 2 ? v->z : v->y, 64, 0.0);
     double t = sc_now();
     sc_gather(v, index, n, &out->work);
-    sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
+    sc_env_stage(e, SC_STAGE_GATHER, t);
     t = sc_now();
     seg_box *bx = e->buf[BOXES].p;
     seg_fbox *fb = e->buf[FBOXES].p;
@@ -503,7 +503,7 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
         for (int k = 1; k < np_; k++)
             job[njobs++] = parts[k];
     }
-    sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+    sc_env_stage(e, SC_STAGE_CELLS, t);
     s->ids = ids;
     s->job = job;
     out->nchunks = njobs;

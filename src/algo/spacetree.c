@@ -450,13 +450,13 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
         at += sub_used[l];
     }
     leaf_start[leaves] = (uint32_t)used;
-    sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+    sc_env_stage(e, SC_STAGE_CELLS, t);
 
     t = sc_now();
     if (!sc_work_reserve(e, WORK, used, &out->work))
         return SC_ERR_OUT_OF_MEMORY;
     sc_gather(v, entries, used, &out->work);
-    sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
+    sc_env_stage(e, SC_STAGE_GATHER, t);
     if (!sc_env_reserve(e, CHUNKS, 4 * (1024 + 1)))
         return SC_ERR_OUT_OF_MEMORY;
     uint32_t *chunk = e->buf[CHUNKS].p;

@@ -93,7 +93,7 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     /* Keys travel with their index in one word when both fit. */
     first.pack_bits = sc_pack_bits(n, g->plan.key_bits);
     sc_keys_compute(v, &g->plan, buf[KEYS].p, blocks, &first);
-    sc_stage_add(e->seconds, SC_STAGE_KEYS, t);
+    sc_env_stage(e, SC_STAGE_KEYS, t);
 
     /* The result may land in the second buffers: then swap the roles, no
      * copy. Keys already ascending (the caller keeps its spheres in the
@@ -141,7 +141,7 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
         buf[TMP_KEYS] = tk;
         buf[TMP_INDEX] = ti;
     }
-    sc_stage_add(e->seconds, SC_STAGE_SORT, t);
+    sc_env_stage(e, SC_STAGE_SORT, t);
     const uint64_t *keys = buf[KEYS].p;
     uint32_t *index = buf[INDEX].p;
     if (e->order_only) {
@@ -174,7 +174,7 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
      * stages its tables there. */
     sc_rows_build(keys, n, &g->plan, &g->rows, buf[XQ].p, index, first.pack_bits, offsets,
                   (uint64_t *)(void *)out->work.y, (uint32_t *)(void *)out->work.z);
-    sc_stage_add(e->seconds, SC_STAGE_CELLS, t);
+    sc_env_stage(e, SC_STAGE_CELLS, t);
 #ifdef SC_VALIDATE
     for (size_t k = 1; k < n; k++)
         SC_ASSERT(keys[k - 1] <= keys[k]);
@@ -204,7 +204,7 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
         sc_gather(v, index, n, &out->work);
     }
     g->xq = buf[XQ].p;
-    sc_stage_add(e->seconds, SC_STAGE_GATHER, t);
+    sc_env_stage(e, SC_STAGE_GATHER, t);
 
     g->chunk_spheres = sc_chunk_spheres(n);
     out->nchunks = (n + g->chunk_spheres - 1) / g->chunk_spheres;
