@@ -145,12 +145,16 @@ int sc_load_busy(sc_load *l) {
      * briefly, leaving its core to whatever waits. */
     int others = INT_MAX;
     const int self = sc_load_tid();
-    for (int k = 0; k < SC_LOAD_READINGS && others > 0; k++) {
+    /* a reading no higher than a recent sample's (itself the fewest of its
+     * readings) is not flicker: the load holds, and is not read again */
+    const int held = l->sampled && t - l->at < SC_LOAD_RECENT ? l->others : -1;
+    for (int k = 0; k < SC_LOAD_READINGS && others > 0 && others > held; k++) {
         if (k > 0) {
             const struct timespec pause = {0, SC_LOAD_PAUSE_NS};
             nanosleep(&pause, NULL);
         }
         const int o = others_once(l, self);
+        l->readings++;
         if (o < 0) {
             others = 0; /* no /proc/loadavg: nothing is known to be busy */
             break;

@@ -59,6 +59,7 @@ typedef struct sc_load {
     int busy;               /* processors in the mask other tasks occupy */
     sc_team_choice choice;
     int widest;             /* the largest team sc_load_record has seen */
+    unsigned readings;      /* readings of /proc taken (for tests) */
 } sc_load;
 
 /* Records the calling team thread's OS id in its slot (from inside a

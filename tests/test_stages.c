@@ -19,7 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -1372,6 +1375,36 @@ static int choice_run(int queries, double t_free, double t_full, int *last) {
     return full;
 }
 
+/* A sample under a held load is one reading: the readings again after a
+ * pause (which cost a sleep behind whatever holds the core) are for a
+ * count no recent sample has shown. A child spins meanwhile, so a reading
+ * sees load. */
+static void test_held_load(void) {
+#ifdef __linux__
+    const pid_t child = fork();
+    if (child == 0) {
+        const double end = sc_now() + 2.0; /* bounded, should the parent die */
+        while (sc_now() < end)
+            ;
+        _exit(0);
+    }
+    CHECK(child > 0, "fork");
+    const struct timespec settle = {0, 20000000};
+    nanosleep(&settle, NULL);
+    sc_load l;
+    memset(&l, 0, sizeof l);
+    l.sampled = true;
+    l.at = sc_now() - 2 * SC_LOAD_RECHECK; /* stale for the sample, recent for its count */
+    l.others = 1 << 20;
+    (void)sc_load_busy(&l);
+    CHECK(l.readings == 1, "a held load was read %u times", l.readings);
+    if (child > 0) {
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+    }
+#endif
+}
+
 static void test_team_choice(void) {
     int last = 0;
     /* short queries stay on the free core, whatever the full team would do */
@@ -1486,6 +1519,7 @@ static void test_team_room(void) {
 
 int main(void) {
     test_team_choice();
+    test_held_load();
     test_team_room();
     test_balloon_probe();
     test_boxfilter();
