@@ -590,6 +590,7 @@ typedef struct pairs_job {
     int count_only, sorted, json, quiet, dims2, ids;
     int repeat;         /* --repeat: count runs on one context (1: a single run) */
     double first_total; /* the first run's total seconds when repeat > 1 */
+    double warm_mean;   /* the mean total seconds of the runs after the first */
     sc_io_format in_format, out_format;
     sc_options options;
 } pairs_job;
@@ -753,6 +754,8 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
         if (job->repeat > 1) {
             fputs(",\"first\":", f);
             json_number(f, job->first_total);
+            fputs(",\"mean\":", f);
+            json_number(f, job->warm_mean);
         }
         for (int k = 0; k < SC_STAGE_COUNT; k++) {
             fprintf(f, ",\"%s\":", sc_stage_name((sc_stage)k));
@@ -805,6 +808,8 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
     fprintf(f, "  read           %.6f\n", read_s);
     if (job->repeat > 1) {
         fprintf(f, "  first run      %.6f (cold: allocates the scratch)\n", job->first_total);
+        fprintf(f, "  mean           %.6f (of the %d runs after the first)\n", job->warm_mean,
+                job->repeat - 1);
         fprintf(f, "  total          %.6f (median of %d runs; stages below from that run)\n",
                 st->total_seconds, job->repeat);
     } else {
@@ -1208,6 +1213,10 @@ static int cmd_pairs(int argc, char **argv)
         }
         if (st == SC_OK) {
             job.first_total = runs[0].total_seconds;
+            double sum_warm = 0.0;
+            for (int r = 1; r < job.repeat; r++)
+                sum_warm += runs[r].total_seconds;
+            job.warm_mean = sum_warm / (job.repeat - 1);
             qsort(runs, (size_t)job.repeat, sizeof *runs, cmp_stats_total);
             median_stats = runs[job.repeat / 2];
             have_median = 1;

@@ -694,6 +694,16 @@ case_json() {
           "$(json_get "$WORK/j.json" pairs) $(json_get "$WORK/j.json" checksum)" ] ||
             fail "--repeat 3 changes the answer"
     fi
+    # --repeat 2: seconds.mean is the second run's total, and the median
+    # (the slower of the two) is it or the first
+    if run_ok "$WORK/r.json" pairs "$WORK/p.txt" --json --repeat 2; then
+        checks=$((checks + 1))
+        m=$(json_get "$WORK/r.json" seconds.mean)
+        t=$(json_get "$WORK/r.json" seconds.total)
+        f=$(json_get "$WORK/r.json" seconds.first)
+        [ -n "$m" ] && { [ "$m" = "$t" ] || [ "$t" = "$f" ]; } ||
+            fail "--repeat 2: mean $m is neither the median $t nor beside the first $f"
+    fi
     # the checker itself refuses broken JSON
     printf '{"n":1,"pairs":}\n' >"$WORK/bad.json"
     checks=$((checks + 1))
