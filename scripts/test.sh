@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # test.sh: the whole test suite; CI runs exactly this (see .ci/run).
 #
+#   bash scripts/test.sh          every step below
+#   bash scripts/test.sh quick    deps, then build-quick/ (Release, -Werror)
+#                                 and the tests labelled quick (cmake/
+#                                 labels.cmake): a few minutes, for a change
+#                                 in progress; CI still runs everything
+#
 # Steps, each in its own build folder at the top of the checkout:
 #   deps     scripts/setup-deps.sh installs what is missing
 #   debug    build-test/     Debug, -Werror, O(n) validation on; full ctest,
@@ -12,8 +18,8 @@
 #                            examples/ built against that prefix with
 #                            CMake (find_package) and with pkg-config, and run;
 #                            scripts/check-symbols.sh on the installed .so
-#   nohwloc  build-nohwloc/  -DSC_HWLOC=OFF, Release; ctest -R engine
-#   noavx2   build-noavx2/   -DSC_ENABLE_AVX2=OFF, Release; ctest -R engine
+#   nohwloc  build-nohwloc/  -DSC_HWLOC=OFF, Release; ctest -L engine
+#   noavx2   build-noavx2/   -DSC_ENABLE_AVX2=OFF, Release; ctest -L engine
 #   tsan     build-tsan/     clang, ThreadSanitizer, libomp with its Archer
 #                            tool (libgomp is not instrumented: TSan would
 #                            report its barriers); the engine's API, host,
@@ -208,7 +214,13 @@ step_option() { # step_option DIR OPTION
   check "build $dir ($opt)" \
     build . "$dir" -DCMAKE_BUILD_TYPE=Release -DSC_WARNINGS_AS_ERRORS=ON "$opt" \
       -DSC_BUILD_BENCH=OFF &&
-  run_ctest "$dir" -R engine
+  run_ctest "$dir" -L engine
+}
+
+step_quick() {
+  check "build build-quick (Release, -Werror)" \
+    build . build-quick -DCMAKE_BUILD_TYPE=Release -DSC_WARNINGS_AS_ERRORS=ON -DSC_PYTHON=ON &&
+  run_ctest build-quick -L quick
 }
 
 step_tsan() {
@@ -220,7 +232,7 @@ step_tsan() {
   check "libarcher (TSan's view of OpenMP) present" test -f "$archer" || return 1
   OMP_TOOL_LIBRARIES=$archer \
   TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1" \
-    run_ctest build-tsan -R 'engine\.(api|host|extremes|pathological|stages|options)|engine\.neighbors\.(api|windows)|engine\.between\.(threads|filter|probe)|engine\.periodic\.(api|threads|layouts)|io\.(pieces|runs|lammps_runs)|sim\.model|fuzz\.corpus\.engine'
+    run_ctest build-tsan -L tsan
 }
 
 step_fuzz() {
@@ -233,6 +245,9 @@ timed deps step_deps || {
   echo "0 passed, 1 failed"
   exit 1
 }
+if [ "${1:-}" = quick ]; then
+  timed quick step_quick
+else
 timed debug step_debug
 timed asan step_asan
 timed release step_release
@@ -240,6 +255,7 @@ timed nohwloc step_option build-nohwloc -DSC_HWLOC=OFF
 timed noavx2 step_option build-noavx2 -DSC_ENABLE_AVX2=OFF
 timed tsan step_tsan
 timed fuzz step_fuzz
+fi
 
 say "summary ($((SECONDS - t_start)) s)"
 printf '  %s\n' "${timings[@]}"

@@ -10,9 +10,9 @@ if(SC_HDF5_FOUND) # the hdf5 group writes its files with the library
   target_compile_definitions(test_io PRIVATE SC_HAVE_HDF5=1)
 endif()
 set(SC_IO_WORK "${CMAKE_CURRENT_BINARY_DIR}/io_work")
-foreach(group numbers fastlines decimals csv runs pieces text npy raw writers spheres oracle seedlike lammps lammps_rows lammps_runs xyz xyz_rows xyz_runs hdf5)
-  add_test(NAME io.${group} COMMAND test_io ${group} ${SC_IO_WORK})
-endforeach()
+sc_test_groups(io test_io GROUPS numbers fastlines decimals csv runs pieces text npy raw writers
+  spheres oracle seedlike lammps lammps_rows lammps_runs xyz xyz_rows xyz_runs hdf5
+  ARGS ${SC_IO_WORK} APART spheres_dat)
 # The seed's file sits beside the checkout on development machines and in CI;
 # it is never copied into the repository.
 if(EXISTS "${SC_TEST_DATA_DIR}/spheres.dat")

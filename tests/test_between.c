@@ -825,25 +825,20 @@ static void group_api(void) {
     free(small);
 }
 
+static void run_generators(void) {
+    group_generators();
+    group_f32_2d();
+}
+
+static void run_filter(void) {
+    group_filter();
+    group_filter_limit();
+}
+
 int main(int argc, char **argv) {
-    const char *g = argc > 1 ? argv[1] : "all";
-    const int all = strcmp(g, "all") == 0;
-    if (all || strcmp(g, "generators") == 0) {
-        group_generators();
-        group_f32_2d();
-    }
-    if (all || strcmp(g, "threads") == 0)
-        group_threads();
-    if (all || strcmp(g, "extremes") == 0)
-        group_extremes();
-    if (all || strcmp(g, "api") == 0)
-        group_api();
-    if (all || strcmp(g, "filter") == 0) {
-        group_filter();
-        group_filter_limit();
-    }
-    if (all || strcmp(g, "probe") == 0)
-        group_probe();
-    printf("%d checks, %d failures\n", checks, failures);
-    return failures != 0;
+    static const sc_test_group groups[] = {
+        {"generators", run_generators}, {"threads", group_threads}, {"extremes", group_extremes},
+        {"api", group_api},             {"filter", run_filter},     {"probe", group_probe},
+    };
+    return sc_test_main(argc, argv, "test_between", groups, sizeof groups / sizeof groups[0]);
 }

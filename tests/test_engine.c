@@ -1680,32 +1680,26 @@ static void group_order(void) {
     sc_context_destroy(ctx);
 }
 
+static void run_api(void) {
+    group_api();
+    group_alloc();
+}
+
+static void run_generators(void) {
+    peers_here = 0; /* group peers runs them on the generators */
+    group_generators();
+    peers_here = 1;
+}
+
 int main(int argc, char **argv) {
-    const char *group = argc > 1 ? argv[1] : "all";
-    int all = strcmp(group, "all") == 0;
-    if (all || strcmp(group, "api") == 0) {
-        group_api();
-        group_alloc();
-    }
-    if (all || strcmp(group, "pathological") == 0)
-        group_pathological();
-    if (all || strcmp(group, "extremes") == 0)
-        group_extremes();
-    if (all || strcmp(group, "generators") == 0) {
-        peers_here = 0; /* group peers runs them on the generators */
-        group_generators();
-        peers_here = 1;
-    }
-    if (all || strcmp(group, "peers") == 0)
-        group_peers();
-    if (all || strcmp(group, "options") == 0)
-        group_options();
-    if (all || strcmp(group, "order") == 0)
-        group_order();
+    static const sc_test_group groups[] = {
+        {"api", run_api},           {"pathological", group_pathological},
+        {"extremes", group_extremes}, {"generators", run_generators},
+        {"peers", group_peers},     {"options", group_options},
+        {"order", group_order},
 #ifdef SC_STUDY
-    if (all || strcmp(group, "knobs") == 0)
-        group_knobs();
+        {"knobs", group_knobs},
 #endif
-    printf("test_engine %s: %d checks, %d failures\n", group, checks, failures);
-    return failures ? 1 : 0;
+    };
+    return sc_test_main(argc, argv, "test_engine", groups, sizeof groups / sizeof groups[0]);
 }

@@ -9,19 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "sc_gen.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            failures++;                                                     \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-        }                                                                   \
-    } while (0)
 
 /* The predicate of spherecollide.h, in double, no FMA (-ffp-contract=off). */
 static uint64_t brute_pairs(const double *rows, size_t n)
@@ -196,18 +185,20 @@ static void test_known_answers(void)
     }
 }
 
-int main(void)
+static void run_each(void)
 {
-    test_names();
     const char *const *names = scgen_names();
     for (size_t i = 0; names[i]; i++)
         test_each(names[i]);
-    test_pairs();
-    test_known_answers();
-    if (failures) {
-        fprintf(stderr, "test_gen: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_gen: ok\n");
-    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const sc_test_group groups[] = {
+        {"names", test_names},
+        {"each", run_each},
+        {"pairs", test_pairs},
+        {"known_answers", test_known_answers},
+    };
+    return sc_test_main(argc, argv, "test_gen", groups, sizeof groups / sizeof groups[0]);
 }

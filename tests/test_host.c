@@ -447,11 +447,10 @@ static void group_sorted_passes(void) {
     free(rows);
 }
 
-int main(void) {
-    group_binding();
-    group_concurrent();
-    group_contracts();
-    group_sorted_passes();
-    printf("test_host: %d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+int main(int argc, char **argv) {
+    static const sc_test_group groups[] = {
+        {"binding", group_binding},     {"concurrent", group_concurrent},
+        {"contracts", group_contracts}, {"sorted_passes", group_sorted_passes},
+    };
+    return sc_test_main(argc, argv, "test_host", groups, sizeof groups / sizeof groups[0]);
 }

@@ -20,11 +20,11 @@
 #include "io_internal.h" /* io_line_ends */
 #include "sc_io.h"
 #include "sc_oracle.h"
+#include "check.h"
 
-static int failures;
-static int checks;
 static const char *workdir;
 
+#undef CHECK /* this file's checks name their condition too */
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
         checks++;                                                                                  \
@@ -2665,63 +2665,82 @@ static void group_hdf5(void)
 }
 #endif
 
+/* Each group in a folder of its own under the WORKDIR given after its name. */
+static char group_dir[1024];
+
+static int enter(const char *group)
+{
+    if (sc_test_argc < 1) {
+        CHECK(0, "test_io %s: no WORKDIR after the group's name", group);
+        return 0;
+    }
+    snprintf(group_dir, sizeof group_dir, "%s/%s", sc_test_argv[0], group);
+    make_workdir(group_dir);
+    workdir = group_dir;
+    return 1;
+}
+
+#define IO_GROUP(name, fn)                                                                         \
+    static void run_##name(void)                                                                   \
+    {                                                                                              \
+        if (enter(#name))                                                                          \
+            fn();                                                                                  \
+    }
+IO_GROUP(numbers, group_numbers)
+IO_GROUP(fastlines, group_fastlines)
+IO_GROUP(decimals, group_decimals)
+IO_GROUP(csv, group_csv)
+IO_GROUP(runs, group_runs)
+IO_GROUP(pieces, group_pieces)
+IO_GROUP(text, group_text)
+IO_GROUP(npy, group_npy)
+IO_GROUP(raw, group_raw)
+IO_GROUP(writers, group_writers)
+IO_GROUP(spheres, group_spheres)
+IO_GROUP(oracle, group_oracle)
+IO_GROUP(seedlike, group_crlf_like_seed)
+IO_GROUP(lammps, group_lammps)
+IO_GROUP(lammps_rows, group_lammps_rows)
+IO_GROUP(lammps_runs, group_lammps_runs)
+IO_GROUP(xyz, group_xyz)
+IO_GROUP(xyz_rows, group_xyz_rows)
+IO_GROUP(xyz_runs, group_xyz_runs)
+IO_GROUP(hdf5, group_hdf5)
+
+/* The seed's file: DATADIR after WORKDIR; without it the group fails. */
+static void run_spheres_dat(void)
+{
+    if (!enter("spheres_dat"))
+        return;
+    CHECK(sc_test_argc >= 2, "test_io spheres_dat: no DATADIR after WORKDIR");
+    if (sc_test_argc >= 2)
+        group_spheres_dat(sc_test_argv[1]);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        fprintf(stderr, "usage: test_io GROUP WORKDIR [DATADIR]\n");
-        return 2;
-    }
-    const char *group = argv[1];
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/%s", argv[2], group);
-    make_workdir(dir);
-    workdir = dir;
-    if (strcmp(group, "numbers") == 0)
-        group_numbers();
-    else if (strcmp(group, "fastlines") == 0)
-        group_fastlines();
-    else if (strcmp(group, "decimals") == 0)
-        group_decimals();
-    else if (strcmp(group, "csv") == 0)
-        group_csv();
-    else if (strcmp(group, "runs") == 0)
-        group_runs();
-    else if (strcmp(group, "pieces") == 0)
-        group_pieces();
-    else if (strcmp(group, "text") == 0)
-        group_text();
-    else if (strcmp(group, "npy") == 0)
-        group_npy();
-    else if (strcmp(group, "raw") == 0)
-        group_raw();
-    else if (strcmp(group, "writers") == 0)
-        group_writers();
-    else if (strcmp(group, "spheres") == 0)
-        group_spheres();
-    else if (strcmp(group, "oracle") == 0)
-        group_oracle();
-    else if (strcmp(group, "seedlike") == 0)
-        group_crlf_like_seed();
-    else if (strcmp(group, "lammps") == 0)
-        group_lammps();
-    else if (strcmp(group, "lammps_rows") == 0)
-        group_lammps_rows();
-    else if (strcmp(group, "lammps_runs") == 0)
-        group_lammps_runs();
-    else if (strcmp(group, "xyz_runs") == 0)
-        group_xyz_runs();
-    else if (strcmp(group, "xyz_rows") == 0)
-        group_xyz_rows();
-    else if (strcmp(group, "xyz") == 0)
-        group_xyz();
-    else if (strcmp(group, "hdf5") == 0)
-        group_hdf5();
-    else if (strcmp(group, "spheres_dat") == 0 && argc > 3)
-        group_spheres_dat(argv[3]);
-    else {
-        fprintf(stderr, "test_io: unknown group %s\n", group);
-        return 2;
-    }
-    printf("test_io %s: %d checks, %d failures\n", group, checks, failures);
-    return failures ? 1 : 0;
+    static const sc_test_group groups[] = {
+        {"numbers", run_numbers},
+        {"fastlines", run_fastlines},
+        {"decimals", run_decimals},
+        {"csv", run_csv},
+        {"runs", run_runs},
+        {"pieces", run_pieces},
+        {"text", run_text},
+        {"npy", run_npy},
+        {"raw", run_raw},
+        {"writers", run_writers},
+        {"spheres", run_spheres},
+        {"oracle", run_oracle},
+        {"seedlike", run_seedlike},
+        {"lammps", run_lammps},
+        {"lammps_rows", run_lammps_rows},
+        {"lammps_runs", run_lammps_runs},
+        {"xyz", run_xyz},
+        {"xyz_rows", run_xyz_rows},
+        {"xyz_runs", run_xyz_runs},
+        {"hdf5", run_hdf5},
+        {"spheres_dat", run_spheres_dat},
+    };
+    return sc_test_main(argc, argv, "test_io", groups, sizeof groups / sizeof groups[0]);
 }

@@ -235,15 +235,9 @@ static void group_busy(void) {
 }
 
 int main(int argc, char **argv) {
-    const char *g = argc > 1 ? argv[1] : "";
-    if (!strcmp(g, "busy"))
-        group_busy();
-    else if (!strcmp(g, "one_thread"))
-        group_one_thread();
-    else {
-        fprintf(stderr, "usage: test_load busy|one_thread\n");
-        return 2;
-    }
-    printf("%s: %d checks, %d failures\n", g, checks, failures);
-    return failures ? 1 : 0;
+    static const sc_test_group groups[] = {
+        {"busy", group_busy},
+        {"one_thread", group_one_thread},
+    };
+    return sc_test_main(argc, argv, "test_load", groups, sizeof groups / sizeof groups[0]);
 }

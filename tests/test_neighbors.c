@@ -655,22 +655,12 @@ static void group_api(void) {
 }
 
 int main(int argc, char **argv) {
-    const char *g = argc > 1 ? argv[1] : "all";
-    const int all = strcmp(g, "all") == 0;
-    if (all || strcmp(g, "generators") == 0)
-        group_generators();
-    if (all || strcmp(g, "threads") == 0)
-        group_threads();
-    if (all || strcmp(g, "extremes") == 0)
-        group_extremes();
-    if (all || strcmp(g, "api") == 0)
-        group_api();
-    if (all || strcmp(g, "windows") == 0)
-        group_windows();
+    static const sc_test_group groups[] = {
+        {"generators", group_generators}, {"threads", group_threads}, {"extremes", group_extremes},
+        {"api", group_api},               {"windows", group_windows},
 #ifdef SC_STUDY
-    if (all || strcmp(g, "wide") == 0)
-        group_wide();
+        {"wide", group_wide},
 #endif
-    printf("%d checks, %d failures\n", checks, failures);
-    return failures != 0;
+    };
+    return sc_test_main(argc, argv, "test_neighbors", groups, sizeof groups / sizeof groups[0]);
 }

@@ -502,16 +502,27 @@ static void test_bad_params(void) {
     sc_sim_destroy(s);
 }
 
-int main(void) {
+static void run_physics(void) {
     test_two_balls();
     test_momentum();
     test_energy_walls();
+}
+
+static void run_frames(void) {
     test_frames_oracle();
     test_step_reference();
     test_given_radii();
+}
+
+static void run_runs(void) {
     test_determinism();
     test_setups_and_reorder();
     test_bad_params();
-    printf("test_sim: %d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+    static const sc_test_group groups[] = {
+        {"physics", run_physics}, {"frames", run_frames}, {"runs", run_runs},
+    };
+    return sc_test_main(argc, argv, "test_sim", groups, sizeof groups / sizeof groups[0]);
 }

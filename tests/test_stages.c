@@ -1517,25 +1517,43 @@ static void test_team_room(void) {
     free(rows);
 }
 
-int main(void) {
+static void run_team(void) {
     test_team_choice();
     test_held_load();
     test_team_room();
-    test_balloon_probe();
-    test_boxfilter();
-    test_bvh4_walk();
-    test_mix();
-    test_bounds();
-    test_periodic_bounds();
-    test_periodic_rows();
+}
+
+static void run_sort(void) {
     test_counting_sort();
     test_radix();
     test_radix_repair();
+}
+
+static void run_grid(void) {
     test_keys();
     test_row_boxes();
     test_keys_stage();
     test_rows_table();
     test_cells_and_kernels();
-    printf("test_stages: %d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+}
+
+static void run_kernels(void) {
+    test_balloon_probe();
+    test_boxfilter();
+    test_bvh4_walk();
+    test_mix();
+}
+
+static void run_bounds(void) {
+    test_bounds();
+    test_periodic_bounds();
+    test_periodic_rows();
+}
+
+int main(int argc, char **argv) {
+    static const sc_test_group groups[] = {
+        {"team", run_team},     {"kernels", run_kernels}, {"bounds", run_bounds},
+        {"sort", run_sort},     {"grid", run_grid},
+    };
+    return sc_test_main(argc, argv, "test_stages", groups, sizeof groups / sizeof groups[0]);
 }

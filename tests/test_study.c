@@ -13,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "study.h"
 
-static int failures;
+#undef CHECK /* this file's checks word their own failure */
 
 #define CHECK(cond)                                                                 \
     do {                                                                            \
+        checks++;                                                                   \
         if (!(cond)) {                                                              \
             fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
             failures++;                                                             \
@@ -28,6 +30,7 @@ static int failures;
 #define CHECK_STR(got, want)                                                           \
     do {                                                                               \
         const char *g_ = (got), *w_ = (want);                                          \
+        checks++;                                                                      \
         if (strcmp(g_, w_) != 0) {                                                     \
             fprintf(stderr, "%s:%d: got \"%s\", want \"%s\"\n", __FILE__, __LINE__, g_, w_); \
             failures++;                                                                \
@@ -37,6 +40,7 @@ static int failures;
 #define CHECK_NUM(got, want)                                                               \
     do {                                                                                   \
         const double g_ = (got), w_ = (want);                                              \
+        checks++;                                                                          \
         if (!(g_ == w_)) {                                                                 \
             fprintf(stderr, "%s:%d: got %.17g, want %.17g\n", __FILE__, __LINE__, g_, w_); \
             failures++;                                                                    \
@@ -481,26 +485,8 @@ static void test_perm(void)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } groups[] = {{"median", test_median}, {"csv", test_csv}, {"floor", test_floor},
-                  {"counters", test_counters}, {"perm", test_perm}};
-    const int ng = (int)(sizeof groups / sizeof groups[0]);
-    int ran = 0;
-    for (int g = 0; g < ng; g++)
-        if (argc < 2 || !strcmp(argv[1], groups[g].name)) {
-            groups[g].fn();
-            ran++;
-        }
-    if (!ran) {
-        fprintf(stderr, "test_study: unknown group '%s'\n", argv[1]);
-        return 2;
-    }
-    if (failures) {
-        fprintf(stderr, "test_study: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_study: ok\n");
-    return 0;
+    static const sc_test_group groups[] = {{"median", test_median}, {"csv", test_csv},
+                                           {"floor", test_floor},   {"counters", test_counters},
+                                           {"perm", test_perm}};
+    return sc_test_main(argc, argv, "test_study", groups, sizeof groups / sizeof groups[0]);
 }
