@@ -54,11 +54,11 @@ configure_package_config_file(
   "${CMAKE_CURRENT_LIST_DIR}/spherecollideConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/spherecollideConfig.cmake"
   INSTALL_DESTINATION "${SC_INSTALL_CMAKEDIR}")
-# 0.y releases may break the API at each minor step, so a request for 0.1
-# accepts 0.1.z only.
+# Releases add to the API and ABI without breaking it (CHANGELOG.md: the
+# policy), so a request for 0.1 accepts any 0.y from 0.1 on.
 write_basic_package_version_file(
   "${PROJECT_BINARY_DIR}/spherecollideConfigVersion.cmake"
-  VERSION "${PROJECT_VERSION}" COMPATIBILITY SameMinorVersion)
+  VERSION "${PROJECT_VERSION}" COMPATIBILITY SameMajorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/spherecollideConfig.cmake"
               "${PROJECT_BINARY_DIR}/spherecollideConfigVersion.cmake"
         DESTINATION "${SC_INSTALL_CMAKEDIR}" COMPONENT Development)

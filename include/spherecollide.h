@@ -67,10 +67,13 @@ typedef enum sc_status {
     SC_ERR_UNSUPPORTED = 9,      /**< a forced kernel this CPU or build cannot
                                       run, or sc_cell_order on a context of
                                       another algorithm than the grid */
-    SC_ERR_TOO_COSTLY = 10       /**< the chosen algorithm predicts more work than
+    SC_ERR_TOO_COSTLY = 10,      /**< the chosen algorithm predicts more work than
                                       its limit on this input (hashgrid's
                                       max_tests); nothing was searched, another
                                       algorithm handles the input */
+    SC_ERR_VERSION = 11          /**< a struct's size is larger than this library
+                                      knows: the caller was built against a newer
+                                      spherecollide.h (see docs/api.md, ABI) */
 } sc_status;
 
 /** Static English text for a status ("ok", "negative radius", ...). Thread-safe. */
@@ -287,8 +290,25 @@ typedef struct sc_segtree_options {
                         splitting; >= 1, default 1024 */
 } sc_segtree_options;
 
+/** How a default team (threads = 0) is sized. */
+typedef enum sc_team {
+    SC_TEAM_FOLLOW_LOAD = 0, /**< every core on a quiet machine; where other
+                                  programs keep cores busy, the free cores or
+                                  all of them, as measured (the default) */
+    SC_TEAM_EVERY_CORE = 1   /**< every core whatever the load, and /proc is
+                                  never read: for a node the job owns */
+} sc_team;
+
+/** Options of a context. The struct grows at its end only; `size` says
+ *  which layout the caller was built with, and the library accepts every
+ *  earlier one, giving the fields an older caller could not set their
+ *  defaults (docs/api.md, "ABI"). */
 typedef struct sc_options {
-    size_t size;            /**< sizeof(sc_options); set by sc_options_default */
+    size_t size;            /**< sizeof(sc_options) of the caller's header; set
+                                 by sc_options_default. At least
+                                 SC_OPTIONS_SIZE_0_1 (else
+                                 SC_ERR_INVALID_ARGUMENT); larger than this
+                                 library's sizeof: SC_ERR_VERSION */
     sc_algorithm algorithm;
     int threads;            /**< 0 = one per core hwloc sees (or omp_get_num_procs);
                                  where other programs keep cores busy when the
@@ -328,7 +348,14 @@ typedef struct sc_options {
     sc_tree_options kdsplit;
     sc_bvh_options bvh;
     sc_segtree_options segtree;
+    /* ---- from 0.2.0 ---- */
+    sc_team team;           /**< threads = 0: how the team is sized; default
+                                 SC_TEAM_FOLLOW_LOAD */
 } sc_options;
+
+/** The size of sc_options in 0.1.0, the first layout: every field up to
+ *  `segtree`. */
+#define SC_OPTIONS_SIZE_0_1 offsetof(sc_options, team)
 
 /** The defaults described above. Thread-safe. */
 SC_API sc_options sc_options_default(void);

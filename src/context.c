@@ -28,7 +28,7 @@ void sc_context_log(const sc_context *c, sc_log_level lvl, const char *fmt, ...)
 /* ---- context ------------------------------------------------------------- */
 
 static sc_status options_check(const sc_options *o) {
-    if (o->size != sizeof(sc_options))
+    if (o->team != SC_TEAM_FOLLOW_LOAD && o->team != SC_TEAM_EVERY_CORE)
         return SC_ERR_INVALID_ARGUMENT;
     if (!sc_peer_of(o->algorithm))
         return SC_ERR_INVALID_ARGUMENT;
@@ -75,8 +75,10 @@ sc_status sc_context_create(const sc_options *options, sc_context **out) {
     if (!out)
         return SC_ERR_INVALID_ARGUMENT;
     *out = NULL;
-    sc_options o = options ? *options : sc_options_default();
-    sc_status st = options_check(&o);
+    sc_options o;
+    sc_status st = sc_options_take(options, &o);
+    if (st == SC_OK)
+        st = options_check(&o);
     if (st != SC_OK)
         return st;
     sc_kernel k = o.kernel;
@@ -141,7 +143,7 @@ int sc_context_team(sc_context *c, size_t n) {
     }
     int team = sc_context_threads(c);
     c->room = most < (size_t)team ? (int)most : team;
-    if (c->opt.threads == 0 && team > 1)
+    if (c->opt.threads == 0 && team > 1 && c->opt.team == SC_TEAM_FOLLOW_LOAD)
         team = sc_load_team(&c->load, team, n);
     return most < (size_t)team ? (int)most : team;
 }
@@ -176,7 +178,9 @@ uint64_t sc_context_scratch_bytes(const sc_context *c) {
 /* ---- system information ---------------------------------------------------- */
 
 size_t sc_system_info(const sc_options *options, char *buf, size_t cap) {
-    sc_options o = options ? *options : sc_options_default();
+    sc_options o;
+    if (sc_options_take(options, &o) != SC_OK)
+        o = sc_options_default(); /* the machine is described all the same */
     int threads = o.threads > 0 ? o.threads : sc_cores_available();
     char feats[256];
     sc_cpu_features(feats, sizeof feats);

@@ -57,6 +57,10 @@ static inline int sc_num_threads(void) {
 /* A call uses at most one thread per this many spheres (sc_context_team). */
 #define SC_SPHERES_PER_THREAD 2048
 SC_INTERNAL double sc_now(void);
+/* The caller's options in this library's layout (NULL: the defaults): an
+ * older caller's shorter struct, by its size, completed with defaults;
+ * SC_ERR_VERSION for a newer one, SC_ERR_INVALID_ARGUMENT below 0.1's. */
+SC_INTERNAL sc_status sc_options_take(const sc_options *in, sc_options *out);
 SC_INTERNAL int sc_cores_available(void);
 /* Thread binding for the duration of one call (threads.c). A context holds
  * one sc_pinning in sc_pinning_bytes(threads) of its memory, made once by

@@ -5,6 +5,7 @@
 #include "algo/grid/grid.h" /* SC_MAX_LEVELS */
 
 #include <math.h>
+#include <string.h>
 
 const char *sc_version(void) { return SC_VERSION_STRING; }
 
@@ -21,6 +22,7 @@ const char *sc_status_string(sc_status s) {
     case SC_ERR_STOPPED: return "stopped by the pair callback";
     case SC_ERR_UNSUPPORTED: return "not supported (this kernel on this CPU or build, or this call on this algorithm)";
     case SC_ERR_TOO_COSTLY: return "the algorithm predicts more work than its limit on this input";
+    case SC_ERR_VERSION: return "a struct from a newer spherecollide.h than this library's";
     }
     return "unknown status";
 }
@@ -80,7 +82,25 @@ sc_options sc_options_default(void) {
     o.segtree.cutoff = 1024;
     o.chunk_pairs = 65536;
     o.sorted_window_bytes = (size_t)64 << 20;
+    o.team = SC_TEAM_FOLLOW_LOAD;
     return o;
+}
+
+sc_status sc_options_take(const sc_options *in, sc_options *out) {
+    *out = sc_options_default();
+    if (!in)
+        return SC_OK;
+    /* Only the caller's own bytes are read: an older caller's struct ends
+     * at its size, and the fields after it keep their defaults. */
+    size_t size;
+    memcpy(&size, in, sizeof size);
+    if (size > sizeof(sc_options))
+        return SC_ERR_VERSION;
+    if (size < SC_OPTIONS_SIZE_0_1)
+        return SC_ERR_INVALID_ARGUMENT;
+    memcpy(out, in, size);
+    out->size = sizeof *out;
+    return SC_OK;
 }
 
 static sc_spheres make_view(size_t n, sc_dtype t, size_t stride, const void *x, const void *y,

@@ -3,7 +3,8 @@ add_executable(test_engine test_engine.c)
 target_link_libraries(test_engine PRIVATE sc_tools m)
 target_compile_options(test_engine PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
 target_compile_definitions(test_engine PRIVATE _POSIX_C_SOURCE=200809L)
-sc_test_groups(engine test_engine GROUPS api pathological extremes generators peers options order)
+sc_test_groups(engine test_engine GROUPS api pathological extremes generators peers options order
+  abi)
 
 # The same tests on the study's build, for its switches (group knobs) and
 # the study-only API (group api: the switches' argument checks, the plan
@@ -23,7 +24,7 @@ target_compile_definitions(test_stages PRIVATE _POSIX_C_SOURCE=200809L
   $<$<BOOL:${SC_ENABLE_AVX2}>:SC_HAVE_AVX2_KERNEL=1>)
 add_test(NAME engine.stages COMMAND test_stages all)
 # Threads 3 and 4 run on 2 cores in CI: let idle OpenMP threads sleep rather than spin.
-set_tests_properties(engine.api engine.pathological engine.extremes engine.generators engine.peers engine.options engine.order engine.knobs engine.study.api engine.stages
+set_tests_properties(engine.api engine.abi engine.pathological engine.extremes engine.generators engine.peers engine.options engine.order engine.knobs engine.study.api engine.stages
   PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
 
 # The host program as the library found it: thread masks, OpenMP state,

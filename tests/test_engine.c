@@ -10,6 +10,7 @@
  */
 #include "sc_gen.h"
 #include "spherecollide.h"
+#include "spherecollide_sim.h"
 #ifdef SC_STUDY /* test_engine_study: the study build's switches too */
 #include "spherecollide_study.h"
 #endif
@@ -914,6 +915,85 @@ static void stream_without_pairs(void) {
     free(rows);
 }
 
+/* The ABI: a caller built against 0.1.0's spherecollide.h passes that
+ * sc_options size and owns only that many bytes (a buffer of exactly that
+ * size: AddressSanitizer sees a read past it); the fields after it take
+ * their defaults. A larger size than this library's is a newer caller's. */
+static void group_abi(void) {
+    const size_t old = SC_OPTIONS_SIZE_0_1;
+    CHECK(old < sizeof(sc_options) && old > 0, "0.1.0's size %zu, this one's %zu", old,
+          sizeof(sc_options));
+    const size_t n = 2000;
+    dataset d = {"uniform", n, malloc(n * 4 * sizeof(double))};
+    scgen_generate("uniform", n, 11, d.rows);
+    pairs want = {0};
+    uint64_t want_sum = 0;
+    oracle(&d, &want, &want_sum);
+    const sc_spheres v = sc_spheres_rows_f64(n, 3, d.rows);
+    for (int algo = 0; algo < SC_ALGO_COUNT; algo++) {
+        sc_options o = sc_options_default();
+        o.size = old;
+        o.threads = 1;
+        o.sorted = 1; /* read: the pairs come in the oracle's order */
+        o.algorithm = (sc_algorithm)algo;
+        unsigned char *buf = malloc(old);
+        memcpy(buf, &o, old);
+        sc_context *ctx = NULL;
+        sc_status st = sc_context_create((const sc_options *)(void *)buf, &ctx);
+        free(buf); /* the context keeps its own copy */
+        sc_summary sum = {0, 0};
+        uint32_t *got = malloc(2 * (want.n + 1) * sizeof *got);
+        size_t needed = 0;
+        if (st == SC_OK)
+            st = sc_fill_pairs(ctx, &v, got, want.n + 1, &needed, &sum);
+        CHECK(st == SC_OK && sum.pairs == want.n && sum.checksum == want_sum &&
+                  memcmp(got, want.p, 2 * want.n * sizeof *got) == 0,
+              "%s, %s with 0.1.0's options: %s, %llu pairs (want %zu), in order: %d", d.name,
+              sc_algorithm_name((sc_algorithm)algo), sc_status_string(st),
+              (unsigned long long)sum.pairs, want.n,
+              memcmp(got, want.p, 2 * want.n * sizeof *got) == 0);
+        free(got);
+        sc_context_destroy(ctx);
+    }
+    /* a newer caller, and sizes no header ever had */
+    sc_options o = sc_options_default();
+    sc_context *ctx = (sc_context *)&o; /* must come back NULL */
+    o.size = sizeof o + 8;
+    CHECK(sc_context_create(&o, &ctx) == SC_ERR_VERSION && ctx == NULL,
+          "a size larger than this library's: not SC_ERR_VERSION");
+    CHECK(strstr(sc_status_string(SC_ERR_VERSION), "newer") != NULL, "SC_ERR_VERSION's text: %s",
+          sc_status_string(SC_ERR_VERSION));
+    char info[512];
+    CHECK(sc_system_info(&o, info, sizeof info) > 0, "sc_system_info on a newer caller's options");
+    sc_sim_params sp = sc_sim_params_default();
+    sp.n = 100;
+    sc_sim *sim = NULL;
+    CHECK(sc_sim_create(&sp, &o, &sim) == SC_ERR_VERSION && sim == NULL,
+          "sc_sim_create on a newer caller's options");
+    o.size = old;
+    CHECK(sc_sim_create(&sp, &o, &sim) == SC_OK && sim != NULL,
+          "sc_sim_create on 0.1.0's options: %s", sc_sim_problem());
+    sc_sim_destroy(sim);
+    const size_t bad[3] = {0, sizeof(size_t), old - 1};
+    for (int k = 0; k < 3; k++) {
+        o.size = bad[k];
+        CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && ctx == NULL,
+              "size %zu: not refused", bad[k]);
+    }
+    /* the field 0.2.0 added: checked, and every core whatever the load */
+    o = sc_options_default();
+    o.team = (sc_team)7;
+    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT, "team 7 accepted");
+    o.team = SC_TEAM_EVERY_CORE;
+    CHECK(sc_context_create(&o, &ctx) == SC_OK, "SC_TEAM_EVERY_CORE refused");
+    sc_summary sum = {0, 0};
+    CHECK(sc_count_pairs(ctx, &v, &sum) == SC_OK && sum.pairs == want.n, "every core: %llu pairs",
+          (unsigned long long)sum.pairs);
+    sc_context_destroy(ctx);
+    free(want.p);
+    free(d.rows);
+}
+
 static void group_api(void) {
     stream_without_pairs();
     /* the checksum's documented worked values (docs/api.md) */
@@ -1696,7 +1776,7 @@ int main(int argc, char **argv) {
         {"api", run_api},           {"pathological", group_pathological},
         {"extremes", group_extremes}, {"generators", run_generators},
         {"peers", group_peers},     {"options", group_options},
-        {"order", group_order},
+        {"order", group_order},     {"abi", group_abi},
 #ifdef SC_STUDY
         {"knobs", group_knobs},
 #endif

@@ -493,6 +493,7 @@ static int status_exit(sc_status st)
     case SC_ERR_STOPPED: return EXIT_OUTPUT;
     case SC_ERR_TOO_COSTLY: return EXIT_COSTLY;
     case SC_ERR_INVALID_ARGUMENT:
+    case SC_ERR_VERSION:
     case SC_ERR_BUFFER_TOO_SMALL: return EXIT_INTERNAL;
     }
     return EXIT_INTERNAL;

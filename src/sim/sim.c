@@ -168,6 +168,22 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
     sc_status st = check_params(params);
     if (st != SC_OK)
         return st;
+    /* The search options as the caller's header laid them out: only its
+     * bytes are read, later fields keep their defaults (docs/api.md, ABI). */
+    sc_options o = sc_options_default();
+    if (search) {
+        size_t size;
+        memcpy(&size, search, sizeof size);
+        if (size > sizeof o) {
+            fail("the search options come from a newer spherecollide.h (size %zu, this "
+                 "library's %zu)", size, sizeof o);
+            return SC_ERR_VERSION;
+        }
+        if (size < SC_OPTIONS_SIZE_0_1)
+            return fail("the search options' size is %zu, less than any spherecollide.h's", size);
+        memcpy(&o, search, size);
+        o.size = sizeof o;
+    }
     const sc_sim_params p = *params;
     const size_t n = p.n;
     sc_sim *s = calloc(1, sizeof *s);
@@ -262,7 +278,6 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
         for (int a = 0; a < p.dims; a++)
             v[a][i] = p.speed * g[a] / len;
     }
-    sc_options o = search ? *search : sc_options_default();
     o.sorted = 1;
 #ifdef _OPENMP
     s->threads = o.threads > 0 ? o.threads : omp_get_max_threads();
