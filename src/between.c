@@ -781,7 +781,7 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
      * probed against a grid of the smaller one (probe.c): no pair within
      * a set is tested. The joint search below is the fallback (S's radii
      * too spread for one grid, probes too costly) and every other peer's. */
-    if (map && c->opt.algorithm == SC_ALGO_GRID) {
+    if (map && (sc_peer_of(c->opt.algorithm)->caps & SC_PEER_PROBE)) {
         sc_probe pr;
         const double t1 = sc_now();
         const uint32_t small_at = a_small ? 0 : (uint32_t)nl;

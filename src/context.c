@@ -38,25 +38,11 @@ static sc_status options_check(const sc_options *o) {
         return SC_ERR_INVALID_ARGUMENT;
     if (o->kernel != SC_KERNEL_AUTO && o->kernel != SC_KERNEL_SCALAR && o->kernel != SC_KERNEL_AVX2)
         return SC_ERR_INVALID_ARGUMENT;
-    const sc_grid_options *g = &o->grid;
-    if (!(g->cell_factor >= 1.0 && g->cell_factor <= 1e6))
-        return SC_ERR_INVALID_ARGUMENT;
-    if (g->max_levels < 1 || g->max_levels > SC_MAX_LEVELS || g->levels < 0 ||
-        g->levels > SC_MAX_LEVELS)
-        return SC_ERR_INVALID_ARGUMENT;
-    if (o->partition1d.width != SC_SEGMENT_MEAN_DIAMETER &&
-        o->partition1d.width != SC_SEGMENT_MAX_DIAMETER)
-        return SC_ERR_INVALID_ARGUMENT;
-    if ((o->sap.warm != 0 && o->sap.warm != 1) || !(o->hashgrid.max_tests > 0.0))
-        return SC_ERR_INVALID_ARGUMENT;
-    const sc_tree_options *trees[] = {&o->octree, &o->kdsplit};
-    for (int k = 0; k < 2; k++)
-        if (trees[k]->max_depth < 1 || trees[k]->max_depth > 64 || trees[k]->leaf_size < 1 ||
-            (trees[k]->split != SC_SPLIT_MEDIAN && trees[k]->split != SC_SPLIT_MEAN))
+    for (int k = 0; k < SC_ALGO_COUNT; k++) { /* every peer's own options */
+        const sc_peer *p = sc_peer_of((sc_algorithm)k);
+        if (p->valid && !p->valid(o))
             return SC_ERR_INVALID_ARGUMENT;
-    if (o->bvh.leaf_size < 1 || o->bvh.leaf_size > 4 || (o->bvh.refit != 0 && o->bvh.refit != 1) ||
-        o->segtree.cutoff < 1)
-        return SC_ERR_INVALID_ARGUMENT;
+    }
     if (o->chunk_pairs == 0 || o->sorted_window_bytes < 4096)
         return SC_ERR_INVALID_ARGUMENT;
     if (o->allocator.alloc && !o->allocator.free)

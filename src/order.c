@@ -22,7 +22,7 @@ sc_status sc_cell_order(sc_context *c, const sc_spheres *spheres, uint32_t *orde
         return SC_ERR_INVALID_ARGUMENT;
     /* Another peer's state (sap's kept order, bvh's kept tree) shares the
      * context's peer scratch: a grid build would overwrite it. */
-    if (c->opt.algorithm != SC_ALGO_GRID)
+    if (!(sc_peer_of(c->opt.algorithm)->caps & SC_PEER_CELL_ORDER))
         return sc_engine_failed(c, SC_ERR_UNSUPPORTED);
     if (spheres && spheres->count && !order)
         return sc_engine_failed(c, SC_ERR_INVALID_ARGUMENT);

@@ -5,28 +5,18 @@
 
 #include <string.h>
 
+/* The registry: every peer, at its sc_algorithm (its `id`; a test checks
+ * that they agree). Adding a peer: its file, its line here, its enum value
+ * and its CMake line. */
+static const sc_peer *const registry[] = {
+    &sc_peer_grid,     &sc_peer_brute,  &sc_peer_partition1d, &sc_peer_sap, &sc_peer_hashgrid,
+    &sc_peer_octree,   &sc_peer_kdsplit, &sc_peer_bvh,        &sc_peer_segtree,
+};
+_Static_assert(sizeof registry / sizeof registry[0] == SC_ALGO_COUNT,
+               "one registry line per sc_algorithm");
+
 const sc_peer *sc_peer_of(sc_algorithm a) {
-    switch (a) {
-    case SC_ALGO_GRID:
-        return &sc_peer_grid;
-    case SC_ALGO_BRUTE:
-        return &sc_peer_brute;
-    case SC_ALGO_PARTITION1D:
-        return &sc_peer_partition1d;
-    case SC_ALGO_SAP:
-        return &sc_peer_sap;
-    case SC_ALGO_HASHGRID:
-        return &sc_peer_hashgrid;
-    case SC_ALGO_OCTREE:
-        return &sc_peer_octree;
-    case SC_ALGO_KDSPLIT:
-        return &sc_peer_kdsplit;
-    case SC_ALGO_BVH:
-        return &sc_peer_bvh;
-    case SC_ALGO_SEGTREE:
-        return &sc_peer_segtree;
-    }
-    return NULL;
+    return (unsigned)a < SC_ALGO_COUNT ? registry[a] : NULL;
 }
 
 /* n / 256 spheres per chunk, clamped to 256 .. 8192 (so about 256 chunks

@@ -78,9 +78,27 @@ typedef struct sc_peer_built {
     const char *detail;  /* NULL, or a remark for the debug log */
 } sc_peer_built;
 
+/* What a peer does beyond the pair search every peer runs (sc_peer.caps). */
+enum {
+    SC_PEER_CELL_ORDER = 1u << 0, /* sc_cell_order: its build stops at a spatial order */
+    SC_PEER_PROBE = 1u << 1,      /* two sets: the smaller set's cells probe the
+                                     larger's candidates (between.c, probe.c) */
+    SC_PEER_FRAMES = 1u << 2      /* keeps state from call to call when asked
+                                     (sap.warm, bvh.refit) */
+};
+
+/* A peer declares itself here, in its own file; the registry (peer.c) is
+ * the one list of them, and names, option defaults and option checks are
+ * read from it (status.c, context.c). */
 typedef struct sc_peer {
-    const char *name;
+    sc_algorithm id;  /* its place in the registry */
+    const char *name; /* sc_algorithm_name's */
+    unsigned caps;    /* SC_PEER_* */
     size_t tls_bytes;
+    /* its sub-struct of sc_options: the defaults, and whether o's is valid
+     * (every peer's is checked, whichever runs); NULL: it has none */
+    void (*defaults)(sc_options *o);
+    bool (*valid)(const sc_options *o);
     sc_status (*build)(const sc_peer_env *env, sc_peer_built *out);
     uint64_t (*search)(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel, sc_hits *hits,
                        void *tls);

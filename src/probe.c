@@ -508,7 +508,8 @@ static uint64_t probe_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn 
     return l->tests;
 }
 
-static const sc_peer probe_peer = {"probe", sizeof(run_list), NULL, probe_search};
+/* Not a registered peer: only the scheduler runs it (no build, no options). */
+static const sc_peer probe_peer = {.name = "probe", .tls_bytes = sizeof(run_list), .search = probe_search};
 
 sc_status sc_probe_build(sc_context *c, sc_prepared *p, void *arg) {
     _Static_assert(sizeof(sc_probe) <= SC_PEER_STATE_BYTES, "the probe fits the peer state");

@@ -2,7 +2,7 @@
  * status.c: names, defaults and the input view: the small pieces of the
  * public API that need no engine.
  */
-#include "algo/grid/grid.h" /* SC_MAX_LEVELS */
+#include "peer.h"
 
 #include <math.h>
 #include <string.h>
@@ -43,9 +43,8 @@ const char *sc_kernel_name(sc_kernel k) {
 }
 
 const char *sc_algorithm_name(sc_algorithm a) {
-    static const char *const names[SC_ALGO_COUNT] = {"grid", "brute", "partition1d", "sap",
-                                                     "hashgrid", "octree", "kdsplit", "bvh", "segtree"};
-    return (unsigned)a < SC_ALGO_COUNT ? names[a] : "?";
+    const sc_peer *p = sc_peer_of(a);
+    return p ? p->name : "?";
 }
 
 const char *sc_pin_name(sc_pin p) {
@@ -72,14 +71,9 @@ sc_options sc_options_default(void) {
     o.threads = 0;
     o.pin = SC_PIN_COMPACT;
     o.kernel = SC_KERNEL_AUTO;
-    o.grid.cell_factor = 1.0;
-    o.grid.max_levels = SC_MAX_LEVELS;
-    o.partition1d.width = SC_SEGMENT_MEAN_DIAMETER;
-    o.octree = (sc_tree_options){8, 20, SC_SPLIT_MEDIAN};
-    o.kdsplit = (sc_tree_options){24, 32, SC_SPLIT_MEDIAN};
-    o.hashgrid.max_tests = 0x1p36;
-    o.bvh.leaf_size = 4;
-    o.segtree.cutoff = 1024;
+    for (int k = 0; k < SC_ALGO_COUNT; k++) /* each peer's own options */
+        if (sc_peer_of((sc_algorithm)k)->defaults)
+            sc_peer_of((sc_algorithm)k)->defaults(&o);
     o.chunk_pairs = 65536;
     o.sorted_window_bytes = (size_t)64 << 20;
     o.team = SC_TEAM_FOLLOW_LOAD;

@@ -11,6 +11,7 @@
 #include "internal.h"
 #include "counting_alloc.h"
 #include "context.h"
+#include "peer.h"
 #include "algo/grid/grid.h"
 #include "boxfilter.h"
 #include "bvh4.h"
@@ -1550,8 +1551,48 @@ static void run_bounds(void) {
     test_periodic_rows();
 }
 
+/* The registry: one peer per algorithm, at its own id, with a distinct
+ * name that sc_algorithm_name gives, defaults its own check accepts and a
+ * check that refuses what the options' doc refuses. */
+static void run_registry(void) {
+    const sc_options d = sc_options_default();
+    for (int k = 0; k < SC_ALGO_COUNT; k++) {
+        const sc_peer *p = sc_peer_of((sc_algorithm)k);
+        CHECK(p && p->id == (sc_algorithm)k && p->name && p->build && p->search,
+              "registry line %d: peer %s at id %d", k, p ? p->name : "(none)", p ? (int)p->id : -1);
+        if (!p)
+            continue;
+        CHECK(strcmp(sc_algorithm_name((sc_algorithm)k), p->name) == 0, "%s: named %s", p->name,
+              sc_algorithm_name((sc_algorithm)k));
+        for (int j = 0; j < k; j++)
+            CHECK(strcmp(sc_peer_of((sc_algorithm)j)->name, p->name) != 0, "%s twice", p->name);
+        CHECK(!p->valid || p->valid(&d), "%s refuses its own defaults", p->name);
+    }
+    CHECK(sc_peer_of((sc_algorithm)SC_ALGO_COUNT) == NULL && sc_peer_of((sc_algorithm)-1) == NULL,
+          "a value outside the enum has a peer");
+    /* a bad value of each peer's options: its check, through the context */
+    sc_options o = d;
+    o.grid.max_levels = 0;
+    CHECK(!sc_peer_of(SC_ALGO_GRID)->valid(&o), "grid: max_levels 0 accepted");
+    o = d;
+    o.bvh.leaf_size = 5;
+    CHECK(!sc_peer_of(SC_ALGO_BVH)->valid(&o), "bvh: leaf_size 5 accepted");
+    o = d;
+    o.kdsplit.max_depth = 65;
+    CHECK(!sc_peer_of(SC_ALGO_KDSPLIT)->valid(&o) && sc_peer_of(SC_ALGO_OCTREE)->valid(&o),
+          "kdsplit's depth 65: its check only");
+    sc_context *ctx = NULL;
+    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT, "a context took kdsplit depth 65");
+    o = d;
+    o.hashgrid.max_tests = NAN;
+    CHECK(!sc_peer_of(SC_ALGO_HASHGRID)->valid(&o), "hashgrid: NaN max_tests accepted");
+    CHECK(sc_peer_of(SC_ALGO_GRID)->caps & SC_PEER_CELL_ORDER, "grid: no cell order");
+    CHECK(!(sc_peer_of(SC_ALGO_BVH)->caps & SC_PEER_CELL_ORDER), "bvh: a cell order");
+}
+
 int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
+        {"registry", run_registry},
         {"team", run_team},     {"kernels", run_kernels}, {"bounds", run_bounds},
         {"sort", run_sort},     {"grid", run_grid},
     };

@@ -138,8 +138,7 @@ static const char usage_pairs[] =
     "                      programs keep busy when a query is short)\n"
     "  --pin none|compact|scatter   thread pinning (default compact)\n"
     "  --kernel auto|scalar|avx2    narrowphase kernel (default auto)\n"
-    "  --algorithm A       grid (default), brute, partition1d, sap, hashgrid, octree,\n"
-    "                      kdsplit, bvh or segtree: same pairs, other cost\n"
+    "  --algorithm A       @ALGORITHMS@: same pairs, other cost\n"
     "                      (docs/algorithms.md)\n"
     "  --max-depth N       octree, kdsplit: deepest split level (1..64)\n"
     "  --leaf-size N       octree, kdsplit (>= 1), bvh (1..4): spheres per leaf\n"
@@ -241,9 +240,67 @@ fail(int code, const char *fmt, ...)
     return code;
 }
 
+void sc_cli_put_usage(FILE *f, const char *text)
+{
+    static const char mark[] = "@ALGORITHMS@";
+    for (const char *at; (at = strstr(text, mark)) != NULL; text = at + sizeof mark - 1) {
+        fwrite(text, 1, (size_t)(at - text), f);
+        /* the names from the marker's column on, lines of at most 79, each
+         * further line indented to the first line's description column */
+        const char *line = at;
+        while (line > text && line[-1] != '\n')
+            line--;
+        int indent = 0; /* the description's column: after the first run of two blanks */
+        while (line + indent < at && line[indent] == ' ')
+            indent++;
+        while (line + indent + 1 < at && !(line[indent] == ' ' && line[indent + 1] == ' '))
+            indent++;
+        while (line + indent < at && line[indent] == ' ')
+            indent++;
+        int col = (int)(at - line);
+        for (int k = 0; k < SC_ALGO_COUNT; k++) {
+            char item[64];
+            const int len = snprintf(item, sizeof item, "%s%s%s", sc_algorithm_name((sc_algorithm)k),
+                                     k == 0 ? " (default)" : "",
+                                     k + 2 < SC_ALGO_COUNT ? "," : k + 2 == SC_ALGO_COUNT ? " or" : "");
+            if (k > 0 && col + 1 + len > 79) {
+                fprintf(f, "\n%*s", indent, "");
+                col = indent;
+            } else if (k > 0) {
+                fputc(' ', f);
+                col++;
+            }
+            fputs(item, f);
+            col += len;
+        }
+    }
+    fputs(text, f);
+}
+
+/* The --algorithm value NAME names, or -1. */
+static int algorithm_named(const char *name)
+{
+    for (int k = 0; k < SC_ALGO_COUNT; k++)
+        if (strcmp(name, sc_algorithm_name((sc_algorithm)k)) == 0)
+            return k;
+    return -1;
+}
+
+/* "grid, brute, ... or segtree", for a message. */
+static const char *algorithm_choices(void)
+{
+    static char list[256];
+    size_t used = 0;
+    for (int k = 0; k < SC_ALGO_COUNT && used < sizeof list; k++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                 k == 0 ? "" : k + 1 == SC_ALGO_COUNT ? " or " : ", ",
+                                 sc_algorithm_name((sc_algorithm)k));
+    return list;
+}
+
 static int print_help(const char *text, int with_generators)
 {
-    fputs(text, stdout);
+    sc_cli_put_usage(stdout, text);
     if (with_generators) {
         fputs("Distributions:\n", stdout);
         for (const char *const *n = scgen_names(); *n; n++) {
@@ -1009,15 +1066,11 @@ static int cmd_pairs(int argc, char **argv)
                           sc_io_format_name(job.in_format), v);
             job.in_format = f;
         } else if (is_opt(&a, "--algorithm", 1, &v, &rc)) {
-            int found = 0;
-            for (int k = 0; !rc && k < SC_ALGO_COUNT && !found; k++)
-                if (strcmp(v, sc_algorithm_name((sc_algorithm)k)) == 0) {
-                    job.options.algorithm = (sc_algorithm)k;
-                    found = 1;
-                }
-            if (!rc && !found)
-                rc = fail(EXIT_USAGE, "pairs: --algorithm must be grid, brute, partition1d, sap, "
-                                      "hashgrid, octree, kdsplit, bvh or segtree, not \"%s\"", v);
+            const int k = rc ? 0 : algorithm_named(v);
+            if (k < 0)
+                rc = fail(EXIT_USAGE, "pairs: --algorithm must be %s, not \"%s\"",
+                          algorithm_choices(), v);
+            job.options.algorithm = (sc_algorithm)(k < 0 ? 0 : k);
         } else if (is_opt(&a, "--max-depth", 1, &v, &rc)) {
             if (!rc)
                 rc = parse_int_option("--max-depth", v, 1, 64, &max_depth);
@@ -1384,14 +1437,12 @@ static int cmd_neighbors(int argc, char **argv)
             if (v && sc_io_format_parse(v, &in_format) != 0)
                 rc = fail(EXIT_USAGE, "neighbors: unknown --input-format \"%s\"", v);
         } else if (is_opt(&a, "--algorithm", 1, &v, &rc)) {
-            int found = 0;
-            for (int k = 0; v && k < SC_ALGO_COUNT; k++)
-                if (strcmp(v, sc_algorithm_name((sc_algorithm)k)) == 0) {
-                    options.algorithm = (sc_algorithm)k;
-                    found = 1;
-                }
+            const int k = v ? algorithm_named(v) : 0;
+            int found = k >= 0;
+            options.algorithm = (sc_algorithm)(k < 0 ? 0 : k);
             if (v && !found)
-                rc = fail(EXIT_USAGE, "neighbors: unknown --algorithm \"%s\"", v);
+                rc = fail(EXIT_USAGE, "neighbors: --algorithm must be %s, not \"%s\"",
+                          algorithm_choices(), v);
         } else if (common_option(&a, &options, &rc)) {
             /* handled */
         } else {

@@ -42,8 +42,7 @@ const char sc_simulate_usage[] =
     "                       components (each uniform in [-speed, speed], seed 003)\n"
     "  --seed S             the run's random seed (1)\n"
     "  --steps K            steps to run (5)\n"
-    "  --algorithm NAME     the pair search: grid (default), brute, partition1d, sap,\n"
-    "                       hashgrid, octree, kdsplit, bvh, segtree\n"
+    "  --algorithm NAME     the pair search: @ALGORITHMS@\n"
     "  --threads N          threads (0: one per core, less those other programs keep\n"
     "                       busy when a step is short)\n"
     "  --reorder K          renumber the balls in the grid's cell order every K steps\n"
@@ -220,7 +219,7 @@ int sc_cmd_simulate(int argc, char **argv) {
     for (int k = 1; k < argc; k++) {
         const char *a = argv[k];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(sc_simulate_usage, stdout);
+            sc_cli_put_usage(stdout, sc_simulate_usage);
             return SIM_OK;
         }
         if (strcmp(a, "--quiet") == 0) {
@@ -293,7 +292,7 @@ int sc_cmd_simulate(int argc, char **argv) {
             bad = parse_u64(v, 1ull << 40, &steps) != 0;
         } else if (strcmp(a, "--algorithm") == 0) {
             bad = 1;
-            for (int i = 0; i < 9; i++)
+            for (int i = 0; i < SC_ALGO_COUNT; i++)
                 if (strcmp(v, sc_algorithm_name((sc_algorithm)i)) == 0) {
                     o.algorithm = (sc_algorithm)i;
                     bad = 0;

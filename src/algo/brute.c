@@ -71,4 +71,8 @@ static uint64_t brute_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn 
                           hits, tls);
 }
 
-const sc_peer sc_peer_brute = {"brute", 4 * (SC_TILE + 16), brute_build, brute_search};
+const sc_peer sc_peer_brute = {.id = SC_ALGO_BRUTE,
+                               .name = "brute",
+                               .tls_bytes = 4 * (SC_TILE + 16),
+                               .build = brute_build,
+                               .search = brute_search};

@@ -418,4 +418,20 @@ static uint64_t bvh_search(const sc_peer_built *bt, size_t chunk, sc_kernel_fn k
     return cl.tests;
 }
 
-const sc_peer sc_peer_bvh = {"bvh", 4 * (BVH_LIST + 16), bvh_build, bvh_search};
+static void bvh_defaults(sc_options *o) {
+    o->bvh.leaf_size = 4; /* one kernel block */
+    o->bvh.refit = 0;
+}
+
+static bool bvh_valid(const sc_options *o) {
+    return o->bvh.leaf_size >= 1 && o->bvh.leaf_size <= 4 && (o->bvh.refit == 0 || o->bvh.refit == 1);
+}
+
+const sc_peer sc_peer_bvh = {.id = SC_ALGO_BVH,
+                             .name = "bvh",
+                             .caps = SC_PEER_FRAMES,
+                             .tls_bytes = 4 * (BVH_LIST + 16),
+                             .defaults = bvh_defaults,
+                             .valid = bvh_valid,
+                             .build = bvh_build,
+                             .search = bvh_search};

@@ -251,4 +251,18 @@ static uint64_t hg_search(const sc_peer_built *bt, size_t chunk, sc_kernel_fn ke
     return cl.tests;
 }
 
-const sc_peer sc_peer_hashgrid = {"hashgrid", 4 * (HG_LIST + 16), hg_build, hg_search};
+static void hg_defaults(sc_options *o) {
+    o->hashgrid.max_tests = 0x1p36; /* about a minute of one core */
+}
+
+static bool hg_valid(const sc_options *o) {
+    return o->hashgrid.max_tests > 0.0; /* NaN refused too */
+}
+
+const sc_peer sc_peer_hashgrid = {.id = SC_ALGO_HASHGRID,
+                                  .name = "hashgrid",
+                                  .tls_bytes = 4 * (HG_LIST + 16),
+                                  .defaults = hg_defaults,
+                                  .valid = hg_valid,
+                                  .build = hg_build,
+                                  .search = hg_search};

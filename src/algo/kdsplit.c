@@ -13,4 +13,18 @@ static sc_status kdsplit_build(const sc_peer_env *e, sc_peer_built *out) {
     return st;
 }
 
-const sc_peer sc_peer_kdsplit = {"kdsplit", SC_LEAF_TLS, kdsplit_build, sc_spacetree_search};
+static void kdsplit_defaults(sc_options *o) {
+    o->kdsplit = (sc_tree_options){24, 32, SC_SPLIT_MEDIAN};
+}
+
+static bool kdsplit_valid(const sc_options *o) {
+    return sc_tree_options_valid(&o->kdsplit);
+}
+
+const sc_peer sc_peer_kdsplit = {.id = SC_ALGO_KDSPLIT,
+                                 .name = "kdsplit",
+                                 .tls_bytes = SC_LEAF_TLS,
+                                 .defaults = kdsplit_defaults,
+                                 .valid = kdsplit_valid,
+                                 .build = kdsplit_build,
+                                 .search = sc_spacetree_search};

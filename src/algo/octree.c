@@ -13,4 +13,18 @@ static sc_status octree_build(const sc_peer_env *e, sc_peer_built *out) {
     return st;
 }
 
-const sc_peer sc_peer_octree = {"octree", SC_LEAF_TLS, octree_build, sc_spacetree_search};
+static void octree_defaults(sc_options *o) {
+    o->octree = (sc_tree_options){8, 20, SC_SPLIT_MEDIAN}; /* seed 002's depth 8, leaf 20 */
+}
+
+static bool octree_valid(const sc_options *o) {
+    return sc_tree_options_valid(&o->octree);
+}
+
+const sc_peer sc_peer_octree = {.id = SC_ALGO_OCTREE,
+                                .name = "octree",
+                                .tls_bytes = SC_LEAF_TLS,
+                                .defaults = octree_defaults,
+                                .valid = octree_valid,
+                                .build = octree_build,
+                                .search = sc_spacetree_search};

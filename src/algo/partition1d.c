@@ -136,4 +136,19 @@ static uint64_t part_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn k
     return tests;
 }
 
-const sc_peer sc_peer_partition1d = {"partition1d", SC_LEAF_TLS, part_build, part_search};
+static void part_defaults(sc_options *o) {
+    o->partition1d.width = SC_SEGMENT_MEAN_DIAMETER;
+}
+
+static bool part_valid(const sc_options *o) {
+    return o->partition1d.width == SC_SEGMENT_MEAN_DIAMETER ||
+           o->partition1d.width == SC_SEGMENT_MAX_DIAMETER;
+}
+
+const sc_peer sc_peer_partition1d = {.id = SC_ALGO_PARTITION1D,
+                                     .name = "partition1d",
+                                     .tls_bytes = SC_LEAF_TLS,
+                                     .defaults = part_defaults,
+                                     .valid = part_valid,
+                                     .build = part_build,
+                                     .search = part_search};

@@ -221,4 +221,19 @@ static uint64_t sap_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn ke
     return tests;
 }
 
-const sc_peer sc_peer_sap = {"sap", 4 * (SAP_LIST + 16), sap_build, sap_search};
+static void sap_defaults(sc_options *o) {
+    o->sap.warm = 0;
+}
+
+static bool sap_valid(const sc_options *o) {
+    return o->sap.warm == 0 || o->sap.warm == 1;
+}
+
+const sc_peer sc_peer_sap = {.id = SC_ALGO_SAP,
+                             .name = "sap",
+                             .caps = SC_PEER_FRAMES,
+                             .tls_bytes = 4 * (SAP_LIST + 16),
+                             .defaults = sap_defaults,
+                             .valid = sap_valid,
+                             .build = sap_build,
+                             .search = sap_search};

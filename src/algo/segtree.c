@@ -532,7 +532,19 @@ static uint64_t seg_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn ke
     return c.cl.tests;
 }
 
-const sc_peer sc_peer_segtree = {"segtree",
-                                  4 * (SEG_LIST + 16 + 6 * (SEG_SCAN + 32) + SEG_SCAN + 16) +
-                                      sizeof(seg_kv) * SEG_SCAN,
-                                  seg_build, seg_search};
+static void seg_defaults(sc_options *o) {
+    o->segtree.cutoff = 1024;
+}
+
+static bool seg_valid(const sc_options *o) {
+    return o->segtree.cutoff >= 1;
+}
+
+const sc_peer sc_peer_segtree = {
+    .id = SC_ALGO_SEGTREE,
+    .name = "segtree",
+    .tls_bytes = 4 * (SEG_LIST + 16 + 6 * (SEG_SCAN + 32) + SEG_SCAN + 16) + sizeof(seg_kv) * SEG_SCAN,
+    .defaults = seg_defaults,
+    .valid = seg_valid,
+    .build = seg_build,
+    .search = seg_search};

@@ -217,4 +217,23 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     return SC_OK;
 }
 
-const sc_peer sc_peer_grid = {"grid", SC_GRID_TLS_BYTES, grid_build, sc_grid_search_chunk};
+static void grid_defaults(sc_options *o) {
+    o->grid.cell_factor = 1.0;
+    o->grid.max_levels = SC_MAX_LEVELS;
+    o->grid.levels = 0; /* the cost model's choice */
+}
+
+static bool grid_valid(const sc_options *o) {
+    const sc_grid_options *g = &o->grid;
+    return g->cell_factor >= 1.0 && g->cell_factor <= 1e6 && g->max_levels >= 1 &&
+           g->max_levels <= SC_MAX_LEVELS && g->levels >= 0 && g->levels <= SC_MAX_LEVELS;
+}
+
+const sc_peer sc_peer_grid = {.id = SC_ALGO_GRID,
+                              .name = "grid",
+                              .caps = SC_PEER_CELL_ORDER | SC_PEER_PROBE,
+                              .tls_bytes = SC_GRID_TLS_BYTES,
+                              .defaults = grid_defaults,
+                              .valid = grid_valid,
+                              .build = grid_build,
+                              .search = sc_grid_search_chunk};
