@@ -24,7 +24,7 @@
  * pairs as here.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "filter.h"
+#include "kernels.h"
 #include "probe.h"
 
 #include <math.h>
@@ -515,19 +515,18 @@ static inline void copy_kept(const sc_view *l, const uint32_t *idx, size_t from,
     *copied = to > *copied ? to : *copied;
 }
 
-/* filter_one_by_one, with simd four at a time where kernels/filter_avx2.c
+/* filter_one_by_one, with a SIMD filter four at a time where it
  * takes the spheres (3-D, double or float), a sub-block at a time: the
  * candidates' rows are copied into rows (up to cap; NULL: none) after
  * each. Returns the candidates, or SIZE_MAX when a sphere is not valid;
  * *copied: the rows copied. */
 static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t lo, size_t hi,
                                   uint32_t *idx, double *rows, size_t cap, size_t *copied,
-                                  bool f64, bool d3, bool simd) {
+                                  bool f64, bool d3, sc_filter_fn filter) {
     size_t m = 0;
     bool good = true;
     *copied = 0;
-#ifdef SC_HAVE_AVX2_KERNEL
-    simd = simd && d3;
+    const bool simd = filter && d3;
     sc_filter_grid g = {{0, 0, 0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0},
                         {o->lo[0], o->lo[1], o->lo[2]}, {o->hi[0], o->hi[1], o->hi[2]},
                         o->inv, {o->top[0], o->top[1], o->top[2]}, o->reach,
@@ -540,17 +539,12 @@ static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t l
         g.box_period[a] = o->wrap->period[a];
     }
     const sc_src4 src = {l->x, l->y, l->z, l->r, l->stride, l->rstride, f64};
-#else
-    simd = false;
-#endif
     for (size_t j = lo; j < hi;) {
         const size_t end = rows && hi - j > FILTER_SUB ? j + FILTER_SUB : hi;
         const size_t m0 = m;
         while (j < end) {
-#ifdef SC_HAVE_AVX2_KERNEL
             if (simd)
-                j = sc_filter_avx2(&g, &src, j, end, idx, &m);
-#endif
+                j = filter(&g, &src, j, end, idx, &m);
             /* the group the SIMD pass did not take, or all */
             const size_t stop = simd && end - j > 4 ? j + 4 : end;
             good &= filter_one_by_one(l, o, j, stop, idx, &m, f64, d3);
@@ -569,7 +563,7 @@ static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t l
  * SHARE + 64 rows, and kr describes them. counts has four slots per
  * thread. Returns the candidates, or SIZE_MAX when a sphere is not valid. */
 static size_t filter_large(const sc_view *l, const occupancy *o, uint32_t *idx, size_t *counts,
-                           double *rows, sc_kept_rows *kr, int threads, bool simd) {
+                           double *rows, sc_kept_rows *kr, int threads, sc_filter_fn simd) {
     const size_t n = l->n;
     size_t *kept = counts, *first = counts + threads, *copied = counts + 2 * threads,
            *at = counts + 3 * threads;
@@ -663,17 +657,12 @@ static void copy_part(const sc_part *p, const sc_kept_rows *kept, double *rows, 
         copy_rows(p, kept, rows, threads, false);
 }
 
-/* Whether the query's kernel is AVX2: the filter then takes 3-D spheres
- * four at a time (the scalar kernel runs the reference throughout). */
-static bool simd_kernel(const sc_context *c) {
+/* The query's SIMD filter (the kernel table's), which takes 3-D spheres
+ * four at a time; NULL with the scalar kernel, which runs the reference
+ * throughout. */
+static sc_filter_fn simd_filter(const sc_context *c) {
     sc_kernel kernel = c->opt.kernel;
-    const sc_kernel_fn fn = sc_kernel_resolve(&kernel);
-#ifdef SC_HAVE_AVX2_KERNEL
-    return fn == sc_narrow_avx2;
-#else
-    (void)fn;
-    return false;
-#endif
+    return sc_kernels_of(sc_kernel_resolve(&kernel))->filter;
 }
 
 typedef struct between_query {
@@ -758,7 +747,7 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
             uint32_t *idx = (uint32_t *)(void *)((char *)c->survivors.p + counts);
             double *rows = copy ? (double *)(void *)((char *)c->survivors.p + at_rows) : NULL;
             nl = filter_large(vl, &o, idx, c->survivors.p, rows, &kept_rows, (int)threads,
-                              simd_kernel(c));
+                              simd_filter(c));
             if (nl == SIZE_MAX)
                 return sc_engine_failed(c, first_problem(a, b, periodic, (int)threads));
             map = idx;

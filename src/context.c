@@ -5,7 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "context.h"
-#include "algo/grid/grid.h" /* SC_MAX_LEVELS, until the grid checks its own options */
+#include "kernels.h" /* sc_kernels_built */
 
 #include <math.h>
 #include <stdarg.h>
@@ -181,11 +181,7 @@ size_t sc_system_info(const sc_options *options, char *buf, size_t cap) {
         "spherecollide %s\ncpu features: %s\nkernels built: scalar%s\nkernel: %s%s\n"
         "huge pages: %s\nthreads: %d (cores seen: %d)\n",
         SC_VERSION_STRING, feats,
-#ifdef SC_HAVE_AVX2_KERNEL
-        " avx2",
-#else
-        "",
-#endif
+sc_kernels_built(),
         sc_kernel_name(k), sc_kernel_available(k) ? "" : " (NOT available on this CPU)",
         sc_huge_pages_reason(), threads,
         sc_cores_available());

@@ -12,6 +12,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "kernels.h"
 
 #include <stdlib.h>
 #include <stdio.h>
@@ -126,6 +127,36 @@ sc_kernel sc_kernel_auto(void) {
     if (e != SC_KERNEL_AUTO && sc_kernel_available(e))
         return e;
     return sc_kernel_available(SC_KERNEL_AVX2) ? SC_KERNEL_AVX2 : SC_KERNEL_SCALAR;
+}
+
+/* ---- the kernel tables (kernels/kernels.h) ---- */
+
+static const sc_kernels scalar_set = {SC_KERNEL_SCALAR,     sc_narrow_scalar,
+                                      sc_boxfilter_scalar,  sc_boxfilter16_scalar,
+                                      sc_bvh4_walk_scalar,  NULL,
+                                      NULL,                 NULL};
+#ifdef SC_HAVE_AVX2_KERNEL
+static const sc_kernels avx2_set = {SC_KERNEL_AVX2,      sc_narrow_avx2,     sc_boxfilter_avx2,
+                                    sc_boxfilter16_avx2, sc_bvh4_walk_avx2,  sc_probe_runs_avx2,
+                                    sc_wrap_avx2,        sc_filter_avx2};
+#endif
+
+const sc_kernels *sc_kernels_of(sc_kernel_fn narrow) {
+#ifdef SC_HAVE_AVX2_KERNEL
+    if (narrow == sc_narrow_avx2)
+        return &avx2_set;
+#else
+    (void)narrow;
+#endif
+    return &scalar_set;
+}
+
+const char *sc_kernels_built(void) {
+#ifdef SC_HAVE_AVX2_KERNEL
+    return " avx2";
+#else
+    return "";
+#endif
 }
 
 sc_kernel_fn sc_kernel_resolve(sc_kernel *k) {

@@ -26,7 +26,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "wrap.h"
+#include "kernels.h"
 
 bool sc_box_periodic(const sc_box *b) {
     return b->periodic[0] || b->periodic[1] || b->periodic[2];
@@ -236,18 +236,17 @@ static inline void wrap_one(const sc_wrap *b, const sc_view *v, const uint32_t *
 }
 
 /* Pass one on spheres k0..k1 of part pt, at positions at.. (wrap_one for
- * each), listing the positions that get images in band. With simd, 3-D
+ * each), listing the positions that get images in band. With a SIMD wrap, 3-D
  * spheres (double or float) in the set's own order go four at a time
  * while they are valid and inside the box (kernels/wrap.h), the rest one
  * by one. f64 and d3 are constants where it is inlined. */
 static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, size_t k1, size_t at,
-                             double *rows, uint32_t *band, found *f, bool f64, bool d3, bool simd,
-                             bool stream) {
+                             double *rows, uint32_t *band, found *f, bool f64, bool d3,
+                             sc_wrap_fn wrap, bool stream) {
     const sc_view *v = pt->v;
     const uint32_t *map = pt->map;
     found t = *f; /* a local, not *f: the row stores could alias it */
-#ifdef SC_HAVE_AVX2_KERNEL
-    simd = simd && d3 && !map;
+    const bool simd = wrap && d3 && !map;
     const sc_wrap_box wb = {{b->periodic[0], b->periodic[1], b->periodic[2]},
                             {b->lo[0], b->lo[1], b->lo[2]},
                             {b->hi[0], b->hi[1], b->hi[2]},
@@ -259,16 +258,11 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
                             SC_MAX_ABS_VALUE / 2,
                             stream};
     const sc_src4 src = {v->x, v->y, v->z, v->r, v->stride, v->rstride, f64};
-#else
-    simd = false;
-    (void)stream;
-#endif
     for (size_t k = k0; k < k1;) {
-#ifdef SC_HAVE_AVX2_KERNEL
         if (simd) {
             sc_wrap_found fv = {t.images, t.banded, t.rmax, t.rmin,
                                 {t.lo[0], t.lo[1], t.lo[2]}, {t.hi[0], t.hi[1], t.hi[2]}, t.raw};
-            k = sc_wrap_avx2(&wb, &src, k, k1, at + (k - k0), rows, band, &fv);
+            k = wrap(&wb, &src, k, k1, at + (k - k0), rows, band, &fv);
             t.images = fv.images;
             t.banded = fv.banded;
             t.rmax = fv.rmax;
@@ -278,7 +272,6 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
                 t.hi[a] = fv.hi[a];
             }
         }
-#endif
         /* the group the SIMD pass did not take, or all */
         const size_t stop = simd && k1 - k > 4 ? k + 4 : k1;
         for (; k < stop; k++)
@@ -294,7 +287,7 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
  * positions, whichever parts they fall in, and adds its rows' bounds to
  * *bounds. */
 static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_plan *j,
-                     double *rows, bool simd, sc_bounds *bounds) {
+                     double *rows, sc_wrap_fn simd, sc_bounds *bounds) {
     const size_t n = j->n;
     /* rows past STREAM_BYTES are written past the cache: they would not
      * stay in it until the engine's next pass reads them, and a store
@@ -510,12 +503,7 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
      * the reference throughout) */
     sc_kernel kernel = c->opt.kernel;
     const sc_kernel_fn fn_kernel = sc_kernel_resolve(&kernel);
-#ifdef SC_HAVE_AVX2_KERNEL
-    const bool simd = fn_kernel == sc_narrow_avx2;
-#else
-    const bool simd = false;
-    (void)fn_kernel;
-#endif
+    const sc_wrap_fn simd = sc_kernels_of(fn_kernel)->wrap;
     /* the joint rows' bounds, for the engine (sc_engine_build_known) */
     sc_bounds *bounds = &c->joint_bounds;
     sc_bounds_begin(bounds);

@@ -41,7 +41,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "probe.h"
 #include "peer.h"
-#include "probe_runs.h"
+#include "kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -489,13 +489,8 @@ static uint64_t probe_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn 
     const sc_probe_data data = {pr->sx, pr->sy, pr->sz, pr->sr, pr->rows, (uint32_t)pr->ns};
     run_list *l = tls;
     l->n = 0;
-    l->test = probe_runs_scalar;
-#ifdef SC_HAVE_AVX2_KERNEL
-    if (kernel == sc_narrow_avx2)
-        l->test = sc_probe_runs_avx2;
-#else
-    (void)kernel;
-#endif
+    const sc_probe_runs_fn simd = sc_kernels_of(kernel)->probe_runs;
+    l->test = simd ? simd : probe_runs_scalar;
     l->data = &data;
     l->hits = hits;
     l->tests = 0;

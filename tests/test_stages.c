@@ -12,6 +12,7 @@
 #include "counting_alloc.h"
 #include "context.h"
 #include "peer.h"
+#include "kernels.h"
 #include "algo/grid/grid.h"
 #include "boxfilter.h"
 #include "bvh4.h"
@@ -1586,6 +1587,22 @@ static void run_registry(void) {
     o = d;
     o.hashgrid.max_tests = NAN;
     CHECK(!sc_peer_of(SC_ALGO_HASHGRID)->valid(&o), "hashgrid: NaN max_tests accepted");
+    /* the kernel tables: each resolved kernel finds its own, complete where
+     * it has SIMD, and any other narrow kernel the scalar one */
+    for (int k = SC_KERNEL_SCALAR; k <= SC_KERNEL_AVX2; k++) {
+        sc_kernel kk = (sc_kernel)k;
+        const sc_kernel_fn fn = sc_kernel_resolve(&kk);
+        if (!fn)
+            continue; /* not on this CPU or build: sc_kernel_available says so */
+        const sc_kernels *ks = sc_kernels_of(fn);
+        CHECK(ks->id == (sc_kernel)k && ks->narrow == fn && ks->boxfilter && ks->boxfilter16 &&
+                  ks->bvh4_walk,
+              "kernel table %s: id %d", sc_kernel_name((sc_kernel)k), (int)ks->id);
+        const int simd = ks->probe_runs && ks->wrap && ks->filter;
+        CHECK(k == SC_KERNEL_SCALAR ? !ks->probe_runs && !ks->wrap && !ks->filter : simd,
+              "kernel table %s: its SIMD-only entries", sc_kernel_name((sc_kernel)k));
+    }
+    CHECK(sc_kernels_of(sc_narrow_indirect)->id == SC_KERNEL_SCALAR, "the indirect kernel's table");
     CHECK(sc_peer_of(SC_ALGO_GRID)->caps & SC_PEER_CELL_ORDER, "grid: no cell order");
     CHECK(!(sc_peer_of(SC_ALGO_BVH)->caps & SC_PEER_CELL_ORDER), "bvh: a cell order");
 }

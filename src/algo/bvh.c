@@ -36,7 +36,7 @@
  * blocks, in order: the choice does not depend on the thread count).
  */
 #include "peer.h"
-#include "bvh4.h"
+#include "kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -384,11 +384,7 @@ static uint64_t bvh_search(const sc_peer_built *bt, size_t chunk, sc_kernel_fn k
     const sc_work *w = &bt->work;
     const uint32_t n = (uint32_t)w->n, L = (uint32_t)s->leaf_size;
     /* the node test that matches the kernel: SIMD unless the scalar reference runs */
-    sc_bvh4_walk_fn walk = sc_bvh4_walk_scalar;
-#ifdef SC_HAVE_AVX2_KERNEL
-    if (kernel == sc_narrow_avx2)
-        walk = sc_bvh4_walk_avx2;
-#endif
+    const sc_bvh4_walk_fn walk = sc_kernels_of(kernel)->bvh4_walk;
     sc_cands cl = sc_cands_make(w, kernel, hits, tls, BVH_LIST);
     const size_t l0 = chunk * s->chunk_leaves;
     const size_t l1 = l0 + s->chunk_leaves < s->nleaves ? l0 + s->chunk_leaves : s->nleaves;

@@ -28,7 +28,7 @@
  * sphere: docs/algorithms.md has the measured crossover.
  */
 #include "peer.h"
-#include "boxfilter.h"
+#include "kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -187,11 +187,8 @@ static uint64_t sap_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn ke
     const uint32_t s1 = n - s0 > s->chunk_spheres ? s0 + (uint32_t)s->chunk_spheres : n;
     /* the filter that matches the kernel: SIMD unless the scalar reference runs */
     const int q = s->box.qylo != NULL;
-    sc_boxfilter_fn filter = q ? sc_boxfilter16_scalar : sc_boxfilter_scalar;
-#ifdef SC_HAVE_AVX2_KERNEL
-    if (kernel == sc_narrow_avx2)
-        filter = q ? sc_boxfilter16_avx2 : sc_boxfilter_avx2;
-#endif
+    const sc_kernels *ks = sc_kernels_of(kernel); /* the filter that matches the kernel */
+    const sc_boxfilter_fn filter = q ? ks->boxfilter16 : ks->boxfilter;
     uint32_t *list = tls;
     sc_kernel_args args = {0};
     args.x = w->x;

@@ -40,7 +40,7 @@
  * 8 n + 4096 ids) until there are about 256, and each job is a chunk.
  */
 #include "peer.h"
-#include "boxfilter.h"
+#include "kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -521,11 +521,8 @@ static uint64_t seg_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn ke
     float *f = (float *)(list + SEG_LIST + 16);
     uint32_t *pos = (uint32_t *)(f + 6 * (SEG_SCAN + 32));
     seg_ctx c = {s->box,   s->fbox, s->cutoff, sc_cands_make(&b->work, kernel, hits, list, SEG_LIST),
-                 sc_boxfilter_scalar, f, pos, (seg_kv *)(pos + SEG_SCAN + 16), s->dims - 1};
-#ifdef SC_HAVE_AVX2_KERNEL
-    if (kernel == sc_narrow_avx2) /* the filter that matches the kernel */
-        c.filter = sc_boxfilter_avx2;
-#endif
+                 sc_kernels_of(kernel)->boxfilter, /* the filter that matches the kernel */
+                 f, pos, (seg_kv *)(pos + SEG_SCAN + 16), s->dims - 1};
     c.cl.args.ni = 1; /* tri_end stays 0: a box never pairs with itself */
     hybrid(&c, s->ids + jb->i0, jb->ni, s->ids + jb->p0, jb->np, jb->lo_v, jb->lo_id, jb->hi_v,
            jb->hi_id, jb->d);
