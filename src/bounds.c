@@ -1,5 +1,5 @@
 /*
- * bounds.c: stage 1. Takes the caller's view; validates every value (finite,
+ * bounds.c: the bounds stage. Takes the caller's view; validates every value (finite,
  * |v| <= SC_MAX_ABS_VALUE, r >= 0) and produces the centre bounds and the
  * radius range. One parallel streaming pass: O(n) reads, no writes.
  * On bad data the first offending sphere (lowest index) is reported, the

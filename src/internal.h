@@ -6,12 +6,13 @@
  *                 scheduler -> sink -> totals, and the search entry points
  *   context.c     the context's lifecycle, statistics and system information
  *                 (context.h: the context)
- *   peer.h        the interface every algorithm implements, and the table
+ *   peer.h        the interface every algorithm implements, the registry,
+ *                 and boxes x +- r rounded outward for the peers that prune
+ *                 by box
  *   bounds.c      validation, centre bounds, radius range (parallel reduction)
  *   radix_sort.c  parallel LSD radix sort of (key, index), or of packed
  *                 key << b | index words when key and index fit 64 bits
  *   gather.c      the working copy in a peer's order
- *   box.c         boxes x +- r rounded outward, for the peers that prune by box
  *   schedule.c    the chunk scheduler every peer's search runs under
  *   output.c      pair sinks: count + checksum, ordered streaming, windows
  *   algo/         one file or folder per algorithm (algo/grid/: the engine's

@@ -130,7 +130,7 @@ static void ties_by_index(const uint64_t *k, uint32_t *idx, size_t nd, uint32_t 
 
 /* Inlined with pairs a constant at each call: the packed form then pays
  * nothing for the pairs' index moves (a run-time test in the loops slowed
- * it measurably: docs/design.md, stage 4). */
+ * it measurably: docs/design.md, "radix sort"). */
 #define REPAIR_INLINE static inline __attribute__((always_inline))
 
 /* Step 1 for the block [a, e): kept words into tmp[a ..), displaced into

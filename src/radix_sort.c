@@ -1,5 +1,5 @@
 /*
- * radix_sort.c: stage 3. Sorts n (key, index) pairs by key, stable, with a
+ * radix_sort.c: the radix sort stage. Sorts n (key, index) pairs by key, stable, with a
  * parallel LSD radix sort: digits of up to 11 bits over the key's significant
  * bits only; digits that are equal for every key are skipped. The input is
  * cut into `blocks` static blocks (one per thread). Each pass: per-block

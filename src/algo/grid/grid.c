@@ -21,7 +21,7 @@ enum { KEYS, TMP_KEYS, INDEX, TMP_INDEX, XQ, WORK, COUNTS };
  * neighbours descend: their LSD sort is two or three passes, which a
  * repair with more words out of place does not beat. (key, index) pairs
  * take five passes and are repaired up to the keys stage's quarter. The
- * measurements behind both: docs/design.md, stage 4. */
+ * measurements behind both: docs/design.md, "radix sort". */
 #define REPAIR_PACKED_DESCENTS (SC_ORDER_SAMPLES / 8)
 
 /* For each pair of non-empty levels, the side the search finds their pairs

@@ -1,5 +1,5 @@
 /*
- * keys.c: stage 2. Takes the bounds and radius range; plans the grid
+ * keys.c: the grid plan and keys stages. Takes the bounds and radius range; plans the grid
  * (levels, cell edges, key layout) and writes one 64-bit cell key per sphere.
  * O(n), one streaming read of the view, 12 bytes written per sphere.
  *

@@ -1,5 +1,5 @@
 /*
- * rows.c: stage 4. Takes the sorted keys (or packed key << b | index
+ * rows.c: the row table stage. Takes the sorted keys (or packed key << b | index
  * words, which it splits, writing the index) and the sorted input indices;
  * produces the row table (one entry per non-empty row: its key with the fine
  * x bits cleared and its first sphere, ascending, with start[count] = n,

@@ -1,5 +1,5 @@
 /*
- * search.c: stage 5, the pair search. Takes the row table, the sorted keys
+ * search.c: the search stage. Takes the row table, the sorted keys
  * and the gathered working copy and a kernel; hands every intersecting pair
  * to the sink exactly once.
  *
