@@ -1,5 +1,6 @@
 /*
- * spherecollide.h: the one public header of libspherecollide.
+ * spherecollide.h: the public header of libspherecollide's pair search
+ * (the ball simulation has its own, spherecollide_sim.h).
  *
  * Finds every intersecting pair in a batch of spheres. Spheres i and j
  * intersect iff, evaluated in IEEE double on the caller's values,
@@ -168,11 +169,12 @@ typedef enum sc_pin {
 typedef enum sc_algorithm {
     SC_ALGO_GRID = 0,        /**< hierarchical sorted-cell grid (default) */
     SC_ALGO_BRUTE = 1,       /**< all n(n-1)/2 tests, tiled, SIMD, OpenMP */
-    SC_ALGO_PARTITION1D = 2, /**< seed 000: segments along x, spheres registered in each */
+    SC_ALGO_PARTITION1D = 2, /**< segments along x, each sphere registered in every
+                                  segment its extent meets */
     SC_ALGO_SAP = 3,         /**< sweep and prune on the axis of largest spread */
     SC_ALGO_HASHGRID = 4,    /**< textbook uniform grid: cell 2 r_max, hashed, 27 cells */
     SC_ALGO_OCTREE = 5,      /**< octree (quadtree for 2-D input), spheres copied to children */
-    SC_ALGO_KDSPLIT = 6,     /**< seed 003: median splits on alternating axes */
+    SC_ALGO_KDSPLIT = 6,     /**< median splits on alternating axes */
     SC_ALGO_BVH = 7,         /**< linear BVH over Morton-sorted spheres */
     SC_ALGO_SEGTREE = 8      /**< streaming segment tree (Zomorodian-Edelsbrunner), complete mode */
 } sc_algorithm;
@@ -227,8 +229,8 @@ typedef struct sc_grid_options {
 
 /** Segment width of the 1-D partition (SC_ALGO_PARTITION1D). */
 typedef enum sc_segment_width {
-    SC_SEGMENT_MEAN_DIAMETER = 0, /**< 1.1 x the mean diameter (seed 000's text; default) */
-    SC_SEGMENT_MAX_DIAMETER = 1   /**< the largest diameter (seed 000's repository) */
+    SC_SEGMENT_MEAN_DIAMETER = 0, /**< 1.1 x the mean diameter (default) */
+    SC_SEGMENT_MAX_DIAMETER = 1   /**< the largest diameter */
 } sc_segment_width;
 typedef struct sc_partition1d_options {
     sc_segment_width width;
@@ -260,7 +262,7 @@ typedef struct sc_hashgrid_options {
 /** Options of the trees that split space (SC_ALGO_OCTREE, SC_ALGO_KDSPLIT). */
 typedef enum sc_split {
     SC_SPLIT_MEDIAN = 0, /**< the median centre, by selection (default) */
-    SC_SPLIT_MEAN = 1    /**< the mean centre (seed 003) */
+    SC_SPLIT_MEAN = 1    /**< the mean centre */
 } sc_split;
 typedef struct sc_tree_options {
     int max_depth; /**< levels of splits at most, 1..64 (octree default 8, kdsplit 24) */

@@ -1,11 +1,11 @@
 /*
- * spherecollide_sim.h: elastic balls in a box, frame after frame (seeds 001,
- * 002 and 003), on any pair-search algorithm of the library. Built only on
- * the public pair-search API (spherecollide.h).
+ * spherecollide_sim.h: elastic balls in a box, frame after frame, on any
+ * pair-search algorithm of the library. Built only on the public
+ * pair-search API (spherecollide.h).
  *
  * Sections: parameters; a system; one step and its statistics.
  *
- * The model (seed 002's, in 2-D and 3-D): n balls in the box [0, L) per
+ * The model, in 2-D and 3-D: n balls in the box [0, L) per
  * axis, mass r^2 (2-D) or r^3 (3-D). One step of dt:
  *   1. move: x += v dt, then each centre is clamped into [r, L - r] (no ball
  *      ends a step outside the box);
@@ -43,23 +43,26 @@ extern "C" {
 /* ======================================================================== */
 
 typedef enum sc_sim_radii {
-    SC_SIM_RADII_SEED002 = 0,  /**< r_i = 2.5 + 77.5 * 0.92^i (seed 002) */
+    SC_SIM_RADII_SEQUENCE = 0, /**< r_i = 2.5 + 77.5 * 0.92^i: a few large balls
+                                    among many of radius about 2.5 */
     SC_SIM_RADII_CONSTANT = 1, /**< every radius r0 */
     SC_SIM_RADII_UNIFORM = 2,  /**< uniform in [r0, r1] */
     SC_SIM_RADII_GIVEN = 3     /**< radius[i] from the caller (copied at
                                     creation; finite, >= 0) */
 } sc_sim_radii;
+/** 0.1.0's name of SC_SIM_RADII_SEQUENCE, kept for callers written then. */
+#define SC_SIM_RADII_SEED002 SC_SIM_RADII_SEQUENCE
 
 typedef enum sc_sim_placement {
     SC_SIM_PLACE_UNIFORM = 0, /**< centres uniform in [r, L - r] per axis */
     SC_SIM_PLACE_LATTICE = 1  /**< ball k at the k-th point of a square (cubic)
                                    lattice of pitch `spacing`, x fastest,
-                                   first point at spacing / 2 (seed 003) */
+                                   first point at spacing / 2 */
 } sc_sim_placement;
 
 typedef enum sc_sim_velocities {
     SC_SIM_VEL_DIRECTION = 0, /**< |v| = speed in a uniform random direction */
-    SC_SIM_VEL_COMPONENTS = 1 /**< each component uniform in [-speed, speed] (seed 003) */
+    SC_SIM_VEL_COMPONENTS = 1 /**< each component uniform in [-speed, speed] */
 } sc_sim_velocities;
 
 typedef struct sc_sim_params {
@@ -67,11 +70,11 @@ typedef struct sc_sim_params {
     int dims;            /**< 2 (circles) or 3 (spheres); default 2 */
     size_t n;            /**< balls, 1 .. 2^31; default 8000 */
     double box[3];       /**< extent L per axis (> 0, finite); box[2] unused in
-                              2-D; default 1400 x 600 (seed 002) x 600 */
+                              2-D; default 1400 x 600 x 600 */
     double dt;           /**< step, > 0; default 1/60 */
     double speed;        /**< initial speed of every ball, >= 0, in a uniform
                               random direction; default 50 */
-    sc_sim_radii radii;  /**< default SC_SIM_RADII_SEED002 */
+    sc_sim_radii radii;  /**< default SC_SIM_RADII_SEQUENCE */
     double r0, r1;       /**< radii for CONSTANT (r0) and UNIFORM ([r0, r1]) */
     uint64_t seed;       /**< positions, directions and radii repeat exactly
                               for a seed; default 1 */
@@ -93,7 +96,8 @@ typedef struct sc_sim_params {
                                sc_sim_create); NULL otherwise */
 } sc_sim_params;
 
-/** The defaults above: seed 002's 8,000-ball demo. Thread-safe. */
+/** The defaults above: 8,000 balls of SC_SIM_RADII_SEQUENCE in a 1400 x 600
+ *  box (the demo the simulation was first written for). Thread-safe. */
 SC_API sc_sim_params sc_sim_params_default(void);
 
 /* ======================================================================== */

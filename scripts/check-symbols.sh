@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2001  # sed indents multi-line lists most plainly
-# check-symbols.sh [LIBRARY.so] [HEADER]
+# check-symbols.sh [LIBRARY.so] [HEADER...]
 #
 # The shared library's exported (dynamic, defined) symbols must all start with
-# sc_, and every function the public header declares with SC_API must be among
-# them. Defaults: build-release/libspherecollide.so and include/spherecollide.h.
-# Exit status 0 when both hold, 1 otherwise (2 on a usage error).
+# sc_, every function the installed headers declare with SC_API must be among
+# them, and every exported sc_ symbol must be declared in one of them (nothing
+# internal leaks). Defaults: build-release/libspherecollide.so and the
+# installed headers, include/spherecollide.h and include/spherecollide_sim.h.
+# Exit status 0 when all hold, 1 otherwise (2 on a usage error).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 lib=${1:-$root/build-release/libspherecollide.so}
-header=${2:-$root/include/spherecollide.h}
+shift || true
+headers=("$@")
+[ ${#headers[@]} -gt 0 ] || headers=("$root/include/spherecollide.h" "$root/include/spherecollide_sim.h")
 
-for f in "$lib" "$header"; do
+for f in "$lib" "${headers[@]}"; do
   if [ ! -r "$f" ]; then
     echo "check-symbols: cannot read $f" >&2
     exit 2
@@ -34,9 +38,10 @@ fi
 foreign=$(grep -Ev '^sc_' <<<"$exported" | grep -Ev "$linker_defined" | grep -Ev "$omp_critical" || true)
 
 # Functions declared `SC_API <type> sc_name(` (the name may follow a line break).
-declared=$(tr '\n' ' ' <"$header" | grep -oE 'SC_API[^;{]*\(' |
+declared=$(cat "${headers[@]}" | tr '\n' ' ' | grep -oE 'SC_API[^;{]*\(' |
            grep -oE '\bsc_[A-Za-z0-9_]+[[:space:]]*\($' | tr -d ' (' | sort -u || true)
 missing=$(comm -23 <(echo "$declared") <(echo "$exported") | grep . || true)
+undeclared=$(comm -13 <(echo "$declared") <(grep -E '^sc_' <<<"$exported") | grep . || true)
 
 n_exported=$(grep -c . <<<"$exported")
 n_declared=$(grep -c . <<<"$declared" || true)
@@ -47,11 +52,16 @@ if [ -n "$foreign" ]; then
   status=1
 fi
 if [ -n "$missing" ]; then
-  echo "check-symbols: declared SC_API in $(basename "$header") but not exported:" >&2
+  echo "check-symbols: declared SC_API in the headers but not exported:" >&2
   sed 's/^/  /' <<<"$missing" >&2
   status=1
 fi
+if [ -n "$undeclared" ]; then
+  echo "check-symbols: exported but declared in no installed header:" >&2
+  sed 's/^/  /' <<<"$undeclared" >&2
+  status=1
+fi
 if [ "$status" -eq 0 ]; then
-  echo "check-symbols: ok, $n_exported exported symbols, all in the sc_ namespace; all $n_declared SC_API functions exported"
+  echo "check-symbols: ok, $n_exported exported symbols, all in the sc_ namespace; all $n_declared SC_API functions of ${#headers[@]} headers exported, none undeclared"
 fi
 exit "$status"

@@ -206,7 +206,7 @@ step_release() {
   local so
   so=$(find "$prefix" -name 'libspherecollide.so' -print -quit)
   check "exported symbols (check-symbols.sh)" \
-    bash scripts/check-symbols.sh "${so:-$prefix/lib/libspherecollide.so}" "$prefix/include/spherecollide.h"
+    bash scripts/check-symbols.sh "${so:-$prefix/lib/libspherecollide.so}" "$prefix/include/spherecollide.h" "$prefix/include/spherecollide_sim.h"
 }
 
 step_option() { # step_option DIR OPTION

@@ -257,7 +257,7 @@ int sc_cmd_simulate(int argc, char **argv) {
             bad = parse_double(v, &p.speed) != 0;
         } else if (strcmp(a, "--radii") == 0) {
             if (strcmp(v, "seed002") == 0) {
-                p.radii = SC_SIM_RADII_SEED002;
+                p.radii = SC_SIM_RADII_SEQUENCE;
             } else if (strncmp(v, "const:", 6) == 0) {
                 p.radii = SC_SIM_RADII_CONSTANT;
                 bad = parse_double(v + 6, &p.r0) != 0;

@@ -70,7 +70,7 @@ sc_sim_params sc_sim_params_default(void) {
     p.box[2] = 600.0;
     p.dt = 1.0 / 60.0;
     p.speed = 50.0;
-    p.radii = SC_SIM_RADII_SEED002;
+    p.radii = SC_SIM_RADII_SEQUENCE;
     p.r0 = 1.0;
     p.r1 = 1.0;
     p.seed = 1;
@@ -103,7 +103,7 @@ static double mass(double r, int dims) {
 
 static double radius_of(const sc_sim_params *p, size_t i, uint64_t *rng) {
     switch (p->radii) {
-    case SC_SIM_RADII_SEED002:
+    case SC_SIM_RADII_SEQUENCE:
         return 2.5 + 77.5 * pow(0.92, (double)i);
     case SC_SIM_RADII_CONSTANT:
         return p->r0;
@@ -129,7 +129,7 @@ static sc_status check_params(const sc_sim_params *p) {
         return fail("the time step must be positive and finite, not %g", p->dt);
     if (!(p->speed >= 0.0 && p->speed < 1e150))
         return fail("the speed must be zero or positive and finite, not %g", p->speed);
-    if (p->radii != SC_SIM_RADII_SEED002 && p->radii != SC_SIM_RADII_CONSTANT &&
+    if (p->radii != SC_SIM_RADII_SEQUENCE && p->radii != SC_SIM_RADII_CONSTANT &&
         p->radii != SC_SIM_RADII_UNIFORM && p->radii != SC_SIM_RADII_GIVEN)
         return fail("unknown radius rule %d", (int)p->radii);
     if (p->radii == SC_SIM_RADII_GIVEN) {
@@ -138,7 +138,7 @@ static sc_status check_params(const sc_sim_params *p) {
         for (size_t i = 0; i < p->n; i++)
             if (!(p->radius[i] >= 0.0 && p->radius[i] < 1e150))
                 return fail("radius %zu must be zero or positive and finite, not %g", i, p->radius[i]);
-    } else if (p->radii != SC_SIM_RADII_SEED002 &&
+    } else if (p->radii != SC_SIM_RADII_SEQUENCE &&
         !(p->r0 >= 0.0 && p->r0 < 1e150 && (p->radii == SC_SIM_RADII_CONSTANT || (p->r1 >= p->r0 && p->r1 < 1e150))))
         return fail("radii must satisfy 0 <= r0 <= r1 (finite), not r0 = %g, r1 = %g", p->r0, p->r1);
     if (p->reorder < 0)
