@@ -1,10 +1,13 @@
 # install.cmake: what `cmake --install` puts under the prefix.
 #
-#   include/spherecollide.h
-#   lib/libspherecollide.so.0.1.0 (+ .so.0, .so) and lib/libspherecollide.a
+#   include/spherecollide.h, include/spherecollide_sim.h
+#   lib/libspherecollide.so.1.2.0 (+ .so.1, .so) and lib/libspherecollide.a
+#   lib/libspherecollide_sim.so.1.2.0 (+ .so.1, .so) and lib/libspherecollide_sim.a
+#                                (the ball simulation, on the pair search's API)
 #   lib/cmake/spherecollide/     find_package(spherecollide) -> spherecollide::spherecollide
-#                                (shared) and spherecollide::spherecollide_static
-#   lib/pkgconfig/spherecollide.pc
+#                                (shared), spherecollide::spherecollide_static,
+#                                spherecollide::spherecollide_sim(_static)
+#   lib/pkgconfig/spherecollide.pc, spherecollide_sim.pc
 #   bin/spherecollide            (the CLI; its rule lives in tools/CMakeLists.txt)
 #
 # The two library targets go to two export sets because their dependencies
@@ -30,12 +33,12 @@ mark_as_advanced(SC_INSTALL_CMAKEDIR SC_INSTALL_PKGCONFIGDIR)
 install(FILES "${PROJECT_SOURCE_DIR}/include/spherecollide.h" "${PROJECT_SOURCE_DIR}/include/spherecollide_sim.h"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT Development)
 
-install(TARGETS spherecollide EXPORT spherecollideTargets
+install(TARGETS spherecollide spherecollide_sim EXPORT spherecollideTargets
   LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT Runtime
           NAMELINK_COMPONENT Development
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT Development
   RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT Runtime)
-install(TARGETS spherecollide_static EXPORT spherecollideStaticTargets
+install(TARGETS spherecollide_static spherecollide_sim_static EXPORT spherecollideStaticTargets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT Development)
 # (Both targets carry $<INSTALL_INTERFACE:include> already.)
 
@@ -111,21 +114,25 @@ foreach(_sc_dir LIBDIR INCLUDEDIR)
   endif()
 endforeach()
 set(SC_PC_PREFIX "@SC_PC_PREFIX@")   # left for the install-time step
-configure_file("${CMAKE_CURRENT_LIST_DIR}/spherecollide.pc.in"
-               "${PROJECT_BINARY_DIR}/spherecollide.pc.stage" @ONLY)
+foreach(_sc_pc spherecollide spherecollide_sim)
+  configure_file("${CMAKE_CURRENT_LIST_DIR}/${_sc_pc}.pc.in"
+                 "${PROJECT_BINARY_DIR}/${_sc_pc}.pc.stage" @ONLY)
+endforeach()
 unset(SC_PC_PREFIX)
 
 install(CODE "
   set(SC_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
-  configure_file(\"${PROJECT_BINARY_DIR}/spherecollide.pc.stage\"
-                 \"${PROJECT_BINARY_DIR}/pc-install/spherecollide.pc\" @ONLY)
   if(IS_ABSOLUTE \"${SC_INSTALL_PKGCONFIGDIR}\")
     set(_sc_pcdir \"${SC_INSTALL_PKGCONFIGDIR}\")
   else()
     set(_sc_pcdir \"\${CMAKE_INSTALL_PREFIX}/${SC_INSTALL_PKGCONFIGDIR}\")
   endif()
-  file(INSTALL DESTINATION \"\${_sc_pcdir}\" TYPE FILE
-       FILES \"${PROJECT_BINARY_DIR}/pc-install/spherecollide.pc\")
+  foreach(_sc_pc spherecollide spherecollide_sim)
+    configure_file(\"${PROJECT_BINARY_DIR}/\${_sc_pc}.pc.stage\"
+                   \"${PROJECT_BINARY_DIR}/pc-install/\${_sc_pc}.pc\" @ONLY)
+    file(INSTALL DESTINATION \"\${_sc_pcdir}\" TYPE FILE
+         FILES \"${PROJECT_BINARY_DIR}/pc-install/\${_sc_pc}.pc\")
+  endforeach()
 " COMPONENT Development)
 
 # ---- documents -------------------------------------------------------------

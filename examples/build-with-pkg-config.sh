@@ -45,4 +45,10 @@ if readelf -d "$out/example-pkgconfig-static" | grep -q 'NEEDED.*libspherecollid
   exit 1
 fi
 "$out/example-pkgconfig-static"
-echo "build-with-pkg-config: shared and static builds ran"
+# The simulation: its own .pc, which requires spherecollide's.
+# shellcheck disable=SC2046
+"$cc" -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags spherecollide_sim) \
+  "$here/sim_example.c" -o "$out/sim-example-pkgconfig" \
+  $(pkg-config --libs spherecollide_sim) -Wl,-rpath,"$libdir"
+"$out/sim-example-pkgconfig"
+echo "build-with-pkg-config: shared and static builds ran, and the simulation's"

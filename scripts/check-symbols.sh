@@ -5,8 +5,9 @@
 # The shared library's exported (dynamic, defined) symbols must all start with
 # sc_, every function the installed headers declare with SC_API must be among
 # them, and every exported sc_ symbol must be declared in one of them (nothing
-# internal leaks). Defaults: build-release/libspherecollide.so and the
-# installed headers, include/spherecollide.h and include/spherecollide_sim.h.
+# internal leaks). Defaults: build-release/libspherecollide.so and
+# include/spherecollide.h (libspherecollide_sim.so goes with
+# include/spherecollide_sim.h).
 # Exit status 0 when all hold, 1 otherwise (2 on a usage error).
 set -euo pipefail
 
@@ -14,7 +15,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 lib=${1:-$root/build-release/libspherecollide.so}
 shift || true
 headers=("$@")
-[ ${#headers[@]} -gt 0 ] || headers=("$root/include/spherecollide.h" "$root/include/spherecollide_sim.h")
+[ ${#headers[@]} -gt 0 ] || headers=("$root/include/spherecollide.h")
 
 for f in "$lib" "${headers[@]}"; do
   if [ ! -r "$f" ]; then

@@ -201,12 +201,17 @@ step_release() {
     build examples "$ex" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release &&
   check "run example (shared)" "$ex/example" &&
   check "run example_static" "$ex/example_static"
+  check "run sim_example (libspherecollide_sim)" "$ex/sim_example"
   check "examples/ with pkg-config, shared and static" \
     bash examples/build-with-pkg-config.sh "$prefix" build-release/example-pkgconfig
-  local so
+  local so sim
   so=$(find "$prefix" -name 'libspherecollide.so' -print -quit)
+  sim=$(find "$prefix" -name 'libspherecollide_sim.so' -print -quit)
   check "exported symbols (check-symbols.sh)" \
-    bash scripts/check-symbols.sh "${so:-$prefix/lib/libspherecollide.so}" "$prefix/include/spherecollide.h" "$prefix/include/spherecollide_sim.h"
+    bash scripts/check-symbols.sh "${so:-$prefix/lib/libspherecollide.so}" "$prefix/include/spherecollide.h"
+  check "the simulation's exported symbols (check-symbols.sh)" \
+    bash scripts/check-symbols.sh "${sim:-$prefix/lib/libspherecollide_sim.so}" \
+      "$prefix/include/spherecollide_sim.h"
 }
 
 step_option() { # step_option DIR OPTION
