@@ -80,7 +80,7 @@ typedef struct bench_args {
     int brute;
     size_t brute_max_n;
     int quick;
-    double slow_s; /* a cold query slower than this: only 3 repeats */
+    double slow_s;      /* a cold query slower than this: only 3 repeats */
     double wait_idle_s; /* wait up to this long for a quiet machine per run */
     int retry_busy;     /* reruns of a configuration disturbed by other work */
     int print_tag;      /* print the machine tag (results folder name) and exit */
@@ -89,22 +89,22 @@ typedef struct bench_args {
     int caps;
     sc_pin pin;
     uint64_t seed;
-    const char *csv;     /* NULL: default path; "-" or "none": no CSV */
+    const char *csv; /* NULL: default path; "-" or "none": no CSV */
     const char *scenario;
-    const char *tag;     /* machine tag override */
-    const char *tmpdir;  /* npy output */
-    const char *label;   /* free text for the CSV, e.g. the source revision */
+    const char *tag;    /* machine tag override */
+    const char *tmpdir; /* npy output */
+    const char *label;  /* free text for the CSV, e.g. the source revision */
 } bench_args;
 
-static void usage(FILE *f)
-{
+static void usage(FILE *f) {
     fprintf(f,
-        "usage: sc_bench [options]\n"
-        "Times spherecollide through its public API; reports medians, never asserts on time.\n"
-        "  --dist LIST        generators, comma-separated (default: all): ");
+            "usage: sc_bench [options]\n"
+            "Times spherecollide through its public API; reports medians, never asserts on time.\n"
+            "  --dist LIST        generators, comma-separated (default: all): ");
     for (const char *const *g = scgen_names(); *g; g++)
         fprintf(f, "%s%s", *g, g[1] ? "," : "\n");
-    fprintf(f,
+    fprintf(
+        f,
         "  --n LIST           sizes (1e4,1e5,1e6,1e7 default; k/M suffixes ok); dense is capped\n"
         "                     at 2e4 (default 1e4,2e4), farclusters at 1e6 unless --no-caps\n"
         "  --threads LIST     thread counts, 'all' = one per core (default 1,all)\n"
@@ -126,9 +126,11 @@ static void usage(FILE *f)
         "  --brute            also run the library's brute force for n <= --brute-max-n (2e4)\n"
         "  --seed S           generator seed (default 1)\n"
         "  --quick            small sizes (1e3,1e4; dense 1e3,2e3), 3 repeats: a smoke test\n"
-        "  --csv PATH         CSV file (default: a scratch copy, " SC_BENCH_RESULTS_DIR "/tmp/<machine>/\n"
+        "  --csv PATH         CSV file (default: a scratch copy, " SC_BENCH_RESULTS_DIR
+        "/tmp/<machine>/\n"
         "                     <scenario>.csv, never a committed result; 'none' for no CSV)\n"
-        "  --record           write " SC_BENCH_RESULTS_DIR "/<machine>/<scenario>.csv, the results the\n"
+        "  --record           write " SC_BENCH_RESULTS_DIR
+        "/<machine>/<scenario>.csv, the results the\n"
         "                     docs are built from (run-bench.sh does; a one-off run should not)\n"
         "  --scenario NAME    names the CSV files (default sweep)\n"
         "  --machine-tag TAG  results folder name (default from the CPU model and cores)\n"
@@ -147,18 +149,15 @@ static void usage(FILE *f)
         "Exit status: 0 all runs agree, 1 a failure or a disagreement, 2 usage.\n");
 }
 
-
 /* Splits a comma list in place into at most MAX_LIST items. */
-static int split_list(char *s, char **items)
-{
+static int split_list(char *s, char **items) {
     int k = 0;
     for (char *tok = strtok(s, ","); tok && k < MAX_LIST; tok = strtok(NULL, ","))
         items[k++] = tok;
     return k;
 }
 
-static int parse_kernel(const char *s, sc_kernel *out)
-{
+static int parse_kernel(const char *s, sc_kernel *out) {
     for (int k = SC_KERNEL_AUTO; k <= SC_KERNEL_AVX2; k++)
         if (strcmp(s, sc_kernel_name((sc_kernel)k)) == 0) {
             *out = (sc_kernel)k;
@@ -167,8 +166,7 @@ static int parse_kernel(const char *s, sc_kernel *out)
     return -1;
 }
 
-static int parse_pin(const char *s, sc_pin *out)
-{
+static int parse_pin(const char *s, sc_pin *out) {
     for (int p = SC_PIN_NONE; p <= SC_PIN_SCATTER; p++)
         if (strcmp(s, sc_pin_name((sc_pin)p)) == 0) {
             *out = (sc_pin)p;
@@ -177,16 +175,14 @@ static int parse_pin(const char *s, sc_pin *out)
     return -1;
 }
 
-static int die_usage(const char *fmt, const char *arg)
-{
+static int die_usage(const char *fmt, const char *arg) {
     fprintf(stderr, "sc_bench: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n(sc_bench --help for the options)\n");
     exit(2);
 }
 
-static void parse_args(int argc, char **argv, bench_args *a)
-{
+static void parse_args(int argc, char **argv, bench_args *a) {
     memset(a, 0, sizeof *a);
     a->repeats = 5;
     a->rounds = 1;
@@ -207,11 +203,11 @@ static void parse_args(int argc, char **argv, bench_args *a)
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                                       \
-    do {                                                                   \
-        if (!val)                                                          \
-            die_usage("%s needs a value", opt);                            \
-        i++;                                                               \
+#define NEED_VALUE()                                                                               \
+    do {                                                                                           \
+        if (!val)                                                                                  \
+            die_usage("%s needs a value", opt);                                                    \
+        i++;                                                                                       \
     } while (0)
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
             usage(stdout);
@@ -368,8 +364,7 @@ static void parse_args(int argc, char **argv, bench_args *a)
 
 /* The sizes a generator runs at: dense and farclusters are capped; dense gets
  * its own default list (its pair count grows as n^2). */
-static int sizes_for(const bench_args *a, const char *dist, size_t *out)
-{
+static int sizes_for(const bench_args *a, const char *dist, size_t *out) {
     int k = 0;
     if (!strcmp(dist, "dense") && !a->sizes_given) {
         out[k++] = a->quick ? 1000 : 10000;
@@ -399,15 +394,13 @@ typedef struct bench_machine {
 } bench_machine;
 
 /* Commas would break the CSV: replace them. */
-static void sanitize(char *s)
-{
+static void sanitize(char *s) {
     for (; *s; s++)
         if (*s == ',' || *s == '\n' || *s == '"')
             *s = ';';
 }
 
-static void machine_probe(const bench_args *a, bench_machine *m)
-{
+static void machine_probe(const bench_args *a, bench_machine *m) {
     memset(m, 0, sizeof *m);
     bench_host h;
     bench_host_probe(a->tag, &h);
@@ -439,8 +432,8 @@ typedef struct bench_config {
 
 typedef struct bench_row {
     bench_config cfg;
-    int status;       /* 0 ok, 1 skipped, -1 failed */
-    char note[160];   /* why skipped or failed */
+    int status;     /* 0 ok, 1 skipped, -1 failed */
+    char note[160]; /* why skipped or failed */
     int threads_used;
     char kernel_ran[8];
     char pin_ran[12];
@@ -458,12 +451,10 @@ typedef struct bench_row {
     double idle_wait_s;          /* seconds spent waiting for a quiet machine */
     int retries;                 /* reruns because other work was busy */
     int forked;
-    int rounds;                  /* rounds merged into this row (--rounds) */
+    int rounds; /* rounds merged into this row (--rounds) */
 } bench_row;
 
-
-static double current_rss(void)
-{
+static double current_rss(void) {
     FILE *f = fopen("/proc/self/statm", "r");
     if (!f)
         return 0.0;
@@ -480,14 +471,13 @@ typedef struct cpu_sample {
     double busy, total;
 } cpu_sample;
 
-static int cpu_sample_read(cpu_sample *s)
-{
+static int cpu_sample_read(cpu_sample *s) {
     FILE *f = fopen("/proc/stat", "r");
     if (!f)
         return -1;
     unsigned long long v[8] = {0};
-    int got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
-                     &v[5], &v[6], &v[7]);
+    int got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                     &v[4], &v[5], &v[6], &v[7]);
     fclose(f);
     if (got < 5)
         return -1;
@@ -500,20 +490,18 @@ static int cpu_sample_read(cpu_sample *s)
 }
 
 /* CPU seconds used by this process's waited-for children (or itself). */
-static double own_cpu(int children)
-{
+static double own_cpu(int children) {
     struct rusage ru;
     if (getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &ru))
         return 0.0;
-    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec
-        + 1e-6 * (double)ru.ru_stime.tv_usec;
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
 /* Waits, at most max_s seconds, until other work uses under 10% of the
  * machine over half a second (this process sleeps meanwhile, so whatever is
  * busy is someone else). Returns the seconds waited. */
-static double wait_for_quiet(double max_s)
-{
+static double wait_for_quiet(double max_s) {
     double start = bench_now_s();
     while (bench_now_s() - start < max_s) {
         cpu_sample a, b;
@@ -529,8 +517,7 @@ static double wait_for_quiet(double max_s)
     return bench_now_s() - start;
 }
 
-static double peak_rss(void)
-{
+static double peak_rss(void) {
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru))
         return 0.0;
@@ -544,15 +531,13 @@ typedef struct sink_state {
     char err[256];
 } sink_state;
 
-static int sink_discard(const uint32_t *pairs, size_t count, void *user)
-{
+static int sink_discard(const uint32_t *pairs, size_t count, void *user) {
     (void)pairs;
     ((sink_state *)user)->pairs += count;
     return 0;
 }
 
-static int sink_npy(const uint32_t *pairs, size_t count, void *user)
-{
+static int sink_npy(const uint32_t *pairs, size_t count, void *user) {
     sink_state *s = user;
     s->pairs += count;
     if (sc_pair_writer_write(s->writer, pairs, count, s->err, sizeof s->err) != SC_IO_OK) {
@@ -562,11 +547,9 @@ static int sink_npy(const uint32_t *pairs, size_t count, void *user)
     return 0;
 }
 
-
 /* One engine (or brute force) query in the configured mode. */
 static sc_status engine_once(sc_context *ctx, const sc_spheres *view, const bench_config *c,
-                             const char *tmpdir, sc_summary *sum, bench_row *row)
-{
+                             const char *tmpdir, sc_summary *sum, bench_row *row) {
     sink_state sink;
     memset(&sink, 0, sizeof sink);
     sc_status st;
@@ -584,8 +567,8 @@ static sc_status engine_once(sc_context *ctx, const sc_spheres *view, const benc
     char path[1024];
     snprintf(path, sizeof path, "%s/pairs-%ld.npy", tmpdir, (long)getpid());
     char err[256];
-    if (bench_mkdir_p(tmpdir)
-        || sc_pair_writer_open(path, SC_IO_FORMAT_NPY, c->n, &sink.writer, err, sizeof err) != SC_IO_OK) {
+    if (bench_mkdir_p(tmpdir) || sc_pair_writer_open(path, SC_IO_FORMAT_NPY, c->n, &sink.writer,
+                                                     err, sizeof err) != SC_IO_OK) {
         snprintf(row->note, sizeof row->note, "cannot write %.140s", path);
         return SC_ERR_INVALID_ARGUMENT;
     }
@@ -607,19 +590,20 @@ static sc_status engine_once(sc_context *ctx, const sc_spheres *view, const benc
     return SC_OK;
 }
 
-static void run_engine(const bench_args *a, const double *rows, bench_row *row)
-{
+static void run_engine(const bench_args *a, const double *rows, bench_row *row) {
     const bench_config *c = &row->cfg;
     sc_options opt = sc_options_default();
-    opt.algorithm = c->algo == ALGO_BRUTE ? SC_ALGO_BRUTE : c->algo == ALGO_HASHGRID ? SC_ALGO_HASHGRID
-                                                                                      : SC_ALGO_GRID;
+    opt.algorithm = c->algo == ALGO_BRUTE      ? SC_ALGO_BRUTE
+                    : c->algo == ALGO_HASHGRID ? SC_ALGO_HASHGRID
+                                               : SC_ALGO_GRID;
     opt.hashgrid.max_tests = a->baseline_max_tests > 0 ? a->baseline_max_tests : INFINITY;
     opt.threads = c->threads;
     opt.kernel = c->kernel;
     opt.pin = a->pin;
     if (c->kernel != SC_KERNEL_AUTO && !sc_kernel_available(c->kernel)) {
         row->status = 1;
-        snprintf(row->note, sizeof row->note, "kernel %s not available here", sc_kernel_name(c->kernel));
+        snprintf(row->note, sizeof row->note, "kernel %s not available here",
+                 sc_kernel_name(c->kernel));
         return;
     }
     sc_context *ctx = NULL;
@@ -647,7 +631,8 @@ static void run_engine(const bench_args *a, const double *rows, bench_row *row)
         double t1 = bench_now_s();
         if (st == SC_ERR_TOO_COSTLY) { /* the hash grid's cells predict too many tests */
             row->status = 1;
-            snprintf(row->note, sizeof row->note, "skipped: its cells predict more than %.3g pair tests",
+            snprintf(row->note, sizeof row->note,
+                     "skipped: its cells predict more than %.3g pair tests",
                      opt.hashgrid.max_tests);
             goto done;
         }
@@ -704,8 +689,7 @@ done:
 }
 
 /* Generates the data and runs one configuration (in the child when forking). */
-static void run_config(const bench_args *a, bench_row *row)
-{
+static void run_config(const bench_args *a, bench_row *row) {
     const bench_config *c = &row->cfg;
     /* 64-byte aligned, as a user who cares would allocate: every 32-byte
      * (x, y, z, r) record then sits in one cache line. With malloc's
@@ -729,9 +713,7 @@ static void run_config(const bench_args *a, bench_row *row)
     free(rows);
 }
 
-
-static void run_forked(const bench_args *a, bench_row *row)
-{
+static void run_forked(const bench_args *a, bench_row *row) {
     if (!a->fork) {
         run_config(a, row);
         return;
@@ -778,8 +760,8 @@ static void run_forked(const bench_args *a, bench_row *row)
     } else {
         row->status = -1;
         if (WIFSIGNALED(wstatus))
-            snprintf(row->note, sizeof row->note, "child killed by signal %d (%s)", WTERMSIG(wstatus),
-                     strsignal(WTERMSIG(wstatus)));
+            snprintf(row->note, sizeof row->note, "child killed by signal %d (%s)",
+                     WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
         else
             snprintf(row->note, sizeof row->note, "child exited with status %d without a result",
                      WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
@@ -788,8 +770,7 @@ static void run_forked(const bench_args *a, bench_row *row)
 
 /* Runs one configuration, measuring how busy the rest of the machine was:
  * all CPU time /proc/stat counts during the run minus our own. */
-static void run_isolated(const bench_args *a, bench_row *row)
-{
+static void run_isolated(const bench_args *a, bench_row *row) {
     row->forked = a->fork;
     double waited = a->wait_idle_s > 0 ? wait_for_quiet(a->wait_idle_s) : 0.0;
     double load1 = bench_load_average();
@@ -812,25 +793,21 @@ static void run_isolated(const bench_args *a, bench_row *row)
 
 /* ---- reporting ---------------------------------------------------------------------- */
 
-static double items_ns(const bench_row *r)
-{
+static double items_ns(const bench_row *r) {
     double items = (double)r->cfg.n + (double)r->pairs;
     return items > 0 ? r->total_med * 1e9 / items : 0.0;
 }
 
-static double tests_per_s(const bench_row *r)
-{
+static double tests_per_s(const bench_row *r) {
     double s = r->stage_med[SC_STAGE_SEARCH];
     return s > 0 ? (double)r->candidate_tests / s : 0.0;
 }
 
-static double extra_per_sphere(const bench_row *r)
-{
+static double extra_per_sphere(const bench_row *r) {
     return r->cfg.n ? (r->peak_rss - r->rss_before) / (double)r->cfg.n : 0.0;
 }
 
-static const char *threads_label(int t, char *buf, size_t cap)
-{
+static const char *threads_label(int t, char *buf, size_t cap) {
     if (t == 0)
         snprintf(buf, cap, "all");
     else
@@ -838,22 +815,20 @@ static const char *threads_label(int t, char *buf, size_t cap)
     return buf;
 }
 
-static void print_table_header(void)
-{
+static void print_table_header(void) {
     printf("%-11s %9s %-8s %-6s %-6s %4s %10s %10s |", "dist", "n", "algo", "mode", "kernel", "thr",
            "total_ms", "cold_ms");
     for (int k = 0; k < SC_STAGE_COUNT; k++)
         printf(" %7.7s", sc_stage_name((sc_stage)k));
-    printf(" | %8s %8s %8s %11s %-18s %8s %7s %5s\n", "Msph/s", "ns/item", "Gtest/s", "pairs", "checksum",
-           "peakMiB", "B/sph+", "oth%");
+    printf(" | %8s %8s %8s %11s %-18s %8s %7s %5s\n", "Msph/s", "ns/item", "Gtest/s", "pairs",
+           "checksum", "peakMiB", "B/sph+", "oth%");
 }
 
-static void print_row(const bench_row *r)
-{
+static void print_row(const bench_row *r) {
     const bench_config *c = &r->cfg;
     char tb[16];
-    printf("%-11s %9zu %-8s %-6s %-6s %4s ", c->dist, c->n, algo_names[c->algo], mode_names[c->mode],
-           (r->kernel_ran[0] ? r->kernel_ran : sc_kernel_name(c->kernel)),
+    printf("%-11s %9zu %-8s %-6s %-6s %4s ", c->dist, c->n, algo_names[c->algo],
+           mode_names[c->mode], (r->kernel_ran[0] ? r->kernel_ran : sc_kernel_name(c->kernel)),
            r->threads_used ? (snprintf(tb, sizeof tb, "%d", r->threads_used), tb)
                            : threads_label(c->threads, tb, sizeof tb));
     if (r->status != 0) {
@@ -865,47 +840,53 @@ static void print_row(const bench_row *r)
     for (int k = 0; k < SC_STAGE_COUNT; k++)
         printf(" %7.2f", r->stage_med[k] * 1e3);
     printf(" | %8.2f %8.2f %8.3f %11llu 0x%016llx %8.1f %7.1f %5.0f\n",
-           r->total_med > 0 ? (double)c->n / r->total_med / 1e6 : 0.0, items_ns(r), tests_per_s(r) / 1e9,
-           (unsigned long long)r->pairs, (unsigned long long)r->checksum, r->peak_rss / 1048576.0,
-           extra_per_sphere(r), r->others_busy >= 0 ? 100.0 * r->others_busy : -1.0);
+           r->total_med > 0 ? (double)c->n / r->total_med / 1e6 : 0.0, items_ns(r),
+           tests_per_s(r) / 1e9, (unsigned long long)r->pairs, (unsigned long long)r->checksum,
+           r->peak_rss / 1048576.0, extra_per_sphere(r),
+           r->others_busy >= 0 ? 100.0 * r->others_busy : -1.0);
     fflush(stdout);
 }
 
-static void csv_header(FILE *f)
-{
-    fprintf(f, "machine,cpu,cores,isa,compiler,pin_policy,version,label,scenario,dist,n,seed,algo,mode,"
-               "kernel_req,kernel,threads_req,threads,repeats,status,note,total_s,wall_s,min_s,cold_s");
+static void csv_header(FILE *f) {
+    fprintf(
+        f, "machine,cpu,cores,isa,compiler,pin_policy,version,label,scenario,dist,n,seed,algo,mode,"
+           "kernel_req,kernel,threads_req,threads,repeats,status,note,total_s,wall_s,min_s,cold_s");
     for (int k = 0; k < SC_STAGE_COUNT; k++)
         fprintf(f, ",s_%s", sc_stage_name((sc_stage)k));
     fprintf(f, ",spheres_per_s,ns_per_item,candidate_tests,tests_per_s,pairs,checksum,cells,levels,"
                "cell_size,scratch_bytes,input_bytes,rss_before_bytes,peak_rss_bytes,"
-               "extra_bytes_per_sphere,out_bytes,gen_s,load1,others_busy,idle_wait_s,retries,forked,rounds\n");
+               "extra_bytes_per_sphere,out_bytes,gen_s,load1,others_busy,idle_wait_s,retries,"
+               "forked,rounds\n");
 }
 
-static void csv_row(FILE *f, const bench_machine *m, const bench_args *a, const bench_row *r)
-{
+static void csv_row(FILE *f, const bench_machine *m, const bench_args *a, const bench_row *r) {
     const bench_config *c = &r->cfg;
     char note[160], tb[16], label[64];
     snprintf(note, sizeof note, "%s", r->note);
     sanitize(note);
     snprintf(label, sizeof label, "%s", a->label ? a->label : "");
     sanitize(label);
-    fprintf(f, "%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%zu,%llu,%s,%s,%s,%s,%s,%d,%d,%s,%s,%.9g,%.9g,%.9g,%.9g", m->tag,
-            m->cpu, m->cores, m->isa, m->compiler, m->pin, sc_version(), label, a->scenario, c->dist, c->n,
-            (unsigned long long)c->seed, algo_names[c->algo], mode_names[c->mode],
-            sc_kernel_name(c->kernel),
-            r->kernel_ran, threads_label(c->threads, tb, sizeof tb),
+    fprintf(f,
+            "%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%zu,%llu,%s,%s,%s,%s,%s,%d,%d,%s,%s,%.9g,%.9g,%.9g,%.9g",
+            m->tag, m->cpu, m->cores, m->isa, m->compiler, m->pin, sc_version(), label, a->scenario,
+            c->dist, c->n, (unsigned long long)c->seed, algo_names[c->algo], mode_names[c->mode],
+            sc_kernel_name(c->kernel), r->kernel_ran, threads_label(c->threads, tb, sizeof tb),
             r->threads_used, r->repeats_done,
-            r->status == 0 ? "ok" : r->status > 0 ? "skipped" : "failed", note, r->total_med, r->wall_med,
-            r->total_min, r->cold_s);
+            r->status == 0  ? "ok"
+            : r->status > 0 ? "skipped"
+                            : "failed",
+            note, r->total_med, r->wall_med, r->total_min, r->cold_s);
     for (int k = 0; k < SC_STAGE_COUNT; k++)
         fprintf(f, ",%.9g", r->stage_med[k]);
-    fprintf(f, ",%.6g,%.6g,%llu,%.6g,%llu,0x%016llx,%llu,%d,%.9g,%llu,%.0f,%.0f,%.0f,%.3f,%.0f,%.6g,%.2f,%.3f,%.1f,%d,%d,%d\n",
+    fprintf(f,
+            ",%.6g,%.6g,%llu,%.6g,%llu,0x%016llx,%llu,%d,%.9g,%llu,%.0f,%.0f,%.0f,%.3f,%.0f,%.6g,%."
+            "2f,%.3f,%.1f,%d,%d,%d\n",
             r->total_med > 0 ? (double)c->n / r->total_med : 0.0, items_ns(r),
             (unsigned long long)r->candidate_tests, tests_per_s(r), (unsigned long long)r->pairs,
             (unsigned long long)r->checksum, (unsigned long long)r->cells, r->levels, r->cell_size,
-            (unsigned long long)r->scratch_bytes, (double)c->n * 4.0 * sizeof(double), r->rss_before,
-            r->peak_rss, extra_per_sphere(r), r->out_bytes, r->gen_s, r->load1, r->others_busy, r->idle_wait_s, r->retries, r->forked, r->rounds > 0 ? r->rounds : 1);
+            (unsigned long long)r->scratch_bytes, (double)c->n * 4.0 * sizeof(double),
+            r->rss_before, r->peak_rss, extra_per_sphere(r), r->out_bytes, r->gen_s, r->load1,
+            r->others_busy, r->idle_wait_s, r->retries, r->forked, r->rounds > 0 ? r->rounds : 1);
     fflush(f);
 }
 
@@ -919,8 +900,7 @@ typedef struct bench_truth {
     char who[64];
 } bench_truth;
 
-static int check_agreement(bench_truth *truth, int *ntruth, int cap, const bench_row *r)
-{
+static int check_agreement(bench_truth *truth, int *ntruth, int cap, const bench_row *r) {
     const bench_config *c = &r->cfg;
     char who[64], tb[16];
     snprintf(who, sizeof who, "%s/%s/%s/%s threads", algo_names[c->algo], mode_names[c->mode],
@@ -931,12 +911,13 @@ static int check_agreement(bench_truth *truth, int *ntruth, int cap, const bench
             continue;
         if (t->pairs == r->pairs && t->checksum == r->checksum)
             return 0;
-        fprintf(stderr,
-                "\n*** DISAGREEMENT on %s n=%zu seed=%llu: %s found %llu pairs, checksum 0x%016llx;\n"
-                "*** %s found %llu pairs, checksum 0x%016llx\n\n",
-                c->dist, c->n, (unsigned long long)c->seed, t->who, (unsigned long long)t->pairs,
-                (unsigned long long)t->checksum, who, (unsigned long long)r->pairs,
-                (unsigned long long)r->checksum);
+        fprintf(
+            stderr,
+            "\n*** DISAGREEMENT on %s n=%zu seed=%llu: %s found %llu pairs, checksum 0x%016llx;\n"
+            "*** %s found %llu pairs, checksum 0x%016llx\n\n",
+            c->dist, c->n, (unsigned long long)c->seed, t->who, (unsigned long long)t->pairs,
+            (unsigned long long)t->checksum, who, (unsigned long long)r->pairs,
+            (unsigned long long)r->checksum);
         printf("*** DISAGREEMENT on %s n=%zu: %s vs %s (see stderr)\n", c->dist, c->n, t->who, who);
         return -1;
     }
@@ -955,23 +936,23 @@ static int check_agreement(bench_truth *truth, int *ntruth, int cap, const bench
 /* ---- comparisons measured in the same run --------------------------------------------- */
 
 static void compare_line(FILE *f, const bench_machine *m, const bench_args *a, const char *kind,
-                         const bench_row *x, const char *xlabel, const bench_row *y, const char *ylabel,
-                         double xv, double yv, const char *what)
-{
+                         const bench_row *x, const char *xlabel, const bench_row *y,
+                         const char *ylabel, double xv, double yv, const char *what) {
     double ratio = yv > 0 ? xv / yv : 0.0;
-    printf("  %-22s %-11s n=%-9zu %s %s / %s %s = %.4g / %.4g = %.2fx\n", kind, x->cfg.dist, x->cfg.n,
-           what, xlabel, ylabel, mode_names[x->cfg.mode], xv, yv, ratio);
+    printf("  %-22s %-11s n=%-9zu %s %s / %s %s = %.4g / %.4g = %.2fx\n", kind, x->cfg.dist,
+           x->cfg.n, what, xlabel, ylabel, mode_names[x->cfg.mode], xv, yv, ratio);
     (void)y;
     if (f)
-        fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%zu,%s,%s,%s,%.9g,%.9g,%.6g\n", m->tag, m->cpu, m->isa, m->compiler,
-                a->scenario, kind, x->cfg.dist, x->cfg.n, what, xlabel, ylabel, xv, yv, ratio);
+        fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%zu,%s,%s,%s,%.9g,%.9g,%.6g\n", m->tag, m->cpu, m->isa,
+                m->compiler, a->scenario, kind, x->cfg.dist, x->cfg.n, what, xlabel, ylabel, xv, yv,
+                ratio);
 }
 
-static void comparisons(const bench_machine *m, const bench_args *a, const bench_row *rows, int nrows,
-                        FILE *f)
-{
+static void comparisons(const bench_machine *m, const bench_args *a, const bench_row *rows,
+                        int nrows, FILE *f) {
     if (f)
-        fprintf(f, "machine,cpu,isa,compiler,scenario,kind,dist,n,metric,a,b,a_value,b_value,ratio\n");
+        fprintf(f,
+                "machine,cpu,isa,compiler,scenario,kind,dist,n,metric,a,b,a_value,b_value,ratio\n");
     printf("\nComparisons measured in this run:\n");
     char la[48], lb[48];
     for (int i = 0; i < nrows; i++) {
@@ -980,32 +961,36 @@ static void comparisons(const bench_machine *m, const bench_args *a, const bench
             continue;
         for (int j = 0; j < nrows; j++) {
             const bench_row *y = &rows[j];
-            if (i == j || y->status != 0 || strcmp(x->cfg.dist, y->cfg.dist) || x->cfg.n != y->cfg.n
-                || x->cfg.seed != y->cfg.seed)
+            if (i == j || y->status != 0 || strcmp(x->cfg.dist, y->cfg.dist) ||
+                x->cfg.n != y->cfg.n || x->cfg.seed != y->cfg.seed)
                 continue;
             /* hash grid (1 thread) against the engine at each thread count, auto kernel */
-            if (x->cfg.algo == ALGO_HASHGRID && y->cfg.algo == ALGO_ENGINE && y->cfg.kernel == SC_KERNEL_AUTO
-                && y->cfg.mode == MODE_COUNT) {
+            if (x->cfg.algo == ALGO_HASHGRID && y->cfg.algo == ALGO_ENGINE &&
+                y->cfg.kernel == SC_KERNEL_AUTO && y->cfg.mode == MODE_COUNT) {
                 snprintf(lb, sizeof lb, "engine(%d thr)", y->threads_used);
-                compare_line(f, m, a, "hashgrid/engine", x, "hashgrid", y, lb, x->total_med, y->total_med,
-                             "seconds");
+                compare_line(f, m, a, "hashgrid/engine", x, "hashgrid", y, lb, x->total_med,
+                             y->total_med, "seconds");
             }
             /* thread scaling: 1 thread against more, same algorithm, kernel, mode */
-            if (x->cfg.algo == y->cfg.algo && x->cfg.algo != ALGO_HASHGRID && x->cfg.kernel == y->cfg.kernel
-                && x->cfg.mode == y->cfg.mode && x->threads_used == 1 && y->threads_used > 1) {
+            if (x->cfg.algo == y->cfg.algo && x->cfg.algo != ALGO_HASHGRID &&
+                x->cfg.kernel == y->cfg.kernel && x->cfg.mode == y->cfg.mode &&
+                x->threads_used == 1 && y->threads_used > 1) {
                 snprintf(la, sizeof la, "%s 1 thr", algo_names[x->cfg.algo]);
                 snprintf(lb, sizeof lb, "%d thr", y->threads_used);
-                compare_line(f, m, a, "speedup", x, la, y, lb, x->total_med, y->total_med, "seconds");
+                compare_line(f, m, a, "speedup", x, la, y, lb, x->total_med, y->total_med,
+                             "seconds");
             }
             /* kernels: avx2 over scalar candidate tests per second, same threads */
-            if (x->cfg.algo == y->cfg.algo && x->cfg.algo != ALGO_HASHGRID && x->cfg.mode == y->cfg.mode
-                && x->cfg.threads == y->cfg.threads && !strcmp(x->kernel_ran, "avx2")
-                && !strcmp(y->kernel_ran, "scalar") && x->cfg.kernel != SC_KERNEL_AUTO
-                && y->cfg.kernel != SC_KERNEL_AUTO) {
+            if (x->cfg.algo == y->cfg.algo && x->cfg.algo != ALGO_HASHGRID &&
+                x->cfg.mode == y->cfg.mode && x->cfg.threads == y->cfg.threads &&
+                !strcmp(x->kernel_ran, "avx2") && !strcmp(y->kernel_ran, "scalar") &&
+                x->cfg.kernel != SC_KERNEL_AUTO && y->cfg.kernel != SC_KERNEL_AUTO) {
                 snprintf(la, sizeof la, "avx2 %d thr", x->threads_used);
                 snprintf(lb, sizeof lb, "scalar %d thr", y->threads_used);
-                compare_line(f, m, a, "kernel", x, la, y, lb, tests_per_s(x), tests_per_s(y), "tests_per_s");
-                compare_line(f, m, a, "kernel-time", y, lb, x, la, y->total_med, x->total_med, "seconds");
+                compare_line(f, m, a, "kernel", x, la, y, lb, tests_per_s(x), tests_per_s(y),
+                             "tests_per_s");
+                compare_line(f, m, a, "kernel-time", y, lb, x, la, y->total_med, x->total_med,
+                             "seconds");
             }
         }
     }
@@ -1017,8 +1002,7 @@ static void comparisons(const bench_machine *m, const bench_args *a, const bench
  * medians, the round with the highest peak memory (and its RSS before the
  * query), the highest other load, sums of repeats and retries. A failed
  * round makes the row failed. */
-static void merge_rounds(const bench_row *run, int rounds, bench_row *out)
-{
+static void merge_rounds(const bench_row *run, int rounds, bench_row *out) {
     *out = run[0];
     out->rounds = rounds;
     for (int k = 1; k < rounds; k++)
@@ -1056,8 +1040,7 @@ static void merge_rounds(const bench_row *run, int rounds, bench_row *out)
         out->stage_med[s] = bench_median(v[3 + s], nr);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     bench_args a;
     parse_args(argc, argv, &a);
     bench_machine m;
@@ -1072,15 +1055,18 @@ int main(int argc, char **argv)
     opt.pin = a.pin;
     char info[4096];
     sc_system_info(&opt, info, sizeof info);
-    printf("sc_bench %s | scenario %s | %s\n", sc_version(), a.scenario, a.quick ? "quick" : "full");
+    printf("sc_bench %s | scenario %s | %s\n", sc_version(), a.scenario,
+           a.quick ? "quick" : "full");
     printf("machine: %s (tag %s), %d logical CPUs\n", m.cpu, m.tag, m.cores);
     printf("ISA: auto kernel = %s (scalar %s, avx2 %s) | compiler: %s | binding: %s\n", m.isa,
            sc_kernel_available(SC_KERNEL_SCALAR) ? "yes" : "no",
            sc_kernel_available(SC_KERNEL_AVX2) ? "yes" : "no", m.compiler, m.pin);
-    printf("input: float64 rows (x,y,z,r) | mode %s | repeats %d (+1 cold) x %d round(s) | seed %llu | %s\n",
+    printf("input: float64 rows (x,y,z,r) | mode %s | repeats %d (+1 cold) x %d round(s) | seed "
+           "%llu | %s\n",
            mode_names[a.mode], a.repeats, a.rounds, (unsigned long long)a.seed,
            a.fork ? "one child process per configuration" : "in-process");
-    printf("load average now: %.2f (other work on the machine skews timings; the CSV records it per run)\n",
+    printf("load average now: %.2f (other work on the machine skews timings; the CSV records it "
+           "per run)\n",
            bench_load_average());
     printf("--- sc_system_info ---\n%s%s----------------------\n", info,
            info[0] && info[strlen(info) - 1] == '\n' ? "" : "\n");
@@ -1094,14 +1080,16 @@ int main(int argc, char **argv)
         } else {
             char dir[1024];
             /* only --record touches the committed results */
-            snprintf(dir, sizeof dir, "%s/%s%s", SC_BENCH_RESULTS_DIR, a.record ? "" : "tmp/", m.tag);
+            snprintf(dir, sizeof dir, "%s/%s%s", SC_BENCH_RESULTS_DIR, a.record ? "" : "tmp/",
+                     m.tag);
             if (bench_mkdir_p(dir))
                 fprintf(stderr, "sc_bench: cannot create %s: %s\n", dir, strerror(errno));
             snprintf(csv_path, sizeof csv_path, "%.900s/%.100s.csv", dir, a.scenario);
         }
         size_t len = strlen(csv_path);
         if (len > 4 && !strcmp(csv_path + len - 4, ".csv"))
-            snprintf(cmp_path, sizeof cmp_path, "%.*s-compare.csv", (int)(len - 4 < 1000 ? len - 4 : 1000), csv_path);
+            snprintf(cmp_path, sizeof cmp_path, "%.*s-compare.csv",
+                     (int)(len - 4 < 1000 ? len - 4 : 1000), csv_path);
         else
             snprintf(cmp_path, sizeof cmp_path, "%.1000s-compare.csv", csv_path);
         csv = fopen(csv_path, "w");
@@ -1172,14 +1160,16 @@ int main(int argc, char **argv)
             r->cfg = rows[i].cfg;
             run_isolated(&a, r);
             /* Other work took a core: run again, keep the quieter run. */
-            for (int retry = 0; retry < a.retry_busy && r->status == 0 && r->others_busy > 0.10; retry++) {
+            for (int retry = 0; retry < a.retry_busy && r->status == 0 && r->others_busy > 0.10;
+                 retry++) {
                 bench_row again;
                 memset(&again, 0, sizeof again);
                 again.cfg = r->cfg;
                 printf("  (other work used %.0f%% of the CPUs during that run: again)\n",
                        100.0 * r->others_busy);
                 run_isolated(&a, &again);
-                if (again.status < 0 || (again.status == 0 && check_agreement(truth, &ntruth, cap, &again)))
+                if (again.status < 0 ||
+                    (again.status == 0 && check_agreement(truth, &ntruth, cap, &again)))
                     failures++;
                 if (again.status == 0 && again.others_busy < r->others_busy) {
                     again.retries = retry + 1;
@@ -1221,8 +1211,9 @@ int main(int argc, char **argv)
         printf("; CSV: %s and %s", csv_path, cmp_path);
     printf("\n");
     if (failures) {
-        fprintf(stderr, "\n*** sc_bench: %d FAILURE(S) OR DISAGREEMENT(S): the results above are not "
-                        "trustworthy ***\n",
+        fprintf(stderr,
+                "\n*** sc_bench: %d FAILURE(S) OR DISAGREEMENT(S): the results above are not "
+                "trustworthy ***\n",
                 failures);
         printf("*** %d FAILURE(S) OR DISAGREEMENT(S) ***\n", failures);
     }

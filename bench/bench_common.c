@@ -15,29 +15,25 @@
 #include <time.h>
 #include <unistd.h>
 
-double bench_now_s(void)
-{
+double bench_now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
+static int cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-double bench_median(double *v, int k)
-{
+double bench_median(double *v, int k) {
     if (k <= 0)
         return 0.0;
     qsort(v, (size_t)k, sizeof *v, cmp_double);
     return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
 }
 
-double bench_load_average(void)
-{
+double bench_load_average(void) {
     FILE *f = fopen("/proc/loadavg", "r");
     double l = -1.0;
     if (f) {
@@ -48,8 +44,7 @@ double bench_load_average(void)
     return l;
 }
 
-int bench_mkdir_p(const char *path)
-{
+int bench_mkdir_p(const char *path) {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1; *p; p++)
@@ -64,8 +59,7 @@ int bench_mkdir_p(const char *path)
     return 0;
 }
 
-int bench_parse_size(const char *s, size_t *out)
-{
+int bench_parse_size(const char *s, size_t *out) {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -81,8 +75,7 @@ int bench_parse_size(const char *s, size_t *out)
     return 0;
 }
 
-void bench_host_probe(const char *tag, bench_host *h)
-{
+void bench_host_probe(const char *tag, bench_host *h) {
     memset(h, 0, sizeof *h);
     snprintf(h->cpu, sizeof h->cpu, "unknown");
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -135,8 +128,7 @@ void bench_host_probe(const char *tag, bench_host *h)
 #endif
 }
 
-int bench_write_all(int fd, const void *buf, size_t len)
-{
+int bench_write_all(int fd, const void *buf, size_t len) {
     const char *p = buf;
     while (len > 0) {
         ssize_t w = write(fd, p, len);
@@ -150,8 +142,7 @@ int bench_write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-void bench_periodic_box(const double *rows, size_t n, sc_box *box)
-{
+void bench_periodic_box(const double *rows, size_t n, sc_box *box) {
     for (int a = 0; a < 3; a++) {
         double lo = INFINITY, hi = -INFINITY;
         for (size_t k = 0; k < n; k++) {

@@ -25,8 +25,7 @@
 
 enum { SETS = 3 };
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *dist = "uniform", *csv = NULL;
     size_t n = 1000000, m = 10000;
     int rounds = 9, threads = 0, periodic = 0;
@@ -120,9 +119,9 @@ int main(int argc, char **argv)
     sc_stats st;
     sc_context_stats(self, &st);
     const char *box = periodic ? "periodic" : "open";
-    fprintf(out, "%s,%s,%s,%d,%s,%zu,%s,self,0,%llu,%llu,%d,%.6f,1\n", host.tag, host.cpu,
-            host.isa, st.threads, dist, n, box, (unsigned long long)st.spheres,
-            (unsigned long long)sum.pairs, rounds, bench_median(ts, rounds));
+    fprintf(out, "%s,%s,%s,%d,%s,%zu,%s,self,0,%llu,%llu,%d,%.6f,1\n", host.tag, host.cpu, host.isa,
+            st.threads, dist, n, box, (unsigned long long)st.spheres, (unsigned long long)sum.pairs,
+            rounds, bench_median(ts, rounds));
     for (int k = 0; k < SETS; k++)
         fprintf(out, "%s,%s,%s,%d,%s,%zu,%s,%s,%zu,%llu,%llu,%d,%.6f,%.3f\n", host.tag, host.cpu,
                 host.isa, st.threads, dist, n, box, names[k], va[k].count,

@@ -35,28 +35,24 @@ enum { GIVEN, CELL, MOVED, LAYOUTS };
 static const char *const layout_names[LAYOUTS] = {"given", "cell", "moved"};
 
 static uint64_t rng = 0x243F6A8885A308D3ull;
-static double urand(void)
-{
+static double urand(void) {
     rng = rng * 6364136223846793005ull + 1442695040888963407ull;
     return (double)(rng >> 11) * 0x1p-53;
 }
 
-static int split(char *s, char **out, int cap)
-{
+static int split(char *s, char **out, int cap) {
     int k = 0;
     for (char *t = strtok(s, ","); t && k < cap; t = strtok(NULL, ","))
         out[k++] = t;
     return k;
 }
 
-static double *rows_alloc(size_t n)
-{
+static double *rows_alloc(size_t n) {
     void *p = NULL;
     return posix_memalign(&p, 64, (n ? n : 1) * 4 * sizeof(double)) ? NULL : p;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     char dist_buf[256] = "uniform", n_buf[256] = "1e6";
     int rounds = 9, threads = 0;
     double delta = 0.1;
@@ -127,7 +123,8 @@ int main(int argc, char **argv)
                 rmean += lay[CELL][4 * k + 3] / (double)n;
             }
             for (size_t k = 0; k < 4 * n; k++)
-                lay[MOVED][k] = lay[CELL][k] + ((k & 3) == 3 ? 0.0 : (2.0 * urand() - 1.0) * delta * rmean);
+                lay[MOVED][k] =
+                    lay[CELL][k] + ((k & 3) == 3 ? 0.0 : (2.0 * urand() - 1.0) * delta * rmean);
             uint64_t want[LAYOUTS] = {0, 0, 0}, got[LAYOUTS] = {0, 0, 0};
             sc_summary s;
             sc_count_pairs(check, &given, &s);
@@ -149,27 +146,30 @@ int main(int argc, char **argv)
                     sc_context_stats(ctx, &st);
                     got[l] = s.pairs;
                     t[(size_t)(3 * l + 0) * (size_t)rounds + (size_t)r] = 1e3 * st.total_seconds;
-                    t[(size_t)(3 * l + 1) * (size_t)rounds + (size_t)r] = 1e3 * st.seconds[SC_STAGE_SORT];
-                    t[(size_t)(3 * l + 2) * (size_t)rounds + (size_t)r] = 1e3 * st.seconds[SC_STAGE_GATHER];
+                    t[(size_t)(3 * l + 1) * (size_t)rounds + (size_t)r] =
+                        1e3 * st.seconds[SC_STAGE_SORT];
+                    t[(size_t)(3 * l + 2) * (size_t)rounds + (size_t)r] =
+                        1e3 * st.seconds[SC_STAGE_GATHER];
                 }
                 const double t0 = bench_now_s();
                 sc_cell_order(ctx, &given, order);
                 t[(size_t)(3 * LAYOUTS) * (size_t)rounds + (size_t)r] = 1e3 * (bench_now_s() - t0);
             }
-            const double order_ms = bench_median(t + (size_t)(3 * LAYOUTS) * (size_t)rounds, rounds);
+            const double order_ms =
+                bench_median(t + (size_t)(3 * LAYOUTS) * (size_t)rounds, rounds);
             double med[LAYOUTS][3];
             for (int l = 0; l < LAYOUTS; l++)
                 for (int q = 0; q < 3; q++)
                     med[l][q] = bench_median(t + (size_t)(3 * l + q) * (size_t)rounds, rounds);
             for (int l = 0; l < LAYOUTS; l++) {
                 if (got[l] != want[l]) {
-                    fprintf(stderr, "cell_order: %s n=%zu %s: %llu pairs, %llu expected\n", dists[id],
-                            n, layout_names[l], (unsigned long long)got[l],
+                    fprintf(stderr, "cell_order: %s n=%zu %s: %llu pairs, %llu expected\n",
+                            dists[id], n, layout_names[l], (unsigned long long)got[l],
                             (unsigned long long)want[l]);
                     bad = 1;
                 }
-                fprintf(out, "%s,%s,%s,%d,%s,%zu,%s,%g,%d,%llu,%.3f,%.3f,%.3f,%.3f,%.3f\n", host.tag,
-                        host.cpu, host.isa, threads, dists[id], n, layout_names[l],
+                fprintf(out, "%s,%s,%s,%d,%s,%zu,%s,%g,%d,%llu,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+                        host.tag, host.cpu, host.isa, threads, dists[id], n, layout_names[l],
                         l == MOVED ? delta : 0.0, rounds, (unsigned long long)got[l], order_ms,
                         med[l][0], med[l][1], med[l][2], med[l][0] / med[GIVEN][0]);
             }

@@ -96,7 +96,8 @@ static int reuse(size_t bytes, int huge, unsigned pause_ms) {
     usleep(1000 * pause_ms);
     if (page_touch(bytes, huge, &later))
         return 1;
-    printf("%-10s pages unmapped and touched again: first %.2f ms, at once %.2f ms, after %u ms %.2f ms\n",
+    printf("%-10s pages unmapped and touched again: first %.2f ms, at once %.2f ms, after %u ms "
+           "%.2f ms\n",
            huge ? "huge" : "4 KiB", first, again, pause_ms, later);
     return 0;
 }

@@ -47,7 +47,7 @@
 #include <time.h>
 
 #define LIST 2048
-#define PAD 8 /* kernels read up to a block past the end (src/internal.h SC_PAD) */
+#define PAD 8          /* kernels read up to a block past the end (src/internal.h SC_PAD) */
 #define POOL (1 << 16) /* spheres: 2 MiB of working copy, L2/L3 resident like a row neighbourhood */
 
 static double now(void) {
@@ -69,7 +69,8 @@ static uint64_t stream;  /* hash of the pairs, in order (untimed runs only) */
 static int hashing;
 static void drop(sc_hits *h) {
     for (size_t k = 0; hashing && k < h->count; k++)
-        stream = (stream ^ (((uint64_t)h->pairs[2 * k] << 32) | h->pairs[2 * k + 1])) * 0x100000001B3ull;
+        stream =
+            (stream ^ (((uint64_t)h->pairs[2 * k] << 32) | h->pairs[2 * k + 1])) * 0x100000001B3ull;
     flushed += h->count;
     h->count = 0;
 }
@@ -87,12 +88,12 @@ typedef struct pool {
 } pool;
 
 typedef struct result {
-    double rate;       /* tests per second, median */
+    double rate; /* tests per second, median */
     uint64_t tests, pairs, stream, rechecked;
 } result;
 
 typedef struct runner {
-    sc_kernel_fn fn;   /* a double kernel, or NULL: the float32 prototype */
+    sc_kernel_fn fn; /* a double kernel, or NULL: the float32 prototype */
     float band_abs, band_rel;
 } runner;
 
@@ -145,15 +146,31 @@ static uint64_t pool_pass(const void *work, sc_hits *h, uint64_t *again) {
     for (size_t c = 0; c < w->calls; c++) {
         const uint32_t i0 = (uint32_t)(c * 4 % (POOL - 8));
         if (w->k->fn) {
-            sc_kernel_args a = {.x = p->x, .y = p->y, .z = p->z, .r = p->r, .i0 = i0, .ni = 4,
-                                .tri_end = 0, .cand = w->cand, .ncand = LIST};
+            sc_kernel_args a = {.x = p->x,
+                                .y = p->y,
+                                .z = p->z,
+                                .r = p->r,
+                                .i0 = i0,
+                                .ni = 4,
+                                .tri_end = 0,
+                                .cand = w->cand,
+                                .ncand = LIST};
             tests += w->k->fn(&a, h);
         }
 #ifdef SC_HAVE_F32_PROTO
         else {
-            sc_f32_args a = {.xf = p->xf, .yf = p->yf, .zf = p->zf, .rf = p->rf,
-                             .x = p->x, .y = p->y, .z = p->z, .r = p->r, .i0 = i0,
-                             .cand = w->cand, .ncand = LIST, .band_abs = w->k->band_abs,
+            sc_f32_args a = {.xf = p->xf,
+                             .yf = p->yf,
+                             .zf = p->zf,
+                             .rf = p->rf,
+                             .x = p->x,
+                             .y = p->y,
+                             .z = p->z,
+                             .r = p->r,
+                             .i0 = i0,
+                             .cand = w->cand,
+                             .ncand = LIST,
+                             .band_abs = w->k->band_abs,
                              .band_rel = w->k->band_rel};
             tests += sc_proto_f32(&a, h, again);
         }
@@ -223,8 +240,14 @@ static uint64_t replay_pass(const void *work, sc_hits *h, uint64_t *again) {
     uint64_t tests = 0;
     for (size_t k = 0; k < rec.ncalls; k++) {
         const rec_call *c = &rec.calls[k];
-        sc_kernel_args a = {.x = rec.x, .y = rec.y, .z = rec.z, .r = rec.r, .i0 = c->i0,
-                            .ni = c->ni, .tri_end = c->tri_end, .cand = rec.cand + c->at,
+        sc_kernel_args a = {.x = rec.x,
+                            .y = rec.y,
+                            .z = rec.z,
+                            .r = rec.r,
+                            .i0 = c->i0,
+                            .ni = c->ni,
+                            .tri_end = c->tri_end,
+                            .cand = rec.cand + c->at,
                             .ncand = c->ncand};
         tests += fn(&a, h);
     }
@@ -307,7 +330,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[k], "--replay") && k + 1 < argc)
             replay_n = (size_t)atof(argv[++k]);
         else {
-            fprintf(stderr, "usage: kernel_bench [--tests N] [--repeat R] [--rounds R] [--replay N] [--csv PATH]\n");
+            fprintf(stderr, "usage: kernel_bench [--tests N] [--repeat R] [--rounds R] [--replay "
+                            "N] [--csv PATH]\n");
             return 2;
         }
     }
@@ -368,7 +392,9 @@ int main(int argc, char **argv) {
             const runner f = {NULL, (float)(128.0 * u * reach[q] * reach[q]), (float)(16.0 * u)};
             const result got = run(&f, &p, cand, calls, repeat);
             if (got.stream != ref.stream || got.pairs != ref.pairs) {
-                fprintf(stderr, "kernel_bench: float32 prototype at L = %g: %llu pairs, stream %016llx; avx2: %llu, %016llx\n",
+                fprintf(stderr,
+                        "kernel_bench: float32 prototype at L = %g: %llu pairs, stream %016llx; "
+                        "avx2: %llu, %016llx\n",
                         reach[q], (unsigned long long)got.pairs, (unsigned long long)got.stream,
                         (unsigned long long)ref.pairs, (unsigned long long)ref.stream);
                 failed = 1;
@@ -389,7 +415,8 @@ int main(int argc, char **argv) {
         double *in = NULL;
         const long long pairs = record(replay_n, &ctx, &in);
         if (pairs < 0) {
-            fprintf(stderr, "kernel_bench: recording the engine's kernel calls on uniform %zu failed\n",
+            fprintf(stderr,
+                    "kernel_bench: recording the engine's kernel calls on uniform %zu failed\n",
                     replay_n);
             failed = 1;
         } else {
@@ -422,16 +449,17 @@ int main(int argc, char **argv) {
     const double base = rows[0].res.rate;
     for (int q = 0; q < nrows; q++) {
         const result *r = &rows[q].res;
-        printf("kernel %-10s %.3f Gtests/s (median of %d round(s) of %d, %llu tests, %.1f%% pairs, %.4f%% rechecked in double, %.2fx scalar)\n",
+        printf("kernel %-10s %.3f Gtests/s (median of %d round(s) of %d, %llu tests, %.1f%% pairs, "
+               "%.4f%% rechecked in double, %.2fx scalar)\n",
                rows[q].name, r->rate * 1e-9, rows[q].name[0] == 'f' ? 1 : rounds, repeat,
-               (unsigned long long)r->tests,
-               100.0 * (double)r->pairs / (double)r->tests,
+               (unsigned long long)r->tests, 100.0 * (double)r->pairs / (double)r->tests,
                100.0 * (double)r->rechecked / (double)r->tests, r->rate / base);
     }
     if (nrows > 1 && !strcmp(rows[1].name, "avx2"))
         printf("avx2 / scalar: %.2fx\n", rows[1].res.rate / base);
     for (int q = 0; q < nrep; q++)
-        printf("replay %-7s %.3f Gtests/s (uniform %zu, the engine's %zu kernel calls, %.2f home spheres per block, %.1f%% pairs)\n",
+        printf("replay %-7s %.3f Gtests/s (uniform %zu, the engine's %zu kernel calls, %.2f home "
+               "spheres per block, %.1f%% pairs)\n",
                names[q], rep[q].rate * 1e-9, replay_n, rec.ncalls, rep_lanes,
                100.0 * (double)rep[q].pairs / (double)rep[q].tests);
     if (nrep == 2)
@@ -442,8 +470,9 @@ int main(int argc, char **argv) {
             fprintf(stderr, "kernel_bench: cannot write %s\n", csv);
             return 1;
         }
-        fprintf(f, "workload,kernel,gtests_per_s,pair_share,ratio_vs_scalar,coord_range,recheck_share,"
-                   "bytes_per_sphere,lanes_per_block\n");
+        fprintf(f,
+                "workload,kernel,gtests_per_s,pair_share,ratio_vs_scalar,coord_range,recheck_share,"
+                "bytes_per_sphere,lanes_per_block\n");
         for (int q = 0; q < nrows; q++) {
             const result *r = &rows[q].res;
             fprintf(f, "synthetic,%s,%.4f,%.4f,%.3f,%g,%.6f,%d,4\n", rows[q].name, r->rate * 1e-9,

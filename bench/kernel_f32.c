@@ -43,7 +43,8 @@ uint64_t sc_proto_f32(const sc_f32_args *a, sc_hits *hits, uint64_t *rechecked) 
     const simde__m128 z4 = simde_mm_loadu_ps(a->zf + i0), r4 = simde_mm_loadu_ps(a->rf + i0);
     const simde__m256 hx = simde_mm256_set_m128(x4, x4), hy = simde_mm256_set_m128(y4, y4);
     const simde__m256 hz = simde_mm256_set_m128(z4, z4), hr = simde_mm256_set_m128(r4, r4);
-    const simde__m256 babs = simde_mm256_set1_ps(a->band_abs), brel = simde_mm256_set1_ps(a->band_rel);
+    const simde__m256 babs = simde_mm256_set1_ps(a->band_abs),
+                      brel = simde_mm256_set1_ps(a->band_rel);
     const simde__m256 signbit = simde_mm256_set1_ps(-0.0f);
     const simde__m256i vi0 = sc_emit4_base(i0);
     const uint32_t *cand = a->cand;
@@ -60,7 +61,8 @@ uint64_t sc_proto_f32(const sc_f32_args *a, sc_hits *hits, uint64_t *rechecked) 
             const simde__m256 dy = simde_mm256_sub_ps(hy, pair_of(a->yf, j0, j1));
             const simde__m256 dz = simde_mm256_sub_ps(hz, pair_of(a->zf, j0, j1));
             const simde__m256 s = simde_mm256_add_ps(hr, pair_of(a->rf, j0, j1));
-            simde__m256 d2 = simde_mm256_add_ps(simde_mm256_mul_ps(dx, dx), simde_mm256_mul_ps(dy, dy));
+            simde__m256 d2 =
+                simde_mm256_add_ps(simde_mm256_mul_ps(dx, dx), simde_mm256_mul_ps(dy, dy));
             d2 = simde_mm256_add_ps(d2, simde_mm256_mul_ps(dz, dz));
             const simde__m256 s2 = simde_mm256_mul_ps(s, s);
             const simde__m256 t = simde_mm256_sub_ps(d2, s2);
@@ -68,8 +70,8 @@ uint64_t sc_proto_f32(const sc_f32_args *a, sc_hits *hits, uint64_t *rechecked) 
                 simde_mm256_add_ps(babs, simde_mm256_mul_ps(brel, simde_mm256_add_ps(d2, s2)));
             unsigned in = (unsigned)simde_mm256_movemask_ps(
                 simde_mm256_cmp_ps(t, simde_mm256_xor_ps(band, signbit), SIMDE_CMP_LT_OQ));
-            const unsigned unsure = (unsigned)simde_mm256_movemask_ps(simde_mm256_cmp_ps(
-                simde_mm256_andnot_ps(signbit, t), band, SIMDE_CMP_LE_OQ));
+            const unsigned unsure = (unsigned)simde_mm256_movemask_ps(
+                simde_mm256_cmp_ps(simde_mm256_andnot_ps(signbit, t), band, SIMDE_CMP_LE_OQ));
             if (__builtin_expect(unsure != 0, 0)) {
                 for (unsigned u = unsure; u; u &= u - 1) {
                     const unsigned lane = (unsigned)__builtin_ctz(u);

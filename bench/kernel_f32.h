@@ -9,12 +9,12 @@
 #include "kernel.h"
 
 typedef struct sc_f32_args {
-    const float *xf, *yf, *zf, *rf;      /* float32 copy, coordinates minus an origin */
-    const double *x, *y, *z, *r;         /* the double copy, for the recheck */
-    uint32_t i0;                         /* home block i0 .. i0 + 3 (always 4 here) */
-    const uint32_t *cand;                /* candidates, an even count */
+    const float *xf, *yf, *zf, *rf; /* float32 copy, coordinates minus an origin */
+    const double *x, *y, *z, *r;    /* the double copy, for the recheck */
+    uint32_t i0;                    /* home block i0 .. i0 + 3 (always 4 here) */
+    const uint32_t *cand;           /* candidates, an even count */
     uint32_t ncand;
-    float band_abs, band_rel;            /* recheck when |d2 - s^2| <= abs + rel (d2 + s^2) */
+    float band_abs, band_rel; /* recheck when |d2 - s^2| <= abs + rel (d2 + s^2) */
 } sc_f32_args;
 
 /* Same pairs in the same order as sc_narrow_avx2 on a full block without an

@@ -30,8 +30,7 @@ typedef struct list {
 } list;
 
 /* One list built on ctx: seconds, or -1 on failure. */
-static double build(sc_context *ctx, const sc_spheres *v, list *l)
-{
+static double build(sc_context *ctx, const sc_spheres *v, list *l) {
     const double t0 = bench_now_s();
     if (sc_neighbors_count(ctx, v, &l->spec, l->off) != SC_OK)
         return -1;
@@ -48,8 +47,7 @@ static double build(sc_context *ctx, const sc_spheres *v, list *l)
     return bench_now_s() - t0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *dist = "uniform", *csv = NULL;
     size_t n = 1000000, window = 0;
     int rounds = 9, threads = 0;

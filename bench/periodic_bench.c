@@ -18,8 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *dist = "uniform", *csv = NULL;
     size_t n = 1000000;
     int rounds = 9, threads = 0;
@@ -86,7 +85,8 @@ int main(int argc, char **argv)
         perror(csv);
         return 2;
     }
-    fprintf(out, "machine,cpu,isa,threads,gen,n,what,searched,pairs,rounds,median_s,ratio_to_open\n");
+    fprintf(out,
+            "machine,cpu,isa,threads,gen,n,what,searched,pairs,rounds,median_s,ratio_to_open\n");
     fprintf(out, "%s,%s,%s,%d,%s,%zu,open,%zu,%llu,%d,%.6f,1\n", host.tag, host.cpu, host.isa,
             st.threads, dist, n, n, (unsigned long long)so.pairs, rounds,
             bench_median(t_open, rounds));

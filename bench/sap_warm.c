@@ -23,21 +23,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void count_repairs(sc_log_level level, const char *msg, void *user)
-{
+static void count_repairs(sc_log_level level, const char *msg, void *user) {
     (void)level;
     *(int *)user += strstr(msg, "sweep order repaired") != NULL;
 }
 
 static uint64_t rng = 0x243F6A8885A308D3ull;
-static double urand(void)
-{
+static double urand(void) {
     rng = rng * 6364136223846793005ull + 1442695040888963407ull;
     return (double)(rng >> 11) * 0x1p-53;
 }
 
-static int parse_list(const char *s, double *out, int cap)
-{
+static int parse_list(const char *s, double *out, int cap) {
     int k = 0;
     char buf[512];
     snprintf(buf, sizeof buf, "%s", s);
@@ -46,8 +43,7 @@ static int parse_list(const char *s, double *out, int cap)
     return k;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     double ns[16] = {1e4, 1e5, 1e6}, deltas[16] = {0, 0.01, 0.03, 0.1, 0.3, 1, 3};
     int nn = 3, nd = 7, frames = 9, threads = 1;
     const char *csv = NULL;
@@ -127,8 +123,8 @@ int main(int argc, char **argv)
                 sc_context_stats(cold, &st_c);
                 sc_context_stats(warm, &st_w);
                 if (sc.pairs != sw.pairs || sc.checksum != sw.checksum) {
-                    fprintf(stderr, "sap_warm: n=%zu delta=%g frame %d: cold and warm disagree\n", n,
-                            deltas[id], f);
+                    fprintf(stderr, "sap_warm: n=%zu delta=%g frame %d: cold and warm disagree\n",
+                            n, deltas[id], f);
                     bad = 1;
                 }
                 if (f == 0)
@@ -141,9 +137,9 @@ int main(int argc, char **argv)
             }
             const double co = bench_median(t[0], counted), wo = bench_median(t[1], counted);
             const double ct = bench_median(t[2], counted), wt = bench_median(t[3], counted);
-            fprintf(out, "%s,%s,%s,%d,uniform,%zu,%g,%d,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f\n", host.tag,
-                    host.cpu, host.isa, threads, n, deltas[id], counted, repaired, co, wo, ct, wt,
-                    co / wo, ct / wt);
+            fprintf(out, "%s,%s,%s,%d,uniform,%zu,%g,%d,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f\n",
+                    host.tag, host.cpu, host.isa, threads, n, deltas[id], counted, repaired, co, wo,
+                    ct, wt, co / wo, ct / wt);
             fflush(out);
             sc_context_destroy(cold);
             sc_context_destroy(warm);

@@ -124,17 +124,17 @@ static int run(const run_cfg *c, outputs *o) {
             sc_count_pairs(counter, &v, &s);
             count[f] = 1e3 * (bench_now_s() - t0);
             if (s.pairs != fr.collisions) { /* the same positions: the same pairs */
-                fprintf(stderr, "sim_bench: %s: frame %d: count %llu, step %llu pairs\n", c->name, f,
-                        (unsigned long long)s.pairs, (unsigned long long)fr.collisions);
+                fprintf(stderr, "sim_bench: %s: frame %d: count %llu, step %llu pairs\n", c->name,
+                        f, (unsigned long long)s.pairs, (unsigned long long)fr.collisions);
                 return 1;
             }
         }
         if (o->frames)
-            fprintf(o->frames, "%s,%s,%s,%d,%d,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%llu,%llu,%llu\n", o->host.tag,
-                    c->name, c->variant, o->threads, st.threads, (unsigned long long)fr.step, fr.ms_move,
-                    fr.ms_search, fr.ms_response, total[f], sort[f],
-                    (unsigned long long)fr.candidate_tests, (unsigned long long)fr.collisions,
-                    (unsigned long long)fr.reactions);
+            fprintf(o->frames, "%s,%s,%s,%d,%d,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%llu,%llu,%llu\n",
+                    o->host.tag, c->name, c->variant, o->threads, st.threads,
+                    (unsigned long long)fr.step, fr.ms_move, fr.ms_search, fr.ms_response, total[f],
+                    sort[f], (unsigned long long)fr.candidate_tests,
+                    (unsigned long long)fr.collisions, (unsigned long long)fr.reactions);
         if (f == 0 && o->frames)
             fflush(o->frames);
     }
@@ -188,8 +188,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[a], "--frames-csv") && a + 1 < argc)
             frames_csv = argv[++a];
         else {
-            fprintf(stderr, "usage: sim_bench [--cases LIST] [--frames F] [--threads T] [--reorder K] "
-                            "[--csv FILE] [--frames-csv FILE]\n");
+            fprintf(stderr,
+                    "usage: sim_bench [--cases LIST] [--frames F] [--threads T] [--reorder K] "
+                    "[--csv FILE] [--frames-csv FILE]\n");
             return 2;
         }
     }
@@ -206,12 +207,14 @@ int main(int argc, char **argv) {
         return 1;
     }
     bench_host_probe(NULL, &o.host);
-    fprintf(o.sum, "machine,cpu,kernel,threads_asked,threads,case,algorithm,variant,dims,n,frames,"
-                   "first_ms,median_ms,median_search_ms,median_sort_ms,count_call_ms,step_over_count,"
-                   "median_collisions,median_reactions\n");
+    fprintf(o.sum,
+            "machine,cpu,kernel,threads_asked,threads,case,algorithm,variant,dims,n,frames,"
+            "first_ms,median_ms,median_search_ms,median_sort_ms,count_call_ms,step_over_count,"
+            "median_collisions,median_reactions\n");
     if (o.frames)
-        fprintf(o.frames, "machine,case,variant,threads_asked,threads,step,ms_move,ms_search,ms_response,"
-                          "ms_total,ms_keys_sort,candidate_tests,collisions,reactions\n");
+        fprintf(o.frames,
+                "machine,case,variant,threads_asked,threads,step,ms_move,ms_search,ms_response,"
+                "ms_total,ms_keys_sort,candidate_tests,collisions,reactions\n");
     const int F = frames ? frames : 61, F_big = frames ? frames : 11, F_brute = frames ? frames : 6;
     int bad = 0;
 

@@ -22,12 +22,11 @@
 /* What the stream callback accumulates. */
 typedef struct seen_pairs {
     uint32_t pairs[2 * N_EXPECTED];
-    size_t count;    /* every pair streamed, even those beyond the array */
+    size_t count; /* every pair streamed, even those beyond the array */
     uint64_t checksum;
 } seen_pairs;
 
-static int on_pairs(const uint32_t *pairs, size_t count, void *user)
-{
+static int on_pairs(const uint32_t *pairs, size_t count, void *user) {
     seen_pairs *seen = user;
     for (size_t k = 0; k < count; k++) {
         uint32_t i = pairs[2 * k], j = pairs[2 * k + 1];
@@ -42,8 +41,7 @@ static int on_pairs(const uint32_t *pairs, size_t count, void *user)
     return 0; /* non-zero would stop the search with SC_ERR_STOPPED */
 }
 
-int main(void)
-{
+int main(void) {
     /* Structure of arrays, float64. Sphere 1 touches 0 and 2 exactly (touching
      * counts), 5 is a point (radius 0) at the centre of 0, and 3 and 4 overlap
      * far from the rest. */
@@ -79,8 +77,8 @@ int main(void)
         fprintf(stderr, "sc_count_pairs: %s\n", sc_status_string(st));
         failed = 1;
     }
-    printf("sc_count_pairs:  %" PRIu64 " pairs, checksum 0x%016" PRIx64 "\n",
-           counted.pairs, counted.checksum);
+    printf("sc_count_pairs:  %" PRIu64 " pairs, checksum 0x%016" PRIx64 "\n", counted.pairs,
+           counted.checksum);
 
     seen_pairs seen = {{0}, 0, 0};
     sc_summary streamed = {0, 0};
@@ -103,8 +101,9 @@ int main(void)
     for (size_t k = 0; k < N_EXPECTED; k++)
         expected_checksum += sc_pair_mix(expected[2 * k], expected[2 * k + 1]);
     if (counted.pairs != N_EXPECTED || streamed.pairs != N_EXPECTED || seen.count != N_EXPECTED) {
-        fprintf(stderr, "mismatch: counted %" PRIu64 ", streamed %" PRIu64
-                        ", callback saw %zu, expected %d pairs\n",
+        fprintf(stderr,
+                "mismatch: counted %" PRIu64 ", streamed %" PRIu64
+                ", callback saw %zu, expected %d pairs\n",
                 counted.pairs, streamed.pairs, seen.count, N_EXPECTED);
         failed = 1;
     }

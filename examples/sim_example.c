@@ -6,8 +6,7 @@
 
 #include <stdio.h>
 
-int main(void)
-{
+int main(void) {
     sc_sim_params p = sc_sim_params_default();
     p.n = 2000;
     sc_sim *sim = NULL;

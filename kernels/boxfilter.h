@@ -17,7 +17,7 @@ typedef struct sc_fbox {
     const float *ylo, *yhi, *zlo, *zhi;       /* the other two axes */
     const int16_t *qylo, *qyhi, *qzlo, *qzhi; /* those quantized outward (for
                                                  the 16-bit filter), or NULL */
-} sc_fbox; /* every array padded: readable 16 past the end */
+} sc_fbox;                                    /* every array padded: readable 16 past the end */
 
 /* Writes the j in [j0, j1) with xlo_j <= xhi_i whose boxes overlap box i's
  * on y and z (lo_j <= hi_i and hi_j >= lo_i) to out (room for j1 - j0) and
@@ -29,9 +29,9 @@ typedef struct sc_fbox {
 typedef uint32_t (*sc_boxfilter_fn)(const sc_fbox *b, uint32_t i, uint32_t j0, uint32_t j1,
                                     uint32_t *out, int *done);
 
-#define SC_FILTER_DECL(name)                                                                        \
-    uint32_t name(const sc_fbox *b, uint32_t i, uint32_t j0, uint32_t j1, uint32_t *out, int *done) \
-        __attribute__((visibility("hidden")));
+#define SC_FILTER_DECL(name)                                                                       \
+    uint32_t name(const sc_fbox *b, uint32_t i, uint32_t j0, uint32_t j1, uint32_t *out,           \
+                  int *done) __attribute__((visibility("hidden")));
 SC_FILTER_DECL(sc_boxfilter_scalar)
 SC_FILTER_DECL(sc_boxfilter16_scalar)
 #ifdef SC_HAVE_AVX2_KERNEL

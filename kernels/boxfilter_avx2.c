@@ -29,12 +29,14 @@ static inline uint32_t list_tail(const sc_fbox *b, float x1, uint32_t j, uint32_
 
 /* ---- float boxes: 8 per register ----------------------------------------- */
 /* lanes of block j (boxes j .. j+7) that overlap box i on y and z */
-#define YZ_MASK(j)                                                                                    \
-    ((unsigned)simde_mm256_movemask_ps(simde_mm256_and_ps(                                            \
-        simde_mm256_and_ps(simde_mm256_cmp_ps(simde_mm256_loadu_ps(ylo + (j)), qy1, SIMDE_CMP_LE_OQ), \
-                           simde_mm256_cmp_ps(simde_mm256_loadu_ps(yhi + (j)), qy0, SIMDE_CMP_GE_OQ)), \
-        simde_mm256_and_ps(simde_mm256_cmp_ps(simde_mm256_loadu_ps(zlo + (j)), qz1, SIMDE_CMP_LE_OQ), \
-                           simde_mm256_cmp_ps(simde_mm256_loadu_ps(zhi + (j)), qz0, SIMDE_CMP_GE_OQ)))))
+#define YZ_MASK(j)                                                                                 \
+    ((unsigned)simde_mm256_movemask_ps(simde_mm256_and_ps(                                         \
+        simde_mm256_and_ps(                                                                        \
+            simde_mm256_cmp_ps(simde_mm256_loadu_ps(ylo + (j)), qy1, SIMDE_CMP_LE_OQ),             \
+            simde_mm256_cmp_ps(simde_mm256_loadu_ps(yhi + (j)), qy0, SIMDE_CMP_GE_OQ)),            \
+        simde_mm256_and_ps(                                                                        \
+            simde_mm256_cmp_ps(simde_mm256_loadu_ps(zlo + (j)), qz1, SIMDE_CMP_LE_OQ),             \
+            simde_mm256_cmp_ps(simde_mm256_loadu_ps(zhi + (j)), qz0, SIMDE_CMP_GE_OQ)))))
 
 static inline uint32_t list_lanes(unsigned mask, uint32_t j, uint32_t *out, uint32_t m) {
     while (mask) {
@@ -67,13 +69,13 @@ uint32_t sc_boxfilter_avx2(const sc_fbox *b, uint32_t i, uint32_t j0, uint32_t j
 /* ---- 16-bit boxes: 16 per register ---------------------------------------- */
 /* two bits per lane of block j (boxes j .. j+15), set where the box
  * overlaps box i on y and z: no bound of box i is past the other box's */
-#define YZ_MASK16(j)                                                                                    \
-    (~(unsigned)simde_mm256_movemask_epi8(simde_mm256_or_si256(                                         \
-        simde_mm256_or_si256(                                                                           \
-            simde_mm256_cmpgt_epi16(simde_mm256_loadu_si256((const void *)(qylo + (j))), qy1),          \
-            simde_mm256_cmpgt_epi16(qy0, simde_mm256_loadu_si256((const void *)(qyhi + (j))))),         \
-        simde_mm256_or_si256(                                                                           \
-            simde_mm256_cmpgt_epi16(simde_mm256_loadu_si256((const void *)(qzlo + (j))), qz1),          \
+#define YZ_MASK16(j)                                                                               \
+    (~(unsigned)simde_mm256_movemask_epi8(simde_mm256_or_si256(                                    \
+        simde_mm256_or_si256(                                                                      \
+            simde_mm256_cmpgt_epi16(simde_mm256_loadu_si256((const void *)(qylo + (j))), qy1),     \
+            simde_mm256_cmpgt_epi16(qy0, simde_mm256_loadu_si256((const void *)(qyhi + (j))))),    \
+        simde_mm256_or_si256(                                                                      \
+            simde_mm256_cmpgt_epi16(simde_mm256_loadu_si256((const void *)(qzlo + (j))), qz1),     \
             simde_mm256_cmpgt_epi16(qz0, simde_mm256_loadu_si256((const void *)(qzhi + (j))))))))
 
 uint32_t sc_boxfilter16_avx2(const sc_fbox *b, uint32_t i, uint32_t j0, uint32_t j1, uint32_t *out,

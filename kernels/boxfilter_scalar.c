@@ -22,8 +22,8 @@ uint32_t sc_boxfilter_scalar(const sc_fbox *b, uint32_t i, uint32_t j0, uint32_t
     return m;
 }
 
-uint32_t sc_boxfilter16_scalar(const sc_fbox *b, uint32_t i, uint32_t j0, uint32_t j1, uint32_t *out,
-                               int *done) {
+uint32_t sc_boxfilter16_scalar(const sc_fbox *b, uint32_t i, uint32_t j0, uint32_t j1,
+                               uint32_t *out, int *done) {
     const float x1 = b->xhi[i];
     const int16_t y0 = b->qylo[i], y1 = b->qyhi[i], z0 = b->qzlo[i], z1 = b->qzhi[i];
     uint32_t m = 0;
@@ -33,7 +33,8 @@ uint32_t sc_boxfilter16_scalar(const sc_fbox *b, uint32_t i, uint32_t j0, uint32
             *done = 1;
             break;
         }
-        const int hit = b->qylo[k] <= y1 && b->qyhi[k] >= y0 && b->qzlo[k] <= z1 && b->qzhi[k] >= z0;
+        const int hit =
+            b->qylo[k] <= y1 && b->qyhi[k] >= y0 && b->qzlo[k] <= z1 && b->qzhi[k] >= z0;
         out[m] = k;
         m += (uint32_t)hit;
     }

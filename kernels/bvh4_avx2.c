@@ -8,13 +8,14 @@
 #include "bvh4.h"
 
 #define SC_BVH4_WALK sc_bvh4_walk_avx2
-#define SC_BVH4_QUERY(q)                                                                             \
-    const simde__m256d qlx = simde_mm256_set1_pd(q[0]), qly = simde_mm256_set1_pd(q[1]),            \
-                       qlz = simde_mm256_set1_pd(q[2]), qhx = simde_mm256_set1_pd(q[3]),            \
+#define SC_BVH4_QUERY(q)                                                                           \
+    const simde__m256d qlx = simde_mm256_set1_pd(q[0]), qly = simde_mm256_set1_pd(q[1]),           \
+                       qlz = simde_mm256_set1_pd(q[2]), qhx = simde_mm256_set1_pd(q[3]),           \
                        qhy = simde_mm256_set1_pd(q[4]), qhz = simde_mm256_set1_pd(q[5])
 
 static inline int node_mask(const sc_bvh4_node *nd, simde__m256d qlx, simde__m256d qly,
-                            simde__m256d qlz, simde__m256d qhx, simde__m256d qhy, simde__m256d qhz) {
+                            simde__m256d qlz, simde__m256d qhx, simde__m256d qhy,
+                            simde__m256d qhz) {
     const simde__m256d x = simde_mm256_and_pd(
         simde_mm256_cmp_pd(simde_mm256_loadu_pd(nd->lo[0]), qhx, SIMDE_CMP_LE_OQ),
         simde_mm256_cmp_pd(simde_mm256_loadu_pd(nd->hi[0]), qlx, SIMDE_CMP_GE_OQ));

@@ -20,8 +20,8 @@
 typedef struct sc_filter_grid {
     int periodic[3];
     double box_lo[3], box_hi[3], box_period[3]; /* the periodic box, on its periodic axes */
-    double lo[3], hi[3];         /* the marked region (2-D: z's are 0) */
-    double inv, top[3], reach, limit; /* limit: the largest radius taken */
+    double lo[3], hi[3];                        /* the marked region (2-D: z's are 0) */
+    double inv, top[3], reach, limit;           /* limit: the largest radius taken */
     uint64_t k0, zs; /* bit (iz zs + iy k0 + ix) stands for cell (ix, iy, iz) */
     uint64_t never;  /* a bit past the cells, never set */
     const uint64_t *bits;

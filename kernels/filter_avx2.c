@@ -19,9 +19,9 @@ static inline bool group_taken(const simde__m256d c[3], simde__m256d r, simde__m
                                simde__m256d rlim, simde__m256d reach, const simde__m256d blo[3],
                                const simde__m256d bhi[3]) {
     static const int open[3] = {0, 0, 0};
-    return simde_mm256_movemask_pd(simde_mm256_and_pd(sc_load4_taken(c, r, rlim, open, blo, bhi),
-                                                      simde_mm256_cmp_pd(pad, reach, SIMDE_CMP_LE_OQ))) ==
-           0xF;
+    return simde_mm256_movemask_pd(
+               simde_mm256_and_pd(sc_load4_taken(c, r, rlim, open, blo, bhi),
+                                  simde_mm256_cmp_pd(pad, reach, SIMDE_CMP_LE_OQ))) == 0xF;
 }
 
 size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size_t k1,
@@ -29,8 +29,10 @@ size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size
     const sc_load4 ld = sc_load4_plan(s);
     const simde__m256d rlim = simde_mm256_set1_pd(g->limit);
     const simde__m256d reach = simde_mm256_set1_pd(g->reach), inv = simde_mm256_set1_pd(g->inv);
-    const simde__m256d grow = simde_mm256_set1_pd(1.0 + 0x1p-46), tiny = simde_mm256_set1_pd(0x1p-500);
-    const simde__m256d k0v = simde_mm256_set1_pd((double)g->k0), zsv = simde_mm256_set1_pd((double)g->zs);
+    const simde__m256d grow = simde_mm256_set1_pd(1.0 + 0x1p-46),
+                       tiny = simde_mm256_set1_pd(0x1p-500);
+    const simde__m256d k0v = simde_mm256_set1_pd((double)g->k0),
+                       zsv = simde_mm256_set1_pd((double)g->zs);
     const simde__m256d never = simde_mm256_set1_pd((double)g->never);
     /* the pad bound that implies the radius limit too (pad >= r) */
     const simde__m256d quick = simde_mm256_set1_pd(g->reach < g->limit ? g->reach : g->limit);
@@ -82,9 +84,9 @@ size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size
                 in = simde_mm256_and_pd(
                     in, simde_mm256_and_pd(simde_mm256_cmp_pd(c[a], qlo[a], SIMDE_CMP_GE_OQ),
                                            simde_mm256_cmp_pd(c[a], qhi[a], SIMDE_CMP_LE_OQ)));
-            const simde__m256d quick_ok = simde_mm256_and_pd(
-                simde_mm256_cmp_pd(r, simde_mm256_setzero_pd(), SIMDE_CMP_GE_OQ),
-                simde_mm256_cmp_pd(pad, quick, SIMDE_CMP_LE_OQ));
+            const simde__m256d quick_ok =
+                simde_mm256_and_pd(simde_mm256_cmp_pd(r, simde_mm256_setzero_pd(), SIMDE_CMP_GE_OQ),
+                                   simde_mm256_cmp_pd(pad, quick, SIMDE_CMP_LE_OQ));
             const bool all = simde_mm256_movemask_pd(simde_mm256_and_pd(in, quick_ok)) == 0xF;
             if (!all && !periodic && !group_taken(c, r, pad, rlim, reach, blo, bhi)) {
                 stop = true;
@@ -94,11 +96,13 @@ size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size
             for (int a = 0; a < 3; a++) {
                 const simde__m256d t = simde_mm256_mul_pd(simde_mm256_sub_pd(c[a], lo[a]), inv);
                 /* t < top ? t : top, as the reference's select (t is not NaN) */
-                cell[a] = simde_mm256_round_pd(simde_mm256_min_pd(t, top[a]), SIMDE_MM_FROUND_TO_ZERO);
+                cell[a] =
+                    simde_mm256_round_pd(simde_mm256_min_pd(t, top[a]), SIMDE_MM_FROUND_TO_ZERO);
             }
-            simde__m256d b = simde_mm256_add_pd(
-                simde_mm256_add_pd(simde_mm256_mul_pd(cell[2], zsv), simde_mm256_mul_pd(cell[1], k0v)),
-                cell[0]);
+            simde__m256d b =
+                simde_mm256_add_pd(simde_mm256_add_pd(simde_mm256_mul_pd(cell[2], zsv),
+                                                      simde_mm256_mul_pd(cell[1], k0v)),
+                                   cell[0]);
             b = simde_mm256_blendv_pd(never, b, in); /* outside the region: a clear bit */
             simde_mm_storeu_si128((simde__m128i *)(void *)(bit[cur] + 4 * groups),
                                   simde_mm256_cvttpd_epi32(b));

@@ -44,7 +44,7 @@ typedef struct sc_kernel_args {
      * at perm[k] for sorted index k; x, y, z, r above are then unused. */
     const uint32_t *perm;
     const char *vx, *vy, *vz, *vr; /* vz may be NULL (2-D) */
-    size_t stride, rstride; /* of vx, vy, vz; of vr */
+    size_t stride, rstride;        /* of vx, vy, vz; of vr */
     int f64;
 } sc_kernel_args;
 

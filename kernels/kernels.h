@@ -27,13 +27,13 @@ typedef size_t (*sc_filter_fn)(const sc_filter_grid *g, const sc_src4 *s, size_t
                                uint32_t *idx, size_t *kept);
 
 typedef struct sc_kernels {
-    sc_kernel id;                          /* SC_KERNEL_SCALAR, SC_KERNEL_AVX2 */
-    sc_kernel_fn narrow;                   /* the exact predicate over a block */
+    sc_kernel id;                           /* SC_KERNEL_SCALAR, SC_KERNEL_AVX2 */
+    sc_kernel_fn narrow;                    /* the exact predicate over a block */
     sc_boxfilter_fn boxfilter, boxfilter16; /* float boxes, 32- and 16-bit lows */
-    sc_bvh4_walk_fn bvh4_walk;             /* a query box down a 4-wide BVH */
-    sc_probe_runs_fn probe_runs;           /* two sets' probe runs; NULL: probe.c's loop */
-    sc_wrap_fn wrap;                       /* periodic images, 3-D; NULL: periodic.c's loop */
-    sc_filter_fn filter;                   /* two sets' cell filter, 3-D; NULL: between.c's loop */
+    sc_bvh4_walk_fn bvh4_walk;              /* a query box down a 4-wide BVH */
+    sc_probe_runs_fn probe_runs;            /* two sets' probe runs; NULL: probe.c's loop */
+    sc_wrap_fn wrap;                        /* periodic images, 3-D; NULL: periodic.c's loop */
+    sc_filter_fn filter;                    /* two sets' cell filter, 3-D; NULL: between.c's loop */
 } sc_kernels;
 
 /* The table whose narrow kernel is `narrow` (sc_kernel_resolve's): the

@@ -29,7 +29,13 @@ static inline sc_load4 sc_load4_plan(const sc_src4 *s) {
     const size_t stride = s->stride, rstride = s->rstride;
     const int64_t st = (int64_t)stride, rst = (int64_t)rstride;
     const size_t es = s->f64 ? sizeof(double) : sizeof(float);
-    sc_load4 l = {x, y, z, r, stride, rstride, s->f64,
+    sc_load4 l = {x,
+                  y,
+                  z,
+                  r,
+                  stride,
+                  rstride,
+                  s->f64,
                   stride == 4 * es && rstride == stride && y == x + es && z == x + 2 * es &&
                       r == x + 3 * es,
                   stride == es && rstride == es,
@@ -61,10 +67,14 @@ static inline void sc_load4_f32(const sc_load4 *l, size_t k, simde__m256d c[3], 
         v[2] = simde_mm_loadu_ps((const float *)(const void *)(l->z + k * 4));
         v[3] = simde_mm_loadu_ps((const float *)(const void *)(l->r + k * 4));
     } else {
-        v[0] = simde_mm256_i64gather_ps((const float *)(const void *)(l->x + k * l->stride), l->at, 1);
-        v[1] = simde_mm256_i64gather_ps((const float *)(const void *)(l->y + k * l->stride), l->at, 1);
-        v[2] = simde_mm256_i64gather_ps((const float *)(const void *)(l->z + k * l->stride), l->at, 1);
-        v[3] = simde_mm256_i64gather_ps((const float *)(const void *)(l->r + k * l->rstride), l->rat, 1);
+        v[0] =
+            simde_mm256_i64gather_ps((const float *)(const void *)(l->x + k * l->stride), l->at, 1);
+        v[1] =
+            simde_mm256_i64gather_ps((const float *)(const void *)(l->y + k * l->stride), l->at, 1);
+        v[2] =
+            simde_mm256_i64gather_ps((const float *)(const void *)(l->z + k * l->stride), l->at, 1);
+        v[3] = simde_mm256_i64gather_ps((const float *)(const void *)(l->r + k * l->rstride),
+                                        l->rat, 1);
     }
     for (int a = 0; a < 3; a++)
         c[a] = simde_mm256_cvtps_pd(v[a]);
@@ -99,10 +109,14 @@ static inline void sc_load4_at(const sc_load4 *l, size_t k, simde__m256d c[3], s
         c[2] = simde_mm256_loadu_pd((const double *)(const void *)(l->z + k * 8));
         *r = simde_mm256_loadu_pd((const double *)(const void *)(l->r + k * 8));
     } else {
-        c[0] = simde_mm256_i64gather_pd((const double *)(const void *)(l->x + k * l->stride), l->at, 1);
-        c[1] = simde_mm256_i64gather_pd((const double *)(const void *)(l->y + k * l->stride), l->at, 1);
-        c[2] = simde_mm256_i64gather_pd((const double *)(const void *)(l->z + k * l->stride), l->at, 1);
-        *r = simde_mm256_i64gather_pd((const double *)(const void *)(l->r + k * l->rstride), l->rat, 1);
+        c[0] = simde_mm256_i64gather_pd((const double *)(const void *)(l->x + k * l->stride), l->at,
+                                        1);
+        c[1] = simde_mm256_i64gather_pd((const double *)(const void *)(l->y + k * l->stride), l->at,
+                                        1);
+        c[2] = simde_mm256_i64gather_pd((const double *)(const void *)(l->z + k * l->stride), l->at,
+                                        1);
+        *r = simde_mm256_i64gather_pd((const double *)(const void *)(l->r + k * l->rstride), l->rat,
+                                      1);
     }
 }
 
@@ -114,16 +128,16 @@ static inline simde__m256d sc_load4_taken(const simde__m256d c[3], simde__m256d 
                                           simde__m256d limit, const int periodic[3],
                                           const simde__m256d lo[3], const simde__m256d hi[3]) {
     const simde__m256d sign = simde_mm256_set1_pd(-0.0), amax = simde_mm256_set1_pd(1e150);
-    simde__m256d ok = simde_mm256_and_pd(
-        simde_mm256_cmp_pd(r, simde_mm256_setzero_pd(), SIMDE_CMP_GE_OQ),
-        simde_mm256_cmp_pd(r, limit, SIMDE_CMP_LE_OQ));
+    simde__m256d ok =
+        simde_mm256_and_pd(simde_mm256_cmp_pd(r, simde_mm256_setzero_pd(), SIMDE_CMP_GE_OQ),
+                           simde_mm256_cmp_pd(r, limit, SIMDE_CMP_LE_OQ));
     for (int a = 0; a < 3; a++) {
         ok = simde_mm256_and_pd(
             ok, simde_mm256_cmp_pd(simde_mm256_andnot_pd(sign, c[a]), amax, SIMDE_CMP_LE_OQ));
         if (periodic[a])
-            ok = simde_mm256_and_pd(ok,
-                                    simde_mm256_and_pd(simde_mm256_cmp_pd(c[a], lo[a], SIMDE_CMP_GE_OQ),
-                                                       simde_mm256_cmp_pd(c[a], hi[a], SIMDE_CMP_LT_OQ)));
+            ok = simde_mm256_and_pd(
+                ok, simde_mm256_and_pd(simde_mm256_cmp_pd(c[a], lo[a], SIMDE_CMP_GE_OQ),
+                                       simde_mm256_cmp_pd(c[a], hi[a], SIMDE_CMP_LT_OQ)));
     }
     return ok;
 }
@@ -137,8 +151,9 @@ static inline void sc_load4_wrap(simde__m256d c[3], const int periodic[3], const
     for (int a = 0; a < 3; a++) {
         if (!periodic[a])
             continue;
-        const simde__m256d in = simde_mm256_and_pd(simde_mm256_cmp_pd(c[a], lo[a], SIMDE_CMP_GE_OQ),
-                                                   simde_mm256_cmp_pd(c[a], hi[a], SIMDE_CMP_LT_OQ));
+        const simde__m256d in =
+            simde_mm256_and_pd(simde_mm256_cmp_pd(c[a], lo[a], SIMDE_CMP_GE_OQ),
+                               simde_mm256_cmp_pd(c[a], hi[a], SIMDE_CMP_LT_OQ));
         if (simde_mm256_movemask_pd(in) == 0xF)
             continue;
         simde__m256d t = simde_mm256_sub_pd(

@@ -12,7 +12,6 @@
 #include "kernel.h"
 #include "emit4.h"
 
-
 typedef struct block {
     simde__m256d x, y, z, r;
 } block;
@@ -29,7 +28,6 @@ static inline unsigned test4(const block *b, const double *X, const double *Y, c
         simde_mm256_cmp_pd(d2, simde_mm256_mul_pd(s, s), SIMDE_CMP_LE_OQ));
 }
 
-
 /* Candidates per block from which hits are emitted by groups of four. */
 #define SC_GROUPED_MIN 48
 
@@ -42,8 +40,9 @@ uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
                                                       simde_mm256_setr_epi64x(0, 1, 2, 3));
     const simde__m256d nan = simde_mm256_castsi256_pd(
         simde_mm256_andnot_si256(live, simde_mm256_set1_epi64x(0x7ff8000000000000LL)));
-    const block b = {simde_mm256_or_pd(simde_mm256_loadu_pd(X + i0), nan), simde_mm256_loadu_pd(Y + i0),
-                     simde_mm256_loadu_pd(Z + i0), simde_mm256_loadu_pd(R + i0)};
+    const block b = {simde_mm256_or_pd(simde_mm256_loadu_pd(X + i0), nan),
+                     simde_mm256_loadu_pd(Y + i0), simde_mm256_loadu_pd(Z + i0),
+                     simde_mm256_loadu_pd(R + i0)};
     const simde__m256i vi0 = sc_emit4_base(i0);
     uint64_t tests = 0;
     /* Branch-free emission: a hit on some lane is common enough (about one
@@ -58,7 +57,8 @@ uint64_t sc_narrow_avx2(const sc_kernel_args *a, sc_hits *hits) {
         const unsigned tri = sc_tri_lanes(a);
         tests += (uint64_t)__builtin_popcount(tri);
         for (uint32_t t = 1; t < SC_BLOCK; t++)
-            out = sc_emit4(out, vi0, i0 + t, (tri >> (4 * (t - 1)) & 15u) & test4(&b, X, Y, Z, R, i0 + t));
+            out = sc_emit4(out, vi0, i0 + t,
+                           (tri >> (4 * (t - 1)) & 15u) & test4(&b, X, Y, Z, R, i0 + t));
         hits->count += (size_t)(out - start) / 2;
     }
     const uint32_t *cand = a->cand;

@@ -22,8 +22,8 @@
 typedef struct sc_wrap_box {
     int periodic[3];
     double lo[3], hi[3], period[3]; /* period: sc_wrap's, hi - lo */
-    double big;   /* sc_wrap's: the image radius's margin */
-    int one_side; /* sc_wrap's: half the shifts, bands of g(r) + reach_g */
+    double big;                     /* sc_wrap's: the image radius's margin */
+    int one_side;                   /* sc_wrap's: half the shifts, bands of g(r) + reach_g */
     double reach, reach_g;
     double limit; /* the largest radius taken (the periodic limit) */
     int stream;   /* write the rows past the cache (non-temporal stores,
@@ -42,8 +42,8 @@ typedef struct sc_wrap_found {
 
 /* Spheres k0.. (up to k1) at positions pos0.. : rows[4 pos ..], band[]
  * from f->banded on; returns the first sphere not taken (k1 when all). */
-size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1,
-                    size_t pos0, double *rows, uint32_t *band, sc_wrap_found *f)
+size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1, size_t pos0,
+                    double *rows, uint32_t *band, sc_wrap_found *f)
     __attribute__((visibility("hidden")));
 
 #endif /* SC_WRAP_H */

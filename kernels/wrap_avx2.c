@@ -9,8 +9,8 @@
 #include "load4_avx2.h"
 #include "wrap.h"
 
-size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1,
-                    size_t pos0, double *rows, uint32_t *band, sc_wrap_found *f) {
+size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1, size_t pos0,
+                    double *rows, uint32_t *band, sc_wrap_found *f) {
     const sc_load4 ld = sc_load4_plan(s);
     const simde__m256d one = simde_mm256_set1_pd(1.0);
     const simde__m256d big = simde_mm256_set1_pd(b->big), zero = simde_mm256_setzero_pd();
@@ -47,8 +47,9 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
     for (; k + 4 <= k1; k += 4) {
         simde__m256d c[3], r;
         sc_load4_at(&ld, k, c, &r);
-        const simde__m256d subnormal = simde_mm256_and_pd(simde_mm256_cmp_pd(r, zero, SIMDE_CMP_GT_OQ),
-                                                          simde_mm256_cmp_pd(r, normal, SIMDE_CMP_LT_OQ));
+        const simde__m256d subnormal =
+            simde_mm256_and_pd(simde_mm256_cmp_pd(r, zero, SIMDE_CMP_GT_OQ),
+                               simde_mm256_cmp_pd(r, normal, SIMDE_CMP_LT_OQ));
         const simde__m256d ok =
             simde_mm256_andnot_pd(subnormal, sc_load4_taken(c, r, rlim, open, lo, hi));
         if (simde_mm256_movemask_pd(ok) != 0xF)
@@ -61,15 +62,16 @@ size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1
             vhi[a] = simde_mm256_max_pd(vhi[a], c[a]);
         }
         {
-            const simde__m256i ev =
-                simde_mm256_and_si256(simde_mm256_srli_epi64(simde_mm256_castpd_si256(r), 52), emask);
+            const simde__m256i ev = simde_mm256_and_si256(
+                simde_mm256_srli_epi64(simde_mm256_castpd_si256(r), 52), emask);
             if (common < 0) {
                 common = simde_mm256_extract_epi64(ev, 0);
                 ecommon = simde_mm256_set1_epi64x(common);
             }
             const simde__m256i same = simde_mm256_cmpeq_epi64(ev, ecommon);
             ecount = simde_mm256_sub_epi64(ecount, same); /* a match is -1 */
-            unsigned other = ~(unsigned)simde_mm256_movemask_pd(simde_mm256_castsi256_pd(same)) & 0xFu;
+            unsigned other =
+                ~(unsigned)simde_mm256_movemask_pd(simde_mm256_castsi256_pd(same)) & 0xFu;
             if (other) {
                 uint64_t e[4];
                 simde_mm256_storeu_si256((simde__m256i *)(void *)e, ev);

@@ -51,10 +51,12 @@ static size_t first_refused(const sc_spheres *view, int periodic, int *box_limit
         return bad;
     const int f64 = view->dtype == SC_F64;
     const size_t rs = view->r_stride ? view->r_stride
-                                     : view->stride ? view->stride : (f64 ? sizeof(double) : sizeof(float));
+                      : view->stride ? view->stride
+                                     : (f64 ? sizeof(double) : sizeof(float));
     for (size_t i = 0; i < view->count; i++) {
         const char *p = (const char *)view->r + i * rs;
-        const double r = f64 ? *(const double *)(const void *)p : (double)*(const float *)(const void *)p;
+        const double r =
+            f64 ? *(const double *)(const void *)p : (double)*(const float *)(const void *)p;
         if (r > SC_MAX_ABS_VALUE / 2) {
             *box_limit = 1;
             return i;
@@ -68,11 +70,13 @@ static size_t first_refused(const sc_spheres *view, int periodic, int *box_limit
 static PyObject *raise_status(sc_status st, const sc_spheres *view, int periodic) {
     size_t bad = SIZE_MAX;
     int box_limit = 0;
-    if (view && (st == SC_ERR_NON_FINITE || st == SC_ERR_NEGATIVE_RADIUS || st == SC_ERR_OUT_OF_RANGE))
+    if (view &&
+        (st == SC_ERR_NON_FINITE || st == SC_ERR_NEGATIVE_RADIUS || st == SC_ERR_OUT_OF_RANGE))
         bad = first_refused(view, periodic, &box_limit);
     PyObject *msg =
         box_limit ? PyUnicode_FromFormat("sphere %zu: radius above %s, the limit in a periodic box "
-                                         "(status %d)", bad, "5e149", (int)st)
+                                         "(status %d)",
+                                         bad, "5e149", (int)st)
         : bad != SIZE_MAX
             ? PyUnicode_FromFormat("sphere %zu: %s (status %d)", bad, sc_status_string(st), (int)st)
             : PyUnicode_FromFormat("%s (status %d)", sc_status_string(st), (int)st);
@@ -123,7 +127,8 @@ static int make_view(PyObject *c_obj, PyObject *r_obj, sc_spheres *v) {
     }
     if (!PyArray_ISNOTSWAPPED(c) || !PyArray_ISNOTSWAPPED(r) || !PyArray_ISALIGNED(c) ||
         !PyArray_ISALIGNED(r)) {
-        PyErr_SetString(PyExc_ValueError, "centres and radii must be aligned and in native byte order");
+        PyErr_SetString(PyExc_ValueError,
+                        "centres and radii must be aligned and in native byte order");
         return -1;
     }
     const npy_intp s0 = PyArray_STRIDE(c, 0), s1 = PyArray_STRIDE(c, 1), rs = PyArray_STRIDE(r, 0);
@@ -152,8 +157,7 @@ static int make_view(PyObject *c_obj, PyObject *r_obj, sc_spheres *v) {
 /* ---- Context ------------------------------------------------------------------ */
 
 typedef struct {
-    PyObject_HEAD
-    sc_context *ctx;
+    PyObject_HEAD sc_context *ctx;
     int busy;     /* a call or a chunk iterator is using ctx (checked under the GIL) */
     int periodic; /* its box has a periodic axis (radii above 5e149 refused) */
 } Context;
@@ -163,15 +167,16 @@ static int Context_init(Context *self, PyObject *args, PyObject *kw) {
     int algorithm = 0, threads = 0, kernel = 0, sorted = 0;
     Py_ssize_t chunk = 65536;
     PyObject *box = Py_None; /* None, or (periodic x3, lo x3, hi x3) from the module */
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|iiipnO", names, &algorithm, &threads, &kernel, &sorted,
-                                     &chunk, &box))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|iiipnO", names, &algorithm, &threads, &kernel,
+                                     &sorted, &chunk, &box))
         return -1;
     sc_box b = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
     if (box != Py_None &&
         !PyArg_ParseTuple(box, "(iii)(ddd)(ddd)", &b.periodic[0], &b.periodic[1], &b.periodic[2],
                           &b.lo[0], &b.lo[1], &b.lo[2], &b.hi[0], &b.hi[1], &b.hi[2]))
         return -1;
-    if (algorithm < 0 || algorithm >= SC_ALGO_COUNT || threads < 0 || kernel < 0 || kernel > 2 || chunk < 1) {
+    if (algorithm < 0 || algorithm >= SC_ALGO_COUNT || threads < 0 || kernel < 0 || kernel > 2 ||
+        chunk < 1) {
         PyErr_SetString(PyExc_ValueError, "bad algorithm, threads, kernel or chunk_pairs");
         return -1;
     }
@@ -205,8 +210,9 @@ static int take(Context *self) {
         return -1;
     }
     if (self->busy) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "this Context is in use (by another thread, or by an unfinished chunk iterator)");
+        PyErr_SetString(
+            PyExc_RuntimeError,
+            "this Context is in use (by another thread, or by an unfinished chunk iterator)");
         return -1;
     }
     self->busy = 1;
@@ -248,10 +254,9 @@ static PyObject *Context_count(Context *self, PyObject *args) {
         return NULL;
     sc_summary s;
     sc_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = two ? sc_count_between(self->ctx, &v, &vb, &s) : sc_count_pairs(self->ctx, &v, &s);
-    Py_END_ALLOW_THREADS
-    self->busy = 0;
+    Py_BEGIN_ALLOW_THREADS st =
+        two ? sc_count_between(self->ctx, &v, &vb, &s) : sc_count_pairs(self->ctx, &v, &s);
+    Py_END_ALLOW_THREADS self->busy = 0;
     if (st != SC_OK)
         return raise_status_of(st, &v, &vb, two, self->periodic);
     return Py_BuildValue("(KK)", (unsigned long long)s.pairs, (unsigned long long)s.checksum);
@@ -277,10 +282,8 @@ static PyObject *Context_cell_order(Context *self, PyObject *args) {
     }
     uint32_t *o = PyArray_DATA((PyArrayObject *)out);
     sc_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = sc_cell_order(self->ctx, &v, o);
-    Py_END_ALLOW_THREADS
-    self->busy = 0;
+    Py_BEGIN_ALLOW_THREADS st = sc_cell_order(self->ctx, &v, o);
+    Py_END_ALLOW_THREADS self->busy = 0;
     if (st != SC_OK) {
         Py_DECREF(out);
         return raise_status(st, &v, self->periodic);
@@ -408,17 +411,15 @@ static PyObject *Context_pairs(Context *self, PyObject *args, PyObject *kw) {
     spare = NULL;
     sc_summary s;
     sc_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = two ? sc_stream_between(self->ctx, &v, &vb, grow_append, &g, &s)
-             : sc_stream_pairs(self->ctx, &v, grow_append, &g, &s);
+    Py_BEGIN_ALLOW_THREADS st = two ? sc_stream_between(self->ctx, &v, &vb, grow_append, &g, &s)
+                                    : sc_stream_pairs(self->ctx, &v, grow_append, &g, &s);
     const size_t used = g.n * 2 * g.width;
     if (st == SC_OK && g.n && g.cap > used + used / 4) { /* give back the slack */
         void *p = block_resize(g.p, used + used / 8);
         if (p)
             g.p = p;
     }
-    Py_END_ALLOW_THREADS
-    self->busy = 0;
+    Py_END_ALLOW_THREADS self->busy = 0;
     if (st != SC_OK) {
         block_keep(g.p);
         if (st == SC_ERR_STOPPED)
@@ -448,12 +449,11 @@ static PyObject *Context_neighbors(Context *self, PyObject *args) {
         Py_DECREF(off);
         return NULL;
     }
-    uint64_t *o = PyArray_DATA((PyArrayObject *)off); /* int64 and uint64: the same bits below 2^63 */
+    uint64_t *o =
+        PyArray_DATA((PyArrayObject *)off); /* int64 and uint64: the same bits below 2^63 */
     sc_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = sc_neighbors_count(self->ctx, &v, &spec, o);
-    Py_END_ALLOW_THREADS
-    PyObject *idx = NULL, *val = NULL;
+    Py_BEGIN_ALLOW_THREADS st = sc_neighbors_count(self->ctx, &v, &spec, o);
+    Py_END_ALLOW_THREADS PyObject *idx = NULL, *val = NULL;
     if (st == SC_OK) {
         npy_intp m = (npy_intp)o[v.count];
         idx = PyArray_SimpleNew(1, &m, NPY_UINT32);
@@ -467,8 +467,7 @@ static PyObject *Context_neighbors(Context *self, PyObject *args) {
         }
         uint32_t *ip = PyArray_DATA((PyArrayObject *)idx);
         double *vp = value ? PyArray_DATA((PyArrayObject *)val) : NULL;
-        Py_BEGIN_ALLOW_THREADS
-        st = sc_neighbors_fill(self->ctx, &v, &spec, o, ip, vp);
+        Py_BEGIN_ALLOW_THREADS st = sc_neighbors_fill(self->ctx, &v, &spec, o, ip, vp);
         Py_END_ALLOW_THREADS
     }
     self->busy = 0;
@@ -511,20 +510,19 @@ static PyObject *Context_stats(Context *self, PyObject *unused) {
     }
     return Py_BuildValue("{s:N,s:d,s:K,s:K,s:K,s:K,s:K,s:K,s:i,s:i,s:s,s:s,s:d}", "seconds", stages,
                          "total_seconds", s.total_seconds, "spheres", (unsigned long long)s.spheres,
-                         "pairs", (unsigned long long)s.pairs, "checksum", (unsigned long long)s.checksum,
-                         "cells", (unsigned long long)s.cells, "candidate_tests",
-                         (unsigned long long)s.candidate_tests, "scratch_bytes",
-                         (unsigned long long)s.scratch_bytes, "levels", s.levels, "threads", s.threads,
-                         "kernel", sc_kernel_name(s.kernel), "pin", sc_pin_name(s.pin), "cell_size",
-                         s.cell_size);
+                         "pairs", (unsigned long long)s.pairs, "checksum",
+                         (unsigned long long)s.checksum, "cells", (unsigned long long)s.cells,
+                         "candidate_tests", (unsigned long long)s.candidate_tests, "scratch_bytes",
+                         (unsigned long long)s.scratch_bytes, "levels", s.levels, "threads",
+                         s.threads, "kernel", sc_kernel_name(s.kernel), "pin", sc_pin_name(s.pin),
+                         "cell_size", s.cell_size);
 }
 
 /* ---- the chunk iterator ----------------------------------------------------------- */
 
 typedef struct {
-    PyObject_HEAD
-    Context *owner;       /* holds the context busy until the search thread ends */
-    PyObject *c, *r;      /* the arrays stay alive while the search reads them */
+    PyObject_HEAD Context *owner; /* holds the context busy until the search thread ends */
+    PyObject *c, *r;              /* the arrays stay alive while the search reads them */
     sc_spheres view;
     pthread_t thread;
     int started, joined, in_next;
@@ -568,16 +566,14 @@ static void *search_thread(void *arg) {
 static void chunks_finish(Chunks *it) {
     if (!it->started || it->joined)
         return;
-    Py_BEGIN_ALLOW_THREADS
-    pthread_mutex_lock(&it->mu);
+    Py_BEGIN_ALLOW_THREADS pthread_mutex_lock(&it->mu);
     if (!it->done) {
         it->cancel = 1;
         pthread_cond_broadcast(&it->cv);
     }
     pthread_mutex_unlock(&it->mu);
     pthread_join(it->thread, NULL);
-    Py_END_ALLOW_THREADS
-    it->joined = 1;
+    Py_END_ALLOW_THREADS it->joined = 1;
     it->owner->busy = 0;
 }
 
@@ -624,15 +620,13 @@ static PyObject *Chunks_next(Chunks *it) {
     it->in_next = 1;
     int have;
     size_t count;
-    Py_BEGIN_ALLOW_THREADS
-    pthread_mutex_lock(&it->mu);
+    Py_BEGIN_ALLOW_THREADS pthread_mutex_lock(&it->mu);
     while (!it->full && !it->done)
         pthread_cond_wait(&it->cv, &it->mu);
     have = it->full;
     count = it->count;
     pthread_mutex_unlock(&it->mu);
-    Py_END_ALLOW_THREADS
-    PyObject *out = NULL;
+    Py_END_ALLOW_THREADS PyObject *out = NULL;
     if (have) {
         npy_intp dims[2] = {(npy_intp)count, 2};
         out = PyArray_SimpleNew(2, dims, NPY_UINT32);
@@ -699,8 +693,10 @@ static PyMethodDef Context_methods[] = {
     {"count", (PyCFunction)Context_count, METH_VARARGS,
      "count(centres, radii[, centres_b, radii_b]) -> (pairs, checksum)"},
     {"pairs", (PyCFunction)(void (*)(void))Context_pairs, METH_VARARGS | METH_KEYWORDS,
-     "pairs(centres, radii[, centres_b, radii_b], wide=True) -> (K, 2) intp (uint32 when not wide) array"},
-    {"chunks", (PyCFunction)Context_chunks, METH_VARARGS, "chunks(centres, radii) -> iterator of arrays"},
+     "pairs(centres, radii[, centres_b, radii_b], wide=True) -> (K, 2) intp (uint32 when not wide) "
+     "array"},
+    {"chunks", (PyCFunction)Context_chunks, METH_VARARGS,
+     "chunks(centres, radii) -> iterator of arrays"},
     {"neighbors", (PyCFunction)Context_neighbors, METH_VARARGS,
      "neighbors(centres, radii, full, skin, value) -> (offsets, indices, values or None)"},
     {"cell_order", (PyCFunction)Context_cell_order, METH_VARARGS,
@@ -737,8 +733,9 @@ static PyObject *mod_names(PyObject *m, PyObject *unused) {
         return NULL;
     for (int k = 0; k < SC_ALGO_COUNT; k++)
         PyTuple_SET_ITEM(algos, k, PyUnicode_FromString(sc_algorithm_name((sc_algorithm)k)));
-    return Py_BuildValue("{s:N,s:(sss)}", "algorithms", algos, "kernels", sc_kernel_name(SC_KERNEL_AUTO),
-                         sc_kernel_name(SC_KERNEL_SCALAR), sc_kernel_name(SC_KERNEL_AVX2));
+    return Py_BuildValue("{s:N,s:(sss)}", "algorithms", algos, "kernels",
+                         sc_kernel_name(SC_KERNEL_AUTO), sc_kernel_name(SC_KERNEL_SCALAR),
+                         sc_kernel_name(SC_KERNEL_AVX2));
 }
 
 static PyObject *mod_pair_mix(PyObject *m, PyObject *args) {
@@ -782,8 +779,14 @@ static void module_free(void *m) {
 }
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_core", "The C side of spherecollide (use the package's functions).", -1,
-    module_methods,        NULL,    NULL,                                                            NULL,
+    PyModuleDef_HEAD_INIT,
+    "_core",
+    "The C side of spherecollide (use the package's functions).",
+    -1,
+    module_methods,
+    NULL,
+    NULL,
+    NULL,
     module_free,
 };
 
@@ -795,10 +798,10 @@ PyMODINIT_FUNC PyInit__core(void) {
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
         return NULL;
-    error_type = PyErr_NewExceptionWithDoc(
-        "spherecollide.Error",
-        "A library status: .status (int), .status_name (str), .index (the first offending sphere, or None).",
-        PyExc_ValueError, NULL);
+    error_type = PyErr_NewExceptionWithDoc("spherecollide.Error",
+                                           "A library status: .status (int), .status_name (str), "
+                                           ".index (the first offending sphere, or None).",
+                                           PyExc_ValueError, NULL);
     if (!error_type || PyModule_AddObjectRef(m, "Error", error_type) < 0 ||
         PyModule_AddObjectRef(m, "Context", (PyObject *)&ContextType) < 0) {
         Py_DECREF(m);

@@ -56,8 +56,8 @@ typedef struct occupancy {
     uint32_t k[3];
     uint64_t zs;    /* bits a z slab of k[0] k[1] cells takes: whole words */
     uint64_t never; /* a bit past the cells, never set (its word is there) */
-    double top[3]; /* k - 1 */
-    double reach; /* a large sphere with pad <= reach is tested at its centre */
+    double top[3];  /* k - 1 */
+    double reach;   /* a large sphere with pad <= reach is tested at its centre */
     uint64_t *bits;
 } occupancy;
 
@@ -237,9 +237,9 @@ static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc
     const sc_allocator *al = sc_context_allocator(c);
     const int tn0 = n >= 4096 && threads > 1 ? threads : 1;
     bool fits = true;
-    size_t m = 0;           /* boxes */
-    uint64_t cost_all = 0;  /* their marking's, saturating */
-    uint32_t zspan = 0;     /* the most z cells a box spans, less one */
+    size_t m = 0;          /* boxes */
+    uint64_t cost_all = 0; /* their marking's, saturating */
+    uint32_t zspan = 0;    /* the most z cells a box spans, less one */
     int zshift = 0;
     uint64_t cells = UINT64_MAX;
     mark *ms = NULL, *sorted = NULL;
@@ -293,11 +293,14 @@ static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc
                 const int room = c->room > threads ? c->room : threads;
                 const size_t sc_room =
                     (sc_counting_scratch(sc_counting_threads(room, ZBUCKETS, 2 * m + 2 * ZBUCKETS),
-                                         ZBUCKETS) + 63) / 64 * 64;
+                                         ZBUCKETS) +
+                     63) /
+                    64 * 64;
                 const size_t need = (sc_room > sc ? sc_room : sc) + 2 * m * sizeof(mark) +
                                     (2 * m + ZBUCKETS + 1) * sizeof(uint32_t);
                 const size_t words = (size_t)(cells / 64) + 1; /* and never's */
-                fits = sc_buf_reserve(al, &c->joint, need) && sc_buf_reserve(al, &c->occupied, words * 8);
+                fits = sc_buf_reserve(al, &c->joint, need) &&
+                       sc_buf_reserve(al, &c->occupied, words * 8);
                 if (fits) {
                     zscratch = c->joint.p;
                     ms = (mark *)(void *)((char *)c->joint.p + sc);
@@ -388,8 +391,8 @@ static bool box_meets(const occupancy *o, const double b0[3], const double b1[3]
 }
 
 /* Marks occupancy_bit returns besides a bit's index. */
-#define CELL_OUT UINT64_MAX        /* outside the marked region: no meeting */
-#define CELL_BIG (UINT64_MAX - 1)  /* pad > reach: occupancy_big decides */
+#define CELL_OUT UINT64_MAX       /* outside the marked region: no meeting */
+#define CELL_BIG (UINT64_MAX - 1) /* pad > reach: occupancy_big decides */
 
 /* The bit to test for large sphere (x, y, z) with pad p (a 2-D set has z =
  * 0 and the grid's single z cell), or CELL_OUT, or CELL_BIG. A sphere with
@@ -400,8 +403,8 @@ static inline uint64_t occupancy_bit(const occupancy *o, double x, double y, dou
     if (p > o->reach)
         return CELL_BIG;
     /* & not &&: one branch, the set is usually all in or all out */
-    if (!((x >= o->lo[0]) & (x <= o->hi[0]) & (y >= o->lo[1]) & (y <= o->hi[1]) &
-          (z >= o->lo[2]) & (z <= o->hi[2])))
+    if (!((x >= o->lo[0]) & (x <= o->hi[0]) & (y >= o->lo[1]) & (y <= o->hi[1]) & (z >= o->lo[2]) &
+          (z <= o->hi[2])))
         return CELL_OUT;
     /* inside [lo, hi] the cell index is >= 0; capped at k - 1 as by
      * sc_cell_of (a select, not fmin: that is a libm call) */
@@ -464,8 +467,9 @@ static inline bool filter_one_by_one(const sc_view *l, const occupancy *o, size_
         uint64_t bit[FILTER_BATCH];
         for (size_t t = 0; t < nb; t++) {
             const size_t j = j0 + t;
-#define LOAD(p, k) (f64 ? *(const double *)(const void *)((p) + (k)) \
-                        : (double)*(const float *)(const void *)((p) + (k)))
+#define LOAD(p, k)                                                                                 \
+    (f64 ? *(const double *)(const void *)((p) + (k))                                              \
+         : (double)*(const float *)(const void *)((p) + (k)))
             double c[3] = {LOAD(px, j * st), LOAD(py, j * st), d3 ? LOAD(pz, j * st) : 0.0};
             const double r = LOAD(pr, j * rst);
 #undef LOAD
@@ -503,8 +507,9 @@ static inline void copy_kept(const sc_view *l, const uint32_t *idx, size_t from,
     to = to < cap ? to : cap;
     for (size_t q = from; q < to; q++) {
         const size_t j = idx[q];
-#define LOAD(p, k) (f64 ? *(const double *)(const void *)((p) + (k)) \
-                        : (double)*(const float *)(const void *)((p) + (k)))
+#define LOAD(p, k)                                                                                 \
+    (f64 ? *(const double *)(const void *)((p) + (k))                                              \
+         : (double)*(const float *)(const void *)((p) + (k)))
         double *row = rows + 4 * q;
         row[0] = LOAD(px, j * st);
         row[1] = LOAD(py, j * st);
@@ -521,17 +526,26 @@ static inline void copy_kept(const sc_view *l, const uint32_t *idx, size_t from,
  * each. Returns the candidates, or SIZE_MAX when a sphere is not valid;
  * *copied: the rows copied. */
 static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t lo, size_t hi,
-                                  uint32_t *idx, double *rows, size_t cap, size_t *copied,
-                                  bool f64, bool d3, sc_filter_fn filter) {
+                                  uint32_t *idx, double *rows, size_t cap, size_t *copied, bool f64,
+                                  bool d3, sc_filter_fn filter) {
     size_t m = 0;
     bool good = true;
     *copied = 0;
     const bool simd = filter && d3;
-    sc_filter_grid g = {{0, 0, 0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0},
-                        {o->lo[0], o->lo[1], o->lo[2]}, {o->hi[0], o->hi[1], o->hi[2]},
-                        o->inv, {o->top[0], o->top[1], o->top[2]}, o->reach,
+    sc_filter_grid g = {{0, 0, 0},
+                        {0.0, 0.0, 0.0},
+                        {0.0, 0.0, 0.0},
+                        {0.0, 0.0, 0.0},
+                        {o->lo[0], o->lo[1], o->lo[2]},
+                        {o->hi[0], o->hi[1], o->hi[2]},
+                        o->inv,
+                        {o->top[0], o->top[1], o->top[2]},
+                        o->reach,
                         o->wrap ? SC_MAX_ABS_VALUE / 2 : SC_MAX_ABS_VALUE,
-                        o->k[0], o->zs, o->never, o->bits};
+                        o->k[0],
+                        o->zs,
+                        o->never,
+                        o->bits};
     for (int a = 0; a < 3 && o->wrap; a++) {
         g.periodic[a] = o->wrap->periodic[a];
         g.box_lo[a] = o->wrap->lo[a];
@@ -578,10 +592,13 @@ static size_t filter_large(const sc_view *l, const occupancy *o, uint32_t *idx, 
         size_t m;
         if (l->f64)
             m = l->z ? filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], true, true, simd)
-                     : filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], true, false, simd);
+                     : filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], true, false,
+                                    simd);
         else
-            m = l->z ? filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], false, true, simd)
-                     : filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], false, false, simd);
+            m = l->z
+                    ? filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], false, true, simd)
+                    : filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], false, false,
+                                   simd);
         bad = m == SIZE_MAX;
         kept[t] = bad ? 0 : m;
 #pragma omp barrier
@@ -623,7 +640,8 @@ static inline void copy_rows(const sc_part *p, const sc_kept_rows *kept, double 
     const size_t st = v->stride, rst = v->rstride;
     const uint32_t *map = p->map;
     kept = map ? kept : NULL;
-#define LOAD(q) (f64 ? *(const double *)(const void *)(q) : (double)*(const float *)(const void *)(q))
+#define LOAD(q)                                                                                    \
+    (f64 ? *(const double *)(const void *)(q) : (double)*(const float *)(const void *)(q))
 #pragma omp parallel num_threads(threads)
     {
         const int t = sc_thread_id(), nt = sc_num_threads();
@@ -738,7 +756,8 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
         const bool copy = !periodic;
         /* reserved for the widest team (c->room), laid out for this one */
         const size_t room = (size_t)c->room > threads ? (size_t)c->room : threads;
-        const size_t at_rows_room = (4 * room * sizeof(size_t) + sizeof(uint32_t) * vl->n + 63) / 64 * 64;
+        const size_t at_rows_room =
+            (4 * room * sizeof(size_t) + sizeof(uint32_t) * vl->n + 63) / 64 * 64;
         if (!sc_buf_reserve(al, &c->survivors,
                             copy ? at_rows_room + kept_rows_room(vl->n, room) : at_rows_room))
             return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
@@ -805,14 +824,20 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
     copy_part(p1, kr, rows, (int)threads);
     copy_part(p2, kr, rows + 4 * p1->n, (int)threads);
     const double t_copy = sc_now() - t1;
-    const sc_spheres joint = {n, SC_F64, 4 * sizeof(double), rows, rows + 1, d3 ? rows + 2 : NULL,
-                              rows + 3, 4 * sizeof(double)};
+    const sc_spheres joint = {n,
+                              SC_F64,
+                              4 * sizeof(double),
+                              rows,
+                              rows + 1,
+                              d3 ? rows + 2 : NULL,
+                              rows + 3,
+                              4 * sizeof(double)};
     st = sc_engine_run(c, &joint, crossing, &q);
     c->stats.seconds[SC_STAGE_BOUNDS] += t_filter;
     c->stats.seconds[SC_STAGE_GATHER] += t_copy;
     c->stats.total_seconds = sc_now() - t0;
-    sc_context_log(c, SC_LOG_DEBUG, "between: %zu x %zu spheres, %zu of the larger searched",
-                   va.n, vb.n, nl);
+    sc_context_log(c, SC_LOG_DEBUG, "between: %zu x %zu spheres, %zu of the larger searched", va.n,
+                   vb.n, nl);
     return st;
 }
 
@@ -824,8 +849,8 @@ sc_status sc_count_between(sc_context *c, const sc_spheres *a, const sc_spheres 
     return between_run(c, a, b, sc_engine_count, out);
 }
 
-sc_status sc_stream_between(sc_context *c, const sc_spheres *a, const sc_spheres *b,
-                            sc_pair_fn fn, void *user, sc_summary *out) {
+sc_status sc_stream_between(sc_context *c, const sc_spheres *a, const sc_spheres *b, sc_pair_fn fn,
+                            void *user, sc_summary *out) {
     if (out)
         out->pairs = out->checksum = 0;
     if (!fn)
@@ -839,8 +864,8 @@ sc_status sc_stream_between(sc_context *c, const sc_spheres *a, const sc_spheres
     return st;
 }
 
-sc_status sc_fill_between(sc_context *c, const sc_spheres *a, const sc_spheres *b,
-                          uint32_t *pairs, size_t capacity, size_t *needed, sc_summary *out) {
+sc_status sc_fill_between(sc_context *c, const sc_spheres *a, const sc_spheres *b, uint32_t *pairs,
+                          size_t capacity, size_t *needed, sc_summary *out) {
     if (!b) { /* sc_engine_fill would take it for a one-set query */
         if (needed)
             *needed = 0;

@@ -162,7 +162,8 @@ static bool bounds_rows_f64(const double *rows, size_t sd, size_t lo, size_t hi,
 /* Columns of doubles (SoA, stride 8; z may be absent): the same checks and
  * results as bounds_rows_f64, each column streamed on its own, two spheres
  * per vector. */
-static void col_minmax(const double *c, size_t lo, size_t hi, double *mn, double *mx, __m128d *bad) {
+static void col_minmax(const double *c, size_t lo, size_t hi, double *mn, double *mx,
+                       __m128d *bad) {
     const __m128d absmask = _mm_castsi128_pd(_mm_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
     const __m128d maxv = _mm_set1_pd(SC_MAX_ABS_VALUE);
     __m128d vmn = _mm_set1_pd(HUGE_VAL), vmx = _mm_set1_pd(-HUGE_VAL), b = *bad;
@@ -260,7 +261,8 @@ static inline bool bounds_centres(const sc_view *v, size_t lo, size_t hi, partia
     const size_t es = f64 ? sizeof(double) : sizeof(float), st = v->stride, rst = v->rstride;
     const bool d3 = v->z != NULL;
     const char *px = v->x, *pr = v->r;
-#define LOAD(p) (f64 ? *(const double *)(const void *)(p) : (double)*(const float *)(const void *)(p))
+#define LOAD(p)                                                                                    \
+    (f64 ? *(const double *)(const void *)(p) : (double)*(const float *)(const void *)(p))
     double lo3[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi3[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
     double rmin = HUGE_VAL, rmax = -HUGE_VAL;
     bool bad = false;
@@ -333,8 +335,12 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b, int threads) {
     const size_t n = v->n;
     /* Each thread starts from `empty`, never from `all`, which other threads
      * of the team update under the critical section meanwhile. */
-    const partial empty = {{HUGE_VAL, HUGE_VAL, HUGE_VAL}, {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
-                           HUGE_VAL, -HUGE_VAL, SIZE_MAX, SC_OK};
+    const partial empty = {{HUGE_VAL, HUGE_VAL, HUGE_VAL},
+                           {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
+                           HUGE_VAL,
+                           -HUGE_VAL,
+                           SIZE_MAX,
+                           SC_OK};
     partial all = empty;
     memset(b->rexp, 0, sizeof b->rexp);
     const bool rows = v->f64 && v->z && v->y == v->x + sizeof(double) &&
@@ -359,11 +365,12 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b, int threads) {
         const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
 #ifdef __SSE2__
         uint32_t raw[4][2048];
-        const bool fast = rows     ? bounds_rows_f64((const double *)(const void *)v->x,
-                                                     v->stride / sizeof(double), lo, hi, &my, rexp, raw)
-                          : cols     ? bounds_cols_f64(v, lo, hi, &my, rexp, raw)
-                          : rows32   ? bounds_rows_f32((const float *)(const void *)v->x,
-                                                     v->stride / sizeof(float), lo, hi, &my, rexp, raw)
+        const bool fast = rows   ? bounds_rows_f64((const double *)(const void *)v->x,
+                                                   v->stride / sizeof(double), lo, hi, &my, rexp, raw)
+                          : cols ? bounds_cols_f64(v, lo, hi, &my, rexp, raw)
+                          : rows32
+                              ? bounds_rows_f32((const float *)(const void *)v->x,
+                                                v->stride / sizeof(float), lo, hi, &my, rexp, raw)
                           : !centres ? false
                           : v->f64   ? bounds_centres(v, lo, hi, &my, rexp, raw, true)
                                      : bounds_centres(v, lo, hi, &my, rexp, raw, false);

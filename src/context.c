@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const sc_allocator *alloc_of(const sc_context *c) { return sc_context_allocator(c); }
+static const sc_allocator *alloc_of(const sc_context *c) {
+    return sc_context_allocator(c);
+}
 
 void sc_context_log(const sc_context *c, sc_log_level lvl, const char *fmt, ...) {
     if (!c->opt.log)
@@ -90,9 +92,11 @@ sc_status sc_context_create(const sc_options *options, sc_context **out) {
 
 /* Every scratch buffer besides the peer's: the orchestrator's (engine.c)
  * and the front ends' (neighbors.c, between.c, periodic.c). */
-#define OWN_BUFS(c)                                                                         \
-    {&(c)->sched, &(c)->sink_mem,  &(c)->hist,     &(c)->win,        &(c)->grown, &(c)->worig, \
-     &(c)->joint, &(c)->survivors, &(c)->occupied, &(c)->images_buf, &(c)->bands}
+#define OWN_BUFS(c)                                                                                \
+    {                                                                                              \
+        &(c)->sched, &(c)->sink_mem, &(c)->hist, &(c)->win, &(c)->grown, &(c)->worig, &(c)->joint, \
+            &(c)->survivors, &(c)->occupied, &(c)->images_buf, &(c)->bands                         \
+    }
 #define OWN_BUFS_COUNT 11
 
 void sc_context_trim(sc_context *c) {
@@ -180,11 +184,9 @@ size_t sc_system_info(const sc_options *options, char *buf, size_t cap) {
         buf, cap,
         "spherecollide %s\ncpu features: %s\nkernels built: scalar%s\nkernel: %s%s\n"
         "huge pages: %s\nthreads: %d (cores seen: %d)\n",
-        SC_VERSION_STRING, feats,
-sc_kernels_built(),
-        sc_kernel_name(k), sc_kernel_available(k) ? "" : " (NOT available on this CPU)",
-        sc_huge_pages_reason(), threads,
-        sc_cores_available());
+        SC_VERSION_STRING, feats, sc_kernels_built(), sc_kernel_name(k),
+        sc_kernel_available(k) ? "" : " (NOT available on this CPU)", sc_huge_pages_reason(),
+        threads, sc_cores_available());
     used += sc_threads_describe(o.pin, threads, buf + (used < cap ? used : cap - 1),
                                 used < cap ? cap - used : 1);
     return used;

@@ -21,7 +21,6 @@ _Static_assert(sizeof(size_t) >= 8, "spherecollide needs a 64-bit size_t");
 /* Smallest batch whose call binds its threads (see run_query). */
 #define SC_PIN_MIN_SPHERES 262144
 
-
 /* Progress of one query (see progress_report). */
 typedef struct progress_map {
     sc_progress_fn fn;
@@ -47,50 +46,49 @@ typedef struct sc_list_kept {
 
 struct sc_context {
     sc_options opt;
-    int threads;          /* options.threads, or the core count once known
+    int threads;                       /* options.threads, or the core count once known
                              (sc_context_threads); 0 until then. During a
                              call: the call's thread count (run_query) */
-    size_t chunk_pairs;   /* opt.chunk_pairs, at most SC_CHUNK_PAIRS_MAX */
-    sc_load load;         /* what other programs keep busy (load.c) */
-    int room;             /* the threads per-thread scratch is sized for: the
+    size_t chunk_pairs;                /* opt.chunk_pairs, at most SC_CHUNK_PAIRS_MAX */
+    sc_load load;                      /* what other programs keep busy (load.c) */
+    int room;                          /* the threads per-thread scratch is sized for: the
                              widest team sc_context_team may give the call's
                              n, load or not, so a team that widens when the
                              load goes reallocates nothing */
-    sc_pinning *pinning;  /* the binding of this context's team, per call;
+    sc_pinning *pinning;               /* the binding of this context's team, per call;
                              NULL until sc_context_pinning makes it */
-    sc_buf peer_buf[SC_PEER_BUFS]; /* the peer's scratch */
+    sc_buf peer_buf[SC_PEER_BUFS];     /* the peer's scratch */
     sc_buf sched, sink_mem, hist, win; /* the orchestrator's */
-    sc_buf grown, worig; /* neighbour lists with a skin: the grown radii (input
+    sc_buf grown, worig;               /* neighbour lists with a skin: the grown radii (input
                             order), the caller's radii (working order) */
     _Alignas(SC_ALIGN) unsigned char peer_state[SC_PEER_STATE_BYTES];
     sc_stats stats;
     uint64_t sorted_pairs_last; /* the last sorted query's pairs + 1 (0: none yet) */
-    uint64_t queries;     /* queries run (sc_engine_run), to tell what came between two */
-    sc_list_kept kept;    /* neighbors.c: the list a count collected, for its fill */
-    size_t list_words_last; /* the last list count's words (0: none yet): its guess */
-    sc_cross cross;       /* between.c, during a two-set query: what its sinks keep */
+    uint64_t queries;           /* queries run (sc_engine_run), to tell what came between two */
+    sc_list_kept kept;          /* neighbors.c: the list a count collected, for its fill */
+    size_t list_words_last;     /* the last list count's words (0: none yet): its guess */
+    sc_cross cross;             /* between.c, during a two-set query: what its sinks keep */
     sc_buf joint, survivors, occupied; /* between.c: the joint view's SoA, the
                                           large set's candidates, the small
                                           set's cell bitmap; periodic.c: the
                                           joint view's rows */
-    sc_images images;     /* periodic.c, during a periodic query: how its
+    sc_images images;                  /* periodic.c, during a periodic query: how its
                              sinks map images to spheres */
-    sc_buf images_buf;    /* periodic.c: the images' spheres and shifts */
-    sc_buf bands;         /* periodic.c: the threads' image counts and the
+    sc_buf images_buf;                 /* periodic.c: the images' spheres and shifts */
+    sc_buf bands;                      /* periodic.c: the threads' image counts and the
                              positions that get images */
-    size_t images_last;   /* periodic.c: the last query's images (its guess) */
-    bool images_radii;    /* periodic.c: a query has run; the radii of its */
-    double images_rmin, images_rmax; /* spheres, for the next one's bands */
-    sc_bounds joint_bounds; /* periodic.c: the joint rows' bounds its passes
+    size_t images_last;                /* periodic.c: the last query's images (its guess) */
+    bool images_radii;                 /* periodic.c: a query has run; the radii of its */
+    double images_rmin, images_rmax;   /* spheres, for the next one's bands */
+    sc_bounds joint_bounds;            /* periodic.c: the joint rows' bounds its passes
                                gathered for the engine, kept after the query
                                (test_stages compares them with the bounds
                                stage's on the rows) */
-    progress_map progress; /* this query's progress */
+    progress_map progress;             /* this query's progress */
 #ifdef SC_STUDY
     sc_study_knobs study; /* study.c */
 #endif
 };
-
 
 /* The allocator every allocation of the context goes through. */
 static inline const sc_allocator *sc_context_allocator(const sc_context *c) {

@@ -68,7 +68,8 @@ int sc_cpu_streaming_scatter(void) {
     if (v < 0) {
         unsigned a = 0, b = 0, c = 0, d = 0;
         /* "GenuineIntel" in ebx, edx, ecx */
-        v = __get_cpuid(0, &a, &b, &c, &d) && b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu;
+        v = __get_cpuid(0, &a, &b, &c, &d) && b == 0x756e6547u && d == 0x49656e69u &&
+            c == 0x6c65746eu;
         known = v;
     }
     return v;
@@ -80,8 +81,7 @@ int sc_cpu_streaming_scatter(void) {
 int sc_kernel_available(sc_kernel k) {
     switch (k) {
     case SC_KERNEL_AUTO:
-    case SC_KERNEL_SCALAR:
-        return 1;
+    case SC_KERNEL_SCALAR: return 1;
     case SC_KERNEL_AVX2:
 #ifdef SC_HAVE_AVX2_KERNEL
         return cpu_has_avx2();
@@ -131,13 +131,17 @@ sc_kernel sc_kernel_auto(void) {
 
 /* ---- the kernel tables (kernels/kernels.h) ---- */
 
-static const sc_kernels scalar_set = {SC_KERNEL_SCALAR,     sc_narrow_scalar,
-                                      sc_boxfilter_scalar,  sc_boxfilter16_scalar,
-                                      sc_bvh4_walk_scalar,  NULL,
-                                      NULL,                 NULL};
+static const sc_kernels scalar_set = {SC_KERNEL_SCALAR,
+                                      sc_narrow_scalar,
+                                      sc_boxfilter_scalar,
+                                      sc_boxfilter16_scalar,
+                                      sc_bvh4_walk_scalar,
+                                      NULL,
+                                      NULL,
+                                      NULL};
 #ifdef SC_HAVE_AVX2_KERNEL
-static const sc_kernels avx2_set = {SC_KERNEL_AVX2,      sc_narrow_avx2,     sc_boxfilter_avx2,
-                                    sc_boxfilter16_avx2, sc_bvh4_walk_avx2,  sc_probe_runs_avx2,
+static const sc_kernels avx2_set = {SC_KERNEL_AVX2,      sc_narrow_avx2,    sc_boxfilter_avx2,
+                                    sc_boxfilter16_avx2, sc_bvh4_walk_avx2, sc_probe_runs_avx2,
                                     sc_wrap_avx2,        sc_filter_avx2};
 #endif
 
@@ -174,7 +178,8 @@ sc_kernel_fn sc_kernel_resolve(sc_kernel *k) {
 void sc_cpu_features(char *buf, size_t cap) {
     buf[0] = '\0';
 #ifdef SC_CPU_HAS
-    static const char *const names[] = {"sse2", "sse4.2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512vl"};
+    static const char *const names[] = {"sse2", "sse4.2",  "avx",      "avx2",
+                                        "fma",  "avx512f", "avx512dq", "avx512vl"};
     const int sup[8] = {SC_CPU_HAS(SSE2, "sse2"),         SC_CPU_HAS(SSE4_2, "sse4.2"),
                         SC_CPU_HAS(AVX, "avx"),           SC_CPU_HAS(AVX2, "avx2"),
                         SC_CPU_HAS(FMA, "fma"),           SC_CPU_HAS(AVX512F, "avx512f"),

@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const sc_allocator *alloc_of(const sc_context *c) { return sc_context_allocator(c); }
+static const sc_allocator *alloc_of(const sc_context *c) {
+    return sc_context_allocator(c);
+}
 
 /* ---- progress ------------------------------------------------------------ */
 
@@ -43,8 +45,8 @@ static void progress_report(progress_map *m, double fraction) {
 static void progress_stage(void *user, sc_stage s) {
     /* the query's fraction once stage s is done */
     static const double done[SC_STAGE_COUNT] = {
-        [SC_STAGE_BOUNDS] = 0.01, [SC_STAGE_KEYS] = 0.12, [SC_STAGE_SORT] = 0.30,
-        [SC_STAGE_CELLS] = 0.45, [SC_STAGE_GATHER] = 0.70, [SC_STAGE_SEARCH] = 0.70,
+        [SC_STAGE_BOUNDS] = 0.01, [SC_STAGE_KEYS] = 0.12,   [SC_STAGE_SORT] = 0.30,
+        [SC_STAGE_CELLS] = 0.45,  [SC_STAGE_GATHER] = 0.70, [SC_STAGE_SEARCH] = 0.70,
         [SC_STAGE_MERGE] = 0.70}; /* in the grid's order; a peer's other order
                                      holds the fraction where it is */
 #ifdef _OPENMP
@@ -59,9 +61,18 @@ static void progress_stage(void *user, sc_stage s) {
 
 /* The options' peer's build on the view with bounds b (p->kernel is set). */
 static sc_status build_bounded(sc_context *c, sc_prepared *p, const sc_bounds *b) {
-    const sc_peer_env env = {&p->view,    b,            &c->opt,         c->threads, c->room, alloc_of(c),
-                             c->peer_buf, c->peer_state, c->stats.seconds, p->order_only,
-                             c->opt.progress ? progress_stage : NULL, &c->progress,
+    const sc_peer_env env = {&p->view,
+                             b,
+                             &c->opt,
+                             c->threads,
+                             c->room,
+                             alloc_of(c),
+                             c->peer_buf,
+                             c->peer_state,
+                             c->stats.seconds,
+                             p->order_only,
+                             c->opt.progress ? progress_stage : NULL,
+                             &c->progress,
 #ifdef SC_STUDY
                              &c->study
 #endif
@@ -69,7 +80,8 @@ static sc_status build_bounded(sc_context *c, sc_prepared *p, const sc_bounds *b
     memset(&p->built, 0, sizeof p->built);
     sc_status st = p->peer->build(&env, &p->built);
     if (st == SC_ERR_TOO_COSTLY)
-        sc_context_log(c, SC_LOG_INFO, "%s: refused: %.4g candidate tests predicted, above its limit",
+        sc_context_log(c, SC_LOG_INFO,
+                       "%s: refused: %.4g candidate tests predicted, above its limit",
                        p->peer->name, p->built.predicted_tests);
     return st;
 }
@@ -125,7 +137,7 @@ static sc_status prepare(sc_context *c, sc_prepared *p, sc_build_fn build, void 
     if (st != SC_OK)
         return st;
     c->progress.start = c->progress.last; /* the search passes share the rest */
-    if (p->built.kernel) { /* the study's indirect layout fixes its kernel */
+    if (p->built.kernel) {                /* the study's indirect layout fixes its kernel */
         p->kernel = p->built.kernel;
         c->stats.kernel = p->built.stats_kernel;
     }
@@ -175,11 +187,9 @@ static void progress_span(sc_context *c, double base, double scale) {
 }
 
 sc_status sc_engine_search(sc_context *c, sc_prepared *p, sc_sink *s) {
-    sc_schedule_job job = {p->peer,    &p->built,
-                           p->kernel,  c->threads,
-                           s,          c->opt.progress ? progress_pass : NULL,
-                           &c->progress, c->sched.p,
-                           &c->load,   0};
+    sc_schedule_job job = {
+        p->peer,      &p->built,  p->kernel, c->threads, s, c->opt.progress ? progress_pass : NULL,
+        &c->progress, c->sched.p, &c->load,  0};
     double t = sc_now();
     sc_status st = sc_schedule_run(&job);
     SC_STAGE_TIME(c, SC_STAGE_SEARCH, t);
@@ -528,8 +538,8 @@ sc_status sc_engine_fill(sc_context *c, const sc_spheres *a, const sc_spheres *b
         return SC_ERR_INVALID_ARGUMENT;
     fill_arg f = {pairs, capacity, 0};
     sc_summary s = {0, 0};
-    sc_status st = b ? sc_stream_between(c, a, b, fill_cb, &f, &s)
-                     : sc_stream_pairs(c, a, fill_cb, &f, &s);
+    sc_status st =
+        b ? sc_stream_between(c, a, b, fill_cb, &f, &s) : sc_stream_pairs(c, a, fill_cb, &f, &s);
     if (needed)
         *needed = st == SC_OK ? (size_t)s.pairs : 0;
     if (out)

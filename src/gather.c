@@ -17,7 +17,8 @@ static inline void gather_strided(const sc_view *v, const uint32_t *index, size_
                                   bool f64) {
     const char *px = v->x, *py = v->y, *pz = v->z, *pr = v->r;
     const size_t st = v->stride, rst = v->rstride;
-#define LOAD(p) (f64 ? *(const double *)(const void *)(p) : (double)*(const float *)(const void *)(p))
+#define LOAD(p)                                                                                    \
+    (f64 ? *(const double *)(const void *)(p) : (double)*(const float *)(const void *)(p))
 #pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++) {
         if (k + 16 < n) { /* each array's line: the same one for rows */
@@ -41,7 +42,8 @@ void sc_gather(const sc_view *v, const uint32_t *index, size_t n, sc_work *w) {
     w->n = n;
     w->index = index;
     if (v->f64 && v->stride == 4 * sizeof(double) && v->z && v->y == v->x + sizeof(double) &&
-        v->z == v->x + 2 * sizeof(double) && v->r == v->x + 3 * sizeof(double) && v->rstride == v->stride) {
+        v->z == v->x + 2 * sizeof(double) && v->r == v->x + 3 * sizeof(double) &&
+        v->rstride == v->stride) {
         /* Rows of (x, y, z, r): one 32-byte record per sphere, one cache line. */
         const double *rows = (const double *)(const void *)v->x;
 #pragma omp parallel for schedule(static)

@@ -133,7 +133,7 @@ typedef struct sc_bounds {
     double lo[3], hi[3]; /* centre bounds */
     double rmin, rmax;
     size_t n;
-    size_t bad_index;    /* first offending sphere when the status is not OK */
+    size_t bad_index;           /* first offending sphere when the status is not OK */
     uint64_t rexp[SC_EXP_BINS]; /* spheres per radius octave; zero radii in bin 0 */
 } sc_bounds;
 

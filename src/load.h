@@ -28,12 +28,15 @@
  * paid for with barriers that wait out a parked thread's time slice). Which
  * is faster depends on how long the query's stages run, so each context
  * measures both (load.c: sc_load_team, sc_load_record). */
-#define SC_LOAD_FULL_FIRST ((size_t)1 << 19) /* spheres from which the first
+#define SC_LOAD_FULL_FIRST                                                                         \
+    ((size_t)1 << 19) /* spheres from which the first
                                                 query under load takes all cores */
-#define SC_LOAD_LONG 0.010   /* seconds a free-team query must take before
+#define SC_LOAD_LONG                                                                               \
+    0.010                    /* seconds a free-team query must take before
                                 the full team is tried at that size */
 #define SC_LOAD_REEXPLORE 16 /* queries between tries of a full team that lost */
-#define SC_LOAD_FULL_MARGIN 1.25 /* how much slower than the free cores the full
+#define SC_LOAD_FULL_MARGIN                                                                        \
+    1.25 /* how much slower than the free cores the full
                                     team's fastest recent run may be and still
                                     be taken (it also leaves the busy cores a
                                     fair share) */
@@ -41,12 +44,12 @@
 #define SC_LOAD_SAMPLES 3 /* the last queries' seconds kept per team */
 
 typedef struct sc_team_choice {
-    size_t n;      /* the sizes measured: [n/2, 2n]; 0: nothing measured */
+    size_t n;                     /* the sizes measured: [n/2, 2n]; 0: nothing measured */
     double t[2][SC_LOAD_SAMPLES]; /* seconds of the last queries, free and
                                      full team (0: none) */
-    int count[2];  /* samples taken per team (not capped) */
-    int next;      /* the next query's team: 0 free, 1 full */
-    unsigned runs; /* queries since the last try of the other team */
+    int count[2];                 /* samples taken per team (not capped) */
+    int next;                     /* the next query's team: 0 free, 1 full */
+    unsigned runs;                /* queries since the last try of the other team */
 } sc_team_choice;
 
 typedef struct sc_load {
@@ -54,12 +57,12 @@ typedef struct sc_load {
     int online;             /* processors online; 0 until first sampled */
     int allowed;            /* processors in the affinity mask at the sample */
     bool sampled;
-    double at;              /* sc_now() of the sample */
-    int others;             /* the sample's fewest other runnable tasks */
-    int busy;               /* processors in the mask other tasks occupy */
+    double at;  /* sc_now() of the sample */
+    int others; /* the sample's fewest other runnable tasks */
+    int busy;   /* processors in the mask other tasks occupy */
     sc_team_choice choice;
-    int widest;             /* the largest team sc_load_record has seen */
-    unsigned readings;      /* readings of /proc taken (for tests) */
+    int widest;        /* the largest team sc_load_record has seen */
+    unsigned readings; /* readings of /proc taken (for tests) */
 } sc_load;
 
 /* Records the calling team thread's OS id in its slot (from inside a

@@ -153,8 +153,8 @@ static bool reserve_words(sc_context *c, size_t cap) {
 
 /* One search pass collecting the words of rows [lo, hi) into the first cap
  * words of c->win; *m gets them all (more than cap: some were not stored). */
-static sc_status list_pass(sc_context *c, sc_prepared *p, const nbr_query *q, size_t cap,
-                           size_t lo, size_t hi, size_t *m) {
+static sc_status list_pass(sc_context *c, sc_prepared *p, const nbr_query *q, size_t cap, size_t lo,
+                           size_t hi, size_t *m) {
     sc_sink s = {0};
     sc_status st = sink_for(c, p, &s, q);
     if (st != SC_OK)
@@ -283,7 +283,8 @@ static void bucket_scatter(sc_context *c, row_buckets *b, uint64_t *w, uint64_t 
         for (int k = t; k < blocks; k += nt) {
             size_t *mine = bucket_scratch(b, k);
             memset(mine, 0, nb * sizeof *mine);
-            for (size_t g = m * (size_t)k / (size_t)blocks; g < m * (size_t)(k + 1) / (size_t)blocks; g++)
+            for (size_t g = m * (size_t)k / (size_t)blocks;
+                 g < m * (size_t)(k + 1) / (size_t)blocks; g++)
                 mine[((w[g] >> bits) - lo) >> shift]++;
         }
 #pragma omp barrier
@@ -303,12 +304,14 @@ static void bucket_scatter(sc_context *c, row_buckets *b, uint64_t *w, uint64_t 
         }
         for (int k = t; k < blocks; k += nt) {
             size_t *mine = bucket_scratch(b, k);
-            const size_t g0 = m * (size_t)k / (size_t)blocks, g1 = m * (size_t)(k + 1) / (size_t)blocks;
+            const size_t g0 = m * (size_t)k / (size_t)blocks,
+                         g1 = m * (size_t)(k + 1) / (size_t)blocks;
             if (narrow) {
                 uint32_t *out = (uint32_t *)(void *)tmp;
                 for (size_t g = g0; g < g1; g++) {
                     const uint64_t word = w[g], rel = (word >> bits) - lo;
-                    out[mine[rel >> shift]++] = (uint32_t)((rel & rel_mask) << bits | (word & col_mask));
+                    out[mine[rel >> shift]++] =
+                        (uint32_t)((rel & rel_mask) << bits | (word & col_mask));
                 }
             } else {
                 for (size_t g = g0; g < g1; g++) {
@@ -410,9 +413,16 @@ static sc_status do_count(sc_context *c, sc_prepared *p, void *arg) {
                 SC_STAGE_TIME(c, SC_STAGE_MERGE, t);
             }
             q->degree[n] = m;
-            c->kept = (sc_list_kept){c->queries, *q->user, q->spec->full, q->spec->skin,
-                                     (size_t)((const uint64_t *)b.words - w), b.narrow,
-                                     c->threads, m, c->stats.pairs, c->stats.checksum};
+            c->kept = (sc_list_kept){c->queries,
+                                     *q->user,
+                                     q->spec->full,
+                                     q->spec->skin,
+                                     (size_t)((const uint64_t *)b.words - w),
+                                     b.narrow,
+                                     c->threads,
+                                     m,
+                                     c->stats.pairs,
+                                     c->stats.checksum};
             return SC_OK;
         }
     }
@@ -620,7 +630,8 @@ static void fill_values(const nbr_query *q, size_t n, int threads) {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4096)
     for (size_t r = 0; r < n; r++)
         for (uint64_t g = o[r]; g < o[r + 1]; g++)
-            q->values[g] = pair_value(&q->exact, q->box, q->spec->value, (uint32_t)r, q->indices[g]);
+            q->values[g] =
+                pair_value(&q->exact, q->box, q->spec->value, (uint32_t)r, q->indices[g]);
 }
 
 /* The fill by search: one pass per window of rows whose entries fit. */
@@ -672,9 +683,8 @@ static sc_status do_fill(sc_context *c, sc_prepared *p, void *arg) {
 /* The same view, field by field (memcmp would read the padding after
  * dtype, which a copy need not keep). */
 static bool same_view(const sc_spheres *a, const sc_spheres *b) {
-    return a->count == b->count && a->dtype == b->dtype && a->stride == b->stride &&
-           a->x == b->x && a->y == b->y && a->z == b->z && a->r == b->r &&
-           a->r_stride == b->r_stride;
+    return a->count == b->count && a->dtype == b->dtype && a->stride == b->stride && a->x == b->x &&
+           a->y == b->y && a->z == b->z && a->r == b->r && a->r_stride == b->r_stride;
 }
 
 /* The fill right after the count that kept the list, on the same view and
@@ -764,7 +774,8 @@ sc_status sc_neighbors_fill(sc_context *c, const sc_spheres *spheres, const sc_n
                             const uint64_t *offsets, uint32_t *indices, double *values) {
     if (!offsets || !spec)
         return SC_ERR_INVALID_ARGUMENT;
-    nbr_query q = {spec, NULL, NULL, {0}, false, NULL, offsets, indices,
-                   spec->value != SC_NBR_NONE ? values : NULL};
+    nbr_query q = {spec,    NULL,    NULL,
+                   {0},     false,   NULL,
+                   offsets, indices, spec->value != SC_NBR_NONE ? values : NULL};
     return nbr_run(c, spheres, &q, do_fill);
 }

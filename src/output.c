@@ -195,7 +195,8 @@ static bool skin_holds_work(const sc_sink *s, uint32_t a, uint32_t b) {
 }
 
 /* A list's filter on a hit: working indices wa, wb; input indices lo, hi. */
-static inline bool list_keeps(const sc_sink *s, uint32_t wa, uint32_t wb, uint32_t lo, uint32_t hi) {
+static inline bool list_keeps(const sc_sink *s, uint32_t wa, uint32_t wb, uint32_t lo,
+                              uint32_t hi) {
     if (!s->filter)
         return true;
     return s->wx ? skin_holds_work(s, wa, wb) : skin_holds(s->exact, s->skin, lo, hi);
@@ -261,7 +262,7 @@ static inline bool keep_image_hit(const sc_sink *s, uint32_t wa, uint32_t wb, ui
         return true;
     /* a list with a skin searched on grown radii: its own predicate on
      * the caller's radii */
-    const double sum = s->filter      ? (sc_view_r(s->exact, i) + sc_view_r(s->exact, j)) + s->skin
+    const double sum = s->filter     ? (sc_view_r(s->exact, i) + sc_view_r(s->exact, j)) + s->skin
                        : hi >= im->n ? rsum
                                      : im->rows[4 * (size_t)i + 3] + im->rows[4 * (size_t)j + 3];
     return sc_images_meet(im, ci, cj, shift, sum);
@@ -433,8 +434,7 @@ static void process_hits(sc_hits *h) {
         if (words) {
             const size_t at = __atomic_fetch_add(&s->win_count, words, __ATOMIC_RELAXED);
             if (at < s->win_cap)
-                memcpy(s->win + at, stage,
-                       8 * (words < s->win_cap - at ? words : s->win_cap - at));
+                memcpy(s->win + at, stage, 8 * (words < s->win_cap - at ? words : s->win_cap - at));
         }
         th->checksum += sum;
         th->pairs += kept;

@@ -11,10 +11,18 @@
 #include <omp.h>
 #else
 typedef int omp_lock_t;
-static inline void omp_init_lock(omp_lock_t *l) { (void)l; }
-static inline void omp_destroy_lock(omp_lock_t *l) { (void)l; }
-static inline void omp_set_lock(omp_lock_t *l) { (void)l; }
-static inline void omp_unset_lock(omp_lock_t *l) { (void)l; }
+static inline void omp_init_lock(omp_lock_t *l) {
+    (void)l;
+}
+static inline void omp_destroy_lock(omp_lock_t *l) {
+    (void)l;
+}
+static inline void omp_set_lock(omp_lock_t *l) {
+    (void)l;
+}
+static inline void omp_unset_lock(omp_lock_t *l) {
+    (void)l;
+}
 #endif
 
 #define SC_HITS_CAPACITY 4096 /* pairs; >= SC_KERNEL_BLOCK + 4 */
@@ -108,8 +116,8 @@ struct sc_sink {
     const double *work_r;  /* the peer's working copy's radii (hits' order), or NULL */
     const double *work_x, *work_y, *work_z; /* its centres, exact copies of the
                                                view's, where work_r is not NULL */
-    sc_cross cross;        /* two sets: which pairs count, and their indices */
-    sc_images images;      /* a periodic box: which hits are pairs, of which spheres */
+    sc_cross cross;                         /* two sets: which pairs count, and their indices */
+    sc_images images; /* a periodic box: which hits are pairs, of which spheres */
     int threads;
     sc_sink_thread *th;
     int stopped; /* set under the lock; read outside it only with __atomic_load_n */

@@ -9,8 +9,8 @@
  * that they agree). Adding a peer: its file, its line here, its enum value
  * and its CMake line. */
 static const sc_peer *const registry[] = {
-    &sc_peer_grid,     &sc_peer_brute,  &sc_peer_partition1d, &sc_peer_sap, &sc_peer_hashgrid,
-    &sc_peer_octree,   &sc_peer_kdsplit, &sc_peer_bvh,        &sc_peer_segtree,
+    &sc_peer_grid,   &sc_peer_brute,   &sc_peer_partition1d, &sc_peer_sap,     &sc_peer_hashgrid,
+    &sc_peer_octree, &sc_peer_kdsplit, &sc_peer_bvh,         &sc_peer_segtree,
 };
 _Static_assert(sizeof registry / sizeof registry[0] == SC_ALGO_COUNT,
                "one registry line per sc_algorithm");

@@ -30,17 +30,17 @@
 
 #include "internal.h"
 
-#define SC_PEER_BUFS 16            /* grow-only buffers a peer may use */
-#define SC_PEER_STATE_BYTES 4096   /* a peer's state struct lives here */
+#define SC_PEER_BUFS 16          /* grow-only buffers a peer may use */
+#define SC_PEER_STATE_BYTES 4096 /* a peer's state struct lives here */
 
 #ifdef SC_STUDY
 /* The study's switches (spherecollide_study.h), set per context. */
 typedef struct sc_study_knobs {
-    int indirect;             /* the grid reads the caller's arrays */
-    int morton;               /* the grid's rows along a Morton curve */
-    int sides;                /* the grid's cross-level sides: sc_grid_sides */
-    sc_kernel_fn kernel;      /* NULL, or the kernel every query runs */
-    int wide_lists;           /* neighbour lists keep 64-bit grouped words */
+    int indirect;        /* the grid reads the caller's arrays */
+    int morton;          /* the grid's rows along a Morton curve */
+    int sides;           /* the grid's cross-level sides: sc_grid_sides */
+    sc_kernel_fn kernel; /* NULL, or the kernel every query runs */
+    int wide_lists;      /* neighbour lists keep 64-bit grouped words */
 } sc_study_knobs;
 #endif
 
@@ -66,16 +66,16 @@ typedef struct sc_peer_env {
 } sc_peer_env;
 
 typedef struct sc_peer_built {
-    sc_work work;        /* what the kernels read */
+    sc_work work; /* what the kernels read */
     size_t nchunks;
     const void *state;
-    sc_kernel_fn kernel; /* NULL: the context's kernel */
+    sc_kernel_fn kernel;    /* NULL: the context's kernel */
     sc_kernel stats_kernel; /* with kernel set: the kernel to report */
-    uint64_t cells;      /* statistics: cells, rows, leaves, segments or nodes */
-    int levels;          /* statistics: grid levels or tree depth */
-    double cell_size;    /* statistics: the finest cell edge, 0 if none */
+    uint64_t cells;         /* statistics: cells, rows, leaves, segments or nodes */
+    int levels;             /* statistics: grid levels or tree depth */
+    double cell_size;       /* statistics: the finest cell edge, 0 if none */
     double predicted_tests; /* a peer that refuses (SC_ERR_TOO_COSTLY): why */
-    const char *detail;  /* NULL, or a remark for the debug log */
+    const char *detail;     /* NULL, or a remark for the debug log */
 } sc_peer_built;
 
 /* What a peer does beyond the pair search every peer runs (sc_peer.caps). */
@@ -191,14 +191,15 @@ SC_INTERNAL bool sc_keysort_reserve(const sc_peer_env *e, int k, size_t n);
  * sc_f_down_from(sc_box_lo, base) (half the sort's passes; enough for a
  * sweep whose filter reads those floats, as sap's does; base is the axis's
  * low bound, the one the filter's floats take). */
-SC_INTERNAL const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis, int key_bits,
-                                           double base);
+SC_INTERNAL const uint32_t *sc_sweep_order(const sc_peer_env *e, int k, const char *axis,
+                                           int key_bits, double base);
 /* The same order from a previous one (frame coherence): the keys in the
  * order prev (a permutation of the view's indices, such as the last call's
  * sweep order), repaired by insertion sort. NULL when the repair would move
  * more than max_moves entries (the caller then sorts afresh). */
-SC_INTERNAL const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis, int key_bits,
-                                            double base, const uint32_t *prev, size_t max_moves);
+SC_INTERNAL const uint32_t *sc_sweep_repair(const sc_peer_env *e, int k, const char *axis,
+                                            int key_bits, double base, const uint32_t *prev,
+                                            size_t max_moves);
 SC_INTERNAL void sc_keysort_run(const sc_peer_env *e, int k, size_t n, int key_bits);
 
 /* Every pair i < j of working spheres with i in [a, b) and j in (i, e)
@@ -223,7 +224,9 @@ SC_INTERNAL uint64_t sc_range_pairs(const sc_work *w, uint32_t a, uint32_t b, ui
  * the rounded boxes that contain them do too. Every peer that prunes by
  * boxes uses these two functions on the same doubles (the view's values,
  * widened), so its build and its filters agree bit for bit. */
-static inline double sc_box_half(double r) { return r * (1.0 + 0x1p-20) + 0x1p-530; }
+static inline double sc_box_half(double r) {
+    return r * (1.0 + 0x1p-20) + 0x1p-530;
+}
 static inline double sc_box_lo(double x, double r) {
     const double t = x - sc_box_half(r);
     return t - (__builtin_fabs(t) * 0x1p-50 + 0x1p-1070);
@@ -255,8 +258,12 @@ static inline float sc_f_up(double v) {
  * subtraction's rounding (|v - base| 2^-53) is far inside the outward move
  * of 2^-23; it is exact where it gives 0; both ends and every box of a
  * filter take the same base, so overlaps are kept. Monotone in v. */
-static inline float sc_f_down_from(double v, double base) { return sc_f_down(v - base); }
-static inline float sc_f_up_from(double v, double base) { return sc_f_up(v - base); }
+static inline float sc_f_down_from(double v, double base) {
+    return sc_f_down(v - base);
+}
+static inline float sc_f_up_from(double v, double base) {
+    return sc_f_up(v - base);
+}
 
 /* ---- leaves: peers that copy a sphere into every cell it overlaps -------- */
 /* A region is a half-open box [lo, hi) (infinite at the outside). A peer
@@ -272,19 +279,20 @@ typedef struct sc_region {
 
 #define SC_LEAF_HITS 1024
 typedef struct sc_leaf_hits {
-    sc_hits local;     /* what the kernel writes */
-    sc_hits *out;      /* the sink's */
+    sc_hits local; /* what the kernel writes */
+    sc_hits *out;  /* the sink's */
     const sc_work *w;
     const sc_region *region;
-    int axes;          /* the region's finite axes: x only (1), or x, y, z (3) */
+    int axes; /* the region's finite axes: x only (1), or x, y, z (3) */
     uint32_t buf[2 * SC_LEAF_HITS];
 } sc_leaf_hits;
 
 /* Every pair of working spheres in [a, b) whose reference point lies in
  * region, into out. scratch: SC_LEAF_TLS bytes. */
 #define SC_LEAF_TLS (sizeof(sc_leaf_hits) + 4 * (SC_TILE + 16))
-SC_INTERNAL uint64_t sc_leaf_pairs(const sc_work *w, uint32_t a, uint32_t b, const sc_region *region,
-                                   int axes, sc_kernel_fn kernel, sc_hits *out, void *scratch);
+SC_INTERNAL uint64_t sc_leaf_pairs(const sc_work *w, uint32_t a, uint32_t b,
+                                   const sc_region *region, int axes, sc_kernel_fn kernel,
+                                   sc_hits *out, void *scratch);
 
 /* Cuts `count` units of estimated work cost[k] (leaves, segments) into at
  * most max_chunks chunks of consecutive units with about equal work:

@@ -146,7 +146,8 @@ static inline unsigned bands(const sc_wrap *b, const double w[3], double r, unsi
     for (int a = 2; a >= 0; a--) {
         sides[a] = 0;
         if (b->periodic[a])
-            sides[a] = (unsigned)(w[a] < b->lo[a] + width) | (unsigned)(w[a] >= b->hi[a] - width) << 1;
+            sides[a] = (unsigned)(w[a] < b->lo[a] + width) | (unsigned)(w[a] >= b->hi[a] - width)
+                                                                 << 1;
         half += (sides[a] & 1) * all;
         all *= 1 + (sides[a] & 1) + (sides[a] >> 1);
     }
@@ -162,9 +163,9 @@ enum { ROW = 4 };
 typedef struct joint_plan {
     size_t n;
     int threads;
-    size_t *images;  /* per thread: its images; then where they start */
-    size_t *banded;  /* per thread: its positions with images */
-    uint32_t *band;  /* block t's positions with images, from its first one */
+    size_t *images;   /* per thread: its images; then where they start */
+    size_t *banded;   /* per thread: its positions with images */
+    uint32_t *band;   /* block t's positions with images, from its first one */
     size_t first_bad; /* SIZE_MAX: every sphere valid */
     double rmax;
 } joint_plan;
@@ -181,8 +182,14 @@ typedef struct found {
 
 static found found_empty(uint32_t (*raw)[SC_RAW_EXPS]) {
     memset(raw, 0, 4 * sizeof *raw);
-    return (found){0, 0, SIZE_MAX, 0.0, HUGE_VAL, {HUGE_VAL, HUGE_VAL, HUGE_VAL},
-                   {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL}, raw};
+    return (found){0,
+                   0,
+                   SIZE_MAX,
+                   0.0,
+                   HUGE_VAL,
+                   {HUGE_VAL, HUGE_VAL, HUGE_VAL},
+                   {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL},
+                   raw};
 }
 
 /* A row written: its values into the block's bounds. */
@@ -201,11 +208,11 @@ static inline void found_row(found *t, size_t pos, const double row[4]) {
  * face, lists it and counts its images. f64 and d3 are constants where it
  * is inlined. */
 static inline void wrap_one(const sc_wrap *b, const sc_view *v, const uint32_t *map, size_t k,
-                            size_t pos, double *rows, uint32_t *band, found *t, bool f64,
-                            bool d3) {
+                            size_t pos, double *rows, uint32_t *band, found *t, bool f64, bool d3) {
     const size_t i = map ? map[k] : k;
-#define LOAD(p, k) (f64 ? *(const double *)(const void *)((p) + (k)) \
-                        : (double)*(const float *)(const void *)((p) + (k)))
+#define LOAD(p, k)                                                                                 \
+    (f64 ? *(const double *)(const void *)((p) + (k))                                              \
+         : (double)*(const float *)(const void *)((p) + (k)))
     double w[3] = {LOAD(v->x, i * v->stride), LOAD(v->y, i * v->stride),
                    d3 ? LOAD(v->z, i * v->stride) : 0.0};
     const double r = LOAD(v->r, i * v->rstride);
@@ -260,8 +267,13 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
     const sc_src4 src = {v->x, v->y, v->z, v->r, v->stride, v->rstride, f64};
     for (size_t k = k0; k < k1;) {
         if (simd) {
-            sc_wrap_found fv = {t.images, t.banded, t.rmax, t.rmin,
-                                {t.lo[0], t.lo[1], t.lo[2]}, {t.hi[0], t.hi[1], t.hi[2]}, t.raw};
+            sc_wrap_found fv = {t.images,
+                                t.banded,
+                                t.rmax,
+                                t.rmin,
+                                {t.lo[0], t.lo[1], t.lo[2]},
+                                {t.hi[0], t.hi[1], t.hi[2]},
+                                t.raw};
             k = wrap(&wb, &src, k, k1, at + (k - k0), rows, band, &fv);
             t.images = fv.images;
             t.banded = fv.banded;
@@ -315,11 +327,13 @@ static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_p
                 continue;
             const size_t k0 = from - start, k1 = to - start;
             if (pt->v->f64)
-                pt->v->z ? wrap_part(b, pt, k0, k1, from, rows, band, &f, true, true, simd, stream)
-                         : wrap_part(b, pt, k0, k1, from, rows, band, &f, true, false, simd, stream);
+                pt->v->z
+                    ? wrap_part(b, pt, k0, k1, from, rows, band, &f, true, true, simd, stream)
+                    : wrap_part(b, pt, k0, k1, from, rows, band, &f, true, false, simd, stream);
             else
-                pt->v->z ? wrap_part(b, pt, k0, k1, from, rows, band, &f, false, true, simd, stream)
-                         : wrap_part(b, pt, k0, k1, from, rows, band, &f, false, false, simd, stream);
+                pt->v->z
+                    ? wrap_part(b, pt, k0, k1, from, rows, band, &f, false, true, simd, stream)
+                    : wrap_part(b, pt, k0, k1, from, rows, band, &f, false, false, simd, stream);
         }
         j->images[t] = f.images;
         j->banded[t] = f.banded;
@@ -335,15 +349,17 @@ static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_p
 /* The shift codes (sx + 1) + 3 (sy + 1) + 9 (sz + 1), as bits of a word,
  * whose component on axis a is one of those mask m allows (bit s + 1 for
  * shift s). */
-static const uint32_t CODES_OF[3][8] = {
-    {0x0000000u, 0x1249249u, 0x2492492u, 0x36db6dbu, 0x4924924u, 0x5b6db6du, 0x6db6db6u, 0x7ffffffu},
-    {0x0000000u, 0x01c0e07u, 0x0e07038u, 0x0fc7e3fu, 0x70381c0u, 0x71f8fc7u, 0x7e3f1f8u, 0x7ffffffu},
-    {0x0000000u, 0x00001ffu, 0x003fe00u, 0x003ffffu, 0x7fc0000u, 0x7fc01ffu, 0x7fffe00u, 0x7ffffffu}};
+static const uint32_t CODES_OF[3][8] = {{0x0000000u, 0x1249249u, 0x2492492u, 0x36db6dbu, 0x4924924u,
+                                         0x5b6db6du, 0x6db6db6u, 0x7ffffffu},
+                                        {0x0000000u, 0x01c0e07u, 0x0e07038u, 0x0fc7e3fu, 0x70381c0u,
+                                         0x71f8fc7u, 0x7e3f1f8u, 0x7ffffffu},
+                                        {0x0000000u, 0x00001ffu, 0x003fe00u, 0x003ffffu, 0x7fc0000u,
+                                         0x7fc01ffu, 0x7fffe00u, 0x7ffffffu}};
 
 /* The shift codes whose first non-zero component (x, y, z) is +1: with
  * one side, the only ones given images (image_radius). */
-#define CODES_LEADING_PLUS                                                            \
-    (CODES_OF[0][4] | (CODES_OF[0][2] & CODES_OF[1][4]) |                             \
+#define CODES_LEADING_PLUS                                                                         \
+    (CODES_OF[0][4] | (CODES_OF[0][2] & CODES_OF[1][4]) |                                          \
      (CODES_OF[0][2] & CODES_OF[1][2] & CODES_OF[2][4]))
 
 /* Pass two, over the listed spheres: each thread writes its block's
@@ -424,8 +440,7 @@ static sc_status status_of(const sc_spheres *s, const sc_view *v, size_t i) {
 static sc_status status_at(const sc_part *parts, int nparts, size_t pos) {
     for (int p = 0; p < nparts; pos -= parts[p].n, p++)
         if (pos < parts[p].n)
-            return status_of(parts[p].set, parts[p].v,
-                             parts[p].map ? parts[p].map[pos] : pos);
+            return status_of(parts[p].set, parts[p].v, parts[p].map ? parts[p].map[pos] : pos);
     return SC_ERR_INVALID_ARGUMENT; /* not reached: pos is below the parts' total */
 }
 
@@ -497,8 +512,13 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
     if (!sc_buf_reserve(al, &c->bands, 2 * (size_t)c->room * sizeof(size_t) + 4 * (n ? n : 1)) ||
         !grow_keeping(al, &c->joint, guess, 0))
         return sc_engine_failed(c, SC_ERR_OUT_OF_MEMORY);
-    joint_plan j = {n, (int)threads, c->bands.p, (size_t *)c->bands.p + threads,
-                    (uint32_t *)(void *)((size_t *)c->bands.p + 2 * threads), SIZE_MAX, 0.0};
+    joint_plan j = {n,
+                    (int)threads,
+                    c->bands.p,
+                    (size_t *)c->bands.p + threads,
+                    (uint32_t *)(void *)((size_t *)c->bands.p + 2 * threads),
+                    SIZE_MAX,
+                    0.0};
     /* the SIMD pass where the query's kernel is AVX2 (the scalar kernel runs
      * the reference throughout) */
     sc_kernel kernel = c->opt.kernel;
@@ -538,11 +558,12 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
     const double t_images = sc_now() - t0;
 
     const size_t stride = ROW * sizeof(double);
-    const sc_spheres joint = {N, SC_F64, stride, rows, rows + 1, b.dims == 3 ? rows + 2 : NULL,
-                              rows + 3, stride};
-    periodic_query q = {{true, true, b.one_side, b.dims, (uint32_t)n, image, rows,
-                         {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
-                        fn, arg};
+    const sc_spheres joint = {
+        N, SC_F64, stride, rows, rows + 1, b.dims == 3 ? rows + 2 : NULL, rows + 3, stride};
+    periodic_query q = {
+        {true, true, b.one_side, b.dims, (uint32_t)n, image, rows, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+        fn,
+        arg};
     for (int a = 0; a < 3; a++) {
         q.images.periodic[a] = b.periodic[a];
         q.images.period[a] = b.period[a];
@@ -554,8 +575,8 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
             q.images.trust_direct = false;
     }
     const sc_known_bounds known = {&joint, bounds};
-    const sc_status st = sc_engine_run_built(c, N, true, sc_engine_build_known, (void *)&known,
-                                             imaging, &q);
+    const sc_status st =
+        sc_engine_run_built(c, N, true, sc_engine_build_known, (void *)&known, imaging, &q);
     c->stats.seconds[SC_STAGE_BOUNDS] += t_images;
     c->stats.total_seconds = sc_now() - t0;
     sc_context_log(c, SC_LOG_DEBUG, "periodic: %zu spheres, %zu images", n, images);

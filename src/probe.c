@@ -118,8 +118,8 @@ static int largest_pads(const sc_view *v, size_t n, double *top, int keep, doubl
     return m;
 }
 
-bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_t nc,
-                   int threads, sc_probe *pr) {
+bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_t nc, int threads,
+                   sc_probe *pr) {
     const sc_view *v = small->v;
     const size_t ns = small->n;
     memset(pr, 0, sizeof *pr);
@@ -173,8 +173,10 @@ bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_
         cells = 1;
         for (int a = 0; a < 3; a++) {
             const double span = (pr->hi[a] - pr->lo[a]) * pr->inv;
-            pr->k[a] = a >= pr->dims ? 1 : span < (double)(1u << 22) ? (uint32_t)span + 1 : 1u << 22;
-            pr->stride[a] = a >= pr->dims ? 1 : pr->k[a] + 1; /* and an empty layer */
+            pr->k[a] = a >= pr->dims               ? 1
+                       : span < (double)(1u << 22) ? (uint32_t)span + 1
+                                                   : 1u << 22;
+            pr->stride[a] = a >= pr->dims ? 1 : pr->k[a] + 1;    /* and an empty layer */
             cells = cells > cap ? cells : cells * pr->stride[a]; /* saturates past the cap */
         }
     }
@@ -186,8 +188,8 @@ bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_
     if ((double)ns > DENSE * (double)pr->k[0] * (double)pr->k[1] * (double)pr->k[2])
         return false;
     pr->cells = cells;
-    pr->sorted = (4 * sizeof(double) + sizeof(uint32_t)) * ns + sizeof(uint32_t) * cells >
-                 ORDERED_BYTES;
+    pr->sorted =
+        (4 * sizeof(double) + sizeof(uint32_t)) * ns + sizeof(uint32_t) * cells > ORDERED_BYTES;
 
     /* the working copy: S, then the candidates */
     const sc_allocator *al = sc_context_allocator(c);
@@ -203,10 +205,10 @@ bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_
         !sc_buf_reserve(al, &c->peer_buf[BUF_INDEX], sizeof(uint32_t) * n) ||
         !sc_buf_reserve(al, &c->peer_buf[BUF_CELLS], sizeof(uint32_t) * (cells + 3 + 2 * ns)) ||
         !sc_buf_reserve(al, &c->peer_buf[BUF_ORDER], sizeof(uint32_t) * (2 * nc + cells + 1)) ||
-        !sc_buf_reserve(al, &c->peer_buf[BUF_SORT],
-                        sc_counting_scratch(room_sort > pr->sort_threads ? room_sort
-                                                                         : pr->sort_threads,
-                                            (uint32_t)cells + 1)))
+        !sc_buf_reserve(
+            al, &c->peer_buf[BUF_SORT],
+            sc_counting_scratch(room_sort > pr->sort_threads ? room_sort : pr->sort_threads,
+                                (uint32_t)cells + 1)))
         return false;
     pr->sort_scratch = c->peer_buf[BUF_SORT].p;
     pr->order = c->peer_buf[BUF_ORDER].p;
@@ -227,8 +229,8 @@ bool sc_probe_plan(sc_context *c, const sc_part *small, uint32_t small_at, size_
     for (size_t i = 0; i < ns; i++) {
         const double at[3] = {sc_view_get(v, v->x, i), sc_view_get(v, v->y, i),
                               v->z ? sc_view_get(v, v->z, i) : 0.0};
-        key[i] = sc_pad(sc_view_r(v, i)) > pr->gridpad ? (uint32_t)cells
-                                                        : (uint32_t)cell_index(pr, at);
+        key[i] =
+            sc_pad(sc_view_r(v, i)) > pr->gridpad ? (uint32_t)cells : (uint32_t)cell_index(pr, at);
     }
     sc_counting_order(key, ns, (uint32_t)cells + 1, pr->sort_threads, pr->sort_scratch, start,
                       sorted);
@@ -283,7 +285,8 @@ static inline double copy_candidates(const sc_part *large, uint32_t large_at,
     const bool sorted = pr->sorted;
     uint64_t nrows = 0, ncells = 0;
     size_t wide = 0;
-#define LOAD(q) (f64 ? *(const double *)(const void *)(q) : (double)*(const float *)(const void *)(q))
+#define LOAD(q)                                                                                    \
+    (f64 ? *(const double *)(const void *)(q) : (double)*(const float *)(const void *)(q))
 #pragma omp parallel num_threads(threads) reduction(+ : nrows, ncells, wide)
     {
         const int t = sc_thread_id(), nt = sc_num_threads();
@@ -326,9 +329,8 @@ static inline double copy_candidates(const sc_part *large, uint32_t large_at,
 bool sc_probe_candidates(const sc_part *large, uint32_t large_at, const sc_kept_rows *kept,
                          sc_probe *pr, int threads) {
     SC_ASSERT(large->n == pr->nc);
-    const double cost = large->v->f64
-                            ? copy_candidates(large, large_at, kept, pr, threads, true)
-                            : copy_candidates(large, large_at, kept, pr, threads, false);
+    const double cost = large->v->f64 ? copy_candidates(large, large_at, kept, pr, threads, true)
+                                      : copy_candidates(large, large_at, kept, pr, threads, false);
     if (!(cost <= COST_PER_SPHERE * (double)(pr->ns + pr->nc)))
         return false;
     /* The probing order, where S exceeds the cache: candidates
@@ -393,8 +395,8 @@ static inline void look_ahead(const sc_probe *pr, size_t t, ahead *a) {
         a->state = 0;
         return;
     }
-    const bool fast = (a->c1[0] - a->c0[0] <= 1) & (a->c1[1] - a->c0[1] <= 1) &
-                      (a->c1[2] - a->c0[2] <= 1);
+    const bool fast =
+        (a->c1[0] - a->c0[0] <= 1) & (a->c1[1] - a->c0[1] <= 1) & (a->c1[2] - a->c0[2] <= 1);
     a->state = fast ? 1 : 2;
     if (fast) {
         const uint64_t f = cell_at(pr, a->c0[0], a->c0[1], a->c0[2]);
@@ -504,7 +506,8 @@ static uint64_t probe_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn 
 }
 
 /* Not a registered peer: only the scheduler runs it (no build, no options). */
-static const sc_peer probe_peer = {.name = "probe", .tls_bytes = sizeof(run_list), .search = probe_search};
+static const sc_peer probe_peer = {
+    .name = "probe", .tls_bytes = sizeof(run_list), .search = probe_search};
 
 sc_status sc_probe_build(sc_context *c, sc_prepared *p, void *arg) {
     _Static_assert(sizeof(sc_probe) <= SC_PEER_STATE_BYTES, "the probe fits the peer state");

@@ -17,7 +17,9 @@
  * s (1 + 2u) + 2^-536.5; dx = fl(xi - xj) is within u of xi - xj (exact
  * when subnormal), and s within u of ri + rj: |xi - xj| <= (ri + rj)(1 +
  * 7u) + 2^-536. pad(r) >= r (1 + 2^-47) + 2^-501 covers each side. */
-static inline double sc_pad(double r) { return r * (1.0 + 0x1p-46) + 0x1p-500; }
+static inline double sc_pad(double r) {
+    return r * (1.0 + 0x1p-46) + 0x1p-500;
+}
 
 /* The cell of coordinate x on a grid of k cells from lo, 1 / inv wide:
  * floor((x - lo) * inv), clamped to [0, k - 1]. Monotone in x, so an
@@ -47,13 +49,13 @@ typedef struct sc_probe {
     uint64_t cells;      /* table entries */
     int nbig;            /* S's big spheres, at [start[cells], + nbig) */
     size_t ns, nc;
-    size_t wide;  /* candidates whose window spans more than two cells */
+    size_t wide;               /* candidates whose window spans more than two cells */
     double *sx, *sy, *sz, *sr; /* S by working position, padded (z = 0 in 2-D) */
-    double *rows; /* candidate t's (x, y, z, r) at rows + 4 t (z = 0 in 2-D) */
+    double *rows;              /* candidate t's (x, y, z, r) at rows + 4 t (z = 0 in 2-D) */
     uint32_t *index;
-    uint32_t *order; /* nc: the candidates in probing order (then their
+    uint32_t *order;       /* nc: the candidates in probing order (then their
                         cells, and the cells' first positions) */
-    bool sorted;     /* probed in order of their cell, else their own */
+    bool sorted;           /* probed in order of their cell, else their own */
     const uint32_t *start; /* cells + 1 entries: cell q's S spheres are
                               [start[q], start[q + 1]) */
     int sort_threads;      /* the counting sorts' (sc_counting_threads) */

@@ -156,8 +156,8 @@ REPAIR_INLINE bool split_block(const repair_bufs *B, size_t n, size_t a, size_t 
              * successor both below them, and at most REPAIR_BACK of them
              * above x): those go, x stays. */
             const uint64_t back = nk > REPAIR_BACK ? k[nk - 1 - REPAIR_BACK] : 0;
-            keep = x <= next && next < top &&
-                   (nk <= REPAIR_BACK || back < x || (pairs && back == x));
+            keep =
+                x <= next && next < top && (nk <= REPAIR_BACK || back < x || (pairs && back == x));
             while (keep && nk && k[nk - 1] > x) {
                 if (nd == room) {
                     ok = false;
@@ -267,8 +267,9 @@ static bool repair(const repair_bufs *B, size_t n, int key_bits, int ib, size_t 
 #pragma omp parallel num_threads(nb) reduction(| : over)
     for (int b = sc_thread_id(); b < nb; b += sc_num_threads()) {
         const size_t s0 = cap * lo[b] / n, room = cap * lo[b + 1] / n - s0;
-        const bool ok = pairs ? split_block(B, n, lo[b], lo[b + 1], s0, room, true, &kept[b], &moved[b])
-                              : split_block(B, n, lo[b], lo[b + 1], s0, room, false, &kept[b], &moved[b]);
+        const bool ok =
+            pairs ? split_block(B, n, lo[b], lo[b + 1], s0, room, true, &kept[b], &moved[b])
+                  : split_block(B, n, lo[b], lo[b + 1], s0, room, false, &kept[b], &moved[b]);
         over |= !ok;
     }
     if (over)
@@ -345,11 +346,12 @@ bool sc_radix_repair_packed(uint64_t *w, uint64_t *tmp, size_t n, int key_bits, 
     return repair(&B, n, key_bits, index_bits, cap, count, nthreads);
 }
 
-bool sc_radix_repair_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys,
-                           uint32_t *tmp_index, size_t n, int key_bits, uint64_t *side,
-                           uint32_t *side_index, uint64_t *side_tmp, uint32_t *side_tmp_index,
-                           size_t cap, uint32_t *count, int nthreads) {
+bool sc_radix_repair_pairs(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, uint32_t *tmp_index,
+                           size_t n, int key_bits, uint64_t *side, uint32_t *side_index,
+                           uint64_t *side_tmp, uint32_t *side_tmp_index, size_t cap,
+                           uint32_t *count, int nthreads) {
     SC_ASSERT(index && tmp_index && side_index && side_tmp_index);
-    const repair_bufs B = {keys, tmp_keys, side, side_tmp, index, tmp_index, side_index, side_tmp_index};
+    const repair_bufs B = {keys,  tmp_keys,  side,       side_tmp,
+                           index, tmp_index, side_index, side_tmp_index};
     return repair(&B, n, key_bits, 0, cap, count, nthreads);
 }

@@ -183,11 +183,13 @@ static bool radix_sort(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, uint
     const uint64_t dmask = buckets - 1;
     const int nb = sc_radix_blocks(n, nthreads);
     /* Streaming needs line-aligned destinations (the context's buffers are). */
-    const bool stream = first && first->stream && ((uintptr_t)keys | (uintptr_t)tmp_keys) % LINE == 0 &&
+    const bool stream = first && first->stream &&
+                        ((uintptr_t)keys | (uintptr_t)tmp_keys) % LINE == 0 &&
                         (packed || ((uintptr_t)index | (uintptr_t)tmp_index) % LINE == 0);
-    char *const lines = stream ? (char *)count + counts_bytes(nthreads) +
-                                     (LINE - ((uintptr_t)count + counts_bytes(nthreads)) % LINE) % LINE
-                               : NULL;
+    char *const lines = stream
+                            ? (char *)count + counts_bytes(nthreads) +
+                                  (LINE - ((uintptr_t)count + counts_bytes(nthreads)) % LINE) % LINE
+                            : NULL;
 
     /* Which digits vary? The OR of every key's difference from the first. */
     uint64_t varying = 0;
@@ -240,8 +242,9 @@ static bool radix_sort(uint64_t *keys, uint32_t *index, uint64_t *tmp_keys, uint
                 block_of(n, b, nb, &lo, &hi);
                 uint32_t *mine = count + (size_t)b * buckets;
                 if (stream)
-                    scatter_lines(src_k, read_index ? src_i : NULL, dst_k, packed ? NULL : dst_i, lo, hi,
-                                  shift, dmask, mine, buckets, lines + (size_t)b * STREAM_BLOCK_BYTES);
+                    scatter_lines(src_k, read_index ? src_i : NULL, dst_k, packed ? NULL : dst_i,
+                                  lo, hi, shift, dmask, mine, buckets,
+                                  lines + (size_t)b * STREAM_BLOCK_BYTES);
                 else if (packed)
                     for (size_t k = lo; k < hi; k++) {
                         read_ahead(src_k, sizeof *src_k, k, hi);

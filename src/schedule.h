@@ -17,8 +17,8 @@ typedef struct sc_schedule_job {
     sc_sink *sink;
     sc_progress_fn progress; /* from the caller's thread only; may be NULL */
     void *progress_user;
-    void *scratch;           /* sc_schedule_scratch(threads, peer) bytes, 64-byte aligned */
-    sc_load *load;           /* where the team's threads are noted (load.c) */
+    void *scratch;            /* sc_schedule_scratch(threads, peer) bytes, 64-byte aligned */
+    sc_load *load;            /* where the team's threads are noted (load.c) */
     uint64_t candidate_tests; /* out */
 } sc_schedule_job;
 

@@ -7,7 +7,9 @@
 #include <math.h>
 #include <string.h>
 
-const char *sc_version(void) { return SC_VERSION_STRING; }
+const char *sc_version(void) {
+    return SC_VERSION_STRING;
+}
 
 const char *sc_status_string(sc_status s) {
     switch (s) {
@@ -20,7 +22,8 @@ const char *sc_status_string(sc_status s) {
     case SC_ERR_OUT_OF_MEMORY: return "out of memory";
     case SC_ERR_BUFFER_TOO_SMALL: return "pair buffer too small";
     case SC_ERR_STOPPED: return "stopped by the pair callback";
-    case SC_ERR_UNSUPPORTED: return "not supported (this kernel on this CPU or build, or this call on this algorithm)";
+    case SC_ERR_UNSUPPORTED:
+        return "not supported (this kernel on this CPU or build, or this call on this algorithm)";
     case SC_ERR_TOO_COSTLY: return "the algorithm predicts more work than its limit on this input";
     case SC_ERR_VERSION: return "a struct from a newer spherecollide.h than this library's";
     }
@@ -28,7 +31,7 @@ const char *sc_status_string(sc_status s) {
 }
 
 const char *sc_stage_name(sc_stage s) {
-    static const char *const names[SC_STAGE_COUNT] = {"bounds", "keys",  "sort", "gather",
+    static const char *const names[SC_STAGE_COUNT] = {"bounds", "keys",   "sort", "gather",
                                                       "cells",  "search", "merge"};
     return (unsigned)s < SC_STAGE_COUNT ? names[s] : "?";
 }

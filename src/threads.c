@@ -45,10 +45,9 @@ static void topo_load(void) {
     if (hwloc_topology_init(&topo) != 0)
         return;
 #if HWLOC_API_VERSION >= 0x00020800
-    (void)hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_DONT_CHANGE_BINDING |
-                                             HWLOC_TOPOLOGY_FLAG_NO_DISTANCES |
-                                             HWLOC_TOPOLOGY_FLAG_NO_MEMATTRS |
-                                             HWLOC_TOPOLOGY_FLAG_NO_CPUKINDS);
+    (void)hwloc_topology_set_flags(
+        topo, HWLOC_TOPOLOGY_FLAG_DONT_CHANGE_BINDING | HWLOC_TOPOLOGY_FLAG_NO_DISTANCES |
+                  HWLOC_TOPOLOGY_FLAG_NO_MEMATTRS | HWLOC_TOPOLOGY_FLAG_NO_CPUKINDS);
 #endif
     if (hwloc_topology_load(topo) == 0)
         topo_ok = 1;
@@ -99,9 +98,9 @@ static hwloc_bitmap_t pin_set(sc_pin pin, int t, int threads) {
 struct sc_pinning {
     sc_pin pin; /* the policy planned; NONE: begin and end do nothing */
     int threads;
-    pthread_t *tid;      /* the OS thread that took slot t at begin */
-    cpu_set_t *target;   /* mask of team thread t under the policy */
-    cpu_set_t *saved;    /* its mask before begin */
+    pthread_t *tid;       /* the OS thread that took slot t at begin */
+    cpu_set_t *target;    /* mask of team thread t under the policy */
+    cpu_set_t *saved;     /* its mask before begin */
     unsigned char *bound; /* slot t was bound and must be restored */
 };
 
@@ -175,11 +174,14 @@ size_t sc_threads_describe(sc_pin pin, int threads, char *buf, size_t cap) {
     if (!topo_get())
         return (size_t)snprintf(buf, cap, "topology: hwloc failed to load; no binding\n");
     size_t used = 0;
-#define ADD(...) used += (size_t)snprintf(buf + (used < cap ? used : cap), used < cap ? cap - used : 0, __VA_ARGS__)
+#define ADD(...)                                                                                   \
+    used += (size_t)snprintf(buf + (used < cap ? used : cap), used < cap ? cap - used : 0,         \
+                             __VA_ARGS__)
     ADD("topology: %d package(s), %d NUMA node(s), %d core(s), %d PU(s)",
         hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE),
         hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE),
-        hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE), hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU));
+        hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE),
+        hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU));
     hwloc_obj_t l3 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_L3CACHE, 0);
     hwloc_obj_t l2 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_L2CACHE, 0);
     if (l2 && l2->attr)
@@ -212,9 +214,9 @@ int sc_cores_available(void) {
 
 size_t sc_threads_describe(sc_pin pin, int threads, char *buf, size_t cap) {
     (void)pin;
-    return (size_t)snprintf(buf, cap,
-                            "topology: built without hwloc; %d processor(s); %d thread%s, no binding\n",
-                            sc_cores_available(), threads, threads == 1 ? "" : "s");
+    return (size_t)snprintf(
+        buf, cap, "topology: built without hwloc; %d processor(s); %d thread%s, no binding\n",
+        sc_cores_available(), threads, threads == 1 ? "" : "s");
 }
 #endif
 
@@ -239,5 +241,7 @@ sc_pin sc_pinning_begin(sc_pinning *p) {
     return SC_PIN_NONE;
 }
 
-void sc_pinning_end(sc_pinning *p) { (void)p; }
+void sc_pinning_end(sc_pinning *p) {
+    (void)p;
+}
 #endif

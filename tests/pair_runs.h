@@ -67,9 +67,9 @@ static inline const char *label(const run *r) {
     return buf;
 }
 
-static const sc_algorithm algos[] = {SC_ALGO_GRID,     SC_ALGO_BRUTE,   SC_ALGO_PARTITION1D,
-                                     SC_ALGO_SAP,      SC_ALGO_HASHGRID, SC_ALGO_OCTREE,
-                                     SC_ALGO_KDSPLIT,  SC_ALGO_BVH,     SC_ALGO_SEGTREE};
+static const sc_algorithm algos[] = {SC_ALGO_GRID,    SC_ALGO_BRUTE,    SC_ALGO_PARTITION1D,
+                                     SC_ALGO_SAP,     SC_ALGO_HASHGRID, SC_ALGO_OCTREE,
+                                     SC_ALGO_KDSPLIT, SC_ALGO_BVH,      SC_ALGO_SEGTREE};
 #define NALGOS (sizeof algos / sizeof algos[0])
 
 static inline sc_kernel kernel_for(size_t k) {
@@ -100,8 +100,7 @@ static inline void check_calls(const char *name, sc_context *ctx, const sc_spher
     CHECK(st == SC_OK, "%s: %s%s: %s", name, what, label(r), sc_status_string(st));
     if (!r->sorted && got.n)
         qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
-    CHECK(same(&got, want), "%s: %s%s: %zu pairs, want %zu", name, what, label(r), got.n,
-          want->n);
+    CHECK(same(&got, want), "%s: %s%s: %zu pairs, want %zu", name, what, label(r), got.n, want->n);
     CHECK(s.pairs == want->n && s.checksum == checksum(want), "%s: %s%s: stream summary", name,
           what, label(r));
     sc_summary cnt = {0, 0};

@@ -106,8 +106,8 @@ static sc_context *context_for(const run *r) {
 
 /* Streams and counts A x B on one run's settings and checks them against
  * the oracle: the sorted stream pair for pair, the unsorted one as a set. */
-static void check_run(const char *name, const sc_spheres *a, const sc_spheres *b,
-                      const pairs *want, const run *r) {
+static void check_run(const char *name, const sc_spheres *a, const sc_spheres *b, const pairs *want,
+                      const run *r) {
     sc_context *ctx = context_for(r);
     CHECK(ctx != NULL, "%s: context", name);
     if (!ctx)
@@ -136,7 +136,7 @@ static void group_generators(void) {
         const int dense = strcmp(names[g], "dense") == 0;
         const size_t nl = dense ? 600 : 3000, ns = dense ? 40 : 150;
         double *big = generate(names[g], nl, 21);
-        double *other = generate(names[g], nl, 22); /* spread: its first ns */
+        double *other = generate(names[g], nl, 22);  /* spread: its first ns */
         double *corner = generate(names[g], ns, 23); /* the generator's region for ns */
         char name[96];
         snprintf(name, sizeof name, "%s: spread small x large", names[g]);
@@ -235,7 +235,8 @@ static void group_threads(void) {
         }
     if (first.n)
         qsort(first.p, first.n, 2 * sizeof(uint32_t), cmp_pair);
-    CHECK(first.n == want.n && first.n && memcmp(first.p, want.p, 2 * want.n * sizeof(uint32_t)) == 0,
+    CHECK(first.n == want.n && first.n &&
+              memcmp(first.p, want.p, 2 * want.n * sizeof(uint32_t)) == 0,
           "the sequence is the oracle's set (%zu vs %zu)", first.n, want.n);
     free(first.p);
     free(want.p);
@@ -411,22 +412,25 @@ static void group_filter(void) {
             const sc_spheres vb = layout(kind, rows, FL, mem);
             const sc_spheres va = layout(kind, small, FS, smem);
             for (int threads = 1; threads <= 2; threads++) {
-                const filter_result ref = filter_run(&va, &vb, SC_KERNEL_SCALAR, threads,
-                                                     boxes ? &box : NULL);
+                const filter_result ref =
+                    filter_run(&va, &vb, SC_KERNEL_SCALAR, threads, boxes ? &box : NULL);
                 CHECK(ref.st == SC_OK && ref.searched > FS && ref.searched < FS + FL / 2,
                       "filter box %d layout %d t%d: reference %s, %llu searched", boxes, kind,
                       threads, sc_status_string(ref.st), (unsigned long long)ref.searched);
                 if (!boxes)
-                    CHECK(same(&ref.got, &want), "filter layout %d t%d: reference %zu pairs, "
-                          "want %zu", kind, threads, ref.got.n, want.n);
+                    CHECK(same(&ref.got, &want),
+                          "filter layout %d t%d: reference %zu pairs, "
+                          "want %zu",
+                          kind, threads, ref.got.n, want.n);
                 if (have_avx2) {
-                    const filter_result v = filter_run(&va, &vb, SC_KERNEL_AVX2, threads,
-                                                       boxes ? &box : NULL);
+                    const filter_result v =
+                        filter_run(&va, &vb, SC_KERNEL_AVX2, threads, boxes ? &box : NULL);
                     CHECK(v.st == SC_OK && v.searched == ref.searched && same(&v.got, &ref.got),
                           "filter box %d layout %d t%d: AVX2 %s, %llu searched and %zu pairs, "
-                          "the reference %llu and %zu", boxes, kind, threads,
-                          sc_status_string(v.st), (unsigned long long)v.searched, v.got.n,
-                          (unsigned long long)ref.searched, ref.got.n);
+                          "the reference %llu and %zu",
+                          boxes, kind, threads, sc_status_string(v.st),
+                          (unsigned long long)v.searched, v.got.n, (unsigned long long)ref.searched,
+                          ref.got.n);
                     compared++;
                     free(v.got.p);
                 }
@@ -448,8 +452,8 @@ static void group_filter(void) {
                     *origf = bad ? -0.5f : NAN;
                 const sc_status expect = bad ? SC_ERR_NEGATIVE_RADIUS : SC_ERR_NON_FINITE;
                 for (int k = 0; k < 1 + have_avx2; k++) {
-                    const filter_result v = filter_run(&va, &vb, k ? SC_KERNEL_AVX2 : SC_KERNEL_SCALAR,
-                                                       2, boxes ? &box : NULL);
+                    const filter_result v = filter_run(
+                        &va, &vb, k ? SC_KERNEL_AVX2 : SC_KERNEL_SCALAR, 2, boxes ? &box : NULL);
                     CHECK(v.st == expect, "filter box %d layout %d kernel %d: bad %d gives %s",
                           boxes, kind, k, bad, sc_status_string(v.st));
                     free(v.got.p);
@@ -540,8 +544,7 @@ static void check_path(const char *name, const sc_spheres *a, const sc_spheres *
                       book.probed, book.big, book.wide, book.in_cell_order);
             else
                 CHECK(book.probed == 0 && book.joint == 3 + !sorted,
-                      "%s: t%d: searched jointly (%d, %d)",
-                      name, t, book.joint, book.probed);
+                      "%s: t%d: searched jointly (%d, %d)", name, t, book.joint, book.probed);
             sc_context_destroy(ctx);
         }
     free(first.p);
@@ -587,7 +590,8 @@ static void group_filter_limit(void) {
                     const filter_result v = filter_run(&va, &vb, kernel, threads, NULL);
                     CHECK(v.st == SC_ERR_OUT_OF_RANGE,
                           "filter limit %d: lane %d kernel %d t%d: a centre past the limit "
-                          "gives %s", side, lane, k, threads, sc_status_string(v.st));
+                          "gives %s",
+                          side, lane, k, threads, sc_status_string(v.st));
                     free(v.got.p);
                 }
             b[4 * (40 + lane)] = keep;
@@ -629,7 +633,8 @@ static void group_probe(void) {
     for (size_t j = 0; j < nl; j++)
         big[4 * j + 3] = 30.0;
     oracle(small, 200, big, 2000, &want);
-    const sc_spheres va2 = sc_spheres_rows_f64(200, 3, small), vb2 = sc_spheres_rows_f64(2000, 3, big);
+    const sc_spheres va2 = sc_spheres_rows_f64(200, 3, small),
+                     vb2 = sc_spheres_rows_f64(2000, 3, big);
     check_path("probe: too costly", &va2, &vb2, &want, 0, 0, 0);
     free(want.p);
     free(big);
@@ -658,7 +663,8 @@ static void group_probe(void) {
         }
         oracle(ls, LS, ll, 6 * LS, &want);
         CHECK(want.n >= 3 * LS, "probe: touching pairs listed (%zu)", want.n);
-        const sc_spheres vs = sc_spheres_rows_f64(LS, 3, ls), vt = sc_spheres_rows_f64(6 * LS, 3, ll);
+        const sc_spheres vs = sc_spheres_rows_f64(LS, 3, ls),
+                         vt = sc_spheres_rows_f64(6 * LS, 3, ll);
         check_path("probe: touching", &vs, &vt, &want, 1, 0, 0);
         free(want.p);
         free(ls);
@@ -837,8 +843,9 @@ static void run_filter(void) {
 
 int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
-        {"generators", run_generators}, {"threads", group_threads}, {"extremes", group_extremes},
-        {"api", group_api},             {"filter", run_filter},     {"probe", group_probe},
+        {"generators", run_generators}, {"threads", group_threads},
+        {"extremes", group_extremes},   {"api", group_api},
+        {"filter", run_filter},         {"probe", group_probe},
     };
     return sc_test_main(argc, argv, "test_between", groups, sizeof groups / sizeof groups[0]);
 }

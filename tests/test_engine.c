@@ -115,16 +115,16 @@ typedef struct config {
     sc_algorithm algo;
     int max_levels;
     double cell_factor;
-    int levels; /* 0: cost model */
+    int levels;   /* 0: cost model */
     int indirect; /* study build: the grid reads the caller's arrays */
     int morton;   /* study build: the grid's rows along a Morton curve */
-    int variant; /* peers: 0 their defaults, 1 the other options (see make_ctx) */
-    int sides;   /* study build: the grid's cross-level sides (sc_grid_sides) */
+    int variant;  /* peers: 0 their defaults, 1 the other options (see make_ctx) */
+    int sides;    /* study build: the grid's cross-level sides (sc_grid_sides) */
 } config;
 
 /* Every peer but the grid (which the groups above run in every shape). */
-static const sc_algorithm peers[] = {SC_ALGO_BRUTE,  SC_ALGO_PARTITION1D, SC_ALGO_SAP,
-                                     SC_ALGO_HASHGRID, SC_ALGO_OCTREE, SC_ALGO_KDSPLIT,
+static const sc_algorithm peers[] = {SC_ALGO_BRUTE,    SC_ALGO_PARTITION1D, SC_ALGO_SAP,
+                                     SC_ALGO_HASHGRID, SC_ALGO_OCTREE,      SC_ALGO_KDSPLIT,
                                      SC_ALGO_BVH,      SC_ALGO_SEGTREE};
 #define NPEERS (sizeof peers / sizeof peers[0])
 
@@ -177,7 +177,8 @@ static void check_config(const dataset *d, const sc_spheres *view, const config 
                          const pairs *want, uint64_t want_sum, pairs *stream_ref,
                          const char *what) {
     char tag[160];
-    snprintf(tag, sizeof tag, "%s n=%zu %s kernel=%s threads=%d algo=%s/%d max_levels=%d levels=%d factor=%g",
+    snprintf(tag, sizeof tag,
+             "%s n=%zu %s kernel=%s threads=%d algo=%s/%d max_levels=%d levels=%d factor=%g",
              d->name, d->n, what, sc_kernel_name(c->kernel), c->threads, sc_algorithm_name(c->algo),
              c->variant, c->max_levels, c->levels, c->cell_factor);
 
@@ -192,12 +193,11 @@ static void check_config(const dataset *d, const sc_spheres *view, const config 
           (unsigned long long)s.checksum, (unsigned long long)want_sum);
     sc_stats stats;
     sc_context_stats(ctx, &stats);
-    const sc_kernel expect_kernel = c->indirect ? SC_KERNEL_SCALAR
-                                    : c->kernel == SC_KERNEL_AUTO    ? sc_kernel_auto()
-                                                                     : c->kernel;
-    CHECK(stats.pairs == want->n && stats.kernel == expect_kernel,
-          "%s: stats pairs %llu kernel %s", tag, (unsigned long long)stats.pairs,
-          sc_kernel_name(stats.kernel));
+    const sc_kernel expect_kernel = c->indirect                   ? SC_KERNEL_SCALAR
+                                    : c->kernel == SC_KERNEL_AUTO ? sc_kernel_auto()
+                                                                  : c->kernel;
+    CHECK(stats.pairs == want->n && stats.kernel == expect_kernel, "%s: stats pairs %llu kernel %s",
+          tag, (unsigned long long)stats.pairs, sc_kernel_name(stats.kernel));
 
     /* stream, unsorted, small chunks so that buffers wrap and threads wait */
     sc_context_destroy(ctx);
@@ -280,19 +280,20 @@ static void check_dataset(const dataset *d, int full) {
         }
     }
     /* the brute-force peer and grid variants */
-    config extra[] = {{SC_KERNEL_AUTO, 2, SC_ALGO_BRUTE, 0, 0, 0, 0, 0, 0, 0},
-                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0, 0, 0, 0, 0, 0},
-                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7, 0, 0, 0, 0, 0},
-                      {SC_KERNEL_SCALAR, 3, SC_ALGO_GRID, 0, 0, 16, 0, 0, 0, 0},
+    config extra[] = {
+        {SC_KERNEL_AUTO, 2, SC_ALGO_BRUTE, 0, 0, 0, 0, 0, 0, 0},
+        {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 1, 0, 0, 0, 0, 0, 0},
+        {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 3, 1.7, 0, 0, 0, 0, 0},
+        {SC_KERNEL_SCALAR, 3, SC_ALGO_GRID, 0, 0, 16, 0, 0, 0, 0},
 #ifdef SC_STUDY
-                      /* rows along a Morton curve: other row order, same pairs */
-                      {SC_KERNEL_AUTO, 3, SC_ALGO_GRID, 0, 0, 0, 0, 1, 0, 0},
-                      {SC_KERNEL_SCALAR, 2, SC_ALGO_GRID, 0, 0, 16, 0, 1, 0, 0},
-                      /* pairs across levels all from the finer side, or all
+        /* rows along a Morton curve: other row order, same pairs */
+        {SC_KERNEL_AUTO, 3, SC_ALGO_GRID, 0, 0, 0, 0, 1, 0, 0},
+        {SC_KERNEL_SCALAR, 2, SC_ALGO_GRID, 0, 0, 16, 0, 1, 0, 0},
+        /* pairs across levels all from the finer side, or all
                        * from the coarser one (with Morton rows too) */
-                      {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 16, 0, 0, 0, SC_SIDES_UP},
-                      {SC_KERNEL_AUTO, 3, SC_ALGO_GRID, 0, 0, 16, 0, 0, 0, SC_SIDES_DOWN},
-                      {SC_KERNEL_SCALAR, 2, SC_ALGO_GRID, 0, 0, 0, 0, 1, 0, SC_SIDES_DOWN},
+        {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 16, 0, 0, 0, SC_SIDES_UP},
+        {SC_KERNEL_AUTO, 3, SC_ALGO_GRID, 0, 0, 16, 0, 0, 0, SC_SIDES_DOWN},
+        {SC_KERNEL_SCALAR, 2, SC_ALGO_GRID, 0, 0, 0, 0, 1, 0, SC_SIDES_DOWN},
 #endif
     };
     /* A different algorithm or grid shape may stream in another order; each
@@ -321,13 +322,15 @@ static void check_dataset(const dataset *d, int full) {
     /* NumPy's usual pair: an (n, 3) array of centres and an (n,) array of
      * radii, read through r_stride; z first and x last in each row so no
      * row-layout fast path can mistake it for (x, y, z, r) records */
-    double *cen = malloc(3 * (d->n + 1) * sizeof(double)), *rad = malloc((d->n + 1) * sizeof(double));
+    double *cen = malloc(3 * (d->n + 1) * sizeof(double)),
+           *rad = malloc((d->n + 1) * sizeof(double));
     for (size_t i = 0; i < d->n; i++) {
         for (int a = 0; a < 3; a++)
             cen[3 * i + 2 - a] = d->rows[4 * i + a];
         rad[i] = d->rows[4 * i + 3];
     }
-    const sc_spheres cr = {d->n, SC_F64, 3 * sizeof(double), cen + 2, cen + 1, cen, rad, sizeof(double)};
+    const sc_spheres cr = {d->n, SC_F64, 3 * sizeof(double), cen + 2, cen + 1,
+                           cen,  rad,    sizeof(double)};
     check_config(d, &cr, &c, &want, sum, &ref, "centres-radii-f64");
     if (peers_here)
         run_peers(d, &cr, &want, sum, "peer-centres-radii");
@@ -376,7 +379,8 @@ static void check_dataset_f32(const dataset *d) {
             cen[3 * i + a] = rows32[4 * i + a];
         rad[i] = rows32[4 * i + 3];
     }
-    const sc_spheres crs = {d->n, SC_F32, 3 * sizeof(float), cen, cen + 1, cen + 2, rad, sizeof(float)};
+    const sc_spheres crs = {d->n,    SC_F32, 3 * sizeof(float), cen, cen + 1,
+                            cen + 2, rad,    sizeof(float)};
     config cc = {SC_KERNEL_AUTO, 2, SC_ALGO_GRID, 0, 0, 0, 0, 0, 0, 0};
     check_config(&w, &crs, &cc, &want, sum, &ref, "centres-radii-f32");
     free(cen);
@@ -472,7 +476,15 @@ static void group_peers(void) {
                             continue;
                         const sc_kernel kern = kernels[(t + (size_t)var) % 2];
                         config c = {sc_kernel_available(kern) ? kern : SC_KERNEL_SCALAR,
-                                    thread_counts[t], peers[k], 0, 0, 0, 0, 0, var, 0};
+                                    thread_counts[t],
+                                    peers[k],
+                                    0,
+                                    0,
+                                    0,
+                                    0,
+                                    0,
+                                    var,
+                                    0};
                         check_config(&d, &view, &c, &want, sum, &own, "peer");
                     }
                     free(own.p);
@@ -799,8 +811,8 @@ static void group_pathological(void) {
         sc_summary s = {0, 0};
         sc_stats st = {0};
         const sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
-        const int ok = sc_context_create(&o, &ctx) == SC_OK && sc_count_pairs(ctx, &v, &s) == SC_OK &&
-                       sc_context_stats(ctx, &st) == SC_OK;
+        const int ok = sc_context_create(&o, &ctx) == SC_OK &&
+                       sc_count_pairs(ctx, &v, &s) == SC_OK && sc_context_stats(ctx, &st) == SC_OK;
         CHECK(ok && st.levels == 1 && st.cell_size >= 8.0 && s.pairs >= 1000,
               "sparse-touching-x: widened cells (%g), %llu pairs", st.cell_size,
               (unsigned long long)s.pairs);
@@ -860,7 +872,9 @@ static void group_extremes(void) {
         for (int a = 0; a < 3; a++)
             rows[4 * i + a] = (double)(int)(8.0 * urand()) * 1e-163 * (urand() < 0.5 ? -1 : 1);
         const double u = urand();
-        rows[4 * i + 3] = u < 0.3 ? 0.0 : u < 0.6 ? 5e-324 * (double)(int)(100 * urand()) : 1e-163 * u;
+        rows[4 * i + 3] = u < 0.3   ? 0.0
+                          : u < 0.6 ? 5e-324 * (double)(int)(100 * urand())
+                                    : 1e-163 * u;
     }
     run_rows("cloud-1e-163", n, rows);
     rows[0] = SC_MAX_ABS_VALUE;
@@ -907,8 +921,8 @@ static void stream_without_pairs(void) {
         sc_summary sum = {1, 1};
         chunk_limit = SIZE_MAX;
         const sc_status st = sc_stream_pairs(ctx, &view, collect, &got, &sum);
-        CHECK(st == SC_OK && got.n == 0 && sum.pairs == 0, "empty stream, %d threads: status %s, %zu pairs",
-              t, sc_status_string(st), got.n);
+        CHECK(st == SC_OK && got.n == 0 && sum.pairs == 0,
+              "empty stream, %d threads: status %s, %zu pairs", t, sc_status_string(st), got.n);
         free(got.p);
         sc_context_destroy(ctx);
     }
@@ -1091,13 +1105,16 @@ static void group_api(void) {
             CHECK(prow && scgen_generate(gens[g], n, 3, prow) == 0, "generate %s", gens[g]);
             const sc_spheres sp = sc_spheres_rows_f64(n, 3, prow);
             for (int f = 0; f < 2; f++)
-                CHECK(sc_study_grid_plan(&sp, f ? 1.0 + 0x1p-30 : 1.0, 0, &kb[g][f], &lv, &var, &pb[g][f]) ==
-                          SC_OK && lv == 1,
+                CHECK(sc_study_grid_plan(&sp, f ? 1.0 + 0x1p-30 : 1.0, 0, &kb[g][f], &lv, &var,
+                                         &pb[g][f]) == SC_OK &&
+                          lv == 1,
                       "study plan replay, %s", gens[g]);
         }
-        CHECK(kb[0][0] < kb[0][1] && kb[1][0] == kb[1][1], "study plan replay widens sparse cells only (%d/%d, %d/%d)",
-              kb[0][0], kb[0][1], kb[1][0], kb[1][1]);
-        CHECK(pb[0][0] == 15 && pb[1][0] == 15, "study plan replay packs (%d, %d)", pb[0][0], pb[1][0]);
+        CHECK(kb[0][0] < kb[0][1] && kb[1][0] == kb[1][1],
+              "study plan replay widens sparse cells only (%d/%d, %d/%d)", kb[0][0], kb[0][1],
+              kb[1][0], kb[1][1]);
+        CHECK(pb[0][0] == 15 && pb[1][0] == 15, "study plan replay packs (%d, %d)", pb[0][0],
+              pb[1][0]);
         free(prow);
     }
 #endif
@@ -1252,7 +1269,8 @@ typedef struct log_seen {
 static void watch_log(sc_log_level level, const char *msg, void *user) {
     log_seen *s = user;
     (void)level;
-    s->repaired += strstr(msg, "sweep order repaired") != NULL || strstr(msg, "tree refitted") != NULL;
+    s->repaired +=
+        strstr(msg, "sweep order repaired") != NULL || strstr(msg, "tree refitted") != NULL;
     s->gave_up += strstr(msg, "repair gave up") != NULL || strstr(msg, "refit gave up") != NULL;
     s->refused += strstr(msg, "refused") != NULL;
     s->q16 += strstr(msg, "16-bit boxes") != NULL;
@@ -1304,7 +1322,7 @@ static void group_options(void) {
         static const struct {
             const char *dist;
             double min_factor, max_factor, cell_factor;
-        } cases[] = {{"sparse", 8.0, 16.0, 1.0},    {"uniform", 1.0, 1.0, 1.0},
+        } cases[] = {{"sparse", 8.0, 16.0, 1.0},   {"uniform", 1.0, 1.0, 1.0},
                      {"clustered", 1.0, 1.0, 1.0}, {"shell", 1.0, 1.0, 1.0},
                      {"sparse", 2.0, 2.0, 2.0},    {"sheet", 1.0, 1.0, 1.0}};
         const size_t n = 40000;
@@ -1347,7 +1365,8 @@ static void group_options(void) {
             }
             /* the cell edge is 2 r_max (plus a margin) times the factor */
             const double f = cell[0] / (2.0 * rmax);
-            CHECK(f >= cases[c].min_factor && f <= cases[c].max_factor * 1.001 && cell[0] == cell[1],
+            CHECK(f >= cases[c].min_factor && f <= cases[c].max_factor * 1.001 &&
+                      cell[0] == cell[1],
                   "%s: cells of %g (%.3g x 2 r_max) on 1 thread, %g on 3; want %g..%g x",
                   cases[c].dist, cell[0], f, cell[1], cases[c].min_factor, cases[c].max_factor);
         }
@@ -1381,7 +1400,8 @@ static void group_options(void) {
         CHECK(st[1].cell_size == 2.0 * st[2].cell_size, "7 levels: cells of %g, 8 levels: %g",
               st[1].cell_size, st[2].cell_size);
         CHECK(st[0].cell_size == st[2].cell_size && st[0].levels == st[2].levels,
-              "heavytail 3e5: the model's plan has cells of %g in %d levels, the 8-level plan %g in %d",
+              "heavytail 3e5: the model's plan has cells of %g in %d levels, the 8-level plan %g "
+              "in %d",
               st[0].cell_size, (int)st[0].levels, st[2].cell_size, (int)st[2].levels);
         free(rows);
     }
@@ -1407,8 +1427,9 @@ static void group_options(void) {
             o.algorithm = SC_ALGO_SEGTREE;
             o.kernel = k ? SC_KERNEL_AUTO : SC_KERNEL_SCALAR;
             ctx = NULL;
-            const sc_status st = sc_context_create(&o, &ctx) == SC_OK ? sc_count_pairs(ctx, &view, &got)
-                                                                       : SC_ERR_INVALID_ARGUMENT;
+            const sc_status st = sc_context_create(&o, &ctx) == SC_OK
+                                     ? sc_count_pairs(ctx, &view, &got)
+                                     : SC_ERR_INVALID_ARGUMENT;
             CHECK(st == SC_OK && got.pairs == want.pairs && got.checksum == want.checksum &&
                       want.pairs >= 2 * (n - 1) - 1,
                   "segtree kernel %d on huge spheres: %llu pairs, sap %llu", k,
@@ -1425,7 +1446,8 @@ static void group_options(void) {
         for (int k = 0; k < 2; k++) {
             const size_t n = 3000;
             dataset d = {filters[g], n, malloc(4 * (n + 1) * sizeof(double))};
-            CHECK(scgen_generate(g == 1 ? "farclusters" : "uniform", n, 11, d.rows) == 0, "generate");
+            CHECK(scgen_generate(g == 1 ? "farclusters" : "uniform", n, 11, d.rows) == 0,
+                  "generate");
             for (size_t i = 0; g == 2 && i < n; i++)
                 d.rows[4 * i + 3] = i % 3 ? 0.0 : d.rows[4 * i + 3];
             log_seen seen = {0, 0, 0, 0};
@@ -1459,58 +1481,59 @@ static void group_options(void) {
      * call exact and in the order of a 2-thread context that saw the same
      * calls */
     for (int t = 1; t <= 3; t += 2)
-    for (int bvh = 0; bvh <= 1; bvh++) {
-        const char *peer = bvh ? "bvh refit" : "sap warm";
-        const size_t n = 4000;
-        dataset d = {"uniform", n, malloc(4 * (n + 1) * sizeof(double))};
-        CHECK(scgen_generate("uniform", n, 5, d.rows) == 0, "generate");
-        for (size_t i = 0; i < n; i += 7) /* exact ties on the sweep axis, kept below */
-            d.rows[4 * i] = 0.25, d.rows[4 * i + 3] = 0.0;
-        log_seen seen = {0, 0, 0, 0};
-        sc_options o = sc_options_default();
-        o.algorithm = bvh ? SC_ALGO_BVH : SC_ALGO_SAP;
-        o.sap.warm = !bvh;
-        o.bvh.refit = bvh;
-        o.threads = t;
-        o.pin = SC_PIN_NONE;
-        o.log = watch_log;
-        o.log_user = &seen;
-        sc_context *ctx = NULL, *ref = NULL;
-        CHECK(sc_context_create(&o, &ctx) == SC_OK, "warm sap context");
-        o.threads = 2;
-        o.log = NULL;
-        CHECK(sc_context_create(&o, &ref) == SC_OK, "warm sap context");
-        warm_step(ctx, ref, &d, t, "first call");
-        CHECK(seen.repaired == 0 && seen.gave_up == 0, "%s: the first call is cold", peer);
-        for (int frame = 0; frame < 3; frame++) { /* a small step of every sphere */
-            for (size_t i = 0; i < n; i++)
-                for (int a = i % 7 == 0; a < 3; a++)
-                    d.rows[4 * i + a] += (urand() - 0.5) * 0.02 * d.rows[4 * i + 3];
-            warm_step(ctx, ref, &d, t, "small moves");
+        for (int bvh = 0; bvh <= 1; bvh++) {
+            const char *peer = bvh ? "bvh refit" : "sap warm";
+            const size_t n = 4000;
+            dataset d = {"uniform", n, malloc(4 * (n + 1) * sizeof(double))};
+            CHECK(scgen_generate("uniform", n, 5, d.rows) == 0, "generate");
+            for (size_t i = 0; i < n; i += 7) /* exact ties on the sweep axis, kept below */
+                d.rows[4 * i] = 0.25, d.rows[4 * i + 3] = 0.0;
+            log_seen seen = {0, 0, 0, 0};
+            sc_options o = sc_options_default();
+            o.algorithm = bvh ? SC_ALGO_BVH : SC_ALGO_SAP;
+            o.sap.warm = !bvh;
+            o.bvh.refit = bvh;
+            o.threads = t;
+            o.pin = SC_PIN_NONE;
+            o.log = watch_log;
+            o.log_user = &seen;
+            sc_context *ctx = NULL, *ref = NULL;
+            CHECK(sc_context_create(&o, &ctx) == SC_OK, "warm sap context");
+            o.threads = 2;
+            o.log = NULL;
+            CHECK(sc_context_create(&o, &ref) == SC_OK, "warm sap context");
+            warm_step(ctx, ref, &d, t, "first call");
+            CHECK(seen.repaired == 0 && seen.gave_up == 0, "%s: the first call is cold", peer);
+            for (int frame = 0; frame < 3; frame++) { /* a small step of every sphere */
+                for (size_t i = 0; i < n; i++)
+                    for (int a = i % 7 == 0; a < 3; a++)
+                        d.rows[4 * i + a] += (urand() - 0.5) * 0.02 * d.rows[4 * i + 3];
+                warm_step(ctx, ref, &d, t, "small moves");
+            }
+            CHECK(seen.repaired == 3 && seen.gave_up == 0,
+                  "%s: %d repairs, %d give-ups (want 3, 0)", peer, seen.repaired, seen.gave_up);
+            const int before = seen.repaired;
+            for (size_t i = n - 1; i > 0; i--) { /* same spheres, shuffled: same axis */
+                const size_t j = (size_t)(urand() * (double)(i + 1));
+                double tmp[4];
+                memcpy(tmp, d.rows + 4 * i, sizeof tmp);
+                memcpy(d.rows + 4 * i, d.rows + 4 * j, sizeof tmp);
+                memcpy(d.rows + 4 * j, tmp, sizeof tmp);
+            }
+            warm_step(ctx, ref, &d, t, "reshuffled");
+            CHECK(seen.gave_up == 1 && seen.repaired == before, "%s: a reshuffle gives up (%d)",
+                  peer, seen.gave_up);
+            dataset d2 = {"uniform", n - 100, d.rows};
+            warm_step(ctx, ref, &d2, t, "fewer spheres");
+            sc_context_trim(ctx);
+            sc_context_trim(ref);
+            warm_step(ctx, ref, &d2, t, "after trim");
+            CHECK(seen.repaired == before && seen.gave_up == 1, "%s: other n and trim are cold",
+                  peer);
+            sc_context_destroy(ctx);
+            sc_context_destroy(ref);
+            free(d.rows);
         }
-        CHECK(seen.repaired == 3 && seen.gave_up == 0, "%s: %d repairs, %d give-ups (want 3, 0)", peer,
-              seen.repaired, seen.gave_up);
-        const int before = seen.repaired;
-        for (size_t i = n - 1; i > 0; i--) { /* same spheres, shuffled: same axis */
-            const size_t j = (size_t)(urand() * (double)(i + 1));
-            double tmp[4];
-            memcpy(tmp, d.rows + 4 * i, sizeof tmp);
-            memcpy(d.rows + 4 * i, d.rows + 4 * j, sizeof tmp);
-            memcpy(d.rows + 4 * j, tmp, sizeof tmp);
-        }
-        warm_step(ctx, ref, &d, t, "reshuffled");
-        CHECK(seen.gave_up == 1 && seen.repaired == before, "%s: a reshuffle gives up (%d)", peer,
-              seen.gave_up);
-        dataset d2 = {"uniform", n - 100, d.rows};
-        warm_step(ctx, ref, &d2, t, "fewer spheres");
-        sc_context_trim(ctx);
-        sc_context_trim(ref);
-        warm_step(ctx, ref, &d2, t, "after trim");
-        CHECK(seen.repaired == before && seen.gave_up == 1, "%s: other n and trim are cold", peer);
-        sc_context_destroy(ctx);
-        sc_context_destroy(ref);
-        free(d.rows);
-    }
     sc_options o = sc_options_default();
     sc_context *ctx = NULL;
     o.sap.warm = 2;
@@ -1667,7 +1690,8 @@ static void group_order(void) {
                       sc_status_string(st));
                 sc_context_destroy(ctx);
             }
-            CHECK(n == 0 || (memcmp(ord[0], ord[1], 4 * n) == 0 && memcmp(ord[0], ord[2], 4 * n) == 0),
+            CHECK(n == 0 ||
+                      (memcmp(ord[0], ord[1], 4 * n) == 0 && memcmp(ord[0], ord[2], 4 * n) == 0),
                   "order %s n=%zu: differs between thread counts", names[g], n);
             unsigned char *seen = calloc(n + 1, 1);
             size_t dup = 0;
@@ -1683,11 +1707,12 @@ static void group_order(void) {
             int skipped = 0;
             double cell_p = -1.0;
             sc_status st = pairs_permuted(&d, ord[0], 2, SC_KERNEL_AUTO, &got, &skipped, &cell_p);
-            CHECK(st == SC_OK && same_pairs(&got, &want), "order %s n=%zu: %s, %zu pairs, oracle %zu",
-                  names[g], n, sc_status_string(st), got.n, want.n);
+            CHECK(st == SC_OK && same_pairs(&got, &want),
+                  "order %s n=%zu: %s, %zu pairs, oracle %zu", names[g], n, sc_status_string(st),
+                  got.n, want.n);
             CHECK(n < 3000 || (cell_p == cell && skipped == 1),
-                  "order %s n=%zu: cell %.17g, in cell order %.17g, sort skipped %d times", names[g],
-                  n, cell, cell_p, skipped);
+                  "order %s n=%zu: cell %.17g, in cell order %.17g, sort skipped %d times",
+                  names[g], n, cell, cell_p, skipped);
             skipped_total += skipped;
 
             /* Two spheres swapped far apart (nearly in order: repaired),
@@ -1739,7 +1764,8 @@ static void group_order(void) {
     sc_options o = sc_options_default();
     o.algorithm = SC_ALGO_SAP;
     sc_context *ctx = NULL;
-    CHECK(sc_context_create(&o, &ctx) == SC_OK && sc_cell_order(ctx, &four, out) == SC_ERR_UNSUPPORTED,
+    CHECK(sc_context_create(&o, &ctx) == SC_OK &&
+              sc_cell_order(ctx, &four, out) == SC_ERR_UNSUPPORTED,
           "order: a sap context is refused");
     sc_context_destroy(ctx);
     o = sc_options_default();
@@ -1756,8 +1782,8 @@ static void group_order(void) {
     CHECK(sc_cell_order(ctx, &four, out) == SC_ERR_NON_FINITE && out[0] == 7 && out[3] == 7,
           "order: a NaN is refused and nothing is written");
     rows[4 * 2 + 1] = 0.0;
-    CHECK(sc_cell_order(ctx, &four, out) == SC_OK &&
-              (out[0] | out[1] | out[2] | out[3]) < 4 && out[0] + out[1] + out[2] + out[3] == 6,
+    CHECK(sc_cell_order(ctx, &four, out) == SC_OK && (out[0] | out[1] | out[2] | out[3]) < 4 &&
+              out[0] + out[1] + out[2] + out[3] == 6,
           "order: a periodic context orders the centres as given");
     sc_context_destroy(ctx);
 }
@@ -1775,10 +1801,14 @@ static void run_generators(void) {
 
 int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
-        {"api", run_api},           {"pathological", group_pathological},
-        {"extremes", group_extremes}, {"generators", run_generators},
-        {"peers", group_peers},     {"options", group_options},
-        {"order", group_order},     {"abi", group_abi},
+        {"api", run_api},
+        {"pathological", group_pathological},
+        {"extremes", group_extremes},
+        {"generators", run_generators},
+        {"peers", group_peers},
+        {"options", group_options},
+        {"order", group_order},
+        {"abi", group_abi},
 #ifdef SC_STUDY
         {"knobs", group_knobs},
 #endif

@@ -13,8 +13,7 @@
 #include "sc_gen.h"
 
 /* The predicate of spherecollide.h, in double, no FMA (-ffp-contract=off). */
-static uint64_t brute_pairs(const double *rows, size_t n)
-{
+static uint64_t brute_pairs(const double *rows, size_t n) {
     uint64_t k = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++) {
@@ -28,8 +27,7 @@ static uint64_t brute_pairs(const double *rows, size_t n)
 }
 
 /* FNV-1a over the bytes: a fingerprint for the known-answer test. */
-static uint64_t fnv1a(const void *data, size_t len)
-{
+static uint64_t fnv1a(const void *data, size_t len) {
     const unsigned char *p = data;
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < len; i++) {
@@ -39,8 +37,7 @@ static uint64_t fnv1a(const void *data, size_t len)
     return h;
 }
 
-static double *gen(const char *dist, size_t n, uint64_t seed)
-{
+static double *gen(const char *dist, size_t n, uint64_t seed) {
     double *rows = malloc((n ? n : 1) * 4 * sizeof *rows);
     if (!rows) {
         fprintf(stderr, "out of memory\n");
@@ -51,11 +48,10 @@ static double *gen(const char *dist, size_t n, uint64_t seed)
     return rows;
 }
 
-static void test_names(void)
-{
+static void test_names(void) {
     const char *const *names = scgen_names();
-    const char *expect[] = {"uniform", "shell",  "wide",   "powerlaw", "clustered",
-                            "farclusters", "dense", "sparse", "seed002", "heavytail"};
+    const char *expect[] = {"uniform",     "shell", "wide",   "powerlaw", "clustered",
+                            "farclusters", "dense", "sparse", "seed002",  "heavytail"};
     size_t count = 0;
     while (names[count])
         count++;
@@ -79,8 +75,7 @@ static void test_names(void)
     CHECK(scgen_radius_bounds("nope", &lo, &hi) == -1, "bounds of an unknown name");
 }
 
-static void test_each(const char *dist)
-{
+static void test_each(const char *dist) {
     double rmin, rmax;
     CHECK(scgen_radius_bounds(dist, &rmin, &rmax) == 0, "%s bounds", dist);
     CHECK(scgen_generate(dist, 0, 1, NULL) == 0, "%s n = 0, rows NULL", dist);
@@ -96,16 +91,18 @@ static void test_each(const char *dist)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         size_t n = sizes[s];
         double *a = gen(dist, n, 42), *b = gen(dist, n, 42), *c = gen(dist, n, 43);
-        CHECK(memcmp(a, b, n * 4 * sizeof *a) == 0, "%s n = %zu: same seed, different bytes", dist, n);
+        CHECK(memcmp(a, b, n * 4 * sizeof *a) == 0, "%s n = %zu: same seed, different bytes", dist,
+              n);
         CHECK(memcmp(a, c, n * 4 * sizeof *a) != 0, "%s n = %zu: seeds 42 and 43 agree", dist, n);
         size_t bad = 0;
         for (size_t k = 0; k < n; k++) {
             const double *p = a + 4 * k;
-            if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]) && p[3] >= rmin && p[3] <= rmax))
+            if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]) && p[3] >= rmin &&
+                  p[3] <= rmax))
                 bad++;
         }
-        CHECK(bad == 0, "%s n = %zu: %zu spheres non-finite or radius outside [%g, %g]", dist, n, bad,
-              rmin, rmax);
+        CHECK(bad == 0, "%s n = %zu: %zu spheres non-finite or radius outside [%g, %g]", dist, n,
+              bad, rmin, rmax);
         free(a);
         free(b);
         free(c);
@@ -113,8 +110,7 @@ static void test_each(const char *dist)
 }
 
 /* Pair counts: dense gives every pair; the others O(n), about one per sphere. */
-static void test_pairs(void)
-{
+static void test_pairs(void) {
     const size_t dense_sizes[] = {2, 3, 17, 500, 2000};
     for (size_t s = 0; s < sizeof dense_sizes / sizeof dense_sizes[0]; s++) {
         size_t n = dense_sizes[s];
@@ -136,7 +132,8 @@ static void test_pairs(void)
         if (strcmp(names[i], "sparse") == 0) {
             /* volume fraction 1e-4: almost no pairs, and the centres' box
              * holds the spheres at about that fraction */
-            double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+            double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL},
+                   hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
             double vol = 0.0;
             for (size_t k = 0; k < n; k++) {
                 for (int a = 0; a < 3; a++) {
@@ -146,8 +143,10 @@ static void test_pairs(void)
                 vol += 4.0 / 3.0 * 3.14159265358979 * pow(rows[4 * k + 3], 3);
             }
             const double phi = vol / ((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
-            CHECK(per <= 0.01 && phi > 0.9e-4 && phi < 1.1e-4, "sparse n = %zu: %.4f pairs per sphere, "
-                  "volume fraction %.3g", n, per, phi);
+            CHECK(per <= 0.01 && phi > 0.9e-4 && phi < 1.1e-4,
+                  "sparse n = %zu: %.4f pairs per sphere, "
+                  "volume fraction %.3g",
+                  n, per, phi);
         } else {
             CHECK(per >= 0.4 && per <= 2.0, "%s n = %zu: %.3f pairs per sphere", names[i], n, per);
         }
@@ -160,17 +159,16 @@ static void test_pairs(void)
  * generators changed (update the table, SCGEN_PRINT_KNOWN=1 prints it, and
  * say so in the commit) or the platform rounds differently (a portability
  * bug). */
-static void test_known_answers(void)
-{
+static void test_known_answers(void) {
     static const struct {
         const char *dist;
         uint64_t fnv;
     } known[] = {
-        {"uniform", 0xee269937986c0698ull},     {"shell", 0x4611310f5771830cull},
-        {"wide", 0x1098d20278c4f068ull},        {"powerlaw", 0x3c3fb10a5e5a35a5ull},
-        {"clustered", 0x5bb718a8fd42d449ull},   {"farclusters", 0x86ae426e518a7b75ull},
-        {"dense", 0x5f479359ab5357dbull},       {"sparse", 0xae0539a190461a12ull},
-        {"seed002", 0x072c74c17f955324ull},     {"heavytail", 0xdd02c21f3cabfb8dull},
+        {"uniform", 0xee269937986c0698ull},   {"shell", 0x4611310f5771830cull},
+        {"wide", 0x1098d20278c4f068ull},      {"powerlaw", 0x3c3fb10a5e5a35a5ull},
+        {"clustered", 0x5bb718a8fd42d449ull}, {"farclusters", 0x86ae426e518a7b75ull},
+        {"dense", 0x5f479359ab5357dbull},     {"sparse", 0xae0539a190461a12ull},
+        {"seed002", 0x072c74c17f955324ull},   {"heavytail", 0xdd02c21f3cabfb8dull},
     };
     int print = getenv("SCGEN_PRINT_KNOWN") != NULL;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
@@ -185,15 +183,13 @@ static void test_known_answers(void)
     }
 }
 
-static void run_each(void)
-{
+static void run_each(void) {
     const char *const *names = scgen_names();
     for (size_t i = 0; names[i]; i++)
         test_each(names[i]);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
         {"names", test_names},
         {"each", run_each},

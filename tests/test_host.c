@@ -348,7 +348,8 @@ static void group_contracts(void) {
         st = sc_stream_pairs(ctx, &v, note_first_pairs, &fp, &sum);
         CHECK(st == SC_OK && fp.seen && sum.pairs > 0, "uniform stream: %s", sc_status_string(st));
         CHECK(fp.calls_before >= 5 && fp.before >= 0.70,
-              "%d threads: before the first pairs, %d progress calls reaching %g (want 5, 0.70 or more)",
+              "%d threads: before the first pairs, %d progress calls reaching %g (want 5, 0.70 or "
+              "more)",
               threads, fp.calls_before, fp.before);
         CHECK(pl.monotone && pl.last == 1.0 && pl.off_thread == 0,
               "%d threads: progress not monotone, off the caller's thread or short of 1 (%g)",
@@ -418,12 +419,12 @@ static void group_sorted_passes(void) {
             CHECK(st == SC_OK && ord.pairs == all && sum.pairs == all && ord.out_of_order == 0,
                   "sorted, budget %zu B, call %d: %s, %zu pairs, %d out of order", bytes[b], call,
                   sc_status_string(st), ord.pairs, ord.out_of_order);
-            CHECK(ord.checksum == want && sum.checksum == want, "sorted, budget %zu B, call %d: checksum",
-                  bytes[b], call);
+            CHECK(ord.checksum == want && sum.checksum == want,
+                  "sorted, budget %zu B, call %d: checksum", bytes[b], call);
         }
         if (b == 0)
-            CHECK(passes[0] == 2 && passes[1] == 1, "budget 64 MiB: %d then %d passes, want 2 then 1",
-                  passes[0], passes[1]);
+            CHECK(passes[0] == 2 && passes[1] == 1,
+                  "budget 64 MiB: %d then %d passes, want 2 then 1", passes[0], passes[1]);
         else
             CHECK(passes[0] >= 3 && passes[1] == passes[0] - 1,
                   "budget 10,000 pairs: %d then %d passes, want >= 3 then one fewer", passes[0],
@@ -449,8 +450,10 @@ static void group_sorted_passes(void) {
 
 int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
-        {"binding", group_binding},     {"concurrent", group_concurrent},
-        {"contracts", group_contracts}, {"sorted_passes", group_sorted_passes},
+        {"binding", group_binding},
+        {"concurrent", group_concurrent},
+        {"contracts", group_contracts},
+        {"sorted_passes", group_sorted_passes},
     };
     return sc_test_main(argc, argv, "test_host", groups, sizeof groups / sizeof groups[0]);
 }

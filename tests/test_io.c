@@ -39,21 +39,18 @@ static const char *workdir;
 /* ---- small helpers ------------------------------------------------------- */
 
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint64_t rng(void)
-{
+static uint64_t rng(void) {
     uint64_t x = rng_state;
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
     return rng_state = x;
 }
-static double rng_unit(void)
-{
+static double rng_unit(void) {
     return (double)(rng() >> 11) / 9007199254740992.0;
 }
 
-static const char *path_in(const char *name)
-{
+static const char *path_in(const char *name) {
     static char bufs[8][1024];
     static int k;
     char *b = bufs[k++ % 8];
@@ -61,8 +58,7 @@ static const char *path_in(const char *name)
     return b;
 }
 
-static void write_bytes(const char *path, const void *data, size_t len)
-{
+static void write_bytes(const char *path, const void *data, size_t len) {
     FILE *f = fopen(path, "wb");
     if (f == NULL || (len && fwrite(data, 1, len, f) != len) || fclose(f) != 0) {
         fprintf(stderr, "cannot write test file %s: %s\n", path, strerror(errno));
@@ -70,13 +66,11 @@ static void write_bytes(const char *path, const void *data, size_t len)
     }
 }
 
-static void write_text(const char *path, const char *text)
-{
+static void write_text(const char *path, const char *text) {
     write_bytes(path, text, strlen(text));
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
+static unsigned char *slurp(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return NULL;
@@ -95,15 +89,13 @@ static unsigned char *slurp(const char *path, size_t *len)
     return b;
 }
 
-static int file_exists(const char *path)
-{
+static int file_exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;
 }
 
 /* Number of entries in workdir whose name contains `part`. */
-static int count_entries(const char *part)
-{
+static int count_entries(const char *part) {
     DIR *d = opendir(workdir);
     int n = 0;
     if (d == NULL)
@@ -116,8 +108,7 @@ static int count_entries(const char *part)
     return n;
 }
 
-static void make_workdir(const char *dir)
-{
+static void make_workdir(const char *dir) {
     char tmp[1024];
     snprintf(tmp, sizeof tmp, "%s", dir);
     for (char *p = tmp + 1; *p; p++) {
@@ -146,8 +137,7 @@ static void make_workdir(const char *dir)
 }
 
 /* Reads and expects success; returns the spheres (caller frees). */
-static sc_io_spheres read_ok(const char *path, sc_io_format fmt, int dims)
-{
+static sc_io_spheres read_ok(const char *path, sc_io_format fmt, int dims) {
     sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
     sc_io_spheres s;
     char err[512] = "";
@@ -159,8 +149,7 @@ static sc_io_spheres read_ok(const char *path, sc_io_format fmt, int dims)
 /* Expects a failure of category `want` whose one-line message names the file,
  * contains `place` ("line 4", "byte 128") and, if not NULL, `token`. */
 static void expect_fail_opts(const char *path, const sc_io_read_options *o, sc_io_status want,
-                             const char *place, const char *token, int line)
-{
+                             const char *place, const char *token, int line) {
     sc_io_spheres s;
     char err[512] = "";
     memset(&s, 0xAB, sizeof s);
@@ -182,8 +171,7 @@ static void expect_fail_opts(const char *path, const sc_io_read_options *o, sc_i
 }
 
 static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io_status want,
-                             const char *place, const char *token, int line)
-{
+                             const char *place, const char *token, int line) {
     sc_io_read_options o = {fmt, dims, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
     expect_fail_opts(path, &o, want, place, token, line);
 }
@@ -193,8 +181,7 @@ static void expect_fail_line(const char *path, sc_io_format fmt, int dims, sc_io
 /* With defer_value_check the binary read succeeds without looking at the
  * values; sc_io_check_spheres must then give what the plain read gives:
  * the same status and the same message, word for word. */
-static void expect_deferred_line(const char *path, sc_io_format fmt, int line)
-{
+static void expect_deferred_line(const char *path, sc_io_format fmt, int line) {
     sc_io_read_options plain = {fmt, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0},
                        defer = {fmt, 0, 0, 1, NULL, NULL, 0, 0, 0, 0, 0};
     sc_io_spheres a, b;
@@ -217,15 +204,13 @@ static void expect_deferred_line(const char *path, sc_io_format fmt, int line)
 }
 #define EXPECT_DEFERRED(path, fmt) expect_deferred_line(path, fmt, __LINE__)
 
-static int same_bits(double a, double b)
-{
+static int same_bits(double a, double b) {
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
 /* ---- numbers: the text parser agrees with strtod bit for bit -------------- */
 
-static void random_token(char *buf, size_t cap)
-{
+static void random_token(char *buf, size_t cap) {
     int kind = (int)(rng() % 6);
     char digits[64];
     if (kind == 0) {
@@ -275,22 +260,48 @@ static void random_token(char *buf, size_t cap)
     buf[o] = '\0';
 }
 
-static void group_numbers(void)
-{
-    static const char *fixed[] = {"0", "-0", "0.0", "+1", "1.", ".5", "1e0", "1E+2", "00000123",
-                                  "1e22", "1e23", "9007199254740993", "9007199254740992",
-                                  "9007199254740995", "4503599627370496.5", "4503599627370497.5",
-                                  "123456789012345678901234567890", "0.1", "0.30000000000000004",
-                                  "2.2250738585072014e-308", "4.9e-324", "1e-400", "0x1p-3",
-                                  "1e150", "-1e150", "844.6859", "9891.674", "0.06448378",
-                                  "18446744073709551615", "18446744073709551616", "1e-19",
-                                  "9999999999999999999e19", "1.7976931348623157e100",
-                                  "0.000000000000000000000000000001", "5e-1", "-.75e+3"};
+static void group_numbers(void) {
+    static const char *fixed[] = {"0",
+                                  "-0",
+                                  "0.0",
+                                  "+1",
+                                  "1.",
+                                  ".5",
+                                  "1e0",
+                                  "1E+2",
+                                  "00000123",
+                                  "1e22",
+                                  "1e23",
+                                  "9007199254740993",
+                                  "9007199254740992",
+                                  "9007199254740995",
+                                  "4503599627370496.5",
+                                  "4503599627370497.5",
+                                  "123456789012345678901234567890",
+                                  "0.1",
+                                  "0.30000000000000004",
+                                  "2.2250738585072014e-308",
+                                  "4.9e-324",
+                                  "1e-400",
+                                  "0x1p-3",
+                                  "1e150",
+                                  "-1e150",
+                                  "844.6859",
+                                  "9891.674",
+                                  "0.06448378",
+                                  "18446744073709551615",
+                                  "18446744073709551616",
+                                  "1e-19",
+                                  "9999999999999999999e19",
+                                  "1.7976931348623157e100",
+                                  "0.000000000000000000000000000001",
+                                  "5e-1",
+                                  "-.75e+3"};
     const size_t nfixed = sizeof fixed / sizeof fixed[0];
     const size_t ntok = 150000;
     size_t cap = (ntok + nfixed) * 48 + 64;
     char *text = malloc(cap);
-    char (*toks)[40] = malloc((ntok + nfixed) * sizeof *toks);
+    char(*toks)[40] = malloc((ntok + nfixed) * sizeof *toks);
     size_t o = 0, count = 0;
     for (size_t k = 0; k < ntok + nfixed; k++) {
         if (k < nfixed)
@@ -333,13 +344,12 @@ static void group_numbers(void)
  * here, one number per line and one sphere per line, with every line ending;
  * the values must equal strtod's, and an error after many plain lines must
  * still name its own line. */
-static void group_fastlines(void)
-{
+static void group_fastlines(void) {
     static const char *const endings[] = {"\n", "\r\n", "\r"};
     static const char *const decor[] = {"", " ", "\t", "  \t ", " # note", "\v", ","};
     const size_t nvals = 40000;
     char *text = malloc(nvals * 96 + 64);
-    char (*toks)[40] = malloc(nvals * sizeof *toks);
+    char(*toks)[40] = malloc(nvals * sizeof *toks);
     for (int flat = 0; flat < 2; flat++) {
         size_t o = 0, line = 0;
         for (size_t k = 0; k < nvals; k++) {
@@ -426,8 +436,7 @@ static void group_fastlines(void)
  * is split from 1 MiB on (the reader's default is 8 MiB), so that the files
  * here, of a few MB, are read in pieces. */
 static sc_io_status read_threads(const char *path, sc_io_read_options o, int threads,
-                                 sc_io_spheres *s, char *err, size_t cap)
-{
+                                 sc_io_spheres *s, char *err, size_t cap) {
     o.threads = threads;
     o.text_split_bytes = (size_t)1 << 20;
     err[0] = '\0';
@@ -436,8 +445,7 @@ static sc_io_status read_threads(const char *path, sc_io_read_options o, int thr
 }
 
 static sc_io_status expect_same_read(const char *path, const sc_io_read_options *o,
-                                     const char *what)
-{
+                                     const char *what) {
     sc_io_spheres one, many;
     char e1[512], e2[512];
     const sc_io_status s1 = read_threads(path, *o, 1, &one, e1, sizeof e1);
@@ -445,10 +453,12 @@ static sc_io_status expect_same_read(const char *path, const sc_io_read_options 
     for (int t = 0; t < 3; t++) {
         const sc_io_status s2 = read_threads(path, *o, threads[t], &many, e2, sizeof e2);
         const size_t nv = s1 == SC_IO_OK ? one.n * (size_t)(one.dims + 1) : 0;
-        CHECK(s1 == s2 && strcmp(e1, e2) == 0, "%s, %d threads: status %d \"%s\", one thread %d \"%s\"",
-              what, threads[t], (int)s2, e2, (int)s1, e1);
-        CHECK(s1 != SC_IO_OK || (many.n == one.n && many.dims == one.dims &&
-                                 (nv == 0 || memcmp(many.rows, one.rows, nv * sizeof(double)) == 0)),
+        CHECK(s1 == s2 && strcmp(e1, e2) == 0,
+              "%s, %d threads: status %d \"%s\", one thread %d \"%s\"", what, threads[t], (int)s2,
+              e2, (int)s1, e1);
+        CHECK(s1 != SC_IO_OK ||
+                  (many.n == one.n && many.dims == one.dims &&
+                   (nv == 0 || memcmp(many.rows, one.rows, nv * sizeof(double)) == 0)),
               "%s, %d threads: %zu spheres, one thread %zu, or other values", what, threads[t],
               many.n, one.n);
         if (s2 == SC_IO_OK)
@@ -459,8 +469,7 @@ static sc_io_status expect_same_read(const char *path, const sc_io_read_options 
     return s1;
 }
 
-static void group_pieces(void)
-{
+static void group_pieces(void) {
     static const char *const endings[] = {"\n", "\r\n", "\r"};
     static const char *const decor[] = {"", " ", "\t", " # note", ","};
     const size_t nvals = 280000;
@@ -489,12 +498,13 @@ static void group_pieces(void)
                         o += (size_t)sprintf(text + o, "%s", flat ? "1 2\n" : "1 2 3 4 5\n");
                 }
                 if (variant == 1 && begin && rng() % 40 == 0)
-                    o += (size_t)sprintf(text + o, "%s%s", rng() & 1 ? "" : " \t", endings[rng() % 3]);
+                    o += (size_t)sprintf(text + o, "%s%s", rng() & 1 ? "" : " \t",
+                                         endings[rng() % 3]);
                 const char *trail = variant == 1 && finish && rng() % 30 == 0
                                         ? decor[3 + (flat ? rng() % 2 : 0)]
                                         : "";
-                o += (size_t)sprintf(text + o, "%s%s%s%s", begin ? decor[rng() % 3] : " ", tok, trail,
-                                     finish ? endings[variant == 1 ? rng() % 3 : 0] : "");
+                o += (size_t)sprintf(text + o, "%s%s%s%s", begin ? decor[rng() % 3] : " ", tok,
+                                     trail, finish ? endings[variant == 1 ? rng() % 3 : 0] : "");
                 spheres += k % 4 == 3;
             }
             if (variant == 2) /* the last line without its newline */
@@ -548,8 +558,7 @@ static void group_pieces(void)
  * 2^53, an exponent, a sign) must read as strtod reads them, on one thread
  * and on several, one sphere a line and one number a line; and a file that
  * ends in a number with no newline at a page's end must not be read past. */
-static void short_token(char *buf, size_t cap, int radius)
-{
+static void short_token(char *buf, size_t cap, int radius) {
     static const uint64_t two53 = (uint64_t)1 << 53;
     size_t o = 0;
     if (!radius && rng() % 4 == 0)
@@ -577,17 +586,17 @@ static void short_token(char *buf, size_t cap, int radius)
     for (int k = 0; k < nf; k++)
         buf[o++] = digits[ni + k];
     if (rng() % 12 == 0)
-        o += (size_t)snprintf(buf + o, cap - o, "%c%d", rng() & 1 ? 'e' : 'E', (int)(rng() % 9) - 4);
+        o +=
+            (size_t)snprintf(buf + o, cap - o, "%c%d", rng() & 1 ? 'e' : 'E', (int)(rng() % 9) - 4);
     buf[o] = '\0';
 }
 
-static void group_decimals(void)
-{
+static void group_decimals(void) {
     static const char *const seps[] = {" ", "\t", "  "};
     static const char *const endings[] = {"\n", "\r\n", "\r"};
     const size_t nvals = 200000;
     char *text = malloc(nvals * 40 + 64);
-    char (*toks)[32] = malloc(nvals * sizeof *toks);
+    char(*toks)[32] = malloc(nvals * sizeof *toks);
     for (int flat = 0; flat < 2; flat++) {
         size_t o = 0;
         for (size_t k = 0; k < nvals; k++) {
@@ -612,8 +621,8 @@ static void group_decimals(void)
             for (size_t k = 0; k < nvals && s.n == nvals / 4; k++) {
                 const double want = strtod(toks[k], NULL), got = ((const double *)s.rows)[k];
                 if (!same_bits(want, got) && bad++ < 5)
-                    CHECK(0, "%s, %d threads: value %zu (%s): got %.17g want %.17g", path, threads, k,
-                          toks[k], got, want);
+                    CHECK(0, "%s, %d threads: value %zu (%s): got %.17g want %.17g", path, threads,
+                          k, toks[k], got, want);
             }
             CHECK(bad == 0, "%s, %d threads: %zu values differ from strtod", path, threads, bad);
             sc_io_spheres_free(&s);
@@ -655,7 +664,8 @@ static void group_decimals(void)
         const char *path = path_in("decimals_page.txt");
         write_bytes(path, text, page);
         sc_io_spheres s = read_ok(path, SC_IO_FORMAT_AUTO, 0);
-        CHECK(s.n > 0 && s.rows && same_bits(((const double *)s.rows)[4 * s.n - 1], strtod(last, NULL)),
+        CHECK(s.n > 0 && s.rows &&
+                  same_bits(((const double *)s.rows)[4 * s.n - 1], strtod(last, NULL)),
               "a page ending in %s: n %zu", last, s.n);
         sc_io_spheres_free(&s);
     }
@@ -669,23 +679,24 @@ static void group_decimals(void)
  * with `n` spheres. `what` names the case in a failure. */
 static void expect_both_ways(const char *path, const char *plain, size_t np, const char *other,
                              size_t no, sc_io_read_options opts, int threads, int clean, size_t n,
-                             const char *what)
-{
+                             const char *what) {
     sc_io_spheres a, b;
     char ea[512], eb[512];
     write_bytes(path, plain, np);
     const sc_io_status sa = read_threads(path, opts, threads, &a, ea, sizeof ea);
     write_bytes(path, other, no);
     const sc_io_status sb = read_threads(path, opts, threads, &b, eb, sizeof eb);
-    CHECK(sa == sb && strcmp(ea, eb) == 0, "%s, %d thread(s): one pass %d \"%s\", general path %d \"%s\"",
-          what, threads, (int)sa, ea, (int)sb, eb);
+    CHECK(sa == sb && strcmp(ea, eb) == 0,
+          "%s, %d thread(s): one pass %d \"%s\", general path %d \"%s\"", what, threads, (int)sa,
+          ea, (int)sb, eb);
     if (clean)
-        CHECK(sa == SC_IO_OK && a.n == n, "%s: status %d (%s), %zu spheres, want %zu", what, (int)sa,
-              ea, a.n, n);
+        CHECK(sa == SC_IO_OK && a.n == n, "%s: status %d (%s), %zu spheres, want %zu", what,
+              (int)sa, ea, a.n, n);
     if (sa == SC_IO_OK && sb == SC_IO_OK) {
         const size_t nv = a.n * (size_t)(a.dims + 1);
         CHECK(a.n == b.n && a.dims == b.dims && memcmp(a.rows, b.rows, nv * sizeof(double)) == 0,
-              "%s, %d thread(s): %zu spheres against %zu, or other values", what, threads, a.n, b.n);
+              "%s, %d thread(s): %zu spheres against %zu, or other values", what, threads, a.n,
+              b.n);
     }
     if (sa == SC_IO_OK)
         sc_io_spheres_free(&a);
@@ -705,8 +716,7 @@ static void expect_both_ways(const char *path, const char *plain, size_t np, con
  * and fields it does not name among them). Each file plants one line the
  * runs must leave to the one-line path, or nothing, or ends on an
  * incomplete sphere. */
-static size_t run_token(char *out, int radius)
-{
+static size_t run_token(char *out, int radius) {
     /* 8 and 8 digits at most, 15 in all, so that a run takes them; 16 now
      * and then, which may pass 2^53 and end a run */
     const int ni = 1 + (int)(rng() % 8), nf = rng() % 64 ? (int)(rng() % (ni == 8 ? 8 : 9)) : 8;
@@ -726,8 +736,7 @@ static size_t run_token(char *out, int radius)
 /* io_line_ends, which places the pieces' values, counts lines as the
  * reader does: against a byte loop on random runs of '\n', '\r' and other
  * bytes, at every length and offset (the 16-byte blocks and the tail). */
-static void check_line_ends(void)
-{
+static void check_line_ends(void) {
     char buf[600];
     size_t bad = 0;
     for (int round = 0; round < 400; round++) {
@@ -749,8 +758,7 @@ static void check_line_ends(void)
     CHECK(bad == 0, "io_line_ends: %zu of 400 random spans miscounted", bad);
 }
 
-static void group_runs(void)
-{
+static void group_runs(void) {
     /* planted lines, one sphere a line, and one number a line */
     static const char *const odd_rows[] = {
         NULL,                   /* none */
@@ -769,8 +777,9 @@ static void group_runs(void)
         "+1.5 2 3 0.25",        /* a plus sign */
         "1.5 2 3 0.25x",        /* junk */
     };
-    static const char *const odd_flat[] = {NULL, "1e3", "123456789.5", "1.5\t", "1.5 ", "-0.25",
-                                           "1.5\r", "1 2", "", "1,2", "+1.5", "1.5x"};
+    static const char *const odd_flat[] = {NULL,   "1e3",   "123456789.5", "1.5\t",
+                                           "1.5 ", "-0.25", "1.5\r",       "1 2",
+                                           "",     "1,2",   "+1.5",        "1.5x"};
     /* under id,el,x,y,z,radius,vx: the fields the header does not name */
     static const char *const odd_named[] = {
         NULL, "7,He,1,2,3,0.5,1e3", "7, He,1,2,3,0.5,0", "7,He,1,2,3,0.5,0 ", "7,C#,1,2,3,0.5,0",
@@ -787,7 +796,7 @@ static void group_runs(void)
     for (int mode = 0; mode < 5; mode++) {
         const int flat = mode == 1, named = mode == 4, per = flat ? 1 : named ? 7 : 4;
         const char *const *odds = flat ? odd_flat : named ? odd_named : odd_rows;
-        const size_t kinds = flat ? sizeof odd_flat / sizeof odd_flat[0]
+        const size_t kinds = flat    ? sizeof odd_flat / sizeof odd_flat[0]
                              : named ? sizeof odd_named / sizeof odd_named[0]
                                      : sizeof odd_rows / sizeof odd_rows[0];
         for (size_t kind = 0; kind <= kinds; kind++) {
@@ -817,10 +826,10 @@ static void group_runs(void)
                     char tok[32];
                     static const char *const el[] = {"C", "He", "Na", "O"};
                     const size_t len =
-                        named && f == 0   ? (size_t)sprintf(tok, "%zu", line + 1)
-                        : named && f == 1 ? (size_t)sprintf(tok, "%s", el[rng() % 4])
-                                          : run_token(tok, flat ? values % 4 == 3
-                                                                : f == (named ? 5 : 3));
+                        named && f == 0 ? (size_t)sprintf(tok, "%zu", line + 1)
+                        : named && f == 1
+                            ? (size_t)sprintf(tok, "%s", el[rng() % 4])
+                            : run_token(tok, flat ? values % 4 == 3 : f == (named ? 5 : 3));
                     memcpy(a + na, tok, len);
                     memcpy(b + nb, tok, len);
                     na += len;
@@ -836,7 +845,8 @@ static void group_runs(void)
             if (tail) { /* a value short of a sphere, or a field short under the names */
                 const char *short_end = flat ? "7\n8.5\n9\n" : named ? "7,C,8,9,1\n" : "7,8,9\n";
                 na += (size_t)sprintf(a + na, "%s", short_end);
-                for (const char *l = short_end; *l; l = strchr(l, '\n') + 1) /* each line led by a blank */
+                for (const char *l = short_end; *l;
+                     l = strchr(l, '\n') + 1) /* each line led by a blank */
                     nb += (size_t)sprintf(b + nb, " %.*s", (int)(strchr(l, '\n') + 1 - l), l);
             }
             char name[64], what[128];
@@ -865,8 +875,8 @@ static void group_runs(void)
                         bad++;
                     t = next + 1 + (next[0] == '\r');
                 }
-                CHECK(s.n == values / 4 && bad == 0, "%s: %zu spheres, %zu values differ from strtod",
-                      what, s.n, bad);
+                CHECK(s.n == values / 4 && bad == 0,
+                      "%s: %zu spheres, %zu values differ from strtod", what, s.n, bad);
                 sc_io_spheres_free(&s);
             }
         }
@@ -885,8 +895,7 @@ static void group_runs(void)
  * each file is read both ways: status, message and values must agree, on 1
  * and 2 threads, with and without a header line (in order, out of order,
  * with more columns, some of them words). */
-static void csv_line(char *out, size_t cap, int odd)
-{
+static void csv_line(char *out, size_t cap, int odd) {
     static const char *const seps[] = {",", ", ", " ,", " , ", ",\t", "\t,"};
     size_t o = 0;
     const int n = 4;
@@ -926,14 +935,9 @@ static void csv_line(char *out, size_t cap, int odd)
     out[o] = '\0';
 }
 
-static void group_csv(void)
-{
-    static const char *const headers[] = {"",
-                                          "x,y,z,r\n",
-                                          "x, y, z, r\n",
-                                          "y,x,z,r\n",
-                                          "x,y,z,r,w\n",
-                                          "id,el,x,y,z,radius,vx\n",
+static void group_csv(void) {
+    static const char *const headers[] = {"",          "x,y,z,r\n",   "x, y, z, r\n",
+                                          "y,x,z,r\n", "x,y,z,r,w\n", "id,el,x,y,z,radius,vx\n",
                                           "x y z r\n"};
     enum { HEADERS = sizeof headers / sizeof headers[0] };
     static const char *const endings[] = {"\n", "\r\n", "\r"};
@@ -943,8 +947,9 @@ static void group_csv(void)
         /* clean files meet every header; each odd kind no header (lines of
          * numbers only) and one of the others (lines read by their fields) */
         const int clean = variant % 2 == 0, big = variant == 2 || variant == 7;
-        const int h = clean ? (variant / 2) % HEADERS
-                            : variant < 20 ? 0 : 1 + (variant / 2) % (HEADERS - 1);
+        const int h = clean          ? (variant / 2) % HEADERS
+                      : variant < 20 ? 0
+                                     : 1 + (variant / 2) % (HEADERS - 1);
         const size_t lines = big ? big_lines : 1500;
         /* an odd variant plants one kind of odd line (csv_line) at a random line */
         const int kind = (variant / 2) % 10;
@@ -961,7 +966,9 @@ static void group_csv(void)
                 /* an odd file's element halfway to its odd line holds a '#',
                  * which starts a comment there */
                 snprintf(wide, sizeof wide, "%zu,%s,", l,
-                         !clean && l == plant / 2 ? "X#1" : l % 3 ? "C" : "He");
+                         !clean && l == plant / 2 ? "X#1"
+                         : l % 3                  ? "C"
+                                                  : "He");
                 strcat(wide, line);
                 strcat(wide, ",0.0");
                 memcpy(line, wide, sizeof line);
@@ -984,19 +991,18 @@ static void group_csv(void)
 
 /* ---- text ---------------------------------------------------------------- */
 
-static void check_values(const sc_io_spheres *s, const double *want, size_t nvals, const char *what)
-{
+static void check_values(const sc_io_spheres *s, const double *want, size_t nvals,
+                         const char *what) {
     CHECK(s->n * (size_t)(s->dims + 1) == nvals, "%s: %zu values, want %zu", what,
           s->n * (size_t)(s->dims + 1), nvals);
     if (s->n * (size_t)(s->dims + 1) != nvals || s->dtype != SC_F64)
         return;
     for (size_t k = 0; k < nvals; k++)
-        CHECK(same_bits(((const double *)s->rows)[k], want[k]), "%s: value %zu is %.17g, want %.17g",
-              what, k, ((const double *)s->rows)[k], want[k]);
+        CHECK(same_bits(((const double *)s->rows)[k], want[k]),
+              "%s: value %zu is %.17g, want %.17g", what, k, ((const double *)s->rows)[k], want[k]);
 }
 
-static void group_text(void)
-{
+static void group_text(void) {
     const double v8[8] = {1, 2, 3, 4, 5.5, -6, 7e-3, 0};
     static const struct {
         const char *name, *text;
@@ -1008,13 +1014,15 @@ static void group_text(void)
         {"comments.txt", "# x y z r\n1 2 3 4 # first\n#only a comment\r\n5.5 -6 7e-3 0#end"},
         {"commas.csv", "1,2,3,4\n5.5, -6 ,7e-3,0,\n"},
         {"tabs.txt", "\t1\t2\t3\t4\n\f\v5.5 -6 7e-3 0   \n\n"},
-        {"bom.txt", "\xEF\xBB\xBF" "1 2 3 4\n5.5 -6 7e-3 0"},
+        {"bom.txt", "\xEF\xBB\xBF"
+                    "1 2 3 4\n5.5 -6 7e-3 0"},
         /* a header of names, in any order, with extra and unnamed columns */
         {"header.csv", "x,y,z,r\n1,2,3,4\n5.5,-6,7e-3,0\n"},
         {"header-order.csv", "r,z,y,x\n4,3,2,1\n0,7e-3,-6,5.5\n"},
         {"pandas.csv", ",x,y,z,r,type\n0,1,2,3,4,7\n1,5.5,-6,7e-3,0,8\n"},
         {"quoted.csv", "\"id\",\"X\",\"Y\",\"Z\",\"Radius\"\r\n10,1,2,3,4\r\n11,5.5,-6,7e-3,0\r\n"},
-        {"header-words.txt", "# exported\nid x y z r label\n1 1 2 3 4 big\n2 5.5 -6 7e-3 0 small\n"},
+        {"header-words.txt",
+         "# exported\nid x y z r label\n1 1 2 3 4 big\n2 5.5 -6 7e-3 0 small\n"},
         {"onecol.dat", "1\r\n2\r\n3\r\n4\r\n5.5\r\n-6\r\n7e-3\r\n0\r\n"},
         {"hash.txt", "1 2 3 4#c\n5.5 -6 7e-3 0#"},
     };
@@ -1191,8 +1199,7 @@ static void group_text(void)
  * spaces and '\n' so that the total is a multiple of `align` (0: no padding,
  * no newline), then `data`. */
 static void make_npy(const char *path, int major, const char *dict, size_t align, const void *data,
-                     size_t datalen)
-{
+                     size_t datalen) {
     size_t prefix = major == 1 ? 10 : 12;
     size_t dl = strlen(dict);
     size_t total = prefix + dl + (align ? 1 : 0);
@@ -1219,8 +1226,7 @@ static void make_npy(const char *path, int major, const char *dict, size_t align
     free(b);
 }
 
-static void group_npy(void)
-{
+static void group_npy(void) {
     double d[20];
     float f[15];
     for (int k = 0; k < 20; k++)
@@ -1244,8 +1250,8 @@ static void group_npy(void)
 
     make_npy(p, 3, "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 3)}", 16, f, sizeof f);
     s = read_ok(p, SC_IO_FORMAT_AUTO, 0);
-    CHECK(s.n == 5 && s.dims == 2 && s.dtype == SC_F32, "v3 f4 (N,3): n %zu dims %d dtype %d",
-          s.n, s.dims, (int)s.dtype);
+    CHECK(s.n == 5 && s.dims == 2 && s.dtype == SC_F32, "v3 f4 (N,3): n %zu dims %d dtype %d", s.n,
+          s.dims, (int)s.dtype);
     for (int k = 0; k < 15 && s.n == 5; k++)
         CHECK(((const float *)s.rows)[k] == f[k], "float32 kept: value %d", k);
     sc_io_spheres_free(&s);
@@ -1259,7 +1265,8 @@ static void group_npy(void)
     check_values(&s, d, 20, "unaligned data");
     sc_io_spheres_free(&s);
     /* Python 2 style long integers, and an empty array */
-    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5L, 4L), }", 64, d, sizeof d);
+    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5L, 4L), }", 64, d,
+             sizeof d);
     s = read_ok(p, SC_IO_FORMAT_AUTO, 0);
     CHECK(s.n == 5, "5L");
     sc_io_spheres_free(&s);
@@ -1306,8 +1313,8 @@ static void group_npy(void)
          "tuple"},
         {"{'descr': '<f8', 'fortran_order': False 'shape': (5, 4)}", SC_IO_ERR_HEADER, "byte 50",
          "','"},
-        {"{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4)} x", SC_IO_ERR_HEADER,
-         "byte 68", "after the header"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4)} x", SC_IO_ERR_HEADER, "byte 68",
+         "after the header"},
         {"{'descr': '<i4', 'fortran_order': False, 'shape': (5, 4)}", SC_IO_ERR_DTYPE, "byte 20",
          "\"<i4\""},
         {"{'descr': '>f8', 'fortran_order': False, 'shape': (5, 4)}", SC_IO_ERR_DTYPE, "byte 20",
@@ -1320,12 +1327,11 @@ static void group_npy(void)
          "fortran_order True"},
         {"{'descr': '<f8', 'fortran_order': False, 'shape': (20,)}", SC_IO_ERR_SHAPE, "byte 60",
          "(20,)"},
-        {"{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4, 1)}", SC_IO_ERR_SHAPE,
-         "byte 60", "(5, 4, 1)"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4, 1)}", SC_IO_ERR_SHAPE, "byte 60",
+         "(5, 4, 1)"},
         {"{'descr': '<f8', 'fortran_order': False, 'shape': (4, 5)}", SC_IO_ERR_SHAPE, "byte 60",
          "(4, 5)"},
-        {"{'descr': '<f8', 'fortran_order': False, 'shape': ()}", SC_IO_ERR_SHAPE, "byte 60",
-         NULL},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': ()}", SC_IO_ERR_SHAPE, "byte 60", NULL},
         {"{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4)}", SC_IO_ERR_TOO_MANY,
          "byte 60", "too many"},
         {"{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999999, 4)}",
@@ -1359,23 +1365,27 @@ static void group_npy(void)
     double dv[20];
     memcpy(dv, d, sizeof d);
     dv[9] = NAN; /* sphere 2, y */
-    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, dv, sizeof dv);
+    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, dv,
+             sizeof dv);
     EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 200", "sphere 2, column y");
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     memcpy(dv, d, sizeof d);
     dv[15] = -1.0; /* sphere 3, r */
-    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, dv, sizeof dv);
+    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, dv,
+             sizeof dv);
     EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NEGATIVE_RADIUS, "byte 248", "column r");
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     memcpy(dv, d, sizeof d);
     dv[2] = -2e150; /* sphere 0, z */
-    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, dv, sizeof dv);
+    make_npy(p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), }", 64, dv,
+             sizeof dv);
     EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_OUT_OF_RANGE, "byte 144", "column z");
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     float fv[15];
     memcpy(fv, f, sizeof f);
     fv[13] = -INFINITY; /* circle 4, y */
-    make_npy(p, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 3), }", 64, fv, sizeof fv);
+    make_npy(p, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 3), }", 64, fv,
+             sizeof fv);
     EXPECT_FAIL(p, SC_IO_FORMAT_AUTO, 0, SC_IO_ERR_NON_FINITE, "byte 180", "sphere 4, column y");
     EXPECT_DEFERRED(p, SC_IO_FORMAT_AUTO);
     /* a lower limit */
@@ -1387,8 +1397,7 @@ static void group_npy(void)
 
 /* ---- raw ----------------------------------------------------------------- */
 
-static void group_raw(void)
-{
+static void group_raw(void) {
     double d[12] = {1, 2, 3, 0.5, -4, 5, 6, 0, 7.25, 8, 9, 1e-3};
     float f[12];
     for (int k = 0; k < 12; k++)
@@ -1454,8 +1463,7 @@ static void group_raw(void)
 
 /* Checks an .npy pair file: header 128 bytes, version 1.0, shape (K, 2)
  * '<u4', then the pairs. */
-static void check_npy_pairs(const char *path, const uint32_t *pairs, size_t k)
-{
+static void check_npy_pairs(const char *path, const uint32_t *pairs, size_t k) {
     size_t len = 0;
     unsigned char *b = slurp(path, &len);
     CHECK(b != NULL, "%s missing", path);
@@ -1466,7 +1474,8 @@ static void check_npy_pairs(const char *path, const uint32_t *pairs, size_t k)
     size_t hlen = (size_t)b[8] | (size_t)b[9] << 8;
     CHECK(10 + hlen == 128 && (10 + hlen) % 64 == 0, "header length %zu", hlen);
     char want[160];
-    int wl = snprintf(want, sizeof want, "{'descr': '<u4', 'fortran_order': False, 'shape': (%zu, 2), }", k);
+    int wl = snprintf(want, sizeof want,
+                      "{'descr': '<u4', 'fortran_order': False, 'shape': (%zu, 2), }", k);
     CHECK(len >= 128 && memcmp(b + 10, want, (size_t)wl) == 0, "header dict: %.*s", 100, b + 10);
     int spaces = 1;
     for (size_t q = 10 + (size_t)wl; q < 127 && len >= 128; q++)
@@ -1489,8 +1498,7 @@ static void check_npy_pairs(const char *path, const uint32_t *pairs, size_t k)
     free(b);
 }
 
-static void write_pairs_in_chunks(sc_pair_writer *w, const uint32_t *pairs, size_t k)
-{
+static void write_pairs_in_chunks(sc_pair_writer *w, const uint32_t *pairs, size_t k) {
     size_t done = 0, step = 1;
     char err[256];
     while (done < k) {
@@ -1502,8 +1510,7 @@ static void write_pairs_in_chunks(sc_pair_writer *w, const uint32_t *pairs, size
     }
 }
 
-static void group_writers(void)
-{
+static void group_writers(void) {
     const size_t k = 300000, n = 1000000;
     uint32_t *pairs = malloc(2 * k * sizeof *pairs);
     for (size_t q = 0; q < k; q++) {
@@ -1567,9 +1574,11 @@ static void group_writers(void)
                       SC_IO_ERR_ARGUMENT &&
                   w == NULL && strstr(err, p) == err && strstr(err, "npy|csv|bin"),
               "unknown extension: %s", err);
-        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_F64, n, &w, err, sizeof err) == SC_IO_ERR_ARGUMENT,
+        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_F64, n, &w, err, sizeof err) ==
+                  SC_IO_ERR_ARGUMENT,
               "f64 pairs: %s", err);
-        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_CSV, n, &w, err, sizeof err) == SC_IO_OK, "%s", err);
+        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_CSV, n, &w, err, sizeof err) == SC_IO_OK, "%s",
+              err);
         uint32_t two[4] = {0, 1, 5, 999999};
         CHECK(sc_pair_writer_write(w, two, 2, err, sizeof err) == SC_IO_OK, "%s", err);
         CHECK(sc_pair_writer_finish(w, 2, err, sizeof err) == SC_IO_OK, "%s", err);
@@ -1579,7 +1588,8 @@ static void group_writers(void)
         const char *p = path_in("idx.csv");
         sc_pair_writer *w = NULL;
         uint32_t bad[2] = {3, 3};
-        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, 10, &w, err, sizeof err) == SC_IO_OK, "%s", err);
+        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, 10, &w, err, sizeof err) == SC_IO_OK, "%s",
+              err);
         CHECK(sc_pair_writer_write(w, bad, 1, err, sizeof err) == SC_IO_ERR_INTERNAL, "i == j");
         bad[1] = 10;
         CHECK(sc_pair_writer_write(w, bad, 1, err, sizeof err) == SC_IO_ERR_INTERNAL, "j == n");
@@ -1591,7 +1601,8 @@ static void group_writers(void)
         const char *p = path_in("keep.npy");
         write_text(p, "precious");
         sc_pair_writer *w = NULL;
-        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err) == SC_IO_OK, "%s", err);
+        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err) == SC_IO_OK, "%s",
+              err);
         write_pairs_in_chunks(w, pairs, 1000);
         sc_pair_writer_abort(w);
         size_t len = 0;
@@ -1600,7 +1611,8 @@ static void group_writers(void)
         free(b);
         CHECK(count_entries(".tmp.") == 0, "abort removes the temp file");
         /* finish with a total that disagrees: an error, nothing replaced */
-        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err) == SC_IO_OK, "%s", err);
+        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err) == SC_IO_OK, "%s",
+              err);
         write_pairs_in_chunks(w, pairs, 10);
         CHECK(sc_pair_writer_finish(w, 11, err, sizeof err) == SC_IO_ERR_INTERNAL && strstr(err, p),
               "total mismatch: %s", err);
@@ -1609,7 +1621,8 @@ static void group_writers(void)
         free(b);
         CHECK(count_entries(".tmp.") == 0, "failed finish removes the temp file");
         /* and a successful write replaces it */
-        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err) == SC_IO_OK, "%s", err);
+        CHECK(sc_pair_writer_open(p, SC_IO_FORMAT_AUTO, n, &w, err, sizeof err) == SC_IO_OK, "%s",
+              err);
         write_pairs_in_chunks(w, pairs, 10);
         CHECK(sc_pair_writer_finish(w, 10, err, sizeof err) == SC_IO_OK, "%s", err);
         check_npy_pairs(p, pairs, 10);
@@ -1637,7 +1650,8 @@ static void group_writers(void)
         CHECK(sc_io_check_writable(missing, err, sizeof err) == SC_IO_ERR_WRITE &&
                   strstr(err, missing) == err,
               "check missing dir: %s", err);
-        CHECK(sc_io_check_writable(under, err, sizeof err) == SC_IO_ERR_WRITE, "check under a file");
+        CHECK(sc_io_check_writable(under, err, sizeof err) == SC_IO_ERR_WRITE,
+              "check under a file");
         mkdir(path_in("adir.npy"), 0777);
         CHECK(sc_io_check_writable(path_in("adir.npy"), err, sizeof err) == SC_IO_ERR_WRITE,
               "check a directory");
@@ -1654,8 +1668,7 @@ static void group_writers(void)
 
 /* ---- sphere writer round trips -------------------------------------------- */
 
-static void group_spheres(void)
-{
+static void group_spheres(void) {
     /* text is formatted in blocks of 2^15 values on all threads: 40,000
      * spheres make several blocks and several rounds of them */
     const size_t n = 40000;
@@ -1664,7 +1677,7 @@ static void group_spheres(void)
         double *rows = malloc(n * cols * sizeof *rows);
         for (size_t k = 0; k < n * cols; k++)
             rows[k] = (k % cols == cols - 1) ? rng_unit() * 3.0
-                                              : (rng_unit() - 0.5) * pow(10.0, (double)(k % 13) - 4);
+                                             : (rng_unit() - 0.5) * pow(10.0, (double)(k % 13) - 4);
         rows[0] = -0.0;
         rows[cols - 1] = 0.0;
         static const struct {
@@ -1680,12 +1693,12 @@ static void group_spheres(void)
         for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
             const char *p = path_in(forms[f].name);
             char err[512];
-            sc_io_status st = sc_io_write_spheres(p, forms[f].write, n, dims, rows, err, sizeof err);
+            sc_io_status st =
+                sc_io_write_spheres(p, forms[f].write, n, dims, rows, err, sizeof err);
             CHECK(st == SC_IO_OK, "write %s: %s", p, err);
-            sc_io_spheres s = read_ok(p, forms[f].read, forms[f].write == SC_IO_FORMAT_AUTO &&
-                                                                strstr(p, ".npy")
-                                                            ? 0
-                                                            : dims);
+            sc_io_spheres s =
+                read_ok(p, forms[f].read,
+                        forms[f].write == SC_IO_FORMAT_AUTO && strstr(p, ".npy") ? 0 : dims);
             CHECK(s.n == n && s.dims == dims, "%s: n %zu dims %d", p, s.n, s.dims);
             if (s.n != n || s.dims != dims) {
                 sc_io_spheres_free(&s);
@@ -1735,8 +1748,7 @@ static void group_spheres(void)
 
 /* ---- the oracle itself ---------------------------------------------------- */
 
-static void group_oracle(void)
-{
+static void group_oracle(void) {
     for (int trial = 0; trial < 8; trial++) {
         int dims = trial % 2 ? 2 : 3;
         size_t cols = (size_t)dims + 1, n = 1500;
@@ -1772,8 +1784,7 @@ static void group_oracle(void)
 /* ---- spheres.dat and a file in its format ----------------------------------- */
 
 /* The seed's layout: one number per line, CRLF. */
-static void group_crlf_like_seed(void)
-{
+static void group_crlf_like_seed(void) {
     const size_t n = 20000;
     double *rows = malloc(n * 4 * sizeof *rows);
     char *text = malloc(n * 4 * 32);
@@ -1816,8 +1827,7 @@ static void group_crlf_like_seed(void)
     free(text);
 }
 
-static void group_spheres_dat(const char *datadir)
-{
+static void group_spheres_dat(const char *datadir) {
     char path[2048];
     snprintf(path, sizeof path, "%s/spheres.dat", datadir);
     sc_io_spheres s = read_ok(path, SC_IO_FORMAT_AUTO, 0);
@@ -1848,11 +1858,10 @@ static void group_spheres_dat(const char *datadir)
  * agree. Columns in several orders, scaled, diameters, both radius and
  * diameter, no radius column (the caller's radius, one for all or by
  * type), and one odd row planted in half the dumps. */
-static void group_lammps_rows(void)
-{
+static void group_lammps_rows(void) {
     static const char *const layouts[] = {"id type x y z radius", "radius xs id ys type zs",
                                           "id diameter xu yu zu", "x y z radius diameter",
-                                          "id type x y z", "xsu ysu zsu radius"};
+                                          "id type x y z",        "xsu ysu zsu radius"};
     enum { LAYOUTS = sizeof layouts / sizeof layouts[0] };
     const size_t atoms = 3000;
     char *plain = malloc(atoms * 200 + 512), *led = malloc(atoms * 200 + 512);
@@ -1889,16 +1898,16 @@ static void group_lammps_rows(void)
                 else
                     short_token(tok, sizeof tok, 0);
                 if (a == plant && c == ncol - 1) {
-                    static const char *const odd[] = {"1.5x", "-2", "1e200", "7 8", "",
-                                                      "2\f", "nan", "0x10"};
+                    static const char *const odd[] = {"1.5x", "-2",  "1e200", "7 8",
+                                                      "",     "2\f", "nan",   "0x10"};
                     if ((r[0] == 'r' || r[0] == 'd' || kind != 1) && (kind != 5 || lay != 1))
                         snprintf(tok, sizeof tok, "%s", odd[kind]);
                 }
                 /* a form feed inside a field the row skips: two fields */
                 if (a == plant && kind == 5 && (!strcmp(r, "id") || !strcmp(r, "type")))
                     snprintf(tok, sizeof tok, "1\f2");
-                lo += (size_t)snprintf(line + lo, sizeof line - lo, "%s%s", c ? (rng() % 9 ? " " : "\t ") : "",
-                                       tok);
+                lo += (size_t)snprintf(line + lo, sizeof line - lo, "%s%s",
+                                       c ? (rng() % 9 ? " " : "\t ") : "", tok);
             }
             const char *end = rng() % 10 ? "\n" : "\r\n";
             o += (size_t)sprintf(plain + o, "%s%s", line, end);
@@ -1907,8 +1916,8 @@ static void group_lammps_rows(void)
         char what[96];
         snprintf(what, sizeof what, "%s, variant %d", layouts[lay], variant);
         for (int radius = 0; radius < 2; radius++) {
-            const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0,
-                                             radius ? "1=0.5,2=1,3=2" : "0.75", NULL, 0, 0, 0, 0, 0};
+            const sc_io_read_options opts = {
+                SC_IO_FORMAT_AUTO, 0, 0, 0, radius ? "1=0.5,2=1,3=2" : "0.75", NULL, 0, 0, 0, 0, 0};
             expect_both_ways(path_in("rows.dump"), plain, o, led, ol, opts, 1, clean, atoms, what);
         }
     }
@@ -1921,8 +1930,7 @@ static void group_lammps_rows(void)
  * values the reader must make of it to w (x, y, z, r). */
 static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, size_t at, int odd,
                              int short_tokens, int trail, const double lo[3], const double hi[3],
-                             const double *el_radii, double w[4], const char **end)
-{
+                             const double *el_radii, double w[4], const char **end) {
     /* names that begin with another ("Ca" and "Cl" with "C", "12" with "1"),
      * so that a name read one byte short is read wrong, not refused */
     static const char *const elements[3] = {"C", "Ca", "Cl"}, *const types[3] = {"1", "2", "12"};
@@ -1940,13 +1948,11 @@ static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, s
             snprintf(tok, sizeof tok, "%s", elements[at % 3]);
             if (el_radii)
                 w[3] = el_radii[at % 3];
-        }
-        else if (!strcmp(r, "type")) { /* its radius the caller's, by type, where given */
+        } else if (!strcmp(r, "type")) { /* its radius the caller's, by type, where given */
             snprintf(tok, sizeof tok, "%s", types[at % 3]);
             if (el_radii)
                 w[3] = el_radii[at % 3];
-        }
-        else if (scaled)
+        } else if (scaled)
             snprintf(tok, sizeof tok, "0.%0*llu", 1 + (int)(rng() % 8),
                      (unsigned long long)(rng() % 10000000));
         else if (short_tokens)
@@ -1980,19 +1986,22 @@ static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, s
             w[3] = v;
         else if (r[0] == 'd')
             w[3] = 0.5 * v;
-        const char *sep = c == 0                ? ""
-                          : odd == 4 && c == 1  ? "  "
-                          : odd == 5 && c == 1  ? "\t"
-                          : odd == 14           ? "," /* one field to the serial loop */
-                                                : " ";
+        const char *sep = c == 0               ? ""
+                          : odd == 4 && c == 1 ? "  "
+                          : odd == 5 && c == 1 ? "\t"
+                          : odd == 14          ? "," /* one field to the serial loop */
+                                               : " ";
         o += (size_t)snprintf(line + o, cap - o, "%s%s", sep, tok);
         if (odd == 16 && c == ncol - 2) /* a NUL ending the field before the last: */
-            line[o - 1] = '\0';        /* a number's junk, or a skipped field's byte */
+            line[o - 1] = '\0';         /* a number's junk, or a skipped field's byte */
     }
     if (odd == 15) /* a field more: past XYZ's columns, beyond a dump's */
         o += (size_t)snprintf(line + o, cap - o, " 9");
 
-    *end = odd == 7 ? " \r\n" /* a blank, then CRLF */ : trail ? " \n" : rng() % 4 == 0 ? "\r\n" : "\n";
+    *end = odd == 7         ? " \r\n" /* a blank, then CRLF */
+           : trail          ? " \n"
+           : rng() % 4 == 0 ? "\r\n"
+                            : "\n";
     if (odd == 11) /* an empty row */
         o = 0, *end = "\n";
     return o;
@@ -2016,19 +2025,21 @@ static size_t lammps_run_row(char *line, size_t cap, char role[][8], int ncol, s
  * paths, or none, or ends three rows short, or holds five rows more than
  * its count; the clean dumps' values are strtod's, mapped and halved as the
  * reader documents. */
-static void group_particle_runs(int xyz)
-{
-    static const char *const dumps[] = {"id type x y z radius", "radius xs id ys type zs",
-                                        "id diameter xu yu zu", "x y z", "id type xsu ysu zsu diameter",
-                                        "id type x y z"};
+static void group_particle_runs(int xyz) {
+    static const char *const dumps[] = {"id type x y z radius",         "radius xs id ys type zs",
+                                        "id diameter xu yu zu",         "x y z",
+                                        "id type xsu ysu zsu diameter", "id type x y z"};
     /* the last dump's radii by type, the first XYZ's by element */
-    static const char *const dump_radius[] = {"0.75", "0.75", "0.75", "0.75", "0.75", "1=0.5,2=1,12=2"};
+    static const char *const dump_radius[] = {"0.75", "0.75", "0.75",
+                                              "0.75", "0.75", "1=0.5,2=1,12=2"};
     /* XYZ: the columns, the comment line naming them, the caller's radii */
-    static const char *const xyzs[] = {"el x y z", "el x y z", "el x y z radius", "x y z vx vy vz el"};
+    static const char *const xyzs[] = {"el x y z", "el x y z", "el x y z radius",
+                                       "x y z vx vy vz el"};
     static const char *const comments[] = {
         "plain", "plain, one radius", "Properties=species:S:1:pos:R:3:radius:R:1",
         "Properties=pos:R:3:vel:R:3:species:S:1 Lattice=\"1 0 0 0 1 0 0 0 1\""};
-    static const char *const xyz_radius[] = {"C=1.5,Ca=0.5,Cl=1", "0.75", NULL, "C=1.5,Ca=0.5,Cl=1"};
+    static const char *const xyz_radius[] = {"C=1.5,Ca=0.5,Cl=1", "0.75", NULL,
+                                             "C=1.5,Ca=0.5,Cl=1"};
     static const double el_radii[3] = {1.5, 0.5, 1}, type_radii[3] = {0.5, 1, 2};
     const char *const *layouts = xyz ? xyzs : dumps;
     const int LAYOUTS = xyz ? 4 : 6;
@@ -2056,9 +2067,10 @@ static void group_particle_runs(int xyz)
             /* the plain rows, once for every kind */
             at_text[0] = 0;
             for (size_t at = 0; at < atoms; at++)
-                at_text[at + 1] = at_text[at] + lammps_run_row(text + at_text[at], ROW, role, ncol, at, 0,
-                                                               lay == 0 && at < 300, trail, lo, hi,
-                                                               elr, want + at * 4, &ends[at]);
+                at_text[at + 1] =
+                    at_text[at] + lammps_run_row(text + at_text[at], ROW, role, ncol, at, 0,
+                                                 lay == 0 && at < 300, trail, lo, hi, elr,
+                                                 want + at * 4, &ends[at]);
             for (int kind = 0; kind <= KINDS + 1; kind++) {
                 /* kind 0 none; 1-7 rows the runs leave but the one-line paths
                  * read; 8-14 rows refused; 15 a field more (XYZ reads it,
@@ -2068,7 +2080,8 @@ static void group_particle_runs(int xyz)
                 const int short_end = kind == KINDS, extra = kind == KINDS + 1;
                 const int clean = kind < 8 || extra || (xyz && kind == 15);
                 const size_t declared = extra ? atoms - 5 : atoms;
-                const size_t plant = kind && kind < KINDS ? atoms / 3 + rng() % (atoms / 2) : SIZE_MAX;
+                const size_t plant =
+                    kind && kind < KINDS ? atoms / 3 + rng() % (atoms / 2) : SIZE_MAX;
                 const size_t rows = short_end ? atoms - 3 : atoms;
                 const char *head = "ITEM: TIMESTEP\n5\nITEM: NUMBER OF ATOMS\n%zu\n"
                                    "ITEM: BOX BOUNDS pp pp pp\n-1e149 1e149\n0 100\n-1.5 2.5\n"
@@ -2080,16 +2093,18 @@ static void group_particle_runs(int xyz)
                         na += (size_t)sprintf(a + na, "%zu\n%s\n", declared, comments[lay]);
                         nb += (size_t)sprintf(b + nb, "%zu\n%s\n", declared, comments[lay]);
                     } else {
-                        na += (size_t)sprintf(a + na, head, declared, layouts[lay], trail ? " " : "");
-                        nb += (size_t)sprintf(b + nb, head, declared, layouts[lay], trail ? " " : "");
+                        na +=
+                            (size_t)sprintf(a + na, head, declared, layouts[lay], trail ? " " : "");
+                        nb +=
+                            (size_t)sprintf(b + nb, head, declared, layouts[lay], trail ? " " : "");
                     }
                     for (size_t at = 0; at < rows; at++) {
                         char line[256];
                         const char *line_end = ends[at], *t = text + at_text[at];
                         size_t len = at_text[at + 1] - at_text[at];
                         if (snap == 0 && at == plant) {
-                            len = lammps_run_row(line, sizeof line, role, ncol, at, kind, 0, trail, lo,
-                                                 hi, elr, planted, &line_end);
+                            len = lammps_run_row(line, sizeof line, role, ncol, at, kind, 0, trail,
+                                                 lo, hi, elr, planted, &line_end);
                             t = line;
                         }
                         memcpy(a + na, t, len);
@@ -2103,12 +2118,13 @@ static void group_particle_runs(int xyz)
                 }
                 char what[96];
                 snprintf(what, sizeof what, "%s runs: %s%s, kind %d", xyz ? "xyz" : "lammps",
-                         xyz ? comments[lay] : layouts[lay], trail ? " (trailing blanks)" : "", kind);
-                const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0, radius, NULL, 0, 0, 0, 0, 0};
+                         xyz ? comments[lay] : layouts[lay], trail ? " (trailing blanks)" : "",
+                         kind);
+                const sc_io_read_options opts = {
+                    SC_IO_FORMAT_AUTO, 0, 0, 0, radius, NULL, 0, 0, 0, 0, 0};
                 const char *file = path_in(xyz ? "runs.xyz" : "runs.dump");
                 for (int threads = 1; threads <= 3; threads += 2)
-                    expect_both_ways(file, a, na, b, nb, opts, threads, clean,
-                                     declared, what);
+                    expect_both_ways(file, a, na, b, nb, opts, threads, clean, declared, what);
                 if (!clean)
                     continue;
                 /* the values: strtod's, mapped and halved */
@@ -2123,8 +2139,8 @@ static void group_particle_runs(int xyz)
                 const double *got = sp.rows;
                 for (size_t k = 0; k < declared * 4 && sp.n == declared; k++)
                     bad += !same_bits(got[k], plant == k / 4 ? planted[k % 4] : want[k]);
-                CHECK(sp.n == declared && bad == 0, "%s: %zu atoms, %zu values differ from strtod's",
-                      what, sp.n, bad);
+                CHECK(sp.n == declared && bad == 0,
+                      "%s: %zu atoms, %zu values differ from strtod's", what, sp.n, bad);
                 sc_io_spheres_free(&sp);
             }
         }
@@ -2136,9 +2152,13 @@ static void group_particle_runs(int xyz)
     free(want);
 }
 
-static void group_lammps_runs(void) { group_particle_runs(0); }
+static void group_lammps_runs(void) {
+    group_particle_runs(0);
+}
 
-static void group_xyz_runs(void) { group_particle_runs(1); }
+static void group_xyz_runs(void) {
+    group_particle_runs(1);
+}
 
 /* ---- XYZ atom lines: the one-pass path against the general one ------------
  *
@@ -2147,11 +2167,10 @@ static void group_xyz_runs(void) { group_particle_runs(1); }
  * property before or after other properties, fields past the columns; one
  * odd line planted in half the files; every file read as written and with
  * a vertical tab before every atom's x. */
-static void group_xyz_rows(void)
-{
-    static const char *const comments[] = {
-        "plain", "Properties=species:S:1:pos:R:3:radius:R:1",
-        "Properties=species:S:1:pos:R:3:vel:R:3:radius:R:1", "plain, a fifth field"};
+static void group_xyz_rows(void) {
+    static const char *const comments[] = {"plain", "Properties=species:S:1:pos:R:3:radius:R:1",
+                                           "Properties=species:S:1:pos:R:3:vel:R:3:radius:R:1",
+                                           "plain, a fifth field"};
     static const char *const elements[] = {"C", "He", "O"};
     const size_t atoms = 3000;
     char *plain = malloc(atoms * 200 + 512), *led = malloc(atoms * 200 + 512);
@@ -2177,12 +2196,12 @@ static void group_xyz_rows(void)
                 short_token(tok[nt++], sizeof tok[0], 0);
             if (a == plant) {
                 switch (kind) {
-                case 0: snprintf(tok[0], sizeof tok[0], "Xe"); break;   /* no radius given */
-                case 1: snprintf(tok[2], sizeof tok[0], "1.5x"); break; /* junk */
+                case 0: snprintf(tok[0], sizeof tok[0], "Xe"); break;      /* no radius given */
+                case 1: snprintf(tok[2], sizeof tok[0], "1.5x"); break;    /* junk */
                 case 2: snprintf(tok[nt - 1], sizeof tok[0], "-2"); break; /* a radius or a spare */
                 case 3: snprintf(tok[3], sizeof tok[0], "1e200"); break;
-                case 4: nt = 3; break;                                   /* fewer fields */
-                case 5: snprintf(tok[0], sizeof tok[0], "C\f2"); break;  /* two fields */
+                case 4: nt = 3; break;                                  /* fewer fields */
+                case 5: snprintf(tok[0], sizeof tok[0], "C\f2"); break; /* two fields */
                 case 6: snprintf(tok[1], sizeof tok[0], "nan"); break;
                 default: snprintf(tok[1], sizeof tok[0], "2\f"); break;
                 }
@@ -2204,8 +2223,17 @@ static void group_xyz_rows(void)
         char what[64];
         snprintf(what, sizeof what, "xyz layout %d, variant %d", lay, variant);
         for (int radius = 0; radius < 2; radius++) {
-            const sc_io_read_options opts = {SC_IO_FORMAT_AUTO, 0, 0, 0,
-                                             radius ? "C=1.5,He=0.5,O=1" : "0.75", NULL, 0, 0, 0, 0, 0};
+            const sc_io_read_options opts = {SC_IO_FORMAT_AUTO,
+                                             0,
+                                             0,
+                                             0,
+                                             radius ? "C=1.5,He=0.5,O=1" : "0.75",
+                                             NULL,
+                                             0,
+                                             0,
+                                             0,
+                                             0,
+                                             0};
             expect_both_ways(path_in("rows.xyz"), plain, o, led, ol, opts, 1, clean, atoms, what);
         }
     }
@@ -2215,8 +2243,7 @@ static void group_xyz_rows(void)
 
 /* A dump's ids (read_options.ids): n atoms with ids base + step * k in a
  * shuffled order, atom `dup` (when < n) given atom 0's id; frame 1 of two. */
-static void write_ids_dump(const char *path, size_t n, int64_t base, int64_t step, size_t dup)
-{
+static void write_ids_dump(const char *path, size_t n, int64_t base, int64_t step, size_t dup) {
     FILE *f = fopen(path, "w");
     for (int frame = 0; frame < 2 && f; frame++) {
         fprintf(f, "ITEM: TIMESTEP\n%d\nITEM: NUMBER OF ATOMS\n%zu\nITEM: ATOMS id x y z radius\n",
@@ -2224,15 +2251,15 @@ static void write_ids_dump(const char *path, size_t n, int64_t base, int64_t ste
         for (size_t i = 0; i < n; i++) {
             const size_t k = (i * 37 + 11) % n; /* n not a multiple of 37 */
             const size_t kk = i == dup ? (0 * 37 + 11) % n : k;
-            fprintf(f, "%lld %zu 0 0 0.5\n", frame ? (long long)(base + step * (int64_t)kk) : 0LL, i);
+            fprintf(f, "%lld %zu 0 0 0.5\n", frame ? (long long)(base + step * (int64_t)kk) : 0LL,
+                    i);
         }
     }
     if (f)
         fclose(f);
 }
 
-static void lammps_ids(void)
-{
+static void lammps_ids(void) {
     sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 1, 0, 0, 0, 1};
     sc_io_spheres s;
     char err[512] = "";
@@ -2241,12 +2268,14 @@ static void lammps_ids(void)
     for (int w = 0; w < 2; w++) {
         const size_t n = 300;
         write_ids_dump(path_in("ids.dump"), n, -7, step[w], n);
-        CHECK(sc_io_read_spheres(path_in("ids.dump"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
+        CHECK(sc_io_read_spheres(path_in("ids.dump"), &o, &s, err, sizeof err) == SC_IO_OK, "%s",
+              err);
         int good = s.ids != NULL && s.n == n;
         for (size_t i = 0; good && i < n; i++)
             good = s.ids[i] == -7 + step[w] * (int64_t)((i * 37 + 11) % n) &&
                    ((const double *)s.rows)[4 * i] == (double)i;
-        CHECK(good, "ids.dump (step %lld): the ids of frame 1, in the rows' order", (long long)step[w]);
+        CHECK(good, "ids.dump (step %lld): the ids of frame 1, in the rows' order",
+              (long long)step[w]);
         sc_io_spheres_free(&s);
         /* atom 250 (frame 1's header takes lines 306-310, its atom 0 line
          * 311) repeats atom 0's id */
@@ -2255,39 +2284,50 @@ static void lammps_ids(void)
                          __LINE__);
     }
     /* int64's ends, and one past them */
-    write_text(path_in("ends.dump"), "ITEM: NUMBER OF ATOMS\n2\nITEM: ATOMS x y z radius id\n"
-                                     "0 0 0 1 -9223372036854775808\n1 0 0 1 +9223372036854775807\n");
+    write_text(path_in("ends.dump"),
+               "ITEM: NUMBER OF ATOMS\n2\nITEM: ATOMS x y z radius id\n"
+               "0 0 0 1 -9223372036854775808\n1 0 0 1 +9223372036854775807\n");
     o.frame = 0;
     CHECK(sc_io_read_spheres(path_in("ends.dump"), &o, &s, err, sizeof err) == SC_IO_OK, "%s", err);
     CHECK(s.ids && s.ids[0] == INT64_MIN && s.ids[1] == INT64_MAX, "ends.dump: int64's ends");
     sc_io_spheres_free(&s);
     write_text(path_in("over.dump"), "ITEM: NUMBER OF ATOMS\n2\nITEM: ATOMS x y z radius id\n"
                                      "0 0 0 1 -9223372036854775809\n1 0 0 1 2\n");
-    expect_fail_opts(path_in("over.dump"), &o, SC_IO_ERR_SYNTAX, "line 4", "-9223372036854775809", __LINE__);
+    expect_fail_opts(path_in("over.dump"), &o, SC_IO_ERR_SYNTAX, "line 4", "-9223372036854775809",
+                     __LINE__);
     write_text(path_in("over.dump"), "ITEM: NUMBER OF ATOMS\n2\nITEM: ATOMS x y z radius id\n"
                                      "0 0 0 1 1\n1 0 0 1 9223372036854775808\n");
-    expect_fail_opts(path_in("over.dump"), &o, SC_IO_ERR_SYNTAX, "line 5", "9223372036854775808", __LINE__);
+    expect_fail_opts(path_in("over.dump"), &o, SC_IO_ERR_SYNTAX, "line 5", "9223372036854775808",
+                     __LINE__);
     /* without ids asked, none are read */
     o.ids = 0;
-    CHECK(sc_io_read_spheres(path_in("ends.dump"), &o, &s, err, sizeof err) == SC_IO_OK && s.ids == NULL,
+    CHECK(sc_io_read_spheres(path_in("ends.dump"), &o, &s, err, sizeof err) == SC_IO_OK &&
+              s.ids == NULL,
           "ends.dump without ids: %s", err);
     sc_io_spheres_free(&s);
 }
 
-static void group_lammps(void)
-{
+static void group_lammps(void) {
     /* dump custom: scaled x and y, plain z, diameters, any column order,
      * a second snapshot after the first (not read), CRLF line ends */
-    write_text(path_in("a.dump"),
-               "ITEM: TIMESTEP\r\n100\r\nITEM: NUMBER OF ATOMS\r\n3\r\n"
-               "ITEM: BOX BOUNDS pp pp ff\r\n-2.0 8.0\r\n0 4\r\n-1e3 1e3\r\n"
-               "ITEM: ATOMS id diameter xs type z ys\r\n"
-               "1 1.0 0.25 1 7.5 0.5\r\n2 3e-5 0.1 2 -1 0.125\r\n3 0 1 1 0 0\r\n"
-               "ITEM: TIMESTEP\r\n200\r\n");
+    write_text(path_in("a.dump"), "ITEM: TIMESTEP\r\n100\r\nITEM: NUMBER OF ATOMS\r\n3\r\n"
+                                  "ITEM: BOX BOUNDS pp pp ff\r\n-2.0 8.0\r\n0 4\r\n-1e3 1e3\r\n"
+                                  "ITEM: ATOMS id diameter xs type z ys\r\n"
+                                  "1 1.0 0.25 1 7.5 0.5\r\n2 3e-5 0.1 2 -1 0.125\r\n3 0 1 1 0 0\r\n"
+                                  "ITEM: TIMESTEP\r\n200\r\n");
     sc_io_spheres s = read_ok(path_in("a.dump"), SC_IO_FORMAT_AUTO, 0);
-    const double want[12] = {-2.0 + 0.25 * 10.0, 0.0 + 0.5 * 4.0, 7.5, 0.5,
-                             -2.0 + 0.1 * 10.0, 0.0 + 0.125 * 4.0, -1.0, 0.5 * 3e-5,
-                             -2.0 + 1.0 * 10.0, 0.0, 0.0, 0.0};
+    const double want[12] = {-2.0 + 0.25 * 10.0,
+                             0.0 + 0.5 * 4.0,
+                             7.5,
+                             0.5,
+                             -2.0 + 0.1 * 10.0,
+                             0.0 + 0.125 * 4.0,
+                             -1.0,
+                             0.5 * 3e-5,
+                             -2.0 + 1.0 * 10.0,
+                             0.0,
+                             0.0,
+                             0.0};
     check_values(&s, want, 12, "a.dump");
     CHECK(s.format == SC_IO_FORMAT_LAMMPS && s.has_box, "a.dump: lammps with a box");
     CHECK(s.box.periodic[0] && s.box.periodic[1] && !s.box.periodic[2] && s.box.lo[0] == -2.0 &&
@@ -2337,26 +2377,26 @@ static void group_lammps(void)
          "line 7", "triclinic", SC_IO_ERR_HEADER},
         {"count.dump", "ITEM: NUMBER OF ATOMS\nthree\n", "line 2", "whole number",
          SC_IO_ERR_SYNTAX},
-        {"short.dump", "ITEM: NUMBER OF ATOMS\n3\nITEM: ATOMS x y z radius\n1 2 3 4\n",
-         "line 5", "1 atom rows", SC_IO_ERR_COUNT},
-        {"fields.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z radius\n1 2 3\n",
-         "line 4", "3 fields", SC_IO_ERR_COUNT},
-        {"token.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z radius\n1 abc 3 4\n",
-         "line 4", "column y", SC_IO_ERR_SYNTAX},
-        {"neg.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z radius\n1 2 3 -4\n",
-         "line 4", "column radius", SC_IO_ERR_NEGATIVE_RADIUS},
-        {"nan.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z diameter\n1 nan 3 4\n",
-         "line 4", "column y", SC_IO_ERR_NON_FINITE},
-        {"big.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z radius\n1e151 0 0 1\n",
-         "line 4", "column x", SC_IO_ERR_OUT_OF_RANGE},
+        {"short.dump", "ITEM: NUMBER OF ATOMS\n3\nITEM: ATOMS x y z radius\n1 2 3 4\n", "line 5",
+         "1 atom rows", SC_IO_ERR_COUNT},
+        {"fields.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z radius\n1 2 3\n", "line 4",
+         "3 fields", SC_IO_ERR_COUNT},
+        {"token.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z radius\n1 abc 3 4\n", "line 4",
+         "column y", SC_IO_ERR_SYNTAX},
+        {"neg.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z radius\n1 2 3 -4\n", "line 4",
+         "column radius", SC_IO_ERR_NEGATIVE_RADIUS},
+        {"nan.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z diameter\n1 nan 3 4\n", "line 4",
+         "column y", SC_IO_ERR_NON_FINITE},
+        {"big.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y z radius\n1e151 0 0 1\n", "line 4",
+         "column x", SC_IO_ERR_OUT_OF_RANGE},
         {"noz.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS x y radius\n1 2 3\n", "line 3",
          "no z column", SC_IO_ERR_HEADER},
-        {"scaled.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS xs y z radius\n1 2 3 4\n",
-         "line 3", "BOX BOUNDS", SC_IO_ERR_HEADER},
+        {"scaled.dump", "ITEM: NUMBER OF ATOMS\n1\nITEM: ATOMS xs y z radius\n1 2 3 4\n", "line 3",
+         "BOX BOUNDS", SC_IO_ERR_HEADER},
         {"bounds.dump", "ITEM: BOX BOUNDS pp pp pp\n0 1\n2 1\n0 1\n", "line 3", "lo <= hi",
          SC_IO_ERR_SYNTAX},
-        {"noatoms.dump", "ITEM: TIMESTEP\n1\nITEM: NUMBER OF ATOMS\n1\n", "line 4",
-         "ITEM: ATOMS", SC_IO_ERR_HEADER},
+        {"noatoms.dump", "ITEM: TIMESTEP\n1\nITEM: NUMBER OF ATOMS\n1\n", "line 4", "ITEM: ATOMS",
+         SC_IO_ERR_HEADER},
         {"notdump.dump", "1 2 3 4\n", "line 1", "ITEM:", SC_IO_ERR_HEADER},
         {"huge.dump", "ITEM: NUMBER OF ATOMS\n3333333330\nITEM: ATOMS x y z radius\n1 2 3 4\n",
          "line 3", "more rows than the rest of the file", SC_IO_ERR_COUNT},
@@ -2400,14 +2440,13 @@ static void group_lammps(void)
             sc_io_spheres_free(&t);
         }
         fo.frame = 0;
-        expect_fail_opts(path_in("t.dump"), &fo, SC_IO_ERR_SYNTAX, "line 10", "\"bad\"",
-                         __LINE__);
+        expect_fail_opts(path_in("t.dump"), &fo, SC_IO_ERR_SYNTAX, "line 10", "\"bad\"", __LINE__);
         fo.frame = 3;
         expect_fail_opts(path_in("t.dump"), &fo, SC_IO_ERR_ARGUMENT, "3 snapshots",
                          "frame 3 is past them", __LINE__);
         fo.frame = -4;
-        expect_fail_opts(path_in("t.dump"), &fo, SC_IO_ERR_ARGUMENT, "3 snapshots",
-                         "counts back", __LINE__);
+        expect_fail_opts(path_in("t.dump"), &fo, SC_IO_ERR_ARGUMENT, "3 snapshots", "counts back",
+                         __LINE__);
         /* a frame passed over that ends early, or has no count */
         write_text(path_in("t2.dump"), "ITEM: NUMBER OF ATOMS\n3\nITEM: ATOMS x y z radius\n"
                                        "0 0 0 1\n");
@@ -2438,7 +2477,8 @@ static void group_lammps(void)
     const size_t big = 1500000;
     char *t = malloc(big + 256);
     for (int last = 0; last < 2; last++) {
-        size_t len = (size_t)sprintf(t, "ITEM: NUMBER OF ATOMS\n2\nITEM: ATOMS id type x y z radius\n");
+        size_t len =
+            (size_t)sprintf(t, "ITEM: NUMBER OF ATOMS\n2\nITEM: ATOMS id type x y z radius\n");
         if (last)
             len += (size_t)sprintf(t + len, "1 1 1 2 3 0.5\n2 ");
         else
@@ -2464,8 +2504,7 @@ static void group_lammps(void)
 
 /* ---- XYZ ------------------------------------------------------------------- */
 
-static void group_xyz(void)
-{
+static void group_xyz(void) {
     /* plain XYZ: element x y z, extra columns ignored, the caller's radii */
     write_text(path_in("w.xyz"), "3\nwater, one frame\nO 0 0 0\nH 0.75 -0.5e0 0 1 2\n"
                                  "H -0.75 0.5 0\n2\nnext frame\nO 1 1 1\nH 2 2 2\n");
@@ -2519,8 +2558,9 @@ static void group_xyz(void)
           "e.extxyz: the box from Lattice and pbc");
     sc_io_spheres_free(&s);
     /* a skewed cell: read, but no box */
-    write_text(path_in("k.xyz"), "1\nLattice=\"10 1 0 0 10 0 0 0 10\" Properties=species:S:1:pos:R:3\n"
-                                 "H 1 2 3\n");
+    write_text(path_in("k.xyz"),
+               "1\nLattice=\"10 1 0 0 10 0 0 0 10\" Properties=species:S:1:pos:R:3\n"
+               "H 1 2 3\n");
     o.dims = 0;
     o.radius = "H=1";
     CHECK(sc_io_read_spheres(path_in("k.xyz"), &o, &s, err, sizeof err) == SC_IO_OK && !s.has_box,
@@ -2537,8 +2577,8 @@ static void group_xyz(void)
         sc_io_status st;
     } bad[] = {
         {"count.xyz", "three\nc\nH 0 0 0 1\n", "line 1", "atom count", SC_IO_ERR_HEADER},
-        {"huge.xyz", "3333333330\nProperties=species:S:1:pos:R:3:radius:R:1\nH 0 0 0 1\n", "line 1", "more lines than the rest",
-         SC_IO_ERR_COUNT},
+        {"huge.xyz", "3333333330\nProperties=species:S:1:pos:R:3:radius:R:1\nH 0 0 0 1\n", "line 1",
+         "more lines than the rest", SC_IO_ERR_COUNT},
         {"short.xyz", "3\nProperties=species:S:1:pos:R:3:radius:R:1\nH 0 0 0 1\n", "line 4",
          "1 atom lines", SC_IO_ERR_COUNT},
         {"fields.xyz", "1\nProperties=species:S:1:pos:R:3:radius:R:1\nH 0 0 1\n", "line 3",
@@ -2553,8 +2593,9 @@ static void group_xyz(void)
          SC_IO_ERR_HEADER},
         {"nopos.xyz", "1\nProperties=species:S:1:radius:R:1\nH 1\n", "line 2", "pos:R:3",
          SC_IO_ERR_HEADER},
-        {"lattice.xyz", "1\nLattice=\"1 0 0\" Properties=species:S:1:pos:R:3:radius:R:1\nH 0 0 0 1\n",
-         "line 2", "9 numbers", SC_IO_ERR_HEADER},
+        {"lattice.xyz",
+         "1\nLattice=\"1 0 0\" Properties=species:S:1:pos:R:3:radius:R:1\nH 0 0 0 1\n", "line 2",
+         "9 numbers", SC_IO_ERR_HEADER},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         write_text(path_in(bad[k].name), bad[k].text);
@@ -2575,8 +2616,7 @@ static void group_xyz(void)
 
 /* Writes dataset name (rank 1 or 2) of `type` from doubles converted by HDF5. */
 static void h5_put(hid_t file, const char *name, int rank, size_t rows, size_t cols, hid_t type,
-                   const double *v)
-{
+                   const double *v) {
     const hsize_t dims[2] = {rows, cols};
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
@@ -2589,14 +2629,13 @@ static void h5_put(hid_t file, const char *name, int rank, size_t rows, size_t c
     H5Pclose(lcpl);
 }
 
-static void group_hdf5(void)
-{
+static void group_hdf5(void) {
     const char *path = path_in("p.h5");
     hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     const double rows4[12] = {1, 2, 3, 0.5, -4, 5.25, 6, 0, 1e-300, 0, 0, 1e150};
     h5_put(file, "/spheres", 2, 3, 4, H5T_IEEE_F64LE, rows4);
-    const double wide[18] = {0.5, 9, 9, 9, 1, 2, /* r . . . x y */ 0.25, 9, 9, 9, 3, 4,
-                             0, 9, 9, 9, -1, -2};
+    const double wide[18] = {0.5, 9, 9, 9, 1,  2, /* r . . . x y */ 0.25, 9, 9, 9, 3, 4,
+                             0,   9, 9, 9, -1, -2};
     h5_put(file, "/g/wide", 2, 3, 6, H5T_IEEE_F32LE, wide);
     const double xs[3] = {1, 2, 3}, ys[3] = {4, 5, 6}, zs[3] = {-7, 8, 9}, rs[3] = {1, 0.5, 0};
     h5_put(file, "/cols/x", 1, 3, 1, H5T_STD_I32LE, xs);
@@ -2657,8 +2696,7 @@ static void group_hdf5(void)
 }
 #else
 /* Without libhdf5 at build time: a clear refusal. */
-static void group_hdf5(void)
-{
+static void group_hdf5(void) {
     write_text(path_in("p.h5"), "not read\n");
     sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, "/spheres", 0, 0, 0, 0, 0};
     expect_fail_opts(path_in("p.h5"), &o, SC_IO_ERR_ARGUMENT, "libhdf5-dev", NULL, __LINE__);
@@ -2668,8 +2706,7 @@ static void group_hdf5(void)
 /* Each group in a folder of its own under the WORKDIR given after its name. */
 static char group_dir[1024];
 
-static int enter(const char *group)
-{
+static int enter(const char *group) {
     if (sc_test_argc < 1) {
         CHECK(0, "test_io %s: no WORKDIR after the group's name", group);
         return 0;
@@ -2681,8 +2718,7 @@ static int enter(const char *group)
 }
 
 #define IO_GROUP(name, fn)                                                                         \
-    static void run_##name(void)                                                                   \
-    {                                                                                              \
+    static void run_##name(void) {                                                                 \
         if (enter(#name))                                                                          \
             fn();                                                                                  \
     }
@@ -2708,8 +2744,7 @@ IO_GROUP(xyz_runs, group_xyz_runs)
 IO_GROUP(hdf5, group_hdf5)
 
 /* The seed's file: DATADIR after WORKDIR; without it the group fails. */
-static void run_spheres_dat(void)
-{
+static void run_spheres_dat(void) {
     if (!enter("spheres_dat"))
         return;
     CHECK(sc_test_argc >= 2, "test_io spheres_dat: no DATADIR after WORKDIR");
@@ -2717,8 +2752,7 @@ static void run_spheres_dat(void)
         group_spheres_dat(sc_test_argv[1]);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
         {"numbers", run_numbers},
         {"fastlines", run_fastlines},

@@ -166,8 +166,8 @@ static void check_run(const char *name, const double *rows, const sc_spheres *vi
               (unsigned long long)want->off[want->n]);
         CHECK(pairs == half && checksum == want_sum,
               "%s: %s: stats say %llu pairs and checksum %016llx, want %zu and %016llx", name,
-              sc_algorithm_name(r->algo), (unsigned long long)pairs,
-              (unsigned long long)checksum, half, (unsigned long long)want_sum);
+              sc_algorithm_name(r->algo), (unsigned long long)pairs, (unsigned long long)checksum,
+              half, (unsigned long long)want_sum);
     }
     (void)rows;
     csr_free(&got);
@@ -176,9 +176,9 @@ static void check_run(const char *name, const double *rows, const sc_spheres *vi
 /* Every peer (thread count and kernel varying with it) on one data set for
  * three specs: the plain half list, a full list with overlaps and a skin,
  * and a half list with distances and a subnormal or large skin. */
-static const sc_algorithm algos[] = {SC_ALGO_GRID,     SC_ALGO_BRUTE,  SC_ALGO_PARTITION1D,
-                                     SC_ALGO_SAP,      SC_ALGO_HASHGRID, SC_ALGO_OCTREE,
-                                     SC_ALGO_KDSPLIT,  SC_ALGO_BVH,    SC_ALGO_SEGTREE};
+static const sc_algorithm algos[] = {SC_ALGO_GRID,    SC_ALGO_BRUTE,    SC_ALGO_PARTITION1D,
+                                     SC_ALGO_SAP,     SC_ALGO_HASHGRID, SC_ALGO_OCTREE,
+                                     SC_ALGO_KDSPLIT, SC_ALGO_BVH,      SC_ALGO_SEGTREE};
 #define NALGOS (sizeof algos / sizeof algos[0])
 
 static sc_kernel kernel_for(size_t k) {
@@ -186,9 +186,8 @@ static sc_kernel kernel_for(size_t k) {
 }
 
 static void check_rows(const char *name, double *rows, size_t n, double skin1, double skin2) {
-    const sc_nbr_spec specs[] = {{0, 0.0, SC_NBR_NONE},
-                                 {1, skin1, SC_NBR_OVERLAP},
-                                 {0, skin2, SC_NBR_DISTANCE}};
+    const sc_nbr_spec specs[] = {
+        {0, 0.0, SC_NBR_NONE}, {1, skin1, SC_NBR_OVERLAP}, {0, skin2, SC_NBR_DISTANCE}};
     sc_spheres view = sc_spheres_rows_f64(n, 3, rows);
     for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
         csr want = {0};
@@ -380,7 +379,8 @@ static void run_windows(int wide) {
         const size_t budgets[] = {4096, 16 * (m / 2 + longest), 0};
         for (size_t b = 0; b < 3; b++)
             for (int t = 1; t <= 3; t++) {
-                const size_t budget = budgets[b] ? budgets[b] : sc_options_default().sorted_window_bytes;
+                const size_t budget =
+                    budgets[b] ? budgets[b] : sc_options_default().sorted_window_bytes;
                 csr got = {0};
                 int passes = -1;
                 sc_spheres view = sc_spheres_rows_f64(n, 3, rows);
@@ -656,8 +656,11 @@ static void group_api(void) {
 
 int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
-        {"generators", group_generators}, {"threads", group_threads}, {"extremes", group_extremes},
-        {"api", group_api},               {"windows", group_windows},
+        {"generators", group_generators},
+        {"threads", group_threads},
+        {"extremes", group_extremes},
+        {"api", group_api},
+        {"windows", group_windows},
 #ifdef SC_STUDY
         {"wide", group_wide},
 #endif

@@ -211,8 +211,8 @@ static size_t check_box(const char *name, const box *bx, const double *rows, siz
     if (physical) {
         pairs phys;
         oracle(bx, rows, n, 1, &phys);
-        CHECK(same(&want, &phys), "%s: the expression agrees with the 27 images (%zu vs %zu)",
-              name, want.n, phys.n);
+        CHECK(same(&want, &phys), "%s: the expression agrees with the 27 images (%zu vs %zu)", name,
+              want.n, phys.n);
         free(phys.p);
     }
     double *flat;
@@ -255,7 +255,9 @@ static box box_of(int dims, int mask, const double lo[3], const double hi[3], do
     return bx;
 }
 
-static double unit(uint64_t *s) { return (double)(lcg(s) >> 11) * 0x1p-42; }
+static double unit(uint64_t *s) {
+    return (double)(lcg(s) >> 11) * 0x1p-42;
+}
 
 /* ---- groups -------------------------------------------------------------------- */
 
@@ -274,9 +276,9 @@ static void group_generators(void) {
             int dims, mask;
             double scale;
             const char *what;
-        } cases[] = {{3, 7, 1.0, "fitted box"},    {3, 7, 0.7, "wrapping box"},
-                     {3, 5, 0.8, "x and z periodic"}, {3, 2, 1.0, "y periodic"},
-                     {2, 3, 0.9, "2-D"},           {2, 1, 1.0, "2-D, x periodic"}};
+        } cases[] = {
+            {3, 7, 1.0, "fitted box"}, {3, 7, 0.7, "wrapping box"}, {3, 5, 0.8, "x and z periodic"},
+            {3, 2, 1.0, "y periodic"}, {2, 3, 0.9, "2-D"},          {2, 1, 1.0, "2-D, x periodic"}};
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
             const box bx = box_of(cases[k].dims, cases[k].mask, lo, hi, cases[k].scale);
             snprintf(name, sizeof name, "%s: %s", names[g], cases[k].what);
@@ -398,8 +400,10 @@ static void group_extremes(void) {
         for (size_t i = 0; i < N; i++) {
             for (int a = 0; a < 3; a++) {
                 const double u = unit(&st);
-                rows[4 * i + a] = u < 0.3 ? -M + u * 1e147 : u < 0.6 ? M - (u - 0.3) * 1e147
-                                  : u < 0.8 ? (u - 0.7) * 2e150 : (u - 0.9) * 1e149;
+                rows[4 * i + a] = u < 0.3   ? -M + u * 1e147
+                                  : u < 0.6 ? M - (u - 0.3) * 1e147
+                                  : u < 0.8 ? (u - 0.7) * 2e150
+                                            : (u - 0.9) * 1e149;
             }
             rows[4 * i + 3] = unit(&st) * 1e147;
         }
@@ -534,7 +538,8 @@ static void group_layouts(void) {
         const sc_spheres views[5] = {
             sc_spheres_rows_f64(n, 3, rows),
             sc_spheres_soa_f64(n, soa, soa + n, soa + 2 * n, soa + 3 * n),
-            {n, SC_F64, 3 * sizeof(double), centres, centres + 1, centres + 2, radii, sizeof(double)},
+            {n, SC_F64, 3 * sizeof(double), centres, centres + 1, centres + 2, radii,
+             sizeof(double)},
             sc_spheres_rows_f32(n, 3, rows32),
             sc_spheres_soa_f32(n, soa32, soa32 + n, soa32 + 2 * n, soa32 + 3 * n)};
         static const char *const names[5] = {"rows", "arrays", "centres+radii", "float rows",
@@ -572,7 +577,8 @@ static void group_layouts(void) {
                 const run rn = {SC_ALGO_GRID, kernel_for((size_t)k), 2, 0};
                 sc_context *ctx = context_for(&rn, &boxes[0]);
                 sc_summary sum;
-                const sc_status st = ctx ? sc_count_pairs(ctx, &views[v], &sum) : SC_ERR_OUT_OF_MEMORY;
+                const sc_status st =
+                    ctx ? sc_count_pairs(ctx, &views[v], &sum) : SC_ERR_OUT_OF_MEMORY;
                 CHECK(st == first, "layouts %d, kernel %d, order %d: %s, want %s", v, rn.kernel,
                       order, sc_status_string(st), sc_status_string(first));
                 sc_context_destroy(ctx);
@@ -616,8 +622,9 @@ static void group_layouts(void) {
                 sc_context *ctx = context_for(&rn, &bb);
                 sc_summary sum = {0, 0};
                 const sc_status st = ctx ? sc_count_pairs(ctx, &vb, &sum) : SC_ERR_OUT_OF_MEMORY;
-                CHECK(st == SC_OK && sum.pairs > nb / 2, "streamed rows, kernel %d, t%d: %s, %llu pairs",
-                      rn.kernel, t, sc_status_string(st), (unsigned long long)sum.pairs);
+                CHECK(st == SC_OK && sum.pairs > nb / 2,
+                      "streamed rows, kernel %d, t%d: %s, %llu pairs", rn.kernel, t,
+                      sc_status_string(st), (unsigned long long)sum.pairs);
                 if (k == 0 && t == 1)
                     first = sum;
                 else
@@ -777,8 +784,8 @@ static void list_oracle(const box *bx, const double *rows, size_t n, const sc_nb
                 const uint64_t g = out->off[i] + at[i]++;
                 out->idx[g] = (uint32_t)j;
                 const double dist = sqrt(d2);
-                out->val[g] = spec->value == SC_NBR_OVERLAP ? (w[4 * a + 3] + w[4 * b + 3]) - dist
-                                                            : dist;
+                out->val[g] =
+                    spec->value == SC_NBR_OVERLAP ? (w[4 * a + 3] + w[4 * b + 3]) - dist : dist;
             }
         if (!pass) {
             for (size_t i = 0; i < n; i++)
@@ -806,7 +813,8 @@ static void check_lists(const char *name, const box *bx, const double *rows, siz
             sc_context *ctx = context_for(&r, bx);
             uint64_t *off = malloc((n + 1) * sizeof(uint64_t));
             sc_status st = sc_neighbors_count(ctx, &v, spec, off);
-            const int off_ok = st == SC_OK && memcmp(off, want.off, (n + 1) * sizeof(uint64_t)) == 0;
+            const int off_ok =
+                st == SC_OK && memcmp(off, want.off, (n + 1) * sizeof(uint64_t)) == 0;
             CHECK(off_ok, "%s: list %zu, %s: offsets (%s, %llu entries, want %llu)", name, k,
                   label(&r), sc_status_string(st), (unsigned long long)(st == SC_OK ? off[n] : 0),
                   (unsigned long long)want.off[n]);
@@ -900,8 +908,8 @@ static void group_lists(void) {
 
 /* The count and pairs of one query on ctx against the oracle's; returns
  * the spheres it searched (images included). */
-static uint64_t query_checked(const char *name, sc_context *ctx, const box *bx,
-                              const double *rows, size_t n) {
+static uint64_t query_checked(const char *name, sc_context *ctx, const box *bx, const double *rows,
+                              size_t n) {
     pairs want;
     oracle(bx, rows, n, 0, &want);
     double *flat;
@@ -954,8 +962,9 @@ static void group_one_side(void) {
         for (int a = 0; a < 3; a++) {
             const double u = unit(&seed), t = unit(&seed);
             /* two in three coordinates within 0.9 of a face */
-            rows[4 * i + a] = t < 1.0 / 3 ? lo + 0.9 * u : t < 2.0 / 3 ? hi - 0.9 * u
-                                                                     : lo + (hi - lo) * u;
+            rows[4 * i + a] = t < 1.0 / 3   ? lo + 0.9 * u
+                              : t < 2.0 / 3 ? hi - 0.9 * u
+                                            : lo + (hi - lo) * u;
         }
         rows[4 * i + 3] = 0.1 + 0.2 * unit(&seed);
         for (int a = 0; a < 4; a++)
@@ -1036,9 +1045,14 @@ static void group_one_side(void) {
 
 int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
-        {"generators", group_generators}, {"small", group_small},     {"extremes", group_extremes},
-        {"threads", group_threads},       {"api", group_api},         {"layouts", group_layouts},
-        {"lists", group_lists},           {"one_side", group_one_side},
+        {"generators", group_generators},
+        {"small", group_small},
+        {"extremes", group_extremes},
+        {"threads", group_threads},
+        {"api", group_api},
+        {"layouts", group_layouts},
+        {"lists", group_lists},
+        {"one_side", group_one_side},
     };
     return sc_test_main(argc, argv, "test_periodic", groups, sizeof groups / sizeof groups[0]);
 }

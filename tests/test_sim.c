@@ -59,8 +59,8 @@ static void test_two_balls(void) {
     b.x[0] = 40.0, b.y[0] = 50.0, b.vx[0] = 1.0, b.vy[0] = 0.0;
     b.x[1] = 41.5, b.y[1] = 50.0, b.vx[1] = -1.0, b.vy[1] = 0.0;
     sc_sim_frame f;
-    CHECK(sc_sim_step(s, &f) == SC_OK && f.collisions == 1 && f.reactions == 1, "head-on: %llu, %llu",
-          (unsigned long long)f.collisions, (unsigned long long)f.reactions);
+    CHECK(sc_sim_step(s, &f) == SC_OK && f.collisions == 1 && f.reactions == 1,
+          "head-on: %llu, %llu", (unsigned long long)f.collisions, (unsigned long long)f.reactions);
     CHECK(b.vx[0] == -1.0 && b.vx[1] == 1.0 && b.vy[0] == 0.0 && b.vy[1] == 0.0,
           "head-on: velocities (%g, %g) (%g, %g)", b.vx[0], b.vy[0], b.vx[1], b.vy[1]);
     /* the next step they separate: a collision, no reaction */
@@ -77,16 +77,20 @@ static void test_two_balls(void) {
     const double m1 = 1.0, m2 = 4.0;
     const double dx = x1[0] - x2[0], dy = x1[1] - x2[1], d2 = dx * dx + dy * dy;
     const double dot = (3.0 - -1.0) * dx + (1.0 - 0.5) * dy;
-    const double w1[2] = {3.0 - 2 * m2 / (m1 + m2) * dot / d2 * dx, 1.0 - 2 * m2 / (m1 + m2) * dot / d2 * dy};
-    const double w2[2] = {-1.0 + 2 * m1 / (m1 + m2) * dot / d2 * dx, 0.5 + 2 * m1 / (m1 + m2) * dot / d2 * dy};
+    const double w1[2] = {3.0 - 2 * m2 / (m1 + m2) * dot / d2 * dx,
+                          1.0 - 2 * m2 / (m1 + m2) * dot / d2 * dy};
+    const double w2[2] = {-1.0 + 2 * m1 / (m1 + m2) * dot / d2 * dx,
+                          0.5 + 2 * m1 / (m1 + m2) * dot / d2 * dy};
     CHECK(sc_sim_step(s, &f) == SC_OK && f.reactions == 1, "oblique: a reaction");
-    const double got[4] = {b.vx[0], b.vy[0], b.vx[1], b.vy[1]}, want[4] = {w1[0], w1[1], w2[0], w2[1]};
+    const double got[4] = {b.vx[0], b.vy[0], b.vx[1], b.vy[1]},
+                 want[4] = {w1[0], w1[1], w2[0], w2[1]};
     for (int k = 0; k < 4; k++)
-        CHECK(fabs(got[k] - want[k]) <= 1e-13 * (1.0 + fabs(want[k])), "oblique: component %d %.17g, want %.17g",
-              k, got[k], want[k]);
+        CHECK(fabs(got[k] - want[k]) <= 1e-13 * (1.0 + fabs(want[k])),
+              "oblique: component %d %.17g, want %.17g", k, got[k], want[k]);
     /* momentum and energy of the pair */
     const double p0[2] = {m1 * 3.0 + m2 * -1.0, m1 * 1.0 + m2 * 0.5};
-    CHECK(fabs(m1 * got[0] + m2 * got[2] - p0[0]) <= 1e-13 && fabs(m1 * got[1] + m2 * got[3] - p0[1]) <= 1e-13,
+    CHECK(fabs(m1 * got[0] + m2 * got[2] - p0[0]) <= 1e-13 &&
+              fabs(m1 * got[1] + m2 * got[3] - p0[1]) <= 1e-13,
           "oblique: momentum");
     sc_sim_destroy(s);
 }
@@ -124,8 +128,8 @@ static void test_momentum(void) {
         const double scale = momentum_scale(b);
         for (int a = 0; a < dims; a++)
             CHECK(fabs(f.momentum[a] - f0.momentum[a]) <= 1e-13 * scale,
-                  "dims %d: momentum %d drifted by %g (scale %g)", dims, a, f.momentum[a] - f0.momentum[a],
-                  scale);
+                  "dims %d: momentum %d drifted by %g (scale %g)", dims, a,
+                  f.momentum[a] - f0.momentum[a], scale);
         CHECK(reactions > 100, "dims %d: only %llu reactions", dims, (unsigned long long)reactions);
         sc_sim_destroy(s);
     }
@@ -238,14 +242,16 @@ static void test_step_reference(void) {
             }
         for (size_t i = 0; i < n; i++)
             for (int a = 0; a < 2; a++)
-                if ((c[a][i] - r[i] <= 0.0 && v[a][i] < 0.0) || (c[a][i] + r[i] >= L && v[a][i] > 0.0))
+                if ((c[a][i] - r[i] <= 0.0 && v[a][i] < 0.0) ||
+                    (c[a][i] + r[i] >= L && v[a][i] > 0.0))
                     v[a][i] = -v[a][i];
         int same = f.reactions == reactions;
         for (size_t i = 0; i < n; i++)
-            same &= c[0][i] == b.x[i] && c[1][i] == b.y[i] && v[0][i] == b.vx[i] && v[1][i] == b.vy[i];
+            same &=
+                c[0][i] == b.x[i] && c[1][i] == b.y[i] && v[0][i] == b.vx[i] && v[1][i] == b.vy[i];
         CHECK(same && inside > 100 && count - inside > 100,
-              "step %d = the model's reference: reactions %llu/%llu, pairs %zu (%zu inside blocks)", step,
-              (unsigned long long)f.reactions, (unsigned long long)reactions, count, inside);
+              "step %d = the model's reference: reactions %llu/%llu, pairs %zu (%zu inside blocks)",
+              step, (unsigned long long)f.reactions, (unsigned long long)reactions, count, inside);
     }
     free(m);
     sc_sim_destroy(s);
@@ -321,11 +327,12 @@ static void test_determinism(void) {
                     memset(got + a * n, 0, n * sizeof(double));
             if (run == 0) {
                 memcpy(ref, got, 8 * n * sizeof(double));
-                CHECK(coll > 100, "dims %d: only %llu collisions in 30 steps", dims, (unsigned long long)coll);
+                CHECK(coll > 100, "dims %d: only %llu collisions in 30 steps", dims,
+                      (unsigned long long)coll);
             } else {
                 CHECK(memcmp(ref, got, 8 * n * sizeof(double)) == 0,
-                      "dims %d: threads %d algorithm %s: trajectories differ from 1 thread's grid", dims,
-                      threads, sc_algorithm_name(algo));
+                      "dims %d: threads %d algorithm %s: trajectories differ from 1 thread's grid",
+                      dims, threads, sc_algorithm_name(algo));
             }
             free(got);
             sc_sim_destroy(s);
@@ -341,7 +348,8 @@ static void *count_alloc(size_t size, size_t align, void *user) {
     (void)user;
     allocs++;
     void *p = NULL;
-    return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) == 0 ? p : NULL;
+    return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) == 0 ? p
+                                                                                          : NULL;
 }
 static void count_free(void *p, void *user) {
     (void)user;
@@ -368,16 +376,18 @@ static void test_setups_and_reorder(void) {
     sc_sim_balls ba = sc_sim_get_balls(a);
     int off = 0, fast = 0, slow = 0;
     for (size_t k = 0; k < p.n; k++) {
-        off += ba.x[k] != ((double)(k % 10) + 0.5) * 6.0 || ba.y[k] != ((double)(k / 10) + 0.5) * 6.0;
+        off +=
+            ba.x[k] != ((double)(k % 10) + 0.5) * 6.0 || ba.y[k] != ((double)(k / 10) + 0.5) * 6.0;
         fast += fabs(ba.vx[k]) > 0.2 || fabs(ba.vy[k]) > 0.2;
         slow += fabs(ba.vx[k]) < 0.02 && fabs(ba.vy[k]) < 0.02;
     }
     CHECK(off == 0, "lattice: %d balls off their points", off);
-    CHECK(fast == 0 && slow < 10, "components: %d faster than 0.2, %d slower than 0.02 on both axes", fast,
-          slow);
+    CHECK(fast == 0 && slow < 10,
+          "components: %d faster than 0.2, %d slower than 0.02 on both axes", fast, slow);
     sc_sim_destroy(a);
     p.n = 111;
-    CHECK(sc_sim_create(&p, NULL, &a) == SC_ERR_INVALID_ARGUMENT && strstr(sc_sim_problem(), "lattice"),
+    CHECK(sc_sim_create(&p, NULL, &a) == SC_ERR_INVALID_ARGUMENT &&
+              strstr(sc_sim_problem(), "lattice"),
           "111 balls on 110 lattice points: \"%s\"", sc_sim_problem());
     p.n = 100;
     p.spacing = 0.0;
@@ -417,8 +427,8 @@ static void test_setups_and_reorder(void) {
                      (dims == 3 && (ba.z[k] != bb.z[i] || ba.vz[k] != bb.vz[i]));
         }
         free(seen);
-        CHECK(wrong == 0 && moved > (int)p.n / 2, "dims %d: renumbering: %d wrong, %d moved", dims, wrong,
-              moved);
+        CHECK(wrong == 0 && moved > (int)p.n / 2, "dims %d: renumbering: %d wrong, %d moved", dims,
+              wrong, moved);
         /* in the grid's cell order (default grid options): the order of
          * the renumbered balls, at rest, is the identity */
         sc_context *g = NULL;
@@ -430,7 +440,8 @@ static void test_setups_and_reorder(void) {
             for (size_t k = 0; k < p.n; k++)
                 out += ord[k] != k;
         }
-        CHECK(out == 0, "dims %d: renumbered balls not in the cell order (%d out of place)", dims, out);
+        CHECK(out == 0, "dims %d: renumbered balls not in the cell order (%d out of place)", dims,
+              out);
         sc_context_destroy(g);
         free(ord);
         sc_sim_destroy(a);
@@ -450,8 +461,8 @@ static void test_setups_and_reorder(void) {
     const size_t first = allocs;
     for (int k = 0; k < 20; k++)
         CHECK(sc_sim_step(a, NULL) == SC_OK, "step");
-    CHECK(first > 0 && allocs == first, "allocations: %zu by the first step, %zu after 20 more", first,
-          allocs - first);
+    CHECK(first > 0 && allocs == first, "allocations: %zu by the first step, %zu after 20 more",
+          first, allocs - first);
     sc_sim_destroy(a);
 }
 
@@ -460,9 +471,15 @@ static void test_bad_params(void) {
         const char *what;
         int field;
         double value;
-    } bad[] = {{"dims 4", 0, 4}, {"no balls", 1, 0}, {"zero box", 2, 0.0}, {"negative box", 2, -5.0},
-               {"negative dt", 3, -0.1}, {"zero dt", 3, 0.0}, {"NaN speed", 4, NAN},
-               {"too many balls", 1, 1e6}, {"ball wider than the box", 5, 400.0}};
+    } bad[] = {{"dims 4", 0, 4},
+               {"no balls", 1, 0},
+               {"zero box", 2, 0.0},
+               {"negative box", 2, -5.0},
+               {"negative dt", 3, -0.1},
+               {"zero dt", 3, 0.0},
+               {"NaN speed", 4, NAN},
+               {"too many balls", 1, 1e6},
+               {"ball wider than the box", 5, 400.0}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         sc_sim_params p = sc_sim_params_default();
         switch (bad[k].field) {
@@ -491,7 +508,8 @@ static void test_bad_params(void) {
         const sc_status st = sc_sim_create(&p, NULL, &s);
         CHECK(st == SC_ERR_INVALID_ARGUMENT && !s &&
                   strstr(sc_sim_problem(), k == 0 ? "NULL" : "radius 2") != NULL,
-              "given radii case %d: status %s, problem \"%s\"", k, sc_status_string(st), sc_sim_problem());
+              "given radii case %d: status %s, problem \"%s\"", k, sc_status_string(st),
+              sc_sim_problem());
     }
     sc_sim_params p = sc_sim_params_default();
     p.size = 3;
@@ -522,7 +540,9 @@ static void run_runs(void) {
 
 int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
-        {"physics", run_physics}, {"frames", run_frames}, {"runs", run_runs},
+        {"physics", run_physics},
+        {"frames", run_frames},
+        {"runs", run_runs},
     };
     return sc_test_main(argc, argv, "test_sim", groups, sizeof groups / sizeof groups[0]);
 }

@@ -61,7 +61,8 @@ static void *lines_alloc(size_t n, size_t size, size_t shift, void **base) {
  * key << ib | k through sc_radix_sort_packed. stream = 1: the streaming
  * scatter, on line-aligned arrays; stream = 2: asked for on arrays that
  * are not line-aligned, where the sort must scatter plainly. */
-static void sort_case(size_t n, int key_bits, int mode, int threads, int first, int ib, int stream) {
+static void sort_case(size_t n, int key_bits, int mode, int threads, int first, int ib,
+                      int stream) {
     const int packed = ib > 0;
     const size_t shift = stream == 2 ? 8 : 0;
     void *bk, *btk, *bi, *bti;
@@ -79,13 +80,15 @@ static void sort_case(size_t n, int key_bits, int mode, int threads, int first, 
     }
     qsort(ref, n, sizeof(kv), cmp_kv);
     sc_radix_first f = {counts, 0, true, 0, stream != 0, false, false, 0};
-    sc_radix_first plain_stream = {NULL, 0, false, 0, true, false, false, 0}; /* no counts, only the stream */
+    sc_radix_first plain_stream = {NULL, 0,     false, 0,
+                                   true, false, false, 0}; /* no counts, only the stream */
     if (first) {
         const int blocks = sc_radix_blocks(n, threads);
         const size_t buckets = (size_t)1 << sc_radix_digit_bits(key_bits);
         memset(counts, 0, sizeof(uint32_t) * buckets * (size_t)blocks);
         for (int b = 0; b < blocks; b++)
-            for (size_t k = n * (size_t)b / (size_t)blocks; k < n * (size_t)(b + 1) / (size_t)blocks; k++) {
+            for (size_t k = n * (size_t)b / (size_t)blocks;
+                 k < n * (size_t)(b + 1) / (size_t)blocks; k++) {
                 const unsigned at = (unsigned)ib;
                 counts[(size_t)b * buckets + ((keys[k] >> at) & (buckets - 1))]++;
                 f.varying |= (keys[k] >> at) ^ (keys[0] >> at);
@@ -96,16 +99,19 @@ static void sort_case(size_t n, int key_bits, int mode, int threads, int first, 
 #endif
     f.identity = !packed;
     const sc_radix_first *fp = first ? &f : stream ? &plain_stream : NULL;
-    const bool in_tmp = packed ? sc_radix_sort_packed(keys, tk, n, key_bits, ib, counts, threads, fp)
-                               : sc_radix_sort_pairs(keys, idx, tk, ti, n, key_bits, counts, threads, fp);
+    const bool in_tmp =
+        packed ? sc_radix_sort_packed(keys, tk, n, key_bits, ib, counts, threads, fp)
+               : sc_radix_sort_pairs(keys, idx, tk, ti, n, key_bits, counts, threads, fp);
     const uint64_t *rk = in_tmp ? tk : keys;
     const uint32_t *ri = in_tmp ? ti : idx;
     int ok = 1;
     for (size_t k = 0; k < n; k++)
         ok &= packed ? rk[k] == (ref[k].key << ib | ref[k].index)
                      : rk[k] == ref[k].key && ri[k] == ref[k].index;
-    CHECK(ok, "radix sort n=%zu bits=%d mode=%d threads=%d first=%d index bits=%d stream=%d "
-              "differs from qsort", n, key_bits, mode, threads, first, ib, stream);
+    CHECK(ok,
+          "radix sort n=%zu bits=%d mode=%d threads=%d first=%d index bits=%d stream=%d "
+          "differs from qsort",
+          n, key_bits, mode, threads, first, ib, stream);
     free(bk);
     free(btk);
     free(bi);
@@ -302,7 +308,7 @@ static void test_keys(void) {
     memset(&b, 0, sizeof b);
     b.hi[0] = 100, b.hi[1] = 50, b.hi[2] = 10, b.rmin = 0.01, b.rmax = 5.0;
     sc_grid_plan p;
-    sc_grid_plan_make(&b, 1.0, SC_MAX_LEVELS, SC_MAX_LEVELS, &p); /* all the levels it can */
+    sc_grid_plan_make(&b, 1.0, SC_MAX_LEVELS, SC_MAX_LEVELS, &p);    /* all the levels it can */
     CHECK(p.levels == 9, "levels for r in [0.01, 5]: %d", p.levels); /* 5 / 2^8 < 0.01 */
     CHECK(!p.pow2, "origin regime expected");
     CHECK(p.radius_limit[p.levels - 1] >= 5.0, "top level holds r_max");
@@ -315,7 +321,8 @@ static void test_keys(void) {
     }
     /* nesting: the level-l key fields are the level-0 coordinates >> l */
     for (int k = 0; k < 1000; k++) {
-        double pt[3] = {100.0 * (double)(next() >> 11) * 0x1p-53, 50.0 * (double)(next() >> 11) * 0x1p-53,
+        double pt[3] = {100.0 * (double)(next() >> 11) * 0x1p-53,
+                        50.0 * (double)(next() >> 11) * 0x1p-53,
                         10.0 * (double)(next() >> 11) * 0x1p-53};
         int64_t q[3];
         sc_grid_coords(&p, pt, q);
@@ -330,7 +337,8 @@ static void test_keys(void) {
             CHECK(pt[0] >= xlo - 1e-9 * q8 && pt[0] < xlo + q8 * (1 + 1e-9), "x in its 1/8 cell");
             for (int a = 1; a < 3; a++) {
                 uint64_t f = (key >> p.shift[a]) & ((1ull << (p.bits[a] - l)) - 1);
-                CHECK(f == (((uint64_t)q[a] >> l) & ((1ull << (p.bits[a] - l)) - 1)), "field %d", a);
+                CHECK(f == (((uint64_t)q[a] >> l) & ((1ull << (p.bits[a] - l)) - 1)), "field %d",
+                      a);
                 double c = p.cell[l];
                 double lo = p.origin[a] + (double)(q[a] >> l) * c;
                 CHECK(pt[a] >= lo - 1e-9 * c && pt[a] < lo + c * (1 + 1e-9), "point in its cell");
@@ -352,8 +360,8 @@ static void test_keys(void) {
                     const uint64_t f = sc_grid_zy(&m, l, z, y);
                     uint64_t z2, y2;
                     sc_grid_zy_split(&m, l, f, &z2, &y2);
-                    CHECK(z2 == z && y2 == y, "zy round trip (morton %d, widths %d/%d, level %d)", morton,
-                          m.bits[1], m.bits[2], l);
+                    CHECK(z2 == z && y2 == y, "zy round trip (morton %d, widths %d/%d, level %d)",
+                          morton, m.bits[1], m.bits[2], l);
                     CHECK(f >> (m.bits[1] + m.bits[2]) == 0, "zy field width");
                 }
                 if (morton && m.bits[1] == m.bits[2])
@@ -373,7 +381,8 @@ static void test_keys(void) {
     int64_t q[3];
     double tiny[3] = {-1e-300, 0.0, 0.0};
     sc_grid_coords(&p, tiny, q);
-    CHECK(q[0] == -1 && q[1] == 0, "a tiny negative coordinate floors to -1: %lld", (long long)q[0]);
+    CHECK(q[0] == -1 && q[1] == 0, "a tiny negative coordinate floors to -1: %lld",
+          (long long)q[0]);
     double mid[3] = {3.999, -0.5, 0.0};
     sc_grid_coords(&p, mid, q);
     CHECK(q[0] == (int64_t)floor(3.999 * 8 / p.cell[0]) && q[1] == -1, "pow2 floor: %lld %lld",
@@ -387,7 +396,8 @@ static void test_keys(void) {
     uint64_t m = (1ull << p.bits[0]) - 1;
     uint64_t d = ((uint64_t)q2[0] - (uint64_t)q[0]) & m;
     double cells = (nb[0] - at[0]) * 8 / p.cell[0]; /* X is in 1/8 cells */
-    CHECK(d == ((uint64_t)cells & m), "exact wrap at 1e30: %llu vs %g", (unsigned long long)d, cells);
+    CHECK(d == ((uint64_t)cells & m), "exact wrap at 1e30: %llu vs %g", (unsigned long long)d,
+          cells);
 }
 
 /* Row boxes (sc_grid_row_box): every centre lies inside the box of the
@@ -438,9 +448,10 @@ static void test_row_boxes(void) {
                     double lo, hi;
                     sc_grid_row_box(&p, a, l, q[a] >> l, &lo, &hi);
                     CHECK(lo <= pt[a] && pt[a] <= hi,
-                          "config %d: %.17g outside its level-%d row box [%.17g, %.17g] on axis %d", cfg,
-                          pt[a], l, lo, hi, a);
-                    CHECK(p.row_box[a] ? hi - lo <= p.cell[l] * (1.0 + 0x1p-10) : hi - lo == HUGE_VAL,
+                          "config %d: %.17g outside its level-%d row box [%.17g, %.17g] on axis %d",
+                          cfg, pt[a], l, lo, hi, a);
+                    CHECK(p.row_box[a] ? hi - lo <= p.cell[l] * (1.0 + 0x1p-10)
+                                       : hi - lo == HUGE_VAL,
                           "config %d: row box %.17g wide, cell %.17g", cfg, hi - lo, p.cell[l]);
                 }
         }
@@ -467,53 +478,59 @@ static void test_keys_stage(void) {
     uint32_t *counts = malloc(sc_radix_sort_scratch(3, false));
     static sc_bounds b;
     for (int f32 = 0; f32 < 2; f32++) /* float input: the keys of its values widened */
-    for (int levels = 1; levels <= 3; levels += 2)
-        for (int packed = 0; packed < 2; packed++) {
-            for (size_t k = 0; k < n; k++) {
-                for (int a = 0; a < 3; a++)
-                    rows[4 * k + a] = -30.0 + 90.0 * (double)(next() >> 11) * 0x1p-53;
-                rows[4 * k + 3] = 0.1 + 1.9 * (double)(next() >> 11) * 0x1p-53;
-                for (int a = 0; a < 4 && f32; a++)
-                    rows[4 * k + a] = rows32[4 * k + a] = (float)rows[4 * k + a];
-            }
-            sc_spheres s = f32 ? sc_spheres_rows_f32(n, 3, rows32) : sc_spheres_rows_f64(n, 3, rows);
-            sc_view v;
-            CHECK(sc_view_make(&s, &v) == SC_OK && sc_bounds_compute(&v, &b, omp_get_max_threads()) == SC_OK, "bounds");
-            sc_grid_plan p;
-            sc_grid_plan_make(&b, 1.0, SC_MAX_LEVELS, levels, &p);
-            CHECK(p.levels == levels && !p.pow2, "plan: %d levels, origin-relative", p.levels);
-            const int ib = packed ? sc_pack_bits(n, p.key_bits) : 0;
-            CHECK(!packed || ib == 15, "index field %d", ib);
-            sc_radix_first f = {counts, 0, false, ib, false, false, false, 0};
-#ifdef _OPENMP
-            omp_set_num_threads(3);
-#endif
-            const int blocks = sc_radix_blocks(n, 3);
-            sc_keys_compute(&v, &p, keys, blocks, &f);
-            const size_t buckets = (size_t)1 << sc_radix_digit_bits(p.key_bits);
-            int ok = 1, hist_ok = 1;
-            uint64_t vary = 0, k0 = 0;
-            for (int bl = 0; bl < blocks; bl++) {
-                const size_t lo = n * (size_t)bl / (size_t)blocks, hi = n * (size_t)(bl + 1) / (size_t)blocks;
-                uint32_t *mine = malloc(4 * buckets);
-                memset(mine, 0, 4 * buckets);
-                for (size_t k = lo; k < hi; k++) {
-                    int64_t q[3];
-                    sc_grid_coords(&p, rows + 4 * k, q);
-                    const uint64_t key = sc_grid_key(&p, sc_grid_level(&p, rows[4 * k + 3]), q);
-                    ok &= keys[k] == (packed ? key << ib | k : key);
-                    mine[key & (buckets - 1)]++;
-                    if (k == 0)
-                        k0 = key;
-                    vary |= key ^ k0;
+        for (int levels = 1; levels <= 3; levels += 2)
+            for (int packed = 0; packed < 2; packed++) {
+                for (size_t k = 0; k < n; k++) {
+                    for (int a = 0; a < 3; a++)
+                        rows[4 * k + a] = -30.0 + 90.0 * (double)(next() >> 11) * 0x1p-53;
+                    rows[4 * k + 3] = 0.1 + 1.9 * (double)(next() >> 11) * 0x1p-53;
+                    for (int a = 0; a < 4 && f32; a++)
+                        rows[4 * k + a] = rows32[4 * k + a] = (float)rows[4 * k + a];
                 }
-                hist_ok &= memcmp(mine, counts + (size_t)bl * buckets, 4 * buckets) == 0;
-                free(mine);
+                sc_spheres s =
+                    f32 ? sc_spheres_rows_f32(n, 3, rows32) : sc_spheres_rows_f64(n, 3, rows);
+                sc_view v;
+                CHECK(sc_view_make(&s, &v) == SC_OK &&
+                          sc_bounds_compute(&v, &b, omp_get_max_threads()) == SC_OK,
+                      "bounds");
+                sc_grid_plan p;
+                sc_grid_plan_make(&b, 1.0, SC_MAX_LEVELS, levels, &p);
+                CHECK(p.levels == levels && !p.pow2, "plan: %d levels, origin-relative", p.levels);
+                const int ib = packed ? sc_pack_bits(n, p.key_bits) : 0;
+                CHECK(!packed || ib == 15, "index field %d", ib);
+                sc_radix_first f = {counts, 0, false, ib, false, false, false, 0};
+#ifdef _OPENMP
+                omp_set_num_threads(3);
+#endif
+                const int blocks = sc_radix_blocks(n, 3);
+                sc_keys_compute(&v, &p, keys, blocks, &f);
+                const size_t buckets = (size_t)1 << sc_radix_digit_bits(p.key_bits);
+                int ok = 1, hist_ok = 1;
+                uint64_t vary = 0, k0 = 0;
+                for (int bl = 0; bl < blocks; bl++) {
+                    const size_t lo = n * (size_t)bl / (size_t)blocks,
+                                 hi = n * (size_t)(bl + 1) / (size_t)blocks;
+                    uint32_t *mine = malloc(4 * buckets);
+                    memset(mine, 0, 4 * buckets);
+                    for (size_t k = lo; k < hi; k++) {
+                        int64_t q[3];
+                        sc_grid_coords(&p, rows + 4 * k, q);
+                        const uint64_t key = sc_grid_key(&p, sc_grid_level(&p, rows[4 * k + 3]), q);
+                        ok &= keys[k] == (packed ? key << ib | k : key);
+                        mine[key & (buckets - 1)]++;
+                        if (k == 0)
+                            k0 = key;
+                        vary |= key ^ k0;
+                    }
+                    hist_ok &= memcmp(mine, counts + (size_t)bl * buckets, 4 * buckets) == 0;
+                    free(mine);
+                }
+                CHECK(ok, "keys stage = sc_grid_key, %d level(s), packed %d, float %d", levels,
+                      packed, f32);
+                CHECK(hist_ok && vary == f.varying,
+                      "digit-0 histogram and varying bits, %d level(s)", levels);
+                CHECK(f.identity == !packed, "identity flag");
             }
-            CHECK(ok, "keys stage = sc_grid_key, %d level(s), packed %d, float %d", levels, packed, f32);
-            CHECK(hist_ok && vary == f.varying, "digit-0 histogram and varying bits, %d level(s)", levels);
-            CHECK(f.identity == !packed, "identity flag");
-        }
     free(rows);
     free(rows32);
     free(keys);
@@ -532,62 +549,67 @@ static void test_rows_table(void) {
     p.bits[0] = 5;
     p.shift[1] = 5;
     p.level_shift = 40;
-    uint64_t *keys = malloc(8 * n), *rkey = malloc(8 * n), *ref = malloc(8 * n), *sk = malloc(8 * n);
+    uint64_t *keys = malloc(8 * n), *rkey = malloc(8 * n), *ref = malloc(8 * n),
+             *sk = malloc(8 * n);
     uint32_t *rstart = malloc(4 * (n + 1)), *refs = malloc(4 * (n + 1)), *ss = malloc(4 * n);
     uint32_t *xq = malloc(4 * (n + SC_PAD)), *idx = malloc(4 * n);
     size_t offsets[17], ref_begin[SC_MAX_LEVELS + 1];
     static const int thread_counts[] = {1, 2, 3, 4, 8, 16};
     for (int levels = 1; levels <= 3; levels += 2)
-    for (int pattern = 0; pattern < 5; pattern++)
-        for (int ib = 0; ib <= 12; ib += 12) {
-            p.levels = levels;
-            uint64_t row = 0;
-            for (size_t k = 0; k < n; k++) {
-                const int step = pattern == 0   ? 0
-                                 : pattern == 1 ? 1
-                                 : pattern == 2 ? k > n / 3
-                                 : pattern == 3 ? (next() % 4 == 0)
-                                                : (int)(k % 2);
-                row += (uint64_t)step * (1 + next() % 3);
-                /* levels 1 and 2 of three hold the middle and last thirds */
-                const uint64_t level = levels == 1 ? 0 : (uint64_t)(3 * k / n);
-                const uint64_t key = level << p.level_shift | row << 5 | (k % 32);
-                keys[k] = ib ? key << ib | (k ^ 5) : key;
-            }
-            size_t nref = 0;
-            for (size_t k = 0; k < n; k++)
-                if (k == 0 || (keys[k] >> (ib + 5)) != (keys[k - 1] >> (ib + 5))) {
-                    ref[nref] = (keys[k] >> (ib + 5)) << 5;
-                    refs[nref++] = (uint32_t)k;
+        for (int pattern = 0; pattern < 5; pattern++)
+            for (int ib = 0; ib <= 12; ib += 12) {
+                p.levels = levels;
+                uint64_t row = 0;
+                for (size_t k = 0; k < n; k++) {
+                    const int step = pattern == 0   ? 0
+                                     : pattern == 1 ? 1
+                                     : pattern == 2 ? k > n / 3
+                                     : pattern == 3 ? (next() % 4 == 0)
+                                                    : (int)(k % 2);
+                    row += (uint64_t)step * (1 + next() % 3);
+                    /* levels 1 and 2 of three hold the middle and last thirds */
+                    const uint64_t level = levels == 1 ? 0 : (uint64_t)(3 * k / n);
+                    const uint64_t key = level << p.level_shift | row << 5 | (k % 32);
+                    keys[k] = ib ? key << ib | (k ^ 5) : key;
                 }
-            for (int l = 0; l <= SC_MAX_LEVELS; l++) {
-                ref_begin[l] = 0;
-                while (ref_begin[l] < nref && (l >= levels || (int)(ref[ref_begin[l]] >> p.level_shift) < l))
-                    ref_begin[l]++;
-            }
-            for (size_t ti = 0; ti < sizeof thread_counts / sizeof *thread_counts; ti++) {
-                const int t = thread_counts[ti];
+                size_t nref = 0;
+                for (size_t k = 0; k < n; k++)
+                    if (k == 0 || (keys[k] >> (ib + 5)) != (keys[k - 1] >> (ib + 5))) {
+                        ref[nref] = (keys[k] >> (ib + 5)) << 5;
+                        refs[nref++] = (uint32_t)k;
+                    }
+                for (int l = 0; l <= SC_MAX_LEVELS; l++) {
+                    ref_begin[l] = 0;
+                    while (ref_begin[l] < nref &&
+                           (l >= levels || (int)(ref[ref_begin[l]] >> p.level_shift) < l))
+                        ref_begin[l]++;
+                }
+                for (size_t ti = 0; ti < sizeof thread_counts / sizeof *thread_counts; ti++) {
+                    const int t = thread_counts[ti];
 #ifdef _OPENMP
-                omp_set_num_threads(t);
+                    omp_set_num_threads(t);
 #endif
-                sc_rows r;
-                r.key = rkey;
-                r.start = rstart;
-                memset(sk, 0xA5, 8 * n); /* and no earlier run's table left in place */
-                memset(rkey, 0xA5, 8 * n);
-                memset(rstart, 0xA5, 4 * (n + 1));
-                const size_t nc = sc_rows_build(keys, n, &p, &r, xq, ib ? idx : NULL, ib, offsets, sk, ss);
-                int ok = nc == nref && r.count == nref && r.start[nc] == n;
-                for (size_t c = 0; c < nc && ok; c++)
-                    ok &= r.key[c] == ref[c] && r.start[c] == refs[c];
-                for (size_t k = 0; k < n && ok; k++)
-                    ok &= xq[k] == k % 32 && (!ib || idx[k] == (uint32_t)(k ^ 5));
-                for (int l = 0; l <= SC_MAX_LEVELS && ok; l++)
-                    ok &= r.level_begin[l] == ref_begin[l];
-                CHECK(ok, "row table, %d level(s), pattern %d, index bits %d, %d threads: %zu rows "
-                          "(%zu expected)", levels, pattern, ib, t, nc, nref);
+                    sc_rows r;
+                    r.key = rkey;
+                    r.start = rstart;
+                    memset(sk, 0xA5, 8 * n); /* and no earlier run's table left in place */
+                    memset(rkey, 0xA5, 8 * n);
+                    memset(rstart, 0xA5, 4 * (n + 1));
+                    const size_t nc =
+                        sc_rows_build(keys, n, &p, &r, xq, ib ? idx : NULL, ib, offsets, sk, ss);
+                    int ok = nc == nref && r.count == nref && r.start[nc] == n;
+                    for (size_t c = 0; c < nc && ok; c++)
+                        ok &= r.key[c] == ref[c] && r.start[c] == refs[c];
+                    for (size_t k = 0; k < n && ok; k++)
+                        ok &= xq[k] == k % 32 && (!ib || idx[k] == (uint32_t)(k ^ 5));
+                    for (int l = 0; l <= SC_MAX_LEVELS && ok; l++)
+                        ok &= r.level_begin[l] == ref_begin[l];
+                    CHECK(ok,
+                          "row table, %d level(s), pattern %d, index bits %d, %d threads: %zu rows "
+                          "(%zu expected)",
+                          levels, pattern, ib, t, nc, nref);
+                }
             }
-        }
 #ifdef _OPENMP
     omp_set_num_threads(omp_get_num_procs());
 #endif
@@ -714,7 +736,8 @@ static void test_cells_and_kernels(void) {
         sc_rows pr;
         pr.key = rkey;
         pr.start = rstart;
-        size_t pnc = sc_rows_build(pw, n, &p, &pr, pxq, pidx, ib, row_offsets, stage_key, stage_start);
+        size_t pnc =
+            sc_rows_build(pw, n, &p, &pr, pxq, pidx, ib, row_offsets, stage_key, stage_start);
         int same = pnc == nc && memcmp(pr.level_begin, rt.level_begin, sizeof pr.level_begin) == 0;
         for (size_t k = 0; k < n && same; k++)
             same &= pw[k] >> ib == keys[k] && pidx[k] == idx[k] && pxq[k] == xq[k];
@@ -763,12 +786,23 @@ static void test_cells_and_kernels(void) {
             uint32_t m = 0;
             for (uint32_t j = i0 + ni; j < n; j++)
                 cand[m++] = j;
-            sc_kernel_args args = {.x = wk.x, .y = wk.y, .z = wk.z, .r = wk.r, .i0 = i0, .ni = ni,
-                                   .tri_end = (uint32_t)n, .cand = cand, .ncand = m,
+            sc_kernel_args args = {.x = wk.x,
+                                   .y = wk.y,
+                                   .z = wk.z,
+                                   .r = wk.r,
+                                   .i0 = i0,
+                                   .ni = ni,
+                                   .tri_end = (uint32_t)n,
+                                   .cand = cand,
+                                   .ncand = m,
                                    /* the indirect kernel reads the input rows through idx */
-                                   .perm = idx, .vx = (const char *)rows,
-                                   .vy = (const char *)(rows + 1), .vz = (const char *)(rows + 2),
-                                   .vr = (const char *)(rows + 3), .stride = 4 * sizeof(double), .rstride = 4 * sizeof(double),
+                                   .perm = idx,
+                                   .vx = (const char *)rows,
+                                   .vy = (const char *)(rows + 1),
+                                   .vz = (const char *)(rows + 2),
+                                   .vr = (const char *)(rows + 3),
+                                   .stride = 4 * sizeof(double),
+                                   .rstride = 4 * sizeof(double),
                                    .f64 = 1};
             tests[f] += fns[f](&args, &h);
         }
@@ -825,7 +859,8 @@ static int bounds_same(const sc_spheres *s, const sc_spheres *ref, const char *w
     sc_view v, vref;
     CHECK(sc_view_make(s, &v) == SC_OK && sc_view_make(ref, &vref) == SC_OK, "views");
     static sc_bounds b, bref;
-    const sc_status st = sc_bounds_compute(&v, &b, omp_get_max_threads()), stref = sc_bounds_compute(&vref, &bref, omp_get_max_threads());
+    const sc_status st = sc_bounds_compute(&v, &b, omp_get_max_threads()),
+                    stref = sc_bounds_compute(&vref, &bref, omp_get_max_threads());
     int same = st == stref && b.bad_index == bref.bad_index && b.n == bref.n;
     if (stref == SC_OK) {
         for (int a = 0; a < 3; a++)
@@ -872,7 +907,8 @@ static void bounds_case(const double *rows, size_t n, int threads, const char *w
             cen[3 * k + (size_t)a] = rows[4 * k + (size_t)a];
         rad[k] = rows[4 * k + 3];
     }
-    const sc_spheres sc = {n, SC_F64, 3 * sizeof(double), cen, cen + 1, cen + 2, rad, sizeof(double)};
+    const sc_spheres sc = {n,       SC_F64, 3 * sizeof(double), cen, cen + 1,
+                           cen + 2, rad,    sizeof(double)};
     const sc_spheres sc2 = {n, SC_F64, 3 * sizeof(double), cen, cen + 1, NULL, rad, sizeof(double)};
     bounds_same(&sc, &plain, what, threads);
     bounds_same(&sc2, &plain2, what, threads);
@@ -919,7 +955,8 @@ static void test_bounds(void) {
         for (size_t k = 0; k < n; k++) {
             for (int a = 0; a < 3; a++)
                 rows[4 * k + (size_t)a] = ((double)(next() >> 11) * 0x1p-53 - 0.3) * 1e4;
-            rows[4 * k + 3] = ldexp(1.0 + (double)(next() >> 11) * 0x1p-53, (int)(next() % 60) - 30);
+            rows[4 * k + 3] =
+                ldexp(1.0 + (double)(next() >> 11) * 0x1p-53, (int)(next() % 60) - 30);
         }
         bounds_case(rows, n, t, "radii over 60 octaves");
         bounds_case(rows, 0, t, "n = 0");
@@ -1025,11 +1062,11 @@ static void test_periodic_bounds(void) {
         for (int a = 0; a < 3; a++) /* about 1% outside [0, 100) */
             rows[4 * k + (size_t)a] = (double)(next() >> 11) * 0x1p-53 * 102.0 - 1.0;
         const unsigned kind = (unsigned)(next() % 64);
-        rows[4 * k + 3] = kind == 0   ? 0.0
-                          : kind == 1 ? -0.0
-                          : kind == 2 ? 0x1p-1060 * (double)(1 + next() % 1000)
-                                      : ldexp(1.0 + (double)(next() >> 11) * 0x1p-53,
-                                              (int)(next() % 12) - 10);
+        rows[4 * k + 3] =
+            kind == 0   ? 0.0
+            : kind == 1 ? -0.0
+            : kind == 2 ? 0x1p-1060 * (double)(1 + next() % 1000)
+                        : ldexp(1.0 + (double)(next() >> 11) * 0x1p-53, (int)(next() % 12) - 10);
         for (int a = 0; a < 4; a++)
             rows32[4 * k + (size_t)a] = (float)rows[4 * k + (size_t)a];
     }
@@ -1050,38 +1087,60 @@ static void test_periodic_bounds(void) {
                     if (!c)
                         continue;
                     /* rows of four either way, z skipped in 2-D */
-                    const sc_spheres s =
-                        f32 ? (sc_spheres){n, SC_F32, 4 * sizeof(float), rows32, rows32 + 1,
-                                           dims == 3 ? rows32 + 2 : NULL, rows32 + 3, 4 * sizeof(float)}
-                            : (sc_spheres){n, SC_F64, 4 * sizeof(double), rows, rows + 1,
-                                           dims == 3 ? rows + 2 : NULL, rows + 3, 4 * sizeof(double)};
+                    const sc_spheres s = f32 ? (sc_spheres){n,
+                                                            SC_F32,
+                                                            4 * sizeof(float),
+                                                            rows32,
+                                                            rows32 + 1,
+                                                            dims == 3 ? rows32 + 2 : NULL,
+                                                            rows32 + 3,
+                                                            4 * sizeof(float)}
+                                             : (sc_spheres){n,
+                                                            SC_F64,
+                                                            4 * sizeof(double),
+                                                            rows,
+                                                            rows + 1,
+                                                            dims == 3 ? rows + 2 : NULL,
+                                                            rows + 3,
+                                                            4 * sizeof(double)};
                     sc_summary sum;
                     CHECK(sc_count_pairs(c, &s, &sum) == SC_OK, "periodic bounds: query");
                     sc_stats st;
                     sc_context_stats(c, &st);
                     const size_t N = (size_t)st.spheres;
                     const double *j = c->joint.p;
-                    const sc_spheres js = {N,     SC_F64,          4 * sizeof(double), j, j + 1,
-                                           dims == 3 ? j + 2 : NULL, j + 3, 4 * sizeof(double)};
+                    const sc_spheres js = {N,
+                                           SC_F64,
+                                           4 * sizeof(double),
+                                           j,
+                                           j + 1,
+                                           dims == 3 ? j + 2 : NULL,
+                                           j + 3,
+                                           4 * sizeof(double)};
                     sc_view v;
                     sc_bounds ref;
-                    CHECK(sc_view_make(&js, &v) == SC_OK && sc_bounds_compute(&v, &ref, omp_get_max_threads()) == SC_OK,
+                    CHECK(sc_view_make(&js, &v) == SC_OK &&
+                              sc_bounds_compute(&v, &ref, omp_get_max_threads()) == SC_OK,
                           "periodic bounds: the rows are valid");
                     const sc_bounds *got = &c->joint_bounds;
-                    CHECK(N > n && got->n == N, "periodic bounds: %zu rows, bounds of %zu", N, got->n);
+                    CHECK(N > n && got->n == N, "periodic bounds: %zu rows, bounds of %zu", N,
+                          got->n);
                     for (int a = 0; a < 3; a++)
                         CHECK(got->lo[a] == ref.lo[a] && got->hi[a] == ref.hi[a],
                               "periodic bounds: axis %d [%.17g, %.17g], rows' [%.17g, %.17g] "
                               "(dims %d f32 %d kernel %d threads %d)",
-                              a, got->lo[a], got->hi[a], ref.lo[a], ref.hi[a], dims, f32, kern, threads);
+                              a, got->lo[a], got->hi[a], ref.lo[a], ref.hi[a], dims, f32, kern,
+                              threads);
                     CHECK(got->rmin == ref.rmin && got->rmax == ref.rmax,
                           "periodic bounds: radii [%g, %g], rows' [%g, %g]", got->rmin, got->rmax,
                           ref.rmin, ref.rmax);
                     int same = 1;
                     for (int e = 0; e < SC_EXP_BINS; e++)
                         same &= got->rexp[e] == ref.rexp[e];
-                    CHECK(same, "periodic bounds: radius octaves differ (dims %d f32 %d kernel %d "
-                                "threads %d)", dims, f32, kern, threads);
+                    CHECK(same,
+                          "periodic bounds: radius octaves differ (dims %d f32 %d kernel %d "
+                          "threads %d)",
+                          dims, f32, kern, threads);
                     sc_context_destroy(c);
                 }
     free(rows);
@@ -1103,11 +1162,22 @@ static double wrap_expr(double x, double lo, double hi) {
 
 static void test_periodic_rows(void) {
     const double lo = 0.1, hi = 0.7, L = hi - lo;
-    const double edge[] = {hi, nextafter(lo, -INFINITY), nextafter(hi, INFINITY),
-                           nextafter(hi, -INFINITY), lo - L, nextafter(lo - L, -INFINITY),
-                           lo + 3 * L, nextafter(lo + 3 * L, -INFINITY),
-                           nextafter(hi + 2 * L, INFINITY), lo - 7 * L + 1e-17, 0.4,
-                           0.4 + 5 * L, -1e150, 1e150, lo, 0.3};
+    const double edge[] = {hi,
+                           nextafter(lo, -INFINITY),
+                           nextafter(hi, INFINITY),
+                           nextafter(hi, -INFINITY),
+                           lo - L,
+                           nextafter(lo - L, -INFINITY),
+                           lo + 3 * L,
+                           nextafter(lo + 3 * L, -INFINITY),
+                           nextafter(hi + 2 * L, INFINITY),
+                           lo - 7 * L + 1e-17,
+                           0.4,
+                           0.4 + 5 * L,
+                           -1e150,
+                           1e150,
+                           lo,
+                           0.3};
     enum { N = 256 };
     const size_t ne = sizeof edge / sizeof edge[0];
     double rows[4 * N];
@@ -1139,8 +1209,10 @@ static void test_periodic_rows(void) {
                         first = k < first ? k : first;
                     }
                 }
-            CHECK(wrong == 0, "periodic rows: %zu centres not wrapped as the expression (first "
-                  "sphere %zu; z open %d, kernel %d)", wrong, first, zopen, kern);
+            CHECK(wrong == 0,
+                  "periodic rows: %zu centres not wrapped as the expression (first "
+                  "sphere %zu; z open %d, kernel %d)",
+                  wrong, first, zopen, kern);
             sc_context_destroy(c);
         }
 }
@@ -1224,8 +1296,8 @@ static void test_bvh4_walk(void) {
             while (w.sp > 0)
                 ng += walks[v](nodes, q, after, &w, got + ng, cap);
             CHECK(ng == nw && memcmp(got, want, 4 * nw) == 0,
-                  "bvh4 walk %s round %d: %u leaves listed, %u expected", v ? "avx2" : "scalar", round,
-                  ng, nw);
+                  "bvh4 walk %s round %d: %u leaves listed, %u expected", v ? "avx2" : "scalar",
+                  round, ng, nw);
         }
     }
     free(nodes);
@@ -1274,10 +1346,10 @@ static void test_boxfilter(void) {
                     wdone = 1;
                     break;
                 }
-                const int hit = bits ? q[0][k] <= q[1][i] && q[1][k] >= q[0][i] && q[2][k] <= q[3][i] &&
-                                           q[3][k] >= q[2][i]
-                                     : a[2][k] <= a[3][i] && a[3][k] >= a[2][i] && a[4][k] <= a[5][i] &&
-                                           a[5][k] >= a[4][i];
+                const int hit = bits ? q[0][k] <= q[1][i] && q[1][k] >= q[0][i] &&
+                                           q[2][k] <= q[3][i] && q[3][k] >= q[2][i]
+                                     : a[2][k] <= a[3][i] && a[3][k] >= a[2][i] &&
+                                           a[4][k] <= a[5][i] && a[5][k] >= a[4][i];
                 if (hit)
                     want[nw++] = k;
             }
@@ -1292,7 +1364,8 @@ static void test_boxfilter(void) {
                 int done = -1;
                 const uint32_t ng = f[v](&b, i, j0, j1, got, &done);
                 CHECK(ng == nw && memcmp(got, want, 4 * nw) == 0 && done == wdone,
-                      "box filter %s %d-bit round %d [%u, %u): %u listed (done %d), %u expected (done %d)",
+                      "box filter %s %d-bit round %d [%u, %u): %u listed (done %d), %u expected "
+                      "(done %d)",
                       v ? "avx2" : "scalar", bits ? 16 : 32, round, j0, j1, ng, done, nw, wdone);
             }
         }
@@ -1318,8 +1391,10 @@ static void put_file(const char *dir, const char *dev, const char *name, const c
 static void test_balloon_probe(void) {
     char dir[] = "/tmp/sc-virtio-XXXXXX";
     CHECK(mkdtemp(dir), "mkdtemp");
-    static const char *const files[][2] = {{"virtio0", "device"}, {"virtio0", "features"},
-                                           {"virtio1", "device"}, {"virtio1", "features"}};
+    static const char *const files[][2] = {{"virtio0", "device"},
+                                           {"virtio0", "features"},
+                                           {"virtio1", "device"},
+                                           {"virtio1", "features"}};
     char missing[600];
     snprintf(missing, sizeof missing, "%s/none", dir);
     CHECK(!sc_balloon_reports_free_pages(missing), "a missing folder");
@@ -1432,7 +1507,8 @@ static void test_team_choice(void) {
     /* a large batch starts on the full team; another size starts over */
     memset(&l, 0, sizeof l);
     CHECK(team_under_load(&l, SC_LOAD_FULL_FIRST) == 2, "a large first query: the full team");
-    CHECK(team_under_load(&l, SC_LOAD_FULL_FIRST / 2 - 1) == 1, "a small first query: the free core");
+    CHECK(team_under_load(&l, SC_LOAD_FULL_FIRST / 2 - 1) == 1,
+          "a small first query: the free core");
     /* a quiet machine: every core, nothing recorded */
     memset(&l, 0, sizeof l);
     l.sampled = true;
@@ -1465,7 +1541,8 @@ static void test_team_room(void) {
         const double f = (double)(u >> 11) * 0x1p-53;
         rows[i] = i % 4 == 3 ? 0.5 + 0.5 * f : 150.0 * f;
     }
-    const sc_spheres a = sc_spheres_rows_f64(n, 3, rows), b = sc_spheres_rows_f64(nb, 3, rows + 4 * n);
+    const sc_spheres a = sc_spheres_rows_f64(n, 3, rows),
+                     b = sc_spheres_rows_f64(nb, 3, rows + 4 * n);
     uint64_t *off = malloc((n + 1) * sizeof(uint64_t));
     uint32_t *idx = NULL;
     for (int kind = 0; kind < 4; kind++) {
@@ -1583,7 +1660,8 @@ static void run_registry(void) {
     CHECK(!sc_peer_of(SC_ALGO_KDSPLIT)->valid(&o) && sc_peer_of(SC_ALGO_OCTREE)->valid(&o),
           "kdsplit's depth 65: its check only");
     sc_context *ctx = NULL;
-    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT, "a context took kdsplit depth 65");
+    CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT,
+          "a context took kdsplit depth 65");
     o = d;
     o.hashgrid.max_tests = NAN;
     CHECK(!sc_peer_of(SC_ALGO_HASHGRID)->valid(&o), "hashgrid: NaN max_tests accepted");
@@ -1609,9 +1687,8 @@ static void run_registry(void) {
 
 int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
-        {"registry", run_registry},
-        {"team", run_team},     {"kernels", run_kernels}, {"bounds", run_bounds},
-        {"sort", run_sort},     {"grid", run_grid},
+        {"registry", run_registry}, {"team", run_team}, {"kernels", run_kernels},
+        {"bounds", run_bounds},     {"sort", run_sort}, {"grid", run_grid},
     };
     return sc_test_main(argc, argv, "test_stages", groups, sizeof groups / sizeof groups[0]);
 }

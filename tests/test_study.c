@@ -18,39 +18,38 @@
 
 #undef CHECK /* this file's checks word their own failure */
 
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        checks++;                                                                   \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                             \
-        }                                                                           \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_STR(got, want)                                                           \
-    do {                                                                               \
-        const char *g_ = (got), *w_ = (want);                                          \
-        checks++;                                                                      \
-        if (strcmp(g_, w_) != 0) {                                                     \
-            fprintf(stderr, "%s:%d: got \"%s\", want \"%s\"\n", __FILE__, __LINE__, g_, w_); \
-            failures++;                                                                \
-        }                                                                              \
+#define CHECK_STR(got, want)                                                                       \
+    do {                                                                                           \
+        const char *g_ = (got), *w_ = (want);                                                      \
+        checks++;                                                                                  \
+        if (strcmp(g_, w_) != 0) {                                                                 \
+            fprintf(stderr, "%s:%d: got \"%s\", want \"%s\"\n", __FILE__, __LINE__, g_, w_);       \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_NUM(got, want)                                                               \
-    do {                                                                                   \
-        const double g_ = (got), w_ = (want);                                              \
-        checks++;                                                                          \
-        if (!(g_ == w_)) {                                                                 \
-            fprintf(stderr, "%s:%d: got %.17g, want %.17g\n", __FILE__, __LINE__, g_, w_); \
-            failures++;                                                                    \
-        }                                                                                  \
+#define CHECK_NUM(got, want)                                                                       \
+    do {                                                                                           \
+        const double g_ = (got), w_ = (want);                                                      \
+        checks++;                                                                                  \
+        if (!(g_ == w_)) {                                                                         \
+            fprintf(stderr, "%s:%d: got %.17g, want %.17g\n", __FILE__, __LINE__, g_, w_);         \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 /* ---- median ---------------------------------------------------------------- */
 
-static void test_median(void)
-{
+static void test_median(void) {
     CHECK(isnan(study_median(NULL, 0)));
     const double one[] = {5.0};
     CHECK_NUM(study_median(one, 1), 5.0);
@@ -74,8 +73,7 @@ static void test_median(void)
 
 /* Runs fill(w) on a CSV in memory and returns the text (caller frees). */
 static char *csv_text(const char *const *names, int ncols, void (*fill)(study_csv *), int *begin_rc,
-                      int *errors)
-{
+                      int *errors) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -90,8 +88,7 @@ static char *csv_text(const char *const *names, int ncols, void (*fill)(study_cs
     return buf;
 }
 
-static void fill_escapes(study_csv *w)
-{
+static void fill_escapes(study_csv *w) {
     study_csv_str(w, "plain");
     study_csv_str(w, "a,b");
     study_csv_str(w, "say \"hi\"");
@@ -104,8 +101,7 @@ static void fill_escapes(study_csv *w)
     CHECK(study_csv_end_row(w) == 0);
 }
 
-static void fill_numbers(study_csv *w)
-{
+static void fill_numbers(study_csv *w) {
     study_csv_num(w, 0.1);
     study_csv_num(w, NAN);
     study_csv_num(w, 1e10);
@@ -118,8 +114,7 @@ static void fill_numbers(study_csv *w)
     CHECK(study_csv_end_row(w) == 0);
 }
 
-static void fill_wrong_counts(study_csv *w)
-{
+static void fill_wrong_counts(study_csv *w) {
     study_csv_str(w, "x");
     CHECK(study_csv_end_row(w) == -1); /* 1 of 4 fields */
     for (int k = 0; k < 5; k++)
@@ -130,8 +125,7 @@ static void fill_wrong_counts(study_csv *w)
     CHECK(study_csv_end_row(w) == 0);
 }
 
-static void test_csv(void)
-{
+static void test_csv(void) {
     const char *const names[] = {"machine", "total_s", "note,with comma", "q\"uote"};
     int rc = -1, errors = -1;
     char *t = csv_text(names, 4, fill_escapes, &rc, &errors);
@@ -181,17 +175,16 @@ static void test_csv(void)
 
 /* ---- byte-floor model ------------------------------------------------------- */
 
-static void test_floor(void)
-{
+static void test_floor(void) {
     study_floor f;
     /* 10^6 spheres, 3 passes, 250,000 rows, gathered layout */
     study_floor_bytes(1000000, 3, 250000, 1, 0, &f);
     CHECK_NUM(f.bytes[STUDY_STAGE_BOUNDS], 32e6);
-    CHECK_NUM(f.bytes[STUDY_STAGE_KEYS], 44e6);           /* 32 + 12 */
-    CHECK_NUM(f.bytes[STUDY_STAGE_SORT], 72e6);           /* 3 x (12 + 12) */
-    CHECK_NUM(f.bytes[STUDY_STAGE_CELLS], 12e6 + 3e6);    /* (8 + 4) n + 12 rows */
-    CHECK_NUM(f.bytes[STUDY_STAGE_GATHER], 68e6);         /* 4 + 32 + 32 */
-    CHECK_NUM(f.bytes[STUDY_STAGE_SEARCH], 36e6);         /* 32 + 4 */
+    CHECK_NUM(f.bytes[STUDY_STAGE_KEYS], 44e6);        /* 32 + 12 */
+    CHECK_NUM(f.bytes[STUDY_STAGE_SORT], 72e6);        /* 3 x (12 + 12) */
+    CHECK_NUM(f.bytes[STUDY_STAGE_CELLS], 12e6 + 3e6); /* (8 + 4) n + 12 rows */
+    CHECK_NUM(f.bytes[STUDY_STAGE_GATHER], 68e6);      /* 4 + 32 + 32 */
+    CHECK_NUM(f.bytes[STUDY_STAGE_SEARCH], 36e6);      /* 32 + 4 */
     CHECK_NUM(f.bytes[STUDY_STAGE_MERGE], 0.0);
     CHECK_NUM(f.total, 267e6);
 
@@ -219,25 +212,25 @@ static void test_floor(void)
      * the row stage reads 8 and writes x quantised and the index (4 + 4) */
     study_floor_bytes(1000000, 3, 250000, 1, 1, &f);
     CHECK_NUM(f.bytes[STUDY_STAGE_BOUNDS], 32e6);
-    CHECK_NUM(f.bytes[STUDY_STAGE_KEYS], 40e6);           /* 32 + 8 */
-    CHECK_NUM(f.bytes[STUDY_STAGE_SORT], 48e6);           /* 3 x (8 + 8) */
-    CHECK_NUM(f.bytes[STUDY_STAGE_CELLS], 16e6 + 3e6);    /* (8 + 4 + 4) n + 12 rows */
+    CHECK_NUM(f.bytes[STUDY_STAGE_KEYS], 40e6);        /* 32 + 8 */
+    CHECK_NUM(f.bytes[STUDY_STAGE_SORT], 48e6);        /* 3 x (8 + 8) */
+    CHECK_NUM(f.bytes[STUDY_STAGE_CELLS], 16e6 + 3e6); /* (8 + 4 + 4) n + 12 rows */
     CHECK_NUM(f.bytes[STUDY_STAGE_GATHER], 68e6);
     CHECK_NUM(f.bytes[STUDY_STAGE_SEARCH], 36e6);
     CHECK_NUM(f.total, 243e6);
-    study_floor_bytes(1000000, 3, 250000, 0, 1, &f);      /* packed, indirect */
+    study_floor_bytes(1000000, 3, 250000, 0, 1, &f); /* packed, indirect */
     CHECK_NUM(f.bytes[STUDY_STAGE_GATHER], 0.0);
     CHECK_NUM(f.total, 179e6);
 
     /* radix passes, engine rule: 11-bit digits split evenly over key_bits */
-    CHECK(study_radix_passes(1000, 40, ~0ull, 11) == 4);     /* 4 digits of 10 bits */
-    CHECK(study_radix_passes(1000, 40, 0x3ffull, 11) == 1);  /* only digit 0 varies */
+    CHECK(study_radix_passes(1000, 40, ~0ull, 11) == 4);      /* 4 digits of 10 bits */
+    CHECK(study_radix_passes(1000, 40, 0x3ffull, 11) == 1);   /* only digit 0 varies */
     CHECK(study_radix_passes(1000, 40, 1ull << 39, 11) == 1); /* only digit 3 */
     CHECK(study_radix_passes(1000, 40, (1ull << 10) | 1, 11) == 2);
-    CHECK(study_radix_passes(1000, 40, 0, 11) == 0);         /* all keys equal */
-    CHECK(study_radix_passes(1, 40, ~0ull, 11) == 0);        /* n < 2: nothing to sort */
+    CHECK(study_radix_passes(1000, 40, 0, 11) == 0);  /* all keys equal */
+    CHECK(study_radix_passes(1, 40, ~0ull, 11) == 0); /* n < 2: nothing to sort */
     CHECK(study_radix_passes(1000, 0, ~0ull, 11) == 0);
-    CHECK(study_radix_passes(1000, 64, ~0ull, 11) == 6);     /* 6 digits of 11 bits */
+    CHECK(study_radix_passes(1000, 64, ~0ull, 11) == 6);      /* 6 digits of 11 bits */
     CHECK(study_radix_passes(1000, 22, 1ull << 11, 11) == 1); /* 2 digits of 11 bits */
     CHECK(study_radix_passes(1000, 23, 1ull << 11, 11) == 1); /* 3 digits of 8 bits: digit 1 */
     CHECK(study_radix_passes(1000, 23, 1ull << 8, 11) == 1);
@@ -251,42 +244,42 @@ typedef struct fake {
     int init_rc, start_rc, stop_rc;
     int refuse_event; /* index of the event add refuses, -1 none */
     int adds, closes;
-    long long base;   /* values reported: base + slot */
+    long long base; /* values reported: base + slot */
 } fake;
 
-static int fake_init(void *self, char *why, size_t cap)
-{
+static int fake_init(void *self, char *why, size_t cap) {
     fake *f = self;
     if (f->init_rc)
         snprintf(why, cap, "fake: no counters on this virtual machine");
     return f->init_rc;
 }
 
-static int fake_add(void *self, const char *event)
-{
+static int fake_add(void *self, const char *event) {
     fake *f = self;
     (void)event;
     const int k = f->adds++;
     return k == f->refuse_event ? -1 : 0;
 }
 
-static int fake_start(void *self) { return ((fake *)self)->start_rc; }
+static int fake_start(void *self) {
+    return ((fake *)self)->start_rc;
+}
 
-static int fake_stop(void *self, long long *values)
-{
+static int fake_stop(void *self, long long *values) {
     fake *f = self;
     for (int k = 0; k < STUDY_MAX_COUNTERS; k++)
         values[k] = f->base + k;
     return f->stop_rc;
 }
 
-static void fake_close(void *self) { ((fake *)self)->closes++; }
+static void fake_close(void *self) {
+    ((fake *)self)->closes++;
+}
 
 static const char *const events[] = {"PAPI_L1_DCM", "PAPI_L2_DCM", "PAPI_L3_TCM"};
 
 /* Opens, measures one region, and returns the formatted value of each event. */
-static void measure(const study_counter_backend *be, char out[3][32])
-{
+static void measure(const study_counter_backend *be, char out[3][32]) {
     study_counters c;
     study_counters_open(&c, be, events, 3);
     study_counters_start(&c);
@@ -299,14 +292,12 @@ static void measure(const study_counter_backend *be, char out[3][32])
     study_counters_close(&c);
 }
 
-static study_counter_backend fake_backend(fake *f)
-{
+static study_counter_backend fake_backend(fake *f) {
     study_counter_backend b = {"fake", fake_init, fake_add, fake_start, fake_stop, fake_close, f};
     return b;
 }
 
-static void test_counters(void)
-{
+static void test_counters(void) {
     char out[3][32];
     char buf[32];
 
@@ -403,15 +394,14 @@ static void test_counters(void)
     study_counters_start(&c);
     study_counters_stop(&c);
     CHECK(study_counters_get(&c, 0, &v) == 0);
-    CHECK(study_counters_get(&c, 5, &v) == 0);  /* out of range */
+    CHECK(study_counters_get(&c, 5, &v) == 0); /* out of range */
     CHECK(study_counters_get(&c, -1, &v) == 0);
     study_counters_close(&c);
 }
 
 /* ---- input orders --------------------------------------------------------------- */
 
-static int is_permutation(const uint32_t *p, size_t n)
-{
+static int is_permutation(const uint32_t *p, size_t n) {
     unsigned char *seen = calloc(n ? n : 1, 1);
     int ok = seen != NULL;
     for (size_t k = 0; ok && k < n; k++) {
@@ -424,8 +414,7 @@ static int is_permutation(const uint32_t *p, size_t n)
     return ok;
 }
 
-static void test_perm(void)
-{
+static void test_perm(void) {
     CHECK(study_morton3(0, 0, 0) == 0);
     CHECK(study_morton3(1, 0, 0) == 1);
     CHECK(study_morton3(0, 1, 0) == 2);
@@ -483,10 +472,11 @@ static void test_perm(void)
     CHECK(study_perm_morton(q, same, 0) == 0);
 }
 
-int main(int argc, char **argv)
-{
-    static const sc_test_group groups[] = {{"median", test_median}, {"csv", test_csv},
-                                           {"floor", test_floor},   {"counters", test_counters},
+int main(int argc, char **argv) {
+    static const sc_test_group groups[] = {{"median", test_median},
+                                           {"csv", test_csv},
+                                           {"floor", test_floor},
+                                           {"counters", test_counters},
                                            {"perm", test_perm}};
     return sc_test_main(argc, argv, "test_study", groups, sizeof groups / sizeof groups[0]);
 }

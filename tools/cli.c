@@ -225,8 +225,7 @@ static const char usage_info[] =
 __attribute__((format(printf, 2, 3)))
 #endif
 static int
-fail(int code, const char *fmt, ...)
-{
+fail(int code, const char *fmt, ...) {
     char line[2048];
     va_list ap;
     va_start(ap, fmt);
@@ -240,8 +239,7 @@ fail(int code, const char *fmt, ...)
     return code;
 }
 
-void sc_cli_put_usage(FILE *f, const char *text)
-{
+void sc_cli_put_usage(FILE *f, const char *text) {
     static const char mark[] = "@ALGORITHMS@";
     for (const char *at; (at = strstr(text, mark)) != NULL; text = at + sizeof mark - 1) {
         fwrite(text, 1, (size_t)(at - text), f);
@@ -260,9 +258,11 @@ void sc_cli_put_usage(FILE *f, const char *text)
         int col = (int)(at - line);
         for (int k = 0; k < SC_ALGO_COUNT; k++) {
             char item[64];
-            const int len = snprintf(item, sizeof item, "%s%s%s", sc_algorithm_name((sc_algorithm)k),
-                                     k == 0 ? " (default)" : "",
-                                     k + 2 < SC_ALGO_COUNT ? "," : k + 2 == SC_ALGO_COUNT ? " or" : "");
+            const int len = snprintf(item, sizeof item, "%s%s%s",
+                                     sc_algorithm_name((sc_algorithm)k), k == 0 ? " (default)" : "",
+                                     k + 2 < SC_ALGO_COUNT    ? ","
+                                     : k + 2 == SC_ALGO_COUNT ? " or"
+                                                              : "");
             if (k > 0 && col + 1 + len > 79) {
                 fprintf(f, "\n%*s", indent, "");
                 col = indent;
@@ -278,8 +278,7 @@ void sc_cli_put_usage(FILE *f, const char *text)
 }
 
 /* The --algorithm value NAME names, or -1. */
-static int algorithm_named(const char *name)
-{
+static int algorithm_named(const char *name) {
     for (int k = 0; k < SC_ALGO_COUNT; k++)
         if (strcmp(name, sc_algorithm_name((sc_algorithm)k)) == 0)
             return k;
@@ -287,19 +286,19 @@ static int algorithm_named(const char *name)
 }
 
 /* "grid, brute, ... or segtree", for a message. */
-static const char *algorithm_choices(void)
-{
+static const char *algorithm_choices(void) {
     static char list[256];
     size_t used = 0;
     for (int k = 0; k < SC_ALGO_COUNT && used < sizeof list; k++)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
-                                 k == 0 ? "" : k + 1 == SC_ALGO_COUNT ? " or " : ", ",
+                                 k == 0                   ? ""
+                                 : k + 1 == SC_ALGO_COUNT ? " or "
+                                                          : ", ",
                                  sc_algorithm_name((sc_algorithm)k));
     return list;
 }
 
-static int print_help(const char *text, int with_generators)
-{
+static int print_help(const char *text, int with_generators) {
     sc_cli_put_usage(stdout, text);
     if (with_generators) {
         fputs("Distributions:\n", stdout);
@@ -313,8 +312,7 @@ static int print_help(const char *text, int with_generators)
     return EXIT_OK;
 }
 
-static double now_seconds(void)
-{
+static double now_seconds(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
@@ -330,8 +328,7 @@ typedef struct args {
 
 /* If argv[i] is the option `name` (exact, or "name=value" for options that
  * take a value), returns 1 and sets *value (NULL for flags). */
-static int is_opt(args *a, const char *name, int takes_value, const char **value, int *err)
-{
+static int is_opt(args *a, const char *name, int takes_value, const char **value, int *err) {
     const char *arg = a->argv[a->i];
     size_t l = strlen(name);
     if (strncmp(arg, name, l) != 0)
@@ -356,8 +353,7 @@ static int is_opt(args *a, const char *name, int takes_value, const char **value
     return 0;
 }
 
-static int parse_int(const char *s, long lo, long hi, long *out)
-{
+static int parse_int(const char *s, long lo, long hi, long *out) {
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
@@ -369,20 +365,20 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 /* --frame N|last: a snapshot of a LAMMPS dump or an XYZ trajectory, 0 the
  * first, negative from the end (last = -1). */
-static int parse_frame(const char *cmd, const char *v, long *out)
-{
+static int parse_frame(const char *cmd, const char *v, long *out) {
     if (strcmp(v, "last") == 0) {
         *out = -1;
         return 0;
     }
     if (parse_int(v, -1000000000L, 1000000000L, out) != 0)
-        return fail(EXIT_USAGE, "%s: --frame must be a whole number (0 the first snapshot, "
-                                "negative from the end) or last, not \"%s\"", cmd, v);
+        return fail(EXIT_USAGE,
+                    "%s: --frame must be a whole number (0 the first snapshot, "
+                    "negative from the end) or last, not \"%s\"",
+                    cmd, v);
     return 0;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
+static int parse_u64(const char *s, uint64_t *out) {
     if (*s == '-' || *s == '+' || *s == '\0')
         return -1;
     char *end;
@@ -395,8 +391,7 @@ static int parse_u64(const char *s, uint64_t *out)
 }
 
 /* N for gen: a plain integer, or an exact integer in scientific form (1e6). */
-static int parse_count(const char *s, size_t *out)
-{
+static int parse_count(const char *s, size_t *out) {
     uint64_t v;
     if (parse_u64(s, &v) == 0) {
         if (v > SC_MAX_SPHERES)
@@ -417,8 +412,7 @@ static int parse_count(const char *s, size_t *out)
     return 0;
 }
 
-static int parse_pin(const char *s, sc_pin *out)
-{
+static int parse_pin(const char *s, sc_pin *out) {
     if (strcmp(s, "none") == 0)
         *out = SC_PIN_NONE;
     else if (strcmp(s, "compact") == 0)
@@ -430,8 +424,7 @@ static int parse_pin(const char *s, sc_pin *out)
     return 0;
 }
 
-static int parse_kernel(const char *s, sc_kernel *out)
-{
+static int parse_kernel(const char *s, sc_kernel *out) {
     if (strcmp(s, "auto") == 0)
         *out = SC_KERNEL_AUTO;
     else if (strcmp(s, "scalar") == 0)
@@ -445,8 +438,7 @@ static int parse_kernel(const char *s, sc_kernel *out)
 
 /* Options shared by pairs and info. Returns 1 if argv[i] was one of them,
  * with *rc set to a non-zero exit code on a bad value. */
-static int common_option(args *a, sc_options *o, int *rc)
-{
+static int common_option(args *a, sc_options *o, int *rc) {
     const char *v = NULL;
     int err = 0;
     if (is_opt(a, "--threads", 1, &v, &err)) {
@@ -474,8 +466,7 @@ static int common_option(args *a, sc_options *o, int *rc)
     return 1;
 }
 
-static int unknown_option(args *a)
-{
+static int unknown_option(args *a) {
     const char *arg = a->argv[a->i];
     if (arg[0] == '-' && arg[1] != '\0')
         return fail(EXIT_USAGE, "%s: unknown option \"%s\" (see spherecollide %s --help)",
@@ -484,8 +475,7 @@ static int unknown_option(args *a)
                 a->command, arg, a->command);
 }
 
-static int wants_help(int argc, char **argv)
-{
+static int wants_help(int argc, char **argv) {
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0)
             return 0;
@@ -502,17 +492,15 @@ static int wants_help(int argc, char **argv)
  * action. SIGXFSZ (a file-size limit) is ignored instead, so the write that
  * hits the limit fails with EFBIG and is reported like any write error
  * (exit 6, the file and byte named). */
-static void on_signal(int sig)
-{
+static void on_signal(int sig) {
     sc_io_remove_temporaries();
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-static void install_signal_handlers(void)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
-                               SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF};
+static void install_signal_handlers(void) {
+    static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGPIPE,
+                               SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -528,8 +516,7 @@ static void install_signal_handlers(void)
 }
 
 /* Library warnings (an unknown SC_KERNEL, ...) as one line each on stderr. */
-static void log_warnings(sc_log_level level, const char *message, void *user)
-{
+static void log_warnings(sc_log_level level, const char *message, void *user) {
     (void)user;
     if (level >= SC_LOG_WARN)
         fprintf(stderr, "spherecollide: warning: %s\n", message);
@@ -537,8 +524,7 @@ static void log_warnings(sc_log_level level, const char *message, void *user)
 
 /* ---- library status -> exit code ---------------------------------------------- */
 
-static int status_exit(sc_status st)
-{
+static int status_exit(sc_status st) {
     switch (st) {
     case SC_OK: return EXIT_OK;
     case SC_ERR_NON_FINITE:
@@ -556,8 +542,7 @@ static int status_exit(sc_status st)
     return EXIT_INTERNAL;
 }
 
-static int box_is_periodic(const sc_box *b)
-{
+static int box_is_periodic(const sc_box *b) {
     return b->periodic[0] || b->periodic[1] || b->periodic[2];
 }
 
@@ -566,8 +551,7 @@ static int box_is_periodic(const sc_box *b)
  * status. */
 /* The first sphere whose radius a periodic box refuses (above
  * SC_MAX_ABS_VALUE / 2), or SIZE_MAX: none, or no periodic box. */
-static size_t box_refuses(const sc_spheres *view, const sc_options *o)
-{
+static size_t box_refuses(const sc_spheres *view, const sc_options *o) {
     if (!box_is_periodic(&o->box))
         return SIZE_MAX;
     const size_t n = view->count, size = view->dtype == SC_F32 ? 4 : 8;
@@ -583,8 +567,7 @@ static size_t box_refuses(const sc_spheres *view, const sc_options *o)
 }
 
 static int search_failed(const char *input, const sc_io_spheres *in, const sc_spheres *view,
-                         const sc_options *o, sc_status st)
-{
+                         const sc_options *o, sc_status st) {
     size_t bad = 0;
     sc_status vs = sc_spheres_validate(view, &bad);
     char verr[512];
@@ -600,21 +583,23 @@ static int search_failed(const char *input, const sc_io_spheres *in, const sc_sp
         const char *r = (const char *)view->r + k * rs;
         const double rk = view->dtype == SC_F32 ? (double)*(const float *)(const void *)r
                                                 : *(const double *)(const void *)r;
-        return fail(status_exit(st), "%s: sphere %zu: radius %.17g is above %g, the limit with "
-                    "a periodic --box", input, k, rk, SC_MAX_ABS_VALUE / 2);
+        return fail(status_exit(st),
+                    "%s: sphere %zu: radius %.17g is above %g, the limit with "
+                    "a periodic --box",
+                    input, k, rk, SC_MAX_ABS_VALUE / 2);
     }
     if (st == SC_ERR_TOO_COSTLY)
-        return fail(status_exit(st), "%s: %s refused the input: its cells predict more than "
+        return fail(status_exit(st),
+                    "%s: %s refused the input: its cells predict more than "
                     "--max-tests %.3g candidate tests (radii too unequal for one cell "
-                    "size); use --algorithm grid", input,
-                    sc_algorithm_name(o->algorithm), o->hashgrid.max_tests);
+                    "size); use --algorithm grid",
+                    input, sc_algorithm_name(o->algorithm), o->hashgrid.max_tests);
     return fail(status_exit(st), "%s: pair search failed: %s", input, sc_status_string(st));
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-static void json_string(FILE *f, const char *s)
-{
+static void json_string(FILE *f, const char *s) {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\')
@@ -627,8 +612,7 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void json_number(FILE *f, double v)
-{
+static void json_number(FILE *f, double v) {
     if (isfinite(v))
         fprintf(f, "%.9g", v);
     else
@@ -659,8 +643,7 @@ typedef struct stream_state {
     sc_io_status status;
 } stream_state;
 
-static int stream_to_writer(const uint32_t *pairs, size_t count, void *user)
-{
+static int stream_to_writer(const uint32_t *pairs, size_t count, void *user) {
     stream_state *s = user;
     s->status = sc_pair_writer_write(s->writer, pairs, count, s->err, sizeof s->err);
     return s->status != SC_IO_OK;
@@ -671,8 +654,7 @@ typedef struct progress_state {
     int last_percent;
 } progress_state;
 
-static void show_progress(double fraction, void *user)
-{
+static void show_progress(double fraction, void *user) {
     progress_state *p = user;
     int percent = (int)(fraction * 100.0);
     if (percent < 0)
@@ -687,8 +669,7 @@ static void show_progress(double fraction, void *user)
     fflush(stderr);
 }
 
-static void clear_progress(progress_state *p)
-{
+static void clear_progress(progress_state *p) {
     if (p->shown) {
         fputs("\r                                \r", stderr);
         fflush(stderr);
@@ -700,59 +681,52 @@ static void clear_progress(progress_state *p)
  * read ends (a 771 MB text file takes seconds); the search's progress
  * follows. Returns the line's length (0: none shown). */
 #define READING_NOTICE_BYTES ((off_t)64 << 20)
-static int reading_notice(const char *path, int quiet)
-{
+static int reading_notice(const char *path, int quiet) {
     struct stat st;
     if (quiet || !isatty(STDERR_FILENO) || strcmp(path, "-") == 0 || stat(path, &st) != 0 ||
         !S_ISREG(st.st_mode) || st.st_size < READING_NOTICE_BYTES)
         return 0;
-    const int len = fprintf(stderr, "\rspherecollide: reading %s (%.0f MB)", path,
-                            (double)st.st_size / 1e6);
+    const int len =
+        fprintf(stderr, "\rspherecollide: reading %s (%.0f MB)", path, (double)st.st_size / 1e6);
     fflush(stderr);
     return len > 0 ? len : 0;
 }
 
-static void reading_done(int len)
-{
+static void reading_done(int len) {
     if (len > 0) {
         fprintf(stderr, "\r%*s\r", len, "");
         fflush(stderr);
     }
 }
 
-static const char *dtype_name(sc_dtype d)
-{
+static const char *dtype_name(sc_dtype d) {
     return d == SC_F32 ? "float32" : "float64";
 }
 
-static const char *algorithm_name(sc_algorithm a)
-{
+static const char *algorithm_name(sc_algorithm a) {
     return sc_algorithm_name(a);
 }
 
 /* A whole decimal number in [lo, hi] for option `name`, or a usage error. */
-static int parse_int_option(const char *name, const char *v, long lo, long hi, int *out)
-{
+static int parse_int_option(const char *name, const char *v, long lo, long hi, int *out) {
     char *end = NULL;
     long x = strtol(v, &end, 10);
     if (end == v || *end != '\0' || x < lo || x > hi)
-        return fail(EXIT_USAGE, "pairs: %s must be a whole number from %ld to %ld, not \"%s\"", name,
-                    lo, hi, v);
+        return fail(EXIT_USAGE, "pairs: %s must be a whole number from %ld to %ld, not \"%s\"",
+                    name, lo, hi, v);
     *out = (int)x;
     return 0;
 }
 
 /* One set's count, or two sets' (b not NULL). */
 static sc_status count_any(sc_context *ctx, const sc_spheres *a, const sc_spheres *b,
-                           sc_summary *sum)
-{
+                           sc_summary *sum) {
     return b ? sc_count_between(ctx, a, b, sum) : sc_count_pairs(ctx, a, sum);
 }
 
 static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
                          const sc_io_spheres *inb, const sc_summary *sum, const sc_stats *st,
-                         double read_s, double write_s)
-{
+                         double read_s, double write_s) {
     if (job->json) {
         fputs("{\"command\":\"pairs\",\"input\":", f);
         json_string(f, job->input);
@@ -786,8 +760,8 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
         }
         if (inb || job->box)
             fprintf(f, ",\"searched\":%llu", (unsigned long long)st->spheres);
-        fprintf(f, ",\"pairs\":%llu,\"checksum\":\"0x%016llx\"",
-                (unsigned long long)sum->pairs, (unsigned long long)sum->checksum);
+        fprintf(f, ",\"pairs\":%llu,\"checksum\":\"0x%016llx\"", (unsigned long long)sum->pairs,
+                (unsigned long long)sum->checksum);
         fprintf(f, ",\"threads\":%d,\"kernel\":\"%s\",\"pin\":\"%s\",\"algorithm\":\"%s\"",
                 st->threads, sc_kernel_name(st->kernel), sc_pin_name(st->pin),
                 algorithm_name(job->options.algorithm));
@@ -879,12 +853,12 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
         fprintf(f, "  write          %.6f\n", write_s);
 }
 
-static int parse_format_option(pairs_job *job, const char *v)
-{
+static int parse_format_option(pairs_job *job, const char *v) {
     sc_io_format f;
     if (sc_io_format_parse(v, &f) != 0)
-        return fail(EXIT_USAGE, "pairs: --format must be npy, csv, bin (output) or f32, f64, text "
-                                "(input), not \"%s\"",
+        return fail(EXIT_USAGE,
+                    "pairs: --format must be npy, csv, bin (output) or f32, f64, text "
+                    "(input), not \"%s\"",
                     v);
     int is_output = f == SC_IO_FORMAT_NPY || f == SC_IO_FORMAT_CSV || f == SC_IO_FORMAT_BIN;
     sc_io_format *slot = is_output ? &job->out_format : &job->in_format;
@@ -898,8 +872,7 @@ static int parse_format_option(pairs_job *job, const char *v)
 /* --box SPEC of command cmd into *out: one entry for every axis, or one
  * per axis (*out_axes, checked against the input's dimensions once it is
  * read); an entry is L ([0, L)), LO:HI, or - (open). */
-static int parse_box(const char *cmd, const char *v, sc_box *out, int *out_axes)
-{
+static int parse_box(const char *cmd, const char *v, sc_box *out, int *out_axes) {
     sc_box box = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
     if (strcmp(v, "file") == 0) { /* the input's own (a LAMMPS dump's), once read */
         *out = box;
@@ -910,8 +883,10 @@ static int parse_box(const char *cmd, const char *v, sc_box *out, int *out_axes)
     int axes = 0;
     for (;;) {
         if (axes == 3)
-            return fail(EXIT_USAGE, "%s: --box takes one entry or one per axis (at most 3), "
-                                    "not \"%s\"", cmd, v);
+            return fail(EXIT_USAGE,
+                        "%s: --box takes one entry or one per axis (at most 3), "
+                        "not \"%s\"",
+                        cmd, v);
         const char *end = p + strcspn(p, ",");
         char entry[128];
         const size_t len = (size_t)(end - p);
@@ -936,8 +911,9 @@ static int parse_box(const char *cmd, const char *v, sc_box *out, int *out_axes)
             }
             if (!e2 || !(fabs(lo) <= SC_MAX_BOX_VALUE && fabs(hi) <= SC_MAX_BOX_VALUE && lo < hi &&
                          hi - lo > 0.0))
-                return fail(EXIT_USAGE, "%s: --box entry %d (\"%.*s\") must be L, LO:HI with "
-                                        "LO < HI, or -, with bounds within +-%g",
+                return fail(EXIT_USAGE,
+                            "%s: --box entry %d (\"%.*s\") must be L, LO:HI with "
+                            "LO < HI, or -, with bounds within +-%g",
                             cmd, axes + 1, (int)len, p, SC_MAX_BOX_VALUE);
             box.periodic[axes] = 1;
             box.lo[axes] = lo;
@@ -962,22 +938,24 @@ static int parse_box(const char *cmd, const char *v, sc_box *out, int *out_axes)
 /* After the input is read: --box file takes the input's box (its periodic
  * axes), and a SPEC's entry count must be 1 or the input's dimensions. */
 static int box_for_input(const char *cmd, const char *input, const sc_io_spheres *in, int axes,
-                         sc_box *box)
-{
+                         sc_box *box) {
     if (axes == -1) {
         if (!in->has_box)
-            return fail(EXIT_USAGE, "%s: %s has no orthogonal box of its own (a LAMMPS dump's "
-                                    "orthogonal BOX BOUNDS, an extended XYZ file's orthogonal "
-                                    "Lattice; triclinic boxes are read but are not periodic boxes "
-                                    "here); give --box SPEC", cmd, input);
+            return fail(EXIT_USAGE,
+                        "%s: %s has no orthogonal box of its own (a LAMMPS dump's "
+                        "orthogonal BOX BOUNDS, an extended XYZ file's orthogonal "
+                        "Lattice; triclinic boxes are read but are not periodic boxes "
+                        "here); give --box SPEC",
+                        cmd, input);
         *box = in->box;
         for (int k = 0; k < 3; k++) /* as --box would refuse them */
-            if (box->periodic[k] && !(fabs(box->lo[k]) <= SC_MAX_BOX_VALUE &&
-                                      fabs(box->hi[k]) <= SC_MAX_BOX_VALUE &&
-                                      box->lo[k] < box->hi[k]))
-                return fail(EXIT_USAGE, "%s: %s: the box's axis %d [%g, %g] cannot be periodic "
-                                        "(bounds within +-%g, lo < hi)", cmd, input, k,
-                            box->lo[k], box->hi[k], SC_MAX_BOX_VALUE);
+            if (box->periodic[k] &&
+                !(fabs(box->lo[k]) <= SC_MAX_BOX_VALUE && fabs(box->hi[k]) <= SC_MAX_BOX_VALUE &&
+                  box->lo[k] < box->hi[k]))
+                return fail(EXIT_USAGE,
+                            "%s: %s: the box's axis %d [%g, %g] cannot be periodic "
+                            "(bounds within +-%g, lo < hi)",
+                            cmd, input, k, box->lo[k], box->hi[k], SC_MAX_BOX_VALUE);
         return EXIT_OK;
     }
     if (axes && axes != 1 && axes != in->dims)
@@ -986,14 +964,12 @@ static int box_for_input(const char *cmd, const char *input, const sc_io_spheres
     return EXIT_OK;
 }
 
-static int cmp_stats_total(const void *a, const void *b)
-{
+static int cmp_stats_total(const void *a, const void *b) {
     const double x = ((const sc_stats *)a)->total_seconds, y = ((const sc_stats *)b)->total_seconds;
     return (x > y) - (x < y);
 }
 
-static int cmd_pairs(int argc, char **argv)
-{
+static int cmd_pairs(int argc, char **argv) {
     if (wants_help(argc, argv))
         return print_help(usage_pairs, 0);
     pairs_job job;
@@ -1043,7 +1019,8 @@ static int cmd_pairs(int argc, char **argv)
             char *end = NULL;
             long r = rc ? 0 : strtol(v, &end, 10);
             if (!rc && (end == v || *end != '\0' || r < 1 || r > 1000))
-                rc = fail(EXIT_USAGE, "pairs: --repeat must be a whole number from 1 to 1000, not \"%s\"", v);
+                rc = fail(EXIT_USAGE,
+                          "pairs: --repeat must be a whole number from 1 to 1000, not \"%s\"", v);
             job.repeat = (int)r;
         } else if (strcmp(arg, "--sorted") == 0) {
             job.sorted = 1;
@@ -1059,8 +1036,11 @@ static int cmd_pairs(int argc, char **argv)
         } else if (is_opt(&a, "--input-format", 1, &v, &rc)) {
             sc_io_format f = SC_IO_FORMAT_AUTO;
             if (!rc && (sc_io_format_parse(v, &f) != 0 || f == SC_IO_FORMAT_BIN))
-                rc = fail(EXIT_USAGE, "pairs: --input-format must be npy, text, csv, lammps, xyz, hdf5, f32 or f64, "
-                                      "not \"%s\"", v);
+                rc = fail(
+                    EXIT_USAGE,
+                    "pairs: --input-format must be npy, text, csv, lammps, xyz, hdf5, f32 or f64, "
+                    "not \"%s\"",
+                    v);
             else if (!rc && job.in_format != SC_IO_FORMAT_AUTO && job.in_format != f)
                 rc = fail(EXIT_USAGE, "pairs: two input formats given (%s and %s)",
                           sc_io_format_name(job.in_format), v);
@@ -1087,7 +1067,8 @@ static int cmd_pairs(int argc, char **argv)
             char *end = NULL;
             const double t = rc ? 0.0 : strtod(v, &end);
             if (!rc && (end == v || *end != '\0' || !(t > 0.0)))
-                rc = fail(EXIT_USAGE, "pairs: --max-tests must be a positive number or inf, not \"%s\"", v);
+                rc = fail(EXIT_USAGE,
+                          "pairs: --max-tests must be a positive number or inf, not \"%s\"", v);
             job.options.hashgrid.max_tests = t;
             max_tests_given = 1;
         } else if (strcmp(arg, "--warm") == 0) {
@@ -1181,8 +1162,9 @@ static int cmd_pairs(int argc, char **argv)
      * not check binary rows first: that pass would be the first touch of
      * every page of the file. A query that finds a bad value has the reader
      * word it (below). */
-    sc_io_read_options ro = {job.in_format, job.dims2 ? 2 : 0, 0, 1, job.radius, job.dataset,
-                             job.frame, job.options.threads, sc_huge_pages(), 0, job.ids};
+    sc_io_read_options ro = {
+        job.in_format,       job.dims2 ? 2 : 0, 0, 1,      job.radius, job.dataset, job.frame,
+        job.options.threads, sc_huge_pages(),   0, job.ids};
     sc_io_spheres in, inb;
     memset(&inb, 0, sizeof inb);
     double t0 = now_seconds();
@@ -1279,11 +1261,10 @@ static int cmd_pairs(int argc, char **argv)
     } else if (job.output == NULL) {
         st = count_any(ctx, &view, b, &sum);
     } else {
-        sc_io_status ws =
-            b ? sc_between_writer_open(job.output, job.out_format, in.n, inb.n, &ss.writer, ss.err,
-                                       sizeof ss.err)
-              : sc_pair_writer_open(job.output, job.out_format, in.n, &ss.writer, ss.err,
-                                    sizeof ss.err);
+        sc_io_status ws = b ? sc_between_writer_open(job.output, job.out_format, in.n, inb.n,
+                                                     &ss.writer, ss.err, sizeof ss.err)
+                            : sc_pair_writer_open(job.output, job.out_format, in.n, &ss.writer,
+                                                  ss.err, sizeof ss.err);
         if (ws == SC_IO_OK && job.ids)
             ws = sc_pair_writer_use_ids(ss.writer, in.ids, inb.ids, ss.err, sizeof ss.err);
         if (ws != SC_IO_OK) {
@@ -1297,7 +1278,8 @@ static int cmd_pairs(int argc, char **argv)
             /* .npy on a stream: its header holds the count, so count first */
             st = count_any(ctx, &view, b, &sum);
             if (st == SC_OK) {
-                ss.status = sc_pair_writer_declare_total(ss.writer, sum.pairs, ss.err, sizeof ss.err);
+                ss.status =
+                    sc_pair_writer_declare_total(ss.writer, sum.pairs, ss.err, sizeof ss.err);
                 if (ss.status != SC_IO_OK)
                     st = SC_ERR_STOPPED;
             }
@@ -1334,8 +1316,8 @@ static int cmd_pairs(int argc, char **argv)
     /* The report goes to stdout, or to stderr when the pairs do (-o -). */
     /* --quiet drops the table and the progress; --json is output asked for */
     if (rc == EXIT_OK && (!job.quiet || job.json))
-        print_report(to_stdout ? stderr : stdout, &job, &in, b ? &inb : NULL, &sum, &stats,
-                     read_s, write_s);
+        print_report(to_stdout ? stderr : stdout, &job, &in, b ? &inb : NULL, &sum, &stats, read_s,
+                     write_s);
     sc_context_destroy(ctx);
     sc_io_spheres_free(&in);
     sc_io_spheres_free(&inb);
@@ -1349,8 +1331,7 @@ static int cmd_pairs(int argc, char **argv)
 /* Writes the list row by row; the first failure's message lands in err. */
 static sc_io_status write_list(const char *path, sc_io_format fmt, size_t n, const uint64_t *off,
                                const uint32_t *idx, const double *val, const int64_t *ids,
-                               char *err, size_t cap)
-{
+                               char *err, size_t cap) {
     sc_pair_writer *w = NULL;
     sc_io_status ws = sc_list_writer_open(path, fmt, n, val != NULL, &w, err, cap);
     if (ws == SC_IO_OK && ids)
@@ -1366,8 +1347,7 @@ static sc_io_status write_list(const char *path, sc_io_format fmt, size_t n, con
     return ws;
 }
 
-static int cmd_neighbors(int argc, char **argv)
-{
+static int cmd_neighbors(int argc, char **argv) {
     if (wants_help(argc, argv))
         return print_help(usage_neighbors, 0);
     const char *input = NULL, *output = NULL;
@@ -1410,7 +1390,8 @@ static int cmd_neighbors(int argc, char **argv)
             if (v) {
                 spec.skin = strtod(v, &end);
                 if (end == v || *end != '\0' || !(spec.skin >= 0.0) || spec.skin > SC_MAX_ABS_VALUE)
-                    rc = fail(EXIT_USAGE, "neighbors: --skin must be a number from 0 to 1e150, not \"%s\"", v);
+                    rc = fail(EXIT_USAGE,
+                              "neighbors: --skin must be a number from 0 to 1e150, not \"%s\"", v);
             }
         } else if (is_opt(&a, "--values", 1, &v, &rc)) {
             if (v && strcmp(v, "overlap") == 0)
@@ -1418,7 +1399,8 @@ static int cmd_neighbors(int argc, char **argv)
             else if (v && strcmp(v, "distance") == 0)
                 spec.value = SC_NBR_DISTANCE;
             else if (v)
-                rc = fail(EXIT_USAGE, "neighbors: --values must be overlap or distance, not \"%s\"", v);
+                rc = fail(EXIT_USAGE, "neighbors: --values must be overlap or distance, not \"%s\"",
+                          v);
         } else if (strcmp(arg, "--json") == 0) {
             json = 1;
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
@@ -1429,7 +1411,8 @@ static int cmd_neighbors(int argc, char **argv)
             sc_io_format f;
             if (v && sc_io_format_parse(v, &f) != 0)
                 rc = fail(EXIT_USAGE, "neighbors: unknown --format \"%s\"", v);
-            else if (v && (f == SC_IO_FORMAT_F32 || f == SC_IO_FORMAT_F64 || f == SC_IO_FORMAT_TEXT))
+            else if (v &&
+                     (f == SC_IO_FORMAT_F32 || f == SC_IO_FORMAT_F64 || f == SC_IO_FORMAT_TEXT))
                 in_format = f;
             else if (v)
                 out_format = f;
@@ -1456,7 +1439,8 @@ static int cmd_neighbors(int argc, char **argv)
     if (spec.value != SC_NBR_NONE && output == NULL)
         return fail(EXIT_USAGE, "neighbors: --values are written with -o FILE.csv");
     if (ids && output == NULL)
-        return fail(EXIT_USAGE, "neighbors: --ids names the entries written with -o; there is no -o");
+        return fail(EXIT_USAGE,
+                    "neighbors: --ids names the entries written with -o; there is no -o");
     if (out_format != SC_IO_FORMAT_AUTO && output == NULL)
         return fail(EXIT_USAGE, "neighbors: --format %s is an output format, but there is no -o",
                     sc_io_format_name(out_format));
@@ -1471,14 +1455,16 @@ static int cmd_neighbors(int argc, char **argv)
         if (out_format == SC_IO_FORMAT_AUTO)
             out_format = to_stdout ? SC_IO_FORMAT_CSV : sc_io_pairs_format_for_path(output);
         if (out_format == SC_IO_FORMAT_AUTO)
-            return fail(EXIT_USAGE, "%s: cannot tell the list format from the name; use .npy, .csv "
-                        "or .bin, or --format npy|csv|bin", output);
+            return fail(EXIT_USAGE,
+                        "%s: cannot tell the list format from the name; use .npy, .csv "
+                        "or .bin, or --format npy|csv|bin",
+                        output);
         if (spec.value != SC_NBR_NONE && out_format != SC_IO_FORMAT_CSV)
             return fail(EXIT_USAGE, "%s: --values are written as csv (\"i,j,value\" lines), not %s",
                         output, sc_io_format_name(out_format));
     }
 
-    sc_io_read_options ro = {in_format, dims2 ? 2 : 0, 0, 1, radius, dataset, frame,
+    sc_io_read_options ro = {in_format,       dims2 ? 2 : 0,   0, 1,  radius, dataset, frame,
                              options.threads, sc_huge_pages(), 0, ids};
     sc_io_spheres in;
     double t0 = now_seconds();
@@ -1520,7 +1506,8 @@ static int cmd_neighbors(int argc, char **argv)
         val = spec.value != SC_NBR_NONE ? malloc((size_t)(m ? m : 1) * sizeof *val) : NULL;
         if (!idx || (spec.value != SC_NBR_NONE && !val) || m > SIZE_MAX / 8) {
             rc = fail(EXIT_NOMEM, "%s: the list has %llu entries: no memory for them (%.3g GB)",
-                      input, (unsigned long long)m, (double)m * (val || spec.value ? 12.0 : 4.0) * 1e-9);
+                      input, (unsigned long long)m,
+                      (double)m * (val || spec.value ? 12.0 : 4.0) * 1e-9);
         } else {
             st = sc_neighbors_fill(ctx, &view, &spec, off, idx, val);
             sc_context_stats(ctx, &s2);
@@ -1531,7 +1518,8 @@ static int cmd_neighbors(int argc, char **argv)
         rc = search_failed(input, &in, &view, &options, st);
     if (rc == EXIT_OK && output) {
         const double w0 = now_seconds();
-        sc_io_status ws = write_list(output, out_format, in.n, off, idx, val, in.ids, err, sizeof err);
+        sc_io_status ws =
+            write_list(output, out_format, in.n, off, idx, val, in.ids, err, sizeof err);
         write_s = now_seconds() - w0;
         if (ws != SC_IO_OK)
             rc = fail(sc_io_exit_code(ws), "%s", err);
@@ -1579,8 +1567,7 @@ static int cmd_neighbors(int argc, char **argv)
 
 /* Lays n rows out in the default grid's cell order: 0, or an exit code
  * after the message. */
-static int gen_cell_order(double *rows, size_t n)
-{
+static int gen_cell_order(double *rows, size_t n) {
     uint32_t *order = malloc(n * sizeof *order);
     double *copy = malloc(n * 4 * sizeof *copy);
     sc_context *ctx = NULL;
@@ -1604,8 +1591,7 @@ static int gen_cell_order(double *rows, size_t n)
     return 0;
 }
 
-static int cmd_gen(int argc, char **argv)
-{
+static int cmd_gen(int argc, char **argv) {
     if (wants_help(argc, argv))
         return print_help(usage_gen, 1);
     args a = {argc, 0, argv, "gen"};
@@ -1641,8 +1627,8 @@ static int cmd_gen(int argc, char **argv)
                           v);
         } else if (is_opt(&a, "--format", 1, &v, &rc)) {
             if (!rc && (sc_io_format_parse(v, &format) != 0 || format == SC_IO_FORMAT_BIN))
-                rc = fail(EXIT_USAGE, "gen: --format must be npy, text, csv, f32 or f64, not \"%s\"",
-                          v);
+                rc = fail(EXIT_USAGE,
+                          "gen: --format must be npy, text, csv, f32 or f64, not \"%s\"", v);
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
             quiet = 1;
         } else if (strcmp(arg, "--cell-order") == 0) {
@@ -1671,8 +1657,9 @@ static int cmd_gen(int argc, char **argv)
     if (pc == -2)
         return fail(EXIT_USAGE, "gen: N = %s is more than %zu spheres", count, SC_MAX_SPHERES);
     if (pc != 0)
-        return fail(EXIT_USAGE, "gen: N must be a non-negative integer (like 1000000 or 1e6), "
-                                "not \"%s\"",
+        return fail(EXIT_USAGE,
+                    "gen: N must be a non-negative integer (like 1000000 or 1e6), "
+                    "not \"%s\"",
                     count);
     if (output == NULL)
         return fail(EXIT_USAGE, "gen: missing -o FILE");
@@ -1680,8 +1667,7 @@ static int cmd_gen(int argc, char **argv)
     sc_io_status ws = sc_io_check_writable(output, err, sizeof err);
     if (ws != SC_IO_OK)
         return fail(sc_io_exit_code(ws), "%s", err);
-    if (format == SC_IO_FORMAT_AUTO &&
-        sc_io_spheres_format_for_path(output) == SC_IO_FORMAT_AUTO)
+    if (format == SC_IO_FORMAT_AUTO && sc_io_spheres_format_for_path(output) == SC_IO_FORMAT_AUTO)
         return fail(EXIT_USAGE, "%s: raw binary output needs --format f32 or --format f64", output);
     double *rows = NULL;
     if (n > 0) {
@@ -1704,8 +1690,8 @@ static int cmd_gen(int argc, char **argv)
     free(rows);
     if (ws != SC_IO_OK)
         return fail(sc_io_exit_code(ws), "%s", err);
-    sc_io_format shown = format != SC_IO_FORMAT_AUTO ? format
-                                                     : sc_io_spheres_format_for_path(output);
+    sc_io_format shown =
+        format != SC_IO_FORMAT_AUTO ? format : sc_io_spheres_format_for_path(output);
     /* the line goes to stderr when the spheres went to stdout (-o -) */
     if (!quiet)
         fprintf(strcmp(output, "-") == 0 ? stderr : stdout,
@@ -1719,8 +1705,7 @@ static int cmd_gen(int argc, char **argv)
 
 /* ---- info ------------------------------------------------------------------------ */
 
-static int cmd_info(int argc, char **argv)
-{
+static int cmd_info(int argc, char **argv) {
     if (wants_help(argc, argv))
         return print_help(usage_info, 0);
     sc_options o = sc_options_default();
@@ -1748,11 +1733,12 @@ static int cmd_info(int argc, char **argv)
 
 /* ---- main --------------------------------------------------------------------------- */
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     install_signal_handlers();
     if (argc < 2)
-        return fail(EXIT_USAGE, "missing command: pairs, neighbors, gen, info or simulate (see spherecollide --help)");
+        return fail(
+            EXIT_USAGE,
+            "missing command: pairs, neighbors, gen, info or simulate (see spherecollide --help)");
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         if (argc > 2 && strcmp(cmd, "help") == 0) {
@@ -1784,6 +1770,8 @@ int main(int argc, char **argv)
         return cmd_info(argc - 1, argv + 1);
     if (strcmp(cmd, "simulate") == 0)
         return sc_cmd_simulate(argc - 1, argv + 1);
-    return fail(EXIT_USAGE, "unknown command \"%s\" (pairs, neighbors, gen, info or simulate; see spherecollide --help)",
+    return fail(EXIT_USAGE,
+                "unknown command \"%s\" (pairs, neighbors, gen, info or simulate; see "
+                "spherecollide --help)",
                 cmd);
 }

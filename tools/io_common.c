@@ -18,8 +18,7 @@
 /* Status, formats, messages                                                */
 /* ======================================================================== */
 
-const char *sc_io_status_name(sc_io_status status)
-{
+const char *sc_io_status_name(sc_io_status status) {
     switch (status) {
     case SC_IO_OK: return "ok";
     case SC_IO_ERR_ARGUMENT: return "bad argument";
@@ -43,8 +42,7 @@ const char *sc_io_status_name(sc_io_status status)
     return "unknown status";
 }
 
-int sc_io_exit_code(sc_io_status status)
-{
+int sc_io_exit_code(sc_io_status status) {
     switch (status) {
     case SC_IO_OK: return 0;
     case SC_IO_ERR_ARGUMENT: return 2;
@@ -68,13 +66,11 @@ int sc_io_exit_code(sc_io_status status)
     return 1;
 }
 
-static int ascii_lower(int c)
-{
+static int ascii_lower(int c) {
     return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
 }
 
-int io_str_ieq(const char *a, const char *b)
-{
+int io_str_ieq(const char *a, const char *b) {
     while (*a && *b && ascii_lower((unsigned char)*a) == ascii_lower((unsigned char)*b)) {
         a++;
         b++;
@@ -82,16 +78,15 @@ int io_str_ieq(const char *a, const char *b)
     return *a == '\0' && *b == '\0';
 }
 
-int sc_io_format_parse(const char *name, sc_io_format *out)
-{
+int sc_io_format_parse(const char *name, sc_io_format *out) {
     static const struct {
         const char *name;
         sc_io_format format;
-    } names[] = {{"npy", SC_IO_FORMAT_NPY}, {"txt", SC_IO_FORMAT_TEXT},
+    } names[] = {{"npy", SC_IO_FORMAT_NPY},   {"txt", SC_IO_FORMAT_TEXT},
                  {"text", SC_IO_FORMAT_TEXT}, {"csv", SC_IO_FORMAT_CSV},
-                 {"f32", SC_IO_FORMAT_F32}, {"f64", SC_IO_FORMAT_F64},
-                 {"bin", SC_IO_FORMAT_BIN}, {"lammps", SC_IO_FORMAT_LAMMPS},
-                 {"xyz", SC_IO_FORMAT_XYZ}, {"hdf5", SC_IO_FORMAT_HDF5}};
+                 {"f32", SC_IO_FORMAT_F32},   {"f64", SC_IO_FORMAT_F64},
+                 {"bin", SC_IO_FORMAT_BIN},   {"lammps", SC_IO_FORMAT_LAMMPS},
+                 {"xyz", SC_IO_FORMAT_XYZ},   {"hdf5", SC_IO_FORMAT_HDF5}};
     if (name == NULL || out == NULL)
         return -1;
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
@@ -103,8 +98,7 @@ int sc_io_format_parse(const char *name, sc_io_format *out)
     return -1;
 }
 
-const char *sc_io_format_name(sc_io_format format)
-{
+const char *sc_io_format_name(sc_io_format format) {
     switch (format) {
     case SC_IO_FORMAT_AUTO: return "auto";
     case SC_IO_FORMAT_NPY: return "npy";
@@ -121,8 +115,7 @@ const char *sc_io_format_name(sc_io_format format)
 }
 
 /* The extension of the last path component, without the dot, or "". */
-const char *io_path_extension(const char *path)
-{
+const char *io_path_extension(const char *path) {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     const char *dot = strrchr(base, '.');
@@ -131,8 +124,7 @@ const char *io_path_extension(const char *path)
 
 /* The extension that names the format: before a last ".gz" (gzip data is
  * found by its bytes and inflated first). */
-static const char *format_extension(const char *path, char *buf, size_t cap)
-{
+static const char *format_extension(const char *path, char *buf, size_t cap) {
     const char *ext = io_path_extension(path);
     if (!io_str_ieq(ext, "gz"))
         return ext;
@@ -144,8 +136,7 @@ static const char *format_extension(const char *path, char *buf, size_t cap)
     return io_path_extension(buf);
 }
 
-sc_io_format sc_io_spheres_format_for_path(const char *path)
-{
+sc_io_format sc_io_spheres_format_for_path(const char *path) {
     char stem[4096];
     const char *ext = path ? format_extension(path, stem, sizeof stem) : "";
     if (io_str_ieq(ext, "npy"))
@@ -165,8 +156,7 @@ sc_io_format sc_io_spheres_format_for_path(const char *path)
     return SC_IO_FORMAT_TEXT;
 }
 
-sc_io_format sc_io_pairs_format_for_path(const char *path)
-{
+sc_io_format sc_io_pairs_format_for_path(const char *path) {
     const char *ext = path ? io_path_extension(path) : "";
     if (io_str_ieq(ext, "npy"))
         return SC_IO_FORMAT_NPY;
@@ -182,8 +172,8 @@ sc_io_format sc_io_pairs_format_for_path(const char *path)
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-sc_io_status io_fail(char *err, size_t errcap, sc_io_status status, const char *fmt, ...)
-{
+sc_io_status
+io_fail(char *err, size_t errcap, sc_io_status status, const char *fmt, ...) {
     if (err != NULL && errcap > 0) {
         va_list ap;
         va_start(ap, fmt);
@@ -199,8 +189,7 @@ sc_io_status io_fail(char *err, size_t errcap, sc_io_status status, const char *
 
 /* Quotes a token for a message: printable ASCII as is, '"' and '\\' escaped,
  * other bytes as \xHH; at most about 40 characters, then "...". */
-const char *io_quote(const char *t, size_t len, char *buf, size_t cap)
-{
+const char *io_quote(const char *t, size_t len, char *buf, size_t cap) {
     size_t o = 0;
     buf[o++] = '"';
     for (size_t k = 0; k < len; k++) {
@@ -224,15 +213,13 @@ const char *io_quote(const char *t, size_t len, char *buf, size_t cap)
     return buf;
 }
 
-const char *io_display_name(const char *path, int output)
-{
+const char *io_display_name(const char *path, int output) {
     if (path != NULL && strcmp(path, "-") == 0)
         return output ? "standard output" : "standard input";
     return path ? path : "(null)";
 }
 
-const char *io_column_name(size_t column, int dims)
-{
+const char *io_column_name(size_t column, int dims) {
     static const char *const names3[] = {"x", "y", "z", "r"};
     static const char *const names2[] = {"x", "y", "r"};
     return dims == 2 ? names2[column] : names3[column];
@@ -242,8 +229,7 @@ const char *io_column_name(size_t column, int dims)
 /* Value validation (shared by every format)                                */
 /* ======================================================================== */
 
-io_value_check io_check_value(double v, int is_radius)
-{
+io_value_check io_check_value(double v, int is_radius) {
     if (!isfinite(v))
         return VALUE_NON_FINITE;
     if (fabs(v) > SC_MAX_ABS_VALUE)
@@ -253,8 +239,7 @@ io_value_check io_check_value(double v, int is_radius)
     return VALUE_OK;
 }
 
-sc_io_status io_value_status(io_value_check c)
-{
+sc_io_status io_value_status(io_value_check c) {
     switch (c) {
     case VALUE_NON_FINITE: return SC_IO_ERR_NON_FINITE;
     case VALUE_OUT_OF_RANGE: return SC_IO_ERR_OUT_OF_RANGE;
@@ -264,8 +249,7 @@ sc_io_status io_value_status(io_value_check c)
     return SC_IO_OK;
 }
 
-const char *io_value_problem(io_value_check c)
-{
+const char *io_value_problem(io_value_check c) {
     switch (c) {
     case VALUE_NON_FINITE: return "non-finite value";
     case VALUE_OUT_OF_RANGE: return "value out of range (|v| > 1e150)";
@@ -275,8 +259,7 @@ const char *io_value_problem(io_value_check c)
     return "ok";
 }
 
-size_t io_max_spheres(const sc_io_read_options *o)
-{
+size_t io_max_spheres(const sc_io_read_options *o) {
     return (o && o->max_spheres) ? o->max_spheres : SC_MAX_SPHERES;
 }
 
@@ -285,17 +268,16 @@ size_t io_max_spheres(const sc_io_read_options *o)
 /* ======================================================================== */
 
 sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts,
-                                sc_io_spheres *out, char *err, size_t errcap)
-{
+                                sc_io_spheres *out, char *err, size_t errcap) {
     if (err && errcap)
         err[0] = '\0';
     if (out == NULL || path == NULL)
         return io_fail(err, errcap, SC_IO_ERR_INTERNAL, "%s: no output struct or path",
-                    path ? path : "(null)");
+                       path ? path : "(null)");
     memset(out, 0, sizeof *out);
     if (opts && opts->dims != 0 && opts->dims != 2 && opts->dims != 3)
         return io_fail(err, errcap, SC_IO_ERR_ARGUMENT, "%s: dims must be 2 or 3, not %d", path,
-                    opts->dims);
+                       opts->dims);
     sc_io_format fmt = (opts && opts->format != SC_IO_FORMAT_AUTO)
                            ? opts->format
                            : sc_io_spheres_format_for_path(path);
@@ -303,10 +285,10 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
         fmt = SC_IO_FORMAT_TEXT;
     if (fmt == SC_IO_FORMAT_AUTO)
         return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
-                    "%s: raw binary input needs an explicit format f32 or f64", path);
+                       "%s: raw binary input needs an explicit format f32 or f64", path);
     if (fmt == SC_IO_FORMAT_BIN)
         return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
-                    "%s: format bin is for pairs; raw sphere input is f32 or f64", path);
+                       "%s: format bin is for pairs; raw sphere input is f32 or f64", path);
     if (fmt == SC_IO_FORMAT_HDF5 && opts && opts->frame != 0)
         return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
                        "%s: a frame is for LAMMPS dumps and XYZ files", path);
@@ -314,7 +296,8 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
         fmt != SC_IO_FORMAT_TEXT) /* text may turn out to be a dump, below */
         return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
                        "%s: ids are read from LAMMPS dumps (the id column) and extended XYZ "
-                       "files (an id property), not %s input", path, sc_io_format_name(fmt));
+                       "files (an id property), not %s input",
+                       path, sc_io_format_name(fmt));
     if (fmt == SC_IO_FORMAT_HDF5) { /* the library reads the file itself */
         if (strcmp(path, "-") == 0)
             return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
@@ -344,7 +327,8 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
         io_file_release(&f);
         return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
                        "%s: ids are read from LAMMPS dumps (the id column) and extended XYZ "
-                       "files (an id property), not %s input", path, sc_io_format_name(fmt));
+                       "files (an id property), not %s input",
+                       path, sc_io_format_name(fmt));
     }
     switch (fmt) {
     case SC_IO_FORMAT_LAMMPS: st = io_read_lammps(path, &f, opts, out, err, errcap); break;
@@ -363,8 +347,7 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
     return SC_IO_OK;
 }
 
-void io_give_rows(sc_io_spheres *out, double *rows, size_t n, int dims)
-{
+void io_give_rows(sc_io_spheres *out, double *rows, size_t n, int dims) {
     out->n = n;
     out->dims = dims;
     out->dtype = SC_F64;
@@ -372,8 +355,7 @@ void io_give_rows(sc_io_spheres *out, double *rows, size_t n, int dims)
     out->owned_ = rows;
 }
 
-void sc_io_spheres_free(sc_io_spheres *s)
-{
+void sc_io_spheres_free(sc_io_spheres *s) {
     if (s == NULL)
         return;
     if (s->map_)
@@ -382,4 +364,3 @@ void sc_io_spheres_free(sc_io_spheres *s)
     free(s->owned_ids_);
     memset(s, 0, sizeof *s);
 }
-

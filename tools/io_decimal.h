@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0 && defined(__BYTE_ORDER__) &&              \
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0 && defined(__BYTE_ORDER__) &&                 \
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define SC_IO_SHORT_DECIMAL 1
 /* ---- short decimals, eight digits at a time ------------------------------
@@ -32,8 +32,7 @@
  * the number for its own format. */
 enum { SHORT_ROOM = 19 }; /* '-', 8 digits, '.', 8 digits, the byte after */
 
-static inline uint64_t load8(const char *p)
-{
+static inline uint64_t load8(const char *p) {
     uint64_t w;
     memcpy(&w, p, sizeof w);
     return w;
@@ -43,8 +42,7 @@ static inline uint64_t load8(const char *p)
  * all are digits. Bytes below '0' borrow, and bytes above '9' carry, only
  * into higher bytes, that is past a byte already flagged, so the lowest
  * flag is exact. */
-static inline unsigned digits_in(uint64_t w)
-{
+static inline unsigned digits_in(uint64_t w) {
     const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
     const uint64_t below = (w - ones * '0') & ~w & high;
     const uint64_t above = ((w + ones * (127 - '9')) | w) & high;
@@ -53,21 +51,18 @@ static inline unsigned digits_in(uint64_t w)
 }
 
 /* The value of the first k (1..8) digits of w. */
-static inline uint64_t digits_value(uint64_t w, unsigned k)
-{
+static inline uint64_t digits_value(uint64_t w, unsigned k) {
     uint64_t v = (w - 0x3030303030303030u) << (8 * (8 - k)); /* leading zero digits */
     v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFu;
     v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFu;
     return (v * 10000 + (v >> 32)) & 0xFFFFFFFFu;
 }
 
-static inline int ends_token(char c)
-{
+static inline int ends_token(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',';
 }
 
-static inline const char *short_decimal(const char *p, const char *end, double *out)
-{
+static inline const char *short_decimal(const char *p, const char *end, double *out) {
     if (end - p < SHORT_ROOM)
         return NULL;
     const int neg = *p == '-';
@@ -82,8 +77,8 @@ static inline const char *short_decimal(const char *p, const char *end, double *
         nf = digits_in(f);
         if (ni + nf == 0)
             return NULL;
-        static const uint32_t scale[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-                                          100000000};
+        static const uint32_t scale[9] = {1,      10,      100,      1000,     10000,
+                                          100000, 1000000, 10000000, 100000000};
         if (nf)
             m = m * scale[nf] + digits_value(f, nf);
         p += 1 + nf;
@@ -100,23 +95,20 @@ static inline const char *short_decimal(const char *p, const char *end, double *
 #endif
 
 /* Past the blanks (space, tab) from p. */
-static inline const char *io_skip_blanks(const char *p, const char *end)
-{
+static inline const char *io_skip_blanks(const char *p, const char *end) {
     while (p < end && (*p == ' ' || *p == '\t'))
         p++;
     return p;
 }
 
 /* Past the line end at p: \n, \r\n or \r, nothing at the data's end. */
-static inline const char *io_past_line_end(const char *p, const char *end)
-{
+static inline const char *io_past_line_end(const char *p, const char *end) {
     return p < end ? p + ((*p == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1) : p;
 }
 
 /* A value the readers keep: io_check_value(v, is_radius) == VALUE_OK
  * (finite, within SC_MAX_ABS_VALUE, a radius not negative), inline. */
-static inline int io_value_ok(double v, int is_radius)
-{
+static inline int io_value_ok(double v, int is_radius) {
     return fabs(v) <= SC_MAX_ABS_VALUE && (!is_radius || v >= 0.0);
 }
 
@@ -125,8 +117,7 @@ static inline int io_value_ok(double v, int is_radius)
  * its value is not finite, or no decimal parser is built in (the caller's
  * general path decides those). end bounds the reads and may lie past the
  * token's line. */
-static inline const char *io_scan_number(const char *p, const char *end, double *out)
-{
+static inline const char *io_scan_number(const char *p, const char *end, double *out) {
 #ifdef SC_IO_SHORT_DECIMAL
     const char *q = short_decimal(p, end, out);
     if (q != NULL)

@@ -24,16 +24,14 @@
 /* Loading a file: mmap, or read() for what cannot be mapped                */
 /* ======================================================================== */
 
-void io_file_release(io_file *f)
-{
+void io_file_release(io_file *f) {
     if (f->map)
         munmap(f->map, f->map_len);
     free(f->heap);
     memset(f, 0, sizeof *f);
 }
 
-static sc_io_status read_all_fd(int fd, const char *path, io_file *f, char *err, size_t errcap)
-{
+static sc_io_status read_all_fd(int fd, const char *path, io_file *f, char *err, size_t errcap) {
     size_t cap = 1 << 16, len = 0;
     unsigned char *buf = malloc(cap);
     if (buf == NULL)
@@ -44,7 +42,7 @@ static sc_io_status read_all_fd(int fd, const char *path, io_file *f, char *err,
             if (grown == NULL) {
                 free(buf);
                 return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: out of memory reading the file",
-                            path);
+                               path);
             }
             buf = grown;
             cap *= 2;
@@ -56,7 +54,7 @@ static sc_io_status read_all_fd(int fd, const char *path, io_file *f, char *err,
             int e = errno;
             free(buf);
             return io_fail(err, errcap, SC_IO_ERR_OPEN, "%s: byte %zu: cannot read: %s", path, len,
-                        strerror(e));
+                           strerror(e));
         }
         if (got == 0)
             break;
@@ -69,21 +67,19 @@ static sc_io_status read_all_fd(int fd, const char *path, io_file *f, char *err,
 }
 
 /* gzip's magic bytes */
-static int is_gzip(const io_file *f)
-{
+static int is_gzip(const io_file *f) {
     return f->size >= 2 && f->data[0] == 0x1f && f->data[1] == 0x8b;
 }
 
 #ifdef SC_HAVE_ZLIB
 /* Replaces f's gzip bytes by what they inflate to: every member, as gzip
  * itself concatenates them. */
-static sc_io_status gunzip(const char *name, io_file *f, char *err, size_t errcap)
-{
+static sc_io_status gunzip(const char *name, io_file *f, char *err, size_t errcap) {
     /* the last member's size mod 2^32 (its trailer) is the usual whole size */
-    size_t cap = f->size >= 18 ? (size_t)f->data[f->size - 4] | (size_t)f->data[f->size - 3] << 8 |
-                                     (size_t)f->data[f->size - 2] << 16 |
-                                     (size_t)f->data[f->size - 1] << 24
-                               : 0;
+    size_t cap = f->size >= 18
+                     ? (size_t)f->data[f->size - 4] | (size_t)f->data[f->size - 3] << 8 |
+                           (size_t)f->data[f->size - 2] << 16 | (size_t)f->data[f->size - 1] << 24
+                     : 0;
     cap = cap < (1 << 16) ? (1 << 16) : cap + 1;
     unsigned char *out = malloc(cap);
     z_stream z;
@@ -120,13 +116,13 @@ static sc_io_status gunzip(const char *name, io_file *f, char *err, size_t errca
             if (in_at == f->size)
                 break;
             if (inflateReset(&z) != Z_OK) { /* the next member */
-                st = io_fail(err, errcap, SC_IO_ERR_HEADER, "%s: byte %zu: corrupt gzip data",
-                             name, in_at);
+                st = io_fail(err, errcap, SC_IO_ERR_HEADER, "%s: byte %zu: corrupt gzip data", name,
+                             in_at);
                 break;
             }
         } else if (r == Z_MEM_ERROR) {
-            st = io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: out of memory inflating the file",
-                         name);
+            st =
+                io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: out of memory inflating the file", name);
             break;
         } else if (r == Z_DATA_ERROR || r == Z_NEED_DICT || r == Z_STREAM_ERROR) {
             st = io_fail(err, errcap, SC_IO_ERR_HEADER, "%s: byte %zu: corrupt gzip data: %s", name,
@@ -156,8 +152,7 @@ static sc_io_status gunzip(const char *name, io_file *f, char *err, size_t errca
 
 static sc_io_status load_plain(const char *path, io_file *f, char *err, size_t errcap);
 
-sc_io_status io_file_load(const char *path, io_file *f, char *err, size_t errcap)
-{
+sc_io_status io_file_load(const char *path, io_file *f, char *err, size_t errcap) {
     sc_io_status st = load_plain(path, f, err, errcap);
     if (st != SC_IO_OK || !is_gzip(f))
         return st;
@@ -173,8 +168,7 @@ sc_io_status io_file_load(const char *path, io_file *f, char *err, size_t errcap
     return st;
 }
 
-static sc_io_status load_plain(const char *path, io_file *f, char *err, size_t errcap)
-{
+static sc_io_status load_plain(const char *path, io_file *f, char *err, size_t errcap) {
     memset(f, 0, sizeof *f);
     const int is_stdin = strcmp(path, "-") == 0;
     const char *name = io_display_name(path, 0);

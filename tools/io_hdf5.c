@@ -28,8 +28,7 @@
 #ifndef SC_HAVE_HDF5
 
 sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_io_spheres *out,
-                          char *err, size_t errcap)
-{
+                          char *err, size_t errcap) {
     (void)opts;
     (void)out;
     return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
@@ -43,7 +42,6 @@ sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_i
 
 #include <stdio.h>
 
-
 #define MAX_NAME 1024
 
 /* The datasets the spec names: `parts` names (1 for a 2-D dataset, else one
@@ -55,8 +53,7 @@ typedef struct hdf5_spec {
 } hdf5_spec;
 
 static sc_io_status parse_spec(const char *path, const char *spec, int width, hdf5_spec *s,
-                               char *err, size_t errcap)
-{
+                               char *err, size_t errcap) {
     char q[128];
     memset(s, 0, sizeof *s);
     for (int k = 0; k < 4; k++)
@@ -105,8 +102,8 @@ bad:
 static const sc_hdf5_api *hdf5_module(char *err, size_t cap) {
     static const sc_hdf5_api *api;
     if (!api) {
-        const sc_module_place m = {SC_HDF5_MODULE, SC_HDF5_ENTRY, "the HDF5 module", SC_HDF5_RELDIR,
-                                   SC_HDF5_DIR,
+        const sc_module_place m = {SC_HDF5_MODULE,   SC_HDF5_ENTRY, "the HDF5 module",
+                                   SC_HDF5_RELDIR,   SC_HDF5_DIR,
 #ifdef SC_HDF5_BUILD_DIR
                                    SC_HDF5_BUILD_DIR
 #else
@@ -122,8 +119,7 @@ static const sc_hdf5_api *hdf5_module(char *err, size_t cap) {
  * *cols get its shape. */
 static sc_io_status read_dataset(const sc_hdf5_api *h5, const char *path, void *file,
                                  const char *name, int want_rank, double **data, size_t *rows,
-                                 size_t *cols, char *err, size_t errcap)
-{
+                                 size_t *cols, char *err, size_t errcap) {
     char q[128], what[160];
     const sc_io_status st = h5->read(file, name, want_rank, data, rows, cols, what, sizeof what);
     if (st != SC_IO_OK)
@@ -133,8 +129,7 @@ static sc_io_status read_dataset(const sc_hdf5_api *h5, const char *path, void *
 }
 
 sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_io_spheres *out,
-                          char *err, size_t errcap)
-{
+                          char *err, size_t errcap) {
     const int dims = opts && opts->dims == 2 ? 2 : 3, width = dims + 1;
     if (!opts || !opts->dataset)
         return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
@@ -159,9 +154,8 @@ sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_i
         st = read_dataset(h5, path, file, spec.names[k], spec.parts == 1 ? 2 : 1, &part[k], &rows,
                           &cols[k], err, errcap);
         if (st == SC_IO_OK && k > 0 && rows != n)
-            st = io_fail(err, errcap, SC_IO_ERR_SHAPE,
-                         "%s: dataset %s: %zu values, but %s has %zu", path, spec.names[k], rows,
-                         spec.names[0], n);
+            st = io_fail(err, errcap, SC_IO_ERR_SHAPE, "%s: dataset %s: %zu values, but %s has %zu",
+                         path, spec.names[k], rows, spec.names[0], n);
         n = rows;
     }
     h5->close(file);
@@ -179,8 +173,8 @@ sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_i
     static const char *const names3[4] = {"x", "y", "z", "r"}, *const names2[3] = {"x", "y", "r"};
     for (size_t i = 0; i < n && st == SC_IO_OK; i++)
         for (int k = 0; k < width && st == SC_IO_OK; k++) {
-            const double v = spec.parts == 1 ? part[0][i * cols[0] + (size_t)spec.col[k]]
-                                             : part[k][i];
+            const double v =
+                spec.parts == 1 ? part[0][i * cols[0] + (size_t)spec.col[k]] : part[k][i];
             const io_value_check vc = io_check_value(v, k == width - 1);
             if (vc != VALUE_OK)
                 st = io_fail(err, errcap, io_value_status(vc),

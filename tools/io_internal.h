@@ -132,8 +132,8 @@ IO_HIDDEN sc_io_status io_read_text(const char *path, const io_file *f,
                                     size_t errcap);
 /* A snapshot of a LAMMPS text dump, opts->frame's (io_particles.c). */
 IO_HIDDEN sc_io_status io_read_lammps(const char *path, const io_file *f,
-                                      const sc_io_read_options *opts, sc_io_spheres *out,
-                                      char *err, size_t errcap);
+                                      const sc_io_read_options *opts, sc_io_spheres *out, char *err,
+                                      size_t errcap);
 /* A frame of an (extended) XYZ file, opts->frame's (io_particles.c). */
 IO_HIDDEN sc_io_status io_read_xyz(const char *path, const io_file *f,
                                    const sc_io_read_options *opts, sc_io_spheres *out, char *err,
@@ -164,20 +164,20 @@ IO_HIDDEN void io_put_le64(unsigned char *b, uint64_t v);
  * stream. One fixed buffer of SC_IO_BUFFER_BYTES either way. */
 typedef struct io_sink {
     int fd;
-    int direct;        /* no temporary file: writes reach the target at once */
-    int seekable;      /* pwrite at `base` can rewrite what was written */
-    off_t base;        /* offset of the sink's first byte in fd */
-    const char *name;  /* for messages (points into final_path or a literal) */
-    char *final_path;  /* the target, symlinks resolved (NULL for "-") */
-    char *temp_path;   /* NULL when direct */
-    int temp_slot;     /* slot in the signal-cleanup table, or -1 */
-    int keep_mode;     /* an existing file's mode (and owner) to keep */
+    int direct;       /* no temporary file: writes reach the target at once */
+    int seekable;     /* pwrite at `base` can rewrite what was written */
+    off_t base;       /* offset of the sink's first byte in fd */
+    const char *name; /* for messages (points into final_path or a literal) */
+    char *final_path; /* the target, symlinks resolved (NULL for "-") */
+    char *temp_path;  /* NULL when direct */
+    int temp_slot;    /* slot in the signal-cleanup table, or -1 */
+    int keep_mode;    /* an existing file's mode (and owner) to keep */
     mode_t mode;
     uid_t uid;
     gid_t gid;
     unsigned char *buf;
     size_t used;
-    uint64_t written;  /* bytes that reached write() successfully */
+    uint64_t written; /* bytes that reached write() successfully */
 } io_sink;
 
 IO_HIDDEN sc_io_status io_sink_open(io_sink *s, const char *path, char *err, size_t errcap);

@@ -44,8 +44,7 @@
 static char temp_names[TEMP_SLOTS][PATH_MAX];
 static volatile sig_atomic_t temp_armed[TEMP_SLOTS];
 
-static int temp_register(const char *path)
-{
+static int temp_register(const char *path) {
     if (strlen(path) >= PATH_MAX)
         return -1;
     for (int k = 0; k < TEMP_SLOTS; k++) {
@@ -61,14 +60,12 @@ static int temp_register(const char *path)
     return -1; /* more than TEMP_SLOTS open at once: not cleaned on a signal */
 }
 
-static void temp_unregister(int slot)
-{
+static void temp_unregister(int slot) {
     if (slot >= 0 && slot < TEMP_SLOTS)
         temp_armed[slot] = 0;
 }
 
-void sc_io_remove_temporaries(void)
-{
+void sc_io_remove_temporaries(void) {
     for (int k = 0; k < TEMP_SLOTS; k++)
         if (temp_armed[k]) {
             atomic_thread_fence(memory_order_seq_cst);
@@ -92,8 +89,7 @@ typedef enum target_kind {
  * is replaced at its real path (realpath), so a symlink stays a link. A
  * dangling link is followed by hand to the name it would create. */
 static sc_io_status resolve(const char *path, char **resolved, target_kind *kind, struct stat *st,
-                            char *err, size_t errcap)
-{
+                            char *err, size_t errcap) {
     *resolved = NULL;
     if (strcmp(path, "-") == 0) {
         *kind = TARGET_STDOUT;
@@ -125,8 +121,7 @@ static sc_io_status resolve(const char *path, char **resolved, target_kind *kind
         if (l < 0) {
             int e = hops < 40 ? errno : ELOOP;
             free(cur);
-            return io_fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: %s", path,
-                           strerror(e));
+            return io_fail(err, errcap, SC_IO_ERR_WRITE, "%s: cannot write: %s", path, strerror(e));
         }
         link[l] = '\0';
         /* A relative target is relative to the link's directory. */
@@ -148,8 +143,7 @@ static sc_io_status resolve(const char *path, char **resolved, target_kind *kind
 }
 
 /* The directory part of path ("." when none), into dir. */
-static void dir_of(const char *path, char *dir, size_t cap)
-{
+static void dir_of(const char *path, char *dir, size_t cap) {
     const char *slash = strrchr(path, '/');
     if (slash == NULL)
         snprintf(dir, cap, ".");
@@ -161,8 +155,7 @@ static void dir_of(const char *path, char *dir, size_t cap)
 
 /* The checks a target must pass before anything is created. */
 static sc_io_status check_resolved(const char *path, const char *target, target_kind kind,
-                                   char *err, size_t errcap)
-{
+                                   char *err, size_t errcap) {
     if (kind == TARGET_STDOUT)
         return SC_IO_OK;
     if (kind == TARGET_DIR)
@@ -198,8 +191,7 @@ static sc_io_status check_resolved(const char *path, const char *target, target_
     return SC_IO_OK;
 }
 
-sc_io_status sc_io_check_writable(const char *path, char *err, size_t errcap)
-{
+sc_io_status sc_io_check_writable(const char *path, char *err, size_t errcap) {
     if (err && errcap)
         err[0] = '\0';
     if (path == NULL)
@@ -216,8 +208,7 @@ sc_io_status sc_io_check_writable(const char *path, char *err, size_t errcap)
 
 /* ---- the sink ------------------------------------------------------------------- */
 
-static void sink_free(io_sink *s)
-{
+static void sink_free(io_sink *s) {
     temp_unregister(s->temp_slot);
     free(s->final_path);
     free(s->temp_path);
@@ -229,8 +220,7 @@ static void sink_free(io_sink *s)
 
 /* A direct output: seekable when lseek works and it does not append (pwrite
  * ignores the offset under O_APPEND on Linux). */
-static void direct_setup(io_sink *s)
-{
+static void direct_setup(io_sink *s) {
     s->direct = 1;
     off_t at = lseek(s->fd, 0, SEEK_CUR);
     int fl = fcntl(s->fd, F_GETFL);
@@ -238,8 +228,7 @@ static void direct_setup(io_sink *s)
     s->base = at >= 0 ? at : 0;
 }
 
-sc_io_status io_sink_open(io_sink *s, const char *path, char *err, size_t errcap)
-{
+sc_io_status io_sink_open(io_sink *s, const char *path, char *err, size_t errcap) {
     memset(s, 0, sizeof *s);
     s->fd = -1;
     s->temp_slot = -1;
@@ -319,8 +308,7 @@ sc_io_status io_sink_open(io_sink *s, const char *path, char *err, size_t errcap
 }
 
 /* Writes all of b; *done gets the bytes that reached the file. */
-static int write_fully(int fd, const unsigned char *b, size_t len, size_t *done)
-{
+static int write_fully(int fd, const unsigned char *b, size_t len, size_t *done) {
     *done = 0;
     while (len > 0) {
         ssize_t w = write(fd, b, len);
@@ -338,23 +326,20 @@ static int write_fully(int fd, const unsigned char *b, size_t len, size_t *done)
     return 0;
 }
 
-static sc_io_status write_error(io_sink *s, int e, char *err, size_t errcap)
-{
+static sc_io_status write_error(io_sink *s, int e, char *err, size_t errcap) {
     return io_fail(err, errcap, SC_IO_ERR_WRITE, "%s: byte %llu: cannot write: %s", s->name,
                    (unsigned long long)s->written, strerror(e));
 }
 
 static sc_io_status put_raw(io_sink *s, const unsigned char *b, size_t len, char *err,
-                            size_t errcap)
-{
+                            size_t errcap) {
     size_t done = 0;
     int rc = write_fully(s->fd, b, len, &done);
     s->written += done;
     return rc == 0 ? SC_IO_OK : write_error(s, errno, err, errcap);
 }
 
-sc_io_status io_sink_flush(io_sink *s, char *err, size_t errcap)
-{
+sc_io_status io_sink_flush(io_sink *s, char *err, size_t errcap) {
     if (s->used == 0)
         return SC_IO_OK;
     sc_io_status r = put_raw(s, s->buf, s->used, err, errcap);
@@ -362,15 +347,13 @@ sc_io_status io_sink_flush(io_sink *s, char *err, size_t errcap)
     return r;
 }
 
-sc_io_status io_sink_reserve(io_sink *s, size_t need, char *err, size_t errcap)
-{
+sc_io_status io_sink_reserve(io_sink *s, size_t need, char *err, size_t errcap) {
     if (SC_IO_BUFFER_BYTES - s->used >= need)
         return SC_IO_OK;
     return io_sink_flush(s, err, errcap);
 }
 
-sc_io_status io_sink_put(io_sink *s, const void *data, size_t len, char *err, size_t errcap)
-{
+sc_io_status io_sink_put(io_sink *s, const void *data, size_t len, char *err, size_t errcap) {
     const unsigned char *b = data;
     /* Large pieces skip the copy: flush what is buffered, write them as is. */
     if (len >= SC_IO_BUFFER_BYTES / 2 && len > SC_IO_BUFFER_BYTES - s->used) {
@@ -395,8 +378,7 @@ sc_io_status io_sink_put(io_sink *s, const void *data, size_t len, char *err, si
 }
 
 sc_io_status io_sink_rewrite(io_sink *s, uint64_t at, const void *data, size_t len, char *err,
-                             size_t errcap)
-{
+                             size_t errcap) {
     if (!s->seekable)
         return io_fail(err, errcap, SC_IO_ERR_INTERNAL, "%s: cannot rewrite a stream", s->name);
     const unsigned char *b = data;
@@ -407,16 +389,15 @@ sc_io_status io_sink_rewrite(io_sink *s, uint64_t at, const void *data, size_t l
             continue;
         if (r <= 0) {
             int e = r == 0 ? EIO : errno;
-            return io_fail(err, errcap, SC_IO_ERR_WRITE, "%s: byte %llu: cannot write: %s",
-                           s->name, (unsigned long long)(at + done), strerror(e));
+            return io_fail(err, errcap, SC_IO_ERR_WRITE, "%s: byte %llu: cannot write: %s", s->name,
+                           (unsigned long long)(at + done), strerror(e));
         }
         done += (size_t)r;
     }
     return SC_IO_OK;
 }
 
-void io_sink_discard(io_sink *s)
-{
+void io_sink_discard(io_sink *s) {
     if (s->fd >= 0 && s->fd != STDOUT_FILENO)
         close(s->fd);
     if (s->temp_path)
@@ -424,8 +405,7 @@ void io_sink_discard(io_sink *s)
     sink_free(s);
 }
 
-sc_io_status io_sink_commit(io_sink *s, char *err, size_t errcap)
-{
+sc_io_status io_sink_commit(io_sink *s, char *err, size_t errcap) {
     sc_io_status st = io_sink_flush(s, err, errcap);
     if (st != SC_IO_OK) {
         io_sink_discard(s);
@@ -478,8 +458,7 @@ struct sc_file_writer {
     io_sink s;
 };
 
-sc_io_status sc_file_writer_open(const char *path, sc_file_writer **out, char *err, size_t errcap)
-{
+sc_io_status sc_file_writer_open(const char *path, sc_file_writer **out, char *err, size_t errcap) {
     *out = NULL;
     sc_file_writer *w = malloc(sizeof *w);
     if (w == NULL)
@@ -494,20 +473,17 @@ sc_io_status sc_file_writer_open(const char *path, sc_file_writer **out, char *e
 }
 
 sc_io_status sc_file_writer_put(sc_file_writer *w, const void *data, size_t len, char *err,
-                                size_t errcap)
-{
+                                size_t errcap) {
     return io_sink_put(&w->s, data, len, err, errcap);
 }
 
-sc_io_status sc_file_writer_commit(sc_file_writer *w, char *err, size_t errcap)
-{
+sc_io_status sc_file_writer_commit(sc_file_writer *w, char *err, size_t errcap) {
     sc_io_status st = io_sink_commit(&w->s, err, errcap);
     free(w);
     return st;
 }
 
-void sc_file_writer_discard(sc_file_writer *w)
-{
+void sc_file_writer_discard(sc_file_writer *w) {
     if (w == NULL)
         return;
     io_sink_discard(&w->s);

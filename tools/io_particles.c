@@ -48,8 +48,7 @@
 #include <omp.h>
 #endif
 
-int io_looks_lammps(const io_file *f)
-{
+int io_looks_lammps(const io_file *f) {
     return f->size >= 5 && memcmp(f->data, "ITEM:", 5) == 0;
 }
 
@@ -65,8 +64,7 @@ typedef struct span {
 } span;
 
 /* The next line (without its \n, \r\n or \r); 0 at the end of the data. */
-static int next_line(cursor *c, span *l)
-{
+static int next_line(cursor *c, span *l) {
     if (c->p >= c->end)
         return 0;
     const char *b = c->p, *e = b;
@@ -84,11 +82,12 @@ static int next_line(cursor *c, span *l)
     return 1;
 }
 
-static int blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\v' || ch == '\f'; }
+static int blank(char ch) {
+    return ch == ' ' || ch == '\t' || ch == '\v' || ch == '\f';
+}
 
 /* The next blank-separated token of *l from *at; 0 when none is left. */
-static int next_token(const char **at, const char *end, span *t)
-{
+static int next_token(const char **at, const char *end, span *t) {
     const char *p = *at;
     while (p < end && blank(*p))
         p++;
@@ -103,15 +102,13 @@ static int next_token(const char **at, const char *end, span *t)
     return 1;
 }
 
-static int token_is(const span *t, const char *word)
-{
+static int token_is(const span *t, const char *word) {
     const size_t n = strlen(word);
     return (size_t)(t->e - t->b) == n && memcmp(t->b, word, n) == 0;
 }
 
 /* Whether line l starts with "ITEM: " + what; *rest gets what follows. */
-static int item(const span *l, const char *what, const char **rest)
-{
+static int item(const span *l, const char *what, const char **rest) {
     const size_t n = strlen(what);
     if ((size_t)(l->e - l->b) < 6 + n || memcmp(l->b, "ITEM: ", 6) != 0 ||
         memcmp(l->b + 6, what, n) != 0)
@@ -121,8 +118,7 @@ static int item(const span *l, const char *what, const char **rest)
 }
 
 /* Whether line l holds only blanks. */
-static int blank_line(const span *l)
-{
+static int blank_line(const span *l) {
     for (const char *p = l->b; p < l->e; p++)
         if (!blank(*p))
             return 0;
@@ -130,8 +126,7 @@ static int blank_line(const span *l)
 }
 
 /* A whole number line (TIMESTEP's, NUMBER OF ATOMS'). */
-static int whole_number(const span *l, size_t *out)
-{
+static int whole_number(const span *l, size_t *out) {
     const char *at = l->b;
     span t;
     if (!next_token(&at, l->e, &t) || next_token(&at, l->e, &(span){0, 0}))
@@ -154,22 +149,22 @@ typedef int (*skip_fn)(const char *path, cursor *c, sc_io_status *st, char *err,
 
 /* n lines more; 1, or -1 naming the frame's count line when they are not
  * there. */
-static int skip_rows(const char *path, cursor *c, size_t n, size_t count_line,
-                     sc_io_status *st, char *err, size_t errcap)
-{
+static int skip_rows(const char *path, cursor *c, size_t n, size_t count_line, sc_io_status *st,
+                     char *err, size_t errcap) {
     span l;
     for (size_t i = 0; i < n; i++)
         if (!next_line(c, &l)) {
-            *st = io_fail(err, errcap, SC_IO_ERR_COUNT, "%s: line %zu: the snapshot ends after "
-                          "%zu of the %zu atoms of line %zu", path, c->line + 1, i, n, count_line);
+            *st = io_fail(err, errcap, SC_IO_ERR_COUNT,
+                          "%s: line %zu: the snapshot ends after "
+                          "%zu of the %zu atoms of line %zu",
+                          path, c->line + 1, i, n, count_line);
             return -1;
         }
     return 1;
 }
 
 /* A LAMMPS snapshot: items up to ITEM: ATOMS, then NUMBER OF ATOMS rows. */
-static int lammps_skip(const char *path, cursor *c, sc_io_status *st, char *err, size_t errcap)
-{
+static int lammps_skip(const char *path, cursor *c, sc_io_status *st, char *err, size_t errcap) {
     span l;
     size_t n = SIZE_MAX, count_line = 0;
     int any = 0;
@@ -195,14 +190,13 @@ static int lammps_skip(const char *path, cursor *c, sc_io_status *st, char *err,
     if (!any)
         return 0;
     *st = io_fail(err, errcap, SC_IO_ERR_HEADER,
-                  "%s: line %zu: a snapshot without ITEM: NUMBER OF ATOMS then ITEM: ATOMS",
-                  path, c->line);
+                  "%s: line %zu: a snapshot without ITEM: NUMBER OF ATOMS then ITEM: ATOMS", path,
+                  c->line);
     return -1;
 }
 
 /* An XYZ frame: the count line, the comment line, count atom lines. */
-static int xyz_skip(const char *path, cursor *c, sc_io_status *st, char *err, size_t errcap)
-{
+static int xyz_skip(const char *path, cursor *c, sc_io_status *st, char *err, size_t errcap) {
     span l;
     size_t n = 0;
     do
@@ -216,8 +210,10 @@ static int xyz_skip(const char *path, cursor *c, sc_io_status *st, char *err, si
     }
     const size_t count_line = c->line;
     if (!next_line(c, &l)) {
-        *st = io_fail(err, errcap, SC_IO_ERR_COUNT, "%s: line %zu: no comment line after the "
-                      "count", path, c->line + 1);
+        *st = io_fail(err, errcap, SC_IO_ERR_COUNT,
+                      "%s: line %zu: no comment line after the "
+                      "count",
+                      path, c->line + 1);
         return -1;
     }
     return skip_rows(path, c, n, count_line, st, err, errcap);
@@ -226,8 +222,7 @@ static int xyz_skip(const char *path, cursor *c, sc_io_status *st, char *err, si
 /* Moves c to the start of frame `frame` (0 the first; negative from the
  * end) past blank lines; SC_IO_ERR_ARGUMENT when there is no such frame. */
 static sc_io_status find_frame(const char *path, cursor *c, long frame, skip_fn skip, char *err,
-                               size_t errcap)
-{
+                               size_t errcap) {
     if (frame == 0)
         return SC_IO_OK;
     sc_io_status st = SC_IO_OK;
@@ -275,8 +270,7 @@ typedef struct radius_table {
 } radius_table;
 
 static sc_io_status parse_radii(const char *path, const char *spec, radius_table *t, char *err,
-                                size_t errcap)
-{
+                                size_t errcap) {
     t->all = -1.0;
     t->n = 0;
     char q[128];
@@ -308,8 +302,7 @@ static sc_io_status parse_radii(const char *path, const char *spec, radius_table
 /* The radius of a type (or element) token from the caller's table. */
 /* The radius the caller's table gives the type (or element) [b, e): 1,
  * or 0 when it gives none. */
-static int radius_of(const radius_table *radii, const char *b, const char *e, double *r)
-{
+static int radius_of(const radius_table *radii, const char *b, const char *e, double *r) {
     const size_t len = (size_t)(e - b);
     for (size_t k = 0; k < radii->n; k++)
         if (len == radii->e[k].len && memcmp(b, radii->e[k].name, len) == 0) {
@@ -321,21 +314,21 @@ static int radius_of(const radius_table *radii, const char *b, const char *e, do
 
 static sc_io_status type_radius(const char *path, size_t line, size_t atom, const char *what,
                                 const radius_table *radii, const span *t, double *r, char *err,
-                                size_t errcap)
-{
+                                size_t errcap) {
     if (radius_of(radii, t->b, t->e, r))
         return SC_IO_OK;
     const size_t len = (size_t)(t->e - t->b);
     char q[128];
-    return io_fail(err, errcap, SC_IO_ERR_SYNTAX, "%s: line %zu: %s %s has no radius given (atom %zu)",
-                   path, line, what, io_quote(t->b, len, q, sizeof q), atom);
+    return io_fail(err, errcap, SC_IO_ERR_SYNTAX,
+                   "%s: line %zu: %s %s has no radius given (atom %zu)", path, line, what,
+                   io_quote(t->b, len, q, sizeof q), atom);
 }
 
 /* A field's number (*overflow: a finite literal beyond the doubles), or
  * the syntax error naming the line, the atom and the column. */
 static sc_io_status field_number(const char *path, size_t line, size_t atom, const char *col,
-                                 const span *t, double *v, int *overflow, char *err, size_t errcap)
-{
+                                 const span *t, double *v, int *overflow, char *err,
+                                 size_t errcap) {
     const int pr = io_parse_number(t->b, (size_t)(t->e - t->b), v);
     *overflow = pr == 2;
     if (pr != 1)
@@ -350,15 +343,14 @@ static sc_io_status field_number(const char *path, size_t line, size_t atom, con
  * readers check theirs. */
 static sc_io_status field_check(const char *path, size_t line, size_t atom, const char *col,
                                 const span *t, double v, int overflow, int is_radius, char *err,
-                                size_t errcap)
-{
+                                size_t errcap) {
     const io_value_check vc = overflow ? VALUE_OUT_OF_RANGE : io_check_value(v, is_radius);
     if (vc == VALUE_OK)
         return SC_IO_OK;
     char q[128];
     return io_fail(err, errcap, io_value_status(vc), "%s: line %zu: %s %s (atom %zu, column %s)",
-                   path, line, io_value_problem(vc), io_quote(t->b, (size_t)(t->e - t->b), q, sizeof q),
-                   atom, col);
+                   path, line, io_value_problem(vc),
+                   io_quote(t->b, (size_t)(t->e - t->b), q, sizeof q), atom, col);
 }
 
 /* ---- ids --------------------------------------------------------------------
@@ -368,8 +360,7 @@ static sc_io_status field_check(const char *path, size_t line, size_t atom, cons
  * columns' fields). */
 
 /* A whole number within int64 ([-+]digits); 0 otherwise. */
-static int whole_int64(const span *t, int64_t *out)
-{
+static int whole_int64(const span *t, int64_t *out) {
     const char *p = t->b;
     const int neg = p < t->e && *p == '-';
     p += p < t->e && (*p == '-' || *p == '+');
@@ -386,8 +377,7 @@ static int whole_int64(const span *t, int64_t *out)
     return 1;
 }
 
-static int cmp_id_row(const void *a, const void *b)
-{
+static int cmp_id_row(const void *a, const void *b) {
     const int64_t *x = a, *y = b;
     return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] > y[1]) - (x[1] < y[1]);
 }
@@ -396,8 +386,7 @@ static int cmp_id_row(const void *a, const void *b)
  * 0 when all differ (or when the check's memory is not there: *nomem). A
  * bitmap over the ids' range where it is at most 64 bits per atom (the
  * usual 1..N, in any order), else a sort of (id, atom). */
-static int repeated_id(const int64_t *ids, size_t n, size_t *first, size_t *again, int *nomem)
-{
+static int repeated_id(const int64_t *ids, size_t n, size_t *first, size_t *again, int *nomem) {
     *nomem = 0;
     if (n < 2)
         return 0;
@@ -448,8 +437,7 @@ static int repeated_id(const int64_t *ids, size_t n, size_t *first, size_t *agai
 /* The ids of the n atom lines from c (column col, counted from 0 in each
  * line's blank-separated fields) into out->ids, every one checked. */
 static sc_io_status read_ids(const char *path, cursor c, size_t n, int col, sc_io_spheres *out,
-                             char *err, size_t errcap)
-{
+                             char *err, size_t errcap) {
     int64_t *ids = malloc((n ? n : 1) * sizeof *ids);
     if (ids == NULL)
         return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: no memory for %zu ids", path, n);
@@ -463,10 +451,10 @@ static sc_io_status read_ids(const char *path, cursor c, size_t n, int col, sc_i
         if (k != col + 1 || !whole_int64(&t, &ids[i])) {
             char q[128];
             free(ids);
-            return io_fail(err, errcap, SC_IO_ERR_SYNTAX,
-                           "%s: line %zu: the id %s is not a whole number within int64 (atom %zu)",
-                           path, c.line, k == col + 1 ? io_quote(t.b, (size_t)(t.e - t.b), q, sizeof q)
-                                                      : "\"\"", i);
+            return io_fail(
+                err, errcap, SC_IO_ERR_SYNTAX,
+                "%s: line %zu: the id %s is not a whole number within int64 (atom %zu)", path,
+                c.line, k == col + 1 ? io_quote(t.b, (size_t)(t.e - t.b), q, sizeof q) : "\"\"", i);
         }
     }
     size_t a = 0, b = 0;
@@ -496,8 +484,7 @@ typedef struct columns {
     int count;
 } columns;
 
-static void find_columns(const char *rest, const char *end, columns *c)
-{
+static void find_columns(const char *rest, const char *end, columns *c) {
     static const char *const names[3][4] = {
         {"x", "xu", "xs", "xsu"}, {"y", "yu", "ys", "ysu"}, {"z", "zu", "zs", "zsu"}};
     for (int a = 0; a < 3; a++) {
@@ -528,8 +515,7 @@ static void find_columns(const char *rest, const char *end, columns *c)
 /* Skips the token at *p (a byte other than a blank or a line end at *p);
  * 0 when it holds a byte next_token reads as a blank and the one-pass
  * paths do not ('\v', '\f'). */
-static int skip_token(const char **p, const char *e)
-{
+static int skip_token(const char **p, const char *e) {
     const char *q = *p;
     for (; q < e && *q != ' ' && *q != '\t'; q++)
         if (*q == '\v' || *q == '\f')
@@ -541,8 +527,7 @@ static int skip_token(const char **p, const char *e)
 /* The number of the field at p of line l, read in one pass: its end, or
  * NULL unless the number is the whole field (a blank or the line's end
  * after it). `end` is the data's end. */
-static const char *field_number_at(const char *p, const span *l, const char *end, double *v)
-{
+static const char *field_number_at(const char *p, const span *l, const char *end, double *v) {
     const char *q = io_scan_number(p, end, v);
     return q == NULL || (q < l->e && *q != ' ' && *q != '\t') ? NULL : q;
 }
@@ -555,8 +540,7 @@ static const char *field_number_at(const char *p, const span *l, const char *end
  * refuse, another field count, a byte next_token reads as a blank that
  * this path does not ('\v', '\f'). `end` is the data's end. */
 static int fast_atom(const span *l, const char *end, const columns *cols, int dims,
-                     const double lo[3], const double hi[3], double r_all, double *row)
-{
+                     const double lo[3], const double hi[3], double r_all, double *row) {
     const char *p = l->b;
     double r = r_all;
     int k = 0;
@@ -607,8 +591,7 @@ typedef struct xyz_columns {
  * for anything the general loop must read or word. `end` is the data's
  * end. */
 static int fast_xyz(const span *l, const char *end, const xyz_columns *cols, int dims,
-                    const radius_table *radii, double *row)
-{
+                    const radius_table *radii, double *row) {
     const char *p = l->b;
     double r = radii->all;
     int k = 0;
@@ -649,13 +632,13 @@ static int fast_xyz(const span *l, const char *end, const xyz_columns *cols, int
 /* One format's atom rows as runs and single lines read them: a LAMMPS
  * dump's (cols, lo, hi) or an XYZ file's (xcols). */
 typedef struct row_format {
-    int dims, flags;                 /* flags: io_line_run's */
-    size_t fields, rcol;             /* io_line_run's */
-    const signed char *slot;         /* io_line_run's */
-    const columns *cols;             /* LAMMPS, else NULL */
-    const double *lo, *hi;           /* LAMMPS: the box */
-    const xyz_columns *xcols;        /* XYZ, else NULL */
-    const radius_table *radii;       /* the caller's */
+    int dims, flags;           /* flags: io_line_run's */
+    size_t fields, rcol;       /* io_line_run's */
+    const signed char *slot;   /* io_line_run's */
+    const columns *cols;       /* LAMMPS, else NULL */
+    const double *lo, *hi;     /* LAMMPS: the box */
+    const xyz_columns *xcols;  /* XYZ, else NULL */
+    const radius_table *radii; /* the caller's */
 } row_format;
 
 /* Whether runs still pay: tried 16 times, they average 4 lines or more. */
@@ -671,8 +654,7 @@ typedef struct run_state {
  * "\r\n") and holds no '\r'; it may hold a NUL. 0 when a name has none:
  * the caller reads those lines again one at a time, and the message there
  * names the line. */
-static int radii_by_name(double *rows, size_t lines, int dims, const radius_table *radii)
-{
+static int radii_by_name(double *rows, size_t lines, int dims, const radius_table *radii) {
     const size_t width = (size_t)dims + 1;
     for (size_t i = 0; i < lines; i++) {
         double *r = rows + i * width + dims;
@@ -694,10 +676,8 @@ static int radii_by_name(double *rows, size_t lines, int dims, const radius_tabl
  * refuse (a scaled coordinate beyond the limit) or a type without a
  * radius: the caller reads those lines again one at a time, and the checks
  * there name the line. */
-static int finish_run(double *rows, size_t lines, int dims,
-                      const columns *cols, const double lo[3], const double hi[3],
-                      const radius_table *radii)
-{
+static int finish_run(double *rows, size_t lines, int dims, const columns *cols, const double lo[3],
+                      const double hi[3], const radius_table *radii) {
     const size_t width = (size_t)dims + 1;
     int ok = 1;
     for (int a = 0; a < dims; a++)
@@ -721,9 +701,8 @@ static int finish_run(double *rows, size_t lines, int dims,
 /* The radii of a run of plain XYZ atom lines, where io_line_run left no
  * radius property: the caller's one for all, or each element's (parked
  * there as IO_SLOT_NAME). 0 when an element has none. */
-static int finish_xyz_run(double *rows, size_t lines, int dims,
-                          const xyz_columns *cols, const radius_table *radii)
-{
+static int finish_xyz_run(double *rows, size_t lines, int dims, const xyz_columns *cols,
+                          const radius_table *radii) {
     if (cols->radius != COL_NONE)
         return 1;
     if (radii->all < 0.0)
@@ -737,8 +716,7 @@ static int finish_xyz_run(double *rows, size_t lines, int dims,
  * them. 0 where the run's values need the one-line paths (finish_run or
  * finish_xyz_run refused them), *taken 0 and *q p. */
 static int run_rows(const row_format *rf, const char *p, const char *end, double *rows, size_t max,
-                    size_t *taken, const char **q)
-{
+                    size_t *taken, const char **q) {
     size_t tok_len;
     const char *tok;
     *q = io_line_run(p, end, rows, rf->fields, rf->slot, (size_t)rf->dims + 1, rf->rcol, max,
@@ -754,8 +732,7 @@ static int run_rows(const row_format *rf, const char *p, const char *end, double
 }
 
 /* One plain row as fast_atom or fast_xyz reads it; 0 when it declines. */
-static int one_row(const row_format *rf, const span *l, const char *data_end, double *row)
-{
+static int one_row(const row_format *rf, const span *l, const char *data_end, double *row) {
     if (rf->xcols)
         return fast_xyz(l, data_end, rf->xcols, rf->dims, rf->radii, row);
     const columns *cols = rf->cols;
@@ -791,8 +768,8 @@ typedef struct row_piece {
     size_t first, rows, done; /* its first row, the rows it may read, those it read */
 } row_piece;
 
-static void read_row_piece(row_piece *pc, const row_format *rf, const char *data_end, double *rows)
-{
+static void read_row_piece(row_piece *pc, const row_format *rf, const char *data_end,
+                           double *rows) {
     const size_t width = (size_t)rf->dims + 1;
     const char *p = pc->begin;
     size_t i = 0;
@@ -830,8 +807,7 @@ static void read_row_piece(row_piece *pc, const row_format *rf, const char *data
  * c moved past them (0 and c unmoved when the rows are too few bytes for
  * pieces, or one thread is asked for). */
 static size_t read_row_pieces(cursor *c, double *rows, size_t n, const row_format *rf,
-                              const sc_io_read_options *opts)
-{
+                              const sc_io_read_options *opts) {
     int threads = opts && opts->threads > 0 ? opts->threads : omp_get_num_procs();
     threads = threads < IO_PIECES_MAX ? threads : IO_PIECES_MAX;
     const size_t split = opts && opts->text_split_bytes ? opts->text_split_bytes : IO_SPLIT_MIN;
@@ -907,8 +883,7 @@ static size_t read_row_pieces(cursor *c, double *rows, size_t n, const row_forma
  * moved past the run. A run the finish refused turns runs off: its lines
  * are read one at a time, and the checks there name the line. */
 static size_t try_run(const row_format *rf, run_state *rs, cursor *c, double *rows, size_t i,
-                      size_t n)
-{
+                      size_t n) {
 #ifndef SC_LINE_RUN
     (void)rf, (void)rs, (void)c, (void)rows, (void)n;
     return i;
@@ -932,8 +907,7 @@ static size_t try_run(const row_format *rf, run_state *rs, cursor *c, double *ro
 /* The rows read before the serial loop: a prefix on several threads,
  * where pieces pay (read_row_pieces); returns how many, c moved past them. */
 static size_t rows_ahead(cursor *c, double *rows, size_t n, const row_format *rf,
-                         const run_state *rs, const sc_io_read_options *opts)
-{
+                         const run_state *rs, const sc_io_read_options *opts) {
 #if defined(SC_LINE_RUN) && defined(_OPENMP)
     return rs->on ? read_row_pieces(c, rows, n, rf, opts) : 0;
 #else
@@ -943,8 +917,7 @@ static size_t rows_ahead(cursor *c, double *rows, size_t n, const row_format *rf
 }
 
 sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read_options *opts,
-                            sc_io_spheres *out, char *err, size_t errcap)
-{
+                            sc_io_spheres *out, char *err, size_t errcap) {
     const int dims = opts && opts->dims == 2 ? 2 : 3;
     cursor c = {(const char *)f->data, (const char *)f->data + f->size, 0};
     sc_io_status fst = find_frame(path, &c, opts ? opts->frame : 0, lammps_skip, err, errcap);
@@ -987,7 +960,8 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
                 const char *at;
                 double v[2];
                 if (!next_line(&c, &l) || (at = l.b, !next_token(&at, l.e, &tl)) ||
-                    !next_token(&at, l.e, &tu) || io_parse_number(tl.b, (size_t)(tl.e - tl.b), &v[0]) ||
+                    !next_token(&at, l.e, &tu) ||
+                    io_parse_number(tl.b, (size_t)(tl.e - tl.b), &v[0]) ||
                     io_parse_number(tu.b, (size_t)(tu.e - tu.b), &v[1]) ||
                     io_check_value(v[0], 0) != VALUE_OK || io_check_value(v[1], 0) != VALUE_OK ||
                     !(v[0] <= v[1]))
@@ -1011,9 +985,8 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
         }
     }
     if (!have_atoms || n == SIZE_MAX)
-        return io_fail(err, errcap, SC_IO_ERR_HEADER,
-                       "%s: line %zu: no %s line before the end", path, c.line,
-                       n == SIZE_MAX ? "ITEM: NUMBER OF ATOMS" : "ITEM: ATOMS");
+        return io_fail(err, errcap, SC_IO_ERR_HEADER, "%s: line %zu: no %s line before the end",
+                       path, c.line, n == SIZE_MAX ? "ITEM: NUMBER OF ATOMS" : "ITEM: ATOMS");
     const char *const axis_name[3] = {"x", "y", "z"};
     for (int a = 0; a < dims; a++) {
         if (cols.pos[a] == COL_NONE)
@@ -1022,8 +995,8 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
                            c.line, axis_name[a]);
         if (cols.scaled[a] && !have_box)
             return io_fail(err, errcap, SC_IO_ERR_HEADER,
-                           "%s: line %zu: scaled coordinates need the BOX BOUNDS item first",
-                           path, c.line);
+                           "%s: line %zu: scaled coordinates need the BOX BOUNDS item first", path,
+                           c.line);
         if (cols.scaled[a] && triclinic)
             return io_fail(err, errcap, SC_IO_ERR_HEADER,
                            "%s: line %zu: scaled coordinates (%ss) in a triclinic box are not "
@@ -1053,7 +1026,8 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
     if (n > (size_t)(c.end - c.p) / 2)
         return io_fail(err, errcap, SC_IO_ERR_COUNT,
                        "%s: line %zu: %zu atoms declared, more rows than the rest of the file "
-                       "can hold", path, c.line, n);
+                       "can hold",
+                       path, c.line, n);
     const size_t width = (size_t)dims + 1;
     double *rows = malloc((n ? n : 1) * width * sizeof(double));
     if (!rows)
@@ -1064,14 +1038,15 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
      * pieces on several threads. A dump with both a radius and a diameter
      * column takes the lines below. */
     signed char slot[64];
-    const row_format rf = {dims, IO_RUN_TRAIL, (size_t)cols.count, (size_t)dims, slot, &cols, lo,
-                           hi, NULL, &radii};
-    run_state rs = {cols.count <= 64 && !(cols.radius != COL_NONE && cols.diameter != COL_NONE), 0, 0};
+    const row_format rf = {
+        dims, IO_RUN_TRAIL, (size_t)cols.count, (size_t)dims, slot, &cols, lo, hi, NULL, &radii};
+    run_state rs = {cols.count <= 64 && !(cols.radius != COL_NONE && cols.diameter != COL_NONE), 0,
+                    0};
     const int by_type = cols.radius == COL_NONE && cols.diameter == COL_NONE && radii.all < 0.0;
     for (int k = 0; rs.on && k < cols.count; k++) {
         slot[k] = k == cols.radius || k == cols.diameter ? (signed char)dims
-                  : k == cols.type && by_type                ? IO_SLOT_NAME
-                                                             : IO_SLOT_SKIP;
+                  : k == cols.type && by_type            ? IO_SLOT_NAME
+                                                         : IO_SLOT_SKIP;
         for (int a = 0; a < dims; a++)
             slot[k] = k == cols.pos[a] ? (signed char)a : slot[k];
     }
@@ -1079,8 +1054,10 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
         if ((i = try_run(&rf, &rs, &c, rows, i, n)) == n)
             break;
         if (!next_line(&c, &l)) {
-            st = io_fail(err, errcap, SC_IO_ERR_COUNT, "%s: line %zu: %zu atom rows, not the %zu "
-                         "the header gives", path, c.line + 1, i, n);
+            st = io_fail(err, errcap, SC_IO_ERR_COUNT,
+                         "%s: line %zu: %zu atom rows, not the %zu "
+                         "the header gives",
+                         path, c.line + 1, i, n);
             break;
         }
         double *row = rows + i * width;
@@ -1102,8 +1079,11 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
                 continue;
             double v = 0.0;
             int overflow = 0;
-            const char *col = axis >= 0 ? axis_name[axis] : k == cols.radius ? "radius" : "diameter";
-            if ((st = field_number(path, c.line, i, col, &t, &v, &overflow, err, errcap)) != SC_IO_OK)
+            const char *col = axis >= 0          ? axis_name[axis]
+                              : k == cols.radius ? "radius"
+                                                 : "diameter";
+            if ((st = field_number(path, c.line, i, col, &t, &v, &overflow, err, errcap)) !=
+                SC_IO_OK)
                 break;
             if (axis >= 0 && cols.scaled[axis])
                 v = lo[axis] + v * (hi[axis] - lo[axis]);
@@ -1143,8 +1123,7 @@ sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read
 
 /* The value of key=... in the comment line [b, e): quoted "...", or up to
  * the next blank; 0 when the key is not there. Keys match case-blind. */
-static int comment_value(const char *b, const char *e, const char *key, span *v)
-{
+static int comment_value(const char *b, const char *e, const char *key, span *v) {
     const size_t n = strlen(key);
     for (const char *p = b; p + n < e; p++) {
         if ((p != b && !blank(p[-1])) || p[n] != '=')
@@ -1173,8 +1152,7 @@ static int comment_value(const char *b, const char *e, const char *key, span *v)
 }
 
 /* Properties=name:type:count:... to columns; 0 when malformed. */
-static int xyz_properties(const span *v, xyz_columns *c)
-{
+static int xyz_properties(const span *v, xyz_columns *c) {
     c->species = c->pos = c->radius = c->id = COL_NONE;
     c->count = 0;
     const char *p = v->b;
@@ -1214,8 +1192,7 @@ static int xyz_properties(const span *v, xyz_columns *c)
 }
 
 sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_options *opts,
-                         sc_io_spheres *out, char *err, size_t errcap)
-{
+                         sc_io_spheres *out, char *err, size_t errcap) {
     const int dims = opts && opts->dims == 2 ? 2 : 3;
     cursor c = {(const char *)f->data, (const char *)f->data + f->size, 0};
     sc_io_status fst = find_frame(path, &c, opts ? opts->frame : 0, xyz_skip, err, errcap);
@@ -1240,9 +1217,8 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
                        "%s: line %zu: Properties must be name:type:count triples", path,
                        comment_line);
     if (cols.pos == COL_NONE || cols.species == COL_NONE)
-        return io_fail(err, errcap, SC_IO_ERR_HEADER,
-                       "%s: line %zu: Properties names no %s", path, comment_line,
-                       cols.pos == COL_NONE ? "pos:R:3" : "species:S:1");
+        return io_fail(err, errcap, SC_IO_ERR_HEADER, "%s: line %zu: Properties names no %s", path,
+                       comment_line, cols.pos == COL_NONE ? "pos:R:3" : "species:S:1");
     /* the cell: an orthogonal Lattice from the origin, periodic per pbc */
     int has_box = 0, periodic[3] = {1, 1, 1};
     double hi[3] = {0, 0, 0};
@@ -1289,7 +1265,8 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
     if (n > (size_t)(c.end - c.p) / 2)
         return io_fail(err, errcap, SC_IO_ERR_COUNT,
                        "%s: line %zu: %zu atoms declared, more lines than the rest of the file "
-                       "can hold", path, count_line, n);
+                       "can hold",
+                       path, count_line, n);
     const size_t width = (size_t)dims + 1;
     double *rows = malloc((n ? n : 1) * width * sizeof(double));
     if (!rows)
@@ -1300,25 +1277,32 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
     /* Runs of plain atom lines (io_runs.h: exactly the columns' fields),
      * each odd line read below, and pieces on several threads. */
     signed char slot[64];
-    const row_format rf = {dims, 0, (size_t)cols.count,
-                           cols.radius != COL_NONE ? (size_t)dims : SIZE_MAX, slot, NULL, NULL, NULL,
-                           &cols, &radii};
+    const row_format rf = {dims,
+                           0,
+                           (size_t)cols.count,
+                           cols.radius != COL_NONE ? (size_t)dims : SIZE_MAX,
+                           slot,
+                           NULL,
+                           NULL,
+                           NULL,
+                           &cols,
+                           &radii};
     run_state rs = {cols.count <= 64, 0, 0};
     const int by_element = cols.radius == COL_NONE && radii.all < 0.0;
     for (int k = 0; rs.on && k < cols.count; k++) {
         const int axis = k >= cols.pos && k < cols.pos + 3 ? k - cols.pos : -1;
-        slot[k] = axis >= 0 && axis < dims ? (signed char)axis
-                  : k == cols.radius      ? (signed char)dims
+        slot[k] = axis >= 0 && axis < dims          ? (signed char)axis
+                  : k == cols.radius                ? (signed char)dims
                   : k == cols.species && by_element ? IO_SLOT_NAME
-                                          : IO_SLOT_SKIP;
+                                                    : IO_SLOT_SKIP;
     }
     for (size_t i = rows_ahead(&c, rows, n, &rf, &rs, opts); i < n && st == SC_IO_OK; i++) {
         if ((i = try_run(&rf, &rs, &c, rows, i, n)) == n)
             break;
         if (!next_line(&c, &l)) {
             st = io_fail(err, errcap, SC_IO_ERR_COUNT,
-                         "%s: line %zu: %zu atom lines, not the %zu of line %zu", path,
-                         c.line + 1, i, n, count_line);
+                         "%s: line %zu: %zu atom lines, not the %zu of line %zu", path, c.line + 1,
+                         i, n, count_line);
             break;
         }
         double *row = rows + i * width, r = radii.all;
@@ -1337,8 +1321,8 @@ sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_op
             const int which = axis >= 0 ? axis : 3;
             double x = 0.0;
             int overflow = 0;
-            if ((st = field_number(path, c.line, i, names[which], &t, &x, &overflow, err, errcap)) !=
-                    SC_IO_OK ||
+            if ((st = field_number(path, c.line, i, names[which], &t, &x, &overflow, err,
+                                   errcap)) != SC_IO_OK ||
                 (st = field_check(path, c.line, i, names[which], &t, x, overflow, which == 3, err,
                                   errcap)) != SC_IO_OK)
                 break;

@@ -15,17 +15,16 @@
 /* 1 when every value of rows [r0, r1) is finite, within SC_MAX_ABS_VALUE and
  * no radius is negative (-0 passes, as in io_check_value): a branch-free
  * pass the compiler vectorizes, with the columns known at compile time. */
-#define ROWS_OK(T, COLS)                                                                          \
-    static int rows_ok_##T##_##COLS(const T *v, size_t r0, size_t r1)                          \
-    {                                                                                             \
-        int ok = 1;                                                                               \
-        for (size_t r = r0; r < r1; r++) {                                                        \
-            const T *row = v + r * COLS;                                                          \
-            for (int c = 0; c < COLS - 1; c++)                                                    \
-                ok &= fabs((double)row[c]) <= SC_MAX_ABS_VALUE;                                   \
-            ok &= (double)row[COLS - 1] >= 0.0 && (double)row[COLS - 1] <= SC_MAX_ABS_VALUE;      \
-        }                                                                                         \
-        return ok;                                                                                \
+#define ROWS_OK(T, COLS)                                                                           \
+    static int rows_ok_##T##_##COLS(const T *v, size_t r0, size_t r1) {                            \
+        int ok = 1;                                                                                \
+        for (size_t r = r0; r < r1; r++) {                                                         \
+            const T *row = v + r * COLS;                                                           \
+            for (int c = 0; c < COLS - 1; c++)                                                     \
+                ok &= fabs((double)row[c]) <= SC_MAX_ABS_VALUE;                                    \
+            ok &= (double)row[COLS - 1] >= 0.0 && (double)row[COLS - 1] <= SC_MAX_ABS_VALUE;       \
+        }                                                                                          \
+        return ok;                                                                                 \
     }
 ROWS_OK(double, 4)
 ROWS_OK(double, 3)
@@ -33,8 +32,7 @@ ROWS_OK(float, 4)
 ROWS_OK(float, 3)
 #undef ROWS_OK
 
-static int rows_ok(const void *rows, sc_dtype dtype, int dims, size_t r0, size_t r1)
-{
+static int rows_ok(const void *rows, sc_dtype dtype, int dims, size_t r0, size_t r1) {
     if (dtype == SC_F32)
         return dims == 3 ? rows_ok_float_4(rows, r0, r1) : rows_ok_float_3(rows, r0, r1);
     return dims == 3 ? rows_ok_double_4(rows, r0, r1) : rows_ok_double_3(rows, r0, r1);
@@ -43,9 +41,8 @@ static int rows_ok(const void *rows, sc_dtype dtype, int dims, size_t r0, size_t
 /* Validates binary rows in place; `base` is the file offset of rows[0].
  * Blocks of rows take the branch-free pass; the first block that fails it
  * is walked value by value for the first offending value and its message. */
-sc_io_status io_check_rows(const char *path, const void *rows, sc_dtype dtype, size_t n,
-                               int dims, size_t base, char *err, size_t errcap)
-{
+sc_io_status io_check_rows(const char *path, const void *rows, sc_dtype dtype, size_t n, int dims,
+                           size_t base, char *err, size_t errcap) {
     enum { BLOCK = 4096 };
     size_t first = n;
     for (size_t r0 = 0; r0 < n; r0 += BLOCK) {
@@ -68,9 +65,9 @@ sc_io_status io_check_rows(const char *path, const void *rows, sc_dtype dtype, s
         io_value_check c = io_check_value(v, k % cols == (size_t)dims);
         if (c == VALUE_OK)
             continue;
-        return io_fail(err, errcap, io_value_status(c), "%s: byte %zu: %s %.17g (sphere %zu, column %s)",
-                    path, base + k * item, io_value_problem(c), v, k / cols,
-                    io_column_name(k % cols, dims));
+        return io_fail(err, errcap, io_value_status(c),
+                       "%s: byte %zu: %s %.17g (sphere %zu, column %s)", path, base + k * item,
+                       io_value_problem(c), v, k / cols, io_column_name(k % cols, dims));
     }
     return SC_IO_OK;
 }
@@ -79,9 +76,8 @@ sc_io_status io_check_rows(const char *path, const void *rows, sc_dtype dtype, s
  * little endian and the offset is aligned, else a byte-swapped or aligned
  * copy. Takes ownership of the file data on success. */
 sc_io_status io_adopt_rows(io_file *f, size_t offset, size_t n, int dims, sc_dtype dtype,
-                               const sc_io_read_options *opts, sc_io_spheres *out,
-                               const char *path, char *err, size_t errcap)
-{
+                           const sc_io_read_options *opts, sc_io_spheres *out, const char *path,
+                           char *err, size_t errcap) {
     const size_t item = dtype == SC_F32 ? 4 : 8;
     const size_t bytes = n * ((size_t)dims + 1) * item;
     const unsigned char *src = f->data + offset;
@@ -96,8 +92,8 @@ sc_io_status io_adopt_rows(io_file *f, size_t offset, size_t n, int dims, sc_dty
         if (posix_memalign(&owned, 64, bytes) != 0)
             owned = NULL;
         if (owned == NULL)
-            return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: out of memory (%zu bytes for %zu spheres)",
-                        path, bytes, n);
+            return io_fail(err, errcap, SC_IO_ERR_NOMEM,
+                           "%s: out of memory (%zu bytes for %zu spheres)", path, bytes, n);
         memcpy(owned, src, bytes);
 #if SC_IO_BIG_ENDIAN
         unsigned char *b = owned;
@@ -112,7 +108,8 @@ sc_io_status io_adopt_rows(io_file *f, size_t offset, size_t n, int dims, sc_dty
         rows = owned;
     }
     const int defer = opts != NULL && opts->defer_value_check;
-    sc_io_status st = defer ? SC_IO_OK : io_check_rows(path, rows, dtype, n, dims, offset, err, errcap);
+    sc_io_status st =
+        defer ? SC_IO_OK : io_check_rows(path, rows, dtype, n, dims, offset, err, errcap);
     if (st != SC_IO_OK) {
         free(owned);
         return st;
@@ -140,29 +137,27 @@ sc_io_status io_adopt_rows(io_file *f, size_t offset, size_t n, int dims, sc_dty
 /* ======================================================================== */
 
 sc_io_status io_read_raw(const char *path, io_file *f, sc_dtype dtype, int dims,
-                             const sc_io_read_options *opts, sc_io_spheres *out, char *err,
-                             size_t errcap)
-{
+                         const sc_io_read_options *opts, sc_io_spheres *out, char *err,
+                         size_t errcap) {
     const size_t item = dtype == SC_F32 ? 4 : 8;
     const size_t row = ((size_t)dims + 1) * item;
     if (f->size % row != 0) {
         size_t whole = f->size - f->size % row;
         return io_fail(err, errcap, SC_IO_ERR_TRUNCATED,
-                    "%s: byte %zu: truncated file: %zu bytes is not a whole number of %zu-byte "
-                    "rows (%s, %d values per sphere)",
-                    path, whole, f->size, row, dtype == SC_F32 ? "f32" : "f64", dims + 1);
+                       "%s: byte %zu: truncated file: %zu bytes is not a whole number of %zu-byte "
+                       "rows (%s, %d values per sphere)",
+                       path, whole, f->size, row, dtype == SC_F32 ? "f32" : "f64", dims + 1);
     }
     size_t n = f->size / row;
     size_t max = io_max_spheres(opts);
     if (n > max)
         return io_fail(err, errcap, SC_IO_ERR_TOO_MANY,
-                    "%s: byte %zu: too many spheres: %zu, at most %zu", path, max * row, n, max);
+                       "%s: byte %zu: too many spheres: %zu, at most %zu", path, max * row, n, max);
     return io_adopt_rows(f, 0, n, dims, dtype, opts, out, path, err, errcap);
 }
 
-
-sc_io_status sc_io_check_spheres(const char *path, const sc_io_spheres *s, char *err, size_t errcap)
-{
+sc_io_status sc_io_check_spheres(const char *path, const sc_io_spheres *s, char *err,
+                                 size_t errcap) {
     if (s == NULL || !s->unchecked_ || s->rows == NULL)
         return SC_IO_OK;
     return io_check_rows(io_display_name(path, 0), s->rows, s->dtype, s->n, s->dims,

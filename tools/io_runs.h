@@ -29,8 +29,7 @@ _Static_assert(sizeof(const char *) <= sizeof(double), "a name's address fits a 
 #define SC_LINE_RUN 1
 /* The bits of the bytes among the 64 at b that may end a field: '\n', ' '
  * and ','. */
-static inline uint64_t io_field_ends64(const char *b)
-{
+static inline uint64_t io_field_ends64(const char *b) {
     const __m128i nl = _mm_set1_epi8('\n'), sp = _mm_set1_epi8(' '), cm = _mm_set1_epi8(',');
     uint64_t m = 0;
     for (int i = 0; i < 4; i++) {
@@ -68,9 +67,8 @@ static inline uint64_t io_field_ends64(const char *b)
  * *tok and *tok_len the last line's last field. */
 static inline const char *io_line_run(const char *p, const char *end, double *v, size_t fields,
                                       const signed char *slot, size_t want, size_t rcol,
-                                      size_t max_lines, int flags, size_t *lines,
-                                      const char **tok, size_t *tok_len)
-{
+                                      size_t max_lines, int flags, size_t *lines, const char **tok,
+                                      size_t *tok_len) {
     size_t k = 0, f = 0, taken = 0;
     const char *line = p, *base = p;
     char sep = 0;
@@ -94,7 +92,8 @@ static inline const char *io_line_run(const char *p, const char *end, double *v,
                 m &= m - 1;
             }
             /* the field's end: d, or the '\r' of a "\r\n" */
-            const char *const fe = f + 1 == fields && *d == '\n' && d > p && d[-1] == '\r' ? d - 1 : d;
+            const char *const fe =
+                f + 1 == fields && *d == '\n' && d > p && d[-1] == '\r' ? d - 1 : d;
             const int at = slot ? slot[f] : (int)f;
             if (at >= 0) {
                 double x;

@@ -34,14 +34,12 @@
 /* Text                                                                     */
 /* ======================================================================== */
 
-
 static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 #if !defined(SC_IO_NO_FAST_PATH) && defined(__SIZEOF_INT128__)
-static int bit_length128(unsigned __int128 v)
-{
+static int bit_length128(unsigned __int128 v) {
     uint64_t hi = (uint64_t)(v >> 64);
     if (hi)
         return 128 - __builtin_clzll(hi);
@@ -54,8 +52,7 @@ static int bit_length128(unsigned __int128 v)
  * significands ("%.17g" output) that Clinger's path cannot take. With
  * N = m * 10^max(e,0) and D = 10^max(-e,0), q = floor(N * 2^s / D) keeps at
  * least 55 bits, and the remainder is the sticky bit below them. */
-static int exact_scale(uint64_t m, int e, double *out)
-{
+static int exact_scale(uint64_t m, int e, double *out) {
     static const uint64_t p10[20] = {1ull,
                                      10ull,
                                      100ull,
@@ -102,8 +99,7 @@ static int exact_scale(uint64_t m, int e, double *out)
     return 0;
 }
 #else
-static int exact_scale(uint64_t m, int e, double *out)
-{
+static int exact_scale(uint64_t m, int e, double *out) {
     (void)m;
     (void)e;
     (void)out;
@@ -114,8 +110,7 @@ static int exact_scale(uint64_t m, int e, double *out)
 /* Appends the decimal digits at *p to the significand m (leading zeros are
  * not significant digits); returns how many digits it read, or -1 when m
  * would need more than 19 significant digits. */
-static int take_digits(const char **p, const char *end, uint64_t *m, int *digits)
-{
+static int take_digits(const char **p, const char *end, uint64_t *m, int *digits) {
     const char *q = *p;
     for (; q < end && (unsigned)(*q - '0') < 10; q++) {
         const unsigned d = (unsigned)(*q - '0');
@@ -136,8 +131,7 @@ static int take_digits(const char **p, const char *end, uint64_t *m, int *digits
  * rounded operation, hence exactly what strtod returns. Anything else
  * (long significands, big exponents, hex, inf, nan, junk) returns -1 and goes
  * to strtod. */
-static int parse_fast(const char *p, const char *end, double *out)
-{
+static int parse_fast(const char *p, const char *end, double *out) {
 #ifdef SC_IO_NO_FAST_PATH
     (void)p;
     (void)end;
@@ -210,8 +204,7 @@ typedef enum token_result { TOKEN_OK = 0, TOKEN_SYNTAX, TOKEN_OVERFLOW } token_r
 
 /* Parses one token with strtod semantics (a token of any length). TOKEN_OVERFLOW: a
  * finite literal too large for a double (strtod's ERANGE with HUGE_VAL). */
-static token_result parse_token(const char *t, size_t len, double *out)
-{
+static token_result parse_token(const char *t, size_t len, double *out) {
     if (len == 0)
         return TOKEN_SYNTAX;
 #ifdef SC_HAVE_FAST_FLOAT
@@ -243,8 +236,7 @@ static token_result parse_token(const char *t, size_t len, double *out)
     return TOKEN_OK;
 }
 
-int io_parse_number(const char *t, size_t len, double *out)
-{
+int io_parse_number(const char *t, size_t len, double *out) {
     const token_result r = parse_token(t, len, out);
     return r == TOKEN_OK ? 0 : r == TOKEN_SYNTAX ? 1 : 2;
 }
@@ -261,14 +253,12 @@ typedef struct text_line {
     int commas;
 } text_line;
 
-static int is_blank(char c)
-{
+static int is_blank(char c) {
     return c == ' ' || c == '\t' || c == '\v' || c == '\f';
 }
 
 /* The next line from *pos; returns 0 at the end of the data. */
-static int next_line(const char **pos, const char *end, text_line *l)
-{
+static int next_line(const char **pos, const char *end, text_line *l) {
     const char *p = *pos;
     if (p >= end)
         return 0;
@@ -286,8 +276,7 @@ static int next_line(const char **pos, const char *end, text_line *l)
 }
 
 /* The next field of a line, or 0 when there is none left. */
-static int next_field(const char **cur, const text_line *l, const char **t, size_t *len)
-{
+static int next_field(const char **cur, const text_line *l, const char **t, size_t *len) {
     const char *p = *cur;
     if (!l->commas) {
         while (p < l->end && is_blank(*p))
@@ -323,8 +312,7 @@ static int next_field(const char **cur, const text_line *l, const char **t, size
     return 1;
 }
 
-static int line_is_empty(const text_line *l)
-{
+static int line_is_empty(const text_line *l) {
     for (const char *p = l->p; p < l->end; p++)
         if (!is_blank(*p))
             return 0;
@@ -338,8 +326,7 @@ enum { COL_X, COL_Y, COL_Z, COL_R, COL_NAMES };
 
 /* A column name: letters, digits, '_', '-', '.', ' ' inside, optionally in
  * double quotes; empty is allowed (pandas writes an unnamed index column). */
-static int name_token(const char *t, size_t len, const char **name, size_t *nlen)
-{
+static int name_token(const char *t, size_t len, const char **name, size_t *nlen) {
     if (len >= 2 && t[0] == '"' && t[len - 1] == '"') {
         t++;
         len -= 2;
@@ -355,8 +342,7 @@ static int name_token(const char *t, size_t len, const char **name, size_t *nlen
     return 1;
 }
 
-static int column_of(const char *name, size_t len)
-{
+static int column_of(const char *name, size_t len) {
     static const char *const names[][2] = {{"x", NULL}, {"y", NULL}, {"z", NULL}, {"r", "radius"}};
     for (int c = 0; c < COL_NAMES; c++)
         for (int a = 0; a < 2; a++) {
@@ -373,9 +359,9 @@ static int column_of(const char *name, size_t len)
 }
 
 typedef struct layout {
-    int header;          /* columns come from a header line */
+    int header; /* columns come from a header line */
     size_t header_line;
-    size_t fields;       /* fields per line (header mode) */
+    size_t fields;            /* fields per line (header mode) */
     long field_of[COL_NAMES]; /* field index of x, y, z, r, or -1 */
 } layout;
 
@@ -383,8 +369,7 @@ typedef struct layout {
  * caller reports the first non-number); else 1, with *st SC_IO_OK and *lay
  * set, or an error (message written) for a header that names too little. */
 static int parse_header(const char *path, const text_line *l, size_t line, int dims_opt,
-                        layout *lay, sc_io_status *st, char *err, size_t errcap)
-{
+                        layout *lay, sc_io_status *st, char *err, size_t errcap) {
     memset(lay, 0, sizeof *lay);
     for (int c = 0; c < COL_NAMES; c++)
         lay->field_of[c] = -1;
@@ -398,15 +383,16 @@ static int parse_header(const char *path, const text_line *l, size_t line, int d
             return 0;
         const int c = column_of(name, nlen);
         if (c >= 0 && lay->field_of[c] >= 0) {
-            *st = io_fail(err, errcap, SC_IO_ERR_SYNTAX, "%s: line %zu: header names column %s twice",
-                          path, line, io_quote(name, nlen, q, sizeof q));
+            *st =
+                io_fail(err, errcap, SC_IO_ERR_SYNTAX, "%s: line %zu: header names column %s twice",
+                        path, line, io_quote(name, nlen, q, sizeof q));
             return 1;
         }
         if (c >= 0)
             lay->field_of[c] = (long)k;
         if (++k > HEADER_MAX_COLUMNS) {
-            *st = io_fail(err, errcap, SC_IO_ERR_SYNTAX, "%s: line %zu: more than %d columns",
-                          path, line, HEADER_MAX_COLUMNS);
+            *st = io_fail(err, errcap, SC_IO_ERR_SYNTAX, "%s: line %zu: more than %d columns", path,
+                          line, HEADER_MAX_COLUMNS);
             return 1;
         }
     }
@@ -443,11 +429,11 @@ typedef struct values {
     size_t count, cap;
 } values;
 
-static int values_push(values *vs, double v)
-{
+static int values_push(values *vs, double v) {
     if (vs->count == vs->cap) {
         size_t ncap = vs->cap ? 2 * vs->cap : 1024;
-        double *grown = ncap > SIZE_MAX / sizeof *vs->v ? NULL : realloc(vs->v, ncap * sizeof *vs->v);
+        double *grown =
+            ncap > SIZE_MAX / sizeof *vs->v ? NULL : realloc(vs->v, ncap * sizeof *vs->v);
         if (grown == NULL)
             return -1;
         vs->v = grown;
@@ -458,7 +444,6 @@ static int values_push(values *vs, double v)
 }
 
 typedef enum text_mode { MODE_UNKNOWN, MODE_FLAT, MODE_ROWS, MODE_HEADER } text_mode;
-
 
 /* A header's line, read in one pass (fast_fields): where each of its `fields` fields
  * goes. slot[f] is the value's place in the sphere (0..dims, the radius at
@@ -477,8 +462,7 @@ typedef struct field_map {
  * no field (next_field): every separator of such a line must hold one
  * comma, and every separator of any other line blanks only. At a line end,
  * the position of the line end (a comma may end the line). */
-static inline const char *separator(const char *p, const char *end, int *commas)
-{
+static inline const char *separator(const char *p, const char *end, int *commas) {
     p = io_skip_blanks(p, end);
     if (p < end && *p == ',') {
         if (*commas == 0)
@@ -496,8 +480,7 @@ static inline const char *separator(const char *p, const char *end, int *commas)
 /* The number of a field at p of a one-pass line: its end, or NULL unless
  * the number is the whole field (a blank, a comma or a line end after it)
  * and a value the readers keep (a radius when is_radius). */
-static inline const char *line_number(const char *p, const char *end, int is_radius, double *x)
-{
+static inline const char *line_number(const char *p, const char *end, int is_radius, double *x) {
     const char *q = io_scan_number(p, end, x);
     if (q == NULL ||
         (q < end && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r' && *q != ',') ||
@@ -521,8 +504,7 @@ static inline const char *line_number(const char *p, const char *end, int is_rad
  * reads the line and words any error. *tok, *tok_len: the last
  * token read. `col` is the column of v[0]; the radius is column `dims`. */
 static int fast_line(const char **pos, const char *end, double *v, size_t want, size_t col,
-                     size_t cols, size_t dims, const char **tok, size_t *tok_len)
-{
+                     size_t cols, size_t dims, const char **tok, size_t *tok_len) {
     const char *p = *pos;
     size_t k = 0;
     int commas = -1; /* the line's separators: unknown, 0 blanks, 1 commas */
@@ -551,8 +533,7 @@ static int fast_line(const char **pos, const char *end, double *v, size_t want, 
  * that is empty or holds a byte the general path reads otherwise ('#',
  * '\v', '\f'), and a line with another number of fields. */
 static int fast_fields(const char **pos, const char *end, double *v, const field_map *map,
-                       const char **tok, size_t *tok_len)
-{
+                       const char **tok, size_t *tok_len) {
     const char *p = *pos;
     int commas = -1;
     p = io_skip_blanks(p, end);
@@ -591,8 +572,7 @@ static int fast_fields(const char **pos, const char *end, double *v, const field
 }
 #endif
 
-size_t io_line_ends(const char *b, const char *e)
-{
+size_t io_line_ends(const char *b, const char *e) {
     size_t n = 0;
     const char *p = b;
 #ifdef __SSE2__
@@ -651,8 +631,7 @@ typedef struct piece {
     size_t tok_len, tok_line;
 } piece;
 
-static void read_piece(piece *pc, size_t want, size_t cols, size_t dims, const field_map *map)
-{
+static void read_piece(piece *pc, size_t want, size_t cols, size_t dims, const field_map *map) {
     /* locals only until the end: the pieces share cache lines */
     const char *p = pc->begin, *const end = pc->end, *tok = NULL;
     double *const v = pc->v;
@@ -713,8 +692,7 @@ static void read_piece(piece *pc, size_t want, size_t cols, size_t dims, const f
  * Returns how many (one, on one thread, where the rest is under split_min
  * bytes or one thread is asked for: the one-pass reader in its own loop). */
 static int cut_pieces(const char *pos, const char *end, double *v, int max_pieces, size_t split_min,
-                      piece *pcs)
-{
+                      piece *pcs) {
     const size_t bytes = (size_t)(end - pos);
     size_t n = bytes < split_min ? 1 : bytes / PIECE_MIN;
     n = n < (size_t)max_pieces ? n : (size_t)max_pieces;
@@ -743,8 +721,7 @@ static int cut_pieces(const char *pos, const char *end, double *v, int max_piece
  * (the column's name is looked up only for a message). */
 static sc_io_status take_number(const char *path, size_t line, const char *t, size_t len,
                                 int is_radius, size_t col, int dims, size_t sphere, double *v,
-                                char *err, size_t errcap)
-{
+                                char *err, size_t errcap) {
     char q[128];
     token_result tr = parse_token(t, len, v);
     if (tr == TOKEN_SYNTAX) {
@@ -759,15 +736,15 @@ static sc_io_status take_number(const char *path, size_t line, const char *t, si
         return SC_IO_OK; /* the common case, without the checker's calls */
     io_value_check vc = tr == TOKEN_OVERFLOW ? VALUE_OUT_OF_RANGE : io_check_value(*v, is_radius);
     if (vc != VALUE_OK)
-        return io_fail(err, errcap, io_value_status(vc), "%s: line %zu: %s %s (sphere %zu, column %s)",
-                       path, line, io_value_problem(vc), io_quote(t, len, q, sizeof q), sphere,
+        return io_fail(err, errcap, io_value_status(vc),
+                       "%s: line %zu: %s %s (sphere %zu, column %s)", path, line,
+                       io_value_problem(vc), io_quote(t, len, q, sizeof q), sphere,
                        io_column_name(col, dims));
     return SC_IO_OK;
 }
 
 sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_options *opts,
-                          sc_io_spheres *out, char *err, size_t errcap)
-{
+                          sc_io_spheres *out, char *err, size_t errcap) {
     path = io_display_name(path, 0);
     const int dims_opt = opts ? opts->dims : 0;
     int dims = dims_opt == 2 ? 2 : 3;
@@ -790,7 +767,8 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
     {
         enum { VALUES_RESERVE = 1 << 27 };
         /* and a value more per piece of the threaded fast path */
-        size_t bound = f->size / 2 + 1 + 64 < VALUES_RESERVE ? f->size / 2 + 1 + 64 : VALUES_RESERVE;
+        size_t bound =
+            f->size / 2 + 1 + 64 < VALUES_RESERVE ? f->size / 2 + 1 + 64 : VALUES_RESERVE;
         if (max < VALUES_RESERVE / 4 && bound > 4 * max + 128)
             bound = 4 * max + 128;
         void *p = NULL;
@@ -805,7 +783,8 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
              * machines and VMs, docs/one-shot.md). */
             if (align > 64)
                 (void)madvise(p, bytes - bytes % align,
-                              opts && opts->huge_pages ? MADV_HUGEPAGE : MADV_NOHUGEPAGE); /* advice only */
+                              opts && opts->huge_pages ? MADV_HUGEPAGE
+                                                       : MADV_NOHUGEPAGE); /* advice only */
 #endif
         }
     }
@@ -881,8 +860,8 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
                 }
                 for (int c = 0; c < np; c++) {
                     const piece *pc = &pcs[c];
-                    int again = vs.count + pc->count > max_values &&
-                                (vs.count + pc->count) / cols > max;
+                    int again =
+                        vs.count + pc->count > max_values && (vs.count + pc->count) / cols > max;
                     /* the radii among one-a-line values: every cols-th from the first */
                     const size_t r0 = ((size_t)dims + cols - flat_col) % cols;
                     for (size_t j = r0; mode == MODE_FLAT && j < pc->count && !again; j += cols)
@@ -919,10 +898,10 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
             double row[COL_NAMES];
             const char *p2 = pos, *tok = last_tok;
             size_t tok_len = last_len;
-            const int k = pos >= end    ? -1
+            const int k = pos >= end   ? -1
                           : header_map ? fast_fields(&p2, end, row, header_map, &tok, &tok_len)
-                                       : fast_line(&p2, end, row, want, col, cols, (size_t)dims, &tok,
-                                                   &tok_len);
+                                       : fast_line(&p2, end, row, want, col, cols, (size_t)dims,
+                                                   &tok, &tok_len);
             if (k == 0 || (size_t)k == want) {
                 pos = p2;
                 line++;
@@ -1016,7 +995,8 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
                     flat_sphere++;
                 }
                 if (st == SC_IO_OK && values_push(&vs, v) != 0)
-                    st = io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: line %zu: out of memory", path, line);
+                    st = io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: line %zu: out of memory", path,
+                                 line);
             } else if (k < cols) { /* one sphere per line */
                 st = take_number(path, line, t, len, k == (size_t)dims, k, dims, sphere, &v, err,
                                  errcap);
@@ -1030,10 +1010,11 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
             break;
         last_line = line;
         if (mode == MODE_FLAT && k != 1) {
-            st = io_fail(err, errcap, SC_IO_ERR_COUNT,
-                         "%s: line %zu: %zu values on a line, but the lines from line %zu on hold one "
-                         "number each",
-                         path, line, k, first_line);
+            st = io_fail(
+                err, errcap, SC_IO_ERR_COUNT,
+                "%s: line %zu: %zu values on a line, but the lines from line %zu on hold one "
+                "number each",
+                path, line, k, first_line);
             break;
         }
         if (mode == MODE_ROWS && k != cols && line == first_line) { /* the layout's own line */
@@ -1046,15 +1027,16 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
             break;
         }
         if (mode == MODE_ROWS && k != cols) {
-            st = io_fail(err, errcap, SC_IO_ERR_COUNT,
-                         "%s: line %zu: %zu values on a line, but a sphere has %zu (%s), as on line %zu",
-                         path, line, k, cols, dims == 2 ? names2 : names3, first_line);
+            st = io_fail(
+                err, errcap, SC_IO_ERR_COUNT,
+                "%s: line %zu: %zu values on a line, but a sphere has %zu (%s), as on line %zu",
+                path, line, k, cols, dims == 2 ? names2 : names3, first_line);
             break;
         }
         if (mode == MODE_HEADER && k != lay.fields) {
             st = io_fail(err, errcap, SC_IO_ERR_COUNT,
-                         "%s: line %zu: %zu fields, but the header on line %zu names %zu", path, line,
-                         k, lay.header_line, lay.fields);
+                         "%s: line %zu: %zu fields, but the header on line %zu names %zu", path,
+                         line, k, lay.header_line, lay.fields);
             break;
         }
         if (mode == MODE_ROWS || mode == MODE_HEADER)
@@ -1067,11 +1049,12 @@ sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_o
                          "%s: line %zu: too many spheres: more than %zu", path, line, max);
     }
     if (st == SC_IO_OK && vs.count % cols != 0)
-        st = io_fail(err, errcap, SC_IO_ERR_COUNT,
-                     "%s: line %zu: %zu numbers in all, not a multiple of %zu (%s); the last sphere "
-                     "is incomplete after token %s",
-                     path, last_line, vs.count, cols, dims == 2 ? names2 : names3,
-                     io_quote(last_tok, last_len, q, sizeof q));
+        st =
+            io_fail(err, errcap, SC_IO_ERR_COUNT,
+                    "%s: line %zu: %zu numbers in all, not a multiple of %zu (%s); the last sphere "
+                    "is incomplete after token %s",
+                    path, last_line, vs.count, cols, dims == 2 ? names2 : names3,
+                    io_quote(last_tok, last_len, q, sizeof q));
     if (st != SC_IO_OK) {
         free(vs.v);
         return st;

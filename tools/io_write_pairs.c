@@ -22,21 +22,19 @@ struct sc_pair_writer {
     sc_io_format format;
     size_t n;
     uint64_t pairs;
-    int list;        /* a neighbour list: (row, neighbour), any order, i != j */
-    size_t nb;       /* two sets: i < n, j < nb (0: one set) */
-    int with_values; /* a list's third CSV column */
+    int list;                     /* a neighbour list: (row, neighbour), any order, i != j */
+    size_t nb;                    /* two sets: i < n, j < nb (0: one set) */
+    int with_values;              /* a list's third CSV column */
     const int64_t *ids_i, *ids_j; /* sc_pair_writer_use_ids: what is written for i, j */
 };
 
 /* The .npy dtype of the pairs: row numbers, or the caller's int64 ids. */
-static const char *npy_descr(const sc_pair_writer *w)
-{
+static const char *npy_descr(const sc_pair_writer *w) {
     return w->ids_i ? "<i8" : "<u4";
 }
 
 sc_io_status sc_pair_writer_open(const char *path, sc_io_format format, size_t n,
-                                 sc_pair_writer **out, char *err, size_t errcap)
-{
+                                 sc_pair_writer **out, char *err, size_t errcap) {
     if (err && errcap)
         err[0] = '\0';
     if (out == NULL)
@@ -46,13 +44,15 @@ sc_io_status sc_pair_writer_open(const char *path, sc_io_format format, size_t n
         return io_fail(err, errcap, SC_IO_ERR_WRITE, "cannot write output: no path");
     sc_io_format fmt = format == SC_IO_FORMAT_AUTO ? sc_io_pairs_format_for_path(path) : format;
     if (fmt == SC_IO_FORMAT_AUTO)
-        return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
-                    "%s: cannot tell the pair format from the extension; use .npy, .csv or .bin, "
-                    "or an explicit format npy|csv|bin",
-                    path);
+        return io_fail(
+            err, errcap, SC_IO_ERR_ARGUMENT,
+            "%s: cannot tell the pair format from the extension; use .npy, .csv or .bin, "
+            "or an explicit format npy|csv|bin",
+            path);
     if (fmt != SC_IO_FORMAT_NPY && fmt != SC_IO_FORMAT_CSV && fmt != SC_IO_FORMAT_BIN)
-        return io_fail(err, errcap, SC_IO_ERR_ARGUMENT, "%s: pairs are written as npy, csv or bin, not %s",
-                    path, sc_io_format_name(fmt));
+        return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
+                       "%s: pairs are written as npy, csv or bin, not %s", path,
+                       sc_io_format_name(fmt));
     sc_pair_writer *w = calloc(1, sizeof *w);
     if (w == NULL)
         return io_fail(err, errcap, SC_IO_ERR_NOMEM, "%s: out of memory opening the output", path);
@@ -83,24 +83,24 @@ sc_io_status sc_pair_writer_open(const char *path, sc_io_format format, size_t n
     return SC_IO_OK;
 }
 
-static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930"
-                                     "31323334353637383940414243444546474849505152535455565758596061"
-                                     "62636465666768697071727374757677787980818283848586878889909192"
-                                     "93949596979899";
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930"
+    "31323334353637383940414243444546474849505152535455565758596061"
+    "62636465666768697071727374757677787980818283848586878889909192"
+    "93949596979899";
 
 /* Writes v in decimal at out (no terminator); returns the length (1..10). */
-static size_t utoa32(char *out, uint32_t v)
-{
-    size_t len = v < 10u          ? 1
-               : v < 100u         ? 2
-               : v < 1000u        ? 3
-               : v < 10000u       ? 4
-               : v < 100000u      ? 5
-               : v < 1000000u     ? 6
-               : v < 10000000u    ? 7
-               : v < 100000000u   ? 8
-               : v < 1000000000u  ? 9
-                                  : 10;
+static size_t utoa32(char *out, uint32_t v) {
+    size_t len = v < 10u           ? 1
+                 : v < 100u        ? 2
+                 : v < 1000u       ? 3
+                 : v < 10000u      ? 4
+                 : v < 100000u     ? 5
+                 : v < 1000000u    ? 6
+                 : v < 10000000u   ? 7
+                 : v < 100000000u  ? 8
+                 : v < 1000000000u ? 9
+                                   : 10;
     char *p = out + len;
     while (v >= 100u) {
         unsigned d = (v % 100u) * 2u;
@@ -118,8 +118,7 @@ static size_t utoa32(char *out, uint32_t v)
 }
 
 /* Writes v in decimal at out (no terminator); returns the length (1..20). */
-static size_t itoa64(char *out, int64_t v)
-{
+static size_t itoa64(char *out, int64_t v) {
     char tmp[24];
     size_t len = 0, at = 0;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
@@ -138,8 +137,7 @@ static size_t itoa64(char *out, int64_t v)
  * pair with the smaller id first (as row numbers have i < j), two sets'
  * and a list's in their order (A's or the row's id first). */
 static sc_io_status write_ids(sc_pair_writer *w, const uint32_t *pairs, size_t count, char *err,
-                              size_t errcap)
-{
+                              size_t errcap) {
     io_sink *s = &w->s;
     const int ordered = !w->list && !w->nb;
     for (size_t k = 0; k < count; k++) {
@@ -169,25 +167,25 @@ static sc_io_status write_ids(sc_pair_writer *w, const uint32_t *pairs, size_t c
 }
 
 sc_io_status sc_pair_writer_use_ids(sc_pair_writer *w, const int64_t *ids_i, const int64_t *ids_j,
-                                    char *err, size_t errcap)
-{
+                                    char *err, size_t errcap) {
     if (w == NULL || ids_i == NULL || (w->nb && ids_j == NULL) || w->pairs != 0)
-        return io_fail(err, errcap, SC_IO_ERR_INTERNAL, "ids go to a pair writer before its first pair");
+        return io_fail(err, errcap, SC_IO_ERR_INTERNAL,
+                       "ids go to a pair writer before its first pair");
     w->ids_i = ids_i;
     w->ids_j = w->nb ? ids_j : ids_i;
     return SC_IO_OK;
 }
 
-sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size_t count,
-                                  char *err, size_t errcap)
-{
+sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size_t count, char *err,
+                                  size_t errcap) {
     if (w == NULL || (count > 0 && pairs == NULL))
         return io_fail(err, errcap, SC_IO_ERR_INTERNAL, "bad arguments to the pair writer");
     io_sink *s = &w->s;
     if (w->header_pending)
-        return io_fail(err, errcap, SC_IO_ERR_INTERNAL,
-                       "%s: .npy to a stream needs the pair count first (sc_pair_writer_declare_total)",
-                       s->name);
+        return io_fail(
+            err, errcap, SC_IO_ERR_INTERNAL,
+            "%s: .npy to a stream needs the pair count first (sc_pair_writer_declare_total)",
+            s->name);
     /* Check the whole chunk first (a branch-free loop the compiler vectorizes),
      * then look for the culprit only if something is wrong. */
     const uint64_t n = (uint64_t)w->n;
@@ -212,9 +210,9 @@ sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size
                                (unsigned long long)(w->pairs + k), i, j, w->n, w->nb);
             if (!nb && (w->list ? (i == j || i >= n || j >= n) : !(i < j && j < n)))
                 return io_fail(err, errcap, SC_IO_ERR_INTERNAL,
-                            "%s: pair %llu is (%u, %u), not %s < n = %zu", s->name,
-                            (unsigned long long)(w->pairs + k), i, j,
-                            w->list ? "i != j, both" : "i < j", w->n);
+                               "%s: pair %llu is (%u, %u), not %s < n = %zu", s->name,
+                               (unsigned long long)(w->pairs + k), i, j,
+                               w->list ? "i != j, both" : "i < j", w->n);
         }
     }
     if (w->ids_i) {
@@ -253,19 +251,17 @@ sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size
 }
 
 sc_io_status sc_between_writer_open(const char *path, sc_io_format format, size_t na, size_t nb,
-                                    sc_pair_writer **out, char *err, size_t errcap)
-{
+                                    sc_pair_writer **out, char *err, size_t errcap) {
     sc_io_status st = sc_pair_writer_open(path, format, na, out, err, errcap);
     if (st == SC_IO_OK)
         (*out)->nb = nb ? nb : 1; /* nb 0: no j is valid, and nb must stay non-zero */
     return st;
 }
 
-sc_io_status sc_list_writer_open(const char *path, sc_io_format format, size_t n,
-                                 int with_values, sc_pair_writer **out, char *err, size_t errcap)
-{
-    sc_io_format fmt = format == SC_IO_FORMAT_AUTO && path ? sc_io_pairs_format_for_path(path)
-                                                           : format;
+sc_io_status sc_list_writer_open(const char *path, sc_io_format format, size_t n, int with_values,
+                                 sc_pair_writer **out, char *err, size_t errcap) {
+    sc_io_format fmt =
+        format == SC_IO_FORMAT_AUTO && path ? sc_io_pairs_format_for_path(path) : format;
     if (with_values && fmt != SC_IO_FORMAT_CSV && fmt != SC_IO_FORMAT_AUTO) {
         if (out)
             *out = NULL;
@@ -283,8 +279,7 @@ sc_io_status sc_list_writer_open(const char *path, sc_io_format format, size_t n
 
 /* Writes the shortest text that reads back as the same double ("%.17g" at
  * most) to out, which has room for 32 bytes; returns its length. */
-static size_t dtoa_exact(char *out, double v)
-{
+static size_t dtoa_exact(char *out, double v) {
     char text[32];
     int l = 0;
     for (int prec = 15; prec <= 17; prec++) {
@@ -297,8 +292,7 @@ static size_t dtoa_exact(char *out, double v)
 }
 
 sc_io_status sc_list_writer_row(sc_pair_writer *w, uint32_t row, const uint32_t *nbr,
-                                const double *values, size_t count, char *err, size_t errcap)
-{
+                                const double *values, size_t count, char *err, size_t errcap) {
     if (w == NULL || !w->list || (count > 0 && nbr == NULL) || (w->with_values && count && !values))
         return io_fail(err, errcap, SC_IO_ERR_INTERNAL, "bad arguments to the list writer");
     uint32_t stage[2 * 512];
@@ -336,24 +330,20 @@ sc_io_status sc_list_writer_row(sc_pair_writer *w, uint32_t row, const uint32_t 
     return SC_IO_OK;
 }
 
-uint64_t sc_pair_writer_count(const sc_pair_writer *w)
-{
+uint64_t sc_pair_writer_count(const sc_pair_writer *w) {
     return w ? w->pairs : 0;
 }
 
-const char *sc_pair_writer_temp_path(const sc_pair_writer *w)
-{
+const char *sc_pair_writer_temp_path(const sc_pair_writer *w) {
     return w ? w->s.temp_path : NULL;
 }
 
-int sc_pair_writer_needs_total(const sc_pair_writer *w)
-{
+int sc_pair_writer_needs_total(const sc_pair_writer *w) {
     return w != NULL && w->header_pending;
 }
 
 sc_io_status sc_pair_writer_declare_total(sc_pair_writer *w, uint64_t total, char *err,
-                                          size_t errcap)
-{
+                                          size_t errcap) {
     if (w == NULL || !w->header_pending)
         return io_fail(err, errcap, SC_IO_ERR_INTERNAL, "no .npy header waits for a total");
     unsigned char h[NPY_HEADER_BYTES];
@@ -362,15 +352,14 @@ sc_io_status sc_pair_writer_declare_total(sc_pair_writer *w, uint64_t total, cha
     return io_sink_put(&w->s, h, sizeof h, err, errcap);
 }
 
-sc_io_status sc_pair_writer_finish(sc_pair_writer *w, uint64_t total, char *err, size_t errcap)
-{
+sc_io_status sc_pair_writer_finish(sc_pair_writer *w, uint64_t total, char *err, size_t errcap) {
     if (w == NULL)
         return io_fail(err, errcap, SC_IO_ERR_INTERNAL, "no pair writer to finish");
     sc_io_status st = SC_IO_OK;
     if (total != w->pairs) {
         st = io_fail(err, errcap, SC_IO_ERR_INTERNAL,
-                  "%s: the search reported %llu pairs but %llu were written", w->s.name,
-                  (unsigned long long)total, (unsigned long long)w->pairs);
+                     "%s: the search reported %llu pairs but %llu were written", w->s.name,
+                     (unsigned long long)total, (unsigned long long)w->pairs);
     }
     if (st == SC_IO_OK)
         st = io_sink_flush(&w->s, err, errcap);
@@ -389,11 +378,9 @@ sc_io_status sc_pair_writer_finish(sc_pair_writer *w, uint64_t total, char *err,
     return st;
 }
 
-void sc_pair_writer_abort(sc_pair_writer *w)
-{
+void sc_pair_writer_abort(sc_pair_writer *w) {
     if (w == NULL)
         return;
     io_sink_discard(&w->s);
     free(w);
 }
-

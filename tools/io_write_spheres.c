@@ -20,8 +20,7 @@
 enum { TEXT_BLOCK = 1 << 15, TEXT_WIDTH = 32, TEXT_BLOCKS_MAX = 64 };
 
 static sc_io_status put_text(io_sink *s, const double *v, size_t count, size_t cols, char sep,
-                             const char *path, char *err, size_t errcap)
-{
+                             const char *path, char *err, size_t errcap) {
     int blocks = 1;
 #ifdef _OPENMP
     blocks = omp_get_max_threads();
@@ -56,13 +55,12 @@ static sc_io_status put_text(io_sink *s, const double *v, size_t count, size_t c
 }
 
 sc_io_status sc_io_write_spheres(const char *path, sc_io_format format, size_t n, int dims,
-                                 const double *rows, char *err, size_t errcap)
-{
+                                 const double *rows, char *err, size_t errcap) {
     if (err && errcap)
         err[0] = '\0';
     if (path == NULL || (dims != 2 && dims != 3) || (n > 0 && rows == NULL))
         return io_fail(err, errcap, SC_IO_ERR_INTERNAL, "%s: bad arguments to the sphere writer",
-                    path ? path : "(null)");
+                       path ? path : "(null)");
     sc_io_format fmt = format;
     if (fmt == SC_IO_FORMAT_AUTO) {
         fmt = sc_io_spheres_format_for_path(path);
@@ -71,7 +69,7 @@ sc_io_status sc_io_write_spheres(const char *path, sc_io_format format, size_t n
     }
     if (fmt == SC_IO_FORMAT_AUTO || fmt == SC_IO_FORMAT_BIN)
         return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
-                    "%s: raw binary output needs an explicit format f32 or f64", path);
+                       "%s: raw binary output needs an explicit format f32 or f64", path);
     const size_t cols = (size_t)dims + 1;
     io_sink s;
     sc_io_status st = io_sink_open(&s, path, err, errcap);
@@ -111,8 +109,7 @@ sc_io_status sc_io_write_spheres(const char *path, sc_io_format format, size_t n
             s.used += 4;
             break;
         }
-        default: /* text: put_text */
-            break;
+        default: /* text: put_text */ break;
         }
     }
     if (st != SC_IO_OK) {
@@ -121,4 +118,3 @@ sc_io_status sc_io_write_spheres(const char *path, sc_io_format format, size_t n
     }
     return io_sink_commit(&s, err, errcap);
 }
-

@@ -45,7 +45,8 @@ const void *sc_module_load(const sc_module_place *m, char *err, size_t cap) {
             *slash = '\0';
             char rel[4200];
             if ((api = try_dir(m, exe, err, cap)) != NULL ||
-                (m->reldir && (size_t)snprintf(rel, sizeof rel, "%s/../%s", exe, m->reldir) < sizeof rel &&
+                (m->reldir &&
+                 (size_t)snprintf(rel, sizeof rel, "%s/../%s", exe, m->reldir) < sizeof rel &&
                  (api = try_dir(m, rel, err, cap)) != NULL))
                 return api;
         }

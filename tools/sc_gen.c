@@ -32,28 +32,24 @@ typedef struct gen_rng {
     uint64_t s[4];
 } gen_rng;
 
-static uint64_t gen_splitmix64(uint64_t *state)
-{
+static uint64_t gen_splitmix64(uint64_t *state) {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
 
-static void gen_rng_seed(gen_rng *rng, uint64_t seed, uint64_t stream)
-{
+static void gen_rng_seed(gen_rng *rng, uint64_t seed, uint64_t stream) {
     uint64_t sm = seed ^ (stream * 0xD1B54A32D192ED03ull);
     for (int i = 0; i < 4; i++)
         rng->s[i] = gen_splitmix64(&sm);
 }
 
-static uint64_t gen_rotl(uint64_t x, int k)
-{
+static uint64_t gen_rotl(uint64_t x, int k) {
     return (x << k) | (x >> (64 - k));
 }
 
-static uint64_t gen_next(gen_rng *rng)
-{
+static uint64_t gen_next(gen_rng *rng) {
     uint64_t *s = rng->s;
     uint64_t result = gen_rotl(s[1] * 5, 7) * 9;
     uint64_t t = s[1] << 17;
@@ -67,16 +63,14 @@ static uint64_t gen_next(gen_rng *rng)
 }
 
 /* Uniform in [0, 1), 53 random bits: exact, no rounding. */
-static double gen_u01(gen_rng *rng)
-{
+static double gen_u01(gen_rng *rng) {
     return (double)(gen_next(rng) >> 11) * 0x1.0p-53;
 }
 
 /* Near-Gaussian N(0, 1): Irwin-Hall sum of 4 uniforms (mean 2, variance
  * 1/3), scaled; bounded by +-2 sqrt(3). Plain arithmetic, unlike Box-Muller
  * (log, cos) whose last bits differ between C libraries. */
-static double gen_gauss(gen_rng *rng)
-{
+static double gen_gauss(gen_rng *rng) {
     double s = gen_u01(rng) + gen_u01(rng) + gen_u01(rng) + gen_u01(rng);
     return (s - 2.0) * 1.7320508075688772; /* sqrt(3) */
 }
@@ -84,8 +78,7 @@ static double gen_gauss(gen_rng *rng)
 /* Cube root of x >= 0 without libm: doubling to an upper bound, then Newton,
  * which decreases monotonically from above; stop when it stops decreasing.
  * Every step is correctly rounded arithmetic, so the result is reproducible. */
-static double gen_cbrt(double x)
-{
+static double gen_cbrt(double x) {
     if (!(x > 0.0))
         return 0.0;
     double y = 1.0;
@@ -103,8 +96,7 @@ static double gen_cbrt(double x)
 /* ---- radius models --------------------------------------------------------- */
 
 /* Moments of U[a, b]: E[r^k] = (b^(k+1) - a^(k+1)) / ((k + 1)(b - a)). */
-static double gen_pairs_factor_uniform(double a, double b, double *e3)
-{
+static double gen_pairs_factor_uniform(double a, double b, double *e3) {
     double w = b - a;
     double m1 = (b * b - a * a) / (2.0 * w);
     double m2 = (b * b * b - a * a * a) / (3.0 * w);
@@ -114,8 +106,7 @@ static double gen_pairs_factor_uniform(double a, double b, double *e3)
     return 2.0 * m3 + 6.0 * m2 * m1; /* E[(a + b)^3] */
 }
 
-static double gen_radius_small(gen_rng *rng)
-{
+static double gen_radius_small(gen_rng *rng) {
     return 1.0 + 0.5 * gen_u01(rng); /* U[1, 1.5] */
 }
 
@@ -123,8 +114,7 @@ static double gen_radius_small(gen_rng *rng)
  * pieces between the nodes 80 * 2^(-j/8), j = 0..40, each drawn with
  * probability 1/40 (so within 0.4% of the exact log-uniform quantiles). */
 #define WIDE_PIECES 40
-static void gen_wide_table(double t[WIDE_PIECES + 1])
-{
+static void gen_wide_table(double t[WIDE_PIECES + 1]) {
     double c = 1.0 / sqrt(sqrt(sqrt(2.0))); /* 2^(-1/8) */
     t[0] = 80.0;
     for (int j = 1; j < WIDE_PIECES; j++)
@@ -135,8 +125,7 @@ static void gen_wide_table(double t[WIDE_PIECES + 1])
 /* ---- generators -------------------------------------------------------------- */
 
 /* Centres uniform in [-L/2, L/2)^3 plus an offset; radii U[1, 1.5]. */
-static void gen_fill_cube_small(gen_rng *rng, double *row, double edge, double off)
-{
+static void gen_fill_cube_small(gen_rng *rng, double *row, double edge, double off) {
     row[0] = off + edge * (gen_u01(rng) - 0.5);
     row[1] = off + edge * (gen_u01(rng) - 0.5);
     row[2] = off + edge * (gen_u01(rng) - 0.5);
@@ -144,13 +133,11 @@ static void gen_fill_cube_small(gen_rng *rng, double *row, double edge, double o
 }
 
 /* Cube edge holding `count` spheres of mean cube radius e3 at fraction phi. */
-static double gen_cube_edge(double count, double e3, double phi)
-{
+static double gen_cube_edge(double count, double e3, double phi) {
     return gen_cbrt(count * GEN_FOUR_THIRDS_PI * e3 / phi);
 }
 
-static void gen_uniform(size_t n, gen_rng *rng, double *rows)
-{
+static void gen_uniform(size_t n, gen_rng *rng, double *rows) {
     double e3;
     gen_pairs_factor_uniform(1.0, 1.5, &e3);
     double edge = gen_cube_edge((double)n, e3, 0.25);
@@ -161,8 +148,7 @@ static void gen_uniform(size_t n, gen_rng *rng, double *rows)
 /* Centres on a sphere's surface, uniform by Marsaglia's method (two uniforms
  * in the unit disk; sqrt only). Surface density chosen for 1 pair per sphere:
  * in the plane, pairs per sphere = sigma * (pi / 2) E[(a + b)^2]. */
-static void gen_shell(size_t n, gen_rng *rng, double *rows)
-{
+static void gen_shell(size_t n, gen_rng *rng, double *rows) {
     double m1 = 1.25, m2 = (1.5 * 1.5 * 1.5 - 1.0) / 1.5;
     double e_sum2 = 2.0 * m2 + 2.0 * m1 * m1;
     double sigma = 2.0 / (GEN_PI * e_sum2);
@@ -183,8 +169,7 @@ static void gen_shell(size_t n, gen_rng *rng, double *rows)
     }
 }
 
-static void gen_wide(size_t n, gen_rng *rng, double *rows)
-{
+static void gen_wide(size_t n, gen_rng *rng, double *rows) {
     double t[WIDE_PIECES + 1];
     gen_wide_table(t);
     double e3 = 0.0; /* E[r^3] of the piecewise-uniform mixture */
@@ -214,8 +199,7 @@ static void gen_wide(size_t n, gen_rng *rng, double *rows)
  * one pair per sphere in an unbounded volume: E[r] ~ 2, E[r^2] = 2 ln 1000,
  * E[r^3] ~ 2 * 999, so E[(a + b)^3] ~ 4161.6 and rho = 2 / ((4/3) pi 4161.6).
  * Finite boxes lose part of the big spheres' pairs, so K/n is below 1. */
-static void gen_powerlaw(size_t n, gen_rng *rng, double *rows)
-{
+static void gen_powerlaw(size_t n, gen_rng *rng, double *rows) {
     const double rmax = 1000.0;
     const double tail = 1.0 / (rmax * rmax);
     double rho = 2.0 / (GEN_FOUR_THIRDS_PI * 4161.6);
@@ -240,8 +224,7 @@ static void gen_powerlaw(size_t n, gen_rng *rng, double *rows)
  * the widest are nearly pair-free. */
 #define CLUSTER_BLOBS 27
 #define CLUSTER_WIDTHS 9
-static void gen_clustered(size_t n, gen_rng *rng, double *rows)
-{
+static void gen_clustered(size_t n, gen_rng *rng, double *rows) {
     double f[CLUSTER_WIDTHS]; /* 10^(k/4) by repeated multiplication */
     double step = sqrt(sqrt(10.0));
     f[0] = 1.0;
@@ -254,8 +237,7 @@ static void gen_clustered(size_t n, gen_rng *rng, double *rows)
     }
     double e_s3 = gen_pairs_factor_uniform(1.0, 1.5, NULL);
     double four_pi = 4.0 * GEN_PI;
-    double s3 = (double)n * GEN_FOUR_THIRDS_PI * e_s3 * sum
-        / (2.0 * four_pi * sqrt(four_pi));
+    double s3 = (double)n * GEN_FOUR_THIRDS_PI * e_s3 * sum / (2.0 * four_pi * sqrt(four_pi));
     double scale = gen_cbrt(s3);
     if (scale < 1.0)
         scale = 1.0;
@@ -278,8 +260,7 @@ static void gen_clustered(size_t n, gen_rng *rng, double *rows)
 /* Two uniform phi = 0.25 cubes of n/2 spheres (even indices in the first,
  * odd in the second), centres 1e7 apart along the diagonal: a bounding box
  * of ~5.8e6^3, i.e. ~10^19 cells of size 3, that only sparse keys survive. */
-static void gen_farclusters(size_t n, gen_rng *rng, double *rows)
-{
+static void gen_farclusters(size_t n, gen_rng *rng, double *rows) {
     double e3;
     gen_pairs_factor_uniform(1.0, 1.5, &e3);
     size_t half = (n + 1) / 2;
@@ -292,8 +273,7 @@ static void gen_farclusters(size_t n, gen_rng *rng, double *rows)
 /* The seed's own regime (../shared/data/spheres.dat: volume fraction about
  * 1e-4): radii U[1, 1.5], centres uniform in a cube at volume fraction 1e-4,
  * so almost every grid cell and row holds one sphere or none. */
-static void gen_sparse(size_t n, gen_rng *rng, double *rows)
-{
+static void gen_sparse(size_t n, gen_rng *rng, double *rows) {
     double e3;
     gen_pairs_factor_uniform(1.0, 1.5, &e3);
     double edge = gen_cube_edge((double)n, e3, 1e-4);
@@ -308,8 +288,7 @@ static void gen_sparse(size_t n, gen_rng *rng, double *rows)
  * volume fraction 0.2, with E[r^3] = 5 (sqrt(1000) - 1) / (1 - 1000^-2.5).
  * Most spheres are small and touch nothing; the few large ones touch
  * hundreds to thousands. (pow: glibc's, as for the fingerprints.) */
-static void gen_heavytail(size_t n, gen_rng *rng, double *rows)
-{
+static void gen_heavytail(size_t n, gen_rng *rng, double *rows) {
     const double rmax = 1000.0;
     const double tail = pow(rmax, -2.5);
     const double e3 = 5.0 * (sqrt(rmax) - 1.0) / (1.0 - tail);
@@ -329,8 +308,7 @@ static void gen_heavytail(size_t n, gen_rng *rng, double *rows)
  * first hundred up to 80), centres uniform in a 7:3 rectangle (the seed's
  * 1400 x 600 and 3738 x 1602 boxes) whose area holds the circles at area
  * density 0.35. */
-static void gen_seed002(size_t n, gen_rng *rng, double *rows)
-{
+static void gen_seed002(size_t n, gen_rng *rng, double *rows) {
     double area = 0.0, p = 1.0;
     for (size_t k = 0; k < n; k++) {
         const double r = 2.5 + 77.5 * p;
@@ -349,8 +327,7 @@ static void gen_seed002(size_t n, gen_rng *rng, double *rows)
 /* Centres uniform in the ball of radius 0.5 (rejection from the cube), radii
  * >= 1: every distance is <= 1 < 2 <= ri + rj with a margin no rounding can
  * cross, so K = n(n-1)/2 exactly. */
-static void gen_dense(size_t n, gen_rng *rng, double *rows)
-{
+static void gen_dense(size_t n, gen_rng *rng, double *rows) {
     for (size_t k = 0; k < n; k++) {
         double x, y, z;
         do {
@@ -396,15 +373,16 @@ static const gen_entry gen_table[] = {
      "seed 002's circles: z = 0, r_i = 2.5 + 77.5 * 0.92^i, a 7:3 rectangle at area density 0.35"},
     /* after seed002: a generator's stream is its place in this table */
     {"heavytail", gen_heavytail, 1.0, 1000.0,
-     "Pareto(2.5) radii in [1,1000], sphere 0 has r=1000; cube at volume fraction 0.2 (most touch nothing)"},
+     "Pareto(2.5) radii in [1,1000], sphere 0 has r=1000; cube at volume fraction 0.2 (most touch "
+     "nothing)"},
 };
 #define GEN_COUNT (sizeof gen_table / sizeof gen_table[0])
 
 static const char *const gen_names[GEN_COUNT + 1] = {
-    "uniform", "shell", "wide", "powerlaw", "clustered", "farclusters", "dense", "sparse", "seed002", "heavytail", NULL};
+    "uniform", "shell",  "wide",    "powerlaw",  "clustered", "farclusters",
+    "dense",   "sparse", "seed002", "heavytail", NULL};
 
-static const gen_entry *gen_find(const char *dist, size_t *index)
-{
+static const gen_entry *gen_find(const char *dist, size_t *index) {
     if (!dist)
         return NULL;
     for (size_t i = 0; i < GEN_COUNT; i++)
@@ -416,8 +394,7 @@ static const gen_entry *gen_find(const char *dist, size_t *index)
     return NULL;
 }
 
-int scgen_generate(const char *dist, size_t n, uint64_t seed, double *rows)
-{
+int scgen_generate(const char *dist, size_t n, uint64_t seed, double *rows) {
     size_t index = 0;
     const gen_entry *e = gen_find(dist, &index);
     if (!e || (!rows && n > 0))
@@ -428,19 +405,16 @@ int scgen_generate(const char *dist, size_t n, uint64_t seed, double *rows)
     return 0;
 }
 
-const char *const *scgen_names(void)
-{
+const char *const *scgen_names(void) {
     return gen_names;
 }
 
-const char *scgen_describe(const char *dist)
-{
+const char *scgen_describe(const char *dist) {
     const gen_entry *e = gen_find(dist, NULL);
     return e ? e->about : NULL;
 }
 
-int scgen_radius_bounds(const char *dist, double *rmin, double *rmax)
-{
+int scgen_radius_bounds(const char *dist, double *rmin, double *rmax) {
     const gen_entry *e = gen_find(dist, NULL);
     if (!e)
         return -1;

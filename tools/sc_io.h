@@ -48,12 +48,12 @@ extern "C" {
 /** Result categories. sc_io_exit_code maps them onto the CLI's exit codes. */
 typedef enum sc_io_status {
     SC_IO_OK = 0,
-    SC_IO_ERR_ARGUMENT,        /**< bad format argument or option (exit 2) */
-    SC_IO_ERR_OPEN,            /**< missing or unreadable input file (exit 3) */
-    SC_IO_ERR_SYNTAX,          /**< non-numeric token in text (exit 4) */
-    SC_IO_ERR_COUNT,           /**< number count not a multiple of 4 (or 3) (exit 4) */
-    SC_IO_ERR_TRUNCATED,       /**< binary size not whole rows, npy data short (exit 4) */
-    SC_IO_ERR_HEADER,          /**< malformed .npy magic, version or header dict, or LAMMPS dump items (exit 4) */
+    SC_IO_ERR_ARGUMENT,  /**< bad format argument or option (exit 2) */
+    SC_IO_ERR_OPEN,      /**< missing or unreadable input file (exit 3) */
+    SC_IO_ERR_SYNTAX,    /**< non-numeric token in text (exit 4) */
+    SC_IO_ERR_COUNT,     /**< number count not a multiple of 4 (or 3) (exit 4) */
+    SC_IO_ERR_TRUNCATED, /**< binary size not whole rows, npy data short (exit 4) */
+    SC_IO_ERR_HEADER, /**< malformed .npy magic, version or header dict, or LAMMPS dump items (exit 4) */
     SC_IO_ERR_DTYPE,           /**< .npy dtype other than '<f4' / '<f8' (exit 4) */
     SC_IO_ERR_ORDER,           /**< .npy fortran_order True (exit 4) */
     SC_IO_ERR_SHAPE,           /**< .npy shape other than (N,4) / (N,3) (exit 4) */
@@ -108,11 +108,11 @@ sc_io_format sc_io_pairs_format_for_path(const char *path);
 /* ======================================================================== */
 
 typedef struct sc_io_read_options {
-    sc_io_format format; /**< AUTO: by extension (sc_io_spheres_format_for_path) */
-    int dims;            /**< 0: 3 for text/raw, from the shape for .npy;
+    sc_io_format format;     /**< AUTO: by extension (sc_io_spheres_format_for_path) */
+    int dims;                /**< 0: 3 for text/raw, from the shape for .npy;
                               2: circles (x, y, r); 3: spheres (x, y, z, r) */
-    size_t max_spheres;  /**< 0: SC_MAX_SPHERES; smaller values serve tests */
-    int defer_value_check; /**< 1: .npy and raw rows are not checked for
+    size_t max_spheres;      /**< 0: SC_MAX_SPHERES; smaller values serve tests */
+    int defer_value_check;   /**< 1: .npy and raw rows are not checked for
                               non-finite, out-of-range values or negative
                               radii here (text always is). The rows go
                               straight from the mapping to the caller, which
@@ -121,25 +121,25 @@ typedef struct sc_io_read_options {
                               sc_io_check_spheres words the file's error.
                               Saves a pass over the file that would be the
                               first touch of every page. */
-    const char *radius;  /**< LAMMPS dumps and XYZ files without a radius
+    const char *radius;      /**< LAMMPS dumps and XYZ files without a radius
                               (or diameter) column: "R" (every atom) or
                               "T=R,T=R,..." (by the type column's or the
                               element's text); NULL: none */
-    const char *dataset; /**< HDF5: "PATH" (a 2-D dataset, columns x y z r
+    const char *dataset;     /**< HDF5: "PATH" (a 2-D dataset, columns x y z r
                               = 0 1 2 3), "PATH:X,Y,Z,R" (its columns), or
                               "PX,PY,PZ,PR" (one 1-D dataset per column);
                               x y r for circles */
-    long frame;          /**< LAMMPS dumps and XYZ files (trajectories):
+    long frame;              /**< LAMMPS dumps and XYZ files (trajectories):
                               the snapshot read, 0 the first; negative
                               counts from the end (-1: the last). Past the
                               snapshots there are: SC_IO_ERR_ARGUMENT.
                               Other formats: must be 0 (else
                               SC_IO_ERR_ARGUMENT) */
-    int threads;         /**< text, LAMMPS dumps and XYZ files: threads
+    int threads;             /**< text, LAMMPS dumps and XYZ files: threads
                               for the lines once their layout is known
                               (from text_split_bytes on); 0: one per
                               processor, 1: none */
-    int huge_pages;      /**< text: 1 offers the parsed values' reservation
+    int huge_pages;          /**< text: 1 offers the parsed values' reservation
                               (from 2 MiB) to transparent huge pages, 0
                               keeps it in base pages; callers that link the
                               library pass sc_huge_pages() */
@@ -148,7 +148,7 @@ typedef struct sc_io_read_options {
                               layout is known that is read on several
                               threads; 0: 8 MiB (io_text.c says why);
                               tests pass less */
-    int ids;             /**< 1: also read each atom's own id into
+    int ids;                 /**< 1: also read each atom's own id into
                               sc_io_spheres.ids (a LAMMPS dump's id column,
                               an extended XYZ file's id property); every id
                               a whole number within int64 and no two alike
@@ -236,8 +236,8 @@ sc_io_status sc_pair_writer_open(const char *path, sc_io_format format, size_t n
 /** Appends count pairs (pairs[2k], pairs[2k+1]). Memory stays bounded by the
  *  writer's one buffer (SC_IO_BUFFER_BYTES). On failure the writer must still
  *  be aborted. */
-sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size_t count,
-                                  char *err, size_t errcap);
+sc_io_status sc_pair_writer_write(sc_pair_writer *w, const uint32_t *pairs, size_t count, char *err,
+                                  size_t errcap);
 
 /** Writes each pair's ids instead of its row numbers: (ids_i[i], ids_j[j]);
  *  ids_j is the second set's for a two-set writer (ignored otherwise). One
@@ -262,8 +262,7 @@ sc_io_status sc_pair_writer_declare_total(sc_pair_writer *w, uint64_t total, cha
  *  by sc_io_remove_temporaries. An existing file at path is untouched until
  *  commit. */
 typedef struct sc_file_writer sc_file_writer;
-sc_io_status sc_file_writer_open(const char *path, sc_file_writer **out, char *err,
-                                 size_t errcap);
+sc_io_status sc_file_writer_open(const char *path, sc_file_writer **out, char *err, size_t errcap);
 sc_io_status sc_file_writer_put(sc_file_writer *w, const void *data, size_t len, char *err,
                                 size_t errcap);
 /** Flushes and renames; frees w whatever the outcome. */
@@ -287,8 +286,8 @@ sc_io_status sc_between_writer_open(const char *path, sc_io_format format, size_
  *  ("i,j,value" lines, the shortest text that reads back as the same
  *  double); another format with values is SC_IO_ERR_ARGUMENT. Finished or
  *  aborted like a pair writer. */
-sc_io_status sc_list_writer_open(const char *path, sc_io_format format, size_t n,
-                                 int with_values, sc_pair_writer **out, char *err, size_t errcap);
+sc_io_status sc_list_writer_open(const char *path, sc_io_format format, size_t n, int with_values,
+                                 sc_pair_writer **out, char *err, size_t errcap);
 /** Appends one row's entries: (row, nbr[k]) with values[k] when the writer
  *  has values. */
 sc_io_status sc_list_writer_row(sc_pair_writer *w, uint32_t row, const uint32_t *nbr,
@@ -306,8 +305,7 @@ const char *sc_pair_writer_temp_path(const sc_pair_writer *w);
  *  header with the final shape, flushes, closes and renames the temporary
  *  file onto the requested path. Frees the writer in every case; on failure
  *  the temporary file is removed and nothing is left under path. */
-sc_io_status sc_pair_writer_finish(sc_pair_writer *w, uint64_t total, char *err,
-                                   size_t errcap);
+sc_io_status sc_pair_writer_finish(sc_pair_writer *w, uint64_t total, char *err, size_t errcap);
 
 /** Abandons the output: closes and removes the temporary file, frees the
  *  writer. Accepts NULL. */

@@ -22,12 +22,12 @@
 #include <unistd.h>
 
 struct sc_frames {
-    char dir[4096]; /* "" when no PNG files are wanted */
+    char dir[4096];      /* "" when no PNG files are wanted */
     char gif_path[4096]; /* its name, for messages */
     GifFileType *gif;
     int (*gif_put)(void *user, const void *data, size_t len);
     void *gif_user;
-    uint8_t *row;   /* one GIF row of palette indices */
+    uint8_t *row; /* one GIF row of palette indices */
     int width, height;
     double scale, box[3];
     sc_frames_colour colour;
@@ -46,12 +46,13 @@ static int gif_output(GifFileType *g, const GifByteType *buf, int len) {
 }
 
 static sc_frames *frames_open(const char *dir, const char *gif,
-                              int (*gif_put)(void *user, const void *data, size_t len), void *gif_user,
-                              int width, const double box[3], int dims,
+                              int (*gif_put)(void *user, const void *data, size_t len),
+                              void *gif_user, int width, const double box[3], int dims,
                               const sc_frames_colour *colour, size_t n, char *err, size_t cap) {
     sc_frames *f = calloc(1, sizeof *f);
     const char *name = dir ? dir : gif;
-    if (!f || (dir && strlen(dir) >= sizeof f->dir - 32) || (gif && strlen(gif) >= sizeof f->gif_path)) {
+    if (!f || (dir && strlen(dir) >= sizeof f->dir - 32) ||
+        (gif && strlen(gif) >= sizeof f->gif_path)) {
         snprintf(err, cap, "%s: %s", name, f ? "name too long" : "out of memory");
         free(f);
         return NULL;
@@ -149,7 +150,8 @@ static int append_gif(sc_frames *f, cairo_surface_t *surf, char *err, size_t cap
         const uint32_t *line = (const uint32_t *)(const void *)(px + (size_t)y * (size_t)stride);
         for (int x = 0; x < f->width; x++) { /* RGB24: 0x00RRGGBB */
             const uint32_t c = line[x];
-            const unsigned r = (c >> 16 & 255) * 5 + 127, g = (c >> 8 & 255) * 5 + 127, b = (c & 255) * 5 + 127;
+            const unsigned r = (c >> 16 & 255) * 5 + 127, g = (c >> 8 & 255) * 5 + 127,
+                           b = (c & 255) * 5 + 127;
             f->row[x] = (uint8_t)(r / 255 * 36 + g / 255 * 6 + b / 255);
         }
         ok = EGifPutLine(f->gif, f->row, f->width) == GIF_OK;
@@ -162,7 +164,8 @@ static int append_gif(sc_frames *f, cairo_surface_t *surf, char *err, size_t cap
 /* blue -> cyan -> yellow -> red (slow to fast, small to large), t in [0, 1] */
 static void speed_colour(double t, double rgb[3]) {
     t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
-    static const double stops[4][3] = {{0.16, 0.28, 0.75}, {0.15, 0.75, 0.80}, {0.95, 0.85, 0.20}, {0.90, 0.20, 0.15}};
+    static const double stops[4][3] = {
+        {0.16, 0.28, 0.75}, {0.15, 0.75, 0.80}, {0.95, 0.85, 0.20}, {0.90, 0.20, 0.15}};
     const double x = t * 3.0;
     const int k = x >= 3.0 ? 2 : (int)x;
     const double u = x - k;
@@ -179,18 +182,22 @@ static double colour_t(const sc_frames_colour *c, const sc_sim_balls *b, size_t 
             return log(b->r[i] / c->lo) / log(c->hi / c->lo);
         return (b->r[i] - c->lo) / (c->hi - c->lo);
     }
-    const double v2 = b->vx[i] * b->vx[i] + b->vy[i] * b->vy[i] + (b->vz ? b->vz[i] * b->vz[i] : 0.0);
+    const double v2 =
+        b->vx[i] * b->vx[i] + b->vy[i] * b->vy[i] + (b->vz ? b->vz[i] * b->vz[i] : 0.0);
     return c->hi > 0.0 ? sqrt(v2) / c->hi : 0.0;
 }
 
 static const double *depth_key;
 static int by_depth(const void *a, const void *b) {
     const double x = depth_key[*(const uint32_t *)a], y = depth_key[*(const uint32_t *)b];
-    return x < y ? -1 : x > y ? 1 : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+    return x < y   ? -1
+           : x > y ? 1
+                   : (*(const uint32_t *)a > *(const uint32_t *)b) -
+                         (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
-static int frames_write(sc_frames *f, const sc_sim_balls *b, const uint32_t *pairs, size_t npairs, uint64_t step,
-                    char *err, size_t cap) {
+static int frames_write(sc_frames *f, const sc_sim_balls *b, const uint32_t *pairs, size_t npairs,
+                        uint64_t step, char *err, size_t cap) {
     cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, f->width, f->height);
     cairo_t *cr = cairo_create(surf);
     cairo_set_source_rgb(cr, 0.06, 0.06, 0.08);
@@ -214,7 +221,8 @@ static int frames_write(sc_frames *f, const sc_sim_balls *b, const uint32_t *pai
         speed_colour(colour_t(&f->colour, b, i), rgb);
         const double shade = b->dims == 3 ? 0.35 + 0.65 * (b->z[i] / f->box[2]) : 1.0;
         cairo_new_path(cr);
-        cairo_arc(cr, b->x[i], b->y[i], b->r[i] > 0.5 * rim ? b->r[i] : 0.5 * rim, 0.0, 6.283185307179586);
+        cairo_arc(cr, b->x[i], b->y[i], b->r[i] > 0.5 * rim ? b->r[i] : 0.5 * rim, 0.0,
+                  6.283185307179586);
         cairo_set_source_rgb(cr, rgb[0] * shade, rgb[1] * shade, rgb[2] * shade);
         if (f->hit[i]) {
             cairo_fill_preserve(cr);
@@ -254,4 +262,3 @@ __attribute__((visibility("default"))) const sc_frames_api *sc_frames_module(voi
     static const sc_frames_api api = {frames_open, frames_write, frames_close};
     return &api;
 }
-

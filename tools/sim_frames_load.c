@@ -11,7 +11,9 @@
 #include <string.h>
 
 const sc_frames_api *sc_frames_load(char *err, size_t cap) {
-    const sc_module_place m = {SC_FRAMES_MODULE, SC_FRAMES_ENTRY, "the pictures module",
+    const sc_module_place m = {SC_FRAMES_MODULE,
+                               SC_FRAMES_ENTRY,
+                               "the pictures module",
 #ifdef SC_FRAMES_RELDIR
                                SC_FRAMES_RELDIR,
 #else
@@ -26,7 +28,8 @@ const sc_frames_api *sc_frames_load(char *err, size_t cap) {
     const sc_frames_api *api = sc_module_load(&m, err, cap);
 #ifndef SC_FRAMES_BUILT
     if (!api && strncmp(err, "cannot find", 11) == 0)
-        snprintf(err, cap, "this build has no pictures (install libcairo2-dev and libgif-dev, and rebuild)");
+        snprintf(err, cap,
+                 "this build has no pictures (install libcairo2-dev and libgif-dev, and rebuild)");
 #endif
     return api;
 }

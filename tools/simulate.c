@@ -125,7 +125,8 @@ static int given_radii(const char *spec, size_t n, int dims, uint64_t seed, doub
         if (scgen_generate(spec + 4, n, seed, rows) != 0) {
             free(rows);
             free(r);
-            return sim_fail(SIM_USAGE, "--radii: unknown generator \"%s\" (see `spherecollide gen --help`)%s",
+            return sim_fail(SIM_USAGE,
+                            "--radii: unknown generator \"%s\" (see `spherecollide gen --help`)%s",
                             spec + 4, "");
         }
         for (size_t i = 0; i < n; i++)
@@ -136,7 +137,8 @@ static int given_radii(const char *spec, size_t n, int dims, uint64_t seed, doub
         sc_io_spheres f;
         char err[512];
         /* text and raw rows as the run's dims say; .npy by its shape */
-        sc_io_read_options ro = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, sc_huge_pages(), 0, 0};
+        sc_io_read_options ro = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0,
+                                 sc_huge_pages(),   0, 0};
         if (sc_io_spheres_format_for_path(path) != SC_IO_FORMAT_NPY)
             ro.dims = dims;
         const sc_io_status st = sc_io_read_spheres(path, &ro, &f, err, sizeof err);
@@ -232,7 +234,8 @@ int sc_cmd_simulate(int argc, char **argv) {
             continue;
         }
         if (k + 1 >= argc || strncmp(a, "--", 2) != 0)
-            return sim_fail(SIM_USAGE, "unknown or incomplete option \"%s\"%s (see simulate --help)", a, "");
+            return sim_fail(SIM_USAGE,
+                            "unknown or incomplete option \"%s\"%s (see simulate --help)", a, "");
         const char *v = argv[++k];
         unsigned long long u = 0;
         double d[3] = {0, 0, 0};
@@ -266,7 +269,8 @@ int sc_cmd_simulate(int argc, char **argv) {
                 bad = parse_list(v + 8, d) != 2;
                 p.r0 = d[0];
                 p.r1 = d[1];
-            } else if ((strncmp(v, "gen:", 4) == 0 && v[4]) || (strncmp(v, "file:", 5) == 0 && v[5])) {
+            } else if ((strncmp(v, "gen:", 4) == 0 && v[4]) ||
+                       (strncmp(v, "file:", 5) == 0 && v[5])) {
                 p.radii = SC_SIM_RADII_GIVEN;
                 radii_from = v;
             } else {
@@ -340,7 +344,8 @@ int sc_cmd_simulate(int argc, char **argv) {
     sc_status st = sc_sim_create(&p, &o, &sim);
     if (st != SC_OK) {
         free(given);
-        return sim_fail(st == SC_ERR_OUT_OF_MEMORY ? SIM_NOMEM : SIM_USAGE, "%s%s", sc_sim_problem(), "");
+        return sim_fail(st == SC_ERR_OUT_OF_MEMORY ? SIM_NOMEM : SIM_USAGE, "%s%s",
+                        sc_sim_problem(), "");
     }
     free(given);
     sc_frames *frames = NULL;
@@ -412,9 +417,8 @@ int sc_cmd_simulate(int argc, char **argv) {
                     "%llu,%.17g,%.4f,%.4f,%.4f,%llu,%llu,%llu,%.17g,%.17g,%.17g,%.17g,%s,%d\n",
                     (unsigned long long)f.step, f.time, f.ms_move, f.ms_search, f.ms_response,
                     (unsigned long long)f.candidate_tests, (unsigned long long)f.collisions,
-                    (unsigned long long)f.reactions, f.kinetic_energy, f.momentum[0],
-                    f.momentum[1], f.momentum[2], sc_algorithm_name(o.algorithm),
-                    o.threads) != SC_IO_OK)
+                    (unsigned long long)f.reactions, f.kinetic_energy, f.momentum[0], f.momentum[1],
+                    f.momentum[2], sc_algorithm_name(o.algorithm), o.threads) != SC_IO_OK)
             rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
     }
     if (pictures && pictures->close(frames, err, sizeof err) != 0 && rc == SIM_OK)

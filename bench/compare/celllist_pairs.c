@@ -39,16 +39,14 @@
 #include "npy_rows.h"
 #include "runner_util.h"
 
-static void usage(const char *msg)
-{
+static void usage(const char *msg) {
     if (msg)
         fprintf(stderr, "celllist_pairs: %s\n", msg);
     fprintf(stderr, "usage: celllist_pairs FILE.npy [--repeat R] [--threads T]\n");
     exit(2);
 }
 
-static inline uint64_t mix(uint32_t i, uint32_t j)
-{
+static inline uint64_t mix(uint32_t i, uint32_t j) {
     uint64_t z = ((uint64_t)i << 32) | j;
     z += 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -59,15 +57,14 @@ static inline uint64_t mix(uint32_t i, uint32_t j)
 typedef struct cells {
     size_t n;
     const double *rows;
-    uint32_t *cell;             /* n: each sphere's cell */
-    uint32_t *start;            /* ncells + 1 */
-    double *x, *y, *z, *r;      /* n, in cell order */
-    uint32_t *id;               /* n: original index, in cell order */
+    uint32_t *cell;        /* n: each sphere's cell */
+    uint32_t *start;       /* ncells + 1 */
+    double *x, *y, *z, *r; /* n, in cell order */
+    uint32_t *id;          /* n: original index, in cell order */
     size_t cap_cells;
 } cells;
 
-static int cells_alloc(cells *c, size_t n, const double *rows)
-{
+static int cells_alloc(cells *c, size_t n, const double *rows) {
     memset(c, 0, sizeof *c);
     c->n = n;
     c->rows = rows;
@@ -82,8 +79,7 @@ static int cells_alloc(cells *c, size_t n, const double *rows)
     return c->cell && c->start && c->x && c->y && c->z && c->r && c->id ? 0 : -1;
 }
 
-static void cells_free(cells *c)
-{
+static void cells_free(cells *c) {
     free(c->cell);
     free(c->start);
     free(c->x);
@@ -94,14 +90,15 @@ static void cells_free(cells *c)
 }
 
 /* One whole search: returns the pair count, *sum the checksum. */
-static uint64_t search(cells *c, uint64_t *sum)
-{
+static uint64_t search(cells *c, uint64_t *sum) {
     const size_t n = c->n;
     const double *v = c->rows;
     double lo0 = INFINITY, lo1 = INFINITY, lo2 = INFINITY;
     double hi0 = -INFINITY, hi1 = -INFINITY, hi2 = -INFINITY, rmax = 0.0;
-#pragma omp parallel for schedule(static) reduction(min : lo0, lo1, lo2) \
-    reduction(max : hi0, hi1, hi2, rmax)
+#pragma omp parallel for schedule(static) reduction(min                                            \
+                                                    : lo0, lo1, lo2)                               \
+    reduction(max                                                                                  \
+              : hi0, hi1, hi2, rmax)
     for (size_t i = 0; i < n; i++) {
         const double *p = v + 4 * i;
         lo0 = fmin(lo0, p[0]);
@@ -213,8 +210,7 @@ static uint64_t search(cells *c, uint64_t *sum)
     return count;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *path = NULL;
     int repeats = 3, threads = 0;
     for (int a = 1; a < argc; a++) {

@@ -43,22 +43,19 @@ typedef struct census {
     uint64_t box_tests, cluster_pairs, self_pairs, tests, vector_iters, pairs, checksum;
 } census;
 
-static int cmp_u64(const void *a, const void *b)
-{
+static int cmp_u64(const void *a, const void *b) {
     const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
 }
 
 /* The library's predicate, operation for operation (docs/api.md). */
-static int touches(const double *a, const double *b)
-{
+static int touches(const double *a, const double *b) {
     const double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2], s = a[3] + b[3];
     return (dx * dx + dy * dy) + dz * dz <= s * s;
 }
 
 /* The checksum spherecollide reports for a pair of original indices. */
-static uint64_t pair_mix(uint64_t i, uint64_t j)
-{
+static uint64_t pair_mix(uint64_t i, uint64_t j) {
     if (i > j) {
         const uint64_t t = i;
         i = j;
@@ -70,15 +67,13 @@ static uint64_t pair_mix(uint64_t i, uint64_t j)
     return z ^ (z >> 31);
 }
 
-static double box_gap(const cluster *a, const cluster *b, int axis)
-{
+static double box_gap(const cluster *a, const cluster *b, int axis) {
     const double g1 = b->lo[axis] - a->hi[axis], g2 = a->lo[axis] - b->hi[axis];
     const double g = g1 > g2 ? g1 : g2;
     return g > 0 ? g : 0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *path = NULL;
     int C = 4;
     for (int k = 1; k < argc; k++) {
@@ -115,8 +110,8 @@ int main(int argc, char **argv)
         }
         rmax = fmax(rmax, rows[4 * i + 3]);
     }
-    const double vol = fmax(hi[0] - lo[0], 1e-300) * fmax(hi[1] - lo[1], 1e-300) *
-                       fmax(hi[2] - lo[2], 1e-300);
+    const double vol =
+        fmax(hi[0] - lo[0], 1e-300) * fmax(hi[1] - lo[1], 1e-300) * fmax(hi[2] - lo[2], 1e-300);
     /* Column edge: C spheres of a column fill about a cube of that edge. */
     double edge = cbrt((double)C * vol / (double)n);
     size_t nx = (size_t)((hi[0] - lo[0]) / edge) + 1, ny = (size_t)((hi[1] - lo[1]) / edge) + 1;
@@ -158,7 +153,8 @@ int main(int argc, char **argv)
         free(pairs2);
     }
     for (size_t i = 0; i < n; i++) {
-        size_t cx = (size_t)((rows[4 * i] - lo[0]) / edge), cy = (size_t)((rows[4 * i + 1] - lo[1]) / edge);
+        size_t cx = (size_t)((rows[4 * i] - lo[0]) / edge),
+               cy = (size_t)((rows[4 * i + 1] - lo[1]) / edge);
         cx = cx < nx ? cx : nx - 1;
         cy = cy < ny ? cy : ny - 1;
         key[i] = (uint64_t)(cy * nx + cx) << 32 | zrank[i];
@@ -252,8 +248,10 @@ int main(int argc, char **argv)
                     const cluster *B = &cl[b];
                     cs.box_tests++;
                     const double lim = A->rmax + B->rmax;
-                    const double gx = box_gap(A, B, 0), gy = box_gap(A, B, 1), gz = box_gap(A, B, 2);
-                    if (gx > lim || gy > lim || gz > lim || (gx * gx + gy * gy) + gz * gz > lim * lim)
+                    const double gx = box_gap(A, B, 0), gy = box_gap(A, B, 1),
+                                 gz = box_gap(A, B, 2);
+                    if (gx > lim || gy > lim || gz > lim ||
+                        (gx * gx + gy * gy) + gz * gz > lim * lim)
                         continue;
                     if (b == a) {
                         cs.self_pairs++;
@@ -274,12 +272,14 @@ int main(int argc, char **argv)
         }
     }
     printf("file=%s n=%zu cluster=%d columns=%zux%zu edge=%.6g clusters=%zu fill=%.3f "
-           "box_tests_per_cluster=%.2f cluster_pairs=%llu per_cluster=%.2f tests_per_sphere=%.2f vector_iters_per_sphere=%.3f "
+           "box_tests_per_cluster=%.2f cluster_pairs=%llu per_cluster=%.2f tests_per_sphere=%.2f "
+           "vector_iters_per_sphere=%.3f "
            "pairs=%llu checksum=0x%016llx\n",
            path, n, C, nx, ny, edge, ncl, (double)n / ((double)ncl * C),
-           (double)cs.box_tests / (double)ncl, (unsigned long long)cs.cluster_pairs, (double)(cs.cluster_pairs + cs.self_pairs) / (double)ncl,
-           (double)cs.tests / (double)n, (double)cs.vector_iters / (double)n,
-           (unsigned long long)cs.pairs, (unsigned long long)cs.checksum);
+           (double)cs.box_tests / (double)ncl, (unsigned long long)cs.cluster_pairs,
+           (double)(cs.cluster_pairs + cs.self_pairs) / (double)ncl, (double)cs.tests / (double)n,
+           (double)cs.vector_iters / (double)n, (unsigned long long)cs.pairs,
+           (unsigned long long)cs.checksum);
     free(rows);
     free(zk);
     free(key);

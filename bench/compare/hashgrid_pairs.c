@@ -26,16 +26,14 @@
 #include "runner_util.h"
 #include "spherecollide.h"
 
-static void usage(const char *msg)
-{
+static void usage(const char *msg) {
     if (msg)
         fprintf(stderr, "hashgrid_pairs: %s\n", msg);
     fprintf(stderr, "usage: hashgrid_pairs FILE.npy [--repeat R] [--max-tests T]\n");
     exit(2);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *path = NULL;
     int repeats = 3;
     double max_tests = 2e9;
@@ -99,8 +97,9 @@ int main(int argc, char **argv)
     }
     sc_stats stats;
     sc_context_stats(ctx, &stats);
-    fprintf(stderr, "hashgrid_pairs: n=%zu, cell %.6g, %llu cells, %llu tests\n", n, stats.cell_size,
-            (unsigned long long)stats.cells, (unsigned long long)stats.candidate_tests);
+    fprintf(stderr, "hashgrid_pairs: n=%zu, cell %.6g, %llu cells, %llu tests\n", n,
+            stats.cell_size, (unsigned long long)stats.cells,
+            (unsigned long long)stats.candidate_tests);
     runner_print_result(first.pairs, first.checksum, times, repeats, 1);
     rc = 0;
 done:

@@ -28,8 +28,8 @@
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static inline int npy_rows_fail(char *err, size_t errcap, const char *fmt, ...)
-{
+static inline int
+npy_rows_fail(char *err, size_t errcap, const char *fmt, ...) {
     if (err && errcap) {
         va_list ap;
         va_start(ap, fmt);
@@ -40,8 +40,7 @@ static inline int npy_rows_fail(char *err, size_t errcap, const char *fmt, ...)
 }
 
 /* The text after `'key':` in the header dict, blanks skipped, or NULL. */
-static inline const char *npy_rows_value(const char *hdr, const char *key)
-{
+static inline const char *npy_rows_value(const char *hdr, const char *key) {
     const char *p = strstr(hdr, key);
     if (!p)
         return NULL;
@@ -59,8 +58,7 @@ static inline const char *npy_rows_value(const char *hdr, const char *key)
 /** Reads path into a malloc'd array of n * 4 doubles (*rows; free() it).
  *  Returns 0, or -1 with one line in err. */
 static inline int npy_read_rows4(const char *path, double **rows, size_t *n, char *err,
-                                 size_t errcap)
-{
+                                 size_t errcap) {
     *rows = NULL;
     *n = 0;
     {
@@ -87,8 +85,8 @@ static inline int npy_read_rows4(const char *path, double **rows, size_t *n, cha
             fclose(f);
             return npy_rows_fail(err, errcap, "%s: truncated header", path);
         }
-        hlen = (size_t)pre[8] | ((size_t)pre[9] << 8) | ((size_t)pre[10] << 16)
-               | ((size_t)pre[11] << 24);
+        hlen = (size_t)pre[8] | ((size_t)pre[9] << 8) | ((size_t)pre[10] << 16) |
+               ((size_t)pre[11] << 24);
     } else {
         fclose(f);
         return npy_rows_fail(err, errcap, "%s: unsupported .npy version %u", path, major);
@@ -130,7 +128,9 @@ static inline int npy_read_rows4(const char *path, double **rows, size_t *n, cha
     if (bad_dtype || bad_order || bad_shape) {
         fclose(f);
         return npy_rows_fail(err, errcap, "%s: need a C-order (N, 4) '<f8' array (%s)", path,
-                             bad_dtype ? "dtype" : bad_order ? "order" : "shape");
+                             bad_dtype   ? "dtype"
+                             : bad_order ? "order"
+                                         : "shape");
     }
     if (count > (unsigned long long)UINT32_MAX) {
         fclose(f);

@@ -22,23 +22,20 @@
 #include <sys/resource.h>
 #include <time.h>
 
-static inline double runner_now(void)
-{
+static inline double runner_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static inline int runner_cmp_double(const void *a, const void *b)
-{
+static inline int runner_cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
 /** Median of t[0..k-1] (k >= 1; the mean of the middle two when k is even).
  *  Sorts a copy; t is left as measured. */
-static inline double runner_median(const double *t, int k)
-{
+static inline double runner_median(const double *t, int k) {
     double *c = (double *)malloc((size_t)k * sizeof *c);
     if (!c)
         return t[0];
@@ -51,8 +48,7 @@ static inline double runner_median(const double *t, int k)
 }
 
 /** Peak resident set of this process so far, MiB (Linux: ru_maxrss in KiB). */
-static inline double runner_peak_rss_mb(void)
-{
+static inline double runner_peak_rss_mb(void) {
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0)
         return -1.0;
@@ -70,25 +66,23 @@ static inline double runner_peak_rss_mb(void)
  * distinct points of radius 0), then one more ulp with nextafter to cover the
  * rounding of that subtraction or addition.
  */
-static inline double runner_box_lo(double x, double r)
-{
+static inline double runner_box_lo(double x, double r) {
     double e = (fabs(x) + r) * 0x1p-50 + 0x1p-536;
     return nextafter((x - r) - e, -INFINITY);
 }
 
-static inline double runner_box_hi(double x, double r)
-{
+static inline double runner_box_hi(double x, double r) {
     double e = (fabs(x) + r) * 0x1p-50 + 0x1p-536;
     return nextafter((x + r) + e, INFINITY);
 }
 
 /** The result line (see the header comment). */
 static inline void runner_print_result(uint64_t pairs, uint64_t checksum, const double *times,
-                                       int repeats, int threads)
-{
-    printf("pairs=%llu checksum=0x%016llx seconds=%.9g peak_rss_mb=%.1f threads=%d repeats=%d times=",
-           (unsigned long long)pairs, (unsigned long long)checksum, runner_median(times, repeats),
-           runner_peak_rss_mb(), threads, repeats);
+                                       int repeats, int threads) {
+    printf(
+        "pairs=%llu checksum=0x%016llx seconds=%.9g peak_rss_mb=%.1f threads=%d repeats=%d times=",
+        (unsigned long long)pairs, (unsigned long long)checksum, runner_median(times, repeats),
+        runner_peak_rss_mb(), threads, repeats);
     for (int k = 0; k < repeats; k++)
         printf("%s%.6g", k ? "," : "", times[k]);
     printf("\n");

@@ -65,7 +65,8 @@
 enum { ORDER_GENERATED, ORDER_SHUFFLED, ORDER_MORTON };
 static const char *const order_names[] = {"generated", "shuffled", "morton"};
 static const char *const layout_names[] = {"gathered", "indirect", "morton"};
-static const char *const stage_cols[] = {"bounds", "keys", "sort", "gather", "cells", "search", "merge"};
+static const char *const stage_cols[] = {"bounds", "keys",   "sort", "gather",
+                                         "cells",  "search", "merge"};
 
 /* PAPI preset events: L1 data, L2 data and L3 total misses. */
 static const char *const counter_events[] = {"PAPI_L1_DCM", "PAPI_L2_DCM", "PAPI_L3_TCM"};
@@ -73,20 +74,14 @@ static const char *const counter_events[] = {"PAPI_L1_DCM", "PAPI_L2_DCM", "PAPI
 
 /* ---- small helpers ----------------------------------------------------------- */
 
-
-
-
-
-static int split_list(char *s, char **items)
-{
+static int split_list(char *s, char **items) {
     int k = 0;
     for (char *tok = strtok(s, ","); tok && k < MAX_LIST; tok = strtok(NULL, ","))
         items[k++] = tok;
     return k;
 }
 
-static void die_usage(const char *fmt, const char *arg)
-{
+static void die_usage(const char *fmt, const char *arg) {
     fprintf(stderr, "sc_study: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n(sc_study --help for the options)\n");
@@ -108,8 +103,7 @@ typedef struct study_machine {
 
 /* The same tag sc_bench derives (CPU model, lower case, dashes, "-<cpus>c"),
  * so both write under one bench/results/<machine>/ folder. */
-static void machine_probe(const char *tag, study_machine *m)
-{
+static void machine_probe(const char *tag, study_machine *m) {
     memset(m, 0, sizeof *m);
     bench_host h;
     bench_host_probe(tag, &h);
@@ -215,8 +209,7 @@ typedef struct map_sink {
 } map_sink;
 
 /* Maps pairs of the permuted input back to generated-order indices. */
-static int sink_mapped(const uint32_t *pairs, size_t count, void *user)
-{
+static int sink_mapped(const uint32_t *pairs, size_t count, void *user) {
     map_sink *s = user;
     for (size_t k = 0; k < count; k++) {
         uint32_t i = s->perm[pairs[2 * k]], j = s->perm[pairs[2 * k + 1]];
@@ -233,15 +226,14 @@ static int sink_mapped(const uint32_t *pairs, size_t count, void *user)
 
 /* Radix passes the engine's sort runs on this input: replays the grid plan
  * and the keys through the library's internal stages (not timed). */
-static void count_passes(const double *rows, const study_config *c, study_result *r)
-{
+static void count_passes(const double *rows, const study_config *c, study_result *r) {
     sc_spheres s = sc_spheres_rows_f64(c->n, 3, rows);
     int key_bits = 0, levels = 0;
     uint64_t varying = 0;
     int pack_bits = 0;
     r->key_bits = r->passes = r->pack_bits = -1;
-    if (sc_study_grid_plan(&s, c->cell_factor, c->levels, &key_bits, &levels, &varying, &pack_bits) ==
-        SC_OK) {
+    if (sc_study_grid_plan(&s, c->cell_factor, c->levels, &key_bits, &levels, &varying,
+                           &pack_bits) == SC_OK) {
         r->key_bits = key_bits;
         r->pack_bits = pack_bits;
         r->plan_levels = levels;
@@ -251,8 +243,7 @@ static void count_passes(const double *rows, const study_config *c, study_result
 
 /* Generates the input in the configured order; *perm_out (NULL for the
  * generated order) maps positions to generated indices. */
-static double *make_input(const study_config *c, study_result *r, uint32_t **perm_out)
-{
+static double *make_input(const study_config *c, study_result *r, uint32_t **perm_out) {
     *perm_out = NULL;
     const size_t n = c->n;
     double *rows = malloc((n ? n : 1) * 4 * sizeof *rows);
@@ -286,8 +277,7 @@ static double *make_input(const study_config *c, study_result *r, uint32_t **per
     return out;
 }
 
-static sc_options options_of(const study_config *c)
-{
+static sc_options options_of(const study_config *c) {
     sc_options opt = sc_options_default();
     opt.threads = c->threads;
     opt.kernel = c->kernel;
@@ -300,8 +290,7 @@ static sc_options options_of(const study_config *c)
 /* The context of a configuration: options, then the study's switches.
  * Layout 2, "morton": the gathered copy with its rows along a Morton curve
  * (experiment 3c). */
-static sc_status context_of(const study_config *c, sc_context **ctx)
-{
+static sc_status context_of(const study_config *c, sc_context **ctx) {
     sc_options opt = options_of(c);
     sc_status st = sc_context_create(&opt, ctx);
     if (st == SC_OK)
@@ -311,8 +300,7 @@ static sc_status context_of(const study_config *c, sc_context **ctx)
     return st;
 }
 
-static void run_config(const study_config *c, study_result *r)
-{
+static void run_config(const study_config *c, study_result *r) {
     uint32_t *perm = NULL;
     double *rows = make_input(c, r, &perm);
     sc_context *ctx = NULL;
@@ -329,7 +317,8 @@ static void run_config(const study_config *c, study_result *r)
     }
     if (c->kernel != SC_KERNEL_AUTO && !sc_kernel_available(c->kernel)) {
         r->status = 1;
-        snprintf(r->note, sizeof r->note, "kernel %s not available here", sc_kernel_name(c->kernel));
+        snprintf(r->note, sizeof r->note, "kernel %s not available here",
+                 sc_kernel_name(c->kernel));
         goto done;
     }
     sc_status st = context_of(c, &ctx);
@@ -342,7 +331,8 @@ static void run_config(const study_config *c, study_result *r)
         study_counter_backend be = study_counters_default_backend();
         study_counters_open(&counters, &be, counter_events, NCOUNTERS);
     } else {
-        snprintf(counters.why, sizeof counters.why, "not read: PAPI counts the calling thread only");
+        snprintf(counters.why, sizeof counters.why,
+                 "not read: PAPI counts the calling thread only");
     }
     const sc_spheres view = sc_spheres_rows_f64(c->n, 3, rows);
     int counted_all[NCOUNTERS] = {1, 1, 1};
@@ -405,7 +395,8 @@ static void run_config(const study_config *c, study_result *r)
         r->stage_med[q] = study_median(stage + q * c->repeats, (size_t)reps);
     for (int q = 0; q < NCOUNTERS; q++) {
         r->counter_ok[q] = c->counters && counted_all[q];
-        r->counter_med[q] = r->counter_ok[q] ? study_median(cnt + q * c->repeats, (size_t)reps) : 0.0;
+        r->counter_med[q] =
+            r->counter_ok[q] ? study_median(cnt + q * c->repeats, (size_t)reps) : 0.0;
     }
     snprintf(r->counter_why, sizeof r->counter_why, "%s", counters.why);
 
@@ -436,13 +427,11 @@ done:
 
 /* ---- the parent: fork, pipe, timeout -------------------------------------------- */
 
-
 /* Runs fn(arg, out) in a child process; out is filled from the child's
  * result (out_size bytes). Returns 0, -1 (the child failed: why in note) or
  * -2 (killed after timeout_s). */
 static int run_forked(void (*fn)(const void *, void *), const void *arg, void *out, size_t out_size,
-                      double timeout_s, char *note, size_t note_cap)
-{
+                      double timeout_s, char *note, size_t note_cap) {
     int fds[2];
     if (pipe(fds)) {
         snprintf(note, note_cap, "pipe: %s", strerror(errno));
@@ -499,7 +488,8 @@ static int run_forked(void (*fn)(const void *, void *), const void *arg, void *o
         rc = -2;
     } else if (!buf || have != out_size) {
         if (WIFSIGNALED(ws))
-            snprintf(note, note_cap, "child killed by signal %d (%s)", WTERMSIG(ws), strsignal(WTERMSIG(ws)));
+            snprintf(note, note_cap, "child killed by signal %d (%s)", WTERMSIG(ws),
+                     strsignal(WTERMSIG(ws)));
         else
             snprintf(note, note_cap, "child exited with status %d without a result",
                      WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
@@ -511,15 +501,13 @@ static int run_forked(void (*fn)(const void *, void *), const void *arg, void *o
     return rc;
 }
 
-static void child_config(const void *arg, void *out)
-{
+static void child_config(const void *arg, void *out) {
     study_result *r = out;
     memset(r, 0, sizeof *r);
     run_config(arg, r);
 }
 
-static void run_isolated(const study_config *c, double timeout_s, study_result *r)
-{
+static void run_isolated(const study_config *c, double timeout_s, study_result *r) {
     memset(r, 0, sizeof *r);
     const double load1 = bench_load_average();
     char note[160] = "";
@@ -549,17 +537,18 @@ typedef struct bw_result {
 
 /* copy c = a (16 B per element), triad a = b + s c (24 B per element), as
  * STREAM counts them; arrays first-touched with the same static schedule. */
-static void child_bandwidth(const void *arg, void *out)
-{
+static void child_bandwidth(const void *arg, void *out) {
     const bw_job *j = arg;
     bw_result *r = out;
     memset(r, 0, sizeof *r);
     const size_t n = j->elems;
     double *a = NULL, *b = NULL, *c = NULL;
-    if (posix_memalign((void **)&a, 64, n * sizeof *a) || posix_memalign((void **)&b, 64, n * sizeof *b) ||
+    if (posix_memalign((void **)&a, 64, n * sizeof *a) ||
+        posix_memalign((void **)&b, 64, n * sizeof *b) ||
         posix_memalign((void **)&c, 64, n * sizeof *c))
         return;
-    double *tc = calloc((size_t)j->repeats, sizeof *tc), *tt = calloc((size_t)j->repeats, sizeof *tt);
+    double *tc = calloc((size_t)j->repeats, sizeof *tc),
+           *tt = calloc((size_t)j->repeats, sizeof *tt);
     if (!tc || !tt)
         return;
 #ifdef _OPENMP
@@ -620,8 +609,7 @@ typedef struct bw_table {
 
 static const bw_table *bandwidth_table;
 
-static double bw_for(int threads)
-{
+static double bw_for(int threads) {
     if (!bandwidth_table)
         return NAN;
     for (int k = 0; k < bandwidth_table->count; k++)
@@ -632,8 +620,7 @@ static double bw_for(int threads)
 
 /* Reads bandwidth.csv (the columns this program writes: threads and
  * best_bytes_per_s, by name from the header; no quoted commas in them). */
-static int load_bandwidth(const char *path, bw_table *t)
-{
+static int load_bandwidth(const char *path, bw_table *t) {
     memset(t, 0, sizeof *t);
     FILE *f = fopen(path, "r");
     if (!f)
@@ -685,35 +672,95 @@ static int load_bandwidth(const char *path, bw_table *t)
 
 /* ---- CSV of engine runs ------------------------------------------------------------- */
 
-static const char *const run_cols[] = {
-    "machine", "cpu", "cores", "isa", "compiler", "pin_req", "pin", "omp_proc_bind", "version", "scenario",
-    "run", "dist", "n", "seed", "order", "layout", "kernel_req", "kernel", "threads_req", "threads",
-    "cell_factor", "levels_req", "levels", "plan_levels", "repeats", "status", "note", "total_s", "min_s",
-    "cold_s", "wall_s", "s_bounds", "s_keys", "s_sort", "s_gather", "s_cells", "s_search", "s_merge",
-    "spheres_per_s", "ns_per_item", "pairs", "checksum", "checksum_input_order", "cells", "candidate_tests",
-    "tests_per_s", "hit_rate", "scratch_bytes", "key_bits", "sort_passes", "pack_bits", "floor_b_bounds", "floor_b_keys",
-    "floor_b_sort", "floor_b_gather", "floor_b_cells", "floor_b_search", "floor_b_total", "bw_bytes_per_s",
-    "floor_s_total", "ratio_bounds", "ratio_keys", "ratio_sort", "ratio_gather", "ratio_cells",
-    "ratio_search", "ratio_total", "papi_l1_dcm", "papi_l2_dcm", "papi_l3_tcm", "counters_note", "gen_s",
-    "order_s", "load1"};
+static const char *const run_cols[] = {"machine",
+                                       "cpu",
+                                       "cores",
+                                       "isa",
+                                       "compiler",
+                                       "pin_req",
+                                       "pin",
+                                       "omp_proc_bind",
+                                       "version",
+                                       "scenario",
+                                       "run",
+                                       "dist",
+                                       "n",
+                                       "seed",
+                                       "order",
+                                       "layout",
+                                       "kernel_req",
+                                       "kernel",
+                                       "threads_req",
+                                       "threads",
+                                       "cell_factor",
+                                       "levels_req",
+                                       "levels",
+                                       "plan_levels",
+                                       "repeats",
+                                       "status",
+                                       "note",
+                                       "total_s",
+                                       "min_s",
+                                       "cold_s",
+                                       "wall_s",
+                                       "s_bounds",
+                                       "s_keys",
+                                       "s_sort",
+                                       "s_gather",
+                                       "s_cells",
+                                       "s_search",
+                                       "s_merge",
+                                       "spheres_per_s",
+                                       "ns_per_item",
+                                       "pairs",
+                                       "checksum",
+                                       "checksum_input_order",
+                                       "cells",
+                                       "candidate_tests",
+                                       "tests_per_s",
+                                       "hit_rate",
+                                       "scratch_bytes",
+                                       "key_bits",
+                                       "sort_passes",
+                                       "pack_bits",
+                                       "floor_b_bounds",
+                                       "floor_b_keys",
+                                       "floor_b_sort",
+                                       "floor_b_gather",
+                                       "floor_b_cells",
+                                       "floor_b_search",
+                                       "floor_b_total",
+                                       "bw_bytes_per_s",
+                                       "floor_s_total",
+                                       "ratio_bounds",
+                                       "ratio_keys",
+                                       "ratio_sort",
+                                       "ratio_gather",
+                                       "ratio_cells",
+                                       "ratio_search",
+                                       "ratio_total",
+                                       "papi_l1_dcm",
+                                       "papi_l2_dcm",
+                                       "papi_l3_tcm",
+                                       "counters_note",
+                                       "gen_s",
+                                       "order_s",
+                                       "load1"};
 #define NRUNCOLS ((int)(sizeof run_cols / sizeof run_cols[0]))
 
-static const char *status_name(int s)
-{
+static const char *status_name(int s) {
     return s == 0 ? "ok" : s == 1 ? "skipped" : s == -2 ? "timeout" : "failed";
 }
 
-static void threads_label(int t, char *buf, size_t cap)
-{
+static void threads_label(int t, char *buf, size_t cap) {
     if (t == 0)
         snprintf(buf, cap, "all");
     else
         snprintf(buf, cap, "%d", t);
 }
 
-static void csv_run_row(study_csv *w, const study_machine *m, const study_args *a, const study_config *c,
-                        const study_result *r)
-{
+static void csv_run_row(study_csv *w, const study_machine *m, const study_args *a,
+                        const study_config *c, const study_result *r) {
     char tb[16], buf[64];
     const int ok = r->status == 0;
     study_csv_str(w, m->tag);
@@ -764,15 +811,17 @@ static void csv_run_row(study_csv *w, const study_machine *m, const study_args *
     study_csv_u64(w, r->candidate_tests);
     const double search = r->stage_med[SC_STAGE_SEARCH];
     study_csv_num(w, ok && search > 0 ? (double)r->candidate_tests / search : nan);
-    study_csv_num(w, ok && r->candidate_tests ? (double)r->pairs / (double)r->candidate_tests : nan);
+    study_csv_num(w,
+                  ok && r->candidate_tests ? (double)r->pairs / (double)r->candidate_tests : nan);
     study_csv_u64(w, r->scratch_bytes);
     study_csv_int(w, r->key_bits);
     study_csv_int(w, r->passes);
     study_csv_int(w, r->pack_bits);
     /* the byte floor and the ratio measured / floor */
     study_floor fl;
-    study_floor_bytes(c->n, r->passes > 0 ? r->passes : 0, r->cells, c->layout != 1, r->pack_bits > 0, &fl);
-    static const int model_stage[] = {STUDY_STAGE_BOUNDS, STUDY_STAGE_KEYS,   STUDY_STAGE_SORT,
+    study_floor_bytes(c->n, r->passes > 0 ? r->passes : 0, r->cells, c->layout != 1,
+                      r->pack_bits > 0, &fl);
+    static const int model_stage[] = {STUDY_STAGE_BOUNDS, STUDY_STAGE_KEYS,  STUDY_STAGE_SORT,
                                       STUDY_STAGE_GATHER, STUDY_STAGE_CELLS, STUDY_STAGE_SEARCH};
     for (int s = 0; s < 6; s++)
         study_csv_num(w, ok && r->passes >= 0 ? fl.bytes[model_stage[s]] : nan);
@@ -787,7 +836,8 @@ static void csv_run_row(study_csv *w, const study_machine *m, const study_args *
     }
     study_csv_num(w, ok && floor_total > 0 ? r->total_med / floor_total : nan);
     for (int q = 0; q < NCOUNTERS; q++)
-        study_csv_str(w, study_counter_format(ok && r->counter_ok[q], r->counter_med[q], buf, sizeof buf));
+        study_csv_str(
+            w, study_counter_format(ok && r->counter_ok[q], r->counter_med[q], buf, sizeof buf));
     study_csv_str(w, r->counter_why);
     study_csv_num(w, r->gen_s);
     study_csv_num(w, r->order_s);
@@ -803,8 +853,7 @@ typedef struct plan {
     int count;
 } plan;
 
-static study_config base_config(const study_args *a, const char *dist, size_t n)
-{
+static study_config base_config(const study_args *a, const char *dist, size_t n) {
     study_config c;
     memset(&c, 0, sizeof c);
     snprintf(c.dist, sizeof c.dist, "%s", dist);
@@ -822,15 +871,13 @@ static study_config base_config(const study_args *a, const char *dist, size_t n)
     return c;
 }
 
-static void add(plan *p, const study_config *c)
-{
+static void add(plan *p, const study_config *c) {
     if (p->count < MAX_CONFIGS)
         p->cfg[p->count++] = *c;
 }
 
 /* Scenario defaults, overridden by --dist / --n / --threads. */
-static int pick_dists(const study_args *a, const char *const *def, const char **out)
-{
+static int pick_dists(const study_args *a, const char *const *def, const char **out) {
     int k = 0;
     if (a->ndists) {
         for (int i = 0; i < a->ndists; i++)
@@ -842,8 +889,7 @@ static int pick_dists(const study_args *a, const char *const *def, const char **
     return k;
 }
 
-static int pick_sizes(const study_args *a, const size_t *def, int ndef, size_t *out)
-{
+static int pick_sizes(const study_args *a, const size_t *def, int ndef, size_t *out) {
     const size_t *s = a->nsizes ? a->sizes : def;
     const int k = a->nsizes ? a->nsizes : ndef;
     for (int i = 0; i < k; i++)
@@ -851,8 +897,7 @@ static int pick_sizes(const study_args *a, const size_t *def, int ndef, size_t *
     return k;
 }
 
-static int pick_threads(const study_args *a, const int *def, int ndef, int *out)
-{
+static int pick_threads(const study_args *a, const int *def, int ndef, int *out) {
     const int *s = a->nthreads ? a->threads : def;
     const int k = a->nthreads ? a->nthreads : ndef;
     for (int i = 0; i < k; i++)
@@ -862,8 +907,7 @@ static int pick_threads(const study_args *a, const int *def, int ndef, int *out)
 
 /* Largest number of levels the grid plan allows for a radius range at a
  * cell factor (src/keys.c: halve while the smallest radius still fits). */
-static int max_levels_for(const char *dist, double cell_factor)
-{
+static int max_levels_for(const char *dist, double cell_factor) {
     double rmin, rmax;
     if (scgen_radius_bounds(dist, &rmin, &rmax))
         return 1;
@@ -874,8 +918,7 @@ static int max_levels_for(const char *dist, double cell_factor)
     return levels;
 }
 
-static void build_plan(const study_args *a, const study_machine *m, plan *p)
-{
+static void build_plan(const study_args *a, const study_machine *m, plan *p) {
     const char *dists[MAX_LIST];
     size_t sizes[MAX_LIST];
     int threads[MAX_LIST];
@@ -883,9 +926,9 @@ static void build_plan(const study_args *a, const study_machine *m, plan *p)
     const char *sc = a->scenario;
     p->count = 0;
     if (!strcmp(sc, "growth")) {
-        static const char *const def[] = {"uniform",   "shell",   "wide",   "powerlaw",
+        static const char *const def[] = {"uniform",   "shell",       "wide",  "powerlaw",
                                           "clustered", "farclusters", "dense", "sparse",
-                                          "heavytail", "seed002", NULL};
+                                          "heavytail", "seed002",     NULL};
         static const size_t full[] = {1000, 10000, 100000, 1000000, 10000000};
         static const size_t quick[] = {1000, 10000, 100000};
         static const size_t dense_full[] = {1000, 3000, 10000, 20000};
@@ -894,8 +937,9 @@ static void build_plan(const study_args *a, const study_machine *m, plan *p)
         int nd = pick_dists(a, def, dists), nt = pick_threads(a, thr, 2, threads);
         for (int d = 0; d < nd; d++) {
             const int dense = !strcmp(dists[d], "dense");
-            int ns = dense && !a->nsizes ? pick_sizes(a, q ? dense_quick : dense_full, q ? 2 : 4, sizes)
-                                         : pick_sizes(a, q ? quick : full, q ? 3 : 5, sizes);
+            int ns = dense && !a->nsizes
+                         ? pick_sizes(a, q ? dense_quick : dense_full, q ? 2 : 4, sizes)
+                         : pick_sizes(a, q ? quick : full, q ? 3 : 5, sizes);
             for (int s = 0; s < ns; s++)
                 for (int t = 0; t < nt; t++) {
                     study_config c = base_config(a, dists[d], sizes[s]);
@@ -1002,7 +1046,8 @@ static void build_plan(const study_args *a, const study_machine *m, plan *p)
                         add(p, &c);
                     }
     } else if (!strcmp(sc, "kernels")) {
-        static const char *const def[] = {"uniform", "wide", "powerlaw", "clustered", "dense", NULL};
+        static const char *const def[] = {"uniform",   "wide",  "powerlaw",
+                                          "clustered", "dense", NULL};
         static const size_t full[] = {1000000}, quick[] = {100000};
         static const int thr[] = {1, 0};
         int nd = pick_dists(a, def, dists), nt = pick_threads(a, thr, 2, threads);
@@ -1022,9 +1067,10 @@ static void build_plan(const study_args *a, const study_machine *m, plan *p)
                     }
         }
     } else {
-        die_usage("unknown scenario '%s' (bandwidth, growth, order, layout, cellsize, levels, threads, "
-                  "kernels)",
-                  sc);
+        die_usage(
+            "unknown scenario '%s' (bandwidth, growth, order, layout, cellsize, levels, threads, "
+            "kernels)",
+            sc);
     }
 }
 
@@ -1036,17 +1082,18 @@ typedef struct truth {
     uint64_t seed, pairs, checksum;
 } truth;
 
-static int agree(truth *t, int *nt, const study_config *c, const study_result *r)
-{
+static int agree(truth *t, int *nt, const study_config *c, const study_result *r) {
     for (int k = 0; k < *nt; k++)
         if (!strcmp(t[k].dist, c->dist) && t[k].n == c->n && t[k].seed == c->seed) {
             if (t[k].pairs == r->pairs && t[k].checksum == r->checksum_input)
                 return 0;
             fprintf(stderr,
-                    "\n*** DISAGREEMENT on %s n=%zu: %" PRIu64 " pairs 0x%016" PRIx64 " before, now %" PRIu64
-                    " pairs 0x%016" PRIx64 " (order %s, layout %s, kernel %s, cell factor %g, levels %d)\n",
+                    "\n*** DISAGREEMENT on %s n=%zu: %" PRIu64 " pairs 0x%016" PRIx64
+                    " before, now %" PRIu64 " pairs 0x%016" PRIx64
+                    " (order %s, layout %s, kernel %s, cell factor %g, levels %d)\n",
                     c->dist, c->n, t[k].pairs, t[k].checksum, r->pairs, r->checksum_input,
-                    order_names[c->order], layout_names[c->layout], r->kernel_ran, c->cell_factor, c->levels);
+                    order_names[c->order], layout_names[c->layout], r->kernel_ran, c->cell_factor,
+                    c->levels);
             return -1;
         }
     if (*nt < MAX_CONFIGS) {
@@ -1062,8 +1109,7 @@ static int agree(truth *t, int *nt, const study_config *c, const study_result *r
 
 /* ---- output files ------------------------------------------------------------------------ */
 
-static FILE *open_csv(const study_args *a, const char *name, char *path, size_t cap)
-{
+static FILE *open_csv(const study_args *a, const char *name, char *path, size_t cap) {
     if (bench_mkdir_p(a->outdir)) {
         fprintf(stderr, "sc_study: cannot create %s: %s\n", a->outdir, strerror(errno));
         return NULL;
@@ -1075,12 +1121,24 @@ static FILE *open_csv(const study_args *a, const char *name, char *path, size_t 
     return f;
 }
 
-static int scenario_bandwidth(const study_args *a, const study_machine *m)
-{
-    static const char *const cols[] = {"machine", "cpu",        "cores",        "isa",
-                                       "compiler", "omp_proc_bind", "pin",     "version",   "run",
-                                       "kernel",  "threads",    "array_bytes",  "l3_bytes",
-                                       "repeats", "status",     "best_bytes_per_s", "median_bytes_per_s",
+static int scenario_bandwidth(const study_args *a, const study_machine *m) {
+    static const char *const cols[] = {"machine",
+                                       "cpu",
+                                       "cores",
+                                       "isa",
+                                       "compiler",
+                                       "omp_proc_bind",
+                                       "pin",
+                                       "version",
+                                       "run",
+                                       "kernel",
+                                       "threads",
+                                       "array_bytes",
+                                       "l3_bytes",
+                                       "repeats",
+                                       "status",
+                                       "best_bytes_per_s",
+                                       "median_bytes_per_s",
                                        "load1"};
     char path[1100];
     FILE *f = open_csv(a, "bandwidth", path, sizeof path);
@@ -1108,7 +1166,8 @@ static int scenario_bandwidth(const study_args *a, const study_machine *m)
         for (int t = 1; t <= m->cores && nt < MAX_LIST; t++)
             threads[nt++] = t;
     int failures = 0;
-    printf("%-8s %8s %12s %14s %14s\n", "kernel", "threads", "array_MiB", "best_GB/s", "median_GB/s");
+    printf("%-8s %8s %12s %14s %14s\n", "kernel", "threads", "array_MiB", "best_GB/s",
+           "median_GB/s");
     for (int t = 0; t < nt; t++) {
         bw_job job = {threads[t] > 0 ? threads[t] : m->cores, elems, a->quick ? 5 : 10};
         bw_result r;
@@ -1122,7 +1181,8 @@ static int scenario_bandwidth(const study_args *a, const study_machine *m)
             continue;
         }
         for (int kind = 0; kind < 2; kind++) {
-            const double best = kind ? r.triad_best : r.copy_best, med = kind ? r.triad_med : r.copy_med;
+            const double best = kind ? r.triad_best : r.copy_best,
+                         med = kind ? r.triad_med : r.copy_med;
             printf("%-8s %8d %12.0f %14.2f %14.2f\n", kind ? "triad" : "copy", job.threads,
                    (double)elems * 8.0 / 1048576.0, best / 1e9, med / 1e9);
             study_csv_str(&w, m->tag);
@@ -1151,23 +1211,21 @@ static int scenario_bandwidth(const study_args *a, const study_machine *m)
     return failures ? 1 : 0;
 }
 
-static void print_header(void)
-{
-    printf("%-11s %9s %-9s %-8s %-6s %3s %-7s %4s %4s | %9s |", "dist", "n", "order", "layout", "kernel",
-           "thr", "pin", "cf", "lev", "total_ms");
+static void print_header(void) {
+    printf("%-11s %9s %-9s %-8s %-6s %3s %-7s %4s %4s | %9s |", "dist", "n", "order", "layout",
+           "kernel", "thr", "pin", "cf", "lev", "total_ms");
     for (int s = 0; s < SC_STAGE_COUNT; s++)
         printf(" %7.7s", stage_cols[s]);
     printf(" | %11s %7s %6s %7s\n", "pairs", "ns/item", "passes", "x floor");
 }
 
-static void print_result(const study_config *c, const study_result *r)
-{
+static void print_result(const study_config *c, const study_result *r) {
     char tb[16];
     threads_label(c->threads, tb, sizeof tb);
     printf("%-11s %9zu %-9s %-8s %-6s %3s %-7s %4.3g %4d | ", c->dist, c->n, order_names[c->order],
            layout_names[c->layout], r->status == 0 ? r->kernel_ran : sc_kernel_name(c->kernel),
-           r->threads_used ? (snprintf(tb, sizeof tb, "%d", r->threads_used), tb) : tb, sc_pin_name(c->pin),
-           c->cell_factor, c->levels);
+           r->threads_used ? (snprintf(tb, sizeof tb, "%d", r->threads_used), tb) : tb,
+           sc_pin_name(c->pin), c->cell_factor, c->levels);
     if (r->status != 0) {
         printf("%s: %s\n", status_name(r->status), r->note);
         fflush(stdout);
@@ -1177,16 +1235,17 @@ static void print_result(const study_config *c, const study_result *r)
     for (int s = 0; s < SC_STAGE_COUNT; s++)
         printf(" %7.2f", r->stage_med[s] * 1e3);
     study_floor fl;
-    study_floor_bytes(c->n, r->passes > 0 ? r->passes : 0, r->cells, c->layout != 1, r->pack_bits > 0, &fl);
+    study_floor_bytes(c->n, r->passes > 0 ? r->passes : 0, r->cells, c->layout != 1,
+                      r->pack_bits > 0, &fl);
     const double bw = bw_for(r->threads_used);
     const double items = (double)c->n + (double)r->pairs;
-    printf(" | %11" PRIu64 " %7.2f %6d %7.2f\n", r->pairs, items > 0 ? r->total_med * 1e9 / items : 0.0,
-           r->passes, isfinite(bw) ? r->total_med / (fl.total / bw) : NAN);
+    printf(" | %11" PRIu64 " %7.2f %6d %7.2f\n", r->pairs,
+           items > 0 ? r->total_med * 1e9 / items : 0.0, r->passes,
+           isfinite(bw) ? r->total_med / (fl.total / bw) : NAN);
     fflush(stdout);
 }
 
-static int scenario_runs(const study_args *a, const study_machine *m)
-{
+static int scenario_runs(const study_args *a, const study_machine *m) {
     static plan p;
     build_plan(a, m, &p);
     char path[1100];
@@ -1212,9 +1271,11 @@ static int scenario_runs(const study_args *a, const study_machine *m)
         csv_run_row(&w, m, a, &p.cfg[k], &r);
     }
     fclose(f);
-    printf("%d configurations in %.1f s (%d timed out); CSV: %s\n", p.count, bench_now_s() - t0, timeouts, path);
+    printf("%d configurations in %.1f s (%d timed out); CSV: %s\n", p.count, bench_now_s() - t0,
+           timeouts, path);
     if (w.errors)
-        fprintf(stderr, "sc_study: %d CSV rows had the wrong field count or failed to write\n", w.errors);
+        fprintf(stderr, "sc_study: %d CSV rows had the wrong field count or failed to write\n",
+                w.errors);
     if (failures)
         fprintf(stderr, "*** sc_study: %d FAILURE(S) OR DISAGREEMENT(S) ***\n", failures);
     return failures || w.errors ? 1 : 0;
@@ -1222,8 +1283,7 @@ static int scenario_runs(const study_args *a, const study_machine *m)
 
 /* --once: one in-process configuration, for cachegrind. Runs `queries`
  * warm queries after one cold one; prints the result. */
-static int run_once(const study_args *a)
-{
+static int run_once(const study_args *a) {
     const study_config *c = &a->one;
     study_result r;
     memset(&r, 0, sizeof r);
@@ -1253,11 +1313,12 @@ static int run_once(const study_args *a)
     for (char *p = m.compiler; *p; p++)
         if (*p == ' ')
             *p = '_';
-    printf("once dist=%s n=%zu order=%s layout=%s cell_factor=%g levels=%d queries=%d pairs=%" PRIu64
-           " checksum=0x%016" PRIx64 " kernel=%s threads=%d pin=%s isa=%s compiler=%s total_s=%.6f\n",
-           c->dist, c->n, order_names[c->order], layout_names[c->layout], c->cell_factor, c->levels, a->queries,
-           sum.pairs, sum.checksum, sc_kernel_name(s.kernel), s.threads, sc_pin_name(s.pin), m.isa, m.compiler,
-           s.total_seconds);
+    printf(
+        "once dist=%s n=%zu order=%s layout=%s cell_factor=%g levels=%d queries=%d pairs=%" PRIu64
+        " checksum=0x%016" PRIx64 " kernel=%s threads=%d pin=%s isa=%s compiler=%s total_s=%.6f\n",
+        c->dist, c->n, order_names[c->order], layout_names[c->layout], c->cell_factor, c->levels,
+        a->queries, sum.pairs, sum.checksum, sc_kernel_name(s.kernel), s.threads,
+        sc_pin_name(s.pin), m.isa, m.compiler, s.total_seconds);
     sc_context_destroy(ctx);
     free(rows);
     free(perm);
@@ -1266,9 +1327,9 @@ static int run_once(const study_args *a)
 
 /* ---- command line ---------------------------------------------------------------------- */
 
-static void usage(FILE *f)
-{
-    fprintf(f,
+static void usage(FILE *f) {
+    fprintf(
+        f,
         "usage: sc_study --scenario NAME [options]\n"
         "       sc_study --once --dist D --n N [--order O] [--layout L] [--cell-factor F]\n"
         "                [--levels L] [--threads T] [--kernel K] [--queries Q]\n"
@@ -1285,22 +1346,24 @@ static void usage(FILE *f)
         "  kernels    scalar vs avx2, 1 and all threads\n"
         "Options:\n"
         "  --quick            small sizes and fewer repeats (a smoke run of the study)\n"
-        "  --out DIR          CSV folder (default: a scratch folder, " SC_BENCH_RESULTS_DIR "/tmp/<machine>/\n"
+        "  --out DIR          CSV folder (default: a scratch folder, " SC_BENCH_RESULTS_DIR
+        "/tmp/<machine>/\n"
         "                     study[-quick], never the committed results)\n"
-        "  --record           write " SC_BENCH_RESULTS_DIR "/<machine>/study[-quick], the results the docs\n"
+        "  --record           write " SC_BENCH_RESULTS_DIR
+        "/<machine>/study[-quick], the results the docs\n"
         "                     are built from (run-study.sh passes --out itself)\n"
         "  --machine-tag TAG  names the machine folder (default: from the CPU model, as sc_bench)\n"
         "  --repeat R         timed repeats per configuration, >= 3 (default 5; quick 3)\n"
         "  --timeout S        kill a configuration after S seconds (default 300, levels 60;\n"
         "                     quick 60): forced single-level grids on powerlaw are quadratic\n"
-        "  --slow S           a warm-up query slower than S seconds: only 3 timed repeats (default 5)\n"
+        "  --slow S           a warm-up query slower than S seconds: only 3 timed repeats (default "
+        "5)\n"
         "  --seed S           generator seed (default 1)\n"
         "  --dist LIST, --n LIST, --threads LIST   override a scenario's defaults ('all' = 0)\n"
         "Exit status: 0 all agree, 1 a failure or disagreement, 2 usage or files.\n");
 }
 
-static void parse_args(int argc, char **argv, study_args *a)
-{
+static void parse_args(int argc, char **argv, study_args *a) {
     memset(a, 0, sizeof *a);
     a->repeats = 0;
     a->timeout_s = -1;
@@ -1319,11 +1382,11 @@ static void parse_args(int argc, char **argv, study_args *a)
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED()                                                                                       \
-    do {                                                                                             \
-        if (!val)                                                                                    \
-            die_usage("%s needs a value", opt);                                                      \
-        i++;                                                                                         \
+#define NEED()                                                                                     \
+    do {                                                                                           \
+        if (!val)                                                                                  \
+            die_usage("%s needs a value", opt);                                                    \
+        i++;                                                                                       \
     } while (0)
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
             usage(stdout);
@@ -1446,8 +1509,7 @@ static void parse_args(int argc, char **argv, study_args *a)
     o->repeats = 1;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     static study_args a;
     parse_args(argc, argv, &a);
     if (a.once)
@@ -1457,14 +1519,15 @@ int main(int argc, char **argv)
     static char outdir[1024];
     if (!a.outdir) {
         /* only --record touches the committed results */
-        snprintf(outdir, sizeof outdir, "%s/%s%s/%s", SC_BENCH_RESULTS_DIR, a.record ? "" : "tmp/", m.tag,
-                 a.quick ? "study-quick" : "study");
+        snprintf(outdir, sizeof outdir, "%s/%s%s/%s", SC_BENCH_RESULTS_DIR, a.record ? "" : "tmp/",
+                 m.tag, a.quick ? "study-quick" : "study");
         a.outdir = outdir;
     }
-    printf("sc_study %s | scenario %s | %s | machine %s (%s), %d CPUs, library threads %d\n", sc_version(),
-           a.scenario, a.quick ? "quick" : "full", m.cpu, m.tag, m.cores, m.lib_threads);
-    printf("ISA: auto kernel = %s | compiler: %s | OMP_PROC_BIND: %s | load average %.2f\n", m.isa, m.compiler,
-           m.omp_bind, bench_load_average());
+    printf("sc_study %s | scenario %s | %s | machine %s (%s), %d CPUs, library threads %d\n",
+           sc_version(), a.scenario, a.quick ? "quick" : "full", m.cpu, m.tag, m.cores,
+           m.lib_threads);
+    printf("ISA: auto kernel = %s | compiler: %s | OMP_PROC_BIND: %s | load average %.2f\n", m.isa,
+           m.compiler, m.omp_bind, bench_load_average());
     if (!strcmp(a.scenario, "bandwidth"))
         return scenario_bandwidth(&a, &m);
     static bw_table bt;
@@ -1473,6 +1536,8 @@ int main(int argc, char **argv)
     if (load_bandwidth(bw_path, &bt) == 0)
         bandwidth_table = &bt;
     else
-        printf("(no %s: the ratio to the byte floor is left empty; run --scenario bandwidth first)\n", bw_path);
+        printf(
+            "(no %s: the ratio to the byte floor is left empty; run --scenario bandwidth first)\n",
+            bw_path);
     return scenario_runs(&a, &m);
 }

@@ -71,18 +71,19 @@ enum {
 };
 
 /* Bytes per sphere (or per row) of the model; see docs/study.md. */
-#define STUDY_B_INPUT 32        /* x, y, z, r as float64 */
-#define STUDY_B_KEY_WRITE 12    /* 64-bit key + 32-bit index */
-#define STUDY_B_PASS_READ 12    /* one radix pass reads (key, index) ... */
-#define STUDY_B_PASS_WRITE 12   /* ... and writes it */
-#define STUDY_B_WORD 8          /* packed: key << b | index, one 64-bit word,
+#define STUDY_B_INPUT 32      /* x, y, z, r as float64 */
+#define STUDY_B_KEY_WRITE 12  /* 64-bit key + 32-bit index */
+#define STUDY_B_PASS_READ 12  /* one radix pass reads (key, index) ... */
+#define STUDY_B_PASS_WRITE 12 /* ... and writes it */
+#define STUDY_B_WORD                                                                               \
+    8                        /* packed: key << b | index, one 64-bit word,
                                    which the keys write and each pass reads
                                    and writes; the row stage writes the index */
-#define STUDY_B_INDEX 4         /* the sorted permutation */
-#define STUDY_B_WORK 32         /* the gathered float64 working copy */
-#define STUDY_B_XQ 4            /* quantised x per sphere (row table stage) */
-#define STUDY_B_SORTED_KEY 8    /* the row stage reads each sorted key */
-#define STUDY_B_ROW 12          /* row table entry: 64-bit key + 32-bit start */
+#define STUDY_B_INDEX 4      /* the sorted permutation */
+#define STUDY_B_WORK 32      /* the gathered float64 working copy */
+#define STUDY_B_XQ 4         /* quantised x per sphere (row table stage) */
+#define STUDY_B_SORTED_KEY 8 /* the row stage reads each sorted key */
+#define STUDY_B_ROW 12       /* row table entry: 64-bit key + 32-bit start */
 
 typedef struct study_floor {
     double bytes[STUDY_STAGES]; /* least bytes each stage must move */
@@ -128,11 +129,11 @@ typedef struct study_counters {
     const char *events[STUDY_MAX_COUNTERS];
     int slot[STUDY_MAX_COUNTERS]; /* index into the backend's values, -1: unavailable */
     int nslots;
-    int usable;                   /* backend initialised and at least one event added */
+    int usable; /* backend initialised and at least one event added */
     int running;
     long long value[STUDY_MAX_COUNTERS]; /* of the last start/stop */
-    int have_value;               /* the last stop succeeded */
-    char why[160];                /* why counters are unavailable */
+    int have_value;                      /* the last stop succeeded */
+    char why[160];                       /* why counters are unavailable */
 } study_counters;
 
 /* The backend this build has: PAPI when compiled with SC_STUDY_HAVE_PAPI,

@@ -25,12 +25,12 @@ typedef struct papi_state {
 
 static papi_state papi_self = {-1, 0};
 
-static int papi_init(void *self, char *why, size_t cap)
-{
+static int papi_init(void *self, char *why, size_t cap) {
     papi_state *s = self;
     int v = PAPI_library_init(PAPI_VER_CURRENT);
     if (v != PAPI_VER_CURRENT) {
-        snprintf(why, cap, "PAPI_library_init failed (%s)", v > 0 ? "version mismatch" : PAPI_strerror(v));
+        snprintf(why, cap, "PAPI_library_init failed (%s)",
+                 v > 0 ? "version mismatch" : PAPI_strerror(v));
         return -1;
     }
     s->eventset = PAPI_NULL;
@@ -43,8 +43,7 @@ static int papi_init(void *self, char *why, size_t cap)
     return 0;
 }
 
-static int papi_add(void *self, const char *event)
-{
+static int papi_add(void *self, const char *event) {
     papi_state *s = self;
     int code = 0;
     if (PAPI_event_name_to_code(event, &code) != PAPI_OK)
@@ -55,20 +54,17 @@ static int papi_add(void *self, const char *event)
     return 0;
 }
 
-static int papi_start(void *self)
-{
+static int papi_start(void *self) {
     papi_state *s = self;
     return PAPI_start(s->eventset) == PAPI_OK ? 0 : -1;
 }
 
-static int papi_stop(void *self, long long *values)
-{
+static int papi_stop(void *self, long long *values) {
     papi_state *s = self;
     return PAPI_stop(s->eventset, values) == PAPI_OK ? 0 : -1;
 }
 
-static void papi_close(void *self)
-{
+static void papi_close(void *self) {
     papi_state *s = self;
     if (s->eventset != PAPI_NULL && s->eventset != -1) {
         PAPI_cleanup_eventset(s->eventset);
@@ -78,32 +74,29 @@ static void papi_close(void *self)
     PAPI_shutdown();
 }
 
-study_counter_backend study_counters_default_backend(void)
-{
-    study_counter_backend b = {"papi", papi_init, papi_add, papi_start, papi_stop, papi_close, &papi_self};
+study_counter_backend study_counters_default_backend(void) {
+    study_counter_backend b = {"papi",    papi_init,  papi_add,  papi_start,
+                               papi_stop, papi_close, &papi_self};
     return b;
 }
 
 #else /* no PAPI in this build */
 
-static int none_init(void *self, char *why, size_t cap)
-{
+static int none_init(void *self, char *why, size_t cap) {
     (void)self;
     snprintf(why, cap, "built without PAPI (libpapi-dev not found at configure time)");
     return -1;
 }
 
-study_counter_backend study_counters_default_backend(void)
-{
+study_counter_backend study_counters_default_backend(void) {
     study_counter_backend b = {"none", none_init, NULL, NULL, NULL, NULL, NULL};
     return b;
 }
 
 #endif
 
-void study_counters_open(study_counters *c, const study_counter_backend *be, const char *const *events,
-                         int nevents)
-{
+void study_counters_open(study_counters *c, const study_counter_backend *be,
+                         const char *const *events, int nevents) {
     memset(c, 0, sizeof *c);
     if (nevents > STUDY_MAX_COUNTERS)
         nevents = STUDY_MAX_COUNTERS;
@@ -121,7 +114,8 @@ void study_counters_open(study_counters *c, const study_counter_backend *be, con
     c->be = *be;
     if (be->init(be->self, c->why, sizeof c->why) != 0) {
         if (!c->why[0])
-            snprintf(c->why, sizeof c->why, "%s: initialisation failed", be->name ? be->name : "backend");
+            snprintf(c->why, sizeof c->why, "%s: initialisation failed",
+                     be->name ? be->name : "backend");
         c->be.close = NULL; /* nothing to close */
         return;
     }
@@ -134,8 +128,7 @@ void study_counters_open(study_counters *c, const study_counter_backend *be, con
                  be->name ? be->name : "backend");
 }
 
-void study_counters_start(study_counters *c)
-{
+void study_counters_start(study_counters *c) {
     c->have_value = 0;
     c->running = 0;
     if (!c->usable)
@@ -147,8 +140,7 @@ void study_counters_start(study_counters *c)
     c->running = 1;
 }
 
-void study_counters_stop(study_counters *c)
-{
+void study_counters_stop(study_counters *c) {
     if (!c->running)
         return;
     c->running = 0;
@@ -162,16 +154,14 @@ void study_counters_stop(study_counters *c)
     c->have_value = 1;
 }
 
-int study_counters_get(const study_counters *c, int k, long long *v)
-{
+int study_counters_get(const study_counters *c, int k, long long *v) {
     if (k < 0 || k >= c->nevents || !c->have_value || c->slot[k] < 0)
         return 0;
     *v = c->value[k];
     return 1;
 }
 
-void study_counters_close(study_counters *c)
-{
+void study_counters_close(study_counters *c) {
     if (c->running)
         study_counters_stop(c);
     if (c->be.close)
@@ -180,8 +170,7 @@ void study_counters_close(study_counters *c)
     c->usable = 0;
 }
 
-const char *study_counter_format(int available, double value, char *buf, size_t cap)
-{
+const char *study_counter_format(int available, double value, char *buf, size_t cap) {
     if (!available || !(value >= 0.0))
         snprintf(buf, cap, "%s", STUDY_UNAVAILABLE);
     else

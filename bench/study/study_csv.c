@@ -9,22 +9,20 @@
 #include <math.h>
 #include <string.h>
 
-static int needs_quotes(const char *s)
-{
+static int needs_quotes(const char *s) {
     return strpbrk(s, ",\"\r\n") != NULL;
 }
 
-size_t study_csv_escape(const char *s, char *out, size_t cap)
-{
+size_t study_csv_escape(const char *s, char *out, size_t cap) {
     if (!s)
         s = "";
     const int quote = needs_quotes(s);
     size_t need = 0;
-#define PUT(ch)                          \
-    do {                                 \
-        if (cap > 0 && need + 1 < cap)   \
-            out[need] = (ch);            \
-        need++;                          \
+#define PUT(ch)                                                                                    \
+    do {                                                                                           \
+        if (cap > 0 && need + 1 < cap)                                                             \
+            out[need] = (ch);                                                                      \
+        need++;                                                                                    \
     } while (0)
     if (quote)
         PUT('"');
@@ -41,21 +39,18 @@ size_t study_csv_escape(const char *s, char *out, size_t cap)
     return need;
 }
 
-static void sep(study_csv *w)
-{
+static void sep(study_csv *w) {
     if (w->col > 0 && fputc(',', w->f) == EOF)
         w->errors++;
     w->col++;
 }
 
-static void raw(study_csv *w, const char *s)
-{
+static void raw(study_csv *w, const char *s) {
     if (fputs(s, w->f) == EOF)
         w->errors++;
 }
 
-void study_csv_str(study_csv *w, const char *s)
-{
+void study_csv_str(study_csv *w, const char *s) {
     sep(w);
     if (!s || !*s)
         return;
@@ -75,8 +70,7 @@ void study_csv_str(study_csv *w, const char *s)
         w->errors++;
 }
 
-int study_csv_begin(study_csv *w, FILE *f, const char *const *names, int ncols)
-{
+int study_csv_begin(study_csv *w, FILE *f, const char *const *names, int ncols) {
     memset(w, 0, sizeof *w);
     if (!f || !names || ncols < 1)
         return -1;
@@ -90,32 +84,28 @@ int study_csv_begin(study_csv *w, FILE *f, const char *const *names, int ncols)
     return study_csv_end_row(w);
 }
 
-void study_csv_int(study_csv *w, long long v)
-{
+void study_csv_int(study_csv *w, long long v) {
     char b[32];
     snprintf(b, sizeof b, "%lld", v);
     sep(w);
     raw(w, b);
 }
 
-void study_csv_u64(study_csv *w, uint64_t v)
-{
+void study_csv_u64(study_csv *w, uint64_t v) {
     char b[32];
     snprintf(b, sizeof b, "%" PRIu64, v);
     sep(w);
     raw(w, b);
 }
 
-void study_csv_hex(study_csv *w, uint64_t v)
-{
+void study_csv_hex(study_csv *w, uint64_t v) {
     char b[32];
     snprintf(b, sizeof b, "0x%016" PRIx64, v);
     sep(w);
     raw(w, b);
 }
 
-void study_csv_num(study_csv *w, double v)
-{
+void study_csv_num(study_csv *w, double v) {
     sep(w);
     if (!isfinite(v))
         return;
@@ -124,8 +114,7 @@ void study_csv_num(study_csv *w, double v)
     raw(w, b);
 }
 
-int study_csv_end_row(study_csv *w)
-{
+int study_csv_end_row(study_csv *w) {
     const int ok = w->col == w->ncols;
     if (!ok)
         w->errors++;

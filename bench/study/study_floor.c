@@ -12,8 +12,7 @@
 #include <string.h>
 
 void study_floor_bytes(uint64_t n, int passes, uint64_t rows, int gathered, int packed,
-                       study_floor *out)
-{
+                       study_floor *out) {
     memset(out, 0, sizeof *out);
     const double N = (double)n;
     if (passes < 0)
@@ -21,14 +20,16 @@ void study_floor_bytes(uint64_t n, int passes, uint64_t rows, int gathered, int 
     /* bounds: one read of the caller's float64 spheres */
     out->bytes[STUDY_STAGE_BOUNDS] = STUDY_B_INPUT * N;
     /* keys: read the spheres again, write (key, index) or the packed word */
-    out->bytes[STUDY_STAGE_KEYS] = (STUDY_B_INPUT + (packed ? STUDY_B_WORD : STUDY_B_KEY_WRITE)) * N;
+    out->bytes[STUDY_STAGE_KEYS] =
+        (STUDY_B_INPUT + (packed ? STUDY_B_WORD : STUDY_B_KEY_WRITE)) * N;
     /* sort: each radix pass reads and writes every (key, index) or word */
     out->bytes[STUDY_STAGE_SORT] =
         (double)passes * (packed ? 2 * STUDY_B_WORD : STUDY_B_PASS_READ + STUDY_B_PASS_WRITE) * N;
     /* row table: read the sorted keys (words), write x quantised (and the
      * index split from each word), one entry per row */
-    out->bytes[STUDY_STAGE_CELLS] = (STUDY_B_SORTED_KEY + STUDY_B_XQ + (packed ? STUDY_B_INDEX : 0)) * N +
-                                    STUDY_B_ROW * (double)rows;
+    out->bytes[STUDY_STAGE_CELLS] =
+        (STUDY_B_SORTED_KEY + STUDY_B_XQ + (packed ? STUDY_B_INDEX : 0)) * N +
+        STUDY_B_ROW * (double)rows;
     if (gathered) {
         /* gather: the permutation, the input in sorted (random) order, the copy */
         out->bytes[STUDY_STAGE_GATHER] = (STUDY_B_INDEX + STUDY_B_INPUT + STUDY_B_WORK) * N;
@@ -44,8 +45,7 @@ void study_floor_bytes(uint64_t n, int passes, uint64_t rows, int gathered, int 
         out->total += out->bytes[s];
 }
 
-int study_radix_passes(uint64_t n, int key_bits, uint64_t varying, int max_digit_bits)
-{
+int study_radix_passes(uint64_t n, int key_bits, uint64_t varying, int max_digit_bits) {
     if (n < 2 || key_bits <= 0 || max_digit_bits <= 0)
         return 0;
     if (key_bits > 64)

@@ -10,14 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
+static int cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-double study_median(const double *v, size_t n)
-{
+double study_median(const double *v, size_t n) {
     if (n == 0 || !v)
         return NAN;
     double *s = malloc(n * sizeof *s);
@@ -30,14 +28,12 @@ double study_median(const double *v, size_t n)
     return m;
 }
 
-void study_perm_identity(uint32_t *perm, size_t n)
-{
+void study_perm_identity(uint32_t *perm, size_t n) {
     for (size_t k = 0; k < n; k++)
         perm[k] = (uint32_t)k;
 }
 
-static uint64_t splitmix64(uint64_t *state)
-{
+static uint64_t splitmix64(uint64_t *state) {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -46,8 +42,7 @@ static uint64_t splitmix64(uint64_t *state)
 
 /* Uniform in [0, bound) without modulo bias (Lemire's multiply-shift with
  * rejection). */
-static uint64_t below(uint64_t *state, uint64_t bound)
-{
+static uint64_t below(uint64_t *state, uint64_t bound) {
     for (;;) {
         const uint64_t x = splitmix64(state);
         const unsigned __int128 m = (unsigned __int128)x * bound;
@@ -57,8 +52,7 @@ static uint64_t below(uint64_t *state, uint64_t bound)
     }
 }
 
-void study_perm_shuffle(uint32_t *perm, size_t n, uint64_t seed)
-{
+void study_perm_shuffle(uint32_t *perm, size_t n, uint64_t seed) {
     study_perm_identity(perm, n);
     uint64_t state = seed ^ 0x5eed5eed5eed5eedull;
     for (size_t k = n; k > 1; k--) {
@@ -70,8 +64,7 @@ void study_perm_shuffle(uint32_t *perm, size_t n, uint64_t seed)
 }
 
 /* Spreads the low 21 bits of v so that bit b lands at bit 3b. */
-static uint64_t spread3(uint32_t v)
-{
+static uint64_t spread3(uint32_t v) {
     uint64_t x = v & 0x1fffffu;
     x = (x | x << 32) & 0x1f00000000ffffull;
     x = (x | x << 16) & 0x1f0000ff0000ffull;
@@ -81,8 +74,7 @@ static uint64_t spread3(uint32_t v)
     return x;
 }
 
-uint64_t study_morton3(uint32_t qx, uint32_t qy, uint32_t qz)
-{
+uint64_t study_morton3(uint32_t qx, uint32_t qy, uint32_t qz) {
     return spread3(qx) | spread3(qy) << 1 | spread3(qz) << 2;
 }
 
@@ -91,16 +83,14 @@ typedef struct code_index {
     uint32_t index;
 } code_index;
 
-static int cmp_code(const void *a, const void *b)
-{
+static int cmp_code(const void *a, const void *b) {
     const code_index *x = a, *y = b;
     if (x->code != y->code)
         return x->code < y->code ? -1 : 1;
     return (x->index > y->index) - (x->index < y->index);
 }
 
-static uint32_t quantise(double v, double lo, double scale)
-{
+static uint32_t quantise(double v, double lo, double scale) {
     double t = (v - lo) * scale;
     if (!(t >= 0.0))
         t = 0.0;
@@ -109,8 +99,7 @@ static uint32_t quantise(double v, double lo, double scale)
     return (uint32_t)t;
 }
 
-int study_perm_morton(uint32_t *perm, const double *rows, size_t n)
-{
+int study_perm_morton(uint32_t *perm, const double *rows, size_t n) {
     if (n == 0)
         return 0;
     code_index *ci = malloc(n * sizeof *ci);
@@ -143,8 +132,7 @@ int study_perm_morton(uint32_t *perm, const double *rows, size_t n)
     return 0;
 }
 
-void study_perm_apply_rows(double *out, const double *in, const uint32_t *perm, size_t n)
-{
+void study_perm_apply_rows(double *out, const double *in, const uint32_t *perm, size_t n) {
     for (size_t k = 0; k < n; k++)
         memcpy(out + 4 * k, in + 4 * (size_t)perm[k], 4 * sizeof *out);
 }

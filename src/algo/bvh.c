@@ -378,8 +378,8 @@ static sc_status bvh_build(const sc_peer_env *e, sc_peer_built *out) {
 #define BVH_LIST 2048
 #define BVH_LEAVES 64 /* leaves listed per walk call */
 
-static uint64_t bvh_search(const sc_peer_built *bt, size_t chunk, sc_kernel_fn kernel, sc_hits *hits,
-                           void *tls) {
+static uint64_t bvh_search(const sc_peer_built *bt, size_t chunk, sc_kernel_fn kernel,
+                           sc_hits *hits, void *tls) {
     const bvh_state *s = bt->state;
     const sc_work *w = &bt->work;
     const uint32_t n = (uint32_t)w->n, L = (uint32_t)s->leaf_size;
@@ -420,7 +420,8 @@ static void bvh_defaults(sc_options *o) {
 }
 
 static bool bvh_valid(const sc_options *o) {
-    return o->bvh.leaf_size >= 1 && o->bvh.leaf_size <= 4 && (o->bvh.refit == 0 || o->bvh.refit == 1);
+    return o->bvh.leaf_size >= 1 && o->bvh.leaf_size <= 4 &&
+           (o->bvh.refit == 0 || o->bvh.refit == 1);
 }
 
 const sc_peer sc_peer_bvh = {.id = SC_ALGO_BVH,

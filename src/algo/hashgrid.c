@@ -45,7 +45,8 @@ static inline uint64_t mix(uint64_t z) {
     return z ^ (z >> 31);
 }
 static inline uint64_t cell_hash(const int64_t c[3]) {
-    return mix((uint64_t)c[0] * 0x9E3779B97F4A7C15ull ^ mix((uint64_t)c[1] + 0x632BE59BD9B4E019ull) ^
+    return mix((uint64_t)c[0] * 0x9E3779B97F4A7C15ull ^
+               mix((uint64_t)c[1] + 0x632BE59BD9B4E019ull) ^
                mix((uint64_t)c[2] * 0xD1B54A32D192ED03ull + 1));
 }
 
@@ -120,9 +121,9 @@ static sc_status hg_build(const sc_peer_env *e, sc_peer_built *out) {
     uint64_t slots = 16;
     while (slots < 2 * (uint64_t)n)
         slots <<= 1;
-    if (!sc_keysort_reserve(e, KEYS, n) ||
-        !sc_env_reserve(e, CELLS, 24 * (n + 1)) || !sc_env_reserve(e, RUNS, 4 * (n + 2)) ||
-        !sc_env_reserve(e, TABLE, 4 * slots) || !sc_work_reserve(e, WORK, n, &out->work))
+    if (!sc_keysort_reserve(e, KEYS, n) || !sc_env_reserve(e, CELLS, 24 * (n + 1)) ||
+        !sc_env_reserve(e, RUNS, 4 * (n + 2)) || !sc_env_reserve(e, TABLE, 4 * slots) ||
+        !sc_work_reserve(e, WORK, n, &out->work))
         return SC_ERR_OUT_OF_MEMORY;
     double t = sc_now();
     double cell = 2.0 * sc_box_half(n ? b->rmax : 0.0) * (1.0 + 0x1p-10);

@@ -6,7 +6,9 @@
  */
 #include "peer.h"
 
-static inline double max2(double a, double b) { return a > b ? a : b; }
+static inline double max2(double a, double b) {
+    return a > b ? a : b;
+}
 
 /* Keeps the pairs whose reference point lies in the region. */
 static void leaf_flush(sc_hits *h) {

@@ -56,8 +56,9 @@ static sc_status part_build(const sc_peer_env *e, sc_peer_built *out) {
     for (size_t k = 0; k < n; k++)
         sum_r += sc_view_r(v, k);
     const double rmax = n ? b->rmax : 0.0;
-    double w = e->opt->partition1d.width == SC_SEGMENT_MAX_DIAMETER ? 2.0 * rmax
-                                                                    : 1.1 * 2.0 * (n ? sum_r / (double)n : 0.0);
+    double w = e->opt->partition1d.width == SC_SEGMENT_MAX_DIAMETER
+                   ? 2.0 * rmax
+                   : 1.1 * 2.0 * (n ? sum_r / (double)n : 0.0);
     p->origin = n ? sc_box_lo(b->lo[0], rmax) : 0.0;
     const double extent = n ? sc_box_hi(b->hi[0], rmax) - p->origin : 0.0;
     const double cap = n > 1 ? (double)n : 1.0;
@@ -94,7 +95,8 @@ static sc_status part_build(const sc_peer_env *e, sc_peer_built *out) {
     }
     if (total > UINT32_MAX)
         return SC_ERR_OUT_OF_MEMORY;
-    if (!sc_env_reserve(e, ENTRIES, 4 * (total + 1)) || !sc_work_reserve(e, WORK, total, &out->work))
+    if (!sc_env_reserve(e, ENTRIES, 4 * (total + 1)) ||
+        !sc_work_reserve(e, WORK, total, &out->work))
         return SC_ERR_OUT_OF_MEMORY;
     for (size_t s = 2; s <= S + 1; s++)
         start[s] += start[s - 1];
@@ -123,14 +125,15 @@ static sc_status part_build(const sc_peer_env *e, sc_peer_built *out) {
     return SC_OK;
 }
 
-static uint64_t part_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel, sc_hits *hits,
-                            void *tls) {
+static uint64_t part_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel,
+                            sc_hits *hits, void *tls) {
     const part_state *p = b->state;
     uint64_t tests = 0;
     for (uint32_t s = p->chunk[chunk]; s < p->chunk[chunk + 1]; s++) {
         if (p->start[s + 1] - p->start[s] < 2)
             continue;
-        sc_region g = {{seg_lo(p, s), -INFINITY, -INFINITY}, {seg_lo(p, s + 1), INFINITY, INFINITY}};
+        sc_region g = {{seg_lo(p, s), -INFINITY, -INFINITY},
+                       {seg_lo(p, s + 1), INFINITY, INFINITY}};
         tests += sc_leaf_pairs(&b->work, p->start[s], p->start[s + 1], &g, 1, kernel, hits, tls);
     }
     return tests;

@@ -105,9 +105,8 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
     double origin[3] = {0.0, 0.0, 0.0};
     for (int a = 0; a < dims && n > 0; a++)
         origin[a] = b->lo[a];
-    if (!sc_keysort_reserve(e, KEYS, n) ||
-        !sc_env_reserve(e, FBOX, 6 * 4 * (n + 16)) || !sc_env_reserve(e, QBOX, 4 * 2 * (n + 16)) ||
-        !sc_work_reserve(e, WORK, n, &out->work))
+    if (!sc_keysort_reserve(e, KEYS, n) || !sc_env_reserve(e, FBOX, 6 * 4 * (n + 16)) ||
+        !sc_env_reserve(e, QBOX, 4 * 2 * (n + 16)) || !sc_work_reserve(e, WORK, n, &out->work))
         return SC_ERR_OUT_OF_MEMORY;
     const uint32_t *index = NULL;
     if (warm && n > 1 && warm_n == n && s->warm_axis == axis && e->buf[PREV].bytes >= 4 * n) {
@@ -164,7 +163,7 @@ static sc_status sap_build(const sc_peer_env *e, sc_peer_built *out) {
         s->box.qzhi = qzhi;
     }
     if (s->box.qylo) /* the debug log says which filter runs */
-        out->detail = !out->detail ? "16-bit boxes"
+        out->detail = !out->detail            ? "16-bit boxes"
                       : out->detail[0] == 's' ? "sweep order repaired; 16-bit boxes"
                                               : "repair gave up: sorted afresh; 16-bit boxes";
     sc_env_stage(e, SC_STAGE_GATHER, t);

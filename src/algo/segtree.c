@@ -66,7 +66,7 @@ typedef struct seg_job {
 typedef struct seg_state {
     const seg_box *box; /* by working index */
     const seg_fbox *fbox;
-    uint32_t *ids;      /* the jobs' sets (reordered by the search) */
+    uint32_t *ids; /* the jobs' sets (reordered by the search) */
     const seg_job *job;
     size_t cutoff;
     int dims;
@@ -82,8 +82,8 @@ typedef struct seg_ctx {
     size_t cutoff;
     sc_cands cl; /* one home sphere (ni = 1) and its candidates */
     sc_boxfilter_fn filter;
-    float *f;      /* 6 arrays of SEG_SCAN + 32 floats: the scan's points */
-    uint32_t *pos; /* SEG_SCAN + 16: the filter's survivors */
+    float *f;          /* 6 arrays of SEG_SCAN + 32 floats: the scan's points */
+    uint32_t *pos;     /* SEG_SCAN + 16: the filter's survivors */
     struct seg_kv *kv; /* SEG_SCAN: the scan's sort */
     int top;
 } seg_ctx;
@@ -95,8 +95,12 @@ typedef struct seg_kv {
     uint32_t id, pad;
 } seg_kv;
 
-static inline double lo_of(const seg_box *b, int d, uint32_t i) { return b[i].e[2 * d]; }
-static inline double hi_of(const seg_box *b, int d, uint32_t i) { return b[i].e[2 * d + 1]; }
+static inline double lo_of(const seg_box *b, int d, uint32_t i) {
+    return b[i].e[2 * d];
+}
+static inline double hi_of(const seg_box *b, int d, uint32_t i) {
+    return b[i].e[2 * d + 1];
+}
 
 /* key (va, ia) < key (vb, ib) */
 static inline bool key_less(double va, uint32_t ia, double vb, uint32_t ib) {
@@ -234,12 +238,14 @@ static void sort_keys(const seg_ctx *c, int d, uint32_t *a, size_t n) {
  * the extra ones it lets through are rejected by the kernel (an
  * intersecting pair's boxes overlap on every axis); the walk's start
  * (i's key) stays exact, so each pair is still met once. */
-static void scan_filtered(seg_ctx *c, const uint32_t *I, size_t ni, const uint32_t *P, size_t np, int d) {
+static void scan_filtered(seg_ctx *c, const uint32_t *I, size_t ni, const uint32_t *P, size_t np,
+                          int d) {
     const seg_box *b = c->box;
     const seg_fbox *fb = c->fbox;
     const size_t w = SEG_SCAN + 32, q = np + 16; /* q: the query's slot */
     float *f = c->f;
-    float *xlo = f, *xhi = f + w, *ylo = f + 2 * w, *yhi = f + 3 * w, *zlo = f + 4 * w, *zhi = f + 5 * w;
+    float *xlo = f, *xhi = f + w, *ylo = f + 2 * w, *yhi = f + 3 * w, *zlo = f + 4 * w,
+          *zhi = f + 5 * w;
     for (size_t k = 0; k < np; k++) {
         const float *e = fb[P[k]].e;
         xlo[k] = e[2 * d];
@@ -266,7 +272,8 @@ static void scan_filtered(seg_ctx *c, const uint32_t *I, size_t ni, const uint32
         zlo[q] = d == 2 ? e[2] : -INFINITY;
         zhi[q] = d == 2 ? e[3] : INFINITY;
         int done;
-        const uint32_t m = c->filter(&box, (uint32_t)q, (uint32_t)first, (uint32_t)np, c->pos, &done);
+        const uint32_t m =
+            c->filter(&box, (uint32_t)q, (uint32_t)first, (uint32_t)np, c->pos, &done);
         if (m == 0)
             continue;
         c->cl.args.i0 = i;
@@ -302,17 +309,17 @@ static void scan(seg_ctx *c, uint32_t *I, size_t ni, uint32_t *P, size_t np, int
 }
 
 /* Reorders a[0..n) so that the ids passing keep() come first; returns how many. */
-#define PARTITION(a, n, keep_expr, out)                                                           \
-    do {                                                                                          \
-        size_t k_ = 0;                                                                            \
-        for (size_t t_ = 0; t_ < (n); t_++) {                                                     \
-            const uint32_t x = (a)[t_];                                                           \
-            if (keep_expr) {                                                                      \
-                (a)[t_] = (a)[k_];                                                                \
-                (a)[k_++] = x;                                                                    \
-            }                                                                                     \
-        }                                                                                         \
-        (out) = k_;                                                                               \
+#define PARTITION(a, n, keep_expr, out)                                                            \
+    do {                                                                                           \
+        size_t k_ = 0;                                                                             \
+        for (size_t t_ = 0; t_ < (n); t_++) {                                                      \
+            const uint32_t x = (a)[t_];                                                            \
+            if (keep_expr) {                                                                       \
+                (a)[t_] = (a)[k_];                                                                 \
+                (a)[k_++] = x;                                                                     \
+            }                                                                                      \
+        }                                                                                          \
+        (out) = k_;                                                                                \
     } while (0)
 
 /* The k-th smallest point key of P in dimension d moved to P[k] (selection). */
@@ -404,7 +411,8 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
     const size_t max_jobs = 1024;
     if (!sc_work_reserve(e, WORK, n, &out->work) || !sc_keysort_reserve(e, KEYS, n) ||
         !sc_env_reserve(e, BOXES, sizeof(seg_box) * (n + 1)) ||
-        !sc_env_reserve(e, FBOXES, sizeof(seg_fbox) * (n + 1)) || !sc_env_reserve(e, IDS, 4 * budget) ||
+        !sc_env_reserve(e, FBOXES, sizeof(seg_fbox) * (n + 1)) ||
+        !sc_env_reserve(e, IDS, 4 * budget) ||
         !sc_env_reserve(e, JOBS, sizeof(seg_job) * (max_jobs + 4)))
         return SC_ERR_OUT_OF_MEMORY;
     /* the working order: by the boxes' lower ends in the top dimension */
@@ -442,8 +450,8 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
         for (size_t k = 0; k < n; k++)
             ids[k] = ids[n + k] = (uint32_t)k;
         used = 2 * n;
-        job[njobs++] = (seg_job){0, (uint32_t)n, (uint32_t)n, (uint32_t)n, -INFINITY, INFINITY, 0,
-                                 UINT32_MAX, top};
+        job[njobs++] = (seg_job){0,        (uint32_t)n, (uint32_t)n, (uint32_t)n, -INFINITY,
+                                 INFINITY, 0,           UINT32_MAX,  top};
     }
     /* Breadth first: a job is split when it is big, not a scan, and there
      * is room; its parts replace it at the end of the list, in a fixed
@@ -451,7 +459,8 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
     for (size_t q = 0; q < njobs && njobs + 4 <= max_jobs / 4 * 3;) {
         seg_job jb = job[q];
         const size_t size = (size_t)jb.ni + jb.np;
-        if (jb.d == 0 || jb.ni <= s->cutoff || jb.np <= s->cutoff || size < n / 64 + 2 * s->cutoff ||
+        if (jb.d == 0 || jb.ni <= s->cutoff || jb.np <= s->cutoff ||
+            size < n / 64 + 2 * s->cutoff ||
             used + 2 * (size_t)jb.ni + 3 * (size_t)jb.np > budget) {
             q++;
             continue;
@@ -474,29 +483,53 @@ static sc_status seg_build(const sc_peer_env *e, sc_peer_built *out) {
         if (nm > 0) {
             memcpy(dst, I, 4 * nm);
             memcpy(dst + nm, P, 4 * np);
-            parts[np_++] = (seg_job){(uint32_t)used, (uint32_t)nm, (uint32_t)(used + nm), (uint32_t)np,
-                                     -INFINITY, INFINITY, 0, UINT32_MAX, d - 1};
+            parts[np_++] = (seg_job){(uint32_t)used,
+                                     (uint32_t)nm,
+                                     (uint32_t)(used + nm),
+                                     (uint32_t)np,
+                                     -INFINITY,
+                                     INFINITY,
+                                     0,
+                                     UINT32_MAX,
+                                     d - 1};
             used += nm + np;
             dst = ids + used;
             memcpy(dst, P, 4 * np);
             memcpy(dst + np, I, 4 * nm);
-            parts[np_++] = (seg_job){(uint32_t)used, (uint32_t)np, (uint32_t)(used + np), (uint32_t)nm,
-                                     -INFINITY, INFINITY, 0, UINT32_MAX, d - 1};
+            parts[np_++] = (seg_job){(uint32_t)used,
+                                     (uint32_t)np,
+                                     (uint32_t)(used + np),
+                                     (uint32_t)nm,
+                                     -INFINITY,
+                                     INFINITY,
+                                     0,
+                                     UINT32_MAX,
+                                     d - 1};
             used += nm + np;
             dst = ids + used;
         }
-        PARTITION(rest, nr, key_less(lo_of(bx, d, x), x, mv, mid) && hi_of(bx, d, x) >= jb.lo_v, il);
+        PARTITION(rest, nr, key_less(lo_of(bx, d, x), x, mv, mid) && hi_of(bx, d, x) >= jb.lo_v,
+                  il);
         memcpy(dst, rest, 4 * il);
         memcpy(dst + il, P, 4 * nl);
-        parts[np_++] = (seg_job){(uint32_t)used, (uint32_t)il, (uint32_t)(used + il), (uint32_t)nl,
-                                 jb.lo_v, mv, jb.lo_id, mid, d};
+        parts[np_++] = (seg_job){(uint32_t)used, (uint32_t)il, (uint32_t)(used + il),
+                                 (uint32_t)nl,   jb.lo_v,      mv,
+                                 jb.lo_id,       mid,          d};
         used += il + nl;
         dst = ids + used;
-        PARTITION(rest, nr, key_less(lo_of(bx, d, x), x, jb.hi_v, jb.hi_id) && hi_of(bx, d, x) >= mv, ir);
+        PARTITION(rest, nr,
+                  key_less(lo_of(bx, d, x), x, jb.hi_v, jb.hi_id) && hi_of(bx, d, x) >= mv, ir);
         memcpy(dst, rest, 4 * ir);
         memcpy(dst + ir, P + nl, 4 * (np - nl));
-        parts[np_++] = (seg_job){(uint32_t)used, (uint32_t)ir, (uint32_t)(used + ir),
-                                 (uint32_t)(np - nl), mv, jb.hi_v, mid, jb.hi_id, d};
+        parts[np_++] = (seg_job){(uint32_t)used,
+                                 (uint32_t)ir,
+                                 (uint32_t)(used + ir),
+                                 (uint32_t)(np - nl),
+                                 mv,
+                                 jb.hi_v,
+                                 mid,
+                                 jb.hi_id,
+                                 d};
         used += ir + np - nl;
         /* the job is replaced by its parts (the first in its slot) */
         job[q] = parts[0];
@@ -520,9 +553,15 @@ static uint64_t seg_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn ke
     uint32_t *list = tls;
     float *f = (float *)(list + SEG_LIST + 16);
     uint32_t *pos = (uint32_t *)(f + 6 * (SEG_SCAN + 32));
-    seg_ctx c = {s->box,   s->fbox, s->cutoff, sc_cands_make(&b->work, kernel, hits, list, SEG_LIST),
+    seg_ctx c = {s->box,
+                 s->fbox,
+                 s->cutoff,
+                 sc_cands_make(&b->work, kernel, hits, list, SEG_LIST),
                  sc_kernels_of(kernel)->boxfilter, /* the filter that matches the kernel */
-                 f, pos, (seg_kv *)(pos + SEG_SCAN + 16), s->dims - 1};
+                 f,
+                 pos,
+                 (seg_kv *)(pos + SEG_SCAN + 16),
+                 s->dims - 1};
     c.cl.args.ni = 1; /* tri_end stays 0: a box never pairs with itself */
     hybrid(&c, s->ids + jb->i0, jb->ni, s->ids + jb->p0, jb->np, jb->lo_v, jb->lo_id, jb->hi_v,
            jb->hi_id, jb->d);
@@ -537,11 +576,12 @@ static bool seg_valid(const sc_options *o) {
     return o->segtree.cutoff >= 1;
 }
 
-const sc_peer sc_peer_segtree = {
-    .id = SC_ALGO_SEGTREE,
-    .name = "segtree",
-    .tls_bytes = 4 * (SEG_LIST + 16 + 6 * (SEG_SCAN + 32) + SEG_SCAN + 16) + sizeof(seg_kv) * SEG_SCAN,
-    .defaults = seg_defaults,
-    .valid = seg_valid,
-    .build = seg_build,
-    .search = seg_search};
+const sc_peer sc_peer_segtree = {.id = SC_ALGO_SEGTREE,
+                                 .name = "segtree",
+                                 .tls_bytes =
+                                     4 * (SEG_LIST + 16 + 6 * (SEG_SCAN + 32) + SEG_SCAN + 16) +
+                                     sizeof(seg_kv) * SEG_SCAN,
+                                 .defaults = seg_defaults,
+                                 .valid = seg_valid,
+                                 .build = seg_build,
+                                 .search = seg_search};

@@ -38,8 +38,22 @@
 #include <string.h>
 
 enum {
-    WORK, SPH, POOL, ENTRIES, TMP, VALUES, LEAF_START, LEAF_REGION, CHUNKS, NODES,
-    SUB_ENTRIES, SUB_LEAF_START, SUB_LEAF_REGION, OUT_ENTRIES, OUT_LEAF_START, OUT_LEAF_REGION
+    WORK,
+    SPH,
+    POOL,
+    ENTRIES,
+    TMP,
+    VALUES,
+    LEAF_START,
+    LEAF_REGION,
+    CHUNKS,
+    NODES,
+    SUB_ENTRIES,
+    SUB_LEAF_START,
+    SUB_LEAF_REGION,
+    OUT_ENTRIES,
+    OUT_LEAF_START,
+    OUT_LEAF_REGION
 };
 
 typedef struct tree_state {
@@ -56,7 +70,7 @@ typedef struct tnode {
     double box_lo[3], box_hi[3]; /* octree: the cube being cut */
 } tnode;
 
-#define STACK 400 /* > 3 * 64 + 2: pending siblings, one per binary level */
+#define STACK 400       /* > 3 * 64 + 2: pending siblings, one per binary level */
 #define PAR_NODE 65536  /* phase A reads a node this big with all threads ... */
 #define PAR_BLOCK 16384 /* ... in blocks of this many ids */
 
@@ -76,18 +90,18 @@ typedef struct grower {
     spacetree_kind kind;
     const sc_tree_options *o;
     int dims;
-    uint32_t *pool;        /* LIFO: the root's ids at [0, count) on entry */
-    uint32_t *tmp;         /* 2 x count of the root */
-    double *values;        /* count of the root */
-    uint32_t *entries;     /* leaves' ids, in leaf order */
-    uint32_t *leaf_start;  /* leaves + 1 entries */
+    uint32_t *pool;       /* LIFO: the root's ids at [0, count) on entry */
+    uint32_t *tmp;        /* 2 x count of the root */
+    double *values;       /* count of the root */
+    uint32_t *entries;    /* leaves' ids, in leaf order */
+    uint32_t *leaf_start; /* leaves + 1 entries */
     sc_region *leaf_region;
-    size_t budget;         /* entries + pool in use never pass it */
-    size_t leaf_cap;       /* leaves + pending nodes never pass it */
-    size_t defer_at;       /* phase A: set aside nodes this small; 0: never */
-    tnode *deferred;       /* phase A: the set-aside nodes, by leaf number */
-    uint8_t *is_deferred;  /* phase A: by leaf number */
-    uint32_t *blk;         /* phase A: 2 per block of a big node; NULL in phase B */
+    size_t budget;        /* entries + pool in use never pass it */
+    size_t leaf_cap;      /* leaves + pending nodes never pass it */
+    size_t defer_at;      /* phase A: set aside nodes this small; 0: never */
+    tnode *deferred;      /* phase A: the set-aside nodes, by leaf number */
+    uint8_t *is_deferred; /* phase A: by leaf number */
+    uint32_t *blk;        /* phase A: 2 per block of a big node; NULL in phase B */
     size_t used, leaves;
 } grower;
 
@@ -165,8 +179,8 @@ static void emit_leaf(grower *g, const tnode *nd, bool deferred) {
 /* The cut of ids[k0, k1) at `cut` on axis ax: the ids whose boxes start
  * below it to lower, those whose boxes end at or above it to upper, in
  * order (a straddler goes to both); their counts to *nl and *nu. */
-static inline void split_ids(const double *sph, const uint32_t *ids, uint32_t k0, uint32_t k1, int ax,
-                             double cut, uint32_t *lower, uint32_t *upper, uint32_t *nl,
+static inline void split_ids(const double *sph, const uint32_t *ids, uint32_t k0, uint32_t k1,
+                             int ax, double cut, uint32_t *lower, uint32_t *upper, uint32_t *nl,
                              uint32_t *nu) {
     uint32_t l = 0, u = 0;
     for (uint32_t k = k0; k < k1; k++) {
@@ -331,8 +345,10 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
     if (budget > UINT32_MAX / 4)
         return SC_ERR_OUT_OF_MEMORY;
     if (!sc_env_reserve(e, SPH, 32 * (n + 1)) || !sc_env_reserve(e, POOL, 4 * budget) ||
-        !sc_env_reserve(e, ENTRIES, 4 * budget) || !sc_env_reserve(e, TMP, 8 * (n + 1) + 8 * (n / PAR_BLOCK + 2)) ||
-        !sc_env_reserve(e, VALUES, 8 * (n + 1)) || !sc_env_reserve(e, LEAF_START, 4 * (budget + 1)) ||
+        !sc_env_reserve(e, ENTRIES, 4 * budget) ||
+        !sc_env_reserve(e, TMP, 8 * (n + 1) + 8 * (n / PAR_BLOCK + 2)) ||
+        !sc_env_reserve(e, VALUES, 8 * (n + 1)) ||
+        !sc_env_reserve(e, LEAF_START, 4 * (budget + 1)) ||
         !sc_env_reserve(e, LEAF_REGION, sizeof(sc_region) * budget) ||
         !sc_env_reserve(e, NODES, (sizeof(tnode) + 1) * budget))
         return SC_ERR_OUT_OF_MEMORY;
@@ -349,13 +365,28 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
 
     /* phase A */
     tnode *deferred = e->buf[NODES].p;
-    grower a = {sph, kind, o, dims, e->buf[POOL].p, e->buf[TMP].p, e->buf[VALUES].p,
-                e->buf[ENTRIES].p, e->buf[LEAF_START].p, e->buf[LEAF_REGION].p, budget, budget,
-                n / 64 > 4096 ? n / 64 : 4096, deferred, (uint8_t *)(deferred + budget),
-                (uint32_t *)e->buf[TMP].p + 2 * (n + 1), 0, 0};
+    grower a = {sph,
+                kind,
+                o,
+                dims,
+                e->buf[POOL].p,
+                e->buf[TMP].p,
+                e->buf[VALUES].p,
+                e->buf[ENTRIES].p,
+                e->buf[LEAF_START].p,
+                e->buf[LEAF_REGION].p,
+                budget,
+                budget,
+                n / 64 > 4096 ? n / 64 : 4096,
+                deferred,
+                (uint8_t *)(deferred + budget),
+                (uint32_t *)e->buf[TMP].p + 2 * (n + 1),
+                0,
+                0};
     for (size_t k = 0; k < n; k++)
         a.pool[k] = (uint32_t)k;
-    tnode root = {0, (uint32_t)n, 0, {{-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}},
+    tnode root = {0,         (uint32_t)n,
+                  0,         {{-INFINITY, -INFINITY, -INFINITY}, {INFINITY, INFINITY, INFINITY}},
                   {0, 0, 0}, {0, 0, 0}};
     for (int ax = 0; ax < 3; ax++) {
         root.box_lo[ax] = e->bounds->lo[ax];
@@ -378,13 +409,16 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
         return SC_ERR_OUT_OF_MEMORY;
     const size_t na = a.leaves;
     /* phase A is done with the pool, tmp and values: they are reused */
-    if (!sc_env_reserve(e, POOL, 4 * ids_cap) || !sc_env_reserve(e, TMP, 4 * (2 * ids_in + 5 * (na + 1))) ||
-        !sc_env_reserve(e, VALUES, 8 * (ids_in + 1)) || !sc_env_reserve(e, SUB_ENTRIES, 4 * ids_cap) ||
+    if (!sc_env_reserve(e, POOL, 4 * ids_cap) ||
+        !sc_env_reserve(e, TMP, 4 * (2 * ids_in + 5 * (na + 1))) ||
+        !sc_env_reserve(e, VALUES, 8 * (ids_in + 1)) ||
+        !sc_env_reserve(e, SUB_ENTRIES, 4 * ids_cap) ||
         !sc_env_reserve(e, SUB_LEAF_START, 4 * (leaves_cap + 1)) ||
         !sc_env_reserve(e, SUB_LEAF_REGION, sizeof(sc_region) * (leaves_cap + 1)))
         return SC_ERR_OUT_OF_MEMORY;
     uint32_t *in = e->buf[TMP].p, *cap = in + na + 1, *lcap = cap + na + 1,
-             *sub_leaves = lcap + na + 1, *sub_used = sub_leaves + na + 1, *sub_tmp = sub_used + na + 1;
+             *sub_leaves = lcap + na + 1, *sub_used = sub_leaves + na + 1,
+             *sub_tmp = sub_used + na + 1;
     {
         size_t si = 0, sc = 0, sl = 0;
         for (size_t l = 0; l < na; l++) {
@@ -409,9 +443,24 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
         if (!a.is_deferred[l])
             continue;
         const size_t c = a.leaf_start[l + 1] - a.leaf_start[l];
-        grower g = {sph, kind, o, dims, sub_pool + cap[l], sub_tmp + 2 * (size_t)in[l], sub_values + in[l],
-                    sub_entries + cap[l], sub_ls + lcap[l], sub_lr + lcap[l],
-                    SUB_BUDGET(c), SUB_LEAVES(c), 0, NULL, NULL, NULL, 0, 0};
+        grower g = {sph,
+                    kind,
+                    o,
+                    dims,
+                    sub_pool + cap[l],
+                    sub_tmp + 2 * (size_t)in[l],
+                    sub_values + in[l],
+                    sub_entries + cap[l],
+                    sub_ls + lcap[l],
+                    sub_lr + lcap[l],
+                    SUB_BUDGET(c),
+                    SUB_LEAVES(c),
+                    0,
+                    NULL,
+                    NULL,
+                    NULL,
+                    0,
+                    0};
         memcpy(g.pool, a.entries + a.leaf_start[l], 4 * c);
         grow(&g, deferred[l]);
         sub_leaves[l] = (uint32_t)g.leaves;
@@ -470,8 +519,8 @@ sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc
     return SC_OK;
 }
 
-uint64_t sc_spacetree_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel, sc_hits *hits,
-                             void *tls) {
+uint64_t sc_spacetree_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel,
+                             sc_hits *hits, void *tls) {
     const tree_state *ts = b->state;
     uint64_t tests = 0;
     for (uint32_t l = ts->chunk[chunk]; l < ts->chunk[chunk + 1]; l++)

@@ -28,10 +28,10 @@
 struct sc_sim {
     sc_sim_params p;
     sc_context *ctx;
-    int threads; /* the search options' threads, or OpenMP's maximum */
-    int team;    /* the last search's team: the loops' threads (sc_sim_step) */
-    double *mem; /* x, y, z, vx, vy, vz, r: n each */
-    double *block_sums; /* energy, momentum x, y, z: 4 per block */
+    int threads;         /* the search options' threads, or OpenMP's maximum */
+    int team;            /* the last search's team: the loops' threads (sc_sim_step) */
+    double *mem;         /* x, y, z, vx, vy, vz, r: n each */
+    double *block_sums;  /* energy, momentum x, y, z: 4 per block */
     size_t *block_cross; /* the response's pairs across blocks: first, count per block */
     sc_sim_balls b;
     /* renumbering (params.reorder > 0): a grid context with the default
@@ -103,14 +103,10 @@ static double mass(double r, int dims) {
 
 static double radius_of(const sc_sim_params *p, size_t i, uint64_t *rng) {
     switch (p->radii) {
-    case SC_SIM_RADII_SEQUENCE:
-        return 2.5 + 77.5 * pow(0.92, (double)i);
-    case SC_SIM_RADII_CONSTANT:
-        return p->r0;
-    case SC_SIM_RADII_UNIFORM:
-        return p->r0 + (p->r1 - p->r0) * next_unit(rng);
-    case SC_SIM_RADII_GIVEN:
-        return p->radius[i];
+    case SC_SIM_RADII_SEQUENCE: return 2.5 + 77.5 * pow(0.92, (double)i);
+    case SC_SIM_RADII_CONSTANT: return p->r0;
+    case SC_SIM_RADII_UNIFORM: return p->r0 + (p->r1 - p->r0) * next_unit(rng);
+    case SC_SIM_RADII_GIVEN: return p->radius[i];
     }
     return 0.0;
 }
@@ -124,7 +120,8 @@ static sc_status check_params(const sc_sim_params *p) {
         return fail("the number of balls must be from 1 to 2^31, not %zu", p->n);
     for (int a = 0; a < p->dims; a++)
         if (!(p->box[a] > 0.0 && p->box[a] < 1e150))
-            return fail("the box's extent on axis %d must be positive and finite, not %g", a, p->box[a]);
+            return fail("the box's extent on axis %d must be positive and finite, not %g", a,
+                        p->box[a]);
     if (!(p->dt > 0.0 && p->dt < 1e150))
         return fail("the time step must be positive and finite, not %g", p->dt);
     if (!(p->speed >= 0.0 && p->speed < 1e150))
@@ -137,10 +134,13 @@ static sc_status check_params(const sc_sim_params *p) {
             return fail("given radii need the radius array (params.radius is NULL)");
         for (size_t i = 0; i < p->n; i++)
             if (!(p->radius[i] >= 0.0 && p->radius[i] < 1e150))
-                return fail("radius %zu must be zero or positive and finite, not %g", i, p->radius[i]);
+                return fail("radius %zu must be zero or positive and finite, not %g", i,
+                            p->radius[i]);
     } else if (p->radii != SC_SIM_RADII_SEQUENCE &&
-        !(p->r0 >= 0.0 && p->r0 < 1e150 && (p->radii == SC_SIM_RADII_CONSTANT || (p->r1 >= p->r0 && p->r1 < 1e150))))
-        return fail("radii must satisfy 0 <= r0 <= r1 (finite), not r0 = %g, r1 = %g", p->r0, p->r1);
+               !(p->r0 >= 0.0 && p->r0 < 1e150 &&
+                 (p->radii == SC_SIM_RADII_CONSTANT || (p->r1 >= p->r0 && p->r1 < 1e150))))
+        return fail("radii must satisfy 0 <= r0 <= r1 (finite), not r0 = %g, r1 = %g", p->r0,
+                    p->r1);
     if (p->reorder < 0)
         return fail("reorder must be 0 (never) or a step count, not %d", p->reorder);
     if (p->placement != SC_SIM_PLACE_UNIFORM && p->placement != SC_SIM_PLACE_LATTICE)
@@ -154,8 +154,9 @@ static sc_status check_params(const sc_sim_params *p) {
         for (int a = 0; a < p->dims; a++)
             points *= floor(p->box[a] / p->spacing);
         if (points < (double)p->n)
-            return fail("a lattice of spacing %g holds %.0f points in the box, fewer than %zu balls",
-                        p->spacing, points, p->n);
+            return fail(
+                "a lattice of spacing %g holds %.0f points in the box, fewer than %zu balls",
+                p->spacing, points, p->n);
     }
     return SC_OK;
 }
@@ -176,7 +177,8 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
         memcpy(&size, search, sizeof size);
         if (size > sizeof o) {
             fail("the search options come from a newer spherecollide.h (size %zu, this "
-                 "library's %zu)", size, sizeof o);
+                 "library's %zu)",
+                 size, sizeof o);
             return SC_ERR_VERSION;
         }
         if (size < SC_OPTIONS_SIZE_0_1)
@@ -213,10 +215,16 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
     s->mem = mem;
     s->block_sums = mem + 7 * n; /* radii may change between steps: masses are not cached */
     s->block_cross = (size_t *)(void *)(mem + 7 * n + 4 * blocks);
-    s->b = (sc_sim_balls){n,           p.dims,          mem,
-                          mem + n,     p.dims == 3 ? mem + 2 * n : NULL,
-                          mem + 3 * n, mem + 4 * n,     p.dims == 3 ? mem + 5 * n : NULL,
-                          mem + 6 * n, (uint32_t *)(void *)(s->block_cross + 2 * blocks)};
+    s->b = (sc_sim_balls){n,
+                          p.dims,
+                          mem,
+                          mem + n,
+                          p.dims == 3 ? mem + 2 * n : NULL,
+                          mem + 3 * n,
+                          mem + 4 * n,
+                          p.dims == 3 ? mem + 5 * n : NULL,
+                          mem + 6 * n,
+                          (uint32_t *)(void *)(s->block_cross + 2 * blocks)};
     for (size_t i = 0; i < n; i++)
         s->b.id[i] = (uint32_t)i;
     /* radii first (the fit check needs them), then centres and directions */
@@ -230,8 +238,8 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
         for (int a = 0; a < p.dims; a++)
             if (2.0 * r > p.box[a]) {
                 sc_sim_destroy(s);
-                return fail("ball %zu (radius %g) is wider than the box's extent %g on axis %d", i, r,
-                            p.box[a], a);
+                return fail("ball %zu (radius %g) is wider than the box's extent %g on axis %d", i,
+                            r, p.box[a], a);
             }
         volume += p.dims == 2 ? SIM_PI * r * r : 4.0 / 3.0 * SIM_PI * r * r * r;
     }
@@ -298,7 +306,8 @@ sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, s
     }
     if (st != SC_OK) {
         sc_sim_destroy(s);
-        snprintf(problem, sizeof problem, "cannot create the search context: %s", sc_status_string(st));
+        snprintf(problem, sizeof problem, "cannot create the search context: %s",
+                 sc_status_string(st));
         return st;
     }
     *out = s;

@@ -29,8 +29,7 @@
 #include "sc_io.h"
 #include "sc_oracle.h"
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
+static unsigned char *slurp(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
         fprintf(stderr, "cli_check: cannot open %s: %s\n", path, strerror(errno));
@@ -69,16 +68,14 @@ typedef struct jparser {
     const char *error;
 } jparser;
 
-static void jspace(jparser *j)
-{
+static void jspace(jparser *j) {
     while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
         j->p++;
 }
 
 static int jvalue(jparser *j, const char *path, int depth);
 
-static int jstring(jparser *j, char *out, size_t cap)
-{
+static int jstring(jparser *j, char *out, size_t cap) {
     if (j->p >= j->end || *j->p != '"') {
         j->error = "expected a string";
         return -1;
@@ -120,8 +117,7 @@ static int jstring(jparser *j, char *out, size_t cap)
     return 0;
 }
 
-static int jnumber(jparser *j)
-{
+static int jnumber(jparser *j) {
     const char *s = j->p;
     if (j->p < j->end && *j->p == '-')
         j->p++;
@@ -157,8 +153,7 @@ static int jnumber(jparser *j)
     return j->p > s ? 0 : -1;
 }
 
-static int jobject(jparser *j, const char *path, int depth)
-{
+static int jobject(jparser *j, const char *path, int depth) {
     j->p++; /* '{' */
     jspace(j);
     if (j->p < j->end && *j->p == '}') {
@@ -207,8 +202,7 @@ static int jobject(jparser *j, const char *path, int depth)
     }
 }
 
-static int jvalue(jparser *j, const char *path, int depth)
-{
+static int jvalue(jparser *j, const char *path, int depth) {
     if (depth > 32) {
         j->error = "too deep";
         return -1;
@@ -257,8 +251,7 @@ static int jvalue(jparser *j, const char *path, int depth)
     return jnumber(j);
 }
 
-static int parse_json_file(const char *path, jparser *j, unsigned char **buf)
-{
+static int parse_json_file(const char *path, jparser *j, unsigned char **buf) {
     size_t len;
     *buf = slurp(path, &len);
     if (*buf == NULL)
@@ -285,23 +278,21 @@ static int parse_json_file(const char *path, jparser *j, unsigned char **buf)
         j->error = "syntax error";
     }
     if (j->error) {
-        fprintf(stderr, "cli_check: %s: invalid JSON at byte %ld: %s\n", path,
-                (long)(j->p - s), j->error);
+        fprintf(stderr, "cli_check: %s: invalid JSON at byte %ld: %s\n", path, (long)(j->p - s),
+                j->error);
         return -1;
     }
     return 0;
 }
 
-static const jkey *find_key(const jparser *j, const char *path)
-{
+static const jkey *find_key(const jparser *j, const char *path) {
     for (int k = 0; k < j->nkeys; k++)
         if (strcmp(j->keys[k].path, path) == 0)
             return &j->keys[k];
     return NULL;
 }
 
-static int cmd_json(int argc, char **argv, int get)
-{
+static int cmd_json(int argc, char **argv, int get) {
     if (argc < 3)
         return 2;
     jparser j;
@@ -331,13 +322,11 @@ static int cmd_json(int argc, char **argv, int get)
 
 /* ---- pair files --------------------------------------------------------------- */
 
-static uint32_t le32(const unsigned char *b)
-{
+static uint32_t le32(const unsigned char *b) {
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-static int cmd_pairs(int argc, char **argv)
-{
+static int cmd_pairs(int argc, char **argv) {
     if (argc < 5)
         return 2;
     const char *path = argv[2], *format = argv[3];
@@ -363,7 +352,8 @@ static int cmd_pairs(int argc, char **argv)
         memcpy(hdr, b + 10, hl);
         hdr[hl] = '\0';
         unsigned long long rows = 0;
-        if (strstr(hdr, "'descr': '<u4'") == NULL || strstr(hdr, "'fortran_order': False") == NULL) {
+        if (strstr(hdr, "'descr': '<u4'") == NULL ||
+            strstr(hdr, "'fortran_order': False") == NULL) {
             fprintf(stderr, "cli_check: %s: header is not '<u4' C order: %s\n", path, hdr);
             return 1;
         }
@@ -399,8 +389,10 @@ static int cmd_pairs(int argc, char **argv)
         while (p < end) {
             unsigned long long v[2];
             for (int c = 0; c < 2; c++) {
-                if (p >= end || *p < '0' || *p > '9' || (*p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9')) {
-                    fprintf(stderr, "cli_check: %s: line %zu: expected a decimal index\n", path, line);
+                if (p >= end || *p < '0' || *p > '9' ||
+                    (*p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9')) {
+                    fprintf(stderr, "cli_check: %s: line %zu: expected a decimal index\n", path,
+                            line);
                     return 1;
                 }
                 v[c] = 0;
@@ -449,8 +441,7 @@ static int cmd_pairs(int argc, char **argv)
 
 /* ---- oracle ------------------------------------------------------------------------ */
 
-static int cmd_oracle(int argc, char **argv)
-{
+static int cmd_oracle(int argc, char **argv) {
     if (argc < 3)
         return 2;
     sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
@@ -481,8 +472,7 @@ static int cmd_oracle(int argc, char **argv)
  * the list file must hold exactly the brute-force list, row by row, each
  * row sorted, values equal to the double the oracle computes (read back
  * with strtod). Prints the entry count. */
-static int cmd_nbrlist(int argc, char **argv)
-{
+static int cmd_nbrlist(int argc, char **argv) {
     if (argc < 7)
         return 2;
     sc_io_read_options o = {SC_IO_FORMAT_AUTO, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
@@ -546,8 +536,7 @@ static int cmd_nbrlist(int argc, char **argv)
 
 /* ---- bad inputs ---------------------------------------------------------------------- */
 
-static void put(const char *dir, const char *name, const void *data, size_t len)
-{
+static void put(const char *dir, const char *name, const void *data, size_t len) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "wb");
@@ -558,8 +547,7 @@ static void put(const char *dir, const char *name, const void *data, size_t len)
 }
 
 static void put_npy(const char *dir, const char *name, const char *dict, const void *data,
-                    size_t len)
-{
+                    size_t len) {
     unsigned char b[4096];
     size_t dl = strlen(dict);
     size_t total = (10 + dl + 1 + 63) / 64 * 64;
@@ -573,8 +561,7 @@ static void put_npy(const char *dir, const char *name, const char *dict, const v
     put(dir, name, b, total + len);
 }
 
-static int cmd_mkbad(int argc, char **argv)
-{
+static int cmd_mkbad(int argc, char **argv) {
     if (argc < 3)
         return 2;
     const char *d = argv[2];
@@ -622,8 +609,8 @@ static int cmd_mkbad(int argc, char **argv)
     put_npy(d, "dict.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 4), 'x': 1}", v,
             160);
     CASE("dict.npy", 4, "byte 68", "");
-    put_npy(d, "toomany.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4), }",
-            v, 160);
+    put_npy(d, "toomany.npy",
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4), }", v, 160);
     CASE("toomany.npy", 5, "byte 60", "");
     double vn[20];
     memcpy(vn, v, sizeof v);
@@ -645,8 +632,7 @@ static int cmd_mkbad(int argc, char **argv)
 
 /* ---- the seed's layout ------------------------------------------------------------ */
 
-static int cmd_mkseed(int argc, char **argv)
-{
+static int cmd_mkseed(int argc, char **argv) {
     if (argc < 5)
         return 2;
     size_t n = (size_t)strtoull(argv[3], NULL, 10);
@@ -673,8 +659,7 @@ static int cmd_mkseed(int argc, char **argv)
 
 /* Reads the next "i,j" line of a pair file: 0 when it is (i, j), counted
  * into *k and *sum; else 1, with the difference on stderr. */
-static int next_pair_is(FILE *f, size_t i, size_t j, unsigned long long *k, uint64_t *sum)
-{
+static int next_pair_is(FILE *f, size_t i, size_t j, unsigned long long *k, uint64_t *sum) {
     char line[256];
     unsigned long gi = 0, gj = 0;
     char *p = fgets(line, sizeof line, f) ? line : NULL, *end = NULL;
@@ -693,8 +678,7 @@ static int next_pair_is(FILE *f, size_t i, size_t j, unsigned long long *k, uint
 }
 
 /* 0 when the pair file has no line left after the oracle's k pairs. */
-static int no_more_pairs(FILE *f, unsigned long long k)
-{
+static int no_more_pairs(FILE *f, unsigned long long k) {
     char line[256];
     if (!fgets(line, sizeof line, f))
         return 0;
@@ -703,8 +687,7 @@ static int no_more_pairs(FILE *f, unsigned long long k)
     return 1;
 }
 
-static sc_oracle_sphere *load_set(const char *path, int dims, size_t *n)
-{
+static sc_oracle_sphere *load_set(const char *path, int dims, size_t *n) {
     sc_io_read_options o = {SC_IO_FORMAT_AUTO, dims, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
     sc_io_spheres s;
     char err[1024];
@@ -721,8 +704,7 @@ static sc_oracle_sphere *load_set(const char *path, int dims, size_t *n)
 /* cli_check between A B PAIRS.csv: the file must hold exactly the pairs
  * (i in A, j in B) of a double loop over A x B, in (i, j) order (the CLI's
  * --sorted). Prints the pair count and the checksum. */
-static int cmd_between(int argc, char **argv)
-{
+static int cmd_between(int argc, char **argv) {
     if (argc < 5)
         return 2;
     size_t na = 0, nb = 0;
@@ -753,8 +735,7 @@ static int cmd_between(int argc, char **argv)
 /* ---- periodic boxes ------------------------------------------------------------------- */
 
 /* The header's wrap(x) for a periodic axis [lo, hi). */
-static double wrap_into(double x, double lo, double hi)
-{
+static double wrap_into(double x, double lo, double hi) {
     const double L = hi - lo;
     if (x >= lo && x < hi)
         return x;
@@ -764,8 +745,7 @@ static double wrap_into(double x, double lo, double hi)
 
 /* Wraps the centres of s[0..n) on the periodic axes. */
 static void wrap_set(sc_oracle_sphere *s, size_t n, const int per[3], const double lo[3],
-                     const double hi[3])
-{
+                     const double hi[3]) {
     for (size_t i = 0; i < n; i++) {
         double *c[3] = {&s[i].x, &s[i].y, &s[i].z};
         for (int a = 0; a < 3; a++)
@@ -780,8 +760,7 @@ static void wrap_set(sc_oracle_sphere *s, size_t n, const int per[3], const doub
  * for every axis or one per axis: L, LO:HI or -); with B, the pairs (i in
  * INPUT, j in B) of the double loop over both sets (DIMS 0: the files'
  * own). Prints the pair count and the checksum. */
-static int cmd_periodic(int argc, char **argv)
-{
+static int cmd_periodic(int argc, char **argv) {
     if (argc < 5)
         return 2;
     size_t n = 0, nb = 0;
@@ -863,8 +842,7 @@ static int cmd_periodic(int argc, char **argv)
 /* cli_check mkh5 OUT.h5 INPUT: writes INPUT's spheres as the (N, 4) float64
  * dataset /particles/spheres of a new HDF5 file; exit 77 when this build
  * has no HDF5. */
-static int cmd_mkh5(int argc, char **argv)
-{
+static int cmd_mkh5(int argc, char **argv) {
     if (argc < 4)
         return 2;
 #ifndef SC_HAVE_HDF5
@@ -889,7 +867,8 @@ static int cmd_mkh5(int argc, char **argv)
     hid_t space = H5Screate_simple(2, dims, NULL);
     hid_t d = H5Dcreate2(file, "/particles/spheres", H5T_IEEE_F64LE, space, lcpl, H5P_DEFAULT,
                          H5P_DEFAULT);
-    const int ok = d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0;
+    const int ok =
+        d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0;
     H5Dclose(d);
     H5Sclose(space);
     H5Pclose(lcpl);
@@ -900,10 +879,11 @@ static int cmd_mkh5(int argc, char **argv)
 #endif
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: cli_check json|json-get|pairs|nbrlist|between|periodic|mkh5|oracle|mkbad|mkseed ...\n");
+        fprintf(stderr,
+                "usage: cli_check "
+                "json|json-get|pairs|nbrlist|between|periodic|mkh5|oracle|mkbad|mkseed ...\n");
         return 2;
     }
     if (strcmp(argv[1], "json") == 0)

@@ -30,8 +30,7 @@ typedef struct sc_oracle_summary {
 } sc_oracle_summary;
 
 /* splitmix64 finalizer of (i << 32) | j, as the issue defines the checksum. */
-static inline uint64_t sc_oracle_mix(uint32_t i, uint32_t j)
-{
+static inline uint64_t sc_oracle_mix(uint32_t i, uint32_t j) {
     uint64_t z = ((uint64_t)i << 32) | j;
     z += 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -40,8 +39,7 @@ static inline uint64_t sc_oracle_mix(uint32_t i, uint32_t j)
 }
 
 /* Value k of a row array of dtype, as a double (float -> double is exact). */
-static inline double sc_oracle_value(const void *rows, sc_dtype dtype, size_t k)
-{
+static inline double sc_oracle_value(const void *rows, sc_dtype dtype, size_t k) {
     return dtype == SC_F32 ? (double)((const float *)rows)[k] : ((const double *)rows)[k];
 }
 
@@ -50,8 +48,7 @@ typedef struct sc_oracle_sphere {
     uint32_t index;
 } sc_oracle_sphere;
 
-static inline int sc_oracle_hits(const sc_oracle_sphere *a, const sc_oracle_sphere *b)
-{
+static inline int sc_oracle_hits(const sc_oracle_sphere *a, const sc_oracle_sphere *b) {
     double dx = a->x - b->x, dy = a->y - b->y, dz = a->z - b->z;
     double d2 = (dx * dx + dy * dy) + dz * dz;
     double s = a->r + b->r;
@@ -59,8 +56,7 @@ static inline int sc_oracle_hits(const sc_oracle_sphere *a, const sc_oracle_sphe
 }
 
 static inline sc_oracle_sphere *sc_oracle_load(size_t n, int dims, sc_dtype dtype,
-                                               const void *rows)
-{
+                                               const void *rows) {
     size_t cols = (size_t)dims + 1;
     sc_oracle_sphere *s = malloc((n ? n : 1) * sizeof *s);
     if (s == NULL)
@@ -75,8 +71,7 @@ static inline sc_oracle_sphere *sc_oracle_load(size_t n, int dims, sc_dtype dtyp
     return s;
 }
 
-static inline void sc_oracle_add(sc_oracle_summary *sum, uint32_t a, uint32_t b)
-{
+static inline void sc_oracle_add(sc_oracle_summary *sum, uint32_t a, uint32_t b) {
     uint32_t i = a < b ? a : b, j = a < b ? b : a;
     sum->pairs++;
     sum->checksum += sc_oracle_mix(i, j);
@@ -84,8 +79,7 @@ static inline void sc_oracle_add(sc_oracle_summary *sum, uint32_t a, uint32_t b)
 
 /* All pairs, literally. Returns 0, or -1 if out of memory. */
 static inline int sc_oracle_brute(size_t n, int dims, sc_dtype dtype, const void *rows,
-                                  sc_oracle_summary *out)
-{
+                                  sc_oracle_summary *out) {
     out->pairs = out->checksum = 0;
     sc_oracle_sphere *s = sc_oracle_load(n, dims, dtype, rows);
     if (s == NULL)
@@ -100,8 +94,7 @@ static inline int sc_oracle_brute(size_t n, int dims, sc_dtype dtype, const void
     return 0;
 }
 
-static inline int sc_oracle_cmp_x(const void *a, const void *b)
-{
+static inline int sc_oracle_cmp_x(const void *a, const void *b) {
     const sc_oracle_sphere *p = a, *q = b;
     if (p->x < q->x)
         return -1;
@@ -112,8 +105,7 @@ static inline int sc_oracle_cmp_x(const void *a, const void *b)
 
 /* The same pair set as sc_oracle_brute (see the proof above), sorted by x. */
 static inline int sc_oracle_sweep(size_t n, int dims, sc_dtype dtype, const void *rows,
-                                  sc_oracle_summary *out)
-{
+                                  sc_oracle_summary *out) {
     out->pairs = out->checksum = 0;
     sc_oracle_sphere *s = sc_oracle_load(n, dims, dtype, rows);
     if (s == NULL)

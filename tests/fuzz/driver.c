@@ -17,8 +17,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int run_file(const char *path)
-{
+static int run_file(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         perror(path);
@@ -50,13 +49,11 @@ static int run_file(const char *path)
     return 0;
 }
 
-static int by_name(const void *a, const void *b)
-{
+static int by_name(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     size_t runs = 0;
     for (int k = 1; k < argc; k++) {
         struct stat st;

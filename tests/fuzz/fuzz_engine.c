@@ -39,8 +39,7 @@ typedef struct input {
     size_t left;
 } input;
 
-static unsigned byte(input *in)
-{
+static unsigned byte(input *in) {
     if (in->left == 0)
         return 0;
     in->left--;
@@ -48,15 +47,13 @@ static unsigned byte(input *in)
 }
 
 static void fuzz_fail(const char *what, const char *config, unsigned long long a,
-                      unsigned long long b)
-{
+                      unsigned long long b) {
     fprintf(stderr, "fuzz_engine: %s (%s): engine %llu, oracle %llu\n", what, config, a, b);
     abort();
 }
 
 /* One value from the scale, the lattice and the byte. */
-static double value(input *in, int e0, int radius)
-{
+static double value(input *in, int e0, int radius) {
     const unsigned k = byte(in);
     switch (k >> 5) { /* top three bits: the kind */
     case 0:
@@ -87,8 +84,7 @@ static double value(input *in, int e0, int radius)
     }
 }
 
-static uint64_t mix(uint32_t i, uint32_t j)
-{
+static uint64_t mix(uint32_t i, uint32_t j) {
     uint64_t z = ((uint64_t)i << 32) | j;
     z += 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -101,8 +97,7 @@ typedef struct pairlist {
     size_t n;
 } pairlist;
 
-static int collect(const uint32_t *pairs, size_t count, void *user)
-{
+static int collect(const uint32_t *pairs, size_t count, void *user) {
     pairlist *l = user;
     for (size_t k = 0; k < count; k++) {
         if (l->n >= MAX_N * (MAX_N - 1) / 2)
@@ -114,8 +109,7 @@ static int collect(const uint32_t *pairs, size_t count, void *user)
     return 0;
 }
 
-static int cmp_pair(const void *a, const void *b)
-{
+static int cmp_pair(const void *a, const void *b) {
     const uint32_t *x = a, *y = b;
     return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] != y[1] ? (x[1] < y[1] ? -1 : 1) : 0;
 }
@@ -141,25 +135,28 @@ static const config configs[] = {
     {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 16, 16, 1.0, 1, 0, "grid, 16 levels forced, sorted", 0},
     {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 1, 0, 3.7, 0, 0, "grid, one level, cell factor 3.7", 0},
     {SC_ALGO_GRID, SC_KERNEL_SCALAR, 2, 4, 3, 1.0, 1, 1, "grid, 3 levels, Morton rows, sorted", 0},
-    {SC_ALGO_GRID, SC_KERNEL_AVX2, 3, 16, 16, 1.0, 0, 0, "grid, 16 levels, coarser side", SC_SIDES_DOWN},
-    {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 16, 0, 1.0, 1, 1, "grid, Morton, coarser side, sorted", SC_SIDES_DOWN},
+    {SC_ALGO_GRID, SC_KERNEL_AVX2, 3, 16, 16, 1.0, 0, 0, "grid, 16 levels, coarser side",
+     SC_SIDES_DOWN},
+    {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 16, 0, 1.0, 1, 1, "grid, Morton, coarser side, sorted",
+     SC_SIDES_DOWN},
     {SC_ALGO_GRID, SC_KERNEL_AUTO, 2, 0, 0, 1.0, 0, 0, "grid, finer side", SC_SIDES_UP},
     /* the other peers: every one runs on every input */
     {SC_ALGO_PARTITION1D, SC_KERNEL_SCALAR, 3, 0, 0, 1.0, 0, 0, "partition1d 3 threads", 0},
     {SC_ALGO_SAP, SC_KERNEL_AVX2, 2, 0, 0, 1.0, 1, 0, "sap avx2, sorted", 0},
-    {SC_ALGO_SAP, SC_KERNEL_SCALAR, 3, 0, 0, 1.0, 0, 0, "sap warm (repairs the last input's order)", 0},
+    {SC_ALGO_SAP, SC_KERNEL_SCALAR, 3, 0, 0, 1.0, 0, 0, "sap warm (repairs the last input's order)",
+     0},
     {SC_ALGO_HASHGRID, SC_KERNEL_AUTO, 2, 0, 0, 1.0, 0, 0, "hashgrid 2 threads", 0},
     {SC_ALGO_OCTREE, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "octree, leaf 1", 0},
     {SC_ALGO_KDSPLIT, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 1, 0, "kdsplit, mean split, sorted", 0},
-    {SC_ALGO_BVH, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0, "bvh, leaves of 3, refit (the last input's tree)", 0},
+    {SC_ALGO_BVH, SC_KERNEL_SCALAR, 2, 0, 0, 1.0, 0, 0,
+     "bvh, leaves of 3, refit (the last input's tree)", 0},
     {SC_ALGO_SEGTREE, SC_KERNEL_AVX2, 3, 0, 0, 1.0, 1, 0, "segtree, cutoff 1, sorted", 0},
 };
 #define FIRST_PEER 9
 #define NCONFIG (sizeof configs / sizeof configs[0])
 static sc_context *contexts[NCONFIG];
 
-static sc_options options_of(const config *cf)
-{
+static sc_options options_of(const config *cf) {
     sc_options o = sc_options_default();
     o.algorithm = cf->algo;
     o.kernel = sc_kernel_available(cf->kernel) ? cf->kernel : SC_KERNEL_AUTO;
@@ -181,13 +178,13 @@ static sc_options options_of(const config *cf)
     return o;
 }
 
-static sc_context *context_of(size_t c)
-{
+static sc_context *context_of(size_t c) {
     if (contexts[c] == NULL) {
         const config *cf = &configs[c];
         const sc_options o = options_of(cf);
         if (sc_context_create(&o, &contexts[c]) != SC_OK ||
-            sc_study_set_traversal(contexts[c], cf->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS) != SC_OK ||
+            sc_study_set_traversal(contexts[c],
+                                   cf->morton ? SC_TRAVERSAL_MORTON : SC_TRAVERSAL_ROWS) != SC_OK ||
             sc_study_set_grid_sides(contexts[c], (sc_grid_sides)cf->sides) != SC_OK)
             fuzz_fail("context", cf->name, 0, 0);
     }
@@ -195,8 +192,7 @@ static sc_context *context_of(size_t c)
 }
 
 /* Adds (i, j) to the oracle's list and its checksum. */
-static void want_pair(pairlist *want, uint64_t *sum, size_t i, size_t j)
-{
+static void want_pair(pairlist *want, uint64_t *sum, size_t i, size_t j) {
     want->p[2 * want->n] = (uint32_t)i;
     want->p[2 * want->n + 1] = (uint32_t)j;
     want->n++;
@@ -206,8 +202,7 @@ static void want_pair(pairlist *want, uint64_t *sum, size_t i, size_t j)
 /* One config's count and stream (got: the streamed pairs) against the
  * oracle's list, sorted when the config's output is not. */
 static void expect_oracle(const char *what, const config *cf, sc_status cst, const sc_summary *cs,
-                          sc_status sst, pairlist *got, const pairlist *want, uint64_t want_sum)
-{
+                          sc_status sst, pairlist *got, const pairlist *want, uint64_t want_sum) {
     char name[96];
     snprintf(name, sizeof name, "%s, %s", what, cf->name);
     if (cst != SC_OK)
@@ -235,14 +230,13 @@ typedef struct cut {
 } cut;
 
 static cut cut_of(unsigned how, size_t n, int dims, int f32, const float *rows32,
-                  const double *rows64)
-{
+                  const double *rows64) {
     cut c;
     c.k = (how & 1) ? (how >> 2) % (n / 5 + 1) : (how >> 2) % (n + 1);
     c.swap = (how >> 1) & 1;
     const size_t cols = (size_t)dims + 1, k = c.k;
-    const sc_spheres lo = f32 ? sc_spheres_rows_f32(k, dims, rows32)
-                              : sc_spheres_rows_f64(k, dims, rows64);
+    const sc_spheres lo =
+        f32 ? sc_spheres_rows_f32(k, dims, rows32) : sc_spheres_rows_f64(k, dims, rows64);
     const sc_spheres hi = f32 ? sc_spheres_rows_f32(n - k, dims, rows32 + k * cols)
                               : sc_spheres_rows_f64(n - k, dims, rows64 + k * cols);
     c.a = c.swap ? hi : lo;
@@ -256,8 +250,7 @@ static cut cut_of(unsigned how, size_t n, int dims, int f32, const float *rows32
  * rows views, queried as (A, B) or (B, A) by a bit of `how`; every config
  * that ran above must give the double loop's pairs across the cut. */
 static void check_between(const double (*v)[4], size_t n, int dims, int f32, const float *rows32,
-                          const double *rows64, unsigned how, size_t shaped)
-{
+                          const double *rows64, unsigned how, size_t shaped) {
     const cut ct = cut_of(how, n, dims, f32, rows32, rows64);
     const size_t k = ct.k, na = ct.na, nb = ct.nb;
     const int swap = ct.swap;
@@ -290,8 +283,7 @@ static void check_between(const double (*v)[4], size_t n, int dims, int f32, con
  * also picks 32- or 64-bit grouped words): the half list's rows, row by
  * row, are the oracle's lexicographic pairs; the full list holds each pair
  * in both rows, each row sorted. */
-static void check_neighbors(const sc_spheres *view, size_t n, const pairlist *want, unsigned how)
-{
+static void check_neighbors(const sc_spheres *view, size_t n, const pairlist *want, unsigned how) {
     const config *cf = &configs[how % 3];
     sc_context *ctx = context_of(how % 3);
     /* the grouped words as past 2^21 spheres (64 bits) on every other input */
@@ -321,8 +313,7 @@ static void check_neighbors(const sc_spheres *view, size_t n, const pairlist *wa
 }
 
 /* The header's wrap(x) on a periodic axis. */
-static double wrap_into(double x, double lo, double hi)
-{
+static double wrap_into(double x, double lo, double hi) {
     const double L = hi - lo;
     if (x >= lo && x < hi)
         return x;
@@ -332,8 +323,7 @@ static double wrap_into(double x, double lo, double hi)
 
 /* The header's periodic predicate for wrapped rows p, q (x, y, z, r): the
  * minimum image's d2 against (rp + rq)^2. */
-static int box_meets(const sc_box *box, const double *p, const double *q)
-{
+static int box_meets(const sc_box *box, const double *p, const double *q) {
     double d[3];
     for (int a = 0; a < 3; a++) {
         const double L = box->hi[a] - box->lo[a];
@@ -356,8 +346,7 @@ static int box_meets(const sc_box *box, const double *p, const double *q)
  * context, for half the shifts where the radii are within a factor of 3
  * (periodic.c: image_radius). */
 static void check_periodic(const double (*v)[4], size_t n, int dims, const sc_spheres *view,
-                           int f32, const float *rows32, const double *rows64, input *in, int e0)
-{
+                           int f32, const float *rows32, const double *rows64, input *in, int e0) {
     sc_box box = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
     const unsigned axes = byte(in);
     int any = 0;
@@ -449,8 +438,7 @@ static void check_periodic(const double (*v)[4], size_t n, int dims, const sc_sp
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     input in = {data, size};
     const unsigned flags = byte(&in);
     const int dims = (flags & 1) ? 2 : 3;
@@ -536,14 +524,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     sc_spheres view;
     if (soa)
-        view = f32 ? sc_spheres_soa_f32(n, soa32[0], soa32[1], dims == 3 ? soa32[2] : NULL, soa32[3])
-                   : sc_spheres_soa_f64(n, soa64[0], soa64[1], dims == 3 ? soa64[2] : NULL, soa64[3]);
+        view =
+            f32 ? sc_spheres_soa_f32(n, soa32[0], soa32[1], dims == 3 ? soa32[2] : NULL, soa32[3])
+                : sc_spheres_soa_f64(n, soa64[0], soa64[1], dims == 3 ? soa64[2] : NULL, soa64[3]);
     else if (apart) {
         const size_t e = f32 ? sizeof(float) : sizeof(double);
         const char *cen = f32 ? (const char *)cen32 : (const char *)cen64;
-        const sc_spheres cr = {n, f32 ? SC_F32 : SC_F64, (size_t)dims * e, cen, cen + e,
+        const sc_spheres cr = {n,
+                               f32 ? SC_F32 : SC_F64,
+                               (size_t)dims * e,
+                               cen,
+                               cen + e,
                                dims == 3 ? cen + 2 * e : NULL,
-                               f32 ? (const void *)soa32[3] : (const void *)soa64[3], e};
+                               f32 ? (const void *)soa32[3] : (const void *)soa64[3],
+                               e};
         view = cr;
     } else
         view = f32 ? sc_spheres_rows_f32(n, dims, rows32) : sc_spheres_rows_f64(n, dims, rows64);

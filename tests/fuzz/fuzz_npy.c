@@ -15,15 +15,13 @@ typedef struct bytes {
 } bytes;
 
 static sc_io_status read_again(const sc_io_read_options *o, sc_io_spheres *s, char *err,
-                               size_t errcap, void *user)
-{
+                               size_t errcap, void *user) {
     const bytes *b = user;
     io_file f = {b->p, b->n, NULL, 0, NULL};
     return io_read_npy("fuzz.npy", &f, o, s, err, errcap);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* an exact heap copy: the reader must not read past it */
     uint8_t *copy = malloc(size ? size : 1);
     memcpy(copy, data, size);

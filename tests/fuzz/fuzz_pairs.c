@@ -21,16 +21,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void pairs_fail(const char *what, const char *err)
-{
+static void pairs_fail(const char *what, const char *err) {
     fprintf(stderr, "fuzz_pairs: %s: %s\n", what, err);
     abort();
 }
 
 static char dir[256];
 
-static void make_dir(void)
-{
+static void make_dir(void) {
     if (dir[0])
         return;
     const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
@@ -39,8 +37,7 @@ static void make_dir(void)
 }
 
 /* Files in dir other than `keep`: temporaries left behind. */
-static int strays(const char *keep)
-{
+static int strays(const char *keep) {
     DIR *d = opendir(dir);
     int found = 0;
     for (struct dirent *e; d && (e = readdir(d)) != NULL;)
@@ -52,8 +49,7 @@ static int strays(const char *keep)
 }
 
 /* Reads the written file back: 0 when it holds exactly want[0 .. count). */
-static int read_back(const char *path, sc_io_format fmt, const uint32_t *want, size_t count)
-{
+static int read_back(const char *path, sc_io_format fmt, const uint32_t *want, size_t count) {
     FILE *f = fopen(path, "rb");
     if (!f)
         return -1;
@@ -79,8 +75,8 @@ static int read_back(const char *path, sc_io_format fmt, const uint32_t *want, s
         }
         for (size_t k = 0; k < 2 * count && ok == 0; k++) {
             unsigned char b[4];
-            if (fread(b, 1, 4, f) != 4 ||
-                ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24) != want[k])
+            if (fread(b, 1, 4, f) != 4 || ((uint32_t)b[0] | (uint32_t)b[1] << 8 |
+                                           (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24) != want[k])
                 ok = -1;
         }
         if (fgetc(f) != EOF)
@@ -90,8 +86,7 @@ static int read_back(const char *path, sc_io_format fmt, const uint32_t *want, s
     return ok;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 4 || size > 1 << 16)
         return 0;
     make_dir();

@@ -16,8 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Whether the bytes hold `key` (lower case) in any case: the XYZ reader
  * matches the comment line's keys case-blind. */
-static int has_key_caseless(const uint8_t *data, size_t size, const char *key)
-{
+static int has_key_caseless(const uint8_t *data, size_t size, const char *key) {
     const size_t n = strlen(key);
     for (size_t i = 0; i + n <= size; i++) {
         size_t k = 0;
@@ -29,8 +28,7 @@ static int has_key_caseless(const uint8_t *data, size_t size, const char *key)
     return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size > 1 << 16)
         return 0;
     const unsigned flags = size > 0 ? data[0] : 0;
@@ -41,8 +39,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const radii[4] = {NULL, "0.5", "1=0.5,2=1.5", "Ar=2,He=0,O=0.7"};
     io_file f = {data, size, NULL, 0, NULL};
     static const long frames[4] = {0, 1, -1, 2}; /* bits 4-5: the snapshot read */
-    sc_io_read_options o = {SC_IO_FORMAT_LAMMPS, (flags & 1) ? 2 : 0, 0, 0, radii[(flags >> 1) & 3], NULL,
-                            frames[(flags >> 4) & 3], 0, 0, 0, 0};
+    sc_io_read_options o = {SC_IO_FORMAT_LAMMPS,
+                            (flags & 1) ? 2 : 0,
+                            0,
+                            0,
+                            radii[(flags >> 1) & 3],
+                            NULL,
+                            frames[(flags >> 4) & 3],
+                            0,
+                            0,
+                            0,
+                            0};
     sc_io_spheres s;
     memset(&s, 0, sizeof s);
     char err[512] = "";

@@ -16,15 +16,13 @@ typedef struct bytes {
 } bytes;
 
 static sc_io_status read_again(const sc_io_read_options *o, sc_io_spheres *s, char *err,
-                               size_t errcap, void *user)
-{
+                               size_t errcap, void *user) {
     const bytes *b = user;
     io_file f = {b->p, b->n, NULL, 0, NULL};
     return io_read_raw("fuzz.bin", &f, b->dtype, b->dims, o, s, err, errcap);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0)
         return 0;
     const unsigned flags = data[0];
@@ -35,7 +33,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *buf = malloc(size + misalign + 1);
     memcpy(buf + misalign, data + 1, size);
     io_file f = {buf + misalign, size, NULL, 0, NULL};
-    sc_io_read_options o = {dtype == SC_F32 ? SC_IO_FORMAT_F32 : SC_IO_FORMAT_F64, dims, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
+    sc_io_read_options o = {dtype == SC_F32 ? SC_IO_FORMAT_F32 : SC_IO_FORMAT_F64,
+                            dims,
+                            0,
+                            0,
+                            NULL,
+                            NULL,
+                            0,
+                            0,
+                            0,
+                            0,
+                            0};
     sc_io_spheres s;
     memset(&s, 0, sizeof s);
     char err[512] = "";

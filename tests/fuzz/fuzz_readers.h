@@ -15,16 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void reader_fail(const char *what)
-{
+static void reader_fail(const char *what) {
     fprintf(stderr, "fuzz reader: %s\n", what);
     abort();
 }
 
 /* A read either failed with a one-line message naming the input, or gave
  * n valid spheres; returns the values as doubles (caller frees) or NULL. */
-static double *check_read(sc_io_status st, const sc_io_spheres *s, const char *err)
-{
+static double *check_read(sc_io_status st, const sc_io_spheres *s, const char *err) {
     if (st != SC_IO_OK) {
         if (err[0] == '\0' || strchr(err, '\n') != NULL || strncmp(err, "fuzz", 4) != 0)
             reader_fail("an error without a one-line message naming the input");
@@ -39,8 +37,8 @@ static double *check_read(sc_io_status st, const sc_io_spheres *s, const char *e
         reader_fail("no rows");
     double *vals = malloc((total ? total : 1) * sizeof *vals);
     for (size_t k = 0; k < total; k++) {
-        const double v = s->dtype == SC_F32 ? (double)((const float *)s->rows)[k]
-                                            : ((const double *)s->rows)[k];
+        const double v =
+            s->dtype == SC_F32 ? (double)((const float *)s->rows)[k] : ((const double *)s->rows)[k];
         if (!isfinite(v) || fabs(v) > SC_MAX_ABS_VALUE || (k % cols == cols - 1 && v < 0.0))
             reader_fail("a value the engine rejects was accepted");
         vals[k] = v;
@@ -55,8 +53,7 @@ static double *check_read(sc_io_status st, const sc_io_spheres *s, const char *e
 typedef sc_io_status (*deferred_read_fn)(const sc_io_read_options *o, sc_io_spheres *s, char *err,
                                          size_t errcap, void *user);
 static inline void check_deferred(const char *path, sc_io_status plain, const char *plain_err,
-                                  sc_io_read_options o, deferred_read_fn read, void *user)
-{
+                                  sc_io_read_options o, deferred_read_fn read, void *user) {
     o.defer_value_check = 1;
     sc_io_spheres s;
     memset(&s, 0, sizeof s);

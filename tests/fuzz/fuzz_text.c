@@ -14,8 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The reference: strtod over every field; -1 when some field is not a number
  * (a header line, or an input the reader must have refused). */
-static long reference(const char *t, size_t size, double *out, size_t cap)
-{
+static long reference(const char *t, size_t size, double *out, size_t cap) {
     long count = 0;
     size_t k = 0;
     if (size >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0)
@@ -51,8 +50,7 @@ static long reference(const char *t, size_t size, double *out, size_t cap)
     return count;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size > 1 << 16)
         return 0;
     /* the first byte picks --2d, and a sphere limit of 1 to 64, which also

@@ -57,7 +57,8 @@ void sc_grid_plan_choose(const sc_view *v, const sc_bounds *b, const sc_grid_opt
     /* A one-level plan at the default edge whose cells the data leaves
      * nearly empty: coarser cells, one level (more would only split them
      * again). Too little scratch (small sets): the edge stays. */
-    if (go->cell_factor == 1.0 && plan->levels == 1 && scratch_bytes >= sc_grid_occupancy_scratch()) {
+    if (go->cell_factor == 1.0 && plan->levels == 1 &&
+        scratch_bytes >= sc_grid_occupancy_scratch()) {
         const double f = sc_grid_sparse_factor(v, b, plan->cell[0], scratch);
         if (f > 1.0)
             sc_grid_plan_make(b, f, go->max_levels, 1, plan);
@@ -77,8 +78,8 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
      * working copy's radii or its x: room for n + SC_PAD doubles in each. */
     if (!sc_env_reserve(e, KEYS, 8 * (n + SC_PAD)) || !sc_env_reserve(e, XQ, 4 * (n + SC_PAD)) ||
         !sc_env_reserve(e, TMP_KEYS, 8 * (n + SC_PAD)) || !sc_env_reserve(e, INDEX, 4 * (n + 1)) ||
-        !sc_env_reserve(e, TMP_INDEX, 4 * (n + 1)) || !sc_work_reserve_xyz(e, WORK, n, &out->work) ||
-        !sc_env_reserve(e, COUNTS, counts))
+        !sc_env_reserve(e, TMP_INDEX, 4 * (n + 1)) ||
+        !sc_work_reserve_xyz(e, WORK, n, &out->work) || !sc_env_reserve(e, COUNTS, counts))
         return SC_ERR_OUT_OF_MEMORY;
 
     double t = sc_now();
@@ -117,12 +118,11 @@ static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
          * until the row pass, held them (n / 4 words fit their 4 n bytes). */
         out->detail = "keys nearly in cell order: sort repaired";
     } else if (!first.pack_bits && first.nearly &&
-               sc_radix_repair_pairs(buf[KEYS].p, buf[INDEX].p, buf[TMP_KEYS].p, buf[TMP_INDEX].p, n,
-                                     g->plan.key_bits, (uint64_t *)(void *)out->work.y,
-                                     (uint32_t *)(void *)out->work.z,
-                                     (uint64_t *)(void *)out->work.y + n / 4,
-                                     (uint32_t *)(void *)out->work.z + n / 4, n / 4, buf[COUNTS].p,
-                                     threads)) {
+               sc_radix_repair_pairs(
+                   buf[KEYS].p, buf[INDEX].p, buf[TMP_KEYS].p, buf[TMP_INDEX].p, n,
+                   g->plan.key_bits, (uint64_t *)(void *)out->work.y,
+                   (uint32_t *)(void *)out->work.z, (uint64_t *)(void *)out->work.y + n / 4,
+                   (uint32_t *)(void *)out->work.z + n / 4, n / 4, buf[COUNTS].p, threads)) {
         /* The same for (key, index) pairs; the working copy's y and z,
          * free until the gather, hold the keys and indices out of place. */
         out->detail = "keys nearly in cell order: sort repaired (key, index)";

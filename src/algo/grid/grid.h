@@ -24,20 +24,20 @@
 #define SC_XFINE 3
 
 typedef struct sc_grid_plan {
-    int levels;             /* number of levels, finest first */
-    double cell[SC_MAX_LEVELS]; /* cell edge of each level: cell[0] * 2^l */
+    int levels;                         /* number of levels, finest first */
+    double cell[SC_MAX_LEVELS];         /* cell edge of each level: cell[0] * 2^l */
     double radius_limit[SC_MAX_LEVELS]; /* spheres of level l have r <= this */
-    bool pow2;              /* exact power-of-two scaling, origin 0 */
-    int pow2_exp;           /* cell[0] = 2^pow2_exp when pow2 */
-    double origin[3];       /* subtracted before scaling when !pow2 */
-    double inv_cell0;       /* 1 / cell[0] (rounded) when !pow2 */
-    int bits[3];            /* key bits of X (fine x, all levels), y, z (level 0) */
-    bool wrap[3];           /* coordinates may wrap modulo 2^bits on this axis */
-    int shift[3];           /* bit position of X, y, z in the key */
-    int level_shift;        /* bit position of the level */
-    bool morton;            /* the (z, y) field is a Morton code (sc_grid_zy) */
-    int key_bits;           /* significant bits of a key */
-    uint32_t xreach;        /* fine X two spheres of a pair are at most apart,
+    bool pow2;                          /* exact power-of-two scaling, origin 0 */
+    int pow2_exp;                       /* cell[0] = 2^pow2_exp when pow2 */
+    double origin[3];                   /* subtracted before scaling when !pow2 */
+    double inv_cell0;                   /* 1 / cell[0] (rounded) when !pow2 */
+    int bits[3];                        /* key bits of X (fine x, all levels), y, z (level 0) */
+    bool wrap[3];                       /* coordinates may wrap modulo 2^bits on this axis */
+    int shift[3];                       /* bit position of X, y, z in the key */
+    int level_shift;                    /* bit position of the level */
+    bool morton;                        /* the (z, y) field is a Morton code (sc_grid_zy) */
+    int key_bits;                       /* significant bits of a key */
+    uint32_t xreach;                    /* fine X two spheres of a pair are at most apart,
                                from the largest radius (keys.c): a coarsest
                                cell, less where cells are wider than 2 r_max */
     /* Row boxes (keys.c: sc_grid_row_box): on y (a = 1) and z (a = 2),
@@ -103,8 +103,9 @@ SC_INTERNAL size_t sc_grid_occupancy_scratch(void);
  * (sc_grid_sparse_factor), which needs sc_grid_occupancy_scratch() bytes of
  * scratch (less: no widening). The study's replay (study.c) calls it too,
  * so its key widths are the engine's. */
-SC_INTERNAL void sc_grid_plan_choose(const sc_view *v, const sc_bounds *b, const sc_grid_options *go,
-                                     void *scratch, size_t scratch_bytes, sc_grid_plan *plan);
+SC_INTERNAL void sc_grid_plan_choose(const sc_view *v, const sc_bounds *b,
+                                     const sc_grid_options *go, void *scratch, size_t scratch_bytes,
+                                     sc_grid_plan *plan);
 
 /* How many spheres and rows each level holds, and how many rows its grid
  * spans along y and z (span[l][0], span[l][1]): what the cost model reads,
@@ -141,8 +142,8 @@ SC_INTERNAL void sc_keys_compute(const sc_view *v, const sc_grid_plan *plan, uin
  * column of cells along x, kept sorted by fine x. */
 typedef struct sc_rows {
     size_t count;
-    uint64_t *key;        /* row key (sphere key with the X bits cleared), ascending */
-    uint32_t *start;      /* first sorted sphere of each row; start[count] = n */
+    uint64_t *key;   /* row key (sphere key with the X bits cleared), ascending */
+    uint32_t *start; /* first sorted sphere of each row; start[count] = n */
     size_t level_begin[SC_MAX_LEVELS + 1]; /* rows of level l: [begin[l], begin[l+1]) */
 } sc_rows;
 
@@ -160,13 +161,13 @@ SC_INTERNAL size_t sc_rows_build(const uint64_t *sorted_keys, size_t n, const sc
 typedef struct sc_grid_state {
     sc_grid_plan plan;
     sc_rows rows;
-    const uint32_t *xq;    /* fine x of each sorted sphere, padded */
-    size_t chunk_spheres;  /* sorted spheres per search chunk */
+    const uint32_t *xq;   /* fine x of each sorted sphere, padded */
+    size_t chunk_spheres; /* sorted spheres per search chunk */
     /* down[m] bit l (l < m): the pairs between levels l and m are found
      * from m's side; every other pair of non-empty levels from the finer
      * side. Chosen by the build from the rows it counted. */
     uint32_t down[SC_MAX_LEVELS];
-    bool indirect;         /* the study's indirect layout: the kernel reads view */
+    bool indirect; /* the study's indirect layout: the kernel reads view */
     const sc_view *view;
 } sc_grid_state;
 

@@ -58,7 +58,7 @@
 
 #define SC_MARGIN 0x1p-20
 #define SC_CELL_FLOOR 0x1p-500 /* smallest finest-cell edge: see above */
-#define SC_AXIS_BITS 19 /* level-0 cells per axis before wrapping: 2^19 */
+#define SC_AXIS_BITS 19        /* level-0 cells per axis before wrapping: 2^19 */
 
 static int bit_length(uint64_t v) {
     int b = 0;
@@ -331,8 +331,8 @@ void sc_grid_plan_make(const sc_bounds *b, double cell_factor, int max_levels, i
     for (int m = 0; m < levels; m++)
         for (int l = m; l < levels; l++) {
             const uint32_t cell = (uint32_t)1 << (SC_XFINE + l);
-            const uint32_t r = fine_reach(p->rlevel[m] + p->rlevel[l], cell0,
-                                          p->xreach < cell ? p->xreach : cell);
+            const uint32_t r =
+                fine_reach(p->rlevel[m] + p->rlevel[l], cell0, p->xreach < cell ? p->xreach : cell);
             p->xpair[m][l] = p->xpair[l][m] = r;
         }
     p->shift[0] = 0;
@@ -357,7 +357,7 @@ int sc_grid_level(const sc_grid_plan *p, double r) {
 static int64_t axis_coord(const sc_grid_plan *p, double v, int a, int fine) {
     if (!p->pow2) /* t >= 0: truncation is floor; * 2^fine is exact */
         return (int64_t)((v - p->origin[a]) * p->inv_cell0 * (fine ? (double)(1 << fine) : 1.0));
-    double t = ldexp(v, fine - p->pow2_exp);                            /* exact */
+    double t = ldexp(v, fine - p->pow2_exp); /* exact */
     if (fabs(t) < 0x1p62) {
         double f = floor(t);
         if (f == 0.0 && v < 0.0) /* t underflowed to zero */
@@ -444,7 +444,8 @@ static inline uint64_t sphere_key(const sc_view *v, const sc_grid_plan *p, size_
  * every sphere. The same keys as sphere_key (the stage test compares them). */
 static inline __attribute__((always_inline)) void
 keys_block(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi, uint64_t *keys,
-           uint32_t *h, uint64_t dmask, uint64_t k0, int ib, int single, bool f64, uint64_t *vary_out) {
+           uint32_t *h, uint64_t dmask, uint64_t k0, int ib, int single, bool f64,
+           uint64_t *vary_out) {
     const sc_grid_plan p = *plan;
     const double sx = p.inv_cell0 * (double)(1 << SC_XFINE);
     const uint64_t xmask = ((uint64_t)1 << p.bits[0]) - 1, ymask = ((uint64_t)1 << p.bits[1]) - 1,
@@ -459,7 +460,8 @@ keys_block(const sc_view *v, const sc_grid_plan *plan, size_t lo, size_t hi, uin
     uint64_t vary = 0;
     for (size_t k = lo; k < hi; k++) {
         const size_t off = k * stride;
-#define LOAD(p) (f64 ? *(const double *)(const void *)(p) : (double)*(const float *)(const void *)(p))
+#define LOAD(p)                                                                                    \
+    (f64 ? *(const double *)(const void *)(p) : (double)*(const float *)(const void *)(p))
         const double x = LOAD(px + off), y = LOAD(py + off), z = LOAD(pz + k * zstride),
                      r = LOAD(pr + k * rstride);
 #undef LOAD
@@ -560,7 +562,8 @@ void sc_keys_compute(const sc_view *v, const sc_grid_plan *p, uint64_t *keys, in
     {
         const int t = sc_thread_id(), nt = sc_num_threads();
         for (int b = t; b < blocks; b += nt) {
-            const size_t lo = n * (size_t)b / (size_t)blocks, hi = n * (size_t)(b + 1) / (size_t)blocks;
+            const size_t lo = n * (size_t)b / (size_t)blocks,
+                         hi = n * (size_t)(b + 1) / (size_t)blocks;
             uint32_t *h = first->hist0 + (size_t)b * buckets;
             memset(h, 0, sizeof(uint32_t) * buckets);
             uint64_t vary = 0;

@@ -30,7 +30,7 @@ size_t sc_rows_build(const uint64_t *keys, size_t n, const sc_grid_plan *plan, s
                      uint32_t *xq, uint32_t *index, int index_bits, size_t *offsets,
                      uint64_t *stage_key, uint32_t *stage_start) {
     size_t count = 0;
-    const unsigned ks = (unsigned)index_bits;         /* where the key starts */
+    const unsigned ks = (unsigned)index_bits; /* where the key starts */
     const uint64_t imask = ks ? ((uint64_t)1 << ks) - 1 : 0;
     const unsigned xs = ks + (unsigned)plan->bits[0]; /* X is the key's low field */
     /* One pass over the sorted keys. Each thread finds the rows that start
@@ -53,13 +53,13 @@ size_t sc_rows_build(const uint64_t *keys, size_t n, const sc_grid_plan *plan, s
             /* xs >= SC_XFINE: no row field equals UINT64_MAX */
             uint64_t prev = b == 0 ? UINT64_MAX : keys[b - 1] >> xs;
             size_t m = 0;
-#define ROW_STEP(k)                                                                               \
-    do {                                                                                          \
-        const uint64_t row = keys[k] >> xs;                                                       \
-        rkey[m] = row << (xs - ks);                                                               \
-        rstart[m] = (uint32_t)(k);                                                                \
-        m += row != prev;                                                                         \
-        prev = row;                                                                               \
+#define ROW_STEP(k)                                                                                \
+    do {                                                                                           \
+        const uint64_t row = keys[k] >> xs;                                                        \
+        rkey[m] = row << (xs - ks);                                                                \
+        rstart[m] = (uint32_t)(k);                                                                 \
+        m += row != prev;                                                                          \
+        prev = row;                                                                                \
     } while (0)
             if (ks)
                 for (size_t k = b; k < e; k++) {

@@ -93,12 +93,12 @@ typedef struct walker {
     cursor cur[ROW_SLOTS];
     nbrow nb[NB_MAX];
     int nnb;
-    int nnb_coarser; /* neighbour rows in coarser levels, and strips */
+    int nnb_coarser;        /* neighbour rows in coarser levels, and strips */
     int64_t home_z, home_y; /* the home row's cell at its level */
     int home_level;
-    double hy[2], hz[2];    /* the home row's box on y and z (sc_grid_row_box) */
-    double hr;              /* no radius in the home row exceeds this */
-    const uint32_t *down;   /* sc_grid_state.down */
+    double hy[2], hz[2];  /* the home row's box on y and z (sc_grid_row_box) */
+    double hr;            /* no radius in the home row exceeds this */
+    const uint32_t *down; /* sc_grid_state.down */
     strip st[SC_MAX_LEVELS];
     int nst;
     uint32_t list[LIST_CAP + 32];
@@ -321,8 +321,9 @@ static void home_row(walker *w, size_t ri, int level) {
     const sc_rows *rw = w->rows;
     const uint64_t key = rw->key[ri];
     uint64_t zu, yu;
-    sc_grid_zy_split(p, level, (key >> p->shift[1]) & (((uint64_t)1 << (p->bits[1] + p->bits[2])) - 1),
-                     &zu, &yu);
+    sc_grid_zy_split(p, level,
+                     (key >> p->shift[1]) & (((uint64_t)1 << (p->bits[1] + p->bits[2])) - 1), &zu,
+                     &yu);
     const int64_t y = (int64_t)yu, z = (int64_t)zu;
     w->home_z = z;
     w->home_y = y;
@@ -401,8 +402,9 @@ static inline uint32_t advance(const uint32_t *xq, uint32_t p, uint32_t re, cons
     const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(xq + p + 4));
     /* The mask is a prefix: its length is the first clear bit, found with a
      * plain bit scan (the library's baseline has no POPCNT). */
-    const unsigned mask = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(a, l->v))) |
-                          ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(b, l->v))) << 4);
+    const unsigned mask =
+        (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(a, l->v))) |
+        ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(b, l->v))) << 4);
     uint32_t c = (uint32_t)__builtin_ctz(~mask);
 #else
     uint32_t c = 0;
@@ -422,7 +424,6 @@ static inline uint32_t advance(const uint32_t *xq, uint32_t p, uint32_t re, cons
     }
     return p;
 }
-
 
 /* The candidate list of one home block, filled range by range as the
  * windows move; the kernel runs on it at the end, or earlier when it fills
@@ -698,8 +699,8 @@ static size_t slab_rows(walker *w, block_list *bl, int l, int64_t z, int64_t y0,
  * z slabs that hold no row are skipped with one lookup. The same candidates
  * as the finer spheres' windows into this row would give, so every pair is
  * still tested exactly once. */
-static uint64_t test_block_down(walker *w, sc_kernel_args *args, sc_kernel_fn kernel,
-                                sc_hits *hits, int m) {
+static uint64_t test_block_down(walker *w, sc_kernel_args *args, sc_kernel_fn kernel, sc_hits *hits,
+                                int m) {
     const sc_grid_plan *p = w->plan;
     const sc_rows *rw = w->rows;
     const uint64_t xf = w->xq[args->i0], xl = w->xq[args->i0 + args->ni - 1];
@@ -750,7 +751,8 @@ static inline uint32_t block_size(const uint32_t *xq, uint32_t i, uint32_t a1, u
      * compares are exact since X < 2^22; lim is clamped to 2^31 - 1. */
     const int l = lim < 0x7fffffffu ? (int)lim : 0x7fffffff;
     const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(xq + i + 1));
-    const unsigned mask = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(v, _mm_set1_epi32(l))));
+    const unsigned mask =
+        (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(v, _mm_set1_epi32(l))));
     c = (uint32_t)__builtin_ctz(mask | 8u); /* the first X > lim, or 3 */
 #else
     c = 0;
@@ -806,7 +808,7 @@ uint64_t sc_grid_search_chunk(const sc_peer_built *b, size_t chunk, sc_kernel_fn
      * that period >= 16 coarsest half widths, so capping the span at
      * period - 2 h_top - 1 is enough. */
     const uint64_t h_top = (uint64_t)1 << (SC_XFINE + plan->levels - 1);
-    const uint32_t wrap_span = !plan->wrap[0]            ? UINT32_MAX
+    const uint32_t wrap_span = !plan->wrap[0]          ? UINT32_MAX
                                : w->xw > 2 * h_top + 1 ? (uint32_t)(w->xw - 2 * h_top - 1)
                                                        : 0;
     uint64_t tests = 0;
@@ -830,7 +832,8 @@ uint64_t sc_grid_search_chunk(const sc_peer_built *b, size_t chunk, sc_kernel_fn
         /* A block takes up to SC_BLOCK consecutive spheres spanning at most
          * `span` in X: in sparse rows far-apart spheres would make the
          * shared windows needlessly wide. */
-        uint32_t span = (w->nnb_coarser ? BLOCK_SPAN_CELLS : BLOCK_SPAN_CELLS_1) << (SC_XFINE + lev);
+        uint32_t span = (w->nnb_coarser ? BLOCK_SPAN_CELLS : BLOCK_SPAN_CELLS_1)
+                        << (SC_XFINE + lev);
         span = span < wrap_span ? span : wrap_span;
         for (uint32_t i = a0; i < a1; i += args.ni) {
             args.i0 = i;
