@@ -17,6 +17,7 @@ packages=(
   clang             # the libFuzzer harnesses (scripts/fuzz.sh) and the ThreadSanitizer build
   libclang-rt-dev   # clang's sanitizer and libFuzzer runtimes
   libomp-dev        # clang's OpenMP runtime, with the Archer tool that lets TSan see OpenMP
+  clang-format      # the C files' format (.clang-format), checked by scripts/test.sh
   libcairo2-dev     # spherecollide simulate --frames: drawing and PNG
   libgif-dev        # spherecollide simulate --animate: the animated GIF
   libfast-float-dev # the text reader's decimal parser (C++ header, one file)

@@ -125,6 +125,12 @@ step_deps() {
   check "setup-deps" bash scripts/setup-deps.sh
 }
 
+# every C file as .clang-format lays it out (a formatting-only commit goes in
+# .git-blame-ignore-revs)
+formatted() {
+  git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror
+}
+
 step_debug() {
   check "build build-test (Debug, -Werror)" \
     build . build-test -DCMAKE_BUILD_TYPE=Debug -DSC_WARNINGS_AS_ERRORS=ON -DSC_PYTHON=ON &&
@@ -250,6 +256,7 @@ timed deps step_deps || {
   echo "0 passed, 1 failed"
   exit 1
 }
+check "C files formatted (clang-format --dry-run)" formatted
 if [ "${1:-}" = quick ]; then
   timed quick step_quick
 else
