@@ -132,10 +132,10 @@ typedef struct sc_spheres {
 } sc_spheres;
 
 /** Separate arrays x[n], y[n], z[n], r[n] (z may be NULL for 2-D). */
-SC_API sc_spheres sc_spheres_soa_f64(size_t n, const double *x, const double *y,
-                                     const double *z, const double *r);
-SC_API sc_spheres sc_spheres_soa_f32(size_t n, const float *x, const float *y,
-                                     const float *z, const float *r);
+SC_API sc_spheres sc_spheres_soa_f64(size_t n, const double *x, const double *y, const double *z,
+                                     const double *r);
+SC_API sc_spheres sc_spheres_soa_f32(size_t n, const float *x, const float *y, const float *z,
+                                     const float *r);
 /** Interleaved rows: (x, y, z, r) per sphere, or (x, y, r) when dims == 2.
  * Any alignment of the element type works; for speed, align double rows to
  * 32 bytes (better 64), so each record sits in one cache line: the gather
@@ -265,8 +265,8 @@ typedef enum sc_split {
     SC_SPLIT_MEAN = 1    /**< the mean centre */
 } sc_split;
 typedef struct sc_tree_options {
-    int max_depth; /**< levels of splits at most, 1..64 (octree default 8, kdsplit 24) */
-    int leaf_size; /**< a node of at most this many spheres is a leaf, >= 1
+    int max_depth;  /**< levels of splits at most, 1..64 (octree default 8, kdsplit 24) */
+    int leaf_size;  /**< a node of at most this many spheres is a leaf, >= 1
                         (octree default 20, kdsplit 32) */
     sc_split split; /**< kdsplit only: where a node is cut */
 } sc_tree_options;
@@ -306,13 +306,13 @@ typedef enum sc_team {
  *  earlier one, giving the fields an older caller could not set their
  *  defaults (docs/api.md, "ABI"). */
 typedef struct sc_options {
-    size_t size;            /**< sizeof(sc_options) of the caller's header; set
+    size_t size; /**< sizeof(sc_options) of the caller's header; set
                                  by sc_options_default. At least
                                  SC_OPTIONS_SIZE_0_1 (else
                                  SC_ERR_INVALID_ARGUMENT); larger than this
                                  library's sizeof: SC_ERR_VERSION */
     sc_algorithm algorithm;
-    int threads;            /**< 0 = one per core hwloc sees (or omp_get_num_procs);
+    int threads;                /**< 0 = one per core hwloc sees (or omp_get_num_procs);
                                  where other programs keep cores busy when the
                                  call starts (read from /proc), the free cores
                                  for a short query and, for a long one, the
@@ -321,26 +321,26 @@ typedef struct sc_options {
                                  "Sharing the machine"); a team smaller than
                                  the cores is not bound. N > 0: exactly N,
                                  whatever the load */
-    sc_pin pin;             /**< default SC_PIN_COMPACT: the library's team
+    sc_pin pin;                 /**< default SC_PIN_COMPACT: the library's team
                                  threads are bound for the duration of each
                                  call on 262144 (2^18) or more spheres, and their
                                  masks restored after it (smaller calls are
                                  too short for binding to pay: none) */
-    sc_kernel kernel;       /**< default SC_KERNEL_AUTO */
-    int sorted;             /**< stream/fill pairs in (i, j) lexicographic order */
-    size_t chunk_pairs;     /**< most pairs per callback chunk, >= 1; default
+    sc_kernel kernel;           /**< default SC_KERNEL_AUTO */
+    int sorted;                 /**< stream/fill pairs in (i, j) lexicographic order */
+    size_t chunk_pairs;         /**< most pairs per callback chunk, >= 1; default
                                  65536; values above 2^24 (SIZE_MAX for
                                  "unlimited") act as 2^24: a stream holds
                                  threads x chunk_pairs pairs */
     size_t sorted_window_bytes; /**< memory for one sorted window; default 64 MiB */
-    sc_allocator allocator; /**< alloc == NULL: the library's aligned malloc */
-    sc_log_fn log;          /**< NULL: silent */
+    sc_allocator allocator;     /**< alloc == NULL: the library's aligned malloc */
+    sc_log_fn log;              /**< NULL: silent */
     void *log_user;
     sc_progress_fn progress; /**< NULL: none; the query's fraction, stepped by
                                   each build stage's end and by the search
                                   (docs/api.md) */
     void *progress_user;
-    sc_box box;             /**< periodic boundaries; default none */
+    sc_box box; /**< periodic boundaries; default none */
     /* Each algorithm's own options; only the chosen algorithm's are read. */
     sc_grid_options grid;
     sc_partition1d_options partition1d;
@@ -351,7 +351,7 @@ typedef struct sc_options {
     sc_bvh_options bvh;
     sc_segtree_options segtree;
     /* ---- from 0.2.0 ---- */
-    sc_team team;           /**< threads = 0: how the team is sized; default
+    sc_team team; /**< threads = 0: how the team is sized; default
                                  SC_TEAM_FOLLOW_LOAD */
 } sc_options;
 
@@ -416,8 +416,8 @@ SC_API sc_status sc_count_pairs(sc_context *ctx, const sc_spheres *spheres, sc_s
  *  when the pairs fit the window the context expects from its last sorted
  *  query; else a counting pass, then one pass per window of i). out may be
  *  NULL. */
-SC_API sc_status sc_stream_pairs(sc_context *ctx, const sc_spheres *spheres,
-                                 sc_pair_fn fn, void *user, sc_summary *out);
+SC_API sc_status sc_stream_pairs(sc_context *ctx, const sc_spheres *spheres, sc_pair_fn fn,
+                                 void *user, sc_summary *out);
 
 /** Writes the pairs to pairs[0 .. 2*capacity) in the stream order. If
  *  capacity is too small, returns SC_ERR_BUFFER_TOO_SMALL after writing the
@@ -460,8 +460,7 @@ SC_API sc_status sc_stream_between(sc_context *ctx, const sc_spheres *a, const s
                                    sc_pair_fn fn, void *user, sc_summary *out);
 /** sc_fill_pairs for two sets. */
 SC_API sc_status sc_fill_between(sc_context *ctx, const sc_spheres *a, const sc_spheres *b,
-                                 uint32_t *pairs, size_t capacity, size_t *needed,
-                                 sc_summary *out);
+                                 uint32_t *pairs, size_t capacity, size_t *needed, sc_summary *out);
 
 /* ======================================================================== */
 /* Neighbour lists (CSR)                                                    */
@@ -469,9 +468,9 @@ SC_API sc_status sc_fill_between(sc_context *ctx, const sc_spheres *a, const sc_
 
 /** What a neighbour list keeps beside each index. */
 typedef enum sc_nbr_value {
-    SC_NBR_NONE = 0,     /**< indices only */
-    SC_NBR_OVERLAP = 1,  /**< overlap depth (ri + rj) - d, negative within the skin */
-    SC_NBR_DISTANCE = 2  /**< centre distance d */
+    SC_NBR_NONE = 0,    /**< indices only */
+    SC_NBR_OVERLAP = 1, /**< overlap depth (ri + rj) - d, negative within the skin */
+    SC_NBR_DISTANCE = 2 /**< centre distance d */
 } sc_nbr_value;
 
 /** The list asked for. A pair (i, j) is listed iff, in IEEE double on the
@@ -481,15 +480,15 @@ typedef enum sc_nbr_value {
  *  search calls return. d = sqrt(d2); values are computed from (i, j) with
  *  i < j, so both directions of a full list carry the same bits. */
 typedef struct sc_nbr_spec {
-    int full;            /**< 0: half list, row i holds the j > i; 1: each
+    int full;           /**< 0: half list, row i holds the j > i; 1: each
                               pair in both rows */
-    double skin;         /**< >= 0 and <= SC_MAX_ABS_VALUE; lists pairs up
+    double skin;        /**< >= 0 and <= SC_MAX_ABS_VALUE; lists pairs up
                               to skin apart (MD/DEM lists reused over steps).
                               With skin > 0 the search runs on radii grown
                               a few ulps past r + skin/2, each of which must
                               stay within SC_MAX_ABS_VALUE (else
                               SC_ERR_OUT_OF_RANGE at that sphere) */
-    sc_nbr_value value;  /**< values beside the indices (NONE by default) */
+    sc_nbr_value value; /**< values beside the indices (NONE by default) */
 } sc_nbr_spec;
 
 /** Pass 1 of 2: the row offsets of the list. offsets has n + 1 entries;

@@ -66,23 +66,23 @@ typedef enum sc_sim_velocities {
 } sc_sim_velocities;
 
 typedef struct sc_sim_params {
-    size_t size;         /**< sizeof(sc_sim_params); set by sc_sim_params_default */
-    int dims;            /**< 2 (circles) or 3 (spheres); default 2 */
-    size_t n;            /**< balls, 1 .. 2^31; default 8000 */
-    double box[3];       /**< extent L per axis (> 0, finite); box[2] unused in
+    size_t size;                  /**< sizeof(sc_sim_params); set by sc_sim_params_default */
+    int dims;                     /**< 2 (circles) or 3 (spheres); default 2 */
+    size_t n;                     /**< balls, 1 .. 2^31; default 8000 */
+    double box[3];                /**< extent L per axis (> 0, finite); box[2] unused in
                               2-D; default 1400 x 600 x 600 */
-    double dt;           /**< step, > 0; default 1/60 */
-    double speed;        /**< initial speed of every ball, >= 0, in a uniform
+    double dt;                    /**< step, > 0; default 1/60 */
+    double speed;                 /**< initial speed of every ball, >= 0, in a uniform
                               random direction; default 50 */
-    sc_sim_radii radii;  /**< default SC_SIM_RADII_SEQUENCE */
-    double r0, r1;       /**< radii for CONSTANT (r0) and UNIFORM ([r0, r1]) */
-    uint64_t seed;       /**< positions, directions and radii repeat exactly
+    sc_sim_radii radii;           /**< default SC_SIM_RADII_SEQUENCE */
+    double r0, r1;                /**< radii for CONSTANT (r0) and UNIFORM ([r0, r1]) */
+    uint64_t seed;                /**< positions, directions and radii repeat exactly
                               for a seed; default 1 */
-    sc_sim_placement placement; /**< default SC_SIM_PLACE_UNIFORM */
-    double spacing;      /**< lattice pitch for SC_SIM_PLACE_LATTICE (> 0); the
+    sc_sim_placement placement;   /**< default SC_SIM_PLACE_UNIFORM */
+    double spacing;               /**< lattice pitch for SC_SIM_PLACE_LATTICE (> 0); the
                               lattice must hold n points inside the box */
     sc_sim_velocities velocities; /**< default SC_SIM_VEL_DIRECTION */
-    int reorder;         /**< 0 (default): balls keep their places in the
+    int reorder;                  /**< 0 (default): balls keep their places in the
                               arrays; K > 0: before every K-th step (and the
                               first) the balls are renumbered in the grid's
                               cell order of their positions (sc_cell_order,
@@ -92,7 +92,7 @@ typedef struct sc_sim_params {
                               them in cache, and a grid search repairs its
                               sort instead of redoing it); sc_sim_balls.id
                               follows each ball */
-    const double *radius; /**< n radii for SC_SIM_RADII_GIVEN (read only by
+    const double *radius;         /**< n radii for SC_SIM_RADII_GIVEN (read only by
                                sc_sim_create); NULL otherwise */
 } sc_sim_params;
 
@@ -142,15 +142,15 @@ SC_API sc_sim_balls sc_sim_get_balls(sc_sim *sim);
 
 /** Statistics of one step. */
 typedef struct sc_sim_frame {
-    uint64_t step;             /**< steps done so far, this one included */
-    double time;               /**< simulated time after the step */
+    uint64_t step;                          /**< steps done so far, this one included */
+    double time;                            /**< simulated time after the step */
     double ms_move, ms_search, ms_response; /**< wall milliseconds per part
                                                  (a reorder counts as move) */
-    uint64_t candidate_tests;  /**< the search's candidate tests */
-    uint64_t collisions;       /**< colliding pairs */
-    uint64_t reactions;        /**< approaching pairs that got an impulse */
-    double kinetic_energy;     /**< sum of m v^2 / 2 after the step */
-    double momentum[3];        /**< sum of m v after the step */
+    uint64_t candidate_tests;               /**< the search's candidate tests */
+    uint64_t collisions;                    /**< colliding pairs */
+    uint64_t reactions;                     /**< approaching pairs that got an impulse */
+    double kinetic_energy;                  /**< sum of m v^2 / 2 after the step */
+    double momentum[3];                     /**< sum of m v after the step */
 } sc_sim_frame;
 
 /** The colliding pairs of the last step, (i, j) with i < j in
