@@ -30,9 +30,9 @@
 /* ======================================================================== */
 
 #define SC_VERSION_MAJOR 0
-#define SC_VERSION_MINOR 1
+#define SC_VERSION_MINOR 2
 #define SC_VERSION_PATCH 0
-#define SC_VERSION_STRING "0.1.0"
+#define SC_VERSION_STRING "0.2.0"
 
 #if defined(SC_STATIC_DEFINE)
 #define SC_API
