@@ -13,8 +13,10 @@
 #                            the Python module's pytest suite among it
 #   asan     build-asan/     RelWithDebInfo, AddressSanitizer + UBSan, -Werror;
 #                            full ctest, leaks detected, any UB report fatal
-#   release  build-release/  Release, -Werror; installed into a temporary
-#                            prefix; the Python module imported from there;
+#   release  build-release/  Release, -Werror; scripts/check-layers.py (no
+#                            call or include loop among the library's files);
+#                            installed into a temporary prefix; the Python
+#                            module imported from there;
 #                            examples/ built against that prefix with
 #                            CMake (find_package) and with pkg-config, and run;
 #                            scripts/check-symbols.sh on the installed .so
@@ -196,6 +198,8 @@ step_release() {
   check "build build-release (Release, -Werror)" \
     build . build-release -DCMAKE_BUILD_TYPE=Release -DSC_WARNINGS_AS_ERRORS=ON \
       -DSC_BUILD_TESTS=OFF -DSC_PYTHON=ON || return 1
+  check "no call or include loop among the library's files (check-layers.py)" \
+    "$python" scripts/check-layers.py build-release/CMakeFiles/spherecollide_objects.dir
   check "install into a temporary prefix" install_into "$prefix" || return 1
   check "installed tool loads its HDF5 module only to read HDF5" installed_hdf5 "$prefix"
   check "Python module imported from the prefix" \

@@ -866,12 +866,13 @@ sc_status sc_stream_between(sc_context *c, const sc_spheres *a, const sc_spheres
 
 sc_status sc_fill_between(sc_context *c, const sc_spheres *a, const sc_spheres *b, uint32_t *pairs,
                           size_t capacity, size_t *needed, sc_summary *out) {
-    if (!b) { /* sc_engine_fill would take it for a one-set query */
-        if (needed)
-            *needed = 0;
-        if (out)
-            out->pairs = out->checksum = 0;
+    sc_fill f;
+    sc_status st = sc_fill_begin(&f, pairs, capacity, needed, out);
+    if (st != SC_OK)
+        return st;
+    if (!b) /* not a one-set query: B is required */
         return SC_ERR_INVALID_ARGUMENT;
-    }
-    return sc_engine_fill(c, a, b, pairs, capacity, needed, out);
+    sc_summary s = {0, 0};
+    st = sc_stream_between(c, a, b, sc_fill_take, &f, &s);
+    return sc_fill_end(&f, st, &s, needed, out);
 }

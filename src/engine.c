@@ -290,13 +290,6 @@ sc_status sc_engine_count(sc_context *c, sc_prepared *p, void *arg) {
     return st;
 }
 
-sc_status sc_count_pairs(sc_context *c, const sc_spheres *spheres, sc_summary *out) {
-    if (!out)
-        return SC_ERR_INVALID_ARGUMENT;
-    out->pairs = out->checksum = 0;
-    return sc_engine_query(c, spheres, sc_engine_count, out);
-}
-
 /* ---- stream ------------------------------------------------------------- */
 
 typedef sc_engine_stream_arg stream_arg;
@@ -495,30 +488,12 @@ sc_status sc_engine_stream(sc_context *c, sc_prepared *p, void *arg) {
     return c->opt.sorted ? stream_sorted(c, p, arg) : stream_unsorted(c, p, arg);
 }
 
-sc_status sc_stream_pairs(sc_context *c, const sc_spheres *spheres, sc_pair_fn fn, void *user,
-                          sc_summary *out) {
-    if (out)
-        out->pairs = out->checksum = 0;
-    if (!fn)
-        return SC_ERR_INVALID_ARGUMENT;
-    stream_arg a = {fn, user};
-    sc_status st = sc_engine_query(c, spheres, sc_engine_stream, &a);
-    if (out && c) {
-        out->pairs = c->stats.pairs;
-        out->checksum = c->stats.checksum;
-    }
-    return st;
-}
-
 /* ---- fill ----------------------------------------------------------------- */
 
-typedef struct fill_arg {
-    uint32_t *pairs;
-    size_t capacity, written;
-} fill_arg;
-
-static int fill_cb(const uint32_t *pairs, size_t count, void *user) {
-    fill_arg *f = user;
+/* Collects into f->pairs the first f->capacity pairs of a stream, and
+ * counts on past them (the size needed is the stream's pair count). */
+int sc_fill_take(const uint32_t *pairs, size_t count, void *user) {
+    sc_fill *f = user;
     size_t room = f->capacity - f->written;
     size_t take = count < room ? count : room;
     if (take > 0) { /* pairs may be NULL with capacity 0: no pointer arithmetic on it */
@@ -528,28 +503,25 @@ static int fill_cb(const uint32_t *pairs, size_t count, void *user) {
     return 0; /* keep counting past the capacity to report the size needed */
 }
 
-sc_status sc_engine_fill(sc_context *c, const sc_spheres *a, const sc_spheres *b, uint32_t *pairs,
-                         size_t capacity, size_t *needed, sc_summary *out) {
+sc_status sc_fill_begin(sc_fill *f, uint32_t *pairs, size_t capacity, size_t *needed,
+                        sc_summary *out) {
     if (needed)
         *needed = 0;
     if (out)
         out->pairs = out->checksum = 0;
-    if (!pairs && capacity > 0)
-        return SC_ERR_INVALID_ARGUMENT;
-    fill_arg f = {pairs, capacity, 0};
-    sc_summary s = {0, 0};
-    sc_status st =
-        b ? sc_stream_between(c, a, b, fill_cb, &f, &s) : sc_stream_pairs(c, a, fill_cb, &f, &s);
-    if (needed)
-        *needed = st == SC_OK ? (size_t)s.pairs : 0;
-    if (out)
-        *out = s;
-    if (st == SC_OK && s.pairs > capacity)
-        return SC_ERR_BUFFER_TOO_SMALL;
-    return st;
+    f->pairs = pairs;
+    f->capacity = capacity;
+    f->written = 0;
+    return !pairs && capacity > 0 ? SC_ERR_INVALID_ARGUMENT : SC_OK;
 }
 
-sc_status sc_fill_pairs(sc_context *c, const sc_spheres *spheres, uint32_t *pairs, size_t capacity,
-                        size_t *needed, sc_summary *out) {
-    return sc_engine_fill(c, spheres, NULL, pairs, capacity, needed, out);
+sc_status sc_fill_end(const sc_fill *f, sc_status st, const sc_summary *s, size_t *needed,
+                      sc_summary *out) {
+    if (needed)
+        *needed = st == SC_OK ? (size_t)s->pairs : 0;
+    if (out)
+        *out = *s;
+    if (st == SC_OK && s->pairs > f->capacity)
+        return SC_ERR_BUFFER_TOO_SMALL;
+    return st;
 }

@@ -50,7 +50,8 @@ SC_INTERNAL sc_status sc_engine_build_known(sc_context *c, sc_prepared *p, void 
  * what only a search needs: sc_peer_env.order_only). */
 SC_INTERNAL sc_status sc_engine_build_order(sc_context *c, sc_prepared *p, void *arg);
 /* A one-set pair query: sc_engine_run, or with a periodic box in the
- * options, sc_periodic_run (periodic.c). */
+ * options, sc_periodic_run (periodic.c). A front end (pairs.c): the
+ * core never calls it. */
 SC_INTERNAL sc_status sc_engine_query(sc_context *c, const sc_spheres *spheres, sc_query_fn fn,
                                       void *arg);
 /* Runs fn on the spheres and their periodic images (periodic.c). */
@@ -123,11 +124,20 @@ typedef struct sc_engine_stream_arg {
 SC_INTERNAL sc_status sc_engine_count(sc_context *c, sc_prepared *p, void *arg);
 SC_INTERNAL sc_status sc_engine_stream(sc_context *c, sc_prepared *p, void *arg);
 
-/* sc_fill_pairs (b NULL) and sc_fill_between (b not NULL): the first
- * `capacity` pairs of the stream into `pairs`, counting on past them. */
-SC_INTERNAL sc_status sc_engine_fill(sc_context *c, const sc_spheres *a, const sc_spheres *b,
-                                     uint32_t *pairs, size_t capacity, size_t *needed,
-                                     sc_summary *out);
+/* sc_fill_pairs and sc_fill_between: the first `capacity` pairs of the
+ * stream into `pairs`, counting on past them. sc_fill_begin checks the
+ * arguments and zeroes *needed and *out; sc_fill_take is the stream's
+ * sc_pair_fn (user: the sc_fill); sc_fill_end gives the call's status
+ * from the stream's status st and summary s. */
+typedef struct sc_fill {
+    uint32_t *pairs;
+    size_t capacity, written;
+} sc_fill;
+SC_INTERNAL sc_status sc_fill_begin(sc_fill *f, uint32_t *pairs, size_t capacity, size_t *needed,
+                                    sc_summary *out);
+SC_INTERNAL int sc_fill_take(const uint32_t *pairs, size_t count, void *user);
+SC_INTERNAL sc_status sc_fill_end(const sc_fill *f, sc_status st, const sc_summary *s,
+                                  size_t *needed, sc_summary *out);
 
 /* Bits of an index below n (1..32): sorted words are row << bits | col. */
 SC_INTERNAL int sc_engine_index_bits(size_t n);

@@ -202,6 +202,34 @@ static inline bool list_keeps(const sc_sink *s, uint32_t wa, uint32_t wb, uint32
     return s->wx ? skin_holds_work(s, wa, wb) : skin_holds(s->exact, s->skin, lo, hi);
 }
 
+/* The box's predicate (sc_box's expression) for spheres p < q of a
+ * periodic query with wrapped centres cp and cq, seen from p with q
+ * shifted by `shift` (an image code), with the radius sum s (ri + rj, or a
+ * list's (ri + rj) + skin): true when that shift is q's minimum image and
+ * d2 <= s * s. */
+static bool images_meet(const sc_images *im, const double cp[3], const double cq[3], unsigned shift,
+                        double s) {
+    double d[3] = {0.0, 0.0, 0.0};
+    for (int a = 0; a < im->dims; a++, shift /= 3) {
+        double t = cq[a] - cp[a];
+        int k = 0;
+        if (im->periodic[a]) {
+            if (t > im->half[a]) {
+                t -= im->period[a];
+                k = -1;
+            } else if (t < -im->half[a]) {
+                t += im->period[a];
+                k = 1;
+            }
+        }
+        if ((int)(shift % 3) - 1 != k)
+            return false;
+        d[a] = t;
+    }
+    const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2];
+    return d2 <= s * s;
+}
+
 /* One hit (working indices wa, wb) of a periodic query: true, with the
  * pair (*oi, *oj) as keep_pairs reports it, when the sink keeps it. */
 static inline bool keep_image_hit(const sc_sink *s, uint32_t wa, uint32_t wb, uint32_t *oi,
@@ -265,7 +293,7 @@ static inline bool keep_image_hit(const sc_sink *s, uint32_t wa, uint32_t wb, ui
     const double sum = s->filter     ? (sc_view_r(s->exact, i) + sc_view_r(s->exact, j)) + s->skin
                        : hi >= im->n ? rsum
                                      : im->rows[4 * (size_t)i + 3] + im->rows[4 * (size_t)j + 3];
-    return sc_images_meet(im, ci, cj, shift, sum);
+    return images_meet(im, ci, cj, shift, sum);
 }
 
 /* Maps the held image hits (working indices, pairs in held) with

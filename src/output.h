@@ -97,13 +97,6 @@ typedef struct sc_images {
     double period[3], half[3];
 } sc_images;
 
-/* The box's predicate (sc_box's expression) for spheres p < q of a
- * periodic query with wrapped centres cp and cq, seen from p with q
- * shifted by `shift` (an image code), with the radius sum s (ri + rj, or a
- * list's (ri + rj) + skin): true when that shift is q's minimum image and
- * d2 <= s * s. */
-SC_INTERNAL bool sc_images_meet(const sc_images *im, const double cp[3], const double cq[3],
-                                unsigned shift, double s);
 /* d2 of the minimum image of cj seen from ci (i < j), as sc_box's
  * expression computes it on the caller's centres (z = 0 in 2-D). */
 SC_INTERNAL double sc_box_distance2(const sc_box *box, int dims, const double ci[3],

@@ -87,7 +87,7 @@ enum {
                                      (sap.warm, bvh.refit) */
 };
 
-/* A peer declares itself here, in its own file; the registry (peer.c) is
+/* A peer declares itself here, in its own file; the registry (registry.c) is
  * the one list of them, and names, option defaults and option checks are
  * read from it (status.c, context.c). */
 typedef struct sc_peer {

@@ -50,29 +50,6 @@ double sc_box_distance2(const sc_box *box, int dims, const double ci[3], const d
     return (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2];
 }
 
-bool sc_images_meet(const sc_images *im, const double cp[3], const double cq[3], unsigned shift,
-                    double s) {
-    double d[3] = {0.0, 0.0, 0.0};
-    for (int a = 0; a < im->dims; a++, shift /= 3) {
-        double t = cq[a] - cp[a];
-        int k = 0;
-        if (im->periodic[a]) {
-            if (t > im->half[a]) {
-                t -= im->period[a];
-                k = -1;
-            } else if (t < -im->half[a]) {
-                t += im->period[a];
-                k = 1;
-            }
-        }
-        if ((int)(shift % 3) - 1 != k)
-            return false;
-        d[a] = t;
-    }
-    const double d2 = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2];
-    return d2 <= s * s;
-}
-
 void sc_wrap_plan(const sc_box *box, int dims, sc_wrap *b) {
     b->dims = dims;
     b->big = 0.0;
@@ -591,10 +568,4 @@ sc_status sc_periodic_run(sc_context *c, const sc_spheres *spheres, sc_query_fn 
         return sc_engine_failed(c, st);
     const sc_part all = {spheres, &v, NULL, v.n};
     return sc_periodic_parts(c, &all, 1, v.z ? 3 : 2, fn, arg, t0);
-}
-
-sc_status sc_engine_query(sc_context *c, const sc_spheres *spheres, sc_query_fn fn, void *arg) {
-    if (c && sc_box_periodic(&c->opt.box))
-        return sc_periodic_run(c, spheres, fn, arg);
-    return sc_engine_run(c, spheres, fn, arg);
 }
