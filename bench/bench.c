@@ -642,7 +642,7 @@ static void run_engine(const bench_args *a, const double *rows, bench_row *row) 
                 snprintf(row->note, sizeof row->note, "query: %s", sc_status_string(st));
             goto done;
         }
-        sc_stats s;
+        sc_stats s = {.size = sizeof s};
         sc_context_stats(ctx, &s);
         if (s.pairs != sum.pairs || s.checksum != sum.checksum) {
             row->status = -1;

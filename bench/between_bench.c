@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
             t0 = bench_now_s();
             bad |= sc_count_between(cx[k], &va[k], &vb, &pairs[k]) != SC_OK;
             const double s = bench_now_s() - t0;
-            sc_stats st;
+            sc_stats st = {.size = sizeof st};
             sc_context_stats(cx[k], &st);
             searched[k] = st.spheres;
             if (r >= 0) {
@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
     }
     fprintf(out, "machine,cpu,isa,threads,gen,n,box,what,m,searched,pairs,rounds,median_s,"
                  "ratio_to_self\n");
-    sc_stats st;
+    sc_stats st = {.size = sizeof st};
     sc_context_stats(self, &st);
     const char *box = periodic ? "periodic" : "open";
     fprintf(out, "%s,%s,%s,%d,%s,%zu,%s,self,0,%llu,%llu,%d,%.6f,1\n", host.tag, host.cpu, host.isa,

@@ -141,7 +141,7 @@ int main(int argc, char **argv) {
                 for (int j = 0; j < LAYOUTS; j++) {
                     const int l = (r + j) % LAYOUTS;
                     const sc_spheres v = sc_spheres_rows_f64(n, 3, lay[l]);
-                    sc_stats st;
+                    sc_stats st = {.size = sizeof st};
                     sc_count_pairs(ctx, &v, &s);
                     sc_context_stats(ctx, &st);
                     got[l] = s.pairs;

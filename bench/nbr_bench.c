@@ -139,7 +139,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     fprintf(out, "machine,cpu,isa,threads,gen,n,pairs,what,skin,rounds,median_s,ratio_to_count\n");
-    sc_stats st;
+    sc_stats st = {.size = sizeof st};
     sc_context_stats(cc, &st);
     const double mc = bench_median(tc, rounds);
     fprintf(out, "%s,%s,%s,%d,%s,%zu,%llu,count,0,%d,%.6f,1\n", host.tag, host.cpu, host.isa,

@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "periodic_bench: a call failed\n");
         return 1;
     }
-    sc_stats st;
+    sc_stats st = {.size = sizeof st};
     sc_context_stats(boxed, &st);
     FILE *out = csv ? fopen(csv, "w") : stdout;
     if (!out) {

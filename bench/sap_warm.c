@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
                     for (int a = 0; a < 3; a++)
                         rows[4 * i + a] += (2.0 * urand() - 1.0) * step;
                 sc_summary sc, sw;
-                sc_stats st_c, st_w;
+                sc_stats st_c = {.size = sizeof st_c}, st_w = {.size = sizeof st_w};
                 /* alternate which runs first, so drift hits both alike */
                 if (f % 2) {
                     sc_count_pairs(cold, &view, &sc);

@@ -109,7 +109,7 @@ static int run(const run_cfg *c, outputs *o) {
             fprintf(stderr, "sim_bench: %s: step %d failed\n", c->name, f);
             return 1;
         }
-        sc_stats st;
+        sc_stats st = {.size = sizeof st};
         sc_sim_search_stats(sim, &st);
         total[f] = fr.ms_move + fr.ms_search + fr.ms_response;
         search[f] = fr.ms_search;
@@ -138,7 +138,7 @@ static int run(const run_cfg *c, outputs *o) {
         if (f == 0 && o->frames)
             fflush(o->frames);
     }
-    sc_stats st;
+    sc_stats st = {.size = sizeof st};
     sc_sim_search_stats(sim, &st);
     const double med = median(total + 1, F - 1), cnt = counter ? median(count + 1, F - 1) : 0.0;
     fprintf(o->sum, "%s,%s,%s,%d,%d,%s,%s,%s,%d,%zu,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.0f,%.0f\n",

@@ -90,7 +90,7 @@ int main(void) {
     }
     printf("  %" PRIu64 " pairs, checksum 0x%016" PRIx64 "\n", streamed.pairs, streamed.checksum);
 
-    sc_stats stats;
+    sc_stats stats = {.size = sizeof stats};
     if (sc_context_stats(ctx, &stats) == SC_OK)
         printf("kernel %s, %d thread(s), %.6f s\n", sc_kernel_name(stats.kernel), stats.threads,
                stats.total_seconds);

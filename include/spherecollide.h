@@ -560,6 +560,10 @@ SC_API const char *sc_pin_name(sc_pin pin);
 
 /** Statistics of the context's last query. */
 typedef struct sc_stats {
+    size_t size;                    /**< set by the caller to sizeof(sc_stats)
+                                         before sc_context_stats, which writes
+                                         that many bytes at most and sets it
+                                         to the bytes it wrote */
     double seconds[SC_STAGE_COUNT]; /**< wall seconds per stage */
     double total_seconds;           /**< whole call, spheres in memory to result */
     uint64_t spheres;
@@ -580,7 +584,15 @@ typedef struct sc_stats {
     double cell_size;         /**< edge of the finest level's cells */
 } sc_stats;
 
-/** Copies the last query's statistics. */
+/** The size of sc_stats in 0.2.0, its first sized layout: every field up
+ *  to `cell_size`. The struct grows at its end only. */
+#define SC_STATS_SIZE_0_2 (offsetof(sc_stats, cell_size) + sizeof(double))
+
+/** Copies the last query's statistics into out, whose `size` the caller
+ *  sets (`sc_stats st = {.size = sizeof st};`): an older caller's smaller
+ *  struct gets the fields it knows, a newer caller's larger one gets this
+ *  library's fields and `size` says where they end. A size below
+ *  SC_STATS_SIZE_0_2 (0: not set) is SC_ERR_INVALID_ARGUMENT, out untouched. */
 SC_API sc_status sc_context_stats(const sc_context *ctx, sc_stats *out);
 
 /** The kernel SC_KERNEL_AUTO resolves to on this CPU (after SC_KERNEL env). */

@@ -491,7 +491,7 @@ static PyObject *Context_trim(Context *self, PyObject *unused) {
 
 static PyObject *Context_stats(Context *self, PyObject *unused) {
     (void)unused;
-    sc_stats s;
+    sc_stats s = {.size = sizeof s};
     if (!self->ctx || sc_context_stats(self->ctx, &s) != SC_OK) {
         PyErr_SetString(PyExc_RuntimeError, "no statistics");
         return NULL;

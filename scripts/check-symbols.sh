@@ -5,7 +5,8 @@
 # The shared library's exported (dynamic, defined) symbols must all start with
 # sc_, every function the installed headers declare with SC_API must be among
 # them, and every exported sc_ symbol must be declared in one of them (nothing
-# internal leaks). Defaults: build-release/libspherecollide.so and
+# internal leaks); every exported sc_ symbol carries a symbol version (the
+# library's .map file, docs/api.md "ABI"). Defaults: build-release/libspherecollide.so and
 # include/spherecollide.h (libspherecollide_sim.so goes with
 # include/spherecollide_sim.h).
 # Exit status 0 when all hold, 1 otherwise (2 on a usage error).
@@ -31,7 +32,7 @@ linker_defined='^(_init|_fini|_edata|_end|__bss_start)$'
 # visibility or not. Accepted when NAME itself is in our namespace.
 omp_critical='^\.gomp_critical_user_sc_'
 
-exported=$(nm -D --defined-only "$lib" | awk 'NF >= 3 { print $3 }' | sed 's/@.*//' | sort -u)
+exported=$(nm -D --defined-only "$lib" | awk 'NF >= 3 && $2 != "A" { print $3 }' | sed 's/@.*//' | sort -u)
 if [ -z "$exported" ]; then
   echo "check-symbols: $lib exports no symbols" >&2
   exit 1
@@ -43,6 +44,11 @@ declared=$(cat "${headers[@]}" | tr '\n' ' ' | grep -oE 'SC_API[^;{]*\(' |
            grep -oE '\bsc_[A-Za-z0-9_]+[[:space:]]*\($' | tr -d ' (' | sort -u || true)
 missing=$(comm -23 <(echo "$declared") <(echo "$exported") | grep . || true)
 undeclared=$(comm -13 <(echo "$declared") <(grep -E '^sc_' <<<"$exported") | grep . || true)
+
+unversioned=$(nm -D --defined-only "$lib" | awk 'NF >= 3 { print $3 }' | grep -E '^sc_' |
+              grep -v '@' || true)
+versions=$(nm -D --defined-only "$lib" | awk 'NF >= 3 { print $3 }' | { grep -oE '@@?[A-Z0-9_.]+$' || true; } |
+           tr -d '@' | sort -u | tr '\n' ' ')
 
 n_exported=$(grep -c . <<<"$exported")
 n_declared=$(grep -c . <<<"$declared" || true)
@@ -62,7 +68,12 @@ if [ -n "$undeclared" ]; then
   sed 's/^/  /' <<<"$undeclared" >&2
   status=1
 fi
+if [ -n "$unversioned" ]; then
+  echo "check-symbols: exported without a symbol version:" >&2
+  sed 's/^/  /' <<<"$unversioned" >&2
+  status=1
+fi
 if [ "$status" -eq 0 ]; then
-  echo "check-symbols: ok, $n_exported exported symbols, all in the sc_ namespace; all $n_declared SC_API functions of ${#headers[@]} headers exported, none undeclared"
+  echo "check-symbols: ok, $n_exported exported symbols, all in the sc_ namespace, versioned ${versions% }; all $n_declared SC_API functions of ${#headers[@]} headers exported, none undeclared"
 fi
 exit "$status"

@@ -151,7 +151,14 @@ sc_pinning *sc_context_pinning(sc_context *c) {
 sc_status sc_context_stats(const sc_context *c, sc_stats *out) {
     if (!c || !out)
         return SC_ERR_INVALID_ARGUMENT;
-    *out = c->stats;
+    size_t size;
+    memcpy(&size, out, sizeof size); /* the caller's own bytes only */
+    if (size < SC_STATS_SIZE_0_2)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (size > sizeof c->stats)
+        size = sizeof c->stats;
+    memcpy(out, &c->stats, size);
+    out->size = size;
     return SC_OK;
 }
 

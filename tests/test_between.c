@@ -365,7 +365,7 @@ static filter_result filter_run(const sc_spheres *a, const sc_spheres *b, sc_ker
         return res;
     sc_summary s;
     res.st = sc_stream_between(ctx, a, b, collect, &res.got, &s);
-    sc_stats stats;
+    sc_stats stats = {.size = sizeof stats};
     sc_context_stats(ctx, &stats);
     res.searched = stats.spheres;
     sc_context_destroy(ctx);
@@ -782,7 +782,7 @@ static void group_api(void) {
     big[4 * 9000 + 3] = -1.0;
     CHECK(sc_count_between(ctx, &va, &vb, &s) == SC_ERR_NEGATIVE_RADIUS && s.pairs == 0,
           "negative radius in the large set");
-    sc_stats stats;
+    sc_stats stats = {.size = sizeof stats};
     sc_context_stats(ctx, &stats);
     CHECK(stats.pairs == 0 && stats.spheres == 0, "statistics zeroed on error");
     small[4 * 400 + 1] = NAN;

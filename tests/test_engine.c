@@ -191,7 +191,7 @@ static void check_config(const dataset *d, const sc_spheres *view, const config 
           want->n);
     CHECK(s.checksum == want_sum, "%s: checksum %016llx, oracle %016llx", tag,
           (unsigned long long)s.checksum, (unsigned long long)want_sum);
-    sc_stats stats;
+    sc_stats stats = {.size = sizeof stats};
     sc_context_stats(ctx, &stats);
     const sc_kernel expect_kernel = c->indirect                   ? SC_KERNEL_SCALAR
                                     : c->kernel == SC_KERNEL_AUTO ? sc_kernel_auto()
@@ -539,7 +539,7 @@ static sc_status count_on(sc_algorithm a, const sc_spheres *v, sc_summary *sum, 
     sc_status st = sc_context_create(&o, &c);
     if (st == SC_OK)
         st = sc_count_pairs(c, v, sum);
-    sc_stats s;
+    sc_stats s = {.size = sizeof s};
     *tests = st == SC_OK && sc_context_stats(c, &s) == SC_OK ? s.candidate_tests : 0;
     sc_context_destroy(c);
     return st;
@@ -809,7 +809,7 @@ static void group_pathological(void) {
         sc_options o = sc_options_default();
         sc_context *ctx = NULL;
         sc_summary s = {0, 0};
-        sc_stats st = {0};
+        sc_stats st = {.size = sizeof st};
         const sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
         const int ok = sc_context_create(&o, &ctx) == SC_OK &&
                        sc_count_pairs(ctx, &v, &s) == SC_OK && sc_context_stats(ctx, &st) == SC_OK;
@@ -1005,6 +1005,35 @@ static void group_abi(void) {
     sc_summary sum = {0, 0};
     CHECK(sc_count_pairs(ctx, &v, &sum) == SC_OK && sum.pairs == want.n, "every core: %llu pairs",
           (unsigned long long)sum.pairs);
+    /* sc_stats: the caller's size says how much is written */
+    sc_stats st0 = {.size = sizeof st0};
+    CHECK(sc_context_stats(ctx, &st0) == SC_OK && st0.size == sizeof st0 && st0.pairs == want.n &&
+              st0.spheres == n,
+          "stats: size %zu, %llu pairs", st0.size, (unsigned long long)st0.pairs);
+    CHECK(SC_STATS_SIZE_0_2 <= sizeof(sc_stats), "0.2.0's stats size %zu, this one's %zu",
+          (size_t)SC_STATS_SIZE_0_2, sizeof(sc_stats));
+    struct { /* a newer caller: more fields after this library's */
+        sc_stats s;
+        unsigned char more[40];
+    } newer;
+    memset(&newer, 0xA5, sizeof newer);
+    newer.s.size = sizeof newer;
+    int untouched = 1;
+    CHECK(sc_context_stats(ctx, &newer.s) == SC_OK && newer.s.size == sizeof(sc_stats) &&
+              newer.s.pairs == want.n && newer.s.checksum == st0.checksum,
+          "a newer caller's stats: size %zu (want %zu)", newer.s.size, sizeof(sc_stats));
+    for (size_t k = 0; k < sizeof newer.more; k++)
+        untouched &= newer.more[k] == 0xA5;
+    CHECK(untouched, "a newer caller's fields past this library's were written");
+    const size_t bad_stats[3] = {0, sizeof(size_t), SC_STATS_SIZE_0_2 - 1};
+    for (int k = 0; k < 3; k++) {
+        sc_stats b;
+        memset(&b, 0xA5, sizeof b);
+        b.size = bad_stats[k];
+        CHECK(sc_context_stats(ctx, &b) == SC_ERR_INVALID_ARGUMENT && b.size == bad_stats[k] &&
+                  b.pairs == 0xA5A5A5A5A5A5A5A5ull,
+              "stats size %zu: not refused, or written", bad_stats[k]);
+    }
     sc_context_destroy(ctx);
     free(want.p);
     free(d.rows);
@@ -1145,7 +1174,7 @@ static void group_api(void) {
         sc_options lo = sc_options_default();
         sc_context *lc = NULL;
         sc_context_create(&lo, &lc);
-        sc_stats ls;
+        sc_stats ls = {.size = sizeof ls};
         sc_summary sm;
         sc_spheres lv = sc_spheres_rows_f64(m, 3, rr);
         scgen_generate("uniform", m, 1, rr);
@@ -1171,7 +1200,7 @@ static void group_api(void) {
     /* repeated queries: scratch stops growing */
     sc_summary s1, s2;
     sc_count_pairs(ctx, &mv, &s1);
-    sc_stats a, b;
+    sc_stats a = {.size = sizeof a}, b = {.size = sizeof b};
     sc_context_stats(ctx, &a);
     sc_count_pairs(ctx, &mv, &s2);
     sc_context_stats(ctx, &b);
@@ -1356,7 +1385,7 @@ static void group_options(void) {
                 o = sc_options_default();
                 o.threads = t ? 3 : 1;
                 o.grid.cell_factor = cases[c].cell_factor;
-                sc_stats st;
+                sc_stats st = {.size = sizeof st};
                 CHECK(count_once(&o, &view, &got, &st), "grid on %s", cases[c].dist);
                 CHECK(got.pairs == want.pairs && got.checksum == want.checksum,
                       "%s, %d threads: %llu pairs, sap %llu", cases[c].dist, o.threads,
@@ -1386,7 +1415,7 @@ static void group_options(void) {
         o.algorithm = SC_ALGO_SAP;
         o.threads = 2;
         CHECK(count_once(&o, &view, &want, NULL), "sap on heavytail");
-        sc_stats st[3];
+        sc_stats st[3] = {{.size = sizeof st[0]}, {.size = sizeof st[0]}, {.size = sizeof st[0]}};
         static const int forced[3] = {0, 7, 8};
         for (int k = 0; k < 3; k++) {
             o = sc_options_default();
@@ -1635,7 +1664,7 @@ static sc_status pairs_permuted(const dataset *d, const uint32_t *perm, int thre
     chunk_limit = SIZE_MAX;
     if (st == SC_OK)
         st = sc_stream_pairs(ctx, &view, collect, out, NULL);
-    sc_stats stats;
+    sc_stats stats = {.size = sizeof stats};
     if (st == SC_OK && sc_context_stats(ctx, &stats) == SC_OK)
         *cell = stats.cell_size;
     sc_context_destroy(ctx);
@@ -1683,7 +1712,7 @@ static void group_order(void) {
                 sc_status st = sc_context_create(&o, &ctx);
                 if (st == SC_OK)
                     st = sc_cell_order(ctx, &view, ord[t]);
-                sc_stats stats;
+                sc_stats stats = {.size = sizeof stats};
                 if (st == SC_OK && t == 0 && sc_context_stats(ctx, &stats) == SC_OK)
                     cell = stats.cell_size;
                 CHECK(st == SC_OK, "order %s n=%zu threads=%d: %s", names[g], n, t + 1,

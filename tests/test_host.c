@@ -82,7 +82,7 @@ static void group_binding(void) {
     CPU_ZERO(&s.mask);
     sc_summary sum;
     CHECK(sc_stream_pairs(ctx, &v, record_mask, &s, &sum) == SC_OK && s.calls > 0, "stream");
-    sc_stats st;
+    sc_stats st = {.size = sizeof st};
     sc_context_stats(ctx, &st);
     if (!hwloc_built())
         CHECK(st.pin == SC_PIN_NONE, "no hwloc: pin reported %s", sc_pin_name(st.pin));
@@ -289,7 +289,7 @@ static void group_contracts(void) {
     CHECK(st == SC_ERR_INVALID_ARGUMENT && out.pairs == 0, "stream NULL callback");
 
     /* a failed call reports its own (zeroed) statistics, not the last query's */
-    sc_stats stats;
+    sc_stats stats = {.size = sizeof stats};
     sc_count_pairs(ctx, &v, &sum);
     sc_context_stats(ctx, &stats);
     CHECK(stats.pairs == all && stats.spheres == n, "stats after success");
@@ -413,7 +413,7 @@ static void group_sorted_passes(void) {
             ordered ord = {0, 0, 0, 0, 0};
             sc_summary sum;
             const sc_status st = sc_stream_pairs(ctx, &v, check_order, &ord, &sum);
-            sc_stats stats;
+            sc_stats stats = {.size = sizeof stats};
             sc_context_stats(ctx, &stats);
             passes[call] = stats.passes;
             CHECK(st == SC_OK && ord.pairs == all && sum.pairs == all && ord.out_of_order == 0,
@@ -440,7 +440,7 @@ static void group_sorted_passes(void) {
     ordered ord = {0, 0, 0, 0, 0};
     sc_summary sum;
     const sc_status st = sc_stream_pairs(ctx, &v, check_order, &ord, &sum);
-    sc_stats stats;
+    sc_stats stats = {.size = sizeof stats};
     sc_context_stats(ctx, &stats);
     CHECK(st == SC_OK && ord.out_of_order == 0 && ord.pairs == sum.pairs && stats.passes == 1,
           "few pairs: %s, %d passes", sc_status_string(st), stats.passes);

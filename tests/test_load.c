@@ -87,7 +87,7 @@ static void query_all(const sc_options *o, const sc_spheres *a, const sc_spheres
     free(off);
     r->st[3] = sc_count_pairs(c[3], a, &r->periodic);
     for (int k = 0; k < 4; k++) {
-        sc_stats s;
+        sc_stats s = {.size = sizeof s};
         r->threads[k] = sc_context_stats(c[k], &s) == SC_OK ? s.threads : -1;
     }
 done:

@@ -118,7 +118,7 @@ static sc_status build(const run *r, const sc_spheres *view, const sc_nbr_spec *
     out->n = n;
     out->off = malloc((n + 1) * sizeof(uint64_t));
     st = sc_neighbors_count(ctx, view, spec, out->off);
-    sc_stats s;
+    sc_stats s = {.size = sizeof s};
     sc_context_stats(ctx, &s);
     *pairs = s.pairs;
     *checksum = s.checksum;
@@ -337,7 +337,7 @@ static sc_status build_budget(const sc_spheres *view, const sc_nbr_spec *spec, s
         copy.r_stride = view->r_stride;
         st = sc_neighbors_fill(ctx, &copy, spec, out->off, out->idx,
                                spec->value != SC_NBR_NONE ? out->val : NULL);
-        sc_stats s;
+        sc_stats s = {.size = sizeof s};
         sc_context_stats(ctx, &s);
         *fill_passes = s.passes;
     }
@@ -497,7 +497,7 @@ static void group_api(void) {
     rows[4 * 17 + 3] = -0.5;
     spec.skin = 4.0;
     CHECK(sc_neighbors_count(ctx, &view, &spec, off) == SC_ERR_NEGATIVE_RADIUS, "negative radius");
-    sc_stats s;
+    sc_stats s = {.size = sizeof s};
     sc_context_stats(ctx, &s);
     CHECK(s.pairs == 0 && s.spheres == 0, "statistics zeroed on error");
     rows[4 * 17 + 3] = NAN;

@@ -680,7 +680,7 @@ static void group_api(void) {
     rows[4 * 5 + 1] = 2e150;
     CHECK(sc_count_pairs(ctx, &v, &s) == SC_ERR_OUT_OF_RANGE, "a coordinate past the limit");
     rows[4 * 5 + 1] = 1e150; /* far outside the box, within the limit: wrapped */
-    sc_stats stats;
+    sc_stats stats = {.size = sizeof stats};
     sc_context_stats(ctx, &stats);
     CHECK(stats.pairs == 0 && stats.spheres == 0, "statistics zeroed on error");
     CHECK(sc_count_pairs(ctx, NULL, &s) == SC_ERR_INVALID_ARGUMENT, "NULL spheres");
@@ -921,7 +921,7 @@ static uint64_t query_checked(const char *name, sc_context *ctx, const box *bx, 
         qsort(got.p, got.n, 2 * sizeof(uint32_t), cmp_pair);
     CHECK(st == SC_OK && want.n > 0 && same(&got, &want) && s.checksum == checksum(&want),
           "%s: %zu pairs, want %zu (%s)", name, got.n, want.n, sc_status_string(st));
-    sc_stats stats;
+    sc_stats stats = {.size = sizeof stats};
     sc_context_stats(ctx, &stats);
     free(got.p);
     free(want.p);
@@ -935,7 +935,7 @@ static uint64_t searched_fresh(const run *r, const box *bx, const double *rows, 
     double *flat;
     const sc_spheres v = view_of(bx->dims, rows, n, &flat);
     sc_summary s;
-    sc_stats stats = {0};
+    sc_stats stats = {.size = sizeof stats};
     if (ctx && sc_count_pairs(ctx, &v, &s) == SC_OK)
         sc_context_stats(ctx, &stats);
     sc_context_destroy(ctx);
@@ -1014,7 +1014,7 @@ static void group_one_side(void) {
         sc_status st = SC_OK;
         for (int q = 0; q < 2 && st == SC_OK; q++) {
             st = sc_neighbors_count(ctx, &v, &spec, off);
-            sc_stats stats;
+            sc_stats stats = {.size = sizeof stats};
             sc_context_stats(ctx, &stats);
             searched[q] = stats.spheres;
         }

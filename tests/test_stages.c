@@ -1105,7 +1105,7 @@ static void test_periodic_bounds(void) {
                                                             4 * sizeof(double)};
                     sc_summary sum;
                     CHECK(sc_count_pairs(c, &s, &sum) == SC_OK, "periodic bounds: query");
-                    sc_stats st;
+                    sc_stats st = {.size = sizeof st};
                     sc_context_stats(c, &st);
                     const size_t N = (size_t)st.spheres;
                     const double *j = c->joint.p;
@@ -1579,7 +1579,7 @@ static void test_team_room(void) {
                     st = sc_neighbors_fill(c, &a, &spec, off, idx, NULL);
             }
             CHECK(st == SC_OK, "kind %d query %d: %s", kind, q, sc_status_string(st));
-            sc_stats stats;
+            sc_stats stats = {.size = sizeof stats};
             sc_context_stats(c, &stats);
             team[q] = stats.threads;
             if (q == 1)

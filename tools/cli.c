@@ -1227,7 +1227,7 @@ static int cmd_pairs(int argc, char **argv) {
     }
 
     sc_summary sum = {0, 0};
-    sc_stats median_stats;
+    sc_stats median_stats = {.size = sizeof median_stats};
     int have_median = 0;
     stream_state ss;
     memset(&ss, 0, sizeof ss);
@@ -1244,6 +1244,7 @@ static int cmd_pairs(int argc, char **argv) {
         }
         for (int r = 0; r < job.repeat && st == SC_OK; r++) {
             st = count_any(ctx, &view, b, &sum);
+            runs[r].size = sizeof runs[r];
             if (st == SC_OK)
                 st = sc_context_stats(ctx, &runs[r]);
         }
@@ -1289,12 +1290,11 @@ static int cmd_pairs(int argc, char **argv) {
                    : sc_stream_pairs(ctx, &view, stream_to_writer, &ss, &sum);
     }
     clear_progress(&prog);
-    sc_stats stats;
-    memset(&stats, 0, sizeof stats);
+    sc_stats stats = {.size = sizeof stats};
     if (have_median)
         stats = median_stats;
     else if (st == SC_OK && sc_context_stats(ctx, &stats) != SC_OK)
-        memset(&stats, 0, sizeof stats);
+        stats = (sc_stats){.size = sizeof stats};
 
     if (st != SC_OK) {
         if (st == SC_ERR_STOPPED && ss.status != SC_IO_OK) {
@@ -1495,9 +1495,7 @@ static int cmd_neighbors(int argc, char **argv) {
     uint64_t *off = malloc((in.n + 1) * sizeof *off);
     uint32_t *idx = NULL;
     double *val = NULL;
-    sc_stats s1, s2;
-    memset(&s1, 0, sizeof s1);
-    memset(&s2, 0, sizeof s2);
+    sc_stats s1 = {.size = sizeof s1}, s2 = {.size = sizeof s2};
     st = off ? sc_neighbors_count(ctx, &view, &spec, off) : SC_ERR_OUT_OF_MEMORY;
     sc_context_stats(ctx, &s1);
     if (st == SC_OK) {

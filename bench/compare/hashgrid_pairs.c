@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
             goto done;
         }
     }
-    sc_stats stats;
+    sc_stats stats = {.size = sizeof stats};
     sc_context_stats(ctx, &stats);
     fprintf(stderr, "hashgrid_pairs: n=%zu, cell %.6g, %llu cells, %llu tests\n", n,
             stats.cell_size, (unsigned long long)stats.cells,

@@ -351,7 +351,7 @@ static void run_config(const study_config *c, study_result *r) {
             snprintf(r->note, sizeof r->note, "query: %s", sc_status_string(st));
             goto done;
         }
-        sc_stats s;
+        sc_stats s = {.size = sizeof s};
         sc_context_stats(ctx, &s);
         if (k < 0) {
             r->cold_s = s.total_seconds;
@@ -1306,7 +1306,7 @@ static int run_once(const study_args *a) {
         free(perm);
         return 1;
     }
-    sc_stats s;
+    sc_stats s = {.size = sizeof s};
     sc_context_stats(ctx, &s);
     study_machine m;
     machine_probe(a->tag, &m);

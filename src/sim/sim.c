@@ -552,7 +552,7 @@ sc_status sc_sim_step(sc_sim *s, sc_sim_frame *f) {
     const sc_status st = search(s, &count);
     s->count = count;
     fr.ms_search = now_ms() - t;
-    sc_stats ss;
+    sc_stats ss = {.size = sizeof ss};
     if (sc_context_stats(s->ctx, &ss) == SC_OK) {
         fr.candidate_tests = ss.candidate_tests;
         /* the search's team, which leaves busy cores to other programs,
