@@ -47,7 +47,7 @@
 #include <time.h>
 
 #define LIST 2048
-#define PAD 8          /* kernels read up to a block past the end (src/internal.h SC_PAD) */
+#define PAD 8          /* kernels read up to a block past the end (src/core/internal.h SC_PAD) */
 #define POOL (1 << 16) /* spheres: 2 MiB of working copy, L2/L3 resident like a row neighbourhood */
 
 static double now(void) {

@@ -1,5 +1,5 @@
 /*
- * filter.h: a two-set query's filter (src/between.c: filter_one_by_one,
+ * filter.h: a two-set query's filter (src/queries/between.c: filter_one_by_one,
  * the scalar reference) four large spheres at a time, for 3-D spheres,
  * double or float, at any strides. It takes a sphere that is valid and
  * whose pad is within the reach (most of them), and does for it what the

@@ -1,7 +1,7 @@
 /*
  * kernels.h: the kernel table. Every SIMD routine a peer or a query front
  * end calls sits in one table per instruction set, chosen once from the
- * CPU and the caller's sc_kernel (src/cpu.c, the one file outside kernels/
+ * CPU and the caller's sc_kernel (src/platform/cpu.c, the one file outside kernels/
  * that names an instruction set). Peers and front ends call through the
  * table and never test for an ISA. A NULL entry has no SIMD version in that
  * set: the caller runs its scalar loop. Adding an ISA: its files here and

@@ -1,7 +1,7 @@
 /*
  * probe_runs.h: the tests of a two-set query's direct search
- * (src/probe.c): runs of one candidate against consecutive spheres of the
- * smaller set S. probe_runs_scalar in src/probe.c is the reference;
+ * (src/queries/probe.c): runs of one candidate against consecutive spheres of the
+ * smaller set S. probe_runs_scalar in src/queries/probe.c is the reference;
  * probe_runs_avx2.c (SIMDe AVX2) tests four S spheres at a time and
  * emits the same pairs in the same order. Both evaluate the kernels'
  * predicate (kernel.h): dx = xc - xs, ..., d2 = (dx*dx + dy*dy) + dz*dz

@@ -1,5 +1,5 @@
 /*
- * wrap.h: pass one of a periodic query (src/periodic.c: wrap_part, the
+ * wrap.h: pass one of a periodic query (src/queries/periodic.c: wrap_part, the
  * scalar reference) four spheres at a time, for 3-D spheres, double or
  * float, at any strides. For each sphere it takes, it does what the
  * reference does for a valid sphere: its centre wrapped into the box on

@@ -8,7 +8,10 @@ with nm, draws an edge from the file that uses a symbol to the file that
 defines it (calls, and addresses of functions and tables taken), and fails
 with the files and symbols of each loop. The library's headers (src/,
 kernels/, include/ beside this script) must include each other without a
-loop too. --edges prints both graphs.
+loop too. And the folders are layers (ORDER): a file never calls a file
+in a folder after its own, so the core (src/core) knows no query
+(src/queries, the front ends above it) and the kernels call nothing in src/.
+--edges prints both graphs.
 """
 import collections
 import os
@@ -45,10 +48,12 @@ def read_objects(root):
 
 def read_headers(top):
     """Edges header -> header from #include "..." lines, resolved in the
-    including header's folder, then src/, kernels/ and include/."""
-    dirs = [os.path.join(top, d) for d in ("src", "kernels", "include")]
+    including header's folder, then the library's include folders (as
+    CMakeLists.txt's SC_PRIVATE_INCLUDES and include/)."""
+    dirs = [os.path.join(top, d) for d in
+            ("src", "src/core", "src/platform", "src/stages", "src/queries", "kernels", "include")]
     headers = []
-    for d in dirs:
+    for d in (os.path.join(top, "src"), os.path.join(top, "kernels"), os.path.join(top, "include")):
         for folder, _, files in os.walk(d):
             headers += [os.path.join(folder, f) for f in sorted(files) if f.endswith(".h")]
     graph = {os.path.relpath(h, top): collections.defaultdict(set) for h in headers}
@@ -64,6 +69,27 @@ def read_headers(top):
                         graph[os.path.relpath(h, top)][os.path.relpath(t, top)].add("#include")
                         break
     return graph
+
+
+# The folders in layer order (docs/design.md, "Where things are"): a file
+# calls files of its own folder and of the folders before it only.
+ORDER = ["kernels/", "src/platform/", "src/stages/", "src/algo/", "src/core/", "src/queries/"]
+
+
+def layer(f):
+    for k, d in enumerate(ORDER):
+        if f.startswith(d):
+            return k
+    return len(ORDER)
+
+
+def crossings(graph):
+    bad = []
+    for f in sorted(graph):
+        for t in sorted(graph[f]):
+            if layer(t) > layer(f):
+                bad.append((f, t, graph[f][t]))
+    return bad
 
 
 def loops(graph):
@@ -127,6 +153,9 @@ def main(argv):
         bad += len(found)
         nedges = sum(len(t) for t in g.values())
         print(f"check-layers: {len(g)} files, {nedges} {what} edges, {len(found)} loops")
+    for f, t, symbols in crossings(graph):
+        print(f"check-layers: {f} calls {t} above it: {' '.join(sorted(symbols))}", file=sys.stderr)
+        bad += 1
     return 1 if bad else 0
 
 

@@ -18,7 +18,7 @@ add_test(NAME engine.study.api COMMAND test_engine_study api)
 
 add_executable(test_stages test_stages.c)
 target_link_libraries(test_stages PRIVATE spherecollide_static m)
-target_include_directories(test_stages PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/kernels)
+target_include_directories(test_stages PRIVATE ${SC_PRIVATE_INCLUDES})
 target_compile_options(test_stages PRIVATE ${SC_COMMON_FLAGS} ${SC_WARN_FLAGS})
 target_compile_definitions(test_stages PRIVATE _POSIX_C_SOURCE=200809L
   $<$<BOOL:${SC_ENABLE_AVX2}>:SC_HAVE_AVX2_KERNEL=1>)

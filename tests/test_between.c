@@ -474,7 +474,7 @@ static void group_filter(void) {
     free(small);
 }
 
-/* The grid's direct search of a filtered larger set (src/probe.c), told
+/* The grid's direct search of a filtered larger set (src/queries/probe.c), told
  * apart from the joint search by the query's debug line, which also names
  * the smaller set's spheres past the grid's pad (its big list) and the
  * windows past two cells (the general path). */

@@ -56,7 +56,7 @@
 #define SC_BENCH_RESULTS_DIR "bench/results"
 #endif
 
-/* src/radix_sort.c: MAX_DIGIT_BITS. The pass count the model uses follows it. */
+/* src/stages/radix_sort.c: MAX_DIGIT_BITS. The pass count the model uses follows it. */
 #define STUDY_RADIX_DIGIT_BITS 11
 
 #define MAX_LIST 40

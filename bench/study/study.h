@@ -99,7 +99,7 @@ typedef struct study_floor {
 void study_floor_bytes(uint64_t n, int passes, uint64_t rows, int gathered, int packed,
                        study_floor *out);
 
-/* The engine's radix pass count (src/radix_sort.c): digits of at most
+/* The engine's radix pass count (src/stages/radix_sort.c): digits of at most
  * max_digit_bits over key_bits bits, split evenly, and only the digits in
  * which some key differs from the first (`varying` = OR of key ^ key[0]) are
  * run. n < 2 or key_bits <= 0: 0 passes. */

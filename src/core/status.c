@@ -50,15 +50,6 @@ const char *sc_algorithm_name(sc_algorithm a) {
     return p ? p->name : "?";
 }
 
-const char *sc_pin_name(sc_pin p) {
-    switch (p) {
-    case SC_PIN_NONE: return "none";
-    case SC_PIN_COMPACT: return "compact";
-    case SC_PIN_SCATTER: return "scatter";
-    }
-    return "?";
-}
-
 uint64_t sc_pair_mix(uint32_t i, uint32_t j) {
     uint64_t z = ((uint64_t)i << 32) | j;
     z += 0x9E3779B97F4A7C15ull;

@@ -1,7 +1,7 @@
 /*
- * registry.c: the table of peers, the one list of them. It sits above
- * every peer (it names their declarations) and below the core and the
- * front ends that look peers up; peer.c, which peers call, never calls it.
+ * registry.c: the table of peers, the one list of them. It names every
+ * peer's declaration, and the core and the front ends look peers up in
+ * it; no peer calls it.
  */
 #include "peer.h"
 

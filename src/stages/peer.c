@@ -1,5 +1,6 @@
 /*
- * peer.c: the pieces several peers share (registry.c holds their table).
+ * peer.c: the pieces several peers share (src/algo/registry.c holds
+ * their table).
  */
 #include "peer.h"
 
