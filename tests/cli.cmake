@@ -14,11 +14,8 @@ endif()
 if(TARGET spherecollide_cli)
   set(SC_CLI_WORK "${CMAKE_CURRENT_BINARY_DIR}/cli_work")
   set(SC_CLI_CASES usage help bad_input unwritable write_failure outputs threads sorted algorithms json
-      formats gen seedlike special_outputs signals details simulate neighbors against box lammps ids)
-  # The seed's file sits beside the checkout; it is never copied into the repository.
-  if(EXISTS "${SC_TEST_DATA_DIR}/spheres.dat")
-    list(APPEND SC_CLI_CASES spheres_dat)
-  endif()
+      formats gen seedlike spheres_dat special_outputs signals details simulate neighbors against box
+      lammps ids)
   foreach(case ${SC_CLI_CASES})
     add_test(NAME cli.${case}
       COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_tests.sh ${case}

@@ -1830,6 +1830,8 @@ static void group_crlf_like_seed(void) {
 static void group_spheres_dat(const char *datadir) {
     char path[2048];
     snprintf(path, sizeof path, "%s/spheres.dat", datadir);
+    CHECK(access(path, R_OK) == 0,
+          "%s: the seed's data file is missing (-DSC_TEST_DATA_DIR=FOLDER names its folder)", path);
     sc_io_spheres s = read_ok(path, SC_IO_FORMAT_AUTO, 0);
     CHECK(s.n == 100000 && s.dims == 3 && s.dtype == SC_F64, "spheres.dat: n %zu", s.n);
     if (s.n == 100000) {

@@ -832,6 +832,10 @@ case_seedlike() {
 
 case_spheres_dat() {
     f=$DATA/spheres.dat
+    if [ ! -r "$f" ]; then
+        fail "$f: the seed's data file is missing (-DSC_TEST_DATA_DIR=FOLDER names its folder)"
+        return
+    fi
     run_ok "$WORK/j.json" pairs "$f" --json || return
     checks=$((checks + 1))
     [ "$(json_get "$WORK/j.json" n)" = 100000 ] || fail "spheres.dat: n = $(json_get "$WORK/j.json" n)"
