@@ -178,6 +178,9 @@ typedef enum sc_algorithm {
     SC_ALGO_BVH = 7,         /**< linear BVH over Morton-sorted spheres */
     SC_ALGO_SEGTREE = 8      /**< streaming segment tree (Zomorodian-Edelsbrunner), complete mode */
 } sc_algorithm;
+/** The algorithms of this header. A library may have more (a newer one,
+ *  or a build with a peer of its own): sc_algorithm_count() says how many
+ *  it has, numbered from 0. */
 #define SC_ALGO_COUNT 9
 
 /** A periodic box. On each axis k with periodic[k] non-zero, space wraps
@@ -555,6 +558,12 @@ SC_API const char *sc_kernel_name(sc_kernel kernel);
 /** Algorithm name ("grid", "brute", "partition1d", "sap", "hashgrid",
  *  "octree", "kdsplit", "bvh", "segtree"), or "?" for an unknown value. */
 SC_API const char *sc_algorithm_name(sc_algorithm algorithm);
+/** How many algorithms this library has: 0 .. count - 1 are valid
+ *  sc_algorithm values (at least SC_ALGO_COUNT). */
+SC_API int sc_algorithm_count(void);
+/** Sets *out to the algorithm called `name` (sc_algorithm_name's) and
+ *  returns SC_OK, or SC_ERR_INVALID_ARGUMENT when none is, out untouched. */
+SC_API sc_status sc_algorithm_named(const char *name, sc_algorithm *out);
 /** Pinning policy name ("none", "compact", "scatter"). */
 SC_API const char *sc_pin_name(sc_pin pin);
 

@@ -175,8 +175,8 @@ static int Context_init(Context *self, PyObject *args, PyObject *kw) {
         !PyArg_ParseTuple(box, "(iii)(ddd)(ddd)", &b.periodic[0], &b.periodic[1], &b.periodic[2],
                           &b.lo[0], &b.lo[1], &b.lo[2], &b.hi[0], &b.hi[1], &b.hi[2]))
         return -1;
-    if (algorithm < 0 || algorithm >= SC_ALGO_COUNT || threads < 0 || kernel < 0 || kernel > 2 ||
-        chunk < 1) {
+    if (algorithm < 0 || algorithm >= sc_algorithm_count() || threads < 0 || kernel < 0 ||
+        kernel > 2 || chunk < 1) {
         PyErr_SetString(PyExc_ValueError, "bad algorithm, threads, kernel or chunk_pairs");
         return -1;
     }
@@ -728,10 +728,10 @@ static PyObject *mod_version(PyObject *m, PyObject *unused) {
 static PyObject *mod_names(PyObject *m, PyObject *unused) {
     (void)m;
     (void)unused;
-    PyObject *algos = PyTuple_New(SC_ALGO_COUNT);
+    PyObject *algos = PyTuple_New(sc_algorithm_count());
     if (!algos)
         return NULL;
-    for (int k = 0; k < SC_ALGO_COUNT; k++)
+    for (int k = 0; k < sc_algorithm_count(); k++)
         PyTuple_SET_ITEM(algos, k, PyUnicode_FromString(sc_algorithm_name((sc_algorithm)k)));
     return Py_BuildValue("{s:N,s:(sss)}", "algorithms", algos, "kernels",
                          sc_kernel_name(SC_KERNEL_AUTO), sc_kernel_name(SC_KERNEL_SCALAR),

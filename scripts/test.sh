@@ -15,6 +15,7 @@
 #                            full ctest, leaks detected, any UB report fatal
 #   release  build-release/  Release, -Werror; scripts/check-layers.py (no
 #                            call or include loop among the library's files);
+#                            scripts/toy-peer.sh (a peer added in three places);
 #                            installed into a temporary prefix; the Python
 #                            module imported from there;
 #                            examples/ built against that prefix with
@@ -200,6 +201,8 @@ step_release() {
       -DSC_BUILD_TESTS=OFF -DSC_PYTHON=ON || return 1
   check "no call or include loop among the library's files (check-layers.py)" \
     "$python" scripts/check-layers.py build-release/CMakeFiles/spherecollide_objects.dir
+  check "a toy peer is its file, a registry line and a CMake line (toy-peer.sh)" \
+    bash scripts/toy-peer.sh "$scratch/toy"
   check "install into a temporary prefix" install_into "$prefix" || return 1
   check "installed tool loads its HDF5 module only to read HDF5" installed_hdf5 "$prefix"
   check "Python module imported from the prefix" \

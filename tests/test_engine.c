@@ -122,11 +122,13 @@ typedef struct config {
     int sides;    /* study build: the grid's cross-level sides (sc_grid_sides) */
 } config;
 
-/* Every peer but the grid (which the groups above run in every shape). */
-static const sc_algorithm peers[] = {SC_ALGO_BRUTE,    SC_ALGO_PARTITION1D, SC_ALGO_SAP,
-                                     SC_ALGO_HASHGRID, SC_ALGO_OCTREE,      SC_ALGO_KDSPLIT,
-                                     SC_ALGO_BVH,      SC_ALGO_SEGTREE};
-#define NPEERS (sizeof peers / sizeof peers[0])
+/* Every peer of the library but the grid (which the groups above run in
+ * every shape): algorithms 1 .. sc_algorithm_count() - 1, so a peer added
+ * to the registry is tested without an edit here. */
+#define NPEERS ((size_t)sc_algorithm_count() - 1)
+static sc_algorithm peer_at(size_t k) {
+    return (sc_algorithm)(k + 1);
+}
 
 static sc_context *make_ctx(const config *c, int sorted, size_t chunk_pairs, size_t pairs_hint) {
     sc_options o = sc_options_default();
@@ -253,7 +255,7 @@ static int peers_only = 0;
 static void run_peers(const dataset *d, const sc_spheres *view, const pairs *want, uint64_t sum,
                       const char *what) {
     for (size_t k = 0; k < NPEERS; k++) {
-        config pc = {SC_KERNEL_AUTO, 3, peers[k], 0, 0, 0, 0, 0, (int)(k & 1), 0};
+        config pc = {SC_KERNEL_AUTO, 3, peer_at(k), 0, 0, 0, 0, 0, (int)(k & 1), 0};
         pairs own = {0};
         check_config(d, view, &pc, want, sum, &own, what);
         free(own.p);
@@ -306,7 +308,7 @@ static void check_dataset(const dataset *d, int full) {
     /* every peer, defaults and variant options (generators: group peers) */
     for (size_t k = 0; peers_here && k < NPEERS; k++)
         for (int var = 0; var < 2; var++) {
-            config pc = {SC_KERNEL_AUTO, 2, peers[k], 0, 0, 0, 0, 0, var, 0};
+            config pc = {SC_KERNEL_AUTO, 2, peer_at(k), 0, 0, 0, 0, 0, var, 0};
             pairs own = {0};
             check_config(d, &view, &pc, &want, sum, &own, "peer");
             free(own.p);
@@ -477,7 +479,7 @@ static void group_peers(void) {
                         const sc_kernel kern = kernels[(t + (size_t)var) % 2];
                         config c = {sc_kernel_available(kern) ? kern : SC_KERNEL_SCALAR,
                                     thread_counts[t],
-                                    peers[k],
+                                    peer_at(k),
                                     0,
                                     0,
                                     0,
@@ -944,7 +946,7 @@ static void group_abi(void) {
     uint64_t want_sum = 0;
     oracle(&d, &want, &want_sum);
     const sc_spheres v = sc_spheres_rows_f64(n, 3, d.rows);
-    for (int algo = 0; algo < SC_ALGO_COUNT; algo++) {
+    for (int algo = 0; algo < sc_algorithm_count(); algo++) {
         sc_options o = sc_options_default();
         o.size = old;
         o.threads = 1;
@@ -1093,7 +1095,7 @@ static void group_api(void) {
     o.size = 3;
     CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT, "bad size field");
     o = sc_options_default();
-    o.algorithm = (sc_algorithm)SC_ALGO_COUNT;
+    o.algorithm = (sc_algorithm)sc_algorithm_count();
     CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "bad algorithm");
     o = sc_options_default();
     o.kdsplit.leaf_size = 0;
@@ -1104,7 +1106,13 @@ static void group_api(void) {
     o = sc_options_default();
     o.segtree.cutoff = 0;
     CHECK(sc_context_create(&o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx, "bad segtree cutoff");
-    for (int a = 0; a < SC_ALGO_COUNT; a++) {
+    CHECK(sc_algorithm_count() >= SC_ALGO_COUNT, "%d algorithms, the header names %d",
+          sc_algorithm_count(), SC_ALGO_COUNT);
+    for (int a = 0; a < sc_algorithm_count(); a++) {
+        sc_algorithm named = (sc_algorithm)-1;
+        CHECK(sc_algorithm_named(sc_algorithm_name((sc_algorithm)a), &named) == SC_OK &&
+                  named == (sc_algorithm)a,
+              "sc_algorithm_named(\"%s\"): %d", sc_algorithm_name((sc_algorithm)a), (int)named);
         o = sc_options_default();
         o.algorithm = (sc_algorithm)a;
         const sc_status sa = sc_context_create(&o, &ctx);
@@ -1112,6 +1120,14 @@ static void group_api(void) {
               "algorithm %s: %s", sc_algorithm_name((sc_algorithm)a), sc_status_string(sa));
         sc_context_destroy(ctx);
         ctx = NULL;
+    }
+    {
+        sc_algorithm untouched = SC_ALGO_BVH;
+        CHECK(sc_algorithm_named("?", &untouched) == SC_ERR_INVALID_ARGUMENT &&
+                  sc_algorithm_named("Grid", &untouched) == SC_ERR_INVALID_ARGUMENT &&
+                  sc_algorithm_named(NULL, &untouched) == SC_ERR_INVALID_ARGUMENT &&
+                  untouched == SC_ALGO_BVH,
+              "sc_algorithm_named accepts what no algorithm is called");
     }
 #ifdef SC_STUDY
     CHECK(sc_context_create(NULL, &ctx) == SC_OK &&

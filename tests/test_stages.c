@@ -1634,7 +1634,7 @@ static void run_bounds(void) {
  * check that refuses what the options' doc refuses. */
 static void run_registry(void) {
     const sc_options d = sc_options_default();
-    for (int k = 0; k < SC_ALGO_COUNT; k++) {
+    for (int k = 0; k < sc_algorithm_count(); k++) {
         const sc_peer *p = sc_peer_of((sc_algorithm)k);
         CHECK(p && p->id == (sc_algorithm)k && p->name && p->build && p->search,
               "registry line %d: peer %s at id %d", k, p ? p->name : "(none)", p ? (int)p->id : -1);
@@ -1646,7 +1646,8 @@ static void run_registry(void) {
             CHECK(strcmp(sc_peer_of((sc_algorithm)j)->name, p->name) != 0, "%s twice", p->name);
         CHECK(!p->valid || p->valid(&d), "%s refuses its own defaults", p->name);
     }
-    CHECK(sc_peer_of((sc_algorithm)SC_ALGO_COUNT) == NULL && sc_peer_of((sc_algorithm)-1) == NULL,
+    CHECK(sc_peer_of((sc_algorithm)sc_algorithm_count()) == NULL &&
+              sc_peer_of((sc_algorithm)-1) == NULL,
           "a value outside the enum has a peer");
     /* a bad value of each peer's options: its check, through the context */
     sc_options o = d;

@@ -256,13 +256,14 @@ void sc_cli_put_usage(FILE *f, const char *text) {
         while (line + indent < at && line[indent] == ' ')
             indent++;
         int col = (int)(at - line);
-        for (int k = 0; k < SC_ALGO_COUNT; k++) {
+        const int count = sc_algorithm_count();
+        for (int k = 0; k < count; k++) {
             char item[64];
             const int len = snprintf(item, sizeof item, "%s%s%s",
                                      sc_algorithm_name((sc_algorithm)k), k == 0 ? " (default)" : "",
-                                     k + 2 < SC_ALGO_COUNT    ? ","
-                                     : k + 2 == SC_ALGO_COUNT ? " or"
-                                                              : "");
+                                     k + 2 < count    ? ","
+                                     : k + 2 == count ? " or"
+                                                      : "");
             if (k > 0 && col + 1 + len > 79) {
                 fprintf(f, "\n%*s", indent, "");
                 col = indent;
@@ -279,21 +280,20 @@ void sc_cli_put_usage(FILE *f, const char *text) {
 
 /* The --algorithm value NAME names, or -1. */
 static int algorithm_named(const char *name) {
-    for (int k = 0; k < SC_ALGO_COUNT; k++)
-        if (strcmp(name, sc_algorithm_name((sc_algorithm)k)) == 0)
-            return k;
-    return -1;
+    sc_algorithm a;
+    return sc_algorithm_named(name, &a) == SC_OK ? (int)a : -1;
 }
 
 /* "grid, brute, ... or segtree", for a message. */
 static const char *algorithm_choices(void) {
     static char list[256];
     size_t used = 0;
-    for (int k = 0; k < SC_ALGO_COUNT && used < sizeof list; k++)
+    const int count = sc_algorithm_count();
+    for (int k = 0; k < count && used < sizeof list; k++)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
-                                 k == 0                   ? ""
-                                 : k + 1 == SC_ALGO_COUNT ? " or "
-                                                          : ", ",
+                                 k == 0           ? ""
+                                 : k + 1 == count ? " or "
+                                                  : ", ",
                                  sc_algorithm_name((sc_algorithm)k));
     return list;
 }

@@ -295,12 +295,7 @@ int sc_cmd_simulate(int argc, char **argv) {
         } else if (strcmp(a, "--steps") == 0) {
             bad = parse_u64(v, 1ull << 40, &steps) != 0;
         } else if (strcmp(a, "--algorithm") == 0) {
-            bad = 1;
-            for (int i = 0; i < SC_ALGO_COUNT; i++)
-                if (strcmp(v, sc_algorithm_name((sc_algorithm)i)) == 0) {
-                    o.algorithm = (sc_algorithm)i;
-                    bad = 0;
-                }
+            bad = sc_algorithm_named(v, &o.algorithm) != SC_OK;
         } else if (strcmp(a, "--threads") == 0) {
             bad = parse_u64(v, 4096, &u) != 0;
             o.threads = (int)u;

@@ -5,16 +5,34 @@
  */
 #include "peer.h"
 
-/* Every peer, at its sc_algorithm (its `id`; a test checks that they
- * agree). Adding a peer: its file, its line here, its enum value and its
- * CMake line. */
-static const sc_peer *const registry[] = {
-    &sc_peer_grid,   &sc_peer_brute,   &sc_peer_partition1d, &sc_peer_sap,     &sc_peer_hashgrid,
-    &sc_peer_octree, &sc_peer_kdsplit, &sc_peer_bvh,         &sc_peer_segtree,
-};
-_Static_assert(sizeof registry / sizeof registry[0] == SC_ALGO_COUNT,
-               "one registry line per sc_algorithm");
+/* Every peer, in sc_algorithm order (a peer's `id` is its place; a test
+ * checks that they agree), one line each. Adding a peer: its file, its
+ * line here and its CMake line; its id is the next number (SC_ALGO_COUNT
+ * for the first that the public enum does not name yet). */
+#define SC_PEERS(X)                                                                                \
+    X(grid)                                                                                        \
+    X(brute)                                                                                       \
+    X(partition1d)                                                                                 \
+    X(sap)                                                                                         \
+    X(hashgrid)                                                                                    \
+    X(octree)                                                                                      \
+    X(kdsplit)                                                                                     \
+    X(bvh)                                                                                         \
+    X(segtree)                                                                                     \
+    /* a new peer's line goes above */
+
+#define DECLARE(name) extern const sc_peer sc_peer_##name;
+SC_PEERS(DECLARE)
+#define ENTRY(name) &sc_peer_##name,
+static const sc_peer *const registry[] = {SC_PEERS(ENTRY)};
+
+enum { PEERS = sizeof registry / sizeof registry[0] };
+_Static_assert(PEERS >= SC_ALGO_COUNT, "a registry line for every sc_algorithm");
 
 const sc_peer *sc_peer_of(sc_algorithm a) {
-    return (unsigned)a < SC_ALGO_COUNT ? registry[a] : NULL;
+    return (unsigned)a < PEERS ? registry[a] : NULL;
+}
+
+int sc_algorithm_count(void) {
+    return PEERS;
 }

@@ -40,7 +40,7 @@ static sc_status options_check(const sc_options *o) {
         return SC_ERR_INVALID_ARGUMENT;
     if (o->kernel != SC_KERNEL_AUTO && o->kernel != SC_KERNEL_SCALAR && o->kernel != SC_KERNEL_AVX2)
         return SC_ERR_INVALID_ARGUMENT;
-    for (int k = 0; k < SC_ALGO_COUNT; k++) { /* every peer's own options */
+    for (int k = 0; k < sc_algorithm_count(); k++) { /* every peer's own options */
         const sc_peer *p = sc_peer_of((sc_algorithm)k);
         if (p->valid && !p->valid(o))
             return SC_ERR_INVALID_ARGUMENT;

@@ -301,7 +301,4 @@ SC_INTERNAL uint64_t sc_leaf_pairs(const sc_work *w, uint32_t a, uint32_t b,
 SC_INTERNAL size_t sc_chunk_units(const uint32_t *start, size_t count, size_t max_chunks,
                                   uint32_t *first);
 
-extern const sc_peer sc_peer_grid, sc_peer_brute, sc_peer_partition1d, sc_peer_sap,
-    sc_peer_hashgrid, sc_peer_octree, sc_peer_kdsplit, sc_peer_bvh, sc_peer_segtree;
-
 #endif /* SC_PEER_H */

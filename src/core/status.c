@@ -50,6 +50,17 @@ const char *sc_algorithm_name(sc_algorithm a) {
     return p ? p->name : "?";
 }
 
+sc_status sc_algorithm_named(const char *name, sc_algorithm *out) {
+    if (!name || !out)
+        return SC_ERR_INVALID_ARGUMENT;
+    for (int k = 0; k < sc_algorithm_count(); k++)
+        if (strcmp(name, sc_peer_of((sc_algorithm)k)->name) == 0) {
+            *out = (sc_algorithm)k;
+            return SC_OK;
+        }
+    return SC_ERR_INVALID_ARGUMENT;
+}
+
 uint64_t sc_pair_mix(uint32_t i, uint32_t j) {
     uint64_t z = ((uint64_t)i << 32) | j;
     z += 0x9E3779B97F4A7C15ull;
@@ -65,7 +76,7 @@ sc_options sc_options_default(void) {
     o.threads = 0;
     o.pin = SC_PIN_COMPACT;
     o.kernel = SC_KERNEL_AUTO;
-    for (int k = 0; k < SC_ALGO_COUNT; k++) /* each peer's own options */
+    for (int k = 0; k < sc_algorithm_count(); k++) /* each peer's own options */
         if (sc_peer_of((sc_algorithm)k)->defaults)
             sc_peer_of((sc_algorithm)k)->defaults(&o);
     o.chunk_pairs = 65536;
