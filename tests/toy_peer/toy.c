@@ -27,8 +27,8 @@ static sc_status toy_build(const sc_peer_env *e, sc_peer_built *out) {
     return SC_OK;
 }
 
-static uint64_t toy_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel,
-                           sc_hits *hits, void *tls) {
+static uint64_t toy_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn kernel, sc_hits *hits,
+                           void *tls) {
     const uint32_t n = (uint32_t)b->work.n, lo = (uint32_t)(chunk * TOY_ROWS);
     const uint32_t hi = n - lo < TOY_ROWS ? n : lo + TOY_ROWS;
     return sc_range_pairs(&b->work, lo, hi, n, kernel, hits, tls);
