@@ -564,6 +564,12 @@ SC_API int sc_algorithm_count(void);
 /** Sets *out to the algorithm called `name` (sc_algorithm_name's) and
  *  returns SC_OK, or SC_ERR_INVALID_ARGUMENT when none is, out untouched. */
 SC_API sc_status sc_algorithm_named(const char *name, sc_algorithm *out);
+/** What the algorithm times in a stage's clock (sc_stats.seconds): for
+ *  the build stages its own step ("radix sort", "tree", "segments", ...),
+ *  NULL where it times nothing in that stage; "bounds", "search" and
+ *  "merge" for the engine's stages, which every algorithm runs; NULL for
+ *  an unknown algorithm or stage. */
+SC_API const char *sc_algorithm_stage(sc_algorithm algorithm, sc_stage stage);
 /** Pinning policy name ("none", "compact", "scatter"). */
 SC_API const char *sc_pin_name(sc_pin pin);
 

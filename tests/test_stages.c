@@ -1682,6 +1682,49 @@ static void run_registry(void) {
               "kernel table %s: its SIMD-only entries", sc_kernel_name((sc_kernel)k));
     }
     CHECK(sc_kernels_of(sc_narrow_indirect)->id == SC_KERNEL_SCALAR, "the indirect kernel's table");
+    /* each peer's stage clocks: a build stage it does not declare stays at
+     * exactly zero (never timed), on a query and on a repeated one (the
+     * peers that keep frames repair rather than rebuild) */
+    enum { N = 3000 };
+    static double rows[4 * N];
+    uint64_t z = 12345;
+    for (size_t k = 0; k < 4 * N; k++) {
+        z = z * 6364136223846793005ull + 1442695040888963407ull;
+        rows[k] = (k % 4 == 3) ? 0.2 + (double)(z >> 40) * 0x1p-25 : (double)(z >> 11) * 0x1p-47;
+    }
+    const sc_spheres view = sc_spheres_rows_f64(N, 3, rows);
+    for (int a = 0; a < sc_algorithm_count(); a++) {
+        const sc_peer *p = sc_peer_of((sc_algorithm)a);
+        o = d;
+        o.algorithm = (sc_algorithm)a;
+        o.threads = 2;
+        o.sap.warm = 1;
+        o.bvh.refit = 1;
+        ctx = NULL;
+        sc_summary sum;
+        int ok = sc_context_create(&o, &ctx) == SC_OK;
+        for (int rep = 0; rep < 2 && ok; rep++) {
+            sc_stats st = {.size = sizeof st};
+            ok = sc_count_pairs(ctx, &view, &sum) == SC_OK && sc_context_stats(ctx, &st) == SC_OK;
+            for (int s = 0; s < SC_STAGE_COUNT && ok; s++) {
+                const char *what = sc_algorithm_stage((sc_algorithm)a, (sc_stage)s);
+                const int engine =
+                    s == SC_STAGE_BOUNDS || s == SC_STAGE_SEARCH || s == SC_STAGE_MERGE;
+                CHECK(engine ? what && strcmp(what, sc_stage_name((sc_stage)s)) == 0
+                             : what == p->stages[s],
+                      "%s: stage %s named %s", p->name, sc_stage_name((sc_stage)s),
+                      what ? what : "(none)");
+                CHECK(what || st.seconds[s] == 0.0, "%s times %s, which it does not declare",
+                      p->name, sc_stage_name((sc_stage)s));
+            }
+        }
+        CHECK(ok, "%s: a query on %d spheres", p->name, N);
+        sc_context_destroy(ctx);
+    }
+    CHECK(sc_algorithm_stage((sc_algorithm)sc_algorithm_count(), SC_STAGE_SEARCH) == NULL &&
+              sc_algorithm_stage(SC_ALGO_GRID, SC_STAGE_COUNT) == NULL &&
+              sc_algorithm_stage(SC_ALGO_BRUTE, SC_STAGE_SORT) == NULL,
+          "sc_algorithm_stage outside its table");
     CHECK(sc_peer_of(SC_ALGO_GRID)->caps & SC_PEER_CELL_ORDER, "grid: no cell order");
     CHECK(!(sc_peer_of(SC_ALGO_BVH)->caps & SC_PEER_CELL_ORDER), "bvh: a cell order");
 }

@@ -73,6 +73,7 @@ static uint64_t brute_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn 
 
 const sc_peer sc_peer_brute = {.id = SC_ALGO_BRUTE,
                                .name = "brute",
+                               .stages = {[SC_STAGE_GATHER] = "working copy"},
                                .tls_bytes = 4 * (SC_TILE + 16),
                                .build = brute_build,
                                .search = brute_search};

@@ -426,6 +426,10 @@ static bool bvh_valid(const sc_options *o) {
 
 const sc_peer sc_peer_bvh = {.id = SC_ALGO_BVH,
                              .name = "bvh",
+                             .stages = {[SC_STAGE_KEYS] = "Morton codes",
+                                        [SC_STAGE_SORT] = "radix sort",
+                                        [SC_STAGE_GATHER] = "working copy",
+                                        [SC_STAGE_CELLS] = "tree"},
                              .caps = SC_PEER_FRAMES,
                              .tls_bytes = 4 * (BVH_LIST + 16),
                              .defaults = bvh_defaults,

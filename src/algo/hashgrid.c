@@ -262,6 +262,10 @@ static bool hg_valid(const sc_options *o) {
 
 const sc_peer sc_peer_hashgrid = {.id = SC_ALGO_HASHGRID,
                                   .name = "hashgrid",
+                                  .stages = {[SC_STAGE_KEYS] = "cell hashes",
+                                             [SC_STAGE_SORT] = "radix sort",
+                                             [SC_STAGE_GATHER] = "working copy",
+                                             [SC_STAGE_CELLS] = "cell table"},
                                   .tls_bytes = 4 * (HG_LIST + 16),
                                   .defaults = hg_defaults,
                                   .valid = hg_valid,

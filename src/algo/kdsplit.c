@@ -21,10 +21,12 @@ static bool kdsplit_valid(const sc_options *o) {
     return sc_tree_options_valid(&o->kdsplit);
 }
 
-const sc_peer sc_peer_kdsplit = {.id = SC_ALGO_KDSPLIT,
-                                 .name = "kdsplit",
-                                 .tls_bytes = SC_LEAF_TLS,
-                                 .defaults = kdsplit_defaults,
-                                 .valid = kdsplit_valid,
-                                 .build = kdsplit_build,
-                                 .search = sc_spacetree_search};
+const sc_peer sc_peer_kdsplit = {
+    .id = SC_ALGO_KDSPLIT,
+    .name = "kdsplit",
+    .stages = {[SC_STAGE_GATHER] = "working copy", [SC_STAGE_CELLS] = "tree"},
+    .tls_bytes = SC_LEAF_TLS,
+    .defaults = kdsplit_defaults,
+    .valid = kdsplit_valid,
+    .build = kdsplit_build,
+    .search = sc_spacetree_search};

@@ -21,10 +21,12 @@ static bool octree_valid(const sc_options *o) {
     return sc_tree_options_valid(&o->octree);
 }
 
-const sc_peer sc_peer_octree = {.id = SC_ALGO_OCTREE,
-                                .name = "octree",
-                                .tls_bytes = SC_LEAF_TLS,
-                                .defaults = octree_defaults,
-                                .valid = octree_valid,
-                                .build = octree_build,
-                                .search = sc_spacetree_search};
+const sc_peer sc_peer_octree = {
+    .id = SC_ALGO_OCTREE,
+    .name = "octree",
+    .stages = {[SC_STAGE_GATHER] = "working copy", [SC_STAGE_CELLS] = "tree"},
+    .tls_bytes = SC_LEAF_TLS,
+    .defaults = octree_defaults,
+    .valid = octree_valid,
+    .build = octree_build,
+    .search = sc_spacetree_search};

@@ -148,10 +148,12 @@ static bool part_valid(const sc_options *o) {
            o->partition1d.width == SC_SEGMENT_MAX_DIAMETER;
 }
 
-const sc_peer sc_peer_partition1d = {.id = SC_ALGO_PARTITION1D,
-                                     .name = "partition1d",
-                                     .tls_bytes = SC_LEAF_TLS,
-                                     .defaults = part_defaults,
-                                     .valid = part_valid,
-                                     .build = part_build,
-                                     .search = part_search};
+const sc_peer sc_peer_partition1d = {
+    .id = SC_ALGO_PARTITION1D,
+    .name = "partition1d",
+    .stages = {[SC_STAGE_GATHER] = "working copy", [SC_STAGE_CELLS] = "segments"},
+    .tls_bytes = SC_LEAF_TLS,
+    .defaults = part_defaults,
+    .valid = part_valid,
+    .build = part_build,
+    .search = part_search};

@@ -227,6 +227,9 @@ static bool sap_valid(const sc_options *o) {
 
 const sc_peer sc_peer_sap = {.id = SC_ALGO_SAP,
                              .name = "sap",
+                             .stages = {[SC_STAGE_KEYS] = "sweep keys",
+                                        [SC_STAGE_SORT] = "sweep order",
+                                        [SC_STAGE_GATHER] = "working copy"},
                              .caps = SC_PEER_FRAMES,
                              .tls_bytes = 4 * (SAP_LIST + 16),
                              .defaults = sap_defaults,

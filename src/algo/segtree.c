@@ -578,6 +578,10 @@ static bool seg_valid(const sc_options *o) {
 
 const sc_peer sc_peer_segtree = {.id = SC_ALGO_SEGTREE,
                                  .name = "segtree",
+                                 .stages = {[SC_STAGE_KEYS] = "sweep keys",
+                                            [SC_STAGE_SORT] = "sweep order",
+                                            [SC_STAGE_GATHER] = "working copy",
+                                            [SC_STAGE_CELLS] = "segment tree"},
                                  .tls_bytes =
                                      4 * (SEG_LIST + 16 + 6 * (SEG_SCAN + 32) + SEG_SCAN + 16) +
                                      sizeof(seg_kv) * SEG_SCAN,

@@ -94,6 +94,10 @@ typedef struct sc_peer {
     sc_algorithm id;  /* its place in the registry */
     const char *name; /* sc_algorithm_name's */
     unsigned caps;    /* SC_PEER_* */
+    /* what it times in each build stage (keys, sort, gather, cells:
+     * sc_env_stage), NULL where it times nothing; bounds, search and merge
+     * are the engine's. sc_algorithm_stage gives them. */
+    const char *stages[SC_STAGE_COUNT];
     size_t tls_bytes;
     /* its sub-struct of sc_options: the defaults, and whether o's is valid
      * (every peer's is checked, whichever runs); NULL: it has none */

@@ -50,6 +50,15 @@ const char *sc_algorithm_name(sc_algorithm a) {
     return p ? p->name : "?";
 }
 
+const char *sc_algorithm_stage(sc_algorithm a, sc_stage s) {
+    const sc_peer *p = sc_peer_of(a);
+    if (!p || (unsigned)s >= SC_STAGE_COUNT)
+        return NULL;
+    if (s == SC_STAGE_BOUNDS || s == SC_STAGE_SEARCH || s == SC_STAGE_MERGE)
+        return sc_stage_name(s);
+    return p->stages[s];
+}
+
 sc_status sc_algorithm_named(const char *name, sc_algorithm *out) {
     if (!name || !out)
         return SC_ERR_INVALID_ARGUMENT;

@@ -36,6 +36,7 @@ static uint64_t toy_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn ke
 
 const sc_peer sc_peer_toy = {.id = SC_ALGO_COUNT, /* the first after the shipped peers */
                              .name = "toy",
+                             .stages = {[SC_STAGE_GATHER] = "working copy"},
                              .tls_bytes = 4 * (SC_TILE + 16),
                              .build = toy_build,
                              .search = toy_search};

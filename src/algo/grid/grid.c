@@ -231,6 +231,10 @@ static bool grid_valid(const sc_options *o) {
 
 const sc_peer sc_peer_grid = {.id = SC_ALGO_GRID,
                               .name = "grid",
+                              .stages = {[SC_STAGE_KEYS] = "level and cell keys",
+                                         [SC_STAGE_SORT] = "radix sort",
+                                         [SC_STAGE_GATHER] = "working copy",
+                                         [SC_STAGE_CELLS] = "row table"},
                               .caps = SC_PEER_CELL_ORDER | SC_PEER_PROBE,
                               .tls_bytes = SC_GRID_TLS_BYTES,
                               .defaults = grid_defaults,
