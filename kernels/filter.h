@@ -29,6 +29,8 @@ typedef struct sc_filter_grid {
 
 /* Spheres k0.. (up to k1): the index of each one kept to idx[*kept..];
  * returns the first sphere not taken (k1 when all). */
+size_t sc_filter_scalar(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size_t k1,
+                        uint32_t *idx, size_t *kept) __attribute__((visibility("hidden")));
 size_t sc_filter_avx2(const sc_filter_grid *g, const sc_src4 *s, size_t k0, size_t k1,
                       uint32_t *idx, size_t *kept) __attribute__((visibility("hidden")));
 

@@ -3,9 +3,9 @@
  * end calls sits in one table per instruction set, chosen once from the
  * CPU and the caller's sc_kernel (src/platform/cpu.c, the one file outside kernels/
  * that names an instruction set). Peers and front ends call through the
- * table and never test for an ISA. A NULL entry has no SIMD version in that
- * set: the caller runs its scalar loop. Adding an ISA: its files here and
- * one more table in cpu.c.
+ * table and never test for an ISA. Every table is complete: the scalar one
+ * holds the references (each *_scalar.c beside its SIMD twin). Adding an
+ * ISA: its files here and one more table in cpu.c.
  */
 #ifndef SC_KERNELS_H
 #define SC_KERNELS_H
@@ -31,9 +31,9 @@ typedef struct sc_kernels {
     sc_kernel_fn narrow;                    /* the exact predicate over a block */
     sc_boxfilter_fn boxfilter, boxfilter16; /* float boxes, 32- and 16-bit lows */
     sc_bvh4_walk_fn bvh4_walk;              /* a query box down a 4-wide BVH */
-    sc_probe_runs_fn probe_runs;            /* two sets' probe runs; NULL: probe.c's loop */
-    sc_wrap_fn wrap;                        /* periodic images, 3-D; NULL: periodic.c's loop */
-    sc_filter_fn filter;                    /* two sets' cell filter, 3-D; NULL: between.c's loop */
+    sc_probe_runs_fn probe_runs;            /* two sets' probe runs */
+    sc_wrap_fn wrap;                        /* periodic images, 3-D groups of four */
+    sc_filter_fn filter;                    /* two sets' cell filter, 3-D groups of four */
 } sc_kernels;
 
 /* The table whose narrow kernel is `narrow` (sc_kernel_resolve's): the

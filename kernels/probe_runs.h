@@ -1,7 +1,7 @@
 /*
  * probe_runs.h: the tests of a two-set query's direct search
  * (src/queries/probe.c): runs of one candidate against consecutive spheres of the
- * smaller set S. probe_runs_scalar in src/queries/probe.c is the reference;
+ * smaller set S. probe_runs_scalar.c is the reference;
  * probe_runs_avx2.c (SIMDe AVX2) tests four S spheres at a time and
  * emits the same pairs in the same order. Both evaluate the kernels'
  * predicate (kernel.h): dx = xc - xs, ..., d2 = (dx*dx + dy*dy) + dz*dz
@@ -25,6 +25,8 @@ typedef struct sc_probe_data {
 
 /* The runs in order, each S sphere in order: the pairs (k, j) that meet
  * into hits. Returns the tests (the runs' e - j summed). */
+uint64_t sc_probe_runs_scalar(const sc_probe_data *d, const sc_probe_run *runs, size_t n,
+                              sc_hits *hits) __attribute__((visibility("hidden")));
 uint64_t sc_probe_runs_avx2(const sc_probe_data *d, const sc_probe_run *runs, size_t n,
                             sc_hits *hits) __attribute__((visibility("hidden")));
 

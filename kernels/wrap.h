@@ -1,6 +1,7 @@
 /*
- * wrap.h: pass one of a periodic query (src/queries/periodic.c: wrap_part, the
- * scalar reference) four spheres at a time, for 3-D spheres, double or
+ * wrap.h: pass one of a periodic query (src/queries/periodic.c: wrap_part,
+ * which takes the spheres one by one where this pass does not) four
+ * spheres at a time, for 3-D spheres, double or
  * float, at any strides. For each sphere it takes, it does what the
  * reference does for a valid sphere: its centre wrapped into the box on
  * the periodic axes (sc_wrap_x's expression, in lanes, where a group has a
@@ -8,8 +9,10 @@
  * rows' bounds and radius counts, and, for a sphere near a periodic face,
  * its position in the band list and its images' count. It stops at the
  * first group of four with a sphere it does not take (not valid, or of a
- * subnormal radius), which the reference then takes; the same rows, list,
- * counts and bounds either way.
+ * subnormal radius), which wrap_part then takes; the same rows, list,
+ * counts and bounds either way. wrap_scalar.c is the reference of
+ * wrap_avx2.c, lane by lane (the radius counts may fall in other tables
+ * of the four; their sums agree).
  */
 #ifndef SC_WRAP_H
 #define SC_WRAP_H
@@ -42,6 +45,9 @@ typedef struct sc_wrap_found {
 
 /* Spheres k0.. (up to k1) at positions pos0.. : rows[4 pos ..], band[]
  * from f->banded on; returns the first sphere not taken (k1 when all). */
+size_t sc_wrap_scalar(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1, size_t pos0,
+                      double *rows, uint32_t *band, sc_wrap_found *f)
+    __attribute__((visibility("hidden")));
 size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1, size_t pos0,
                     double *rows, uint32_t *band, sc_wrap_found *f)
     __attribute__((visibility("hidden")));

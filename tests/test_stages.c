@@ -1616,11 +1616,283 @@ static void run_grid(void) {
     test_cells_and_kernels();
 }
 
+/* ---- the kernel tables: every SIMD entry against its scalar reference --- */
+
+/* The SIMD tables this CPU and build can run, each with the scalar one as
+ * reference; tables[0] is the scalar table itself. Returns the count. */
+static int kernel_tables(const sc_kernels *tables[3]) {
+    int n = 0;
+    for (int k = SC_KERNEL_SCALAR; k <= SC_KERNEL_AVX2; k++) {
+        sc_kernel kk = (sc_kernel)k;
+        const sc_kernel_fn fn = sc_kernel_resolve(&kk);
+        if (fn && kk == (sc_kernel)k)
+            tables[n++] = sc_kernels_of(fn);
+    }
+    return n;
+}
+
+/* A value for a sphere's field: mostly ordinary, sometimes one that a
+ * group pass must refuse or treat apart (NaN, past the limit, a negative
+ * or subnormal radius, a centre far outside the box). */
+static double wild(double ordinary, int radius, int rate) {
+    if (next() % 1000 >= (uint64_t)rate)
+        return ordinary;
+    switch (next() % 6) {
+    case 0: return NAN;
+    case 1: return 2e150;
+    case 2: return radius ? -0.5 : -7e3;
+    case 3: return radius ? 0x1p-1060 : 1e9;
+    case 4: return radius ? 0.0 : -0.0;
+    default: return radius ? 1e149 : 3.5e2;
+    }
+}
+
+/* n spheres in one of three layouts (rows, separate arrays, a stride of
+ * 40 bytes), double or float, from v[4][n]; mem must hold 10 n doubles. */
+static sc_src4 layout(double *mem, const double *v, size_t n, int how, bool f64) {
+    const size_t es = f64 ? 8 : 4;
+    char *base = (char *)mem;
+    size_t stride = 4 * es, off[4] = {0, es, 2 * es, 3 * es}, rstride = stride;
+    if (how == 1) {
+        stride = rstride = es;
+        for (int a = 0; a < 4; a++)
+            off[a] = (size_t)a * (n + 4) * es;
+    } else if (how == 2) {
+        stride = rstride = 5 * es;
+    }
+    for (size_t k = 0; k < n + 4; k++)
+        for (int a = 0; a < 4; a++) {
+            const double x = k < n ? v[a * n + k] : 0.0;
+            char *at = base + off[a] + k * stride;
+            if (f64)
+                memcpy(at, &x, 8);
+            else {
+                const float f = (float)x;
+                memcpy(at, &f, 4);
+            }
+        }
+    const sc_src4 src = {
+        base + off[0], base + off[1], base + off[2], base + off[3], stride, rstride, f64};
+    return src;
+}
+
+static void test_wrap_tables(void) {
+    enum { N = 64 };
+    const sc_kernels *tab[3];
+    const int nt = kernel_tables(tab);
+    static double v[4 * N], mem[10 * (N + 8)];
+    static double rows[3][4 * (N + 8)] __attribute__((aligned(64)));
+    static uint32_t band[3][N + 8], raw[3][4][2048];
+    for (int round = 0; round < 600; round++) {
+        sc_wrap_box b = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0, 0, 0, 0, 1e150 / 2, 0};
+        for (int a = 0; a < 3; a++) {
+            b.periodic[a] = (int)(next() % 3 != 0);
+            b.lo[a] = -10.0 + (double)(next() % 5);
+            b.hi[a] = b.lo[a] + 4.0 + (double)(next() % 17);
+            b.period[a] = b.hi[a] - b.lo[a];
+        }
+        b.big = 0.5 * (double)(next() % 40);
+        b.one_side = (int)(next() % 2);
+        b.reach = (double)(next() % 4);
+        b.reach_g = b.reach * (1.0 + 0x1p-40);
+        b.stream = (int)(next() % 2);
+        const int rate = round % 3 == 0 ? 0 : 20;
+        for (size_t k = 0; k < N; k++) {
+            for (int a = 0; a < 3; a++)
+                v[a * N + k] = wild(b.lo[a] - 3.0 + (double)(next() % 4096) / 128.0, 0, rate);
+            v[3 * N + k] = wild((double)(next() % 1024) / 1024.0, 1, rate);
+        }
+        /* some centres on a band's edge: lo + width, to the last bit, and
+         * its neighbours (width as the passes compute it) */
+        for (size_t k = 0; k < N; k++) {
+            const double r = v[3 * N + k];
+            if (next() % 4 || !(r >= 0.0 && r < 1.0))
+                continue;
+            const double g = r + (((r + b.big) + b.reach) * 0x1p-44 + 0x1p-500);
+            const double width = g + (b.one_side ? b.reach_g : g);
+            const int a = (int)(next() % 3);
+            double c = next() % 2 ? b.lo[a] + width : b.hi[a] - width;
+            for (int step = (int)(next() % 3); step > 0; step--)
+                c = nextafter(c, next() % 2 ? INFINITY : -INFINITY);
+            v[a * N + k] = c;
+        }
+        const bool f64 = round % 4 != 3;
+        const sc_src4 src = layout(mem, v, N, round % 3, f64);
+        const size_t k0 = next() % 8, k1 = k0 + next() % (N - k0), pos0 = next() % 8;
+        size_t ret[3] = {0, 0, 0};
+        sc_wrap_found f[3];
+        for (int t = 0; t < nt; t++) {
+            memset(rows[t], 0, sizeof rows[t]);
+            memset(band[t], 0, sizeof band[t]);
+            memset(raw[t], 0, sizeof raw[t]);
+            const sc_wrap_found f0 = {3,
+                                      2,
+                                      0.25,
+                                      INFINITY,
+                                      {INFINITY, INFINITY, INFINITY},
+                                      {-INFINITY, -INFINITY, -INFINITY},
+                                      raw[t]};
+            f[t] = f0;
+            ret[t] = tab[t]->wrap(&b, &src, k0, k1, pos0, rows[t], band[t], &f[t]);
+        }
+        for (int t = 1; t < nt; t++) {
+            const size_t took = ret[0] - k0;
+            int raw_same = 1;
+            for (int e = 0; e < 2048; e++)
+                raw_same &= raw[0][0][e] + raw[0][1][e] + raw[0][2][e] + raw[0][3][e] ==
+                            raw[t][0][e] + raw[t][1][e] + raw[t][2][e] + raw[t][3][e];
+            CHECK(ret[t] == ret[0] && f[t].images == f[0].images && f[t].banded == f[0].banded &&
+                      memcmp(band[t], band[0], 4 * f[0].banded) == 0 &&
+                      memcmp(rows[t] + 4 * pos0, rows[0] + 4 * pos0, 32 * took) == 0 &&
+                      memcmp(&f[t].rmax, &f[0].rmax, 8) == 0 &&
+                      memcmp(&f[t].rmin, &f[0].rmin, 8) == 0 && memcmp(f[t].lo, f[0].lo, 24) == 0 &&
+                      memcmp(f[t].hi, f[0].hi, 24) == 0 && raw_same,
+                  "wrap %s round %d: stopped at %zu (reference %zu), %zu images (%zu), %zu "
+                  "listed (%zu), radius counts the same: %d",
+                  sc_kernel_name(tab[t]->id), round, ret[t], ret[0], f[t].images, f[0].images,
+                  f[t].banded, f[0].banded, raw_same);
+        }
+        /* the reference itself: it stops exactly at the first group of four
+         * with a sphere it does not take */
+        size_t stop = k0;
+        for (; stop + 4 <= k1; stop += 4) {
+            int bad = 0;
+            for (size_t k = stop; k < stop + 4; k++) {
+                const double r = f64 ? v[3 * N + k] : (double)(float)v[3 * N + k];
+                bad |= !(r >= 0.0 && r <= b.limit) || (r > 0.0 && r < 0x1p-1022);
+                for (int a = 0; a < 3; a++) {
+                    const double c = f64 ? v[a * N + k] : (double)(float)v[a * N + k];
+                    bad |= !(fabs(c) <= 1e150);
+                }
+            }
+            if (bad)
+                break;
+        }
+        CHECK(ret[0] == stop, "wrap reference round %d: stopped at %zu, not %zu", round, ret[0],
+              stop);
+    }
+}
+
+static void test_filter_tables(void) {
+    enum { N = 64, KX = 5, KY = 4, KZ = 3 };
+    const sc_kernels *tab[3];
+    const int nt = kernel_tables(tab);
+    static double v[4 * N], mem[10 * (N + 8)];
+    uint64_t bits[(KX * KY * KZ + 1 + 63) / 64];
+    for (int round = 0; round < 600; round++) {
+        sc_filter_grid g;
+        memset(&g, 0, sizeof g);
+        const int periodic = round % 2;
+        for (int a = 0; a < 3; a++) {
+            g.periodic[a] = periodic && next() % 3 != 0;
+            g.box_lo[a] = -8.0;
+            g.box_hi[a] = 8.0 + (double)(next() % 3);
+            g.box_period[a] = g.box_hi[a] - g.box_lo[a];
+            g.lo[a] = -6.0 + (double)(next() % 3);
+            g.hi[a] = g.lo[a] + 9.0;
+        }
+        const int k[3] = {KX, KY, KZ};
+        g.inv = (double)KX / 9.0;
+        for (int a = 0; a < 3; a++)
+            g.top[a] = (double)(k[a] - 1);
+        g.reach = 0.25 * (double)(1 + next() % 4);
+        g.limit = periodic ? 1e150 / 2 : 1e150;
+        g.k0 = KX;
+        g.zs = KX * KY;
+        g.never = KX * KY * KZ;
+        for (size_t w = 0; w < sizeof bits / sizeof bits[0]; w++)
+            bits[w] = next() & next();
+        bits[g.never >> 6] &= ~(1ull << (g.never & 63));
+        g.bits = bits;
+        const int rate = round % 3 == 0 ? 0 : 15;
+        for (size_t q = 0; q < N; q++) {
+            /* mostly inside the marked region, so that whole groups are */
+            for (int a = 0; a < 3; a++)
+                v[a * N + q] = wild(next() % 8 ? g.lo[a] + (double)(next() % 4096) / 456.0
+                                               : -12.0 + (double)(next() % 4096) / 160.0,
+                                    0, rate);
+            v[3 * N + q] = wild((double)(next() % 512) / 1024.0, 1, rate);
+        }
+        const bool f64 = round % 4 != 3;
+        const sc_src4 src = layout(mem, v, N, round % 3, f64);
+        const size_t k0 = next() % 8, k1 = k0 + next() % (N - k0);
+        uint32_t idx[3][N + 8];
+        size_t kept[3] = {0, 0, 0}, ret[3] = {0, 0, 0};
+        for (int t = 0; t < nt; t++) {
+            kept[t] = 1; /* appended after what is there */
+            memset(idx[t], 0xff, sizeof idx[t]);
+            ret[t] = tab[t]->filter(&g, &src, k0, k1, idx[t], &kept[t]);
+        }
+        for (int t = 1; t < nt; t++)
+            CHECK(ret[t] == ret[0] && kept[t] == kept[0] &&
+                      memcmp(idx[t] + 1, idx[0] + 1, 4 * (kept[0] - 1)) == 0,
+                  "filter %s round %d: stopped at %zu (reference %zu), %zu kept (%zu)",
+                  sc_kernel_name(tab[t]->id), round, ret[t], ret[0], kept[t], kept[0]);
+        CHECK(ret[0] >= k0 && ret[0] <= k1 && (ret[0] - k0) % 4 == 0 && kept[0] >= 1 &&
+                  kept[0] <= 1 + (ret[0] - k0),
+              "filter reference round %d: stopped at %zu of [%zu, %zu), %zu kept", round, ret[0],
+              k0, k1, kept[0]);
+    }
+}
+
+static void test_probe_tables(void) {
+    enum { NS = 40, NC = 30 };
+    const sc_kernels *tab[3];
+    const int nt = kernel_tables(tab);
+    static double sx[NS + 4], sy[NS + 4], sz[NS + 4], sr[NS + 4], crow[4 * NC];
+    static uint32_t out[3][2 * 4096];
+    for (int round = 0; round < 300; round++) {
+        for (int q = 0; q < NS + 4; q++) {
+            sx[q] = (double)(next() % 64) / 8.0;
+            sy[q] = (double)(next() % 64) / 8.0;
+            sz[q] = round % 2 ? 0.0 : (double)(next() % 64) / 8.0;
+            sr[q] = (double)(next() % 16) / 8.0;
+        }
+        for (int q = 0; q < 4 * NC; q++)
+            crow[q] = (q % 4 == 3) ? (double)(next() % 16) / 8.0 : (double)(next() % 64) / 8.0;
+        const sc_probe_data d = {sx, sy, sz, sr, crow, NS};
+        sc_probe_run runs[24];
+        const size_t nr = next() % 24;
+        for (size_t u = 0; u < nr; u++) {
+            const uint32_t j = (uint32_t)(next() % NS);
+            runs[u].k = NS + (uint32_t)(next() % NC);
+            runs[u].j = j;
+            runs[u].e = j + 1 + (uint32_t)(next() % (NS - j));
+        }
+        uint64_t tests[3];
+        size_t count[3];
+        for (int t = 0; t < nt; t++) {
+            sc_hits h = {out[t], 0, 4096, NULL, NULL};
+            tests[t] = tab[t]->probe_runs(&d, runs, nr, &h);
+            count[t] = h.count;
+        }
+        uint64_t want_tests = 0;
+        size_t want = 0;
+        for (size_t u = 0; u < nr; u++)
+            for (uint32_t j = runs[u].j; j < runs[u].e; j++) {
+                const double *c = crow + 4 * (runs[u].k - NS);
+                const double dx = c[0] - sx[j], dy = c[1] - sy[j], dz = c[2] - sz[j];
+                const double sum = c[3] + sr[j];
+                want_tests++;
+                want += (dx * dx + dy * dy) + dz * dz <= sum * sum;
+            }
+        for (int t = 0; t < nt; t++)
+            CHECK(tests[t] == want_tests && count[t] == want &&
+                      (t == 0 || memcmp(out[t], out[0], 8 * want) == 0),
+                  "probe runs %s round %d: %zu pairs (want %zu), %llu tests (want %llu)",
+                  sc_kernel_name(tab[t]->id), round, count[t], want, (unsigned long long)tests[t],
+                  (unsigned long long)want_tests);
+    }
+}
+
 static void run_kernels(void) {
     test_balloon_probe();
     test_boxfilter();
     test_bvh4_walk();
     test_mix();
+    test_wrap_tables();
+    test_filter_tables();
+    test_probe_tables();
 }
 
 static void run_bounds(void) {
@@ -1677,9 +1949,8 @@ static void run_registry(void) {
         CHECK(ks->id == (sc_kernel)k && ks->narrow == fn && ks->boxfilter && ks->boxfilter16 &&
                   ks->bvh4_walk,
               "kernel table %s: id %d", sc_kernel_name((sc_kernel)k), (int)ks->id);
-        const int simd = ks->probe_runs && ks->wrap && ks->filter;
-        CHECK(k == SC_KERNEL_SCALAR ? !ks->probe_runs && !ks->wrap && !ks->filter : simd,
-              "kernel table %s: its SIMD-only entries", sc_kernel_name((sc_kernel)k));
+        CHECK(ks->probe_runs && ks->wrap && ks->filter, "kernel table %s: an entry missing",
+              sc_kernel_name((sc_kernel)k));
     }
     CHECK(sc_kernels_of(sc_narrow_indirect)->id == SC_KERNEL_SCALAR, "the indirect kernel's table");
     /* each peer's stage clocks: a build stage it does not declare stays at

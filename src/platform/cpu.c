@@ -131,14 +131,9 @@ sc_kernel sc_kernel_auto(void) {
 
 /* ---- the kernel tables (kernels/kernels.h) ---- */
 
-static const sc_kernels scalar_set = {SC_KERNEL_SCALAR,
-                                      sc_narrow_scalar,
-                                      sc_boxfilter_scalar,
-                                      sc_boxfilter16_scalar,
-                                      sc_bvh4_walk_scalar,
-                                      NULL,
-                                      NULL,
-                                      NULL};
+static const sc_kernels scalar_set = {
+    SC_KERNEL_SCALAR,    sc_narrow_scalar,     sc_boxfilter_scalar, sc_boxfilter16_scalar,
+    sc_bvh4_walk_scalar, sc_probe_runs_scalar, sc_wrap_scalar,      sc_filter_scalar};
 #ifdef SC_HAVE_AVX2_KERNEL
 static const sc_kernels avx2_set = {SC_KERNEL_AVX2,      sc_narrow_avx2,    sc_boxfilter_avx2,
                                     sc_boxfilter16_avx2, sc_bvh4_walk_avx2, sc_probe_runs_avx2,

@@ -520,7 +520,7 @@ static inline void copy_kept(const sc_view *l, const uint32_t *idx, size_t from,
     *copied = to > *copied ? to : *copied;
 }
 
-/* filter_one_by_one, with a SIMD filter four at a time where it
+/* filter_one_by_one, with the kernel table's filter four at a time where it
  * takes the spheres (3-D, double or float), a sub-block at a time: the
  * candidates' rows are copied into rows (up to cap; NULL: none) after
  * each. Returns the candidates, or SIZE_MAX when a sphere is not valid;
@@ -531,7 +531,7 @@ static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t l
     size_t m = 0;
     bool good = true;
     *copied = 0;
-    const bool simd = filter && d3;
+    const bool by4 = filter && d3;
     sc_filter_grid g = {{0, 0, 0},
                         {0.0, 0.0, 0.0},
                         {0.0, 0.0, 0.0},
@@ -557,10 +557,10 @@ static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t l
         const size_t end = rows && hi - j > FILTER_SUB ? j + FILTER_SUB : hi;
         const size_t m0 = m;
         while (j < end) {
-            if (simd)
+            if (by4)
                 j = filter(&g, &src, j, end, idx, &m);
-            /* the group the SIMD pass did not take, or all */
-            const size_t stop = simd && end - j > 4 ? j + 4 : end;
+            /* the group the four-at-a-time pass did not take, or all */
+            const size_t stop = by4 && end - j > 4 ? j + 4 : end;
             good &= filter_one_by_one(l, o, j, stop, idx, &m, f64, d3);
             j = stop;
         }
@@ -577,7 +577,7 @@ static inline size_t filter_block(const sc_view *l, const occupancy *o, size_t l
  * SHARE + 64 rows, and kr describes them. counts has four slots per
  * thread. Returns the candidates, or SIZE_MAX when a sphere is not valid. */
 static size_t filter_large(const sc_view *l, const occupancy *o, uint32_t *idx, size_t *counts,
-                           double *rows, sc_kept_rows *kr, int threads, sc_filter_fn simd) {
+                           double *rows, sc_kept_rows *kr, int threads, sc_filter_fn filter4) {
     const size_t n = l->n;
     size_t *kept = counts, *first = counts + threads, *copied = counts + 2 * threads,
            *at = counts + 3 * threads;
@@ -591,14 +591,15 @@ static size_t filter_large(const sc_view *l, const occupancy *o, uint32_t *idx, 
         double *mine = rows ? rows + 4 * at[t] : NULL;
         size_t m;
         if (l->f64)
-            m = l->z ? filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], true, true, simd)
+            m = l->z ? filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], true, true,
+                                    filter4)
                      : filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], true, false,
-                                    simd);
+                                    filter4);
         else
-            m = l->z
-                    ? filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], false, true, simd)
-                    : filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], false, false,
-                                   simd);
+            m = l->z ? filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], false, true,
+                                    filter4)
+                     : filter_block(l, o, lo, hi, idx + lo, mine, cap, &copied[t], false, false,
+                                    filter4);
         bad = m == SIZE_MAX;
         kept[t] = bad ? 0 : m;
 #pragma omp barrier
@@ -675,10 +676,9 @@ static void copy_part(const sc_part *p, const sc_kept_rows *kept, double *rows, 
         copy_rows(p, kept, rows, threads, false);
 }
 
-/* The query's SIMD filter (the kernel table's), which takes 3-D spheres
- * four at a time; NULL with the scalar kernel, which runs the reference
- * throughout. */
-static sc_filter_fn simd_filter(const sc_context *c) {
+/* The query's kernel table's filter, which takes 3-D spheres four at a
+ * time (filter_avx2.c, or its reference filter_scalar.c). */
+static sc_filter_fn group_filter(const sc_context *c) {
     sc_kernel kernel = c->opt.kernel;
     return sc_kernels_of(sc_kernel_resolve(&kernel))->filter;
 }
@@ -766,7 +766,7 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
             uint32_t *idx = (uint32_t *)(void *)((char *)c->survivors.p + counts);
             double *rows = copy ? (double *)(void *)((char *)c->survivors.p + at_rows) : NULL;
             nl = filter_large(vl, &o, idx, c->survivors.p, rows, &kept_rows, (int)threads,
-                              simd_filter(c));
+                              group_filter(c));
             if (nl == SIZE_MAX)
                 return sc_engine_failed(c, first_problem(a, b, periodic, (int)threads));
             map = idx;

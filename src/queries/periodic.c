@@ -220,7 +220,8 @@ static inline void wrap_one(const sc_wrap *b, const sc_view *v, const uint32_t *
 }
 
 /* Pass one on spheres k0..k1 of part pt, at positions at.. (wrap_one for
- * each), listing the positions that get images in band. With a SIMD wrap, 3-D
+ * each), listing the positions that get images in band. The kernel
+ * table's wrap takes 3-D
  * spheres (double or float) in the set's own order go four at a time
  * while they are valid and inside the box (kernels/wrap.h), the rest one
  * by one. f64 and d3 are constants where it is inlined. */
@@ -230,7 +231,7 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
     const sc_view *v = pt->v;
     const uint32_t *map = pt->map;
     found t = *f; /* a local, not *f: the row stores could alias it */
-    const bool simd = wrap && d3 && !map;
+    const bool by4 = wrap && d3 && !map;
     const sc_wrap_box wb = {{b->periodic[0], b->periodic[1], b->periodic[2]},
                             {b->lo[0], b->lo[1], b->lo[2]},
                             {b->hi[0], b->hi[1], b->hi[2]},
@@ -243,7 +244,7 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
                             stream};
     const sc_src4 src = {v->x, v->y, v->z, v->r, v->stride, v->rstride, f64};
     for (size_t k = k0; k < k1;) {
-        if (simd) {
+        if (by4) {
             sc_wrap_found fv = {t.images,
                                 t.banded,
                                 t.rmax,
@@ -261,8 +262,8 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
                 t.hi[a] = fv.hi[a];
             }
         }
-        /* the group the SIMD pass did not take, or all */
-        const size_t stop = simd && k1 - k > 4 ? k + 4 : k1;
+        /* the group the four-at-a-time pass did not take, or all */
+        const size_t stop = by4 && k1 - k > 4 ? k + 4 : k1;
         for (; k < stop; k++)
             wrap_one(b, v, map, k, at + (k - k0), rows, band, &t, f64, d3);
     }
@@ -276,7 +277,7 @@ static inline void wrap_part(const sc_wrap *b, const sc_part *pt, size_t k0, siz
  * positions, whichever parts they fall in, and adds its rows' bounds to
  * *bounds. */
 static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_plan *j,
-                     double *rows, sc_wrap_fn simd, sc_bounds *bounds) {
+                     double *rows, sc_wrap_fn wrap4, sc_bounds *bounds) {
     const size_t n = j->n;
     /* rows past STREAM_BYTES are written past the cache: they would not
      * stay in it until the engine's next pass reads them, and a store
@@ -305,12 +306,12 @@ static void pass_one(const sc_wrap *b, const sc_part *parts, int nparts, joint_p
             const size_t k0 = from - start, k1 = to - start;
             if (pt->v->f64)
                 pt->v->z
-                    ? wrap_part(b, pt, k0, k1, from, rows, band, &f, true, true, simd, stream)
-                    : wrap_part(b, pt, k0, k1, from, rows, band, &f, true, false, simd, stream);
+                    ? wrap_part(b, pt, k0, k1, from, rows, band, &f, true, true, wrap4, stream)
+                    : wrap_part(b, pt, k0, k1, from, rows, band, &f, true, false, wrap4, stream);
             else
                 pt->v->z
-                    ? wrap_part(b, pt, k0, k1, from, rows, band, &f, false, true, simd, stream)
-                    : wrap_part(b, pt, k0, k1, from, rows, band, &f, false, false, simd, stream);
+                    ? wrap_part(b, pt, k0, k1, from, rows, band, &f, false, true, wrap4, stream)
+                    : wrap_part(b, pt, k0, k1, from, rows, band, &f, false, false, wrap4, stream);
         }
         j->images[t] = f.images;
         j->banded[t] = f.banded;
@@ -496,21 +497,21 @@ sc_status sc_periodic_parts(sc_context *c, const sc_part *parts, int nparts, int
                     (uint32_t *)(void *)((size_t *)c->bands.p + 2 * threads),
                     SIZE_MAX,
                     0.0};
-    /* the SIMD pass where the query's kernel is AVX2 (the scalar kernel runs
-     * the reference throughout) */
+    /* the query's kernel table's four-at-a-time pass (wrap_avx2.c, or its
+     * reference wrap_scalar.c with the scalar kernel) */
     sc_kernel kernel = c->opt.kernel;
     const sc_kernel_fn fn_kernel = sc_kernel_resolve(&kernel);
-    const sc_wrap_fn simd = sc_kernels_of(fn_kernel)->wrap;
+    const sc_wrap_fn wrap4 = sc_kernels_of(fn_kernel)->wrap;
     /* the joint rows' bounds, for the engine (sc_engine_build_known) */
     sc_bounds *bounds = &c->joint_bounds;
     sc_bounds_begin(bounds);
-    pass_one(&b, parts, nparts, &j, c->joint.p, simd, bounds);
+    pass_one(&b, parts, nparts, &j, c->joint.p, wrap4, bounds);
     if (j.first_bad != SIZE_MAX)
         return sc_engine_failed(c, status_at(parts, nparts, j.first_bad));
     if (b.one_side && j.rmax > b.reach) { /* grown past the bands: both sides */
         wrap_sides(&b, false, 0.0);
         sc_bounds_begin(bounds);
-        pass_one(&b, parts, nparts, &j, c->joint.p, simd, bounds);
+        pass_one(&b, parts, nparts, &j, c->joint.p, wrap4, bounds);
     }
     c->images_radii = true;
     c->images_rmin = bounds->rmin;

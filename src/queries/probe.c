@@ -345,35 +345,6 @@ bool sc_probe_candidates(const sc_part *large, uint32_t large_at, const sc_kept_
     return true;
 }
 
-/* The reference of kernels/probe_runs_avx2.c: each run's S spheres in
- * turn, in the kernels' arithmetic; each pair written and kept when it
- * meets (no branch to mispredict). */
-static uint64_t probe_runs_scalar(const sc_probe_data *d, const sc_probe_run *runs, size_t n,
-                                  sc_hits *hits) {
-    uint64_t tests = 0;
-    for (size_t u = 0; u < n; u++) {
-        const uint32_t k = runs[u].k, e = runs[u].e;
-        const double *q = d->rows + 4 * (size_t)(k - d->ns);
-        tests += e - runs[u].j;
-        for (uint32_t j = runs[u].j; j < e;) {
-            const uint32_t stop = e - j < 64 ? e : j + 64;
-            sc_hits_reserve(hits, stop - j);
-            uint32_t *out = hits->pairs;
-            size_t at = hits->count;
-            for (; j < stop; j++) {
-                const double dx = q[0] - d->x[j], dy = q[1] - d->y[j], dz = q[2] - d->z[j];
-                const double d2 = (dx * dx + dy * dy) + dz * dz;
-                const double sum = q[3] + d->r[j];
-                out[2 * at] = k;
-                out[2 * at + 1] = j;
-                at += d2 <= sum * sum;
-            }
-            hits->count = at;
-        }
-    }
-    return tests;
-}
-
 typedef uint64_t (*runs_fn)(const sc_probe_data *d, const sc_probe_run *runs, size_t n,
                             sc_hits *hits);
 
@@ -491,8 +462,7 @@ static uint64_t probe_search(const sc_peer_built *b, size_t chunk, sc_kernel_fn 
     const sc_probe_data data = {pr->sx, pr->sy, pr->sz, pr->sr, pr->rows, (uint32_t)pr->ns};
     run_list *l = tls;
     l->n = 0;
-    const sc_probe_runs_fn simd = sc_kernels_of(kernel)->probe_runs;
-    l->test = simd ? simd : probe_runs_scalar;
+    l->test = sc_kernels_of(kernel)->probe_runs;
     l->data = &data;
     l->hits = hits;
     l->tests = 0;
