@@ -67,24 +67,29 @@ struct sc_context {
     uint64_t queries;           /* queries run (sc_engine_run), to tell what came between two */
     sc_list_kept kept;          /* neighbors.c: the list a count collected, for its fill */
     size_t list_words_last;     /* the last list count's words (0: none yet): its guess */
-    sc_cross cross;             /* between.c, during a two-set query: what its sinks keep */
     sc_buf joint, survivors, occupied; /* between.c: the joint view's SoA, the
                                           large set's candidates, the small
                                           set's cell bitmap; periodic.c: the
                                           joint view's rows */
-    sc_images images;                  /* periodic.c, during a periodic query: how its
-                             sinks map images to spheres */
-    sc_buf images_buf;                 /* periodic.c: the images' spheres and shifts */
-    sc_buf bands;                      /* periodic.c: the threads' image counts and the
+    /* During a query, a front end's part in its sinks (src/queries/keep.h,
+     * set around its query function): keep and its state (NULL: a one-set
+     * query), and, where pair_ranged, the kept pairs' index ranges (first
+     * index below pair_rows, second below pair_cols; else the view's n). */
+    size_t (*keep)(const struct sc_sink *s, uint32_t *pairs, size_t n);
+    struct sc_keep *keep_state;
+    bool pair_ranged;
+    size_t pair_rows, pair_cols;
+    sc_buf images_buf;               /* periodic.c: the images' spheres and shifts */
+    sc_buf bands;                    /* periodic.c: the threads' image counts and the
                              positions that get images */
-    size_t images_last;                /* periodic.c: the last query's images (its guess) */
-    bool images_radii;                 /* periodic.c: a query has run; the radii of its */
-    double images_rmin, images_rmax;   /* spheres, for the next one's bands */
-    sc_bounds joint_bounds;            /* periodic.c: the joint rows' bounds its passes
+    size_t images_last;              /* periodic.c: the last query's images (its guess) */
+    bool images_radii;               /* periodic.c: a query has run; the radii of its */
+    double images_rmin, images_rmax; /* spheres, for the next one's bands */
+    sc_bounds joint_bounds;          /* periodic.c: the joint rows' bounds its passes
                                gathered for the engine, kept after the query
                                (test_stages compares them with the bounds
                                stage's on the rows) */
-    progress_map progress;             /* this query's progress */
+    progress_map progress;           /* this query's progress */
 #ifdef SC_STUDY
     sc_study_knobs study; /* study.c */
 #endif

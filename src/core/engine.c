@@ -165,8 +165,8 @@ sc_status sc_engine_sink(sc_context *c, sc_sink *s, sc_sink_mode mode, const sc_
     s->work_x = p->built.work.x;
     s->work_y = p->built.work.y;
     s->work_z = p->built.work.z;
-    s->cross = c->cross;
-    s->images = c->images;
+    s->keep = c->keep;
+    s->keep_state = c->keep_state;
     s->chunk_pairs = c->chunk_pairs;
     const size_t bytes = sc_sink_bytes(c->room, mode, c->chunk_pairs, nchunks);
     if (bytes == SIZE_MAX || !sc_buf_reserve(alloc_of(c), &c->sink_mem, bytes))
@@ -343,10 +343,11 @@ static bool win_reserve(sc_context *c, sorted_win *win, size_t cap) {
     return true;
 }
 
-/* The range of a pair's first index i: the spheres (not their periodic
- * images), or for two sets A's. */
+/* The range of a pair's first index i: the view's spheres, or the range
+ * the query's front end gave (a periodic query's spheres, not their
+ * images; two sets' A). */
 static size_t rows_of(const sc_context *c, const sc_prepared *p) {
-    return c->cross.on ? c->cross.na : c->images.on ? c->images.n : p->view.n;
+    return c->pair_ranged ? c->pair_rows : p->view.n;
 }
 
 /* One search pass keeping the pairs whose smaller index is in [lo, hi):
@@ -405,7 +406,7 @@ static sc_status stream_sorted(sc_context *c, sc_prepared *p, const stream_arg *
     const sc_allocator *al = alloc_of(c);
     const size_t per_pair = 2 * sizeof(uint64_t); /* a word and its sort spare: win_reserve */
     const size_t budget = c->opt.sorted_window_bytes / per_pair;
-    const size_t cols = c->cross.on ? c->cross.nb : n;
+    const size_t cols = c->pair_ranged ? c->pair_cols : n;
     sorted_win win = {NULL, NULL, 0, sc_engine_index_bits(n > cols ? n : cols)};
     sc_status st = SC_OK;
 

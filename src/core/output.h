@@ -57,50 +57,7 @@ typedef struct sc_sink_thread {
     char pad[64];
 } sc_sink_thread;
 
-/* A two-set query's joint view: A's part is [0, split), B's part the
- * rest; map_a / map_b (NULL: identity) take a part's position to its
- * set's index (between.c), below na and nb. on == false: a one-set query. */
-typedef struct sc_cross {
-    bool on;
-    uint32_t split;
-    const uint32_t *map_a, *map_b;
-    size_t na, nb;
-} sc_cross;
-
-/* An image (periodic.c): the sphere it is of, its shift's code (sx+1) +
- * 3 (sy+1) + 9 (sz+1) in periods (s in {-1, 0, 1}), and that sphere's
- * radius and wrapped centre as its row holds them (z = 0 in 2-D). One
- * record, so that a hit on an image costs one random read where the
- * arrays and the sphere's row cost several. */
-typedef struct sc_image {
-    uint32_t of, shift;
-    double r;
-    double c[3];
-} sc_image;
-
-/* A periodic query's joint view (periodic.c): positions [0, n) are the
- * spheres themselves, wrapped into the box; position n + g is image[g]. A hit stands for the pair of the spheres it
- * names when the box's predicate holds with that shift (sc_box), from
- * one side only (keep_pairs); rows[4 k ..] holds position k's wrapped
- * centre and radius (an image's radius is grown: periodic.c). With
- * `trust_direct`, a hit of two spheres themselves is the pair as found
- * (no sphere reaches half a period, so its minimum image is unshifted).
- * on == false: not a periodic query. */
-typedef struct sc_images {
-    bool on, trust_direct;
-    bool one_side; /* images for half the shifts: a pair's one image hit */
-    int dims;
-    uint32_t n;
-    const sc_image *image;
-    const double *rows; /* (x, y, z, r) per position, z = 0 in 2-D */
-    int periodic[3];
-    double period[3], half[3];
-} sc_images;
-
-/* d2 of the minimum image of cj seen from ci (i < j), as sc_box's
- * expression computes it on the caller's centres (z = 0 in 2-D). */
-SC_INTERNAL double sc_box_distance2(const sc_box *box, int dims, const double ci[3],
-                                    const double cj[3]);
+struct sc_keep; /* a query front end's state for its keep (src/queries/keep.h) */
 
 typedef struct sc_sink sc_sink;
 struct sc_sink {
@@ -109,8 +66,13 @@ struct sc_sink {
     const double *work_r;  /* the peer's working copy's radii (hits' order), or NULL */
     const double *work_x, *work_y, *work_z; /* its centres, exact copies of the
                                                view's, where work_r is not NULL */
-    sc_cross cross;                         /* two sets: which pairs count, and their indices */
-    sc_images images; /* a periodic box: which hits are pairs, of which spheres */
+    /* A query front end's map of a batch of hits (working indices, in
+     * place) to the pairs it keeps, as input indices; returns how many.
+     * NULL: a one-set query, each hit the pair (i < j) of its spheres. Set
+     * from the context's (sc_context.keep), which the front ends install
+     * around their query functions. */
+    size_t (*keep)(const struct sc_sink *s, uint32_t *pairs, size_t n);
+    struct sc_keep *keep_state;
     int threads;
     sc_sink_thread *th;
     int stopped; /* set under the lock; read outside it only with __atomic_load_n */
@@ -131,20 +93,8 @@ struct sc_sink {
     size_t win_cap, win_count;
     bool win_all; /* every row in [win_lo, win_hi): a neighbour list's
                      whole list, written without staging */
-    /* WINDOW and DEGREE for neighbour lists: with `filter`, only pairs
-     * whose skin predicate holds on `exact` (the caller's values) are kept
-     * (the search ran on radii grown to a superset); `full` keeps both
-     * directions */
-    const sc_view *exact;
-    bool filter;
-    double skin;
-    int full;
-    /* the filter's values in the peer's working order, where it has a
-     * working copy (centres as copied, the caller's radii gathered): the
-     * spheres a hit names were just read by the kernel, so these are in
-     * cache where the caller's rows, in input order, are not. wz may be
-     * NULL (2-D); wx NULL: the filter reads `exact` */
-    const double *wx, *wy, *wz, *wr;
+    int full;     /* WINDOW and DEGREE: a full neighbour list, both
+                     directions of each pair */
     /* DEGREE: row lengths, added to degree[i + 1] */
     uint64_t *degree;
 };

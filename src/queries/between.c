@@ -24,6 +24,7 @@
  * pairs as here.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "keep.h"
 #include "kernels.h"
 #include "probe.h"
 
@@ -691,9 +692,14 @@ typedef struct between_query {
 
 static sc_status crossing(sc_context *c, sc_prepared *p, void *arg) {
     between_query *q = arg;
-    c->cross = q->cross;
+    sc_keep own;
+    sc_keep *k = sc_keep_enter(c, &own);
+    k->cross = q->cross;
+    sc_keep_changed(c);
     const sc_status st = q->fn(c, p, q->arg);
-    c->cross = (sc_cross){0};
+    k->cross = (sc_cross){0};
+    sc_keep_changed(c);
+    sc_keep_leave(c, &own);
     return st;
 }
 

@@ -18,7 +18,8 @@
  * skin predicate holds on the caller's values.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "engine.h"
+#include "queries.h"
+#include "keep.h"
 
 #include <float.h>
 #include <math.h>
@@ -34,6 +35,7 @@ typedef struct nbr_query {
     const uint64_t *offsets; /* fill: read */
     uint32_t *indices;       /* fill */
     double *values;          /* fill, or NULL */
+    sc_query_fn pass;        /* do_count or do_fill, run inside listing */
 } nbr_query;
 
 static sc_status spec_check(const sc_nbr_spec *spec) {
@@ -110,7 +112,7 @@ static sc_status grow_view(sc_context *c, const sc_spheres *user, double skin, s
 /* The caller's spheres: the searched view's, less a periodic query's
  * images (periodic.c), which come after them. */
 static size_t spheres_of(const sc_context *c, const sc_prepared *p) {
-    return c->images.on ? c->images.n : p->view.n;
+    return c->pair_ranged ? c->pair_rows : p->view.n;
 }
 
 /* The sink's list options; with a skin, the filter's values in the peer's
@@ -118,12 +120,10 @@ static size_t spheres_of(const sc_context *c, const sc_prepared *p) {
  * peer has a working copy and the query is not periodic (whose sinks read
  * the wrapped centres and the caller's radii themselves). */
 static sc_status sink_for(sc_context *c, const sc_prepared *p, sc_sink *s, const nbr_query *q) {
-    s->exact = &q->exact;
-    s->filter = q->filter;
-    s->skin = q->spec->skin;
     s->full = q->spec->full;
     const sc_work *w = &p->built.work;
-    if (!q->filter || !w->x || c->images.on)
+    sc_keep *keep = c->keep_state; /* listing's, with a filter */
+    if (!q->filter || !w->x || keep->images.on)
         return SC_OK;
     if (!sc_buf_reserve(sc_context_allocator(c), &c->worig, sizeof(double) * (w->n ? w->n : 1)))
         return SC_ERR_OUT_OF_MEMORY;
@@ -133,10 +133,10 @@ static sc_status sink_for(sc_context *c, const sc_prepared *p, sc_sink *s, const
     for (size_t k = 0; k < w->n; k++)
         r[k] = sc_view_r(&q->exact, w->index[k]);
     SC_STAGE_TIME(c, SC_STAGE_GATHER, t);
-    s->wx = w->x;
-    s->wy = w->y;
-    s->wz = w->z;
-    s->wr = r;
+    keep->wx = w->x;
+    keep->wy = w->y;
+    keep->wz = w->z;
+    keep->wr = r;
     return SC_OK;
 }
 
@@ -727,6 +727,28 @@ static sc_status fill_kept(sc_context *c, nbr_query *q) {
     return st;
 }
 
+/* Runs the list's pass with its skin filter in the sinks' keep (keep.h),
+ * where it has a skin; without one the sinks keep every pair as found (or
+ * as a periodic query's keep maps them). */
+static sc_status listing(sc_context *c, sc_prepared *p, void *arg) {
+    nbr_query *q = arg;
+    if (!q->filter)
+        return q->pass(c, p, q);
+    sc_keep own;
+    sc_keep *k = sc_keep_enter(c, &own);
+    k->exact = &q->exact;
+    k->filter = true;
+    k->skin = q->spec->skin;
+    k->wx = k->wy = k->wz = k->wr = NULL;
+    const sc_status st = q->pass(c, p, q);
+    k->exact = NULL;
+    k->filter = false;
+    k->skin = 0.0;
+    k->wx = k->wy = k->wz = k->wr = NULL;
+    sc_keep_leave(c, &own);
+    return st;
+}
+
 /* Both passes: the spec checked, the caller's view kept for the filter and
  * the values, and the search view grown when there is a skin. */
 static sc_status nbr_run(sc_context *c, const sc_spheres *spheres, nbr_query *q, sc_query_fn fn) {
@@ -759,14 +781,15 @@ static sc_status nbr_run(sc_context *c, const sc_spheres *spheres, nbr_query *q,
     }
     if (st != SC_OK)
         return sc_engine_failed(c, st);
-    return sc_engine_query(c, &search, fn, q);
+    q->pass = fn;
+    return sc_engine_query(c, &search, listing, q);
 }
 
 sc_status sc_neighbors_count(sc_context *c, const sc_spheres *spheres, const sc_nbr_spec *spec,
                              uint64_t *offsets) {
     if (!offsets)
         return SC_ERR_INVALID_ARGUMENT;
-    nbr_query q = {spec, NULL, NULL, {0}, false, offsets, NULL, NULL, NULL};
+    nbr_query q = {spec, NULL, NULL, {0}, false, offsets, NULL, NULL, NULL, NULL};
     return nbr_run(c, spheres, &q, do_count);
 }
 
@@ -776,6 +799,7 @@ sc_status sc_neighbors_fill(sc_context *c, const sc_spheres *spheres, const sc_n
         return SC_ERR_INVALID_ARGUMENT;
     nbr_query q = {spec,    NULL,    NULL,
                    {0},     false,   NULL,
-                   offsets, indices, spec->value != SC_NBR_NONE ? values : NULL};
+                   offsets, indices, spec->value != SC_NBR_NONE ? values : NULL,
+                   NULL};
     return nbr_run(c, spheres, &q, do_fill);
 }

@@ -3,7 +3,7 @@
  * the core: a query with a periodic box goes through periodic.c, any
  * other straight to the orchestrator (engine.c).
  */
-#include "engine.h"
+#include "queries.h"
 
 sc_status sc_engine_query(sc_context *c, const sc_spheres *spheres, sc_query_fn fn, void *arg) {
     if (c && sc_box_periodic(&c->opt.box))

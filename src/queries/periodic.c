@@ -21,7 +21,8 @@
  * with the box's volume.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "engine.h"
+#include "queries.h"
+#include "keep.h"
 
 #include <math.h>
 #include <string.h>
@@ -462,9 +463,14 @@ typedef struct periodic_query {
 
 static sc_status imaging(sc_context *c, sc_prepared *p, void *arg) {
     periodic_query *q = arg;
-    c->images = q->images;
+    sc_keep own;
+    sc_keep *k = sc_keep_enter(c, &own);
+    k->images = q->images;
+    sc_keep_changed(c);
     const sc_status st = q->fn(c, p, q->arg);
-    c->images = (sc_images){0};
+    k->images = (sc_images){0};
+    sc_keep_changed(c);
+    sc_keep_leave(c, &own);
     return st;
 }
 

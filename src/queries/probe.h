@@ -5,7 +5,7 @@
  */
 #ifndef SC_PROBE_H
 #define SC_PROBE_H
-#include "engine.h"
+#include "queries.h"
 
 /* A half-width that bounds how far a sphere of radius r can be from any
  * sphere it meets in double, beyond the other's own pad: if the
