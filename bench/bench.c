@@ -1,7 +1,7 @@
 /*
  * bench.c: sc_bench, the benchmark of spherecollide through its public API.
  *
- * For every generator (tools/sc_gen.h), size, kernel and thread count it runs
+ * For every generator (tools/gen/sc_gen.h), size, kernel and thread count it runs
  * one warm-up query (reported as "cold") and R timed queries on one context,
  * and reports medians: total and per-stage seconds (sc_context_stats),
  * spheres/s, ns per (sphere + pair), candidate tests per second of the
@@ -101,7 +101,7 @@ static void usage(FILE *f) {
             "usage: sc_bench [options]\n"
             "Times spherecollide through its public API; reports medians, never asserts on time.\n"
             "  --dist LIST        generators, comma-separated (default: all): ");
-    for (const char *const *g = scgen_names(); *g; g++)
+    for (const char *const *g = sc_gen_names(); *g; g++)
         fprintf(f, "%s%s", *g, g[1] ? "," : "\n");
     fprintf(
         f,
@@ -217,7 +217,7 @@ static void parse_args(int argc, char **argv, bench_args *a) {
             int k = split_list(argv[i], items);
             a->ndists = 0;
             for (int j = 0; j < k; j++) {
-                if (scgen_describe(items[j]) == NULL)
+                if (sc_gen_describe(items[j]) == NULL)
                     die_usage("unknown generator '%s'", items[j]);
                 a->dists[a->ndists++] = items[j];
             }
@@ -339,7 +339,7 @@ static void parse_args(int argc, char **argv, bench_args *a) {
 #undef NEED_VALUE
     }
     if (a->ndists == 0)
-        for (const char *const *g = scgen_names(); *g && a->ndists < MAX_LIST; g++)
+        for (const char *const *g = sc_gen_names(); *g && a->ndists < MAX_LIST; g++)
             a->dists[a->ndists++] = *g;
     if (a->nsizes == 0) {
         static const size_t full[] = {10000, 100000, 1000000, 10000000};
@@ -705,7 +705,7 @@ static void run_config(const bench_args *a, bench_row *row) {
         return;
     }
     double t0 = bench_now_s();
-    scgen_generate(c->dist, c->n, c->seed, rows);
+    sc_gen_generate(c->dist, c->n, c->seed, rows);
     row->gen_s = bench_now_s() - t0;
     row->rss_before = current_rss();
     run_engine(a, rows, row);

@@ -60,8 +60,8 @@ int main(int argc, char **argv) {
     double *big = malloc(4 * (n ? n : 1) * sizeof *big);
     double *other = malloc(4 * (n ? n : 1) * sizeof *other);
     double *gathered = malloc(4 * (m ? m : 1) * sizeof *gathered);
-    if (!big || !other || !gathered || scgen_generate(dist, n, 1, big) != 0 ||
-        scgen_generate(dist, n, 2, other) != 0 || scgen_generate(dist, m, 3, gathered) != 0) {
+    if (!big || !other || !gathered || sc_gen_generate(dist, n, 1, big) != 0 ||
+        sc_gen_generate(dist, n, 2, other) != 0 || sc_gen_generate(dist, m, 3, gathered) != 0) {
         fprintf(stderr, "between_bench: cannot generate %s %zu\n", dist, n);
         return 2;
     }

@@ -103,7 +103,7 @@ int main(int argc, char **argv) {
             uint32_t *order = malloc((n ? n : 1) * sizeof *order);
             double *t = malloc(sizeof(double) * (size_t)rounds * (3 * LAYOUTS + 1));
             if (!lay[GIVEN] || !lay[CELL] || !lay[MOVED] || !order || !t ||
-                scgen_generate(dists[id], n, 1, lay[GIVEN])) {
+                sc_gen_generate(dists[id], n, 1, lay[GIVEN])) {
                 fprintf(stderr, "cell_order: cannot make %zu %s spheres\n", n, dists[id]);
                 return 1;
             }

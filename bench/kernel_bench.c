@@ -264,7 +264,7 @@ static result replay(sc_kernel_fn fn, int repeat) {
  * -1 on failure. The context stays alive (its working copy is replayed). */
 static long long record(size_t n, sc_context **ctx_out, double **rows_out) {
     double *rows = malloc(sizeof(double) * 4 * n);
-    if (!rows || scgen_generate("uniform", n, 1, rows) != 0)
+    if (!rows || sc_gen_generate("uniform", n, 1, rows) != 0)
         return -1;
     sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
     sc_options o = sc_options_default();

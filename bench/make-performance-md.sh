@@ -442,7 +442,7 @@ fi
 
 cat <<EOF
 
-## Generators (tools/sc_gen.h), pairs per sphere measured above
+## Generators (tools/gen/sc_gen.h), pairs per sphere measured above
 
 | generator | radii | layout |
 |---|---|---|

@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
     bench_host host;
     bench_host_probe(NULL, &host);
     double *rows = malloc(4 * (n ? n : 1) * sizeof *rows);
-    if (!rows || scgen_generate(dist, n, 1, rows) != 0) {
+    if (!rows || sc_gen_generate(dist, n, 1, rows) != 0) {
         fprintf(stderr, "periodic_bench: cannot generate %s %zu\n", dist, n);
         return 2;
     }

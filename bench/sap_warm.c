@@ -82,7 +82,7 @@ int main(int argc, char **argv) {
         double *t[4];
         for (int k = 0; k < 4; k++)
             t[k] = malloc((size_t)frames * sizeof(double));
-        if (!rows || !t[0] || !t[1] || !t[2] || !t[3] || scgen_generate("uniform", n, 1, rows)) {
+        if (!rows || !t[0] || !t[1] || !t[2] || !t[3] || sc_gen_generate("uniform", n, 1, rows)) {
             fprintf(stderr, "sap_warm: cannot make %zu spheres\n", n);
             return 1;
         }
@@ -143,7 +143,7 @@ int main(int argc, char **argv) {
             fflush(out);
             sc_context_destroy(cold);
             sc_context_destroy(warm);
-            scgen_generate("uniform", n, 1, rows); /* the next delta starts from the same set */
+            sc_gen_generate("uniform", n, 1, rows); /* the next delta starts from the same set */
         }
         free(rows);
         for (int k = 0; k < 4; k++)

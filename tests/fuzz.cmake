@@ -25,10 +25,10 @@ foreach(h ${SC_FUZZ_HARNESSES})
     target_compile_definitions(fuzz_${h} PRIVATE _GNU_SOURCE) # memmem
   elseif(h STREQUAL "particles")
     target_link_libraries(fuzz_${h} PRIVATE sc_io m)
-    target_include_directories(fuzz_${h} PRIVATE ${PROJECT_SOURCE_DIR}/tools)
+    target_include_directories(fuzz_${h} PRIVATE ${PROJECT_SOURCE_DIR}/tools/io)
     target_compile_definitions(fuzz_${h} PRIVATE _GNU_SOURCE) # memmem
   else()
     target_link_libraries(fuzz_${h} PRIVATE sc_io m)
-    target_include_directories(fuzz_${h} PRIVATE ${PROJECT_SOURCE_DIR}/tools)
+    target_include_directories(fuzz_${h} PRIVATE ${PROJECT_SOURCE_DIR}/tools/io)
   endif()
 endforeach()

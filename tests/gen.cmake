@@ -1,4 +1,4 @@
-# Scenario generators (tools/sc_gen.c): determinism, bounds, pair counts.
+# Scenario generators (tools/gen/sc_gen.c): determinism, bounds, pair counts.
 add_executable(test_gen test_gen.c)
 target_link_libraries(test_gen PRIVATE sc_tools)
 # The brute-force oracle must evaluate the predicate without FMA.

@@ -78,7 +78,7 @@ static inline sc_kernel kernel_for(size_t k) {
 
 static inline double *generate(const char *dist, size_t n, uint64_t seed) {
     double *rows = malloc(4 * (n + 1) * sizeof(double));
-    CHECK(scgen_generate(dist, n, seed, rows) == 0, "generate %s %zu", dist, n);
+    CHECK(sc_gen_generate(dist, n, seed, rows) == 0, "generate %s %zu", dist, n);
     return rows;
 }
 

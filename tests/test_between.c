@@ -131,7 +131,7 @@ static void check_sets(const char *name, const double *a, size_t na, const doubl
 /* ---- groups -------------------------------------------------------------------- */
 
 static void group_generators(void) {
-    const char *const *names = scgen_names();
+    const char *const *names = sc_gen_names();
     for (int g = 0; names[g]; g++) {
         const int dense = strcmp(names[g], "dense") == 0;
         const size_t nl = dense ? 600 : 3000, ns = dense ? 40 : 150;

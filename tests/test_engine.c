@@ -436,7 +436,7 @@ static void check_dataset_2d(const dataset *d) {
 /* ---- groups -------------------------------------------------------------- */
 
 static void group_generators(void) {
-    const char *const *names = scgen_names();
+    const char *const *names = sc_gen_names();
     const size_t sizes[] = {0, 1, 2, 300, 3000, 20000};
     for (int g = 0; names[g]; g++) {
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -444,7 +444,7 @@ static void group_generators(void) {
             if (strcmp(names[g], "dense") == 0 && n > 700)
                 n = s + 1 == sizeof sizes / sizeof sizes[0] ? 2000 : 700; /* K = n(n-1)/2 */
             dataset d = {names[g], n, malloc(4 * (n + 1) * sizeof(double))};
-            CHECK(scgen_generate(names[g], n, 7 + s, d.rows) == 0, "generate %s", names[g]);
+            CHECK(sc_gen_generate(names[g], n, 7 + s, d.rows) == 0, "generate %s", names[g]);
             check_dataset(&d, sizes[s] == 3000);
             if (sizes[s] == 3000) {
                 check_dataset_f32(&d);
@@ -459,13 +459,13 @@ static void group_generators(void) {
  * (the streamed order must be the same for each), both kernels, 2-D and
  * float32 input, defaults and the other options. */
 static void group_peers(void) {
-    const char *const *names = scgen_names();
+    const char *const *names = sc_gen_names();
     const size_t sizes[] = {0, 1, 2, 300, 3000};
     for (int g = 0; names[g]; g++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             const size_t n = strcmp(names[g], "dense") == 0 && sizes[s] > 700 ? 700 : sizes[s];
             dataset d = {names[g], n, malloc(4 * (n + 1) * sizeof(double))};
-            CHECK(scgen_generate(names[g], n, 7 + s, d.rows) == 0, "generate %s", names[g]);
+            CHECK(sc_gen_generate(names[g], n, 7 + s, d.rows) == 0, "generate %s", names[g]);
             pairs want = {0};
             uint64_t sum;
             oracle(&d, &want, &sum);
@@ -506,12 +506,12 @@ static void group_peers(void) {
 /* The study build's switches (indirect layout, Morton rows) on every
  * generator at n = 3000, f64, f32, SoA and 2-D views. */
 static void group_knobs(void) {
-    const char *const *names = scgen_names();
+    const char *const *names = sc_gen_names();
     peers_here = 0;
     for (int g = 0; names[g]; g++) {
         const size_t n = strcmp(names[g], "dense") == 0 ? 700 : 3000;
         dataset d = {names[g], n, malloc(4 * (n + 1) * sizeof(double))};
-        CHECK(scgen_generate(names[g], n, 11, d.rows) == 0, "generate %s", names[g]);
+        CHECK(sc_gen_generate(names[g], n, 11, d.rows) == 0, "generate %s", names[g]);
         check_dataset(&d, 0);
         check_dataset_f32(&d);
         check_dataset_2d(&d);
@@ -941,7 +941,7 @@ static void group_abi(void) {
           sizeof(sc_options));
     const size_t n = 2000;
     dataset d = {"uniform", n, malloc(n * 4 * sizeof(double))};
-    scgen_generate("uniform", n, 11, d.rows);
+    sc_gen_generate("uniform", n, 11, d.rows);
     pairs want = {0};
     uint64_t want_sum = 0;
     oracle(&d, &want, &want_sum);
@@ -1147,7 +1147,7 @@ static void group_api(void) {
         uint64_t var;
         const char *const gens[2] = {"sparse", "uniform"};
         for (int g = 0; g < 2; g++) {
-            CHECK(prow && scgen_generate(gens[g], n, 3, prow) == 0, "generate %s", gens[g]);
+            CHECK(prow && sc_gen_generate(gens[g], n, 3, prow) == 0, "generate %s", gens[g]);
             const sc_spheres sp = sc_spheres_rows_f64(n, 3, prow);
             for (int f = 0; f < 2; f++)
                 CHECK(sc_study_grid_plan(&sp, f ? 1.0 + 0x1p-30 : 1.0, 0, &kb[g][f], &lv, &var,
@@ -1173,7 +1173,7 @@ static void group_api(void) {
     /* the callback can stop the search */
     size_t n = 2000;
     double *many = malloc(4 * n * sizeof(double));
-    scgen_generate("dense", n, 1, many);
+    sc_gen_generate("dense", n, 1, many);
     sc_spheres mv = sc_spheres_rows_f64(n, 3, many);
     o = sc_options_default();
     o.chunk_pairs = 1000;
@@ -1193,11 +1193,11 @@ static void group_api(void) {
         sc_stats ls = {.size = sizeof ls};
         sc_summary sm;
         sc_spheres lv = sc_spheres_rows_f64(m, 3, rr);
-        scgen_generate("uniform", m, 1, rr);
+        sc_gen_generate("uniform", m, 1, rr);
         sc_count_pairs(lc, &lv, &sm);
         sc_context_stats(lc, &ls);
         CHECK(ls.levels == 1, "uniform: %d levels", ls.levels);
-        scgen_generate("powerlaw", m, 1, rr);
+        sc_gen_generate("powerlaw", m, 1, rr);
         sc_count_pairs(lc, &lv, &sm);
         sc_context_stats(lc, &ls);
         CHECK(ls.levels > 2, "powerlaw: %d levels", ls.levels);
@@ -1247,7 +1247,7 @@ static int stop_cb(const uint32_t *p, size_t count, void *user) {
 static void group_alloc(void) {
     size_t n = 20000;
     double *rows = malloc(4 * n * sizeof(double));
-    scgen_generate("uniform", n, 3, rows);
+    sc_gen_generate("uniform", n, 3, rows);
     sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
     counting cnt = {0, 0, -1};
     sc_options o = sc_options_default();
@@ -1385,7 +1385,7 @@ static void group_options(void) {
                     p[3] = 1.0;
                 }
             } else {
-                CHECK(scgen_generate(cases[c].dist, n, 5, rows) == 0, "generate");
+                CHECK(sc_gen_generate(cases[c].dist, n, 5, rows) == 0, "generate");
             }
             double rmax = 0.0;
             for (size_t k = 0; k < n; k++)
@@ -1424,7 +1424,7 @@ static void group_options(void) {
     {
         const size_t n = 300000;
         double *rows = malloc(4 * (n + 1) * sizeof(double));
-        CHECK(scgen_generate("heavytail", n, 1, rows) == 0, "generate");
+        CHECK(sc_gen_generate("heavytail", n, 1, rows) == 0, "generate");
         const sc_spheres view = sc_spheres_rows_f64(n, 3, rows);
         sc_summary want = {0, 0}, got = {0, 0};
         sc_options o = sc_options_default();
@@ -1457,7 +1457,7 @@ static void group_options(void) {
     {
         const size_t n = 300000;
         double *rows = malloc(4 * (n + 1) * sizeof(double));
-        CHECK(scgen_generate("uniform", n, 13, rows) == 0, "generate");
+        CHECK(sc_gen_generate("uniform", n, 13, rows) == 0, "generate");
         rows[3] = rows[4 * 777 + 3] = 1e6;
         const sc_spheres view = sc_spheres_rows_f64(n, 3, rows);
         sc_summary want = {0, 0}, got = {0, 0};
@@ -1491,7 +1491,7 @@ static void group_options(void) {
         for (int k = 0; k < 2; k++) {
             const size_t n = 3000;
             dataset d = {filters[g], n, malloc(4 * (n + 1) * sizeof(double))};
-            CHECK(scgen_generate(g == 1 ? "farclusters" : "uniform", n, 11, d.rows) == 0,
+            CHECK(sc_gen_generate(g == 1 ? "farclusters" : "uniform", n, 11, d.rows) == 0,
                   "generate");
             for (size_t i = 0; g == 2 && i < n; i++)
                 d.rows[4 * i + 3] = i % 3 ? 0.0 : d.rows[4 * i + 3];
@@ -1530,7 +1530,7 @@ static void group_options(void) {
             const char *peer = bvh ? "bvh refit" : "sap warm";
             const size_t n = 4000;
             dataset d = {"uniform", n, malloc(4 * (n + 1) * sizeof(double))};
-            CHECK(scgen_generate("uniform", n, 5, d.rows) == 0, "generate");
+            CHECK(sc_gen_generate("uniform", n, 5, d.rows) == 0, "generate");
             for (size_t i = 0; i < n; i += 7) /* exact ties on the sweep axis, kept below */
                 d.rows[4 * i] = 0.25, d.rows[4 * i + 3] = 0.0;
             log_seen seen = {0, 0, 0, 0};
@@ -1701,7 +1701,7 @@ static sc_status pairs_permuted(const dataset *d, const uint32_t *perm, int thre
  * swapped far apart (repaired), or cut and rotated, is sorted
  * again and gives the oracle's pairs too. Then the call's contracts. */
 static void group_order(void) {
-    const char *const *names = scgen_names();
+    const char *const *names = sc_gen_names();
     const size_t sizes[] = {0, 1, 2, 3000, 20000};
     int skipped_total = 0;
     for (int g = 0; names[g]; g++)
@@ -1712,7 +1712,7 @@ static void group_order(void) {
             if (n > 3000 && !uniform && strcmp(names[g], "sparse") != 0)
                 continue;
             dataset d = {names[g], n, malloc(4 * (n + 1) * sizeof(double))};
-            CHECK(scgen_generate(names[g], n, 11 + s, d.rows) == 0, "generate %s", names[g]);
+            CHECK(sc_gen_generate(names[g], n, 11 + s, d.rows) == 0, "generate %s", names[g]);
             pairs want = {0};
             uint64_t sum;
             oracle(&d, &want, &sum);

@@ -1,5 +1,5 @@
 /*
- * test_gen.c: the scenario generators (tools/sc_gen.h) are deterministic,
+ * test_gen.c: the scenario generators (tools/gen/sc_gen.h) are deterministic,
  * stay within their documented radius bounds, give O(n) pairs (dense: all
  * n(n-1)/2), and reject unknown names. Pair counts come from a brute-force
  * oracle using exactly the predicate of spherecollide.h.
@@ -43,13 +43,13 @@ static double *gen(const char *dist, size_t n, uint64_t seed) {
         fprintf(stderr, "out of memory\n");
         exit(2);
     }
-    int rc = scgen_generate(dist, n, seed, rows);
-    CHECK(rc == 0, "scgen_generate(%s, %zu) = %d", dist, n, rc);
+    int rc = sc_gen_generate(dist, n, seed, rows);
+    CHECK(rc == 0, "sc_gen_generate(%s, %zu) = %d", dist, n, rc);
     return rows;
 }
 
 static void test_names(void) {
-    const char *const *names = scgen_names();
+    const char *const *names = sc_gen_names();
     const char *expect[] = {"uniform",     "shell", "wide",   "powerlaw", "clustered",
                             "farclusters", "dense", "sparse", "seed002",  "heavytail"};
     size_t count = 0;
@@ -61,28 +61,28 @@ static void test_names(void) {
         for (size_t k = 0; k < count; k++)
             found |= strcmp(names[k], expect[i]) == 0;
         CHECK(found, "missing generator %s", expect[i]);
-        CHECK(scgen_describe(expect[i]) != NULL, "%s has no description", expect[i]);
+        CHECK(sc_gen_describe(expect[i]) != NULL, "%s has no description", expect[i]);
     }
     double row[4] = {7, 7, 7, 7};
-    CHECK(scgen_generate("nope", 1, 1, row) == -1, "unknown name accepted");
+    CHECK(sc_gen_generate("nope", 1, 1, row) == -1, "unknown name accepted");
     CHECK(row[0] == 7 && row[3] == 7, "unknown name wrote rows");
-    CHECK(scgen_generate("", 1, 1, row) == -1, "empty name accepted");
-    CHECK(scgen_generate(NULL, 1, 1, row) == -1, "NULL name accepted");
-    CHECK(scgen_generate("Uniform", 1, 1, row) == -1, "names are case-sensitive");
-    CHECK(scgen_generate("uniform", 1, 1, NULL) == -1, "NULL rows with n = 1 accepted");
-    CHECK(scgen_describe("nope") == NULL, "description of an unknown name");
+    CHECK(sc_gen_generate("", 1, 1, row) == -1, "empty name accepted");
+    CHECK(sc_gen_generate(NULL, 1, 1, row) == -1, "NULL name accepted");
+    CHECK(sc_gen_generate("Uniform", 1, 1, row) == -1, "names are case-sensitive");
+    CHECK(sc_gen_generate("uniform", 1, 1, NULL) == -1, "NULL rows with n = 1 accepted");
+    CHECK(sc_gen_describe("nope") == NULL, "description of an unknown name");
     double lo, hi;
-    CHECK(scgen_radius_bounds("nope", &lo, &hi) == -1, "bounds of an unknown name");
+    CHECK(sc_gen_radius_bounds("nope", &lo, &hi) == -1, "bounds of an unknown name");
 }
 
 static void test_each(const char *dist) {
     double rmin, rmax;
-    CHECK(scgen_radius_bounds(dist, &rmin, &rmax) == 0, "%s bounds", dist);
-    CHECK(scgen_generate(dist, 0, 1, NULL) == 0, "%s n = 0, rows NULL", dist);
+    CHECK(sc_gen_radius_bounds(dist, &rmin, &rmax) == 0, "%s bounds", dist);
+    CHECK(sc_gen_generate(dist, 0, 1, NULL) == 0, "%s n = 0, rows NULL", dist);
 
     /* n = 1: one finite sphere, in bounds. */
     double one[4];
-    CHECK(scgen_generate(dist, 1, 1, one) == 0, "%s n = 1", dist);
+    CHECK(sc_gen_generate(dist, 1, 1, one) == 0, "%s n = 1", dist);
     CHECK(isfinite(one[0]) && isfinite(one[1]) && isfinite(one[2]), "%s n = 1 centre", dist);
     CHECK(one[3] >= rmin && one[3] <= rmax, "%s n = 1 radius %g", dist, one[3]);
 
@@ -122,7 +122,7 @@ static void test_pairs(void) {
             free(rows);
         }
     }
-    const char *const *names = scgen_names();
+    const char *const *names = sc_gen_names();
     for (size_t i = 0; names[i]; i++) {
         if (strcmp(names[i], "dense") == 0)
             continue;
@@ -156,7 +156,7 @@ static void test_pairs(void) {
 
 /* Known answers: FNV-1a of the bytes for seed 1, n = 1000, as produced on
  * x86-64 (gcc and clang, -O0 to -O3 -march=native). A change here means the
- * generators changed (update the table, SCGEN_PRINT_KNOWN=1 prints it, and
+ * generators changed (update the table, SC_GEN_PRINT_KNOWN=1 prints it, and
  * say so in the commit) or the platform rounds differently (a portability
  * bug). */
 static void test_known_answers(void) {
@@ -170,7 +170,7 @@ static void test_known_answers(void) {
         {"dense", 0x5f479359ab5357dbull},     {"sparse", 0xae0539a190461a12ull},
         {"seed002", 0x072c74c17f955324ull},   {"heavytail", 0xdd02c21f3cabfb8dull},
     };
-    int print = getenv("SCGEN_PRINT_KNOWN") != NULL;
+    int print = getenv("SC_GEN_PRINT_KNOWN") != NULL;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         double *rows = gen(known[i].dist, 1000, 1);
         uint64_t h = fnv1a(rows, 1000 * 4 * sizeof *rows);
@@ -184,7 +184,7 @@ static void test_known_answers(void) {
 }
 
 static void run_each(void) {
-    const char *const *names = scgen_names();
+    const char *const *names = sc_gen_names();
     for (size_t i = 0; names[i]; i++)
         test_each(names[i]);
 }

@@ -66,7 +66,7 @@ static void *thread_mask(void *arg) {
 static void group_binding(void) {
     const size_t n = 300000; /* at least the 2^18 spheres that make a call bind */
     double *rows = malloc(4 * n * sizeof(double));
-    scgen_generate("uniform", n, 1, rows);
+    sc_gen_generate("uniform", n, 1, rows);
     sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
     const cpu_set_t before = mask_of_self();
 #ifdef _OPENMP
@@ -149,7 +149,7 @@ typedef struct job {
 static void *run_job(void *arg) {
     job *j = arg;
     double *rows = malloc(4 * j->n * sizeof(double));
-    scgen_generate(j->gen, j->n, 5, rows);
+    sc_gen_generate(j->gen, j->n, 5, rows);
     sc_spheres v = sc_spheres_rows_f64(j->n, 3, rows);
     sc_options o = sc_options_default();
     o.threads = 2;
@@ -169,7 +169,7 @@ static void group_concurrent(void) {
     job jobs[2] = {{"uniform", 20000, 0, 0, 0}, {"powerlaw", 20000, 0, 0, 0}};
     for (int k = 0; k < 2; k++) { /* the reference, one thread, no binding */
         double *rows = malloc(4 * jobs[k].n * sizeof(double));
-        scgen_generate(jobs[k].gen, jobs[k].n, 5, rows);
+        sc_gen_generate(jobs[k].gen, jobs[k].n, 5, rows);
         sc_spheres v = sc_spheres_rows_f64(jobs[k].n, 3, rows);
         sc_options o = sc_options_default();
         o.threads = 1;
@@ -245,7 +245,7 @@ static int count_chunks(const uint32_t *p, size_t count, void *user) {
 static void group_contracts(void) {
     const size_t n = 3000;
     double *rows = malloc(4 * n * sizeof(double));
-    scgen_generate("dense", n, 2, rows);
+    sc_gen_generate("dense", n, 2, rows);
     sc_spheres v = sc_spheres_rows_f64(n, 3, rows);
     const uint64_t all = (uint64_t)n * (n - 1) / 2;
 
@@ -309,7 +309,7 @@ static void group_contracts(void) {
     /* progress: sorted output in many small windows used to restart at 0 on
      * every pass and call the hook thousands of times */
     const size_t m = 600; /* dense: every pair, 179700 of them */
-    scgen_generate("dense", m, 3, rows);
+    sc_gen_generate("dense", m, 3, rows);
     v = sc_spheres_rows_f64(m, 3, rows);
     const uint64_t all_m = (uint64_t)m * (m - 1) / 2;
     o = sc_options_default();
@@ -335,7 +335,7 @@ static void group_contracts(void) {
      * and gather have stepped it to 0.70 */
     const size_t nb = 20000;
     double *ub = malloc(nb * 4 * sizeof *ub);
-    scgen_generate("uniform", nb, 5, ub);
+    sc_gen_generate("uniform", nb, 5, ub);
     v = sc_spheres_rows_f64(nb, 3, ub);
     for (int threads = 1; threads <= 2; threads++) {
         o = sc_options_default();
@@ -390,7 +390,7 @@ static int check_order(const uint32_t *p, size_t count, void *user) {
 static void group_sorted_passes(void) {
     const size_t m = 600; /* dense: every pair, 179700 of them */
     double *rows = malloc(4 * m * sizeof(double));
-    scgen_generate("dense", m, 3, rows);
+    sc_gen_generate("dense", m, 3, rows);
     const sc_spheres v = sc_spheres_rows_f64(m, 3, rows);
     uint64_t want = 0;
     for (uint32_t i = 0; i < m; i++)
@@ -432,7 +432,7 @@ static void group_sorted_passes(void) {
         sc_context_destroy(ctx);
     }
     /* few pairs: one pass from the first call */
-    scgen_generate("uniform", m, 3, rows);
+    sc_gen_generate("uniform", m, 3, rows);
     sc_options o = sc_options_default();
     o.sorted = 1;
     sc_context *ctx = NULL;

@@ -49,7 +49,7 @@ static int threads_of_process(void) {
 /* n uniform spheres as rows x, y, z, r (caller frees). */
 static double *spheres(size_t n, uint64_t seed) {
     double *rows = malloc(4 * sizeof(double) * n);
-    if (!rows || scgen_generate("uniform", n, seed, rows) != 0) {
+    if (!rows || sc_gen_generate("uniform", n, seed, rows) != 0) {
         free(rows);
         return NULL;
     }

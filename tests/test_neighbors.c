@@ -251,7 +251,7 @@ static double mean_radius(const double *rows, size_t n) {
 }
 
 static void group_generators(void) {
-    const char *const *names = scgen_names();
+    const char *const *names = sc_gen_names();
     const size_t sizes[] = {0, 1, 2, 300, 2500};
     for (int g = 0; names[g]; g++) {
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -259,7 +259,7 @@ static void group_generators(void) {
             if (strcmp(names[g], "dense") == 0 && n > 700)
                 n = 700;
             double *rows = malloc(4 * (n + 1) * sizeof(double));
-            CHECK(scgen_generate(names[g], n, 11 + s, rows) == 0, "generate %s", names[g]);
+            CHECK(sc_gen_generate(names[g], n, 11 + s, rows) == 0, "generate %s", names[g]);
             char name[64];
             snprintf(name, sizeof name, "%s-%zu", names[g], n);
             const double rm = mean_radius(rows, n);
@@ -277,7 +277,7 @@ static void group_generators(void) {
 static void group_threads(void) {
     const size_t n = 6000;
     double *rows = malloc(4 * n * sizeof(double));
-    CHECK(scgen_generate("heavytail", n, 5, rows) == 0, "generate");
+    CHECK(sc_gen_generate("heavytail", n, 5, rows) == 0, "generate");
     const sc_nbr_spec spec = {1, 3.0 * mean_radius(rows, n), SC_NBR_OVERLAP};
     csr want = {0};
     oracle(rows, n, &spec, &want);
@@ -362,7 +362,7 @@ static void run_windows(int wide) {
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const size_t n = cases[c].n;
         double *rows = malloc(4 * n * sizeof(double));
-        CHECK(scgen_generate(cases[c].gen, n, 21 + c, rows) == 0, "generate");
+        CHECK(sc_gen_generate(cases[c].gen, n, 21 + c, rows) == 0, "generate");
         sc_nbr_spec spec = cases[c].spec;
         if (spec.value == SC_NBR_OVERLAP)
             spec.skin = mean_radius(rows, n);
@@ -467,7 +467,7 @@ static void group_extremes(void) {
 static void group_api(void) {
     const size_t n = 2000;
     double *rows = malloc(4 * n * sizeof(double));
-    CHECK(scgen_generate("uniform", n, 3, rows) == 0, "generate");
+    CHECK(sc_gen_generate("uniform", n, 3, rows) == 0, "generate");
     sc_spheres view = sc_spheres_rows_f64(n, 3, rows);
     sc_context *ctx = NULL;
     sc_options o = sc_options_default();

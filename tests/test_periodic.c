@@ -262,7 +262,7 @@ static double unit(uint64_t *s) {
 /* ---- groups -------------------------------------------------------------------- */
 
 static void group_generators(void) {
-    const char *const *names = scgen_names();
+    const char *const *names = sc_gen_names();
     for (int g = 0; names[g]; g++) {
         const int dense = strcmp(names[g], "dense") == 0;
         const size_t n = dense ? 150 : 1000; /* dense: every sphere has 26 images */

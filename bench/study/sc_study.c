@@ -3,7 +3,7 @@
  *
  * One scenario per invocation, each a list of engine configurations run
  * through the public API, each in a fresh child process (fork) that
- * generates its own data (tools/sc_gen.h), reorders it when the scenario asks,
+ * generates its own data (tools/gen/sc_gen.h), reorders it when the scenario asks,
  * runs one warm-up query ("cold") and R timed queries on one context, and
  * sends back medians of the total and of every stage (sc_context_stats).
  * A child that runs past --timeout is killed and its row says "timeout".
@@ -250,7 +250,7 @@ static double *make_input(const study_config *c, study_result *r, uint32_t **per
     if (!rows)
         return NULL;
     double t0 = bench_now_s();
-    scgen_generate(c->dist, n, c->seed, rows);
+    sc_gen_generate(c->dist, n, c->seed, rows);
     r->gen_s = bench_now_s() - t0;
     if (c->order == ORDER_GENERATED)
         return rows;
@@ -909,7 +909,7 @@ static int pick_threads(const study_args *a, const int *def, int ndef, int *out)
  * cell factor (src/keys.c: halve while the smallest radius still fits). */
 static int max_levels_for(const char *dist, double cell_factor) {
     double rmin, rmax;
-    if (scgen_radius_bounds(dist, &rmin, &rmax))
+    if (sc_gen_radius_bounds(dist, &rmin, &rmax))
         return 1;
     const double top = 2.0 * rmax * (1.0 + 2 * 0x1p-20) * cell_factor;
     int levels = 1;
@@ -1004,7 +1004,7 @@ static void build_plan(const study_args *a, const study_machine *m, plan *p) {
                          * on top). Radii within 2x of each other need one level:
                          * forcing it shows the single grid's own cell-size curve. */
                         double rmin, rmax;
-                        if (!scgen_radius_bounds(dists[d], &rmin, &rmax) && rmax <= 2.0 * rmin) {
+                        if (!sc_gen_radius_bounds(dists[d], &rmin, &rmax) && rmax <= 2.0 * rmin) {
                             c.levels = 1;
                             add(p, &c);
                         }
@@ -1431,7 +1431,7 @@ static void parse_args(int argc, char **argv, study_args *a) {
             int k = split_list(argv[i], items);
             a->ndists = 0;
             for (int j = 0; j < k; j++) {
-                if (!scgen_describe(items[j]))
+                if (!sc_gen_describe(items[j]))
                     die_usage("unknown generator '%s'", items[j]);
                 a->dists[a->ndists++] = items[j];
             }

@@ -122,7 +122,7 @@ static int given_radii(const char *spec, size_t n, int dims, uint64_t seed, doub
             free(r);
             return sim_fail(SIM_NOMEM, "out of memory for %s%s", spec, "");
         }
-        if (scgen_generate(spec + 4, n, seed, rows) != 0) {
+        if (sc_gen_generate(spec + 4, n, seed, rows) != 0) {
             free(rows);
             free(r);
             return sim_fail(SIM_USAGE,

@@ -302,8 +302,8 @@ static int print_help(const char *text, int with_generators) {
     sc_cli_put_usage(stdout, text);
     if (with_generators) {
         fputs("Distributions:\n", stdout);
-        for (const char *const *n = scgen_names(); *n; n++) {
-            const char *d = scgen_describe(*n);
+        for (const char *const *n = sc_gen_names(); *n; n++) {
+            const char *d = sc_gen_describe(*n);
             printf("  %-12s %s\n", *n, d ? d : "");
         }
         fputc('\n', stdout);
@@ -969,70 +969,76 @@ static int cmp_stats_total(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static int cmd_pairs(int argc, char **argv) {
-    if (wants_help(argc, argv))
-        return print_help(usage_pairs, 0);
-    pairs_job job;
-    memset(&job, 0, sizeof job);
-    job.options = sc_options_default();
+/* The tree options given on the command line, applied to the chosen
+ * algorithm once all are read (pairs_check). */
+typedef struct tree_args {
+    int max_depth, leaf_size, cutoff_given, max_tests_given;
+} tree_args;
+
+/* pairs' options into *job and *t: EXIT_OK, or the exit code of the usage
+ * error it reported. */
+static int pairs_parse(int argc, char **argv, pairs_job *job, tree_args *t) {
+    memset(job, 0, sizeof *job);
+    memset(t, 0, sizeof *t);
+    job->options = sc_options_default();
     args a = {argc, 0, argv, "pairs"};
-    int only_positional = 0, max_depth = 0, leaf_size = 0, cutoff_given = 0, max_tests_given = 0;
+    int only_positional = 0;
     for (a.i = 1; a.i < argc; a.i++) {
         const char *arg = argv[a.i];
         const char *v = NULL;
         int rc = 0;
         if (only_positional || arg[0] != '-' || strcmp(arg, "-") == 0) {
-            if (job.input != NULL)
-                return fail(EXIT_USAGE, "pairs: more than one INPUT (\"%s\" and \"%s\")", job.input,
-                            arg);
-            job.input = arg;
+            if (job->input != NULL)
+                return fail(EXIT_USAGE, "pairs: more than one INPUT (\"%s\" and \"%s\")",
+                            job->input, arg);
+            job->input = arg;
             continue;
         }
         if (strcmp(arg, "--") == 0) {
             only_positional = 1;
         } else if (is_opt(&a, "-o", 1, &v, &rc) || is_opt(&a, "--output", 1, &v, &rc)) {
-            if (!rc && job.output)
+            if (!rc && job->output)
                 return fail(EXIT_USAGE, "pairs: more than one -o");
-            job.output = v;
+            job->output = v;
         } else if (is_opt(&a, "--against", 1, &v, &rc)) {
-            if (!rc && job.against)
+            if (!rc && job->against)
                 return fail(EXIT_USAGE, "pairs: more than one --against");
-            job.against = v;
+            job->against = v;
         } else if (is_opt(&a, "--box", 1, &v, &rc)) {
-            if (!rc && job.box)
+            if (!rc && job->box)
                 return fail(EXIT_USAGE, "pairs: more than one --box");
             if (!rc)
-                rc = parse_box("pairs", v, &job.options.box, &job.box_axes);
-            job.box = v;
+                rc = parse_box("pairs", v, &job->options.box, &job->box_axes);
+            job->box = v;
         } else if (is_opt(&a, "--radius", 1, &v, &rc)) {
-            job.radius = v;
+            job->radius = v;
         } else if (is_opt(&a, "--dataset", 1, &v, &rc)) {
-            job.dataset = v;
+            job->dataset = v;
         } else if (is_opt(&a, "--frame", 1, &v, &rc)) {
             if (!rc)
-                rc = parse_frame("pairs", v, &job.frame);
+                rc = parse_frame("pairs", v, &job->frame);
         } else if (strcmp(arg, "--count-only") == 0) {
-            job.count_only = 1;
+            job->count_only = 1;
         } else if (strcmp(arg, "--ids") == 0) {
-            job.ids = 1;
+            job->ids = 1;
         } else if (is_opt(&a, "--repeat", 1, &v, &rc)) {
             char *end = NULL;
             long r = rc ? 0 : strtol(v, &end, 10);
             if (!rc && (end == v || *end != '\0' || r < 1 || r > 1000))
                 rc = fail(EXIT_USAGE,
                           "pairs: --repeat must be a whole number from 1 to 1000, not \"%s\"", v);
-            job.repeat = (int)r;
+            job->repeat = (int)r;
         } else if (strcmp(arg, "--sorted") == 0) {
-            job.sorted = 1;
+            job->sorted = 1;
         } else if (strcmp(arg, "--json") == 0) {
-            job.json = 1;
+            job->json = 1;
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
-            job.quiet = 1;
+            job->quiet = 1;
         } else if (strcmp(arg, "--2d") == 0) {
-            job.dims2 = 1;
+            job->dims2 = 1;
         } else if (is_opt(&a, "--format", 1, &v, &rc)) {
             if (!rc)
-                rc = parse_format_option(&job, v);
+                rc = parse_format_option(job, v);
         } else if (is_opt(&a, "--input-format", 1, &v, &rc)) {
             sc_io_format f = SC_IO_FORMAT_AUTO;
             if (!rc && (sc_io_format_parse(v, &f) != 0 || f == SC_IO_FORMAT_BIN))
@@ -1041,54 +1047,54 @@ static int cmd_pairs(int argc, char **argv) {
                     "pairs: --input-format must be npy, text, csv, lammps, xyz, hdf5, f32 or f64, "
                     "not \"%s\"",
                     v);
-            else if (!rc && job.in_format != SC_IO_FORMAT_AUTO && job.in_format != f)
+            else if (!rc && job->in_format != SC_IO_FORMAT_AUTO && job->in_format != f)
                 rc = fail(EXIT_USAGE, "pairs: two input formats given (%s and %s)",
-                          sc_io_format_name(job.in_format), v);
-            job.in_format = f;
+                          sc_io_format_name(job->in_format), v);
+            job->in_format = f;
         } else if (is_opt(&a, "--algorithm", 1, &v, &rc)) {
             const int k = rc ? 0 : algorithm_named(v);
             if (k < 0)
                 rc = fail(EXIT_USAGE, "pairs: --algorithm must be %s, not \"%s\"",
                           algorithm_choices(), v);
-            job.options.algorithm = (sc_algorithm)(k < 0 ? 0 : k);
+            job->options.algorithm = (sc_algorithm)(k < 0 ? 0 : k);
         } else if (is_opt(&a, "--max-depth", 1, &v, &rc)) {
             if (!rc)
-                rc = parse_int_option("--max-depth", v, 1, 64, &max_depth);
+                rc = parse_int_option("--max-depth", v, 1, 64, &t->max_depth);
         } else if (is_opt(&a, "--leaf-size", 1, &v, &rc)) {
             if (!rc)
-                rc = parse_int_option("--leaf-size", v, 1, 1 << 30, &leaf_size);
+                rc = parse_int_option("--leaf-size", v, 1, 1 << 30, &t->leaf_size);
         } else if (is_opt(&a, "--cutoff", 1, &v, &rc)) {
             int cut = 0;
             if (!rc)
                 rc = parse_int_option("--cutoff", v, 1, 1 << 30, &cut);
-            job.options.segtree.cutoff = (size_t)cut;
-            cutoff_given = 1;
+            job->options.segtree.cutoff = (size_t)cut;
+            t->cutoff_given = 1;
         } else if (is_opt(&a, "--max-tests", 1, &v, &rc)) {
             char *end = NULL;
-            const double t = rc ? 0.0 : strtod(v, &end);
-            if (!rc && (end == v || *end != '\0' || !(t > 0.0)))
+            const double tests = rc ? 0.0 : strtod(v, &end);
+            if (!rc && (end == v || *end != '\0' || !(tests > 0.0)))
                 rc = fail(EXIT_USAGE,
                           "pairs: --max-tests must be a positive number or inf, not \"%s\"", v);
-            job.options.hashgrid.max_tests = t;
-            max_tests_given = 1;
+            job->options.hashgrid.max_tests = tests;
+            t->max_tests_given = 1;
         } else if (strcmp(arg, "--warm") == 0) {
-            job.options.sap.warm = 1;
-            job.options.bvh.refit = 1;
+            job->options.sap.warm = 1;
+            job->options.bvh.refit = 1;
         } else if (is_opt(&a, "--split", 1, &v, &rc)) {
             if (!rc && strcmp(v, "median") == 0)
-                job.options.kdsplit.split = SC_SPLIT_MEDIAN;
+                job->options.kdsplit.split = SC_SPLIT_MEDIAN;
             else if (!rc && strcmp(v, "mean") == 0)
-                job.options.kdsplit.split = SC_SPLIT_MEAN;
+                job->options.kdsplit.split = SC_SPLIT_MEAN;
             else if (!rc)
                 rc = fail(EXIT_USAGE, "pairs: --split must be median or mean, not \"%s\"", v);
         } else if (is_opt(&a, "--segment-width", 1, &v, &rc)) {
             if (!rc && strcmp(v, "mean") == 0)
-                job.options.partition1d.width = SC_SEGMENT_MEAN_DIAMETER;
+                job->options.partition1d.width = SC_SEGMENT_MEAN_DIAMETER;
             else if (!rc && strcmp(v, "max") == 0)
-                job.options.partition1d.width = SC_SEGMENT_MAX_DIAMETER;
+                job->options.partition1d.width = SC_SEGMENT_MAX_DIAMETER;
             else if (!rc)
                 rc = fail(EXIT_USAGE, "pairs: --segment-width must be mean or max, not \"%s\"", v);
-        } else if (common_option(&a, &job.options, &rc)) {
+        } else if (common_option(&a, &job->options, &rc)) {
             /* handled */
         } else {
             return unknown_option(&a);
@@ -1096,123 +1102,275 @@ static int cmd_pairs(int argc, char **argv) {
         if (rc)
             return rc;
     }
-    if (job.input == NULL)
+    return EXIT_OK;
+}
+
+/* What the options say together: the tree options onto the chosen tree,
+ * contradictions refused, and the output's place and format checked
+ * before any work. EXIT_OK, or the exit code of the error it reported. */
+static int pairs_check(pairs_job *job, const tree_args *t) {
+    const int max_depth = t->max_depth, leaf_size = t->leaf_size;
+    if (job->input == NULL)
         return fail(EXIT_USAGE, "pairs: missing INPUT (see spherecollide pairs --help)");
     /* the tree options go to the chosen tree */
-    const sc_algorithm algo = job.options.algorithm;
+    const sc_algorithm algo = job->options.algorithm;
     if ((max_depth || leaf_size) && algo != SC_ALGO_OCTREE && algo != SC_ALGO_KDSPLIT &&
         !(algo == SC_ALGO_BVH && !max_depth))
         return fail(EXIT_USAGE, "pairs: --max-depth and --leaf-size are options of --algorithm "
                                 "octree or kdsplit (--leaf-size also of bvh)");
-    if (cutoff_given && algo != SC_ALGO_SEGTREE)
+    if (t->cutoff_given && algo != SC_ALGO_SEGTREE)
         return fail(EXIT_USAGE, "pairs: --cutoff is an option of --algorithm segtree");
-    if (max_tests_given && algo != SC_ALGO_HASHGRID)
+    if (t->max_tests_given && algo != SC_ALGO_HASHGRID)
         return fail(EXIT_USAGE, "pairs: --max-tests is an option of --algorithm hashgrid");
-    if (job.options.sap.warm && algo != SC_ALGO_SAP && algo != SC_ALGO_BVH)
+    if (job->options.sap.warm && algo != SC_ALGO_SAP && algo != SC_ALGO_BVH)
         return fail(EXIT_USAGE, "pairs: --warm is an option of --algorithm sap and bvh");
-    sc_tree_options *tree = algo == SC_ALGO_OCTREE ? &job.options.octree : &job.options.kdsplit;
+    sc_tree_options *tree = algo == SC_ALGO_OCTREE ? &job->options.octree : &job->options.kdsplit;
     if (max_depth)
         tree->max_depth = max_depth;
     if (leaf_size && algo == SC_ALGO_BVH) {
         if (leaf_size > 4)
             return fail(EXIT_USAGE, "pairs: --leaf-size of bvh must be 1 to 4, not %d", leaf_size);
-        job.options.bvh.leaf_size = leaf_size;
+        job->options.bvh.leaf_size = leaf_size;
     } else if (leaf_size) {
         tree->leaf_size = leaf_size;
     }
-    if (job.output && job.count_only)
+    if (job->output && job->count_only)
         return fail(EXIT_USAGE, "pairs: -o and --count-only contradict each other");
-    if (job.ids && job.output == NULL)
+    if (job->ids && job->output == NULL)
         return fail(EXIT_USAGE, "pairs: --ids names the pairs written with -o; there is no -o");
-    if (job.repeat == 0)
-        job.repeat = 1;
-    if (job.output && job.repeat > 1)
+    if (job->repeat == 0)
+        job->repeat = 1;
+    if (job->output && job->repeat > 1)
         return fail(EXIT_USAGE, "pairs: --repeat times the count; it cannot be used with -o");
-    if (job.out_format != SC_IO_FORMAT_AUTO && job.output == NULL)
+    if (job->out_format != SC_IO_FORMAT_AUTO && job->output == NULL)
         return fail(EXIT_USAGE, "pairs: --format %s is an output format, but there is no -o",
-                    sc_io_format_name(job.out_format));
+                    sc_io_format_name(job->out_format));
     char err[2048];
     for (int k = 0; k < 2; k++) {
-        const char *path = k ? job.against : job.input;
-        if (path && job.in_format == SC_IO_FORMAT_AUTO &&
+        const char *path = k ? job->against : job->input;
+        if (path && job->in_format == SC_IO_FORMAT_AUTO &&
             sc_io_spheres_format_for_path(path) == SC_IO_FORMAT_AUTO)
             return fail(EXIT_USAGE, "%s: raw binary input needs --format f32 or --format f64",
                         path);
     }
-    if (job.against && strcmp(job.input, "-") == 0 && strcmp(job.against, "-") == 0)
+    if (job->against && strcmp(job->input, "-") == 0 && strcmp(job->against, "-") == 0)
         return fail(EXIT_USAGE, "pairs: INPUT and --against cannot both be standard input");
-    const int to_stdout = job.output != NULL && strcmp(job.output, "-") == 0;
-    if (job.output) {
+    const int to_stdout = job->output != NULL && strcmp(job->output, "-") == 0;
+    if (job->output) {
         /* what is wrong with the place (a directory, no permission) first:
          * it says more than a complaint about the name's extension */
-        sc_io_status ws = sc_io_check_writable(job.output, err, sizeof err);
+        sc_io_status ws = sc_io_check_writable(job->output, err, sizeof err);
         if (ws != SC_IO_OK)
             return fail(sc_io_exit_code(ws), "%s", err);
-        if (job.out_format == SC_IO_FORMAT_AUTO)
-            job.out_format = to_stdout ? SC_IO_FORMAT_CSV : sc_io_pairs_format_for_path(job.output);
-        if (job.out_format == SC_IO_FORMAT_AUTO)
+        if (job->out_format == SC_IO_FORMAT_AUTO)
+            job->out_format =
+                to_stdout ? SC_IO_FORMAT_CSV : sc_io_pairs_format_for_path(job->output);
+        if (job->out_format == SC_IO_FORMAT_AUTO)
             return fail(EXIT_USAGE,
                         "%s: cannot tell the pair format from the name; use .npy, .csv or .bin, "
                         "or --format npy|csv|bin",
-                        job.output);
+                        job->output);
     }
+    return EXIT_OK;
+}
 
-    /* read (timed on its own: seconds.total is the library's figure) */
+/* The sets a pairs job reads. */
+typedef struct pairs_input {
+    sc_io_spheres in, inb; /* INPUT, and --against's (zeroed without it) */
+    double read_s;
+} pairs_input;
+
+static void pairs_input_free(pairs_input *pi) {
+    sc_io_spheres_free(&pi->in);
+    sc_io_spheres_free(&pi->inb);
+}
+
+/* Reads INPUT and --against (timed on its own: seconds.total is the
+ * library's figure) and applies --box file. EXIT_OK, or the exit code of
+ * the error it reported, with nothing left allocated. */
+static int pairs_read(pairs_job *job, pairs_input *pi) {
+    char err[2048];
     /* The library checks every value on every query, so the reader does
      * not check binary rows first: that pass would be the first touch of
      * every page of the file. A query that finds a bad value has the reader
      * word it (below). */
     sc_io_read_options ro = {
-        job.in_format,       job.dims2 ? 2 : 0, 0, 1,      job.radius, job.dataset, job.frame,
-        job.options.threads, sc_huge_pages(),   0, job.ids};
-    sc_io_spheres in, inb;
-    memset(&inb, 0, sizeof inb);
+        job->in_format,       job->dims2 ? 2 : 0, 0, 1,       job->radius, job->dataset, job->frame,
+        job->options.threads, sc_huge_pages(),    0, job->ids};
+    memset(pi, 0, sizeof *pi);
     double t0 = now_seconds();
-    int notice = reading_notice(job.input, job.quiet);
-    sc_io_status rs = sc_io_read_spheres(job.input, &ro, &in, err, sizeof err);
+    int notice = reading_notice(job->input, job->quiet);
+    sc_io_status rs = sc_io_read_spheres(job->input, &ro, &pi->in, err, sizeof err);
     reading_done(notice);
     if (rs != SC_IO_OK)
         return fail(sc_io_exit_code(rs), "%s", err);
-    if (job.against) {
+    if (job->against) {
         /* B's own name decides its format where it can (INPUT may be -) */
         sc_io_read_options rob = ro;
-        if (strcmp(job.against, "-") != 0 &&
-            sc_io_spheres_format_for_path(job.against) != SC_IO_FORMAT_AUTO)
+        if (strcmp(job->against, "-") != 0 &&
+            sc_io_spheres_format_for_path(job->against) != SC_IO_FORMAT_AUTO)
             rob.format = SC_IO_FORMAT_AUTO;
-        notice = reading_notice(job.against, job.quiet);
-        rs = sc_io_read_spheres(job.against, &rob, &inb, err, sizeof err);
+        notice = reading_notice(job->against, job->quiet);
+        rs = sc_io_read_spheres(job->against, &rob, &pi->inb, err, sizeof err);
         reading_done(notice);
         if (rs != SC_IO_OK) {
-            sc_io_spheres_free(&in);
+            sc_io_spheres_free(&pi->in);
             return fail(sc_io_exit_code(rs), "%s", err);
         }
-        if (inb.dims != in.dims) {
-            const int d = in.dims, db = inb.dims;
-            sc_io_spheres_free(&in);
-            sc_io_spheres_free(&inb);
-            return fail(EXIT_USAGE, "pairs: %s is %d-D but --against %s is %d-D", job.input, d,
-                        job.against, db);
+        if (pi->inb.dims != pi->in.dims) {
+            const int d = pi->in.dims, db = pi->inb.dims;
+            pairs_input_free(pi);
+            return fail(EXIT_USAGE, "pairs: %s is %d-D but --against %s is %d-D", job->input, d,
+                        job->against, db);
         }
     }
-    double read_s = now_seconds() - t0;
-    if (job.box) {
-        const int brc = box_for_input("pairs", job.input, &in, job.box_axes, &job.options.box);
+    pi->read_s = now_seconds() - t0;
+    if (job->box) {
+        const int brc =
+            box_for_input("pairs", job->input, &pi->in, job->box_axes, &job->options.box);
         if (brc) {
-            sc_io_spheres_free(&in);
-            sc_io_spheres_free(&inb);
+            pairs_input_free(pi);
             return brc;
         }
     }
 
-    sc_spheres view = in.dtype == SC_F32 ? sc_spheres_rows_f32(in.n, in.dims, in.rows)
-                                         : sc_spheres_rows_f64(in.n, in.dims, in.rows);
-    const sc_spheres vb = inb.dtype == SC_F32 ? sc_spheres_rows_f32(inb.n, inb.dims, inb.rows)
-                                              : sc_spheres_rows_f64(inb.n, inb.dims, inb.rows);
+    return EXIT_OK;
+}
+
+/* What a pairs query leaves for its report. */
+typedef struct pairs_result {
+    sc_summary sum;
+    sc_stats stats; /* the run's, or the median run's with --repeat */
+    stream_state ss;
+    double write_s;
+    sc_status st; /* the query's status */
+} pairs_result;
+
+/* Counts (R times with --repeat, keeping the median run's statistics) or
+ * streams the pairs into -o's writer. EXIT_OK with r->st the query's
+ * status, or the exit code of an error it reported before any query. */
+static int pairs_query(pairs_job *job, sc_context *ctx, const sc_spheres *view, const sc_spheres *b,
+                       const pairs_input *pi, pairs_result *r) {
+    memset(r, 0, sizeof *r);
+    r->stats.size = sizeof r->stats;
+    sc_status st = SC_OK;
+    int have_median = 0;
+    if (job->output == NULL && job->repeat > 1) {
+        /* Timed repeats on one context: keep the stats of the median run. */
+        sc_stats *runs = calloc((size_t)job->repeat, sizeof *runs);
+        if (runs == NULL)
+            return fail(EXIT_NOMEM, "pairs: out of memory");
+        for (int k = 0; k < job->repeat && st == SC_OK; k++) {
+            st = count_any(ctx, view, b, &r->sum);
+            runs[k].size = sizeof runs[k];
+            if (st == SC_OK)
+                st = sc_context_stats(ctx, &runs[k]);
+        }
+        if (st == SC_OK) {
+            job->first_total = runs[0].total_seconds;
+            double sum_warm = 0.0;
+            for (int k = 1; k < job->repeat; k++)
+                sum_warm += runs[k].total_seconds;
+            job->warm_mean = sum_warm / (job->repeat - 1);
+            qsort(runs, (size_t)job->repeat, sizeof *runs, cmp_stats_total);
+            r->stats = runs[job->repeat / 2];
+            have_median = 1;
+        }
+        free(runs);
+    } else if (job->output == NULL) {
+        st = count_any(ctx, view, b, &r->sum);
+    } else {
+        stream_state *ss = &r->ss;
+        sc_io_status ws =
+            b ? sc_between_writer_open(job->output, job->out_format, pi->in.n, pi->inb.n,
+                                       &ss->writer, ss->err, sizeof ss->err)
+              : sc_pair_writer_open(job->output, job->out_format, pi->in.n, &ss->writer, ss->err,
+                                    sizeof ss->err);
+        if (ws == SC_IO_OK && job->ids)
+            ws = sc_pair_writer_use_ids(ss->writer, pi->in.ids, pi->inb.ids, ss->err,
+                                        sizeof ss->err);
+        if (ws != SC_IO_OK) {
+            sc_pair_writer_abort(ss->writer);
+            ss->writer = NULL;
+            return fail(sc_io_exit_code(ws), "%s", ss->err);
+        }
+        if (sc_pair_writer_needs_total(ss->writer)) {
+            /* .npy on a stream: its header holds the count, so count first */
+            st = count_any(ctx, view, b, &r->sum);
+            if (st == SC_OK) {
+                ss->status =
+                    sc_pair_writer_declare_total(ss->writer, r->sum.pairs, ss->err, sizeof ss->err);
+                if (ss->status != SC_IO_OK)
+                    st = SC_ERR_STOPPED;
+            }
+        }
+        if (st == SC_OK)
+            st = b ? sc_stream_between(ctx, view, b, stream_to_writer, ss, &r->sum)
+                   : sc_stream_pairs(ctx, view, stream_to_writer, ss, &r->sum);
+    }
+    if (!have_median && (st != SC_OK || sc_context_stats(ctx, &r->stats) != SC_OK))
+        r->stats = (sc_stats){.size = sizeof r->stats};
+    r->st = st;
+    return EXIT_OK;
+}
+
+/* The query's end: a failure worded (naming the sphere and file it came
+ * from), or the pairs' file finished and the report printed (to stdout, or
+ * to stderr when the pairs go to stdout). Returns the exit code. */
+static int pairs_report(const pairs_job *job, const pairs_input *pi, const sc_spheres *view,
+                        const sc_spheres *b, pairs_result *r) {
+    stream_state *ss = &r->ss;
+    int rc = EXIT_OK;
+    if (r->st != SC_OK) {
+        if (r->st == SC_ERR_STOPPED && ss->status != SC_IO_OK) {
+            rc = fail(sc_io_exit_code(ss->status), "%s", ss->err);
+        } else if (b && sc_spheres_validate(view, NULL) == SC_OK &&
+                   box_refuses(view, &job->options) == SIZE_MAX) { /* B's sphere, not A's */
+            rc = search_failed(job->against, &pi->inb, b, &job->options, r->st);
+        } else {
+            rc = search_failed(job->input, &pi->in, view, &job->options, r->st);
+        }
+        sc_pair_writer_abort(ss->writer);
+    } else if (ss->writer) {
+        double w0 = now_seconds();
+        sc_io_status ws = sc_pair_writer_finish(ss->writer, r->sum.pairs, ss->err, sizeof ss->err);
+        r->write_s = now_seconds() - w0;
+        if (ws != SC_IO_OK)
+            rc = fail(sc_io_exit_code(ws), "%s", ss->err);
+    }
+    const int to_stdout = job->output != NULL && strcmp(job->output, "-") == 0;
+    /* --quiet drops the table and the progress; --json is output asked for */
+    if (rc == EXIT_OK && (!job->quiet || job->json))
+        print_report(to_stdout ? stderr : stdout, job, &pi->in, b ? &pi->inb : NULL, &r->sum,
+                     &r->stats, pi->read_s, r->write_s);
+    return rc;
+}
+
+/* pairs: parse, check, read, query, report. */
+static int cmd_pairs(int argc, char **argv) {
+    if (wants_help(argc, argv))
+        return print_help(usage_pairs, 0);
+    pairs_job job;
+    tree_args trees;
+    int rc = pairs_parse(argc, argv, &job, &trees);
+    if (rc == EXIT_OK)
+        rc = pairs_check(&job, &trees);
+    pairs_input pi;
+    if (rc == EXIT_OK)
+        rc = pairs_read(&job, &pi);
+    if (rc != EXIT_OK)
+        return rc;
+
+    const sc_io_spheres *in = &pi.in, *inb = &pi.inb;
+    sc_spheres view = in->dtype == SC_F32 ? sc_spheres_rows_f32(in->n, in->dims, in->rows)
+                                          : sc_spheres_rows_f64(in->n, in->dims, in->rows);
+    const sc_spheres vb = inb->dtype == SC_F32 ? sc_spheres_rows_f32(inb->n, inb->dims, inb->rows)
+                                               : sc_spheres_rows_f64(inb->n, inb->dims, inb->rows);
     const sc_spheres *b = job.against ? &vb : NULL;
     progress_state prog = {0, -1};
     job.options.sorted = job.sorted;
     job.options.log = log_warnings;
-    if (!job.quiet && in.n >= 1000000 && isatty(STDERR_FILENO)) {
+    if (!job.quiet && in->n >= 1000000 && isatty(STDERR_FILENO)) {
         job.options.progress = show_progress;
         job.options.progress_user = &prog;
         show_progress(0.0, &prog); /* from the query's first stage, not its search's */
@@ -1220,107 +1378,17 @@ static int cmd_pairs(int argc, char **argv) {
     sc_context *ctx = NULL;
     sc_status st = sc_context_create(&job.options, &ctx);
     if (st != SC_OK) {
-        sc_io_spheres_free(&in);
-        sc_io_spheres_free(&inb);
+        pairs_input_free(&pi);
         return fail(status_exit(st), "%s: cannot create the search context: %s", job.input,
                     sc_status_string(st));
     }
-
-    sc_summary sum = {0, 0};
-    sc_stats median_stats = {.size = sizeof median_stats};
-    int have_median = 0;
-    stream_state ss;
-    memset(&ss, 0, sizeof ss);
-    double write_s = 0.0;
-    int rc = EXIT_OK;
-    if (job.output == NULL && job.repeat > 1) {
-        /* Timed repeats on one context: keep the stats of the median run. */
-        sc_stats *runs = calloc((size_t)job.repeat, sizeof *runs);
-        if (runs == NULL) {
-            sc_context_destroy(ctx);
-            sc_io_spheres_free(&in);
-            sc_io_spheres_free(&inb);
-            return fail(EXIT_NOMEM, "pairs: out of memory");
-        }
-        for (int r = 0; r < job.repeat && st == SC_OK; r++) {
-            st = count_any(ctx, &view, b, &sum);
-            runs[r].size = sizeof runs[r];
-            if (st == SC_OK)
-                st = sc_context_stats(ctx, &runs[r]);
-        }
-        if (st == SC_OK) {
-            job.first_total = runs[0].total_seconds;
-            double sum_warm = 0.0;
-            for (int r = 1; r < job.repeat; r++)
-                sum_warm += runs[r].total_seconds;
-            job.warm_mean = sum_warm / (job.repeat - 1);
-            qsort(runs, (size_t)job.repeat, sizeof *runs, cmp_stats_total);
-            median_stats = runs[job.repeat / 2];
-            have_median = 1;
-        }
-        free(runs);
-    } else if (job.output == NULL) {
-        st = count_any(ctx, &view, b, &sum);
-    } else {
-        sc_io_status ws = b ? sc_between_writer_open(job.output, job.out_format, in.n, inb.n,
-                                                     &ss.writer, ss.err, sizeof ss.err)
-                            : sc_pair_writer_open(job.output, job.out_format, in.n, &ss.writer,
-                                                  ss.err, sizeof ss.err);
-        if (ws == SC_IO_OK && job.ids)
-            ws = sc_pair_writer_use_ids(ss.writer, in.ids, inb.ids, ss.err, sizeof ss.err);
-        if (ws != SC_IO_OK) {
-            sc_pair_writer_abort(ss.writer);
-            sc_context_destroy(ctx);
-            sc_io_spheres_free(&in);
-            sc_io_spheres_free(&inb);
-            return fail(sc_io_exit_code(ws), "%s", ss.err);
-        }
-        if (sc_pair_writer_needs_total(ss.writer)) {
-            /* .npy on a stream: its header holds the count, so count first */
-            st = count_any(ctx, &view, b, &sum);
-            if (st == SC_OK) {
-                ss.status =
-                    sc_pair_writer_declare_total(ss.writer, sum.pairs, ss.err, sizeof ss.err);
-                if (ss.status != SC_IO_OK)
-                    st = SC_ERR_STOPPED;
-            }
-        }
-        if (st == SC_OK)
-            st = b ? sc_stream_between(ctx, &view, b, stream_to_writer, &ss, &sum)
-                   : sc_stream_pairs(ctx, &view, stream_to_writer, &ss, &sum);
-    }
+    pairs_result r;
+    rc = pairs_query(&job, ctx, &view, b, &pi, &r);
     clear_progress(&prog);
-    sc_stats stats = {.size = sizeof stats};
-    if (have_median)
-        stats = median_stats;
-    else if (st == SC_OK && sc_context_stats(ctx, &stats) != SC_OK)
-        stats = (sc_stats){.size = sizeof stats};
-
-    if (st != SC_OK) {
-        if (st == SC_ERR_STOPPED && ss.status != SC_IO_OK) {
-            rc = fail(sc_io_exit_code(ss.status), "%s", ss.err);
-        } else if (b && sc_spheres_validate(&view, NULL) == SC_OK &&
-                   box_refuses(&view, &job.options) == SIZE_MAX) { /* B's sphere, not A's */
-            rc = search_failed(job.against, &inb, b, &job.options, st);
-        } else {
-            rc = search_failed(job.input, &in, &view, &job.options, st);
-        }
-        sc_pair_writer_abort(ss.writer);
-    } else if (ss.writer) {
-        double w0 = now_seconds();
-        sc_io_status ws = sc_pair_writer_finish(ss.writer, sum.pairs, ss.err, sizeof ss.err);
-        write_s = now_seconds() - w0;
-        if (ws != SC_IO_OK)
-            rc = fail(sc_io_exit_code(ws), "%s", ss.err);
-    }
-    /* The report goes to stdout, or to stderr when the pairs do (-o -). */
-    /* --quiet drops the table and the progress; --json is output asked for */
-    if (rc == EXIT_OK && (!job.quiet || job.json))
-        print_report(to_stdout ? stderr : stdout, &job, &in, b ? &inb : NULL, &sum, &stats, read_s,
-                     write_s);
+    if (rc == EXIT_OK)
+        rc = pairs_report(&job, &pi, &view, b, &r);
     sc_context_destroy(ctx);
-    sc_io_spheres_free(&in);
-    sc_io_spheres_free(&inb);
+    pairs_input_free(&pi);
     if (rc == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout)))
         rc = fail(EXIT_OUTPUT, "standard output: cannot write: %s", strerror(errno));
     return rc;
@@ -1640,11 +1708,11 @@ static int cmd_gen(int argc, char **argv) {
     if (dist == NULL || count == NULL)
         return fail(EXIT_USAGE, "gen: needs DIST and N (see spherecollide gen --help)");
     int known = 0;
-    for (const char *const *n = scgen_names(); *n; n++)
+    for (const char *const *n = sc_gen_names(); *n; n++)
         known |= strcmp(*n, dist) == 0;
     if (!known) {
         char names[512] = "";
-        for (const char *const *n = scgen_names(); *n; n++) {
+        for (const char *const *n = sc_gen_names(); *n; n++) {
             strncat(names, names[0] ? ", " : "", sizeof names - strlen(names) - 1);
             strncat(names, *n, sizeof names - strlen(names) - 1);
         }
@@ -1673,7 +1741,7 @@ static int cmd_gen(int argc, char **argv) {
         if (rows == NULL)
             return fail(EXIT_NOMEM, "gen: out of memory for %zu spheres", n);
     }
-    if (scgen_generate(dist, n, seed, rows) != 0) {
+    if (sc_gen_generate(dist, n, seed, rows) != 0) {
         free(rows);
         return fail(EXIT_INTERNAL, "gen: the generator refused \"%s\"", dist);
     }

@@ -394,7 +394,7 @@ static const gen_entry *gen_find(const char *dist, size_t *index) {
     return NULL;
 }
 
-int scgen_generate(const char *dist, size_t n, uint64_t seed, double *rows) {
+int sc_gen_generate(const char *dist, size_t n, uint64_t seed, double *rows) {
     size_t index = 0;
     const gen_entry *e = gen_find(dist, &index);
     if (!e || (!rows && n > 0))
@@ -405,16 +405,16 @@ int scgen_generate(const char *dist, size_t n, uint64_t seed, double *rows) {
     return 0;
 }
 
-const char *const *scgen_names(void) {
+const char *const *sc_gen_names(void) {
     return gen_names;
 }
 
-const char *scgen_describe(const char *dist) {
+const char *sc_gen_describe(const char *dist) {
     const gen_entry *e = gen_find(dist, NULL);
     return e ? e->about : NULL;
 }
 
-int scgen_radius_bounds(const char *dist, double *rmin, double *rmax) {
+int sc_gen_radius_bounds(const char *dist, double *rmin, double *rmax) {
     const gen_entry *e = gen_find(dist, NULL);
     if (!e)
         return -1;

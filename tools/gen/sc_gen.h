@@ -77,17 +77,17 @@ extern "C" {
 /** Fills rows[4k + 0..3] = x, y, z, r for k < n with the named distribution.
  *  Returns 0, or -1 (rows untouched) for an unknown name or a NULL name or
  *  rows (rows may be NULL when n == 0). */
-int scgen_generate(const char *dist, size_t n, uint64_t seed, double *rows);
+int sc_gen_generate(const char *dist, size_t n, uint64_t seed, double *rows);
 
 /** The distribution names, NULL-terminated, in a fixed order. */
-const char *const *scgen_names(void);
+const char *const *sc_gen_names(void);
 
 /** One line describing the distribution (for --help), or NULL if unknown. */
-const char *scgen_describe(const char *dist);
+const char *sc_gen_describe(const char *dist);
 
 /** The closed interval every radius of the distribution lies in.
  *  Returns 0, or -1 for an unknown name. */
-int scgen_radius_bounds(const char *dist, double *rmin, double *rmax);
+int sc_gen_radius_bounds(const char *dist, double *rmin, double *rmax);
 
 #ifdef __cplusplus
 }
