@@ -140,7 +140,7 @@ SC_API sc_spheres sc_spheres_soa_f32(size_t n, const float *x, const float *y, c
  * Any alignment of the element type works; for speed, align double rows to
  * 32 bytes (better 64), so each record sits in one cache line: the gather
  * reads the records in random order, and a record that straddles two lines
- * costs two (measured: gather 1.25x slower from malloc's 16-byte alignment). */
+ * costs two reads (docs/decisions/0003-stage-tuning.md). */
 SC_API sc_spheres sc_spheres_rows_f64(size_t n, int dims, const double *rows);
 SC_API sc_spheres sc_spheres_rows_f32(size_t n, int dims, const float *rows);
 

@@ -53,14 +53,11 @@ static int cpu_has_avx2(void) {
 }
 #endif
 
-/* The radix sort's streaming scatter (radix_sort.c) was measured on two
- * CPUs (docs/study.md, experiment 4). On an Intel Xeon (model 207, KVM) it
- * cut the sort of uniform 10^7 by 30-45% at 2, 4, 8 and 16 threads: a plain
- * scatter there is bound by the lines it reads for ownership. On the AMD
- * EPYC (Zen 4) guest of the CI machines it made the sort slower at 2 threads
- * (28-31 -> 46-54 ms), where a plain scatter runs within 1.5x of its bytes.
- * So it is on for Intel CPUs only; the answer is the same either way. The
- * vendor is cpuid leaf 0, read once. */
+/* The radix sort's streaming scatter (radix_sort.c) helps where a plain
+ * scatter is bound by the lines it reads for ownership (the Intel CPUs
+ * measured) and hurts where it runs near its bytes (AMD Zen 4):
+ * docs/decisions/0003-stage-tuning.md. So it is on for Intel CPUs only;
+ * the answer is the same either way. The vendor is cpuid leaf 0, read once. */
 int sc_cpu_streaming_scatter(void) {
 #ifdef SC_HAVE_CPUID
     static _Atomic int known = -1; /* racing first calls store the same value */

@@ -127,7 +127,7 @@ static bool block_finish(bool bad, const double lo3[3], const double hi3[3], dou
  * subnormal radius (those share exponent 0 but not an octave). The rows
  * are read 2 KB ahead with software prefetches: this is the input's first,
  * cold read, and the hardware prefetcher alone loses the stream at every
- * 4 KB page (interleaved runs at uniform 10^6, 2 threads: 1.78 -> 1.04 ms). */
+ * 4 KB page (docs/decisions/0003-stage-tuning.md). */
 static bool bounds_rows_f64(const double *rows, size_t sd, size_t lo, size_t hi, partial *my,
                             uint64_t *rexp, uint32_t (*raw)[2048]) {
     memset(raw, 0, 4 * sizeof *raw);

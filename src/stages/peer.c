@@ -8,10 +8,9 @@
 
 /* n / 256 spheres per chunk, clamped to 256 .. 8192 (so about 256 chunks
  * for n from 2^16 to 2^21): each chunk starts its cursors and windows
- * afresh (the grid; sap cuts its sorted order the same way). With contiguous runs, n / 256 searched faster than
- * n / 1024 on every generator tried (interleaved, 2 threads: uniform 10^6
- * 13.39 -> 12.82 ms, 4 x 10^6 56.7 -> 52.1, shell 20.0 -> 18.7, powerlaw
- * 58.1 -> 56.6, clustered the same). */
+ * afresh (the grid; sap cuts its sorted order the same way). n / 256
+ * searched faster than n / 1024 on every generator tried
+ * (docs/decisions/0003-stage-tuning.md). */
 size_t sc_chunk_spheres(size_t n) {
     size_t c = n / 256;
     if (c < 256)

@@ -42,8 +42,7 @@
 #define MAX_DIGIT_BITS 11
 /* Keys read ahead of the sequential read in the counting and scatter loops
  * (2 KB of words). The hardware prefetcher alone loses the stream at 4 KB
- * page boundaries; interleaved runs at uniform 10^7, 2 threads: the sort
- * 44.6 / 45.8 -> 37.6 / 36.2 ms. */
+ * page boundaries (docs/decisions/0003-stage-tuning.md). */
 #define SC_PREFETCH_KEYS 256
 
 static inline void read_ahead(const void *base, size_t elem, size_t k, size_t hi) {

@@ -2,8 +2,9 @@
  * io_hdf5_module.h: the HDF5 reading module (spherecollide-hdf5.so,
  * io_hdf5_module.c). libhdf5 brings about forty shared libraries with it
  * (curl, TLS, Kerberos, LDAP); linked into the tool, loading them cost
- * every run about 18 ms, where a 1,000-sphere file takes about 5. So the
- * calls into HDF5 live in a module that io_hdf5.c loads the first time an
+ * every run more than reading a small file takes
+ * (docs/decisions/0003-stage-tuning.md). So the calls into HDF5 live in a
+ * module that io_hdf5.c loads the first time an
  * HDF5 file is read, as simulate's pictures module is (sim_frames.h).
  *
  * The module exports one function, SC_HDF5_ENTRY, that returns this table.

@@ -32,9 +32,8 @@
 #define OCC_GOAL 1.5
 #define OCC_FACTOR_MAX 16.0
 /* ... and the occupancy the factor then aims at: between powers of two,
- * about 0.6 other spheres per sphere's cell. At volume fraction 1e-4
- * (`gen sparse`, 10^5 and 10^6) factors of 11-14 (0.45-0.9) measured
- * 15-25% faster than 16 (1.35), and 8 (0.17) slower (docs/design.md). */
+ * about 0.6 other spheres per sphere's cell, where sparse sets searched
+ * fastest (docs/decisions/0003-stage-tuning.md). */
 #define OCC_AIM 0.6
 /* A set that fills space shares cells 8x as often when their edge doubles,
  * a sheet (the shell set) 4x, a line 2x. The thinned sample stands for the

@@ -56,8 +56,8 @@
 #define ROW_SLOTS (4 + 9 * SC_MAX_LEVELS)
 #define LIST_CAP 2048 /* candidates per kernel call; more are split */
 /* A block's spheres span at most this many cells of their level in x
- * (measured: 1 to 3 cells differ little on uniform; unbounded blocks made
- * sparse fine rows of the hierarchy test 7x more candidates). */
+ * (bounded, so that sparse fine rows of the hierarchy do not test many
+ * more candidates: docs/decisions/0003-stage-tuning.md). */
 #define BLOCK_SPAN_CELLS 2
 #define BLOCK_SPAN_CELLS_1 4 /* home rows with no coarser level to query */
 
