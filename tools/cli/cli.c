@@ -1415,86 +1415,96 @@ static sc_io_status write_list(const char *path, sc_io_format fmt, size_t n, con
     return ws;
 }
 
-static int cmd_neighbors(int argc, char **argv) {
-    if (wants_help(argc, argv))
-        return print_help(usage_neighbors, 0);
-    const char *input = NULL, *output = NULL;
-    int json = 0, quiet = 0, dims2 = 0, ids = 0;
-    sc_io_format in_format = SC_IO_FORMAT_AUTO, out_format = SC_IO_FORMAT_AUTO;
-    sc_options options = sc_options_default();
-    sc_nbr_spec spec = {0, 0.0, SC_NBR_NONE};
+typedef struct nbr_job {
+    const char *input, *output;
+    const char *radius, *dataset; /* --radius, --dataset, or NULL */
+    long frame;                   /* --frame */
+    int json, quiet, dims2, ids;
+    int box_axes; /* entries given in --box (0: none) */
+    sc_io_format in_format, out_format;
+    sc_options options;
+    sc_nbr_spec spec;
+} nbr_job;
+
+/* neighbors' options into *job: EXIT_OK, or the exit code of the usage
+ * error it reported. */
+static int nbr_parse(int argc, char **argv, nbr_job *job) {
+    memset(job, 0, sizeof *job);
+    job->in_format = job->out_format = SC_IO_FORMAT_AUTO;
+    job->options = sc_options_default();
+    job->spec = (sc_nbr_spec){0, 0.0, SC_NBR_NONE};
+    sc_nbr_spec *spec = &job->spec;
     args a = {argc, 1, argv, "neighbors"};
-    int rc = 0, positional_only = 0, box_axes = 0;
-    const char *radius = NULL, *dataset = NULL;
-    long frame = 0;
+    int rc = 0, positional_only = 0;
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i], *v = NULL;
         if (positional_only || arg[0] != '-' || strcmp(arg, "-") == 0) {
-            if (input)
+            if (job->input)
                 return fail(EXIT_USAGE, "neighbors: more than one INPUT (\"%s\")", arg);
-            input = arg;
+            job->input = arg;
         } else if (strcmp(arg, "--") == 0) {
             positional_only = 1;
         } else if (is_opt(&a, "-o", 1, &v, &rc) || is_opt(&a, "--output", 1, &v, &rc)) {
-            output = v;
+            job->output = v;
         } else if (is_opt(&a, "--box", 1, &v, &rc)) {
-            if (!rc && box_axes)
+            if (!rc && job->box_axes)
                 return fail(EXIT_USAGE, "neighbors: more than one --box");
             if (!rc)
-                rc = parse_box("neighbors", v, &options.box, &box_axes);
+                rc = parse_box("neighbors", v, &job->options.box, &job->box_axes);
         } else if (is_opt(&a, "--radius", 1, &v, &rc)) {
-            radius = v;
+            job->radius = v;
         } else if (is_opt(&a, "--dataset", 1, &v, &rc)) {
-            dataset = v;
+            job->dataset = v;
         } else if (is_opt(&a, "--frame", 1, &v, &rc)) {
             if (!rc)
-                rc = parse_frame("neighbors", v, &frame);
+                rc = parse_frame("neighbors", v, &job->frame);
         } else if (strcmp(arg, "--full") == 0) {
-            spec.full = 1;
+            spec->full = 1;
         } else if (strcmp(arg, "--ids") == 0) {
-            ids = 1;
+            job->ids = 1;
         } else if (is_opt(&a, "--skin", 1, &v, &rc)) {
             char *end = NULL;
             if (v) {
-                spec.skin = strtod(v, &end);
-                if (end == v || *end != '\0' || !(spec.skin >= 0.0) || spec.skin > SC_MAX_ABS_VALUE)
+                spec->skin = strtod(v, &end);
+                if (end == v || *end != '\0' || !(spec->skin >= 0.0) ||
+                    spec->skin > SC_MAX_ABS_VALUE)
                     rc = fail(EXIT_USAGE,
                               "neighbors: --skin must be a number from 0 to 1e150, not \"%s\"", v);
             }
         } else if (is_opt(&a, "--values", 1, &v, &rc)) {
             if (v && strcmp(v, "overlap") == 0)
-                spec.value = SC_NBR_OVERLAP;
+                spec->value = SC_NBR_OVERLAP;
             else if (v && strcmp(v, "distance") == 0)
-                spec.value = SC_NBR_DISTANCE;
+                spec->value = SC_NBR_DISTANCE;
             else if (v)
                 rc = fail(EXIT_USAGE, "neighbors: --values must be overlap or distance, not \"%s\"",
                           v);
         } else if (strcmp(arg, "--json") == 0) {
-            json = 1;
+            job->json = 1;
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
-            quiet = 1;
+            job->quiet = 1;
         } else if (strcmp(arg, "--2d") == 0) {
-            dims2 = 1;
+            job->dims2 = 1;
         } else if (is_opt(&a, "--format", 1, &v, &rc)) {
             sc_io_format f;
             if (v && sc_io_format_parse(v, &f) != 0)
                 rc = fail(EXIT_USAGE, "neighbors: unknown --format \"%s\"", v);
             else if (v &&
                      (f == SC_IO_FORMAT_F32 || f == SC_IO_FORMAT_F64 || f == SC_IO_FORMAT_TEXT))
-                in_format = f;
+                job->in_format = f;
             else if (v)
-                out_format = f;
+                job->out_format = f;
         } else if (is_opt(&a, "--input-format", 1, &v, &rc)) {
-            if (v && sc_io_format_parse(v, &in_format) != 0)
+            if (v && sc_io_format_parse(v, &job->in_format) != 0)
                 rc = fail(EXIT_USAGE, "neighbors: unknown --input-format \"%s\"", v);
         } else if (is_opt(&a, "--algorithm", 1, &v, &rc)) {
             const int k = v ? algorithm_named(v) : 0;
             int found = k >= 0;
-            options.algorithm = (sc_algorithm)(k < 0 ? 0 : k);
+            job->options.algorithm = (sc_algorithm)(k < 0 ? 0 : k);
             if (v && !found)
                 rc = fail(EXIT_USAGE, "neighbors: --algorithm must be %s, not \"%s\"",
                           algorithm_choices(), v);
-        } else if (common_option(&a, &options, &rc)) {
+        } else if (common_option(&a, &job->options, &rc)) {
             /* handled */
         } else {
             return unknown_option(&a);
@@ -1502,48 +1512,134 @@ static int cmd_neighbors(int argc, char **argv) {
         if (rc)
             return rc;
     }
+    return EXIT_OK;
+}
+
+/* What the options say together, and the output's place and format,
+ * checked before any work. EXIT_OK, or the exit code of the error. */
+static int nbr_check(nbr_job *job) {
+    const char *input = job->input, *output = job->output;
     if (input == NULL)
         return fail(EXIT_USAGE, "neighbors: missing INPUT (see spherecollide neighbors --help)");
-    if (spec.value != SC_NBR_NONE && output == NULL)
+    if (job->spec.value != SC_NBR_NONE && output == NULL)
         return fail(EXIT_USAGE, "neighbors: --values are written with -o FILE.csv");
-    if (ids && output == NULL)
+    if (job->ids && output == NULL)
         return fail(EXIT_USAGE,
                     "neighbors: --ids names the entries written with -o; there is no -o");
-    if (out_format != SC_IO_FORMAT_AUTO && output == NULL)
+    if (job->out_format != SC_IO_FORMAT_AUTO && output == NULL)
         return fail(EXIT_USAGE, "neighbors: --format %s is an output format, but there is no -o",
-                    sc_io_format_name(out_format));
-    if (in_format == SC_IO_FORMAT_AUTO && sc_io_spheres_format_for_path(input) == SC_IO_FORMAT_AUTO)
+                    sc_io_format_name(job->out_format));
+    if (job->in_format == SC_IO_FORMAT_AUTO &&
+        sc_io_spheres_format_for_path(input) == SC_IO_FORMAT_AUTO)
         return fail(EXIT_USAGE, "%s: raw binary input needs --format f32 or --format f64", input);
+    if (!output)
+        return EXIT_OK;
     char err[2048];
-    const int to_stdout = output != NULL && strcmp(output, "-") == 0;
-    if (output) {
-        sc_io_status ws = sc_io_check_writable(output, err, sizeof err);
-        if (ws != SC_IO_OK)
-            return fail(sc_io_exit_code(ws), "%s", err);
-        if (out_format == SC_IO_FORMAT_AUTO)
-            out_format = to_stdout ? SC_IO_FORMAT_CSV : sc_io_pairs_format_for_path(output);
-        if (out_format == SC_IO_FORMAT_AUTO)
-            return fail(EXIT_USAGE,
-                        "%s: cannot tell the list format from the name; use .npy, .csv "
-                        "or .bin, or --format npy|csv|bin",
-                        output);
-        if (spec.value != SC_NBR_NONE && out_format != SC_IO_FORMAT_CSV)
-            return fail(EXIT_USAGE, "%s: --values are written as csv (\"i,j,value\" lines), not %s",
-                        output, sc_io_format_name(out_format));
-    }
+    sc_io_status ws = sc_io_check_writable(output, err, sizeof err);
+    if (ws != SC_IO_OK)
+        return fail(sc_io_exit_code(ws), "%s", err);
+    if (job->out_format == SC_IO_FORMAT_AUTO)
+        job->out_format =
+            strcmp(output, "-") == 0 ? SC_IO_FORMAT_CSV : sc_io_pairs_format_for_path(output);
+    if (job->out_format == SC_IO_FORMAT_AUTO)
+        return fail(EXIT_USAGE,
+                    "%s: cannot tell the list format from the name; use .npy, .csv "
+                    "or .bin, or --format npy|csv|bin",
+                    output);
+    if (job->spec.value != SC_NBR_NONE && job->out_format != SC_IO_FORMAT_CSV)
+        return fail(EXIT_USAGE, "%s: --values are written as csv (\"i,j,value\" lines), not %s",
+                    output, sc_io_format_name(job->out_format));
+    return EXIT_OK;
+}
 
-    sc_io_read_options ro = {in_format,       dims2 ? 2 : 0,   0, 1,  radius, dataset, frame,
-                             options.threads, sc_huge_pages(), 0, ids};
+/* A neighbour list and what its report needs. */
+typedef struct nbr_list {
+    uint64_t *off; /* n + 1 offsets */
+    uint32_t *idx;
+    double *val; /* with --values, else NULL */
+    sc_stats count, fill;
+    double read_s, write_s;
+} nbr_list;
+
+/* Pass 1 (the offsets), the allocation it sizes, then pass 2 (the
+ * entries). EXIT_OK with *st the query's status, or the exit code of the
+ * allocation failure it reported. */
+static int nbr_build(const nbr_job *job, sc_context *ctx, const sc_spheres *view, size_t n,
+                     nbr_list *l, sc_status *st) {
+    l->off = malloc((n + 1) * sizeof *l->off);
+    *st = l->off ? sc_neighbors_count(ctx, view, &job->spec, l->off) : SC_ERR_OUT_OF_MEMORY;
+    sc_context_stats(ctx, &l->count);
+    if (*st != SC_OK)
+        return EXIT_OK;
+    const uint64_t m = l->off[n];
+    const int values = job->spec.value != SC_NBR_NONE;
+    l->idx = malloc((size_t)(m ? m : 1) * sizeof *l->idx);
+    l->val = values ? malloc((size_t)(m ? m : 1) * sizeof *l->val) : NULL;
+    if (!l->idx || (values && !l->val) || m > SIZE_MAX / 8)
+        return fail(EXIT_NOMEM, "%s: the list has %llu entries: no memory for them (%.3g GB)",
+                    job->input, (unsigned long long)m,
+                    (double)m * (l->val || values ? 12.0 : 4.0) * 1e-9);
+    *st = sc_neighbors_fill(ctx, view, &job->spec, l->off, l->idx, l->val);
+    sc_context_stats(ctx, &l->fill);
+    return EXIT_OK;
+}
+
+/* The report, as JSON or a table, to f. */
+static void nbr_report(FILE *f, const nbr_job *job, const sc_io_spheres *in, const nbr_list *l) {
+    const uint64_t entries = l->off[in->n];
+    const sc_stats *s1 = &l->count, *s2 = &l->fill;
+    if (job->json) {
+        fprintf(f, "{\"n\":%zu,\"pairs\":%llu,\"entries\":%llu,\"full\":%d,\"skin\":", in->n,
+                (unsigned long long)s2->pairs, (unsigned long long)entries, job->spec.full);
+        json_number(f, job->spec.skin);
+        fprintf(f, ",\"algorithm\":");
+        json_string(f, sc_algorithm_name(job->options.algorithm));
+        fprintf(f, ",\"threads\":%d,\"seconds\":{\"read\":", s2->threads);
+        json_number(f, l->read_s);
+        fprintf(f, ",\"count\":");
+        json_number(f, s1->total_seconds);
+        fprintf(f, ",\"fill\":");
+        json_number(f, s2->total_seconds);
+        fprintf(f, ",\"write\":");
+        json_number(f, l->write_s);
+        fprintf(f, "}}\n");
+        return;
+    }
+    fprintf(f, "n              %zu (%s, %d-D)\n", in->n, dtype_name(in->dtype), in->dims);
+    fprintf(f, "pairs          %llu\n", (unsigned long long)s2->pairs);
+    fprintf(f, "entries        %llu (%s list, skin %.17g)\n", (unsigned long long)entries,
+            job->spec.full ? "full" : "half", job->spec.skin);
+    fprintf(f, "algorithm      %s, %d thread(s), %s kernel\n",
+            sc_algorithm_name(job->options.algorithm), s2->threads, sc_kernel_name(s2->kernel));
+    fprintf(f, "seconds        read %.6f  count %.6f  fill %.6f  write %.6f\n", l->read_s,
+            s1->total_seconds, s2->total_seconds, l->write_s);
+}
+
+/* neighbors: parse, check, read, the two passes, write, report. */
+static int cmd_neighbors(int argc, char **argv) {
+    if (wants_help(argc, argv))
+        return print_help(usage_neighbors, 0);
+    nbr_job job;
+    int rc = nbr_parse(argc, argv, &job);
+    if (rc == EXIT_OK)
+        rc = nbr_check(&job);
+    if (rc != EXIT_OK)
+        return rc;
+    char err[2048];
+    sc_io_read_options ro = {
+        job.in_format,       job.dims2 ? 2 : 0, 0, 1,      job.radius, job.dataset, job.frame,
+        job.options.threads, sc_huge_pages(),   0, job.ids};
     sc_io_spheres in;
+    nbr_list l = {NULL, NULL, NULL, {.size = sizeof(sc_stats)}, {.size = sizeof(sc_stats)}, 0, 0};
     double t0 = now_seconds();
-    const int notice = reading_notice(input, quiet);
-    sc_io_status rs = sc_io_read_spheres(input, &ro, &in, err, sizeof err);
+    const int notice = reading_notice(job.input, job.quiet);
+    sc_io_status rs = sc_io_read_spheres(job.input, &ro, &in, err, sizeof err);
     reading_done(notice);
-    const double read_s = now_seconds() - t0;
+    l.read_s = now_seconds() - t0;
     if (rs != SC_IO_OK)
         return fail(sc_io_exit_code(rs), "%s", err);
-    if (box_axes) {
-        const int brc = box_for_input("neighbors", input, &in, box_axes, &options.box);
+    if (job.box_axes) {
+        const int brc = box_for_input("neighbors", job.input, &in, job.box_axes, &job.options.box);
         if (brc) {
             sc_io_spheres_free(&in);
             return brc;
@@ -1551,77 +1647,31 @@ static int cmd_neighbors(int argc, char **argv) {
     }
     sc_spheres view = in.dtype == SC_F32 ? sc_spheres_rows_f32(in.n, in.dims, in.rows)
                                          : sc_spheres_rows_f64(in.n, in.dims, in.rows);
-    options.log = log_warnings;
+    job.options.log = log_warnings;
     sc_context *ctx = NULL;
-    sc_status st = sc_context_create(&options, &ctx);
+    sc_status st = sc_context_create(&job.options, &ctx);
     if (st != SC_OK) {
         sc_io_spheres_free(&in);
-        return fail(status_exit(st), "%s: cannot create the search context: %s", input,
+        return fail(status_exit(st), "%s: cannot create the search context: %s", job.input,
                     sc_status_string(st));
     }
-    /* pass 1, then the allocation it sizes, then pass 2 */
-    uint64_t *off = malloc((in.n + 1) * sizeof *off);
-    uint32_t *idx = NULL;
-    double *val = NULL;
-    sc_stats s1 = {.size = sizeof s1}, s2 = {.size = sizeof s2};
-    st = off ? sc_neighbors_count(ctx, &view, &spec, off) : SC_ERR_OUT_OF_MEMORY;
-    sc_context_stats(ctx, &s1);
-    if (st == SC_OK) {
-        const uint64_t m = off[in.n];
-        idx = malloc((size_t)(m ? m : 1) * sizeof *idx);
-        val = spec.value != SC_NBR_NONE ? malloc((size_t)(m ? m : 1) * sizeof *val) : NULL;
-        if (!idx || (spec.value != SC_NBR_NONE && !val) || m > SIZE_MAX / 8) {
-            rc = fail(EXIT_NOMEM, "%s: the list has %llu entries: no memory for them (%.3g GB)",
-                      input, (unsigned long long)m,
-                      (double)m * (val || spec.value ? 12.0 : 4.0) * 1e-9);
-        } else {
-            st = sc_neighbors_fill(ctx, &view, &spec, off, idx, val);
-            sc_context_stats(ctx, &s2);
-        }
-    }
-    double write_s = 0.0;
+    rc = nbr_build(&job, ctx, &view, in.n, &l, &st);
     if (rc == EXIT_OK && st != SC_OK)
-        rc = search_failed(input, &in, &view, &options, st);
-    if (rc == EXIT_OK && output) {
+        rc = search_failed(job.input, &in, &view, &job.options, st);
+    if (rc == EXIT_OK && job.output) {
         const double w0 = now_seconds();
-        sc_io_status ws =
-            write_list(output, out_format, in.n, off, idx, val, in.ids, err, sizeof err);
-        write_s = now_seconds() - w0;
+        sc_io_status ws = write_list(job.output, job.out_format, in.n, l.off, l.idx, l.val, in.ids,
+                                     err, sizeof err);
+        l.write_s = now_seconds() - w0;
         if (ws != SC_IO_OK)
             rc = fail(sc_io_exit_code(ws), "%s", err);
     }
-    if (rc == EXIT_OK && (!quiet || json)) {
-        FILE *f = to_stdout ? stderr : stdout;
-        const uint64_t entries = off[in.n];
-        if (json) {
-            fprintf(f, "{\"n\":%zu,\"pairs\":%llu,\"entries\":%llu,\"full\":%d,\"skin\":", in.n,
-                    (unsigned long long)s2.pairs, (unsigned long long)entries, spec.full);
-            json_number(f, spec.skin);
-            fprintf(f, ",\"algorithm\":");
-            json_string(f, sc_algorithm_name(options.algorithm));
-            fprintf(f, ",\"threads\":%d,\"seconds\":{\"read\":", s2.threads);
-            json_number(f, read_s);
-            fprintf(f, ",\"count\":");
-            json_number(f, s1.total_seconds);
-            fprintf(f, ",\"fill\":");
-            json_number(f, s2.total_seconds);
-            fprintf(f, ",\"write\":");
-            json_number(f, write_s);
-            fprintf(f, "}}\n");
-        } else {
-            fprintf(f, "n              %zu (%s, %d-D)\n", in.n, dtype_name(in.dtype), in.dims);
-            fprintf(f, "pairs          %llu\n", (unsigned long long)s2.pairs);
-            fprintf(f, "entries        %llu (%s list, skin %.17g)\n", (unsigned long long)entries,
-                    spec.full ? "full" : "half", spec.skin);
-            fprintf(f, "algorithm      %s, %d thread(s), %s kernel\n",
-                    sc_algorithm_name(options.algorithm), s2.threads, sc_kernel_name(s2.kernel));
-            fprintf(f, "seconds        read %.6f  count %.6f  fill %.6f  write %.6f\n", read_s,
-                    s1.total_seconds, s2.total_seconds, write_s);
-        }
-    }
-    free(off);
-    free(idx);
-    free(val);
+    const int to_stdout = job.output != NULL && strcmp(job.output, "-") == 0;
+    if (rc == EXIT_OK && (!job.quiet || job.json))
+        nbr_report(to_stdout ? stderr : stdout, &job, &in, &l);
+    free(l.off);
+    free(l.idx);
+    free(l.val);
     sc_context_destroy(ctx);
     sc_io_spheres_free(&in);
     if (rc == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout)))
