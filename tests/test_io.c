@@ -1853,7 +1853,7 @@ static void group_spheres_dat(const char *datadir) {
 /* ---- LAMMPS atom rows: the one-pass path against the general one ---------
  *
  * Atom rows whose named columns hold numbers the one-pass parser takes are
- * read in one pass (io_particles.c, fast_atom); the rest by the general
+ * read in one pass (io_particles.c, io_fast_atom); the rest by the general
  * loop, which words any error. Each dump is read as written and again with
  * every atom row led by a vertical tab (a blank to the general loop, a byte
  * the one-pass path declines at once): status, message and values must
@@ -2164,7 +2164,7 @@ static void group_xyz_runs(void) {
 
 /* ---- XYZ atom lines: the one-pass path against the general one ------------
  *
- * As io.lammps_rows for XYZ files (io_particles.c, fast_xyz): plain lines
+ * As io.lammps_rows for XYZ files (io_particles.c, io_fast_xyz): plain lines
  * with radii by element or one for all, extended XYZ with a radius
  * property before or after other properties, fields past the columns; one
  * odd line planted in half the files; every file read as written and with

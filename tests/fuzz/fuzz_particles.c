@@ -1,5 +1,5 @@
 /*
- * fuzz_particles.c: the particle formats' readers (io_particles.c). The
+ * fuzz_particles.c: the particle formats' readers (io_lammps.c, io_xyz.c on io_particles.c). The
  * first byte picks --2d (bit 0), the caller's radius (bits 1-2: none, one
  * for every atom, by type number, by element), the reader (bit 3: a
  * LAMMPS dump or an XYZ file) and the snapshot (bits 4-5: the first, the

@@ -210,27 +210,39 @@ static sc_io_status put_row(sc_file_writer *w, char *err, size_t cap, const char
     return sc_file_writer_put(w, line, (size_t)len, err, cap);
 }
 
-int sc_cmd_simulate(int argc, char **argv) {
-    sc_sim_params p = sc_sim_params_default();
-    sc_options o = sc_options_default();
-    unsigned long long steps = 5;
-    const char *csv = NULL, *frames_dir = NULL, *gif = NULL;
-    unsigned long long every = 1, width = 1000;
-    int quiet = 0, box_given = 0, by_radius = 0;
-    const char *radii_from = NULL; /* gen:NAME or file:PATH */
+/* What simulate's options ask for. */
+typedef struct sim_job {
+    sc_sim_params p;
+    sc_options o;
+    unsigned long long steps, every, width;
+    const char *csv, *frames_dir, *gif;
+    const char *radii_from; /* gen:NAME or file:PATH */
+    int quiet, box_given, by_radius;
+} sim_job;
+
+enum { SIM_HELP = -1 }; /* sim_parse: --help printed */
+
+/* simulate's options into *j: SIM_OK, SIM_HELP, or the exit code of the
+ * usage error it reported. */
+static int sim_parse(int argc, char **argv, sim_job *j) {
+    *j = (sim_job){.p = sc_sim_params_default(),
+                   .o = sc_options_default(),
+                   .steps = 5,
+                   .every = 1,
+                   .width = 1000};
     for (int k = 1; k < argc; k++) {
         const char *a = argv[k];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             sc_cli_put_usage(stdout, sc_simulate_usage);
-            return SIM_OK;
+            return SIM_HELP;
         }
         if (strcmp(a, "--quiet") == 0) {
-            quiet = 1;
+            j->quiet = 1;
             continue;
         }
         if (strcmp(a, "--warm") == 0) {
-            o.sap.warm = 1;
-            o.bvh.refit = 1;
+            j->o.sap.warm = 1;
+            j->o.bvh.refit = 1;
             continue;
         }
         if (k + 1 >= argc || strncmp(a, "--", 2) != 0)
@@ -242,107 +254,131 @@ int sc_cmd_simulate(int argc, char **argv) {
         int bad = 0;
         if (strcmp(a, "--dims") == 0) {
             bad = parse_u64(v, 3, &u) != 0 || u < 2;
-            p.dims = (int)u;
+            j->p.dims = (int)u;
         } else if (strcmp(a, "--n") == 0) {
             bad = parse_u64(v, 1ull << 31, &u) != 0 || u < 1;
-            p.n = (size_t)u;
+            j->p.n = (size_t)u;
         } else if (strcmp(a, "--box") == 0) {
             const int m = parse_list(v, d);
             bad = m < 2;
             for (int i = 0; i < m && !bad; i++)
-                p.box[i] = d[i];
+                j->p.box[i] = d[i];
             if (m == 2)
-                p.box[2] = d[1];
-            box_given = 1;
+                j->p.box[2] = d[1];
+            j->box_given = 1;
         } else if (strcmp(a, "--dt") == 0) {
-            bad = parse_double(v, &p.dt) != 0;
+            bad = parse_double(v, &j->p.dt) != 0;
         } else if (strcmp(a, "--speed") == 0) {
-            bad = parse_double(v, &p.speed) != 0;
+            bad = parse_double(v, &j->p.speed) != 0;
         } else if (strcmp(a, "--radii") == 0) {
             if (strcmp(v, "seed002") == 0) {
-                p.radii = SC_SIM_RADII_SEQUENCE;
+                j->p.radii = SC_SIM_RADII_SEQUENCE;
             } else if (strncmp(v, "const:", 6) == 0) {
-                p.radii = SC_SIM_RADII_CONSTANT;
-                bad = parse_double(v + 6, &p.r0) != 0;
+                j->p.radii = SC_SIM_RADII_CONSTANT;
+                bad = parse_double(v + 6, &j->p.r0) != 0;
             } else if (strncmp(v, "uniform:", 8) == 0) {
-                p.radii = SC_SIM_RADII_UNIFORM;
+                j->p.radii = SC_SIM_RADII_UNIFORM;
                 bad = parse_list(v + 8, d) != 2;
-                p.r0 = d[0];
-                p.r1 = d[1];
+                j->p.r0 = d[0];
+                j->p.r1 = d[1];
             } else if ((strncmp(v, "gen:", 4) == 0 && v[4]) ||
                        (strncmp(v, "file:", 5) == 0 && v[5])) {
-                p.radii = SC_SIM_RADII_GIVEN;
-                radii_from = v;
+                j->p.radii = SC_SIM_RADII_GIVEN;
+                j->radii_from = v;
             } else {
                 bad = 1;
             }
         } else if (strcmp(a, "--reorder") == 0) {
             bad = parse_u64(v, 1u << 30, &u) != 0;
-            p.reorder = (int)u;
+            j->p.reorder = (int)u;
         } else if (strcmp(a, "--lattice") == 0) {
-            p.placement = SC_SIM_PLACE_LATTICE;
-            bad = parse_double(v, &p.spacing) != 0;
+            j->p.placement = SC_SIM_PLACE_LATTICE;
+            bad = parse_double(v, &j->p.spacing) != 0;
         } else if (strcmp(a, "--velocities") == 0) {
             if (strcmp(v, "direction") == 0)
-                p.velocities = SC_SIM_VEL_DIRECTION;
+                j->p.velocities = SC_SIM_VEL_DIRECTION;
             else if (strcmp(v, "components") == 0)
-                p.velocities = SC_SIM_VEL_COMPONENTS;
+                j->p.velocities = SC_SIM_VEL_COMPONENTS;
             else
                 bad = 1;
         } else if (strcmp(a, "--seed") == 0) {
             bad = parse_u64(v, ~0ull, &u) != 0;
-            p.seed = u;
+            j->p.seed = u;
         } else if (strcmp(a, "--steps") == 0) {
-            bad = parse_u64(v, 1ull << 40, &steps) != 0;
+            bad = parse_u64(v, 1ull << 40, &j->steps) != 0;
         } else if (strcmp(a, "--algorithm") == 0) {
-            bad = sc_algorithm_named(v, &o.algorithm) != SC_OK;
+            bad = sc_algorithm_named(v, &j->o.algorithm) != SC_OK;
         } else if (strcmp(a, "--threads") == 0) {
             bad = parse_u64(v, 4096, &u) != 0;
-            o.threads = (int)u;
+            j->o.threads = (int)u;
         } else if (strcmp(a, "--csv") == 0) {
-            csv = v;
+            j->csv = v;
         } else if (strcmp(a, "--frames") == 0) {
-            frames_dir = v;
+            j->frames_dir = v;
         } else if (strcmp(a, "--animate") == 0) {
-            gif = v;
+            j->gif = v;
         } else if (strcmp(a, "--every") == 0) {
-            bad = parse_u64(v, 1ull << 40, &every) != 0 || every < 1;
+            bad = parse_u64(v, 1ull << 40, &j->every) != 0 || j->every < 1;
         } else if (strcmp(a, "--colour") == 0 || strcmp(a, "--color") == 0) {
-            by_radius = strcmp(v, "radius") == 0;
-            bad = !by_radius && strcmp(v, "speed") != 0;
+            j->by_radius = strcmp(v, "radius") == 0;
+            bad = !j->by_radius && strcmp(v, "speed") != 0;
         } else if (strcmp(a, "--width") == 0) {
-            bad = parse_u64(v, 8192, &width) != 0 || width < 16;
+            bad = parse_u64(v, 8192, &j->width) != 0 || j->width < 16;
         } else {
             return sim_fail(SIM_USAGE, "unknown option \"%s\"%s (see simulate --help)", a, "");
         }
         if (bad)
             return sim_fail(SIM_USAGE, "%s: bad value \"%s\" (see simulate --help)", a, v);
     }
-    if (!box_given && p.dims == 3)
-        p.box[2] = 600.0;
-    /* every output is checked before any work, so a typo costs nothing */
+    return SIM_OK;
+}
+
+/* The outputs checked before any work (so a typo costs nothing), the given
+ * radii read, the system made. SIM_OK with *sim, or the exit code of the
+ * error it reported. */
+static int sim_prepare(sim_job *j, sc_sim **sim) {
+    if (!j->box_given && j->p.dims == 3)
+        j->p.box[2] = 600.0;
     char werr[512];
-    const char *outs[2] = {csv, gif};
+    const char *outs[2] = {j->csv, j->gif};
     for (int k = 0; k < 2; k++)
         if (outs[k] && sc_io_check_writable(outs[k], werr, sizeof werr) != SC_IO_OK)
             return sim_fail(SIM_OUTPUT, "%s%s", werr, "");
-    if (frames_dir && frames_dir_problem(frames_dir, werr, sizeof werr))
+    if (j->frames_dir && frames_dir_problem(j->frames_dir, werr, sizeof werr))
         return sim_fail(SIM_OUTPUT, "%s%s", werr, "");
     double *given = NULL;
-    if (p.radii == SC_SIM_RADII_GIVEN) {
-        const int code = given_radii(radii_from, p.n, p.dims, p.seed, &given);
+    if (j->p.radii == SC_SIM_RADII_GIVEN) {
+        const int code = given_radii(j->radii_from, j->p.n, j->p.dims, j->p.seed, &given);
         if (code != 0)
             return code;
-        p.radius = given;
+        j->p.radius = given;
     }
-    sc_sim *sim = NULL;
-    sc_status st = sc_sim_create(&p, &o, &sim);
+    sc_status st = sc_sim_create(&j->p, &j->o, sim);
     if (st != SC_OK) {
         free(given);
         return sim_fail(st == SC_ERR_OUT_OF_MEMORY ? SIM_NOMEM : SIM_USAGE, "%s%s",
                         sc_sim_problem(), "");
     }
     free(given);
+    return SIM_OK;
+}
+
+/* simulate: parse, prepare, then the steps with their rows, pictures and
+ * outputs. */
+int sc_cmd_simulate(int argc, char **argv) {
+    sim_job job;
+    int rc = sim_parse(argc, argv, &job);
+    if (rc == SIM_HELP)
+        return SIM_OK;
+    sc_sim *sim = NULL;
+    if (rc == SIM_OK)
+        rc = sim_prepare(&job, &sim);
+    if (rc != SIM_OK)
+        return rc;
+    const sim_job *j = &job;
+    const sc_sim_params p = j->p;
+    const sc_options o = j->o;
+    sc_status st = SC_OK;
     sc_frames *frames = NULL;
     const sc_frames_api *pictures = NULL;
     char err[4400];
@@ -352,19 +388,18 @@ int sc_cmd_simulate(int argc, char **argv) {
      * file, and a user's earlier file at that name as it was. */
     sc_file_writer *out = NULL;
     gif_out anim = {NULL, ""};
-    int rc = SIM_OK;
-    if (csv && sc_file_writer_open(csv, &out, err, sizeof err) != SC_IO_OK)
+    if (j->csv && sc_file_writer_open(j->csv, &out, err, sizeof err) != SC_IO_OK)
         rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
-    if (rc == SIM_OK && gif && sc_file_writer_open(gif, &anim.w, err, sizeof err) != SC_IO_OK)
+    if (rc == SIM_OK && j->gif && sc_file_writer_open(j->gif, &anim.w, err, sizeof err) != SC_IO_OK)
         rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
-    if (rc == SIM_OK && (frames_dir || gif)) {
+    if (rc == SIM_OK && (j->frames_dir || j->gif)) {
         pictures = sc_frames_load(err, sizeof err);
         if (!pictures)
             rc = sim_fail(SIM_USAGE, "%s%s", err, "");
     }
     if (rc == SIM_OK && pictures) {
         sc_frames_colour colour = {SC_FRAMES_BY_SPEED, 0.0, 2.0 * p.speed};
-        if (by_radius) { /* the range of the radii the run starts with */
+        if (j->by_radius) { /* the range of the radii the run starts with */
             const sc_sim_balls b = sc_sim_get_balls(sim);
             colour = (sc_frames_colour){SC_FRAMES_BY_RADIUS, b.r[0], b.r[0]};
             for (size_t i = 1; i < b.n; i++) {
@@ -372,8 +407,8 @@ int sc_cmd_simulate(int argc, char **argv) {
                 colour.hi = b.r[i] > colour.hi ? b.r[i] : colour.hi;
             }
         }
-        frames = pictures->open(frames_dir, gif, gif ? gif_put : NULL, &anim, (int)width, p.box,
-                                p.dims, &colour, p.n, err, sizeof err);
+        frames = pictures->open(j->frames_dir, j->gif, j->gif ? gif_put : NULL, &anim,
+                                (int)j->width, p.box, p.dims, &colour, p.n, err, sizeof err);
         if (!frames)
             rc = sim_fail(SIM_OUTPUT, "%s%s", anim.err[0] ? anim.err : err, "");
     }
@@ -382,10 +417,10 @@ int sc_cmd_simulate(int argc, char **argv) {
                 "step,time,ms_move,ms_search,ms_response,candidate_tests,collisions,reactions,"
                 "kinetic_energy,momentum_x,momentum_y,momentum_z,algorithm,threads\n") != SC_IO_OK)
         rc = sim_fail(SIM_OUTPUT, "%s%s", err, "");
-    if (rc == SIM_OK && !quiet)
+    if (rc == SIM_OK && !j->quiet)
         printf("%8s %10s %9s %9s %9s %12s %10s %10s %14s\n", "step", "time", "ms_move", "ms_search",
                "ms_resp", "tests", "collisions", "reactions", "energy");
-    for (unsigned long long k = 0; rc == SIM_OK && k < steps; k++) {
+    for (unsigned long long k = 0; rc == SIM_OK && k < j->steps; k++) {
         sc_sim_frame f;
         st = sc_sim_step(sim, &f);
         if (st != SC_OK) {
@@ -393,12 +428,12 @@ int sc_cmd_simulate(int argc, char **argv) {
             sim_fail(rc, "step failed: %s%s", sc_status_string(st), "");
             break;
         }
-        if (!quiet)
+        if (!j->quiet)
             printf("%8llu %10.4f %9.3f %9.3f %9.3f %12llu %10llu %10llu %14.6e\n",
                    (unsigned long long)f.step, f.time, f.ms_move, f.ms_search, f.ms_response,
                    (unsigned long long)f.candidate_tests, (unsigned long long)f.collisions,
                    (unsigned long long)f.reactions, f.kinetic_energy);
-        if (frames && f.step % every == 0) {
+        if (frames && f.step % j->every == 0) {
             size_t np = 0;
             const uint32_t *pairs = sc_sim_last_pairs(sim, &np);
             const sc_sim_balls b = sc_sim_get_balls(sim);
