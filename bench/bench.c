@@ -182,6 +182,8 @@ static int die_usage(const char *fmt, const char *arg) {
     exit(2);
 }
 
+/* One function, though long: one branch per option of the benchmark's
+ * command line, each with its own check and message. */
 static void parse_args(int argc, char **argv, bench_args *a) {
     memset(a, 0, sizeof *a);
     a->repeats = 5;
@@ -1040,6 +1042,9 @@ static void merge_rounds(const bench_row *run, int rounds, bench_row *out) {
         out->stage_med[s] = bench_median(v[3 + s], nr);
 }
 
+/* One function, though long: the benchmark's one sequence (machine, the
+ * data set, the runs for each configuration, the CSV rows, the summary),
+ * each step sharing the arguments and the open files. */
 int main(int argc, char **argv) {
     bench_args a;
     parse_args(argc, argv, &a);

@@ -313,6 +313,8 @@ static result median_rate(const result *r, int rounds) {
     return m;
 }
 
+/* One function, though long: the kernel benchmark's sequence (arguments,
+ * data, each kernel's rounds, the CSV and the table). */
 int main(int argc, char **argv) {
     double want_tests = 2e8;
     int repeat = 5, rounds = 3;

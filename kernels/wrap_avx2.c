@@ -9,6 +9,9 @@
 #include "load4_avx2.h"
 #include "wrap.h"
 
+/* One function, though long: a SIMD pass keeps its running bounds, counts
+ * and constants in vector registers across the loop; split, they would go
+ * through memory at each call. */
 size_t sc_wrap_avx2(const sc_wrap_box *b, const sc_src4 *s, size_t k0, size_t k1, size_t pos0,
                     double *rows, uint32_t *band, sc_wrap_found *f) {
     const sc_load4 ld = sc_load4_plan(s);

@@ -73,6 +73,8 @@ static double box_gap(const cluster *a, const cluster *b, int axis) {
     return g > 0 ? g : 0;
 }
 
+/* One function, though long: a one-off census script in C (read, cluster,
+ * merge, print), kept as one readable sequence. */
 int main(int argc, char **argv) {
     const char *path = NULL;
     int C = 4;

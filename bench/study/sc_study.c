@@ -918,6 +918,8 @@ static int max_levels_for(const char *dist, double cell_factor) {
     return levels;
 }
 
+/* One function, though long: the study's plan is one table of
+ * configurations built in order, a block per experiment. */
 static void build_plan(const study_args *a, const study_machine *m, plan *p) {
     const char *dists[MAX_LIST];
     size_t sizes[MAX_LIST];

@@ -335,6 +335,10 @@ static void grow(grower *g, tnode root) {
     g->leaf_start[g->leaves] = (uint32_t)g->used;
 }
 
+/* One function, though long: the tree's build is one sequence of stages
+ * over the peer's buffers (reserve, the root's bounds, the splits, the
+ * leaves' order, the gather), each timed into its stage clock; the pieces
+ * that stand alone (the split, grow) are functions of their own. */
 sc_status sc_spacetree_build(const sc_peer_env *e, spacetree_kind kind, const sc_tree_options *o,
                              sc_peer_built *out) {
     tree_state *ts = e->state;

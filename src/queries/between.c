@@ -211,6 +211,9 @@ static uint64_t occupancy_grid(occupancy *o, size_t nl, double mean) {
  * through its slabs of the bitmap rather than at random (the bitmap is
  * larger than a core's cache), and marked by threads over disjoint z
  * ranges. copies_at is scratch of a slot per thread. */
+/* One function, though long (its steps are described above): the list,
+ * the order and the marking are three parallel passes over the same
+ * boxes' buffers and the threads' slots, which each pass hands the next. */
 static bool occupancy_build(sc_context *c, const sc_view *s, size_t nl, const sc_wrap *wrap,
                             occupancy *o, int threads, size_t *copies_at) {
     const size_t n = s->n;

@@ -161,6 +161,10 @@ static sc_status check_params(const sc_sim_params *p) {
     return SC_OK;
 }
 
+/* One function, though long: the system is made in one order (its arrays
+ * in one block, the radii, the fit check that needs them, the centres and
+ * velocities, the search contexts), and every step's failure frees what
+ * the steps before it made. */
 sc_status sc_sim_create(const sc_sim_params *params, const sc_options *search, sc_sim **out) {
     problem[0] = '\0';
     if (!out)

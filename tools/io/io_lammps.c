@@ -91,6 +91,10 @@ static void find_columns(const char *rest, const char *end, columns *c) {
     }
 }
 
+/* One function, though long: a snapshot's items are read in order (count,
+ * box, the ATOMS line's columns) and each decides how the rows are read;
+ * the row loop then shares the cursor, the columns, the box and the error
+ * state that names line and column with them. */
 sc_io_status io_read_lammps(const char *path, const io_file *f, const sc_io_read_options *opts,
                             sc_io_spheres *out, char *err, size_t errcap) {
     const int dims = opts && opts->dims == 2 ? 2 : 3;

@@ -91,6 +91,9 @@ typedef struct npy_header {
 
 /* Parses "{'descr': ..., 'fortran_order': ..., 'shape': (...), }". Returns 0,
  * or -1 with *bad the file offset where parsing failed and *why filled. */
+/* One function, though long: a small recursive-descent parser of one
+ * dictionary literal, a branch per key and per token kind, each setting
+ * the offset and the reason a refusal reports. */
 static int npy_parse_dict(npy_cursor *c, npy_header *h, size_t *bad, const char **why) {
     memset(h, 0, sizeof *h);
     *why = "expected '{'";

@@ -743,6 +743,12 @@ static sc_io_status take_number(const char *path, size_t line, const char *t, si
     return SC_IO_OK;
 }
 
+/* One function, though long: the text reader is one pass over the bytes
+ * (byte order mark, header, the layout the first rows show, runs, pieces on
+ * threads, the line-by-line loop, the last row), and every step shares the
+ * cursor, the value store and the state that words an error by line and
+ * column; split, each piece would take most of them as arguments and the
+ * fast paths would lose them from registers. */
 sc_io_status io_read_text(const char *path, const io_file *f, const sc_io_read_options *opts,
                           sc_io_spheres *out, char *err, size_t errcap) {
     path = io_display_name(path, 0);

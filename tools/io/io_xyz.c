@@ -110,6 +110,9 @@ static int xyz_properties(const span *v, xyz_columns *c) {
     return 1;
 }
 
+/* One function, though long: as io_read_lammps, the count and comment
+ * lines decide the columns and the cell, and the row loop shares them with
+ * the cursor and the error state. */
 sc_io_status io_read_xyz(const char *path, const io_file *f, const sc_io_read_options *opts,
                          sc_io_spheres *out, char *err, size_t errcap) {
     const int dims = opts && opts->dims == 2 ? 2 : 3;

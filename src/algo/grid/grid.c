@@ -65,6 +65,9 @@ void sc_grid_plan_choose(const sc_view *v, const sc_bounds *b, const sc_grid_opt
     }
 }
 
+/* One function, though long: the grid's build is its stages in order
+ * (plan, keys, sort, rows, gather), each a call timed into its clock, with
+ * the order-only and study paths stopping between them. */
 static sc_status grid_build(const sc_peer_env *e, sc_peer_built *out) {
     _Static_assert(sizeof(sc_grid_state) <= SC_PEER_STATE_BYTES, "state fits");
     sc_grid_state *g = e->state;
