@@ -16,6 +16,7 @@
 #   release  build-release/  Release, -Werror; scripts/check-layers.py (no
 #                            call or include loop among the library's files);
 #                            scripts/toy-peer.sh (a peer added in three places);
+#                            scripts/check-long-functions.py;
 #                            installed into a temporary prefix; the Python
 #                            module imported from there;
 #                            examples/ built against that prefix with
@@ -201,6 +202,8 @@ step_release() {
       -DSC_BUILD_TESTS=OFF -DSC_PYTHON=ON || return 1
   check "no call or include loop among the library's files (check-layers.py)" \
     "$python" scripts/check-layers.py build-release/CMakeFiles/spherecollide_objects.dir
+  check "functions over 150 lines say why (check-long-functions.py)" \
+    "$python" scripts/check-long-functions.py
   check "a toy peer is its file, a registry line and a CMake line (toy-peer.sh)" \
     bash scripts/toy-peer.sh "$scratch/toy"
   check "install into a temporary prefix" install_into "$prefix" || return 1
