@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "options.h" /* tools/cli: the tool's option table */
 #include "sc_io.h"
 #include "sc_oracle.h"
 
@@ -879,11 +880,38 @@ static int cmd_mkh5(int argc, char **argv) {
 #endif
 }
 
+/* options COMMAND [aliases]: the option names the tool's table
+ * (tools/cli/options.c) gives COMMAND, one a line; with "aliases", their
+ * other spellings. */
+static int cmd_options(int argc, char **argv) {
+    static const struct {
+        const char *name;
+        unsigned flag;
+    } commands[] = {{"pairs", CLI_PAIRS},
+                    {"neighbors", CLI_NEIGHBORS},
+                    {"gen", CLI_GEN},
+                    {"simulate", CLI_SIMULATE},
+                    {"info", CLI_INFO}};
+    if (argc != 3 && !(argc == 4 && strcmp(argv[3], "aliases") == 0))
+        return 2;
+    const int aliases = argc == 4;
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
+        if (strcmp(argv[2], commands[c].name) != 0)
+            continue;
+        for (const cli_option *o = cli_options; o->name; o++)
+            if (o->commands & commands[c].flag && (!aliases || o->alias))
+                printf("%s\n", aliases ? o->alias : o->name);
+        return 0;
+    }
+    fprintf(stderr, "cli_check options: unknown command %s\n", argv[2]);
+    return 2;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr,
                 "usage: cli_check "
-                "json|json-get|pairs|nbrlist|between|periodic|mkh5|oracle|mkbad|mkseed ...\n");
+                "json|json-get|pairs|nbrlist|between|periodic|mkh5|oracle|mkbad|mkseed|options ...\n");
         return 2;
     }
     if (strcmp(argv[1], "json") == 0)
@@ -906,6 +934,8 @@ int main(int argc, char **argv) {
         return cmd_mkbad(argc, argv);
     if (strcmp(argv[1], "mkseed") == 0)
         return cmd_mkseed(argc, argv);
+    if (strcmp(argv[1], "options") == 0)
+        return cmd_options(argc, argv);
     fprintf(stderr, "cli_check: unknown command %s\n", argv[1]);
     return 2;
 }

@@ -4,7 +4,7 @@
 #   cli_tests.sh CASE SPHERECOLLIDE CLI_CHECK WORKDIR [DATADIR]
 #
 # Cases: usage help bad_input unwritable write_failure outputs threads sorted
-# json formats gen seedlike spheres_dat special_outputs signals details. Every check asserts on values (exit
+# json formats gen seedlike spheres_dat special_outputs signals details options. Every check asserts on values (exit
 # codes, messages, file contents), never on time.
 #
 # SPDX-License-Identifier: MIT
@@ -830,6 +830,34 @@ case_seedlike() {
     [ "$(json_get "$WORK/j.json" pairs)" -gt 0 ] || fail "seed-like file has no pairs"
 }
 
+# One option table (tools/cli/options.c) for every command: each command's
+# --help lists exactly the options the table gives it (long names; an
+# alias, where the help shows one, must be the table's too), and the
+# command refuses an option another command takes.
+case_options() {
+    for cmd in pairs neighbors gen simulate info; do
+        "$CHECK" options "$cmd" | sort -u > "$WORK/names.txt" || { fail "cli_check options $cmd"; continue; }
+        "$CHECK" options "$cmd" aliases | cat - "$WORK/names.txt" | sort -u > "$WORK/table.txt"
+        "$SC" "$cmd" --help 2>&1 |
+            awk '/^  +-/ { sub(/^ +/, ""); split($0, part, /   */); print part[1] }' |
+            grep -oE -- '(^|[ ,|])-(-[a-z0-9][a-z0-9-]*|[a-zA-Z])' | tr -d ' ,|' | sort -u > "$WORK/help.txt"
+        missing=$(comm -23 "$WORK/names.txt" "$WORK/help.txt" | tr '\n' ' ')
+        extra=$(comm -13 "$WORK/table.txt" "$WORK/help.txt" | tr '\n' ' ')
+        checks=$((checks + 1))
+        [ -z "$missing" ] || fail "$cmd --help does not list the table's $missing"
+        [ -z "$extra" ] || fail "$cmd --help lists $extra, which the table does not give $cmd"
+    done
+    # an option of another command is unknown (exit 2, named)
+    expect_exit 2 "unknown option \"--skin\"" -- pairs "$WORK/none.npy" --skin 1
+    expect_exit 2 "unknown option \"--against\"" -- neighbors "$WORK/none.npy" --against x
+    expect_exit 2 "unknown option \"--threads\"" -- gen uniform 10 --threads 2 -o "$WORK/g.npy"
+    # --name=VALUE takes the value, as --name VALUE does
+    "$SC" gen uniform 50 --seed=3 -o "$WORK/a.npy" --quiet &&
+        "$SC" gen uniform 50 --seed 3 -o "$WORK/b.npy" --quiet &&
+        cmp -s "$WORK/a.npy" "$WORK/b.npy" || fail "gen --seed=3 is not gen --seed 3"
+    checks=$((checks + 1))
+}
+
 case_spheres_dat() {
     f=$DATA/spheres.dat
     if [ ! -r "$f" ]; then
@@ -1254,7 +1282,7 @@ case_ids() {
 }
 
 case "$case_name" in
-usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details | simulate | neighbors | against | box | lammps | ids)
+usage | help | bad_input | unwritable | write_failure | outputs | threads | sorted | algorithms | json | formats | gen | seedlike | spheres_dat | special_outputs | signals | details | simulate | neighbors | against | box | lammps | ids | options)
     "case_$case_name"
     ;;
 *)

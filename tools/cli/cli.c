@@ -26,6 +26,7 @@
 
 #include "sc_gen.h"
 #include "sc_io.h"
+#include "options.h"
 #include "simulate.h"
 #include "spherecollide.h"
 
@@ -217,6 +218,12 @@ static const char usage_info[] =
     "                          [--kernel auto|scalar|avx2]\n"
     "Prints the CPU features, the kernel chosen, the hwloc topology summary and\n"
     "the thread binding the options would apply.\n"
+    "\n"
+    "Options:\n"
+    "  --threads N         the thread count to describe (0: the default)\n"
+    "  --pin P             none, compact or scatter\n"
+    "  --kernel K          auto, scalar or avx2\n"
+    "  -h, --help          this help\n"
     "\n";
 
 /* ---- messages ------------------------------------------------------------- */
@@ -328,29 +335,23 @@ typedef struct args {
 
 /* If argv[i] is the option `name` (exact, or "name=value" for options that
  * take a value), returns 1 and sets *value (NULL for flags). */
-static int is_opt(args *a, const char *name, int takes_value, const char **value, int *err) {
-    const char *arg = a->argv[a->i];
-    size_t l = strlen(name);
-    if (strncmp(arg, name, l) != 0)
-        return 0;
-    if (arg[l] == '\0') {
-        if (!takes_value) {
-            *value = NULL;
-            return 1;
-        }
-        if (a->i + 1 >= a->argc) {
-            *err = fail(EXIT_USAGE, "%s: option %s needs a value (see spherecollide %s --help)",
-                        a->command, name, a->command);
-            return 1;
-        }
-        *value = a->argv[++a->i];
-        return 1;
+/* The option at a->argv[a->i] that the command takes (options.h), with its
+ * value in *value (the text after '=', or the next argument, which it
+ * consumes); NULL when the command takes no option of that name. *err: the
+ * usage error reported when the value is missing. */
+static const cli_option *next_option(args *a, unsigned command, const char **value, int *err) {
+    const char *arg = a->argv[a->i], *inline_value;
+    const cli_option *o = cli_option_find(command, arg, &inline_value);
+    *value = inline_value;
+    if (!o || !o->value || inline_value)
+        return o;
+    if (a->i + 1 >= a->argc) {
+        *err = fail(EXIT_USAGE, "%s: option %s needs a value (see spherecollide %s --help)",
+                    a->command, arg, a->command);
+        return o;
     }
-    if (arg[l] == '=' && takes_value && name[1] == '-') {
-        *value = arg + l + 1;
-        return 1;
-    }
-    return 0;
+    *value = a->argv[++a->i];
+    return o;
 }
 
 static int parse_int(const char *s, long lo, long hi, long *out) {
@@ -438,34 +439,6 @@ static int parse_kernel(const char *s, sc_kernel *out) {
 
 /* Options shared by pairs and info. Returns 1 if argv[i] was one of them,
  * with *rc set to a non-zero exit code on a bad value. */
-static int common_option(args *a, sc_options *o, int *rc) {
-    const char *v = NULL;
-    int err = 0;
-    if (is_opt(a, "--threads", 1, &v, &err)) {
-        long t = 0;
-        if (!err && parse_int(v, 0, 4096, &t) != 0)
-            err = fail(EXIT_USAGE, "%s: --threads must be an integer from 0 to 4096, not \"%s\"",
-                       a->command, v);
-        if (!err)
-            o->threads = (int)t;
-    } else if (is_opt(a, "--pin", 1, &v, &err)) {
-        if (!err && parse_pin(v, &o->pin) != 0)
-            err = fail(EXIT_USAGE, "%s: --pin must be none, compact or scatter, not \"%s\"",
-                       a->command, v);
-    } else if (is_opt(a, "--kernel", 1, &v, &err)) {
-        if (!err && parse_kernel(v, &o->kernel) != 0)
-            err = fail(EXIT_USAGE, "%s: --kernel must be auto, scalar or avx2, not \"%s\"",
-                       a->command, v);
-        if (!err && o->kernel != SC_KERNEL_AUTO && !sc_kernel_available(o->kernel))
-            err = fail(EXIT_USAGE, "%s: --kernel %s: this CPU or build cannot run that kernel",
-                       a->command, v);
-    } else {
-        return 0;
-    }
-    *rc = err;
-    return 1;
-}
-
 static int unknown_option(args *a) {
     const char *arg = a->argv[a->i];
     if (arg[0] == '-' && arg[1] != '\0')
@@ -473,6 +446,36 @@ static int unknown_option(args *a) {
                     a->command, arg, a->command);
     return fail(EXIT_USAGE, "%s: unexpected argument \"%s\" (see spherecollide %s --help)",
                 a->command, arg, a->command);
+}
+
+/* The search options every command that runs a query takes (--threads,
+ * --pin, --kernel) into *o; any other option id is unknown to the
+ * command. Returns 0 or the exit code of the usage error it reported. */
+static int search_option(args *a, cli_opt id, const char *v, sc_options *o) {
+    switch (id) {
+    case OPT_THREADS: {
+        long t = 0;
+        if (parse_int(v, 0, 4096, &t) != 0)
+            return fail(EXIT_USAGE, "%s: --threads must be an integer from 0 to 4096, not \"%s\"",
+                        a->command, v);
+        o->threads = (int)t;
+        return 0;
+    }
+    case OPT_PIN:
+        if (parse_pin(v, &o->pin) != 0)
+            return fail(EXIT_USAGE, "%s: --pin must be none, compact or scatter, not \"%s\"",
+                        a->command, v);
+        return 0;
+    case OPT_KERNEL:
+        if (parse_kernel(v, &o->kernel) != 0)
+            return fail(EXIT_USAGE, "%s: --kernel must be auto, scalar or avx2, not \"%s\"",
+                        a->command, v);
+        if (o->kernel != SC_KERNEL_AUTO && !sc_kernel_available(o->kernel))
+            return fail(EXIT_USAGE, "%s: --kernel %s: this CPU or build cannot run that kernel",
+                        a->command, v);
+        return 0;
+    default: return unknown_option(a);
+    }
 }
 
 static int wants_help(int argc, char **argv) {
@@ -996,50 +999,86 @@ static int pairs_parse(int argc, char **argv, pairs_job *job, tree_args *t) {
         }
         if (strcmp(arg, "--") == 0) {
             only_positional = 1;
-        } else if (is_opt(&a, "-o", 1, &v, &rc) || is_opt(&a, "--output", 1, &v, &rc)) {
+            continue;
+        }
+        const cli_option *opt = next_option(&a, CLI_PAIRS, &v, &rc);
+        if (!opt)
+            return unknown_option(&a);
+        if (rc)
+            return rc;
+        switch (opt->id) {
+        case OPT_OUTPUT: {
             if (!rc && job->output)
                 return fail(EXIT_USAGE, "pairs: more than one -o");
             job->output = v;
-        } else if (is_opt(&a, "--against", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_AGAINST: {
             if (!rc && job->against)
                 return fail(EXIT_USAGE, "pairs: more than one --against");
             job->against = v;
-        } else if (is_opt(&a, "--box", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_BOX: {
             if (!rc && job->box)
                 return fail(EXIT_USAGE, "pairs: more than one --box");
             if (!rc)
                 rc = parse_box("pairs", v, &job->options.box, &job->box_axes);
             job->box = v;
-        } else if (is_opt(&a, "--radius", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_RADIUS: {
             job->radius = v;
-        } else if (is_opt(&a, "--dataset", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_DATASET: {
             job->dataset = v;
-        } else if (is_opt(&a, "--frame", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_FRAME: {
             if (!rc)
                 rc = parse_frame("pairs", v, &job->frame);
-        } else if (strcmp(arg, "--count-only") == 0) {
+            break;
+        }
+        case OPT_COUNT_ONLY: {
             job->count_only = 1;
-        } else if (strcmp(arg, "--ids") == 0) {
+            break;
+        }
+        case OPT_IDS: {
             job->ids = 1;
-        } else if (is_opt(&a, "--repeat", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_REPEAT: {
             char *end = NULL;
             long r = rc ? 0 : strtol(v, &end, 10);
             if (!rc && (end == v || *end != '\0' || r < 1 || r > 1000))
                 rc = fail(EXIT_USAGE,
                           "pairs: --repeat must be a whole number from 1 to 1000, not \"%s\"", v);
             job->repeat = (int)r;
-        } else if (strcmp(arg, "--sorted") == 0) {
+            break;
+        }
+        case OPT_SORTED: {
             job->sorted = 1;
-        } else if (strcmp(arg, "--json") == 0) {
+            break;
+        }
+        case OPT_JSON: {
             job->json = 1;
-        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+            break;
+        }
+        case OPT_QUIET: {
             job->quiet = 1;
-        } else if (strcmp(arg, "--2d") == 0) {
+            break;
+        }
+        case OPT_2D: {
             job->dims2 = 1;
-        } else if (is_opt(&a, "--format", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_FORMAT: {
             if (!rc)
                 rc = parse_format_option(job, v);
-        } else if (is_opt(&a, "--input-format", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_INPUT_FORMAT: {
             sc_io_format f = SC_IO_FORMAT_AUTO;
             if (!rc && (sc_io_format_parse(v, &f) != 0 || f == SC_IO_FORMAT_BIN))
                 rc = fail(
@@ -1051,25 +1090,35 @@ static int pairs_parse(int argc, char **argv, pairs_job *job, tree_args *t) {
                 rc = fail(EXIT_USAGE, "pairs: two input formats given (%s and %s)",
                           sc_io_format_name(job->in_format), v);
             job->in_format = f;
-        } else if (is_opt(&a, "--algorithm", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_ALGORITHM: {
             const int k = rc ? 0 : algorithm_named(v);
             if (k < 0)
                 rc = fail(EXIT_USAGE, "pairs: --algorithm must be %s, not \"%s\"",
                           algorithm_choices(), v);
             job->options.algorithm = (sc_algorithm)(k < 0 ? 0 : k);
-        } else if (is_opt(&a, "--max-depth", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_MAX_DEPTH: {
             if (!rc)
                 rc = parse_int_option("--max-depth", v, 1, 64, &t->max_depth);
-        } else if (is_opt(&a, "--leaf-size", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_LEAF_SIZE: {
             if (!rc)
                 rc = parse_int_option("--leaf-size", v, 1, 1 << 30, &t->leaf_size);
-        } else if (is_opt(&a, "--cutoff", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_CUTOFF: {
             int cut = 0;
             if (!rc)
                 rc = parse_int_option("--cutoff", v, 1, 1 << 30, &cut);
             job->options.segtree.cutoff = (size_t)cut;
             t->cutoff_given = 1;
-        } else if (is_opt(&a, "--max-tests", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_MAX_TESTS: {
             char *end = NULL;
             const double tests = rc ? 0.0 : strtod(v, &end);
             if (!rc && (end == v || *end != '\0' || !(tests > 0.0)))
@@ -1077,27 +1126,34 @@ static int pairs_parse(int argc, char **argv, pairs_job *job, tree_args *t) {
                           "pairs: --max-tests must be a positive number or inf, not \"%s\"", v);
             job->options.hashgrid.max_tests = tests;
             t->max_tests_given = 1;
-        } else if (strcmp(arg, "--warm") == 0) {
+            break;
+        }
+        case OPT_WARM: {
             job->options.sap.warm = 1;
             job->options.bvh.refit = 1;
-        } else if (is_opt(&a, "--split", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_SPLIT: {
             if (!rc && strcmp(v, "median") == 0)
                 job->options.kdsplit.split = SC_SPLIT_MEDIAN;
             else if (!rc && strcmp(v, "mean") == 0)
                 job->options.kdsplit.split = SC_SPLIT_MEAN;
             else if (!rc)
                 rc = fail(EXIT_USAGE, "pairs: --split must be median or mean, not \"%s\"", v);
-        } else if (is_opt(&a, "--segment-width", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_SEGMENT_WIDTH: {
             if (!rc && strcmp(v, "mean") == 0)
                 job->options.partition1d.width = SC_SEGMENT_MEAN_DIAMETER;
             else if (!rc && strcmp(v, "max") == 0)
                 job->options.partition1d.width = SC_SEGMENT_MAX_DIAMETER;
             else if (!rc)
                 rc = fail(EXIT_USAGE, "pairs: --segment-width must be mean or max, not \"%s\"", v);
-        } else if (common_option(&a, &job->options, &rc)) {
-            /* handled */
-        } else {
-            return unknown_option(&a);
+            break;
+        }
+        default: /* --threads, --pin, --kernel, --algorithm */
+            rc = search_option(&a, opt->id, v, &job->options);
+            break;
         }
         if (rc)
             return rc;
@@ -1442,27 +1498,51 @@ static int nbr_parse(int argc, char **argv, nbr_job *job) {
             if (job->input)
                 return fail(EXIT_USAGE, "neighbors: more than one INPUT (\"%s\")", arg);
             job->input = arg;
-        } else if (strcmp(arg, "--") == 0) {
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
             positional_only = 1;
-        } else if (is_opt(&a, "-o", 1, &v, &rc) || is_opt(&a, "--output", 1, &v, &rc)) {
+            continue;
+        }
+        const cli_option *opt = next_option(&a, CLI_NEIGHBORS, &v, &rc);
+        if (!opt)
+            return unknown_option(&a);
+        if (rc)
+            return rc;
+        switch (opt->id) {
+        case OPT_OUTPUT: {
             job->output = v;
-        } else if (is_opt(&a, "--box", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_BOX: {
             if (!rc && job->box_axes)
                 return fail(EXIT_USAGE, "neighbors: more than one --box");
             if (!rc)
                 rc = parse_box("neighbors", v, &job->options.box, &job->box_axes);
-        } else if (is_opt(&a, "--radius", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_RADIUS: {
             job->radius = v;
-        } else if (is_opt(&a, "--dataset", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_DATASET: {
             job->dataset = v;
-        } else if (is_opt(&a, "--frame", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_FRAME: {
             if (!rc)
                 rc = parse_frame("neighbors", v, &job->frame);
-        } else if (strcmp(arg, "--full") == 0) {
+            break;
+        }
+        case OPT_FULL: {
             spec->full = 1;
-        } else if (strcmp(arg, "--ids") == 0) {
+            break;
+        }
+        case OPT_IDS: {
             job->ids = 1;
-        } else if (is_opt(&a, "--skin", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_SKIN: {
             char *end = NULL;
             if (v) {
                 spec->skin = strtod(v, &end);
@@ -1471,7 +1551,9 @@ static int nbr_parse(int argc, char **argv, nbr_job *job) {
                     rc = fail(EXIT_USAGE,
                               "neighbors: --skin must be a number from 0 to 1e150, not \"%s\"", v);
             }
-        } else if (is_opt(&a, "--values", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_VALUES: {
             if (v && strcmp(v, "overlap") == 0)
                 spec->value = SC_NBR_OVERLAP;
             else if (v && strcmp(v, "distance") == 0)
@@ -1479,13 +1561,21 @@ static int nbr_parse(int argc, char **argv, nbr_job *job) {
             else if (v)
                 rc = fail(EXIT_USAGE, "neighbors: --values must be overlap or distance, not \"%s\"",
                           v);
-        } else if (strcmp(arg, "--json") == 0) {
+            break;
+        }
+        case OPT_JSON: {
             job->json = 1;
-        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+            break;
+        }
+        case OPT_QUIET: {
             job->quiet = 1;
-        } else if (strcmp(arg, "--2d") == 0) {
+            break;
+        }
+        case OPT_2D: {
             job->dims2 = 1;
-        } else if (is_opt(&a, "--format", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_FORMAT: {
             sc_io_format f;
             if (v && sc_io_format_parse(v, &f) != 0)
                 rc = fail(EXIT_USAGE, "neighbors: unknown --format \"%s\"", v);
@@ -1494,20 +1584,25 @@ static int nbr_parse(int argc, char **argv, nbr_job *job) {
                 job->in_format = f;
             else if (v)
                 job->out_format = f;
-        } else if (is_opt(&a, "--input-format", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_INPUT_FORMAT: {
             if (v && sc_io_format_parse(v, &job->in_format) != 0)
                 rc = fail(EXIT_USAGE, "neighbors: unknown --input-format \"%s\"", v);
-        } else if (is_opt(&a, "--algorithm", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_ALGORITHM: {
             const int k = v ? algorithm_named(v) : 0;
             int found = k >= 0;
             job->options.algorithm = (sc_algorithm)(k < 0 ? 0 : k);
             if (v && !found)
                 rc = fail(EXIT_USAGE, "neighbors: --algorithm must be %s, not \"%s\"",
                           algorithm_choices(), v);
-        } else if (common_option(&a, &job->options, &rc)) {
-            /* handled */
-        } else {
-            return unknown_option(&a);
+            break;
+        }
+        default: /* --threads, --pin, --kernel, --algorithm */
+            rc = search_option(&a, opt->id, v, &job->options);
+            break;
         }
         if (rc)
             return rc;
@@ -1733,24 +1828,41 @@ static int cmd_gen(int argc, char **argv) {
         }
         if (strcmp(arg, "--") == 0) {
             only_positional = 1;
-        } else if (is_opt(&a, "-o", 1, &v, &rc) || is_opt(&a, "--output", 1, &v, &rc)) {
+            continue;
+        }
+        const cli_option *opt = next_option(&a, CLI_GEN, &v, &rc);
+        if (!opt)
+            return unknown_option(&a);
+        if (rc)
+            return rc;
+        switch (opt->id) {
+        case OPT_OUTPUT: {
             if (!rc && output)
                 return fail(EXIT_USAGE, "gen: more than one -o");
             output = v;
-        } else if (is_opt(&a, "--seed", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_SEED: {
             if (!rc && parse_u64(v, &seed) != 0)
                 rc = fail(EXIT_USAGE, "gen: --seed must be an unsigned 64-bit integer, not \"%s\"",
                           v);
-        } else if (is_opt(&a, "--format", 1, &v, &rc)) {
+            break;
+        }
+        case OPT_FORMAT: {
             if (!rc && (sc_io_format_parse(v, &format) != 0 || format == SC_IO_FORMAT_BIN))
                 rc = fail(EXIT_USAGE,
                           "gen: --format must be npy, text, csv, f32 or f64, not \"%s\"", v);
-        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+            break;
+        }
+        case OPT_QUIET: {
             quiet = 1;
-        } else if (strcmp(arg, "--cell-order") == 0) {
+            break;
+        }
+        case OPT_CELL_ORDER: {
             cell_order = 1;
-        } else {
-            return unknown_option(&a);
+            break;
+        }
+        default: return unknown_option(&a);
         }
         if (rc)
             return rc;
@@ -1827,9 +1939,13 @@ static int cmd_info(int argc, char **argv) {
     sc_options o = sc_options_default();
     args a = {argc, 0, argv, "info"};
     for (a.i = 1; a.i < argc; a.i++) {
+        const char *v = NULL;
         int rc = 0;
-        if (!common_option(&a, &o, &rc))
+        const cli_option *opt = next_option(&a, CLI_INFO, &v, &rc);
+        if (!opt)
             return unknown_option(&a);
+        if (rc == 0)
+            rc = search_option(&a, opt->id, v, &o);
         if (rc)
             return rc;
     }

@@ -3,6 +3,7 @@
  * (include/spherecollide_sim.h) frame after frame, with per-frame
  * statistics on stdout and in a CSV file.
  */
+#include "options.h"
 #include "simulate.h"
 
 #include <errno.h>
@@ -59,7 +60,8 @@ const char sc_simulate_usage[] =
     "  --every K            with --frames: every K-th step (1)\n"
     "  --animate FILE.gif   write the same pictures as a looping animated GIF\n"
     "  --width PX           with --frames or --animate: picture width in pixels (1000)\n"
-    "  --quiet              no per-step lines on stdout\n"
+    "  --quiet, -q          no per-step lines on stdout\n"
+    "  -h, --help           this help\n"
     "\n"
     "Trajectories are the same, bit for bit, for every --threads and --algorithm.\n"
     "Exit codes: 0 ok, 2 bad command line or parameters, 3 cannot read the\n"
@@ -231,34 +233,44 @@ static int sim_parse(int argc, char **argv, sim_job *j) {
                    .every = 1,
                    .width = 1000};
     for (int k = 1; k < argc; k++) {
-        const char *a = argv[k];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        const char *a = argv[k], *inline_value = NULL;
+        const cli_option *opt = cli_option_find(CLI_SIMULATE, a, &inline_value);
+        if (opt && opt->id == OPT_HELP) {
             sc_cli_put_usage(stdout, sc_simulate_usage);
             return SIM_HELP;
         }
-        if (strcmp(a, "--quiet") == 0) {
+        if (opt && opt->id == OPT_QUIET) {
             j->quiet = 1;
             continue;
         }
-        if (strcmp(a, "--warm") == 0) {
+        if (opt && opt->id == OPT_WARM) {
             j->o.sap.warm = 1;
             j->o.bvh.refit = 1;
             continue;
         }
-        if (k + 1 >= argc || strncmp(a, "--", 2) != 0)
+        if (!inline_value && (k + 1 >= argc || strncmp(a, "--", 2) != 0))
             return sim_fail(SIM_USAGE,
                             "unknown or incomplete option \"%s\"%s (see simulate --help)", a, "");
-        const char *v = argv[++k];
+        if (!opt)
+            return sim_fail(SIM_USAGE, "unknown option \"%s\"%s (see simulate --help)", a, "");
+        const char *v = inline_value ? inline_value : argv[++k];
+        if (inline_value)
+            a = opt->name; /* the messages name the option, not "--name=VALUE" */
         unsigned long long u = 0;
         double d[3] = {0, 0, 0};
         int bad = 0;
-        if (strcmp(a, "--dims") == 0) {
+        switch (opt->id) {
+        case OPT_DIMS: {
             bad = parse_u64(v, 3, &u) != 0 || u < 2;
             j->p.dims = (int)u;
-        } else if (strcmp(a, "--n") == 0) {
+            break;
+        }
+        case OPT_N: {
             bad = parse_u64(v, 1ull << 31, &u) != 0 || u < 1;
             j->p.n = (size_t)u;
-        } else if (strcmp(a, "--box") == 0) {
+            break;
+        }
+        case OPT_BOX: {
             const int m = parse_list(v, d);
             bad = m < 2;
             for (int i = 0; i < m && !bad; i++)
@@ -266,11 +278,17 @@ static int sim_parse(int argc, char **argv, sim_job *j) {
             if (m == 2)
                 j->p.box[2] = d[1];
             j->box_given = 1;
-        } else if (strcmp(a, "--dt") == 0) {
+            break;
+        }
+        case OPT_DT: {
             bad = parse_double(v, &j->p.dt) != 0;
-        } else if (strcmp(a, "--speed") == 0) {
+            break;
+        }
+        case OPT_SPEED: {
             bad = parse_double(v, &j->p.speed) != 0;
-        } else if (strcmp(a, "--radii") == 0) {
+            break;
+        }
+        case OPT_RADII: {
             if (strcmp(v, "seed002") == 0) {
                 j->p.radii = SC_SIM_RADII_SEQUENCE;
             } else if (strncmp(v, "const:", 6) == 0) {
@@ -288,44 +306,71 @@ static int sim_parse(int argc, char **argv, sim_job *j) {
             } else {
                 bad = 1;
             }
-        } else if (strcmp(a, "--reorder") == 0) {
+            break;
+        }
+        case OPT_REORDER: {
             bad = parse_u64(v, 1u << 30, &u) != 0;
             j->p.reorder = (int)u;
-        } else if (strcmp(a, "--lattice") == 0) {
+            break;
+        }
+        case OPT_LATTICE: {
             j->p.placement = SC_SIM_PLACE_LATTICE;
             bad = parse_double(v, &j->p.spacing) != 0;
-        } else if (strcmp(a, "--velocities") == 0) {
+            break;
+        }
+        case OPT_VELOCITIES: {
             if (strcmp(v, "direction") == 0)
                 j->p.velocities = SC_SIM_VEL_DIRECTION;
             else if (strcmp(v, "components") == 0)
                 j->p.velocities = SC_SIM_VEL_COMPONENTS;
             else
                 bad = 1;
-        } else if (strcmp(a, "--seed") == 0) {
+            break;
+        }
+        case OPT_SEED: {
             bad = parse_u64(v, ~0ull, &u) != 0;
             j->p.seed = u;
-        } else if (strcmp(a, "--steps") == 0) {
+            break;
+        }
+        case OPT_STEPS: {
             bad = parse_u64(v, 1ull << 40, &j->steps) != 0;
-        } else if (strcmp(a, "--algorithm") == 0) {
+            break;
+        }
+        case OPT_ALGORITHM: {
             bad = sc_algorithm_named(v, &j->o.algorithm) != SC_OK;
-        } else if (strcmp(a, "--threads") == 0) {
+            break;
+        }
+        case OPT_THREADS: {
             bad = parse_u64(v, 4096, &u) != 0;
             j->o.threads = (int)u;
-        } else if (strcmp(a, "--csv") == 0) {
+            break;
+        }
+        case OPT_CSV: {
             j->csv = v;
-        } else if (strcmp(a, "--frames") == 0) {
+            break;
+        }
+        case OPT_FRAMES: {
             j->frames_dir = v;
-        } else if (strcmp(a, "--animate") == 0) {
+            break;
+        }
+        case OPT_ANIMATE: {
             j->gif = v;
-        } else if (strcmp(a, "--every") == 0) {
+            break;
+        }
+        case OPT_EVERY: {
             bad = parse_u64(v, 1ull << 40, &j->every) != 0 || j->every < 1;
-        } else if (strcmp(a, "--colour") == 0 || strcmp(a, "--color") == 0) {
+            break;
+        }
+        case OPT_COLOUR: {
             j->by_radius = strcmp(v, "radius") == 0;
             bad = !j->by_radius && strcmp(v, "speed") != 0;
-        } else if (strcmp(a, "--width") == 0) {
+            break;
+        }
+        case OPT_WIDTH: {
             bad = parse_u64(v, 8192, &j->width) != 0 || j->width < 16;
-        } else {
-            return sim_fail(SIM_USAGE, "unknown option \"%s\"%s (see simulate --help)", a, "");
+            break;
+        }
+        default: return sim_fail(SIM_USAGE, "unknown option \"%s\"%s (see simulate --help)", a, "");
         }
         if (bad)
             return sim_fail(SIM_USAGE, "%s: bad value \"%s\" (see simulate --help)", a, v);
