@@ -909,9 +909,10 @@ static int cmd_options(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr,
-                "usage: cli_check "
-                "json|json-get|pairs|nbrlist|between|periodic|mkh5|oracle|mkbad|mkseed|options ...\n");
+        fprintf(
+            stderr,
+            "usage: cli_check "
+            "json|json-get|pairs|nbrlist|between|periodic|mkh5|oracle|mkbad|mkseed|options ...\n");
         return 2;
     }
     if (strcmp(argv[1], "json") == 0)
