@@ -1066,6 +1066,18 @@ case_details() {
 }
 
 case_simulate() {
+    # --radii sequence is the default radii, seed002 its other name (the
+    # CSV without its timing columns, 3-5)
+    for r in sequence seed002; do
+        "$SC" simulate --n 300 --steps 3 --radii $r --csv "$WORK/r-$r.csv" --quiet ||
+            fail "simulate --radii $r"
+        cut -d, -f1,2,6- "$WORK/r-$r.csv" > "$WORK/r-$r.cut"
+    done
+    "$SC" simulate --n 300 --steps 3 --csv "$WORK/r-default.csv" --quiet &&
+        cut -d, -f1,2,6- "$WORK/r-default.csv" > "$WORK/r-default.cut"
+    cmp -s "$WORK/r-sequence.cut" "$WORK/r-seed002.cut" && cmp -s "$WORK/r-sequence.cut" "$WORK/r-default.cut" ||
+        fail "simulate --radii sequence, seed002 and the default differ"
+    checks=$((checks + 1))
     # the same collisions, reactions and energy for any thread count and algorithm
     for run in "1 grid" "2 grid" "2 sap" "2 bvh"; do
         set -- $run

@@ -23,24 +23,25 @@ enum { SIM_OK = 0, SIM_INTERNAL = 1, SIM_USAGE = 2, SIM_OUTPUT = 6, SIM_NOMEM = 
 
 const char sc_simulate_usage[] =
     "Usage: spherecollide simulate [options]\n"
-    "Elastic balls in a box, frame after frame (seed 002's model): move, find the\n"
+    "Elastic balls in a box, frame after frame: move, find the\n"
     "colliding pairs, apply elastic impulses to approaching pairs, reflect at walls.\n"
-    "The defaults are seed 002's 8,000-ball demo.\n"
+    "The defaults are an 8,000-ball demo: circles of radii 2.5 + 77.5 * 0.92^i.\n"
     "\n"
     "  --dims 2|3           circles or spheres (2)\n"
     "  --n N                balls (8000)\n"
     "  --box L0,L1[,L2]     the box's extent per axis (1400,600[,600])\n"
     "  --dt T               time step (1/60)\n"
     "  --speed V            initial speed, random directions (50)\n"
-    "  --radii R            seed002 (2.5 + 77.5 * 0.92^i), const:R0, uniform:R0,R1,\n"
+    "  --radii R            sequence (2.5 + 77.5 * 0.92^i; seed002 is another name),\n"
+    "                       const:R0, uniform:R0,R1,\n"
     "                       gen:NAME (the radii of `spherecollide gen NAME` with this\n"
     "                       --n and --seed) or file:PATH (the first N radii of a\n"
     "                       sphere file, any format `pairs` reads: text and raw\n"
     "                       rows of x, y, r in 2-D and x, y, z, r in 3-D)\n"
     "  --lattice P          centres on a square (cubic) lattice of pitch P, x fastest,\n"
-    "                       first point at P/2 (seed 003); default: uniform at random\n"
+    "                       first point at P/2; default: uniform at random\n"
     "  --velocities RULE    direction (|v| = speed, random direction; default) or\n"
-    "                       components (each uniform in [-speed, speed], seed 003)\n"
+    "                       components (each uniform in [-speed, speed])\n"
     "  --seed S             the run's random seed (1)\n"
     "  --steps K            steps to run (5)\n"
     "  --algorithm NAME     the pair search: @ALGORITHMS@\n"
@@ -289,7 +290,7 @@ static int sim_parse(int argc, char **argv, sim_job *j) {
             break;
         }
         case OPT_RADII: {
-            if (strcmp(v, "seed002") == 0) {
+            if (strcmp(v, "sequence") == 0 || strcmp(v, "seed002") == 0) {
                 j->p.radii = SC_SIM_RADII_SEQUENCE;
             } else if (strncmp(v, "const:", 6) == 0) {
                 j->p.radii = SC_SIM_RADII_CONSTANT;

@@ -358,7 +358,7 @@ static const gen_entry gen_table[] = {
     {"shell", gen_shell, 1.0, 1.5,
      "radii U[1,1.5], centres on the surface of a sphere of radius sqrt(0.79 n) (~1 pair/sphere)"},
     {"wide", gen_wide, 2.5, 80.0,
-     "log-uniform radii 80 -> 2.5 (seed 002), cube, volume fraction 0.35 (~0.8 pair/sphere)"},
+     "log-uniform radii 80 -> 2.5, cube, volume fraction 0.35 (~0.8 pair/sphere)"},
     {"powerlaw", gen_powerlaw, 1.0, 1000.0,
      "Pareto(2) radii in [1,1000], sphere 0 has r=1000; cube sized for O(n) pairs"},
     {"clustered", gen_clustered, 1.0, 1.5,
@@ -370,7 +370,7 @@ static const gen_entry gen_table[] = {
     {"sparse", gen_sparse, 1.0, 1.5,
      "radii U[1,1.5], centres uniform in a cube at volume fraction 1e-4 (the seed's data file)"},
     {"seed002", gen_seed002, 2.5, 80.0,
-     "seed 002's circles: z = 0, r_i = 2.5 + 77.5 * 0.92^i, a 7:3 rectangle at area density 0.35"},
+     "circles: z = 0, r_i = 2.5 + 77.5 * 0.92^i, a 7:3 rectangle at area density 0.35"},
     /* after seed002: a generator's stream is its place in this table */
     {"heavytail", gen_heavytail, 1.0, 1000.0,
      "Pareto(2.5) radii in [1,1000], sphere 0 has r=1000; cube at volume fraction 0.2 (most touch "
