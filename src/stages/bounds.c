@@ -11,9 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+#include <simde/x86/sse2.h>
 
 typedef struct partial {
     double lo[3], hi[3], rmin, rmax;
@@ -92,7 +90,6 @@ static void bounds_block(const sc_view *v, size_t lo, size_t hi, partial *my, ui
     }
 }
 
-#ifdef __SSE2__
 /* The end of both fast paths: folds the four exponent tables, and, unless
  * the block needs the plain loop (a bad value, a negative radius, a zero or
  * subnormal radius: exponent 0), merges the block's bounds into *my and its
@@ -131,87 +128,91 @@ static bool block_finish(bool bad, const double lo3[3], const double hi3[3], dou
 static bool bounds_rows_f64(const double *rows, size_t sd, size_t lo, size_t hi, partial *my,
                             uint64_t *rexp, uint32_t (*raw)[2048]) {
     memset(raw, 0, 4 * sizeof *raw);
-    const __m128d absmask = _mm_castsi128_pd(_mm_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
-    const __m128d maxv = _mm_set1_pd(SC_MAX_ABS_VALUE);
-    __m128d mn_xy = _mm_set1_pd(HUGE_VAL), mx_xy = _mm_set1_pd(-HUGE_VAL);
-    __m128d mn_zr = mn_xy, mx_zr = mx_xy, bad = _mm_setzero_pd();
+    const simde__m128d absmask = simde_mm_castsi128_pd(simde_mm_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
+    const simde__m128d maxv = simde_mm_set1_pd(SC_MAX_ABS_VALUE);
+    simde__m128d mn_xy = simde_mm_set1_pd(HUGE_VAL), mx_xy = simde_mm_set1_pd(-HUGE_VAL);
+    /* good: every lane's values within the limit so far (x <= max, false
+     * for NaN). Not written as a bad flag of "not <=": SIMDe 0.7.4's
+     * cmpnle_ps (and its portable cmpnle_pd) is "greater", which NaN
+     * fails, so a NaN would pass. */
+    simde__m128d mn_zr = mn_xy, mx_zr = mx_xy,
+                 good = simde_mm_castsi128_pd(simde_mm_set1_epi32(-1));
     for (size_t k = lo; k < hi; k++) {
         const double *s = rows + k * sd;
         if (k + 64 < hi)
             __builtin_prefetch(s + 64 * sd);
-        const __m128d a = _mm_loadu_pd(s), b = _mm_loadu_pd(s + 2);
-        mn_xy = _mm_min_pd(mn_xy, a);
-        mx_xy = _mm_max_pd(mx_xy, a);
-        mn_zr = _mm_min_pd(mn_zr, b);
-        mx_zr = _mm_max_pd(mx_zr, b);
-        bad = _mm_or_pd(bad, _mm_cmpnle_pd(_mm_and_pd(a, absmask), maxv));
-        bad = _mm_or_pd(bad, _mm_cmpnle_pd(_mm_and_pd(b, absmask), maxv));
+        const simde__m128d a = simde_mm_loadu_pd(s), b = simde_mm_loadu_pd(s + 2);
+        mn_xy = simde_mm_min_pd(mn_xy, a);
+        mx_xy = simde_mm_max_pd(mx_xy, a);
+        mn_zr = simde_mm_min_pd(mn_zr, b);
+        mx_zr = simde_mm_max_pd(mx_zr, b);
+        good = simde_mm_and_pd(good, simde_mm_cmple_pd(simde_mm_and_pd(a, absmask), maxv));
+        good = simde_mm_and_pd(good, simde_mm_cmple_pd(simde_mm_and_pd(b, absmask), maxv));
         uint64_t bits;
         memcpy(&bits, s + 3, sizeof bits);
         raw[k & 3][(bits >> 52) & 0x7ff]++;
     }
     double lo2[2], hi2[2], lo_zr[2], hi_zr[2];
-    _mm_storeu_pd(lo2, mn_xy);
-    _mm_storeu_pd(hi2, mx_xy);
-    _mm_storeu_pd(lo_zr, mn_zr);
-    _mm_storeu_pd(hi_zr, mx_zr);
+    simde_mm_storeu_pd(lo2, mn_xy);
+    simde_mm_storeu_pd(hi2, mx_xy);
+    simde_mm_storeu_pd(lo_zr, mn_zr);
+    simde_mm_storeu_pd(hi_zr, mx_zr);
     const double lo3[3] = {lo2[0], lo2[1], lo_zr[0]}, hi3[3] = {hi2[0], hi2[1], hi_zr[0]};
-    return block_finish(_mm_movemask_pd(bad) != 0, lo3, hi3, lo_zr[1], hi_zr[1], raw, my, rexp);
+    return block_finish(simde_mm_movemask_pd(good) != 0x3, lo3, hi3, lo_zr[1], hi_zr[1], raw, my,
+                        rexp);
 }
 
 /* Columns of doubles (SoA, stride 8; z may be absent): the same checks and
  * results as bounds_rows_f64, each column streamed on its own, two spheres
  * per vector. */
 static void col_minmax(const double *c, size_t lo, size_t hi, double *mn, double *mx,
-                       __m128d *bad) {
-    const __m128d absmask = _mm_castsi128_pd(_mm_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
-    const __m128d maxv = _mm_set1_pd(SC_MAX_ABS_VALUE);
-    __m128d vmn = _mm_set1_pd(HUGE_VAL), vmx = _mm_set1_pd(-HUGE_VAL), b = *bad;
+                       simde__m128d *good) {
+    const simde__m128d absmask = simde_mm_castsi128_pd(simde_mm_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
+    const simde__m128d maxv = simde_mm_set1_pd(SC_MAX_ABS_VALUE);
+    simde__m128d vmn = simde_mm_set1_pd(HUGE_VAL), vmx = simde_mm_set1_pd(-HUGE_VAL), g = *good;
     size_t k = lo;
     for (; k + 2 <= hi; k += 2) {
-        const __m128d a = _mm_loadu_pd(c + k);
-        vmn = _mm_min_pd(vmn, a);
-        vmx = _mm_max_pd(vmx, a);
-        b = _mm_or_pd(b, _mm_cmpnle_pd(_mm_and_pd(a, absmask), maxv));
+        const simde__m128d a = simde_mm_loadu_pd(c + k);
+        vmn = simde_mm_min_pd(vmn, a);
+        vmx = simde_mm_max_pd(vmx, a);
+        g = simde_mm_and_pd(g, simde_mm_cmple_pd(simde_mm_and_pd(a, absmask), maxv));
     }
     if (k < hi) { /* the odd last value, twice */
-        const __m128d a = _mm_set1_pd(c[k]);
-        vmn = _mm_min_pd(vmn, a);
-        vmx = _mm_max_pd(vmx, a);
-        b = _mm_or_pd(b, _mm_cmpnle_pd(_mm_and_pd(a, absmask), maxv));
+        const simde__m128d a = simde_mm_set1_pd(c[k]);
+        vmn = simde_mm_min_pd(vmn, a);
+        vmx = simde_mm_max_pd(vmx, a);
+        g = simde_mm_and_pd(g, simde_mm_cmple_pd(simde_mm_and_pd(a, absmask), maxv));
     }
     double m2[2], x2[2];
-    _mm_storeu_pd(m2, vmn);
-    _mm_storeu_pd(x2, vmx);
+    simde_mm_storeu_pd(m2, vmn);
+    simde_mm_storeu_pd(x2, vmx);
     *mn = m2[0] < m2[1] ? m2[0] : m2[1];
     *mx = x2[0] > x2[1] ? x2[0] : x2[1];
-    *bad = b;
+    *good = g;
 }
 
 static bool bounds_cols_f64(const sc_view *v, size_t lo, size_t hi, partial *my, uint64_t *rexp,
                             uint32_t (*raw)[2048]) {
     if (lo >= hi)
         return true;
-    __m128d bad = _mm_setzero_pd();
+    simde__m128d good = simde_mm_castsi128_pd(simde_mm_set1_epi32(-1)); /* as bounds_rows_f64 */
     const double *col[3] = {(const double *)(const void *)v->x, (const double *)(const void *)v->y,
                             v->z ? (const double *)(const void *)v->z : NULL};
     double lo3[3] = {0, 0, 0}, hi3[3] = {0, 0, 0}, rmin, rmax;
     for (int a = 0; a < 3; a++)
         if (col[a])
-            col_minmax(col[a], lo, hi, &lo3[a], &hi3[a], &bad);
+            col_minmax(col[a], lo, hi, &lo3[a], &hi3[a], &good);
     const double *r = (const double *)(const void *)v->r;
-    col_minmax(r, lo, hi, &rmin, &rmax, &bad);
+    col_minmax(r, lo, hi, &rmin, &rmax, &good);
     memset(raw, 0, 4 * sizeof *raw);
     for (size_t k = lo; k < hi; k++) {
         uint64_t bits;
         memcpy(&bits, r + k, sizeof bits);
         raw[k & 3][(bits >> 52) & 0x7ff]++;
     }
-    return block_finish(_mm_movemask_pd(bad) != 0, lo3, hi3, rmin, rmax, raw, my, rexp);
+    return block_finish(simde_mm_movemask_pd(good) != 0x3, lo3, hi3, rmin, rmax, raw, my, rexp);
 }
-#endif
 
-#ifdef __SSE2__
 /* Rows of float (x, y, z, r), NumPy's float32 (N, 4) arrays: one 16-byte
  * load per sphere, min and max in float (widening is exact and keeps the
  * order), the radius counted by the double exponent it widens to; a bad
@@ -221,31 +222,30 @@ static bool bounds_cols_f64(const sc_view *v, size_t lo, size_t hi, partial *my,
 static bool bounds_rows_f32(const float *rows, size_t sf, size_t lo, size_t hi, partial *my,
                             uint64_t *rexp, uint32_t (*raw)[2048]) {
     memset(raw, 0, 4 * sizeof *raw);
-    const __m128 absmask = _mm_castsi128_ps(_mm_set1_epi32(0x7FFFFFFF));
-    const __m128 maxv = _mm_set1_ps(FLT_MAX);
-    __m128 mn = _mm_set1_ps(HUGE_VALF), mx = _mm_set1_ps(-HUGE_VALF), bad = _mm_setzero_ps();
+    const simde__m128 absmask = simde_mm_castsi128_ps(simde_mm_set1_epi32(0x7FFFFFFF));
+    const simde__m128 maxv = simde_mm_set1_ps(FLT_MAX);
+    simde__m128 mn = simde_mm_set1_ps(HUGE_VALF), mx = simde_mm_set1_ps(-HUGE_VALF),
+                good = simde_mm_castsi128_ps(simde_mm_set1_epi32(-1)); /* as bounds_rows_f64 */
     for (size_t k = lo; k < hi; k++) {
         const float *s = rows + k * sf;
         if (k + 128 < hi)
             __builtin_prefetch(s + 128 * sf);
-        const __m128 a = _mm_loadu_ps(s);
-        mn = _mm_min_ps(a, mn); /* a < mn ? a : mn, the plain loop's choice on ties */
-        mx = _mm_max_ps(a, mx);
-        bad = _mm_or_ps(bad, _mm_cmpnle_ps(_mm_and_ps(a, absmask), maxv));
+        const simde__m128 a = simde_mm_loadu_ps(s);
+        mn = simde_mm_min_ps(a, mn); /* a < mn ? a : mn, the plain loop's choice on ties */
+        mx = simde_mm_max_ps(a, mx);
+        good = simde_mm_and_ps(good, simde_mm_cmple_ps(simde_mm_and_ps(a, absmask), maxv));
         uint32_t bits;
         memcpy(&bits, s + 3, sizeof bits);
         const unsigned ef = (bits >> 23) & 0xff;
         raw[k & 3][ef ? ef + (1023 - 127) : 0]++;
     }
     float lo4[4], hi4[4];
-    _mm_storeu_ps(lo4, mn);
-    _mm_storeu_ps(hi4, mx);
+    simde_mm_storeu_ps(lo4, mn);
+    simde_mm_storeu_ps(hi4, mx);
     const double lo3[3] = {lo4[0], lo4[1], lo4[2]}, hi3[3] = {hi4[0], hi4[1], hi4[2]};
-    return block_finish(_mm_movemask_ps(bad) != 0, lo3, hi3, lo4[3], hi4[3], raw, my, rexp);
+    return block_finish(simde_mm_movemask_ps(good) != 0xF, lo3, hi3, lo4[3], hi4[3], raw, my, rexp);
 }
-#endif
 
-#ifdef __SSE2__ /* with the other fast paths (block_finish) */
 /* Centres at one stride with x, y (and z) next to each other, radii at
  * their own: the caller's float or double rows of (x, y, z, r) other than
  * the double rows above, and centres beside separate radii (NumPy's
@@ -297,7 +297,6 @@ static inline bool bounds_centres(const sc_view *v, size_t lo, size_t hi, partia
 #undef LOAD
     return block_finish(bad, lo3, hi3, rmin, rmax, raw, my, rexp);
 }
-#endif
 
 void sc_bounds_begin(sc_bounds *b) {
     for (int a = 0; a < 3; a++) {
@@ -363,7 +362,6 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b, int threads) {
         memset(rexp, 0, sizeof rexp);
         const int t = sc_thread_id(), nt = sc_num_threads();
         const size_t lo = n * (size_t)t / (size_t)nt, hi = n * (size_t)(t + 1) / (size_t)nt;
-#ifdef __SSE2__
         uint32_t raw[4][2048];
         const bool fast = rows   ? bounds_rows_f64((const double *)(const void *)v->x,
                                                    v->stride / sizeof(double), lo, hi, &my, rexp, raw)
@@ -375,7 +373,6 @@ sc_status sc_bounds_compute(const sc_view *v, sc_bounds *b, int threads) {
                           : v->f64   ? bounds_centres(v, lo, hi, &my, rexp, raw, true)
                                      : bounds_centres(v, lo, hi, &my, rexp, raw, false);
         if (!fast)
-#endif
             bounds_block(v, lo, hi, &my, rexp);
 #pragma omp critical(sc_bounds_merge)
         {

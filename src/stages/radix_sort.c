@@ -35,9 +35,7 @@
 #include "internal.h"
 
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include <simde/x86/sse2.h>
 
 #define MAX_DIGIT_BITS 11
 /* Keys read ahead of the sequential read in the counting and scatter loops
@@ -66,16 +64,12 @@ bool sc_radix_stream(size_t n) {
 /* One 64-byte line that this block alone writes, past the caches; the
  * destination is line-aligned. */
 static inline void line_out(void *dst, const void *src) {
-#if defined(__SSE2__)
-    const __m128i *s = src;
-    __m128i *d = dst;
-    _mm_stream_si128(d, _mm_load_si128(s));
-    _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
-    _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
-    _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
-#else
-    memcpy(dst, src, LINE);
-#endif
+    const simde__m128i *s = src;
+    simde__m128i *d = dst;
+    simde_mm_stream_si128(d, simde_mm_load_si128(s));
+    simde_mm_stream_si128(d + 1, simde_mm_load_si128(s + 1));
+    simde_mm_stream_si128(d + 2, simde_mm_load_si128(s + 2));
+    simde_mm_stream_si128(d + 3, simde_mm_load_si128(s + 3));
 }
 
 /* The scatter of one block [lo, hi) through line buffers (see the top).
@@ -132,9 +126,7 @@ static void scatter_lines(const uint64_t *src_k, const uint32_t *src_i, uint64_t
             for (uint32_t j = ib > s0 ? ib : s0; j < e; j++)
                 dst_i[j] = iline[d * INDEX_PER_LINE + j % INDEX_PER_LINE];
     }
-#if defined(__SSE2__)
-    _mm_sfence(); /* the streamed lines are visible before the barrier */
-#endif
+    simde_mm_sfence(); /* the streamed lines are visible before the barrier */
 }
 
 int sc_radix_digit_bits(int key_bits) {

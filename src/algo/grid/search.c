@@ -42,9 +42,7 @@
 
 #include <string.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+#include <simde/x86/sse2.h>
 
 #define NB_MAX (5 + 9 * (SC_MAX_LEVELS - 1))
 /* Neighbour rows of at most this many spheres skip their windows, or join
@@ -369,22 +367,20 @@ static void home_row(walker *w, size_t ri, int level) {
     }
 }
 
+_Static_assert(SC_BLOCK == 4, "the lane helpers below hold a block in 4 lanes");
+
 /* A window end's target: spheres with X below `lim` are passed. */
 typedef struct xlimit {
-    uint32_t lim; /* <= 2^22 + 1 */
-#if defined(__SSE2__) && SC_BLOCK == 4
-    __m128i v; /* lim in every lane */
-#endif
+    uint32_t lim;   /* <= 2^22 + 1 */
+    simde__m128i v; /* lim in every lane */
 } xlimit;
 
 /* Passes X <= x when `incl`, X < x otherwise. */
 static inline xlimit x_limit(uint64_t x, int incl) {
     xlimit l;
     l.lim = (uint32_t)(x + (uint64_t)incl);
-#if defined(__SSE2__) && SC_BLOCK == 4
     /* X < 2^22 and lim <= 2^22 + 1: signed 32-bit compares are exact. */
-    l.v = _mm_set1_epi32((int)l.lim);
-#endif
+    l.v = simde_mm_set1_epi32((int)l.lim);
     return l;
 }
 
@@ -397,20 +393,14 @@ static inline uint32_t advance(const uint32_t *xq, uint32_t p, uint32_t re, cons
      * prefix: count them with independent compares (vectorised) instead of
      * a chain of dependent loads. Entries past re belong to the next row and
      * may extend the prefix; clamping the count to re - p discards them. */
-#if defined(__SSE2__) && SC_BLOCK == 4
-    const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(xq + p));
-    const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(xq + p + 4));
+    const simde__m128i a = simde_mm_loadu_si128((const simde__m128i *)(const void *)(xq + p));
+    const simde__m128i b = simde_mm_loadu_si128((const simde__m128i *)(const void *)(xq + p + 4));
     /* The mask is a prefix: its length is the first clear bit, found with a
      * plain bit scan (the library's baseline has no POPCNT). */
     const unsigned mask =
-        (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(a, l->v))) |
-        ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(b, l->v))) << 4);
+        (unsigned)simde_mm_movemask_ps(simde_mm_castsi128_ps(simde_mm_cmplt_epi32(a, l->v))) |
+        ((unsigned)simde_mm_movemask_ps(simde_mm_castsi128_ps(simde_mm_cmplt_epi32(b, l->v))) << 4);
     uint32_t c = (uint32_t)__builtin_ctz(~mask);
-#else
-    uint32_t c = 0;
-    while (c < 2 * SC_BLOCK && xq[p + c] < l->lim)
-        c++;
-#endif
     c = c < re - p ? c : re - p;
     p += c;
     if (__builtin_expect(c == 2 * SC_BLOCK && p < re && xq[p] < l->lim, 0)) {
@@ -455,45 +445,36 @@ static void list_flush(block_list *bl) {
 static inline void list_range_w(block_list *bl, uint32_t j0, uint32_t j1, uint32_t fast) {
     uint32_t *list = bl->w->list;
     if (__builtin_expect(j1 - j0 <= fast && bl->m <= LIST_CAP, 1)) {
-#ifdef __SSE2__
-        const __m128i four = _mm_set1_epi32(4);
-        __m128i v = _mm_add_epi32(_mm_set1_epi32((int)j0), _mm_setr_epi32(0, 1, 2, 3));
+        const simde__m128i four = simde_mm_set1_epi32(4);
+        simde__m128i v =
+            simde_mm_add_epi32(simde_mm_set1_epi32((int)j0), simde_mm_setr_epi32(0, 1, 2, 3));
         uint32_t *at = list + bl->m;
-        _mm_storeu_si128((__m128i *)(void *)at, v);
-        _mm_storeu_si128((__m128i *)(void *)(at + 4), _mm_add_epi32(v, four));
+        simde_mm_storeu_si128((simde__m128i *)(void *)at, v);
+        simde_mm_storeu_si128((simde__m128i *)(void *)(at + 4), simde_mm_add_epi32(v, four));
         if (fast > 8) {
-            const __m128i eight = _mm_add_epi32(four, four);
+            const simde__m128i eight = simde_mm_add_epi32(four, four);
             for (uint32_t t = 8; t < fast; t += 8) {
                 at += 8;
-                v = _mm_add_epi32(v, eight);
-                _mm_storeu_si128((__m128i *)(void *)at, v);
-                _mm_storeu_si128((__m128i *)(void *)(at + 4), _mm_add_epi32(v, four));
+                v = simde_mm_add_epi32(v, eight);
+                simde_mm_storeu_si128((simde__m128i *)(void *)at, v);
+                simde_mm_storeu_si128((simde__m128i *)(void *)(at + 4),
+                                      simde_mm_add_epi32(v, four));
             }
         }
-#else
-        for (uint32_t t = 0; t < fast; t++)
-            list[bl->m + t] = j0 + t;
-#endif
         bl->m += j1 - j0;
         return;
     }
-#ifdef __SSE2__
-    __m128i v = _mm_add_epi32(_mm_set1_epi32((int)j0), _mm_setr_epi32(0, 1, 2, 3));
-    const __m128i four = _mm_set1_epi32(4);
-#endif
+    simde__m128i v =
+        simde_mm_add_epi32(simde_mm_set1_epi32((int)j0), simde_mm_setr_epi32(0, 1, 2, 3));
+    const simde__m128i four = simde_mm_set1_epi32(4);
     while (j0 < j1) {
         if (bl->m + 8 > LIST_CAP)
             list_flush(bl);
         const uint32_t take = j1 - j0 < 8 ? j1 - j0 : 8;
-#ifdef __SSE2__
-        _mm_storeu_si128((__m128i *)(void *)(list + bl->m), v);
-        v = _mm_add_epi32(v, four);
-        _mm_storeu_si128((__m128i *)(void *)(list + bl->m + 4), v);
-        v = _mm_add_epi32(v, four);
-#else
-        for (uint32_t t = 0; t < 8; t++)
-            list[bl->m + t] = j0 + t;
-#endif
+        simde_mm_storeu_si128((simde__m128i *)(void *)(list + bl->m), v);
+        v = simde_mm_add_epi32(v, four);
+        simde_mm_storeu_si128((simde__m128i *)(void *)(list + bl->m + 4), v);
+        v = simde_mm_add_epi32(v, four);
         bl->m += take;
         j0 += take;
     }
@@ -746,19 +727,13 @@ static uint64_t test_block_down(walker *w, sc_kernel_args *args, sc_kernel_fn ke
 static inline uint32_t block_size(const uint32_t *xq, uint32_t i, uint32_t a1, uint32_t span) {
     const uint64_t lim = (uint64_t)xq[i] + span; /* may exceed 2^31: then every X passes */
     uint32_t c;
-#if defined(__SSE2__) && SC_BLOCK == 4
     /* xq[i + 1 .. i + 3] (the fourth lane is ignored): padded past n. Signed
      * compares are exact since X < 2^22; lim is clamped to 2^31 - 1. */
     const int l = lim < 0x7fffffffu ? (int)lim : 0x7fffffff;
-    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(xq + i + 1));
-    const unsigned mask =
-        (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(v, _mm_set1_epi32(l))));
+    const simde__m128i v = simde_mm_loadu_si128((const simde__m128i *)(const void *)(xq + i + 1));
+    const unsigned mask = (unsigned)simde_mm_movemask_ps(
+        simde_mm_castsi128_ps(simde_mm_cmpgt_epi32(v, simde_mm_set1_epi32(l))));
     c = (uint32_t)__builtin_ctz(mask | 8u); /* the first X > lim, or 3 */
-#else
-    c = 0;
-    while (c < SC_BLOCK - 1 && xq[i + 1 + c] <= lim)
-        c++;
-#endif
     c = c < a1 - i - 1 ? c : a1 - i - 1;
     return 1 + c;
 }
