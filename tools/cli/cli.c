@@ -448,9 +448,10 @@ static int unknown_option(args *a) {
                 a->command, arg, a->command);
 }
 
-/* The search options every command that runs a query takes (--threads,
- * --pin, --kernel) into *o; any other option id is unknown to the
- * command. Returns 0 or the exit code of the usage error it reported. */
+/* The search options every command that runs a query from the command
+ * line takes (--threads, --pin, --kernel, --algorithm) into *o; any other
+ * option id is unknown to the command. Returns 0 or the exit code of the
+ * usage error it reported. */
 static int search_option(args *a, cli_opt id, const char *v, sc_options *o) {
     switch (id) {
     case OPT_THREADS: {
@@ -466,6 +467,14 @@ static int search_option(args *a, cli_opt id, const char *v, sc_options *o) {
             return fail(EXIT_USAGE, "%s: --pin must be none, compact or scatter, not \"%s\"",
                         a->command, v);
         return 0;
+    case OPT_ALGORITHM: {
+        const int k = algorithm_named(v);
+        if (k < 0)
+            return fail(EXIT_USAGE, "%s: --algorithm must be %s, not \"%s\"", a->command,
+                        algorithm_choices(), v);
+        o->algorithm = (sc_algorithm)k;
+        return 0;
+    }
     case OPT_KERNEL:
         if (parse_kernel(v, &o->kernel) != 0)
             return fail(EXIT_USAGE, "%s: --kernel must be auto, scalar or avx2, not \"%s\"",
@@ -624,15 +633,50 @@ static void json_number(FILE *f, double v) {
 
 /* ---- pairs ------------------------------------------------------------------- */
 
-typedef struct pairs_job {
+/* What the commands that read a sphere file (pairs, neighbors) take
+ * alike: options.c's IN entries, read by input_option. */
+typedef struct input_args {
     const char *input, *output;
-    const char *against; /* --against: the second set, or NULL */
     const char *box;     /* --box: its text, or NULL */
     const char *radius;  /* --radius: LAMMPS dumps' radii, or NULL */
     const char *dataset; /* --dataset: an HDF5 input's datasets, or NULL */
     long frame;          /* --frame: a trajectory's snapshot (0 the first) */
-    int box_axes;        /* entries given in --box (1: every axis) */
-    int count_only, sorted, json, quiet, dims2, ids;
+    int box_axes;        /* entries given in --box (0: none; 1: every axis) */
+    int json, quiet, dims2, ids;
+} input_args;
+
+/* The options pairs and neighbors take alike (options.c's IN entries:
+ * output, box, radius, dataset, frame, ids, json, quiet, 2d) into *in, and
+ * the search options (search_option) into *o. Returns 0 or the exit code of
+ * the usage error it reported. */
+static int parse_box(const char *cmd, const char *v, sc_box *out, int *out_axes);
+static int input_option(args *a, cli_opt id, const char *v, input_args *in, sc_options *o) {
+    switch (id) {
+    case OPT_OUTPUT:
+        if (in->output)
+            return fail(EXIT_USAGE, "%s: more than one -o", a->command);
+        in->output = v;
+        return 0;
+    case OPT_BOX:
+        if (in->box_axes)
+            return fail(EXIT_USAGE, "%s: more than one --box", a->command);
+        in->box = v;
+        return parse_box(a->command, v, &o->box, &in->box_axes);
+    case OPT_RADIUS: in->radius = v; return 0;
+    case OPT_DATASET: in->dataset = v; return 0;
+    case OPT_FRAME: return parse_frame(a->command, v, &in->frame);
+    case OPT_IDS: in->ids = 1; return 0;
+    case OPT_JSON: in->json = 1; return 0;
+    case OPT_QUIET: in->quiet = 1; return 0;
+    case OPT_2D: in->dims2 = 1; return 0;
+    default: return search_option(a, id, v, o);
+    }
+}
+
+typedef struct pairs_job {
+    input_args in;
+    const char *against; /* --against: the second set, or NULL */
+    int count_only, sorted;
     int repeat;         /* --repeat: count runs on one context (1: a single run) */
     double first_total; /* the first run's total seconds when repeat > 1 */
     double warm_mean;   /* the mean total seconds of the runs after the first */
@@ -730,9 +774,9 @@ static sc_status count_any(sc_context *ctx, const sc_spheres *a, const sc_sphere
 static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
                          const sc_io_spheres *inb, const sc_summary *sum, const sc_stats *st,
                          double read_s, double write_s) {
-    if (job->json) {
+    if (job->in.json) {
         fputs("{\"command\":\"pairs\",\"input\":", f);
-        json_string(f, job->input);
+        json_string(f, job->in.input);
         fprintf(f, ",\"input_format\":\"%s\",\"dims\":%d,\"dtype\":\"%s\"",
                 sc_io_format_name(in->format), in->dims, dtype_name(in->dtype));
         fprintf(f, ",\"n\":%zu,\"against\":", in->n);
@@ -743,7 +787,7 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
             fputs("null,\"n_against\":null", f);
         }
         fputs(",\"box\":", f);
-        if (job->box) {
+        if (job->in.box) {
             fputc('[', f);
             for (int k = 0; k < in->dims; k++) {
                 const sc_box *b = &job->options.box;
@@ -761,7 +805,7 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
         } else {
             fputs("null", f);
         }
-        if (inb || job->box)
+        if (inb || job->in.box)
             fprintf(f, ",\"searched\":%llu", (unsigned long long)st->spheres);
         fprintf(f, ",\"pairs\":%llu,\"checksum\":\"0x%016llx\"", (unsigned long long)sum->pairs,
                 (unsigned long long)sum->checksum);
@@ -775,8 +819,8 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
                 (unsigned long long)st->scratch_bytes);
         json_number(f, st->cell_size);
         fputs(",\"output\":", f);
-        if (job->output) {
-            json_string(f, job->output);
+        if (job->in.output) {
+            json_string(f, job->in.output);
             fprintf(f, ",\"output_format\":\"%s\"", sc_io_format_name(job->out_format));
         } else {
             fputs("null,\"output_format\":null", f);
@@ -796,14 +840,14 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
             fprintf(f, ",\"%s\":", sc_stage_name((sc_stage)k));
             json_number(f, st->seconds[k]);
         }
-        if (job->output) {
+        if (job->in.output) {
             fputs(",\"write\":", f);
             json_number(f, write_s);
         }
         fputs("}}\n", f);
         return;
     }
-    fprintf(f, "input            %s (%s, %s, %d-D)\n", job->input, sc_io_format_name(in->format),
+    fprintf(f, "input            %s (%s, %s, %d-D)\n", job->in.input, sc_io_format_name(in->format),
             dtype_name(in->dtype), in->dims);
     fprintf(f, "n                %zu\n", in->n);
     if (inb) {
@@ -811,7 +855,7 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
                 sc_io_format_name(inb->format), dtype_name(inb->dtype), inb->dims);
         fprintf(f, "n against        %zu\n", inb->n);
     }
-    if (job->box) {
+    if (job->in.box) {
         fputs("box             ", f);
         for (int k = 0; k < in->dims; k++) {
             const sc_box *b = &job->options.box;
@@ -822,11 +866,11 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
         }
         fputc('\n', f);
     }
-    if (inb || job->box)
+    if (inb || job->in.box)
         fprintf(f, "searched         %llu (%s)\n", (unsigned long long)st->spheres,
-                !job->box ? "the smaller set and the larger's candidates"
-                : inb     ? "the smaller set, the larger's candidates and their images"
-                          : "the spheres and their images");
+                !job->in.box ? "the smaller set and the larger's candidates"
+                : inb        ? "the smaller set, the larger's candidates and their images"
+                             : "the spheres and their images");
     fprintf(f, "pairs            %llu\n", (unsigned long long)sum->pairs);
     fprintf(f, "checksum         0x%016llx\n", (unsigned long long)sum->checksum);
     fprintf(f, "threads          %d\n", st->threads);
@@ -836,9 +880,9 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
     fprintf(f, "levels           %d\n", st->levels);
     fprintf(f, "cells            %llu\n", (unsigned long long)st->cells);
     fprintf(f, "candidate tests  %llu\n", (unsigned long long)st->candidate_tests);
-    if (job->output)
-        fprintf(f, "output           %s (%s%s)\n", job->output, sc_io_format_name(job->out_format),
-                job->sorted ? ", sorted" : "");
+    if (job->in.output)
+        fprintf(f, "output           %s (%s%s)\n", job->in.output,
+                sc_io_format_name(job->out_format), job->sorted ? ", sorted" : "");
     fprintf(f, "seconds\n");
     fprintf(f, "  read           %.6f\n", read_s);
     if (job->repeat > 1) {
@@ -852,7 +896,7 @@ static void print_report(FILE *f, const pairs_job *job, const sc_io_spheres *in,
     }
     for (int k = 0; k < SC_STAGE_COUNT; k++)
         fprintf(f, "    %-12s %.6f\n", sc_stage_name((sc_stage)k), st->seconds[k]);
-    if (job->output)
+    if (job->in.output)
         fprintf(f, "  write          %.6f\n", write_s);
 }
 
@@ -991,10 +1035,10 @@ static int pairs_parse(int argc, char **argv, pairs_job *job, tree_args *t) {
         const char *v = NULL;
         int rc = 0;
         if (only_positional || arg[0] != '-' || strcmp(arg, "-") == 0) {
-            if (job->input != NULL)
+            if (job->in.input != NULL)
                 return fail(EXIT_USAGE, "pairs: more than one INPUT (\"%s\" and \"%s\")",
-                            job->input, arg);
-            job->input = arg;
+                            job->in.input, arg);
+            job->in.input = arg;
             continue;
         }
         if (strcmp(arg, "--") == 0) {
@@ -1007,45 +1051,14 @@ static int pairs_parse(int argc, char **argv, pairs_job *job, tree_args *t) {
         if (rc)
             return rc;
         switch (opt->id) {
-        case OPT_OUTPUT: {
-            if (!rc && job->output)
-                return fail(EXIT_USAGE, "pairs: more than one -o");
-            job->output = v;
-            break;
-        }
         case OPT_AGAINST: {
             if (!rc && job->against)
                 return fail(EXIT_USAGE, "pairs: more than one --against");
             job->against = v;
             break;
         }
-        case OPT_BOX: {
-            if (!rc && job->box)
-                return fail(EXIT_USAGE, "pairs: more than one --box");
-            if (!rc)
-                rc = parse_box("pairs", v, &job->options.box, &job->box_axes);
-            job->box = v;
-            break;
-        }
-        case OPT_RADIUS: {
-            job->radius = v;
-            break;
-        }
-        case OPT_DATASET: {
-            job->dataset = v;
-            break;
-        }
-        case OPT_FRAME: {
-            if (!rc)
-                rc = parse_frame("pairs", v, &job->frame);
-            break;
-        }
         case OPT_COUNT_ONLY: {
             job->count_only = 1;
-            break;
-        }
-        case OPT_IDS: {
-            job->ids = 1;
             break;
         }
         case OPT_REPEAT: {
@@ -1059,18 +1072,6 @@ static int pairs_parse(int argc, char **argv, pairs_job *job, tree_args *t) {
         }
         case OPT_SORTED: {
             job->sorted = 1;
-            break;
-        }
-        case OPT_JSON: {
-            job->json = 1;
-            break;
-        }
-        case OPT_QUIET: {
-            job->quiet = 1;
-            break;
-        }
-        case OPT_2D: {
-            job->dims2 = 1;
             break;
         }
         case OPT_FORMAT: {
@@ -1090,14 +1091,6 @@ static int pairs_parse(int argc, char **argv, pairs_job *job, tree_args *t) {
                 rc = fail(EXIT_USAGE, "pairs: two input formats given (%s and %s)",
                           sc_io_format_name(job->in_format), v);
             job->in_format = f;
-            break;
-        }
-        case OPT_ALGORITHM: {
-            const int k = rc ? 0 : algorithm_named(v);
-            if (k < 0)
-                rc = fail(EXIT_USAGE, "pairs: --algorithm must be %s, not \"%s\"",
-                          algorithm_choices(), v);
-            job->options.algorithm = (sc_algorithm)(k < 0 ? 0 : k);
             break;
         }
         case OPT_MAX_DEPTH: {
@@ -1151,8 +1144,8 @@ static int pairs_parse(int argc, char **argv, pairs_job *job, tree_args *t) {
                 rc = fail(EXIT_USAGE, "pairs: --segment-width must be mean or max, not \"%s\"", v);
             break;
         }
-        default: /* --threads, --pin, --kernel, --algorithm */
-            rc = search_option(&a, opt->id, v, &job->options);
+        default: /* what every command that reads a sphere file takes */
+            rc = input_option(&a, opt->id, v, &job->in, &job->options);
             break;
         }
         if (rc)
@@ -1166,7 +1159,7 @@ static int pairs_parse(int argc, char **argv, pairs_job *job, tree_args *t) {
  * before any work. EXIT_OK, or the exit code of the error it reported. */
 static int pairs_check(pairs_job *job, const tree_args *t) {
     const int max_depth = t->max_depth, leaf_size = t->leaf_size;
-    if (job->input == NULL)
+    if (job->in.input == NULL)
         return fail(EXIT_USAGE, "pairs: missing INPUT (see spherecollide pairs --help)");
     /* the tree options go to the chosen tree */
     const sc_algorithm algo = job->options.algorithm;
@@ -1190,42 +1183,42 @@ static int pairs_check(pairs_job *job, const tree_args *t) {
     } else if (leaf_size) {
         tree->leaf_size = leaf_size;
     }
-    if (job->output && job->count_only)
+    if (job->in.output && job->count_only)
         return fail(EXIT_USAGE, "pairs: -o and --count-only contradict each other");
-    if (job->ids && job->output == NULL)
+    if (job->in.ids && job->in.output == NULL)
         return fail(EXIT_USAGE, "pairs: --ids names the pairs written with -o; there is no -o");
     if (job->repeat == 0)
         job->repeat = 1;
-    if (job->output && job->repeat > 1)
+    if (job->in.output && job->repeat > 1)
         return fail(EXIT_USAGE, "pairs: --repeat times the count; it cannot be used with -o");
-    if (job->out_format != SC_IO_FORMAT_AUTO && job->output == NULL)
+    if (job->out_format != SC_IO_FORMAT_AUTO && job->in.output == NULL)
         return fail(EXIT_USAGE, "pairs: --format %s is an output format, but there is no -o",
                     sc_io_format_name(job->out_format));
     char err[2048];
     for (int k = 0; k < 2; k++) {
-        const char *path = k ? job->against : job->input;
+        const char *path = k ? job->against : job->in.input;
         if (path && job->in_format == SC_IO_FORMAT_AUTO &&
             sc_io_spheres_format_for_path(path) == SC_IO_FORMAT_AUTO)
             return fail(EXIT_USAGE, "%s: raw binary input needs --format f32 or --format f64",
                         path);
     }
-    if (job->against && strcmp(job->input, "-") == 0 && strcmp(job->against, "-") == 0)
+    if (job->against && strcmp(job->in.input, "-") == 0 && strcmp(job->against, "-") == 0)
         return fail(EXIT_USAGE, "pairs: INPUT and --against cannot both be standard input");
-    const int to_stdout = job->output != NULL && strcmp(job->output, "-") == 0;
-    if (job->output) {
+    const int to_stdout = job->in.output != NULL && strcmp(job->in.output, "-") == 0;
+    if (job->in.output) {
         /* what is wrong with the place (a directory, no permission) first:
          * it says more than a complaint about the name's extension */
-        sc_io_status ws = sc_io_check_writable(job->output, err, sizeof err);
+        sc_io_status ws = sc_io_check_writable(job->in.output, err, sizeof err);
         if (ws != SC_IO_OK)
             return fail(sc_io_exit_code(ws), "%s", err);
         if (job->out_format == SC_IO_FORMAT_AUTO)
             job->out_format =
-                to_stdout ? SC_IO_FORMAT_CSV : sc_io_pairs_format_for_path(job->output);
+                to_stdout ? SC_IO_FORMAT_CSV : sc_io_pairs_format_for_path(job->in.output);
         if (job->out_format == SC_IO_FORMAT_AUTO)
             return fail(EXIT_USAGE,
                         "%s: cannot tell the pair format from the name; use .npy, .csv or .bin, "
                         "or --format npy|csv|bin",
-                        job->output);
+                        job->in.output);
     }
     return EXIT_OK;
 }
@@ -1250,13 +1243,21 @@ static int pairs_read(pairs_job *job, pairs_input *pi) {
      * not check binary rows first: that pass would be the first touch of
      * every page of the file. A query that finds a bad value has the reader
      * word it (below). */
-    sc_io_read_options ro = {
-        job->in_format,       job->dims2 ? 2 : 0, 0, 1,       job->radius, job->dataset, job->frame,
-        job->options.threads, sc_huge_pages(),    0, job->ids};
+    sc_io_read_options ro = {job->in_format,
+                             job->in.dims2 ? 2 : 0,
+                             0,
+                             1,
+                             job->in.radius,
+                             job->in.dataset,
+                             job->in.frame,
+                             job->options.threads,
+                             sc_huge_pages(),
+                             0,
+                             job->in.ids};
     memset(pi, 0, sizeof *pi);
     double t0 = now_seconds();
-    int notice = reading_notice(job->input, job->quiet);
-    sc_io_status rs = sc_io_read_spheres(job->input, &ro, &pi->in, err, sizeof err);
+    int notice = reading_notice(job->in.input, job->in.quiet);
+    sc_io_status rs = sc_io_read_spheres(job->in.input, &ro, &pi->in, err, sizeof err);
     reading_done(notice);
     if (rs != SC_IO_OK)
         return fail(sc_io_exit_code(rs), "%s", err);
@@ -1266,7 +1267,7 @@ static int pairs_read(pairs_job *job, pairs_input *pi) {
         if (strcmp(job->against, "-") != 0 &&
             sc_io_spheres_format_for_path(job->against) != SC_IO_FORMAT_AUTO)
             rob.format = SC_IO_FORMAT_AUTO;
-        notice = reading_notice(job->against, job->quiet);
+        notice = reading_notice(job->against, job->in.quiet);
         rs = sc_io_read_spheres(job->against, &rob, &pi->inb, err, sizeof err);
         reading_done(notice);
         if (rs != SC_IO_OK) {
@@ -1276,14 +1277,14 @@ static int pairs_read(pairs_job *job, pairs_input *pi) {
         if (pi->inb.dims != pi->in.dims) {
             const int d = pi->in.dims, db = pi->inb.dims;
             pairs_input_free(pi);
-            return fail(EXIT_USAGE, "pairs: %s is %d-D but --against %s is %d-D", job->input, d,
+            return fail(EXIT_USAGE, "pairs: %s is %d-D but --against %s is %d-D", job->in.input, d,
                         job->against, db);
         }
     }
     pi->read_s = now_seconds() - t0;
-    if (job->box) {
+    if (job->in.box) {
         const int brc =
-            box_for_input("pairs", job->input, &pi->in, job->box_axes, &job->options.box);
+            box_for_input("pairs", job->in.input, &pi->in, job->in.box_axes, &job->options.box);
         if (brc) {
             pairs_input_free(pi);
             return brc;
@@ -1311,7 +1312,7 @@ static int pairs_query(pairs_job *job, sc_context *ctx, const sc_spheres *view, 
     r->stats.size = sizeof r->stats;
     sc_status st = SC_OK;
     int have_median = 0;
-    if (job->output == NULL && job->repeat > 1) {
+    if (job->in.output == NULL && job->repeat > 1) {
         /* Timed repeats on one context: keep the stats of the median run. */
         sc_stats *runs = calloc((size_t)job->repeat, sizeof *runs);
         if (runs == NULL)
@@ -1333,16 +1334,16 @@ static int pairs_query(pairs_job *job, sc_context *ctx, const sc_spheres *view, 
             have_median = 1;
         }
         free(runs);
-    } else if (job->output == NULL) {
+    } else if (job->in.output == NULL) {
         st = count_any(ctx, view, b, &r->sum);
     } else {
         stream_state *ss = &r->ss;
         sc_io_status ws =
-            b ? sc_between_writer_open(job->output, job->out_format, pi->in.n, pi->inb.n,
+            b ? sc_between_writer_open(job->in.output, job->out_format, pi->in.n, pi->inb.n,
                                        &ss->writer, ss->err, sizeof ss->err)
-              : sc_pair_writer_open(job->output, job->out_format, pi->in.n, &ss->writer, ss->err,
+              : sc_pair_writer_open(job->in.output, job->out_format, pi->in.n, &ss->writer, ss->err,
                                     sizeof ss->err);
-        if (ws == SC_IO_OK && job->ids)
+        if (ws == SC_IO_OK && job->in.ids)
             ws = sc_pair_writer_use_ids(ss->writer, pi->in.ids, pi->inb.ids, ss->err,
                                         sizeof ss->err);
         if (ws != SC_IO_OK) {
@@ -1384,7 +1385,7 @@ static int pairs_report(const pairs_job *job, const pairs_input *pi, const sc_sp
                    box_refuses(view, &job->options) == SIZE_MAX) { /* B's sphere, not A's */
             rc = search_failed(job->against, &pi->inb, b, &job->options, r->st);
         } else {
-            rc = search_failed(job->input, &pi->in, view, &job->options, r->st);
+            rc = search_failed(job->in.input, &pi->in, view, &job->options, r->st);
         }
         sc_pair_writer_abort(ss->writer);
     } else if (ss->writer) {
@@ -1394,9 +1395,9 @@ static int pairs_report(const pairs_job *job, const pairs_input *pi, const sc_sp
         if (ws != SC_IO_OK)
             rc = fail(sc_io_exit_code(ws), "%s", ss->err);
     }
-    const int to_stdout = job->output != NULL && strcmp(job->output, "-") == 0;
+    const int to_stdout = job->in.output != NULL && strcmp(job->in.output, "-") == 0;
     /* --quiet drops the table and the progress; --json is output asked for */
-    if (rc == EXIT_OK && (!job->quiet || job->json))
+    if (rc == EXIT_OK && (!job->in.quiet || job->in.json))
         print_report(to_stdout ? stderr : stdout, job, &pi->in, b ? &pi->inb : NULL, &r->sum,
                      &r->stats, pi->read_s, r->write_s);
     return rc;
@@ -1426,7 +1427,7 @@ static int cmd_pairs(int argc, char **argv) {
     progress_state prog = {0, -1};
     job.options.sorted = job.sorted;
     job.options.log = log_warnings;
-    if (!job.quiet && in->n >= 1000000 && isatty(STDERR_FILENO)) {
+    if (!job.in.quiet && in->n >= 1000000 && isatty(STDERR_FILENO)) {
         job.options.progress = show_progress;
         job.options.progress_user = &prog;
         show_progress(0.0, &prog); /* from the query's first stage, not its search's */
@@ -1435,7 +1436,7 @@ static int cmd_pairs(int argc, char **argv) {
     sc_status st = sc_context_create(&job.options, &ctx);
     if (st != SC_OK) {
         pairs_input_free(&pi);
-        return fail(status_exit(st), "%s: cannot create the search context: %s", job.input,
+        return fail(status_exit(st), "%s: cannot create the search context: %s", job.in.input,
                     sc_status_string(st));
     }
     pairs_result r;
@@ -1472,11 +1473,7 @@ static sc_io_status write_list(const char *path, sc_io_format fmt, size_t n, con
 }
 
 typedef struct nbr_job {
-    const char *input, *output;
-    const char *radius, *dataset; /* --radius, --dataset, or NULL */
-    long frame;                   /* --frame */
-    int json, quiet, dims2, ids;
-    int box_axes; /* entries given in --box (0: none) */
+    input_args in;
     sc_io_format in_format, out_format;
     sc_options options;
     sc_nbr_spec spec;
@@ -1495,9 +1492,9 @@ static int nbr_parse(int argc, char **argv, nbr_job *job) {
     for (; a.i < argc; a.i++) {
         const char *arg = argv[a.i], *v = NULL;
         if (positional_only || arg[0] != '-' || strcmp(arg, "-") == 0) {
-            if (job->input)
+            if (job->in.input)
                 return fail(EXIT_USAGE, "neighbors: more than one INPUT (\"%s\")", arg);
-            job->input = arg;
+            job->in.input = arg;
             continue;
         }
         if (strcmp(arg, "--") == 0) {
@@ -1510,36 +1507,8 @@ static int nbr_parse(int argc, char **argv, nbr_job *job) {
         if (rc)
             return rc;
         switch (opt->id) {
-        case OPT_OUTPUT: {
-            job->output = v;
-            break;
-        }
-        case OPT_BOX: {
-            if (!rc && job->box_axes)
-                return fail(EXIT_USAGE, "neighbors: more than one --box");
-            if (!rc)
-                rc = parse_box("neighbors", v, &job->options.box, &job->box_axes);
-            break;
-        }
-        case OPT_RADIUS: {
-            job->radius = v;
-            break;
-        }
-        case OPT_DATASET: {
-            job->dataset = v;
-            break;
-        }
-        case OPT_FRAME: {
-            if (!rc)
-                rc = parse_frame("neighbors", v, &job->frame);
-            break;
-        }
         case OPT_FULL: {
             spec->full = 1;
-            break;
-        }
-        case OPT_IDS: {
-            job->ids = 1;
             break;
         }
         case OPT_SKIN: {
@@ -1563,18 +1532,6 @@ static int nbr_parse(int argc, char **argv, nbr_job *job) {
                           v);
             break;
         }
-        case OPT_JSON: {
-            job->json = 1;
-            break;
-        }
-        case OPT_QUIET: {
-            job->quiet = 1;
-            break;
-        }
-        case OPT_2D: {
-            job->dims2 = 1;
-            break;
-        }
         case OPT_FORMAT: {
             sc_io_format f;
             if (v && sc_io_format_parse(v, &f) != 0)
@@ -1591,17 +1548,8 @@ static int nbr_parse(int argc, char **argv, nbr_job *job) {
                 rc = fail(EXIT_USAGE, "neighbors: unknown --input-format \"%s\"", v);
             break;
         }
-        case OPT_ALGORITHM: {
-            const int k = v ? algorithm_named(v) : 0;
-            int found = k >= 0;
-            job->options.algorithm = (sc_algorithm)(k < 0 ? 0 : k);
-            if (v && !found)
-                rc = fail(EXIT_USAGE, "neighbors: --algorithm must be %s, not \"%s\"",
-                          algorithm_choices(), v);
-            break;
-        }
-        default: /* --threads, --pin, --kernel, --algorithm */
-            rc = search_option(&a, opt->id, v, &job->options);
+        default: /* what every command that reads a sphere file takes */
+            rc = input_option(&a, opt->id, v, &job->in, &job->options);
             break;
         }
         if (rc)
@@ -1613,12 +1561,12 @@ static int nbr_parse(int argc, char **argv, nbr_job *job) {
 /* What the options say together, and the output's place and format,
  * checked before any work. EXIT_OK, or the exit code of the error. */
 static int nbr_check(nbr_job *job) {
-    const char *input = job->input, *output = job->output;
+    const char *input = job->in.input, *output = job->in.output;
     if (input == NULL)
         return fail(EXIT_USAGE, "neighbors: missing INPUT (see spherecollide neighbors --help)");
     if (job->spec.value != SC_NBR_NONE && output == NULL)
         return fail(EXIT_USAGE, "neighbors: --values are written with -o FILE.csv");
-    if (job->ids && output == NULL)
+    if (job->in.ids && output == NULL)
         return fail(EXIT_USAGE,
                     "neighbors: --ids names the entries written with -o; there is no -o");
     if (job->out_format != SC_IO_FORMAT_AUTO && output == NULL)
@@ -1672,7 +1620,7 @@ static int nbr_build(const nbr_job *job, sc_context *ctx, const sc_spheres *view
     l->val = values ? malloc((size_t)(m ? m : 1) * sizeof *l->val) : NULL;
     if (!l->idx || (values && !l->val) || m > SIZE_MAX / 8)
         return fail(EXIT_NOMEM, "%s: the list has %llu entries: no memory for them (%.3g GB)",
-                    job->input, (unsigned long long)m,
+                    job->in.input, (unsigned long long)m,
                     (double)m * (l->val || values ? 12.0 : 4.0) * 1e-9);
     *st = sc_neighbors_fill(ctx, view, &job->spec, l->off, l->idx, l->val);
     sc_context_stats(ctx, &l->fill);
@@ -1683,7 +1631,7 @@ static int nbr_build(const nbr_job *job, sc_context *ctx, const sc_spheres *view
 static void nbr_report(FILE *f, const nbr_job *job, const sc_io_spheres *in, const nbr_list *l) {
     const uint64_t entries = l->off[in->n];
     const sc_stats *s1 = &l->count, *s2 = &l->fill;
-    if (job->json) {
+    if (job->in.json) {
         fprintf(f, "{\"n\":%zu,\"pairs\":%llu,\"entries\":%llu,\"full\":%d,\"skin\":", in->n,
                 (unsigned long long)s2->pairs, (unsigned long long)entries, job->spec.full);
         json_number(f, job->spec.skin);
@@ -1721,20 +1669,29 @@ static int cmd_neighbors(int argc, char **argv) {
     if (rc != EXIT_OK)
         return rc;
     char err[2048];
-    sc_io_read_options ro = {
-        job.in_format,       job.dims2 ? 2 : 0, 0, 1,      job.radius, job.dataset, job.frame,
-        job.options.threads, sc_huge_pages(),   0, job.ids};
+    sc_io_read_options ro = {job.in_format,
+                             job.in.dims2 ? 2 : 0,
+                             0,
+                             1,
+                             job.in.radius,
+                             job.in.dataset,
+                             job.in.frame,
+                             job.options.threads,
+                             sc_huge_pages(),
+                             0,
+                             job.in.ids};
     sc_io_spheres in;
     nbr_list l = {NULL, NULL, NULL, {.size = sizeof(sc_stats)}, {.size = sizeof(sc_stats)}, 0, 0};
     double t0 = now_seconds();
-    const int notice = reading_notice(job.input, job.quiet);
-    sc_io_status rs = sc_io_read_spheres(job.input, &ro, &in, err, sizeof err);
+    const int notice = reading_notice(job.in.input, job.in.quiet);
+    sc_io_status rs = sc_io_read_spheres(job.in.input, &ro, &in, err, sizeof err);
     reading_done(notice);
     l.read_s = now_seconds() - t0;
     if (rs != SC_IO_OK)
         return fail(sc_io_exit_code(rs), "%s", err);
-    if (job.box_axes) {
-        const int brc = box_for_input("neighbors", job.input, &in, job.box_axes, &job.options.box);
+    if (job.in.box_axes) {
+        const int brc =
+            box_for_input("neighbors", job.in.input, &in, job.in.box_axes, &job.options.box);
         if (brc) {
             sc_io_spheres_free(&in);
             return brc;
@@ -1747,22 +1704,22 @@ static int cmd_neighbors(int argc, char **argv) {
     sc_status st = sc_context_create(&job.options, &ctx);
     if (st != SC_OK) {
         sc_io_spheres_free(&in);
-        return fail(status_exit(st), "%s: cannot create the search context: %s", job.input,
+        return fail(status_exit(st), "%s: cannot create the search context: %s", job.in.input,
                     sc_status_string(st));
     }
     rc = nbr_build(&job, ctx, &view, in.n, &l, &st);
     if (rc == EXIT_OK && st != SC_OK)
-        rc = search_failed(job.input, &in, &view, &job.options, st);
-    if (rc == EXIT_OK && job.output) {
+        rc = search_failed(job.in.input, &in, &view, &job.options, st);
+    if (rc == EXIT_OK && job.in.output) {
         const double w0 = now_seconds();
-        sc_io_status ws = write_list(job.output, job.out_format, in.n, l.off, l.idx, l.val, in.ids,
-                                     err, sizeof err);
+        sc_io_status ws = write_list(job.in.output, job.out_format, in.n, l.off, l.idx, l.val,
+                                     in.ids, err, sizeof err);
         l.write_s = now_seconds() - w0;
         if (ws != SC_IO_OK)
             rc = fail(sc_io_exit_code(ws), "%s", err);
     }
-    const int to_stdout = job.output != NULL && strcmp(job.output, "-") == 0;
-    if (rc == EXIT_OK && (!job.quiet || job.json))
+    const int to_stdout = job.in.output != NULL && strcmp(job.in.output, "-") == 0;
+    if (rc == EXIT_OK && (!job.in.quiet || job.in.json))
         nbr_report(to_stdout ? stderr : stdout, &job, &in, &l);
     free(l.off);
     free(l.idx);

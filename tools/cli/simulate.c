@@ -226,7 +226,8 @@ typedef struct sim_job {
 enum { SIM_HELP = -1 }; /* sim_parse: --help printed */
 
 /* simulate's options into *j: SIM_OK, SIM_HELP, or the exit code of the
- * usage error it reported. */
+ * usage error it reported. One function, though long: a case per option
+ * of the table (options.c), each with its own check. */
 static int sim_parse(int argc, char **argv, sim_job *j) {
     *j = (sim_job){.p = sc_sim_params_default(),
                    .o = sc_options_default(),
