@@ -24,6 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The pinning policies' names (public: sc_pin_name). */
+const char *sc_pin_name(sc_pin p) {
+    switch (p) {
+    case SC_PIN_NONE: return "none";
+    case SC_PIN_COMPACT: return "compact";
+    case SC_PIN_SCATTER: return "scatter";
+    }
+    return "?";
+}
+
 #ifdef SC_HAVE_HWLOC
 #include <hwloc.h>
 #if defined(__linux__)
@@ -169,15 +179,6 @@ sc_pin sc_pinning_begin(sc_pinning *p) {
     return p->pin;
 }
 
-/* The pinning policies' names (public: sc_pin_name). */
-const char *sc_pin_name(sc_pin p) {
-    switch (p) {
-    case SC_PIN_NONE: return "none";
-    case SC_PIN_COMPACT: return "compact";
-    case SC_PIN_SCATTER: return "scatter";
-    }
-    return "?";
-}
 #endif
 
 size_t sc_threads_describe(sc_pin pin, int threads, char *buf, size_t cap) {
