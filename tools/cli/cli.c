@@ -437,8 +437,8 @@ static int parse_kernel(const char *s, sc_kernel *out) {
     return 0;
 }
 
-/* Options shared by pairs and info. Returns 1 if argv[i] was one of them,
- * with *rc set to a non-zero exit code on a bad value. */
+/* The usage error for a->argv[a->i], which the command does not take: an
+ * unknown option, or an argument past the ones it expects. */
 static int unknown_option(args *a) {
     const char *arg = a->argv[a->i];
     if (arg[0] == '-' && arg[1] != '\0')
