@@ -24,19 +24,22 @@ enum {
 enum { IO_SLOT_SKIP = -1, IO_SLOT_NAME = -2 };
 _Static_assert(sizeof(const char *) <= sizeof(double), "a name's address fits a value");
 
-#if defined(SC_IO_SHORT_DECIMAL) && defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(SC_IO_SHORT_DECIMAL)
+#include <simde/x86/sse2.h>
 #define SC_LINE_RUN 1
 /* The bits of the bytes among the 64 at b that may end a field: '\n', ' '
  * and ','. */
 static inline uint64_t io_field_ends64(const char *b) {
-    const __m128i nl = _mm_set1_epi8('\n'), sp = _mm_set1_epi8(' '), cm = _mm_set1_epi8(',');
+    const simde__m128i nl = simde_mm_set1_epi8('\n'), sp = simde_mm_set1_epi8(' '),
+                       cm = simde_mm_set1_epi8(',');
     uint64_t m = 0;
     for (int i = 0; i < 4; i++) {
-        const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * i));
-        const __m128i e = _mm_or_si128(_mm_cmpeq_epi8(x, nl),
-                                       _mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, cm)));
-        m |= (uint64_t)(uint32_t)_mm_movemask_epi8(e) << (16 * i);
+        const simde__m128i x =
+            simde_mm_loadu_si128((const simde__m128i *)(const void *)(b + 16 * i));
+        const simde__m128i e = simde_mm_or_si128(
+            simde_mm_cmpeq_epi8(x, nl),
+            simde_mm_or_si128(simde_mm_cmpeq_epi8(x, sp), simde_mm_cmpeq_epi8(x, cm)));
+        m |= (uint64_t)(uint32_t)simde_mm_movemask_epi8(e) << (16 * i);
     }
     return m;
 }

@@ -18,9 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+#include <simde/x86/sse2.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -575,24 +573,25 @@ static int fast_fields(const char **pos, const char *end, double *v, const field
 size_t io_line_ends(const char *b, const char *e) {
     size_t n = 0;
     const char *p = b;
-#ifdef __SSE2__
     /* per-byte counts, summed every 255 blocks before a byte could wrap */
-    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+    const simde__m128i nl = simde_mm_set1_epi8('\n'), cr = simde_mm_set1_epi8('\r'),
+                       zero = simde_mm_setzero_si128();
     while (e - p > 16) {
-        __m128i acc = zero;
+        simde__m128i acc = zero;
         for (int k = 0; k < 255 && e - p > 16; k++, p += 16) {
-            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-            const __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
-            const __m128i r = _mm_cmpeq_epi8(x, cr);
+            const simde__m128i x = simde_mm_loadu_si128((const simde__m128i *)(const void *)p);
+            const simde__m128i y =
+                simde_mm_loadu_si128((const simde__m128i *)(const void *)(p + 1));
+            const simde__m128i r = simde_mm_cmpeq_epi8(x, cr);
             /* '\n' and '\r' count one each (the masks are -1), "\r\n" one */
-            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(x, nl));
-            acc = _mm_sub_epi8(acc, r);
-            acc = _mm_add_epi8(acc, _mm_and_si128(r, _mm_cmpeq_epi8(y, nl)));
+            acc = simde_mm_sub_epi8(acc, simde_mm_cmpeq_epi8(x, nl));
+            acc = simde_mm_sub_epi8(acc, r);
+            acc = simde_mm_add_epi8(acc, simde_mm_and_si128(r, simde_mm_cmpeq_epi8(y, nl)));
         }
-        const __m128i s = _mm_sad_epu8(acc, zero);
-        n += (size_t)_mm_cvtsi128_si32(s) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
+        const simde__m128i s = simde_mm_sad_epu8(acc, zero);
+        n += (size_t)simde_mm_cvtsi128_si32(s) +
+             (size_t)simde_mm_cvtsi128_si32(simde_mm_srli_si128(s, 8));
     }
-#endif
     for (; p < e; p++)
         n += *p == '\n' || (*p == '\r' && (p + 1 == e || p[1] != '\n'));
     return n;
