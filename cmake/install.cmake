@@ -8,6 +8,9 @@
 #                                (shared), spherecollide::spherecollide_static,
 #                                spherecollide::spherecollide_sim(_static)
 #   lib/pkgconfig/spherecollide.pc, spherecollide_sim.pc
+#   with MPI (cmake/mpi.cmake): include/spherecollide_mpi.h,
+#   lib/libspherecollide_mpi.so.1.2.0 (+ .so.1, .so), spherecollide_mpi.pc,
+#   spherecollide::spherecollide_mpi
 #   bin/spherecollide            (the CLI; its rule lives in tools/CMakeLists.txt)
 #
 # The two library targets go to two export sets because their dependencies
@@ -41,6 +44,18 @@ install(TARGETS spherecollide spherecollide_sim EXPORT spherecollideTargets
 install(TARGETS spherecollide_static spherecollide_sim_static EXPORT spherecollideStaticTargets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT Development)
 # (Both targets carry $<INSTALL_INTERFACE:include> already.)
+set(_sc_pcs spherecollide spherecollide_sim)
+if(TARGET spherecollide_mpi)
+  install(FILES "${PROJECT_SOURCE_DIR}/include/spherecollide_mpi.h"
+          DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT Development)
+  install(TARGETS spherecollide_mpi EXPORT spherecollideMpiTargets
+    LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT Runtime
+            NAMELINK_COMPONENT Development)
+  install(EXPORT spherecollideMpiTargets NAMESPACE spherecollide::
+          FILE spherecollideMpiTargets.cmake
+          DESTINATION "${SC_INSTALL_CMAKEDIR}" COMPONENT Development)
+  list(APPEND _sc_pcs spherecollide_mpi)
+endif()
 
 # ---- CMake package ---------------------------------------------------------
 install(EXPORT spherecollideTargets NAMESPACE spherecollide::
@@ -114,7 +129,7 @@ foreach(_sc_dir LIBDIR INCLUDEDIR)
   endif()
 endforeach()
 set(SC_PC_PREFIX "@SC_PC_PREFIX@")   # left for the install-time step
-foreach(_sc_pc spherecollide spherecollide_sim)
+foreach(_sc_pc ${_sc_pcs})
   configure_file("${CMAKE_CURRENT_LIST_DIR}/${_sc_pc}.pc.in"
                  "${PROJECT_BINARY_DIR}/${_sc_pc}.pc.stage" @ONLY)
 endforeach()
@@ -127,7 +142,7 @@ install(CODE "
   else()
     set(_sc_pcdir \"\${CMAKE_INSTALL_PREFIX}/${SC_INSTALL_PKGCONFIGDIR}\")
   endif()
-  foreach(_sc_pc spherecollide spherecollide_sim)
+  foreach(_sc_pc ${_sc_pcs})
     configure_file(\"${PROJECT_BINARY_DIR}/\${_sc_pc}.pc.stage\"
                    \"${PROJECT_BINARY_DIR}/pc-install/\${_sc_pc}.pc\" @ONLY)
     file(INSTALL DESTINATION \"\${_sc_pcdir}\" TYPE FILE

@@ -30,6 +30,8 @@ packages=(
   python3-setuptools
   python3-wheel
   python3-venv
+  openmpi-bin       # libspherecollide_mpi (the pair search over MPI ranks): mpiexec
+  libopenmpi-dev    #   and OpenMPI's C bindings, found by CMake's FindMPI
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

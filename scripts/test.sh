@@ -228,6 +228,25 @@ step_release() {
   check "the simulation's exported symbols (check-symbols.sh)" \
     bash scripts/check-symbols.sh "${sim:-$prefix/lib/libspherecollide_sim.so}" \
       "$prefix/include/spherecollide_sim.h"
+  local mpi
+  mpi=$(find "$prefix" -name 'libspherecollide_mpi.so' -print -quit)
+  check "libspherecollide_mpi installed (setup-deps installs OpenMPI)" test -n "$mpi" || return 1
+  check "the MPI layer's exported symbols (check-symbols.sh)" \
+    bash scripts/check-symbols.sh "$mpi" "$prefix/include/spherecollide_mpi.h"
+  check "examples/mpi_example.c with mpicc and pkg-config, on 3 ranks" \
+    mpi_example "$prefix" build-release/example-mpi
+}
+
+# mpi_example PREFIX OUTDIR: the MPI example as its comment builds it
+mpi_example() {
+  local pcdir
+  pcdir=$(dirname "$(find "$1" -name spherecollide_mpi.pc -print -quit)")
+  mkdir -p "$2" &&
+  PKG_CONFIG_PATH=$pcdir mpicc -o "$2/mpi_example" examples/mpi_example.c \
+    $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs spherecollide_mpi) \
+    -Wl,-rpath,"$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir spherecollide_mpi)" &&
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+    timeout 120 mpiexec -n 3 "$2/mpi_example"
 }
 
 step_option() { # step_option DIR OPTION

@@ -1,0 +1,234 @@
+/* ghosts.c: regions, giants and the ghost exchange (rules 2, 3 and 5 of
+ * docs/mpi.md). After it, c->local holds [owned non-giants | ghosts from
+ * other ranks | every giant], and every pair with a non-giant end owned
+ * here has both ends in it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+
+/* Rule 3's margins: relative 2^-40 and absolute 2^-500 on the reach. The
+ * proof that they cover every rounding of the pair predicate and of this
+ * test is in docs/mpi.md ("No pair is lost"). */
+#define REACH_REL 0x1p-40
+#define REACH_ABS 0x1p-500
+
+int sc_mpi_may_reach(const double c[3], double r, const double lo[3], const double hi[3],
+                     double rmax) {
+    double d2 = 0;
+    for (int a = 0; a < 3; a++) {
+        double g = c[a] < lo[a] ? lo[a] - c[a] : c[a] > hi[a] ? c[a] - hi[a] : 0.0;
+        d2 += g * g;
+    }
+    double reach = (r + rmax) * (1 + REACH_REL) + REACH_ABS;
+    return d2 <= reach * reach;
+}
+
+/* Per rank, 8 doubles: lo[3], hi[3], the largest radius, the spheres. */
+enum { REGION = 8 };
+
+/* Publishes this rank's box of the records at[0, n) (radii over those with
+ * r <= giant) into c->regions. */
+static void publish(sc_mpi_context *c, const sc_mpi_record *at, size_t n) {
+    double mine[REGION] = {0, 0, 0, 0, 0, 0, 0, (double)n};
+    for (size_t i = 0; i < n; i++) {
+        const double v[3] = {at[i].x, at[i].y, at[i].z};
+        for (int a = 0; a < 3; a++) {
+            mine[a] = i == 0 || v[a] < mine[a] ? v[a] : mine[a];
+            mine[3 + a] = i == 0 || v[a] > mine[3 + a] ? v[a] : mine[3 + a];
+        }
+        mine[6] = at[i].r > mine[6] ? at[i].r : mine[6];
+    }
+    MPI_Allgather(mine, REGION, MPI_DOUBLE, c->regions, REGION, MPI_DOUBLE, c->comm);
+}
+
+static uint64_t bits_of(double v) {
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+static double double_of(uint64_t b) {
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+static int descending(const void *pa, const void *pb) {
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a > b ? -1 : a < b;
+}
+
+/* The giant threshold G (rule 5): spheres with r > G are giants. G is at
+ * least `floor` (a region's scale) and at least what keeps the giants to
+ * options.giants over all ranks: the smallest such value, found by
+ * bisection on the radii's bits (non-negative doubles order as their bits)
+ * over each rank's options.giants + 1 largest radii, which decide every
+ * count that matters. Collective; *giant is the same on every rank. */
+static sc_status threshold(sc_mpi_context *c, double floor, double *giant) {
+    size_t limit = c->options.giants;
+    uint64_t mine = 0, all = 0;
+    for (size_t i = 0; i < c->own.count; i++)
+        mine += c->own.at[i].r > floor;
+    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, c->comm);
+    *giant = floor;
+    if (all <= limit)
+        return SC_OK;
+    double *top = sc_mpi_alloc(c, (size_t)mine * sizeof *top);
+    sc_status st = sc_mpi_agree(c, top ? SC_OK : SC_ERR_OUT_OF_MEMORY, UINT64_MAX);
+    if (st != SC_OK) {
+        sc_mpi_free(c, top);
+        return st;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < c->own.count; i++)
+        if (c->own.at[i].r > floor)
+            top[n++] = c->own.at[i].r;
+    qsort(top, n, sizeof *top, descending);
+    n = n > limit + 1 ? limit + 1 : n;
+    double high = n ? top[0] : 0, rmax;
+    MPI_Allreduce(&high, &rmax, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+    /* count(r > lo) > limit, count(r > hi) <= limit */
+    uint64_t lo = bits_of(floor), hi = bits_of(rmax);
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        double t = double_of(mid);
+        mine = 0;
+        for (size_t i = 0; i < n && top[i] > t; i++)
+            mine++;
+        MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, c->comm);
+        if (all <= limit)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    *giant = double_of(hi);
+    sc_mpi_free(c, top);
+    return SC_OK;
+}
+
+/* Half the smallest region's largest side: a sphere with a larger radius
+ * reaches past a region, and may be a giant. */
+static double region_scale(const sc_mpi_context *c) {
+    double scale = -1;
+    for (int r = 0; r < c->ranks; r++) {
+        const double *g = &c->regions[REGION * r];
+        if (g[7] == 0)
+            continue;
+        double side = 0;
+        for (int a = 0; a < c->dims; a++)
+            side = g[3 + a] - g[a] > side ? g[3 + a] - g[a] : side;
+        scale = scale < 0 || side < scale ? side : scale;
+    }
+    return scale < 0 ? 0 : scale / 2;
+}
+
+/* Counts (fill == 0) or packs into c->spare (fill != 0) the ghosts this
+ * rank sends, from the owned non-giants at[0, n). */
+static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, int fill, int *next) {
+    for (size_t i = 0; i < n; i++) {
+        const double p[3] = {at[i].x, at[i].y, at[i].z};
+        for (int r = 0; r < c->ranks; r++) {
+            const double *g = &c->regions[REGION * r];
+            if (r == c->rank || g[7] == 0 || !sc_mpi_may_reach(p, at[i].r, g, g + 3, g[6]))
+                continue;
+            if (fill)
+                c->spare.at[next[r]++] = at[i];
+            else
+                c->counts[r]++;
+        }
+    }
+}
+
+/* Owned non-giants to the front of c->own; returns their count. */
+static size_t giants_last(sc_mpi_context *c, double giant) {
+    sc_mpi_record *at = c->own.at;
+    size_t a = 0;
+    for (size_t i = 0; i < c->own.count; i++)
+        if (at[i].r <= giant) {
+            sc_mpi_record t = at[a];
+            at[a++] = at[i];
+            at[i] = t;
+        }
+    return a;
+}
+
+static void count_sent(sc_mpi_context *c) {
+    for (int r = 0; r < c->ranks; r++)
+        if (r != c->rank && c->counts[r] > 0) {
+            c->stats.messages_sent++;
+            c->stats.bytes_sent += (uint64_t)c->counts[r] * sizeof(sc_mpi_record);
+        }
+}
+
+/* Sends the ghosts and every rank's giants into c->local, after its first
+ * `own` records (the owned non-giants). */
+static sc_status exchange(sc_mpi_context *c, size_t own, size_t own_giants) {
+    int p = c->ranks;
+    memset(c->counts, 0, (size_t)p * sizeof(int));
+    route(c, c->own.at, own, 0, NULL);
+    MPI_Alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
+    size_t in = 0, out = 0;
+    for (int r = 0; r < p; r++) {
+        c->displs[r] = (int)out, out += (size_t)c->counts[r];
+        c->rdispls[r] = (int)in, in += (size_t)c->rcounts[r];
+    }
+    int gmine = (int)own_giants, *gcounts = sc_mpi_alloc(c, 2 * (size_t)p * sizeof(int));
+    sc_status st = gcounts ? SC_OK : SC_ERR_OUT_OF_MEMORY;
+    int *gdispls = gcounts ? gcounts + p : NULL, *next = NULL;
+    size_t giants = 0;
+    st = sc_mpi_agree(c, st, UINT64_MAX);
+    if (st != SC_OK)
+        return st;
+    MPI_Allgather(&gmine, 1, MPI_INT, gcounts, 1, MPI_INT, c->comm);
+    for (int r = 0; r < p; r++)
+        gdispls[r] = (int)giants, giants += (size_t)gcounts[r];
+    c->local.count = 0;
+    st = sc_mpi_reserve(c, &c->local, own + in + giants);
+    c->spare.count = 0;
+    if (st == SC_OK)
+        st = sc_mpi_reserve(c, &c->spare, out);
+    if (st == SC_OK && !(next = sc_mpi_alloc(c, (size_t)p * sizeof *next)))
+        st = SC_ERR_OUT_OF_MEMORY;
+    st = sc_mpi_agree(c, st, UINT64_MAX);
+    if (st == SC_OK) {
+        memcpy(next, c->displs, (size_t)p * sizeof *next);
+        route(c, c->own.at, own, 1, next);
+        if (own)
+            memcpy(c->local.at, c->own.at, own * sizeof *c->own.at);
+        MPI_Datatype rec;
+        MPI_Type_contiguous((int)sizeof(sc_mpi_record), MPI_BYTE, &rec);
+        MPI_Type_commit(&rec);
+        MPI_Alltoallv(c->spare.at, c->counts, c->displs, rec, c->local.at + own, c->rcounts,
+                      c->rdispls, rec, c->comm);
+        MPI_Allgatherv(c->own.at + own, gmine, rec, c->local.at + own + in, gcounts, gdispls, rec,
+                       c->comm);
+        MPI_Type_free(&rec);
+        for (size_t k = 0; k < giants; k++)
+            c->giant_mine[k] =
+                k >= (size_t)gdispls[c->rank] && k < (size_t)gdispls[c->rank] + own_giants;
+        c->local.count = own + in + giants;
+        c->local_own = own;
+        c->local_giants = giants;
+        c->stats.ghosts = in;
+        c->stats.giants = giants;
+        count_sent(c);
+        if (own_giants)
+            c->stats.bytes_sent += (uint64_t)own_giants * sizeof(sc_mpi_record) * (uint64_t)(p - 1);
+    }
+    sc_mpi_free(c, next);
+    sc_mpi_free(c, gcounts);
+    return st;
+}
+
+sc_status sc_mpi_ghosts(sc_mpi_context *c) {
+    publish(c, c->own.at, c->own.count);
+    double giant;
+    sc_status st = threshold(c, region_scale(c), &giant);
+    if (st != SC_OK)
+        return st;
+    size_t own = giants_last(c, giant);
+    /* the regions of the non-giants, with their largest radius (rule 2) */
+    publish(c, c->own.at, own);
+    return exchange(c, own, c->own.count - own);
+}

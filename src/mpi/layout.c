@@ -1,0 +1,195 @@
+/* layout.c: weighted recursive coordinate bisection (rule 1 of
+ * docs/mpi.md). Every rank samples its centres, the samples are
+ * allgathered in rank order, and every rank cuts the same array the same
+ * way, so the cuts agree without another message. A sphere's owner is
+ * found by the cut planes' comparisons alone (c < cut: the lower side),
+ * which no rounding can make two ranks decide differently. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+
+/* A sample: a centre and the spheres it stands for. */
+typedef struct sample {
+    double c[3], w;
+} sample;
+
+/* The cut of ranks [r0, r1) at node k: lower ranks [r0, r0 + (r1 - r0) / 2). */
+typedef struct cut {
+    int axis;
+    double at;
+} cut;
+
+/* A sample's coordinate on the axis being cut, and its place in the
+ * gathered array (the tie-break: the same on every rank). */
+typedef struct keyed {
+    double v;
+    size_t i;
+} keyed;
+
+static int by_value(const void *pa, const void *pb) {
+    const keyed *a = pa, *b = pb;
+    if (a->v != b->v)
+        return a->v < b->v ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Cuts the samples idx[0, n) for ranks [r0, r1) at node k of a
+ * heap-ordered tree (children 2k + 1 and 2k + 2; fewer than 2 * ranks
+ * nodes); key is scratch for n entries. */
+static void bisect(const sample *s, size_t *idx, keyed *key, size_t n, int r0, int r1, int dims,
+                   cut *tree, int k) {
+    if (r1 - r0 < 2)
+        return;
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, total = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++) {
+            double v = s[idx[i]].c[a];
+            lo[a] = i == 0 || v < lo[a] ? v : lo[a];
+            hi[a] = i == 0 || v > hi[a] ? v : hi[a];
+        }
+    int axis = 0;
+    for (int a = 1; a < dims; a++)
+        if (hi[a] - lo[a] > hi[axis] - lo[axis])
+            axis = a;
+    for (size_t i = 0; i < n; i++)
+        key[i] = (keyed){s[idx[i]].c[axis], idx[i]};
+    qsort(key, n, sizeof *key, by_value);
+    for (size_t i = 0; i < n; i++) {
+        idx[i] = key[i].i;
+        total += s[idx[i]].w;
+    }
+    int lower = (r1 - r0) / 2;
+    double want = total * lower / (r1 - r0), acc = 0;
+    size_t split = 0;
+    while (split < n && acc + s[idx[split]].w <= want)
+        acc += s[idx[split++]].w;
+    /* The cut sits at the first upper sample; equal coordinates go up with
+     * it, so the lower side is exactly the samples below the cut. */
+    double at = split < n ? key[split].v : n > 0 ? key[n - 1].v : 0.0;
+    while (split > 0 && key[split - 1].v >= at)
+        split--;
+    tree[k] = (cut){axis, at};
+    bisect(s, idx, key, split, r0, r0 + lower, dims, tree, 2 * k + 1);
+    bisect(s, idx + split, key, n - split, r0 + lower, r1, dims, tree, 2 * k + 2);
+}
+
+static int owner_of(const cut *tree, int ranks, const sc_mpi_record *p) {
+    int r0 = 0, r1 = ranks, k = 0;
+    while (r1 - r0 > 1) {
+        double v = tree[k].axis == 0 ? p->x : tree[k].axis == 1 ? p->y : p->z;
+        int lower = (r1 - r0) / 2;
+        if (v < tree[k].at)
+            r1 = r0 + lower, k = 2 * k + 1;
+        else
+            r0 = r0 + lower, k = 2 * k + 2;
+    }
+    return r0;
+}
+
+/* Every rank's samples, gathered in rank order into *all (n_all of them). */
+static sc_status gather_samples(sc_mpi_context *c, sample **all, size_t *n_all) {
+    uint64_t n = c->own.count, total = 0;
+    MPI_Allreduce(&n, &total, 1, MPI_UINT64_T, MPI_SUM, c->comm);
+    size_t want = total == 0 ? 0 : (size_t)((double)n * (double)c->options.sample / (double)total);
+    size_t take = n == 0 ? 0 : want < 1 ? 1 : want > n ? n : want;
+    int mine = (int)take;
+    MPI_Allgather(&mine, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
+    size_t sum = 0;
+    for (int r = 0; r < c->ranks; r++) {
+        c->rdispls[r] = (int)(sum * sizeof(sample));
+        sum += (size_t)c->rcounts[r];
+        c->rcounts[r] *= (int)sizeof(sample);
+    }
+    sample *local = sc_mpi_alloc(c, take * sizeof *local);
+    *all = sc_mpi_alloc(c, sum * sizeof **all);
+    sc_status st = sc_mpi_agree(c, local && *all ? SC_OK : SC_ERR_OUT_OF_MEMORY, UINT64_MAX);
+    if (st == SC_OK) {
+        for (size_t i = 0; i < take; i++) { /* evenly spaced rows */
+            const sc_mpi_record *p = &c->own.at[(size_t)((double)i * (double)n / (double)take)];
+            local[i] = (sample){{p->x, p->y, p->z}, (double)n / (double)take};
+        }
+        MPI_Allgatherv(local, (int)(take * sizeof *local), MPI_BYTE, *all, c->rcounts, c->rdispls,
+                       MPI_BYTE, c->comm);
+        *n_all = sum;
+    }
+    sc_mpi_free(c, local);
+    return st;
+}
+
+/* Sends every owned sphere to its cell's rank; c->own becomes what this
+ * rank received (records grouped by source rank, each group in order). */
+static sc_status move(sc_mpi_context *c, const cut *tree) {
+    int p = c->ranks;
+    memset(c->counts, 0, (size_t)p * sizeof(int));
+    int *dest = sc_mpi_alloc(c, c->own.count * sizeof *dest);
+    sc_status st = dest ? SC_OK : SC_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; st == SC_OK && i < c->own.count; i++)
+        c->counts[dest[i] = owner_of(tree, p, &c->own.at[i])]++;
+    MPI_Alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
+    size_t in = 0, out = 0;
+    for (int r = 0; r < p; r++) {
+        c->displs[r] = (int)out, out += (size_t)c->counts[r];
+        c->rdispls[r] = (int)in, in += (size_t)c->rcounts[r];
+    }
+    c->spare.count = 0;
+    if (st == SC_OK)
+        st = sc_mpi_reserve(c, &c->spare, out > in ? out : in);
+    st = sc_mpi_agree(c, st, UINT64_MAX);
+    if (st == SC_OK) {
+        /* pack in place order: spare holds the send buffer, then own the
+         * received records (own's capacity grows to what arrives) */
+        int *fill = c->rdispls; /* reused below; restored after packing */
+        int *at = sc_mpi_alloc(c, (size_t)p * sizeof *at);
+        st = at ? sc_mpi_reserve(c, &c->own, c->own.count > in ? c->own.count : in)
+                : SC_ERR_OUT_OF_MEMORY;
+        st = sc_mpi_agree(c, st, UINT64_MAX);
+        if (st == SC_OK) {
+            memcpy(at, c->displs, (size_t)p * sizeof *at);
+            for (size_t i = 0; i < c->own.count; i++)
+                c->spare.at[at[dest[i]]++] = c->own.at[i];
+            MPI_Datatype rec;
+            MPI_Type_contiguous((int)sizeof(sc_mpi_record), MPI_BYTE, &rec);
+            MPI_Type_commit(&rec);
+            MPI_Alltoallv(c->spare.at, c->counts, c->displs, rec, c->own.at, c->rcounts, fill, rec,
+                          c->comm);
+            MPI_Type_free(&rec);
+            c->own.count = in;
+            for (int r = 0; r < p; r++)
+                if (r != c->rank && c->counts[r] > 0) {
+                    c->stats.messages_sent++;
+                    c->stats.bytes_sent += (uint64_t)c->counts[r] * sizeof(sc_mpi_record);
+                }
+        }
+        sc_mpi_free(c, at);
+    }
+    sc_mpi_free(c, dest);
+    return st;
+}
+
+sc_status sc_mpi_layout_rcb(sc_mpi_context *c) {
+    sample *all = NULL;
+    size_t n_all = 0;
+    sc_status st = gather_samples(c, &all, &n_all);
+    size_t *idx = NULL;
+    keyed *key = NULL;
+    cut *tree = NULL;
+    if (st == SC_OK) {
+        idx = sc_mpi_alloc(c, n_all * sizeof *idx);
+        key = sc_mpi_alloc(c, n_all * sizeof *key);
+        tree = sc_mpi_alloc(c, 2 * (size_t)c->ranks * sizeof *tree);
+        st = sc_mpi_agree(c, idx && key && tree ? SC_OK : SC_ERR_OUT_OF_MEMORY, UINT64_MAX);
+    }
+    if (st == SC_OK) {
+        for (size_t i = 0; i < n_all; i++)
+            idx[i] = i;
+        memset(tree, 0, 2 * (size_t)c->ranks * sizeof *tree);
+        bisect(all, idx, key, n_all, 0, c->ranks, c->dims, tree, 0);
+        st = move(c, tree);
+    }
+    sc_mpi_free(c, idx);
+    sc_mpi_free(c, key);
+    sc_mpi_free(c, tree);
+    sc_mpi_free(c, all);
+    return st;
+}

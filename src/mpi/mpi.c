@@ -1,0 +1,439 @@
+/* mpi.c: the distributed pair search's entry points and its pipeline:
+ *
+ *   check   every rank's values, ids numbered, copied into records
+ *   layout  (RCB) spheres moved to the rank whose cell holds their centre
+ *   ghosts  regions and radii published, giants gathered, ghosts exchanged
+ *   search  the rank-local search; each pair kept by exactly one rank
+ *   reduce  count and checksum summed over ranks
+ *
+ * After each phase the ranks agree on one status (rule 8 of docs/mpi.md),
+ * so no rank enters a collective that another has left. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+
+/* ---- memory -------------------------------------------------------------- */
+
+void *sc_mpi_alloc(const sc_mpi_context *c, size_t bytes) {
+    const sc_allocator *a = &c->options.search.allocator;
+    if (bytes == 0)
+        bytes = 1;
+    if (a->alloc)
+        return a->alloc(bytes, 64, a->user);
+    void *p = NULL;
+    return posix_memalign(&p, 64, bytes) == 0 ? p : NULL;
+}
+
+void sc_mpi_free(const sc_mpi_context *c, void *p) {
+    const sc_allocator *a = &c->options.search.allocator;
+    if (!p)
+        return;
+    if (a->alloc)
+        a->free(p, a->user);
+    else
+        free(p);
+}
+
+sc_status sc_mpi_reserve(const sc_mpi_context *c, sc_mpi_records *r, size_t n) {
+    if (n <= r->cap)
+        return SC_OK;
+    size_t cap = r->cap + r->cap / 2 > n ? r->cap + r->cap / 2 : n;
+    if (cap > SIZE_MAX / sizeof(sc_mpi_record))
+        return SC_ERR_OUT_OF_MEMORY;
+    sc_mpi_record *at = sc_mpi_alloc(c, cap * sizeof *at);
+    if (!at)
+        return SC_ERR_OUT_OF_MEMORY;
+    if (r->count)
+        memcpy(at, r->at, r->count * sizeof *at);
+    sc_mpi_free(c, r->at);
+    r->at = at;
+    r->cap = cap;
+    return SC_OK;
+}
+
+/* ---- rule 8: one status for every rank ------------------------------------ */
+
+sc_status sc_mpi_agree(sc_mpi_context *c, sc_status status, uint64_t id) {
+    int failed = status != SC_OK;
+    uint64_t mine[2] = {failed ? id : UINT64_MAX, failed ? (uint64_t)c->rank : UINT64_MAX};
+    uint64_t all[2];
+    MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, c->comm);
+    if (all[1] == UINT64_MAX)
+        return SC_OK;
+    /* The failure with the smallest global id wins (the single process's
+     * first problem, when ids are rows), else the lowest failing rank's. */
+    int winner = (int)all[1];
+    if (all[0] != UINT64_MAX) {
+        int candidate = failed && id == all[0] ? c->rank : INT_MAX;
+        MPI_Allreduce(&candidate, &winner, 1, MPI_INT, MPI_MIN, c->comm);
+    }
+    int agreed = (int)status;
+    MPI_Bcast(&agreed, 1, MPI_INT, winner, c->comm);
+    if (all[0] != UINT64_MAX)
+        snprintf(c->message, sizeof c->message, "rank %d: sphere id %llu: %s", winner,
+                 (unsigned long long)all[0], sc_status_string((sc_status)agreed));
+    else
+        snprintf(c->message, sizeof c->message, "rank %d: %s", winner,
+                 sc_status_string((sc_status)agreed));
+    return (sc_status)agreed;
+}
+
+/* ---- the context ------------------------------------------------------------ */
+
+sc_mpi_options sc_mpi_options_default(void) {
+    sc_mpi_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.search = sc_options_default();
+    o.layout = SC_MPI_LAYOUT_RCB;
+    o.sample = 65536;
+    o.giants = 1024;
+    return o;
+}
+
+static sc_status check_options(const sc_mpi_options *o) {
+    if (o->size > sizeof *o)
+        return SC_ERR_VERSION;
+    if (o->size != sizeof *o || o->sample < 1 || o->giants > (size_t)INT_MAX / 2)
+        return SC_ERR_INVALID_ARGUMENT;
+    if (o->layout != SC_MPI_LAYOUT_RCB && o->layout != SC_MPI_LAYOUT_CALLER)
+        return SC_ERR_INVALID_ARGUMENT;
+    for (int k = 0; k < 3; k++)
+        if (o->search.box.periodic[k])
+            return SC_ERR_UNSUPPORTED; /* docs/mpi.md: not yet distributed */
+    return SC_OK;
+}
+
+static sc_status create_local(sc_mpi_context *c) {
+    size_t p = (size_t)c->ranks;
+    c->counts = sc_mpi_alloc(c, 4 * p * sizeof(int));
+    c->regions = sc_mpi_alloc(c, 8 * p * sizeof(double));
+    c->giant_mine = sc_mpi_alloc(c, c->options.giants + 1);
+    if (!c->counts || !c->regions || !c->giant_mine)
+        return SC_ERR_OUT_OF_MEMORY;
+    c->displs = c->counts + p;
+    c->rcounts = c->counts + 2 * p;
+    c->rdispls = c->counts + 3 * p;
+    return sc_context_create(&c->options.search, &c->search);
+}
+
+static void release(sc_mpi_context *c) {
+    sc_context_destroy(c->search);
+    sc_mpi_free(c, c->own.at);
+    sc_mpi_free(c, c->local.at);
+    sc_mpi_free(c, c->spare.at);
+    sc_mpi_free(c, c->giant_mine);
+    sc_mpi_free(c, c->counts);
+    sc_mpi_free(c, c->regions);
+}
+
+sc_status sc_mpi_context_create(MPI_Comm comm, const sc_mpi_options *options,
+                                sc_mpi_context **out) {
+    if (!out)
+        return SC_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    sc_mpi_options o = options ? *options : sc_mpi_options_default();
+    sc_status st = options ? check_options(options) : SC_OK;
+    /* The context itself comes from the caller's allocator too. */
+    sc_mpi_context probe = {.options = o};
+    sc_mpi_context *c = st == SC_OK ? sc_mpi_alloc(&probe, sizeof *c) : NULL;
+    if (st == SC_OK && !c)
+        st = SC_ERR_OUT_OF_MEMORY;
+    sc_mpi_context scratch = {.options = o};
+    sc_mpi_context *use = c ? c : &scratch;
+    memset(use, 0, sizeof *use);
+    use->options = o;
+    MPI_Comm_dup(comm, &use->comm);
+    MPI_Comm_rank(use->comm, &use->rank);
+    MPI_Comm_size(use->comm, &use->ranks);
+    if (st == SC_OK)
+        st = create_local(use);
+    st = sc_mpi_agree(use, st, UINT64_MAX);
+    if (st != SC_OK) {
+        release(use);
+        MPI_Comm_free(&use->comm);
+        if (c)
+            sc_mpi_free(&probe, c);
+        return st;
+    }
+    *out = c;
+    return SC_OK;
+}
+
+void sc_mpi_context_destroy(sc_mpi_context *ctx) {
+    if (!ctx)
+        return;
+    release(ctx);
+    MPI_Comm_free(&ctx->comm);
+    sc_mpi_context probe = {.options = ctx->options};
+    sc_mpi_free(&probe, ctx);
+}
+
+const char *sc_mpi_message(const sc_mpi_context *ctx) {
+    return ctx ? ctx->message : "";
+}
+
+sc_status sc_mpi_stats_get(const sc_mpi_context *ctx, sc_mpi_stats *out) {
+    if (!ctx || !out || out->size < sizeof *out)
+        return SC_ERR_INVALID_ARGUMENT;
+    *out = ctx->stats;
+    out->size = sizeof *out;
+    return SC_OK;
+}
+
+static uint64_t splitmix(uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+uint64_t sc_mpi_pair_mix(uint64_t i, uint64_t j) {
+    if ((i | j) >> 32 == 0)
+        return splitmix((i << 32) | j); /* sc_pair_mix(i, j) */
+    return splitmix(splitmix(i) ^ j);
+}
+
+/* ---- check: values, dimensions, ids --------------------------------------- */
+
+/* Agrees on the dimensions (every rank with spheres the same) and on ids
+ * given or not (every rank with spheres the same). */
+static sc_status agree_shape(sc_mpi_context *c, const sc_spheres *v, const uint64_t *ids) {
+    int mine[4] = {0, 0, 0, 0}, all[4];
+    if (v && v->count > 0) {
+        mine[v->z ? 0 : 1] = 1;
+        mine[ids ? 2 : 3] = 1;
+    }
+    MPI_Allreduce(mine, all, 4, MPI_INT, MPI_MAX, c->comm);
+    c->dims = all[1] ? 2 : 3;
+    return (all[0] && all[1]) || (all[2] && all[3]) ? SC_ERR_INVALID_ARGUMENT : SC_OK;
+}
+
+static double value_at(const sc_spheres *v, const void *base, size_t stride, size_t k) {
+    const char *p = (const char *)base + k * stride;
+    return v->dtype == SC_F64 ? *(const double *)p : (double)*(const float *)p;
+}
+
+/* Copies the view into c->own (float32 values widen exactly). */
+static sc_status copy_own(sc_mpi_context *c, const sc_spheres *v, const uint64_t *ids,
+                          uint64_t first) {
+    size_t n = v->count;
+    sc_status st = sc_mpi_reserve(c, &c->own, n);
+    if (st != SC_OK)
+        return st;
+    size_t elem = v->dtype == SC_F64 ? sizeof(double) : sizeof(float);
+    size_t s = v->stride ? v->stride : elem, rs = v->r_stride ? v->r_stride : s;
+    for (size_t k = 0; k < n; k++) {
+        sc_mpi_record *o = &c->own.at[k];
+        o->x = value_at(v, v->x, s, k);
+        o->y = value_at(v, v->y, s, k);
+        o->z = v->z ? value_at(v, v->z, s, k) : 0.0;
+        o->r = value_at(v, v->r, rs, k);
+        o->id = ids ? ids[k] : first + k;
+    }
+    c->own.count = n;
+    return SC_OK;
+}
+
+static sc_status check(sc_mpi_context *c, const sc_spheres *v, const uint64_t *ids,
+                       uint64_t *first) {
+    sc_status st = v ? SC_OK : SC_ERR_INVALID_ARGUMENT;
+    sc_status shape = agree_shape(c, v, ids);
+    uint64_t n = v ? v->count : 0;
+    *first = 0;
+    MPI_Exscan(&n, first, 1, MPI_UINT64_T, MPI_SUM, c->comm);
+    if (c->rank == 0)
+        *first = 0; /* MPI_Exscan leaves rank 0's result undefined */
+    if (st != SC_OK || shape != SC_OK)
+        return sc_mpi_agree(c, st != SC_OK ? st : shape, UINT64_MAX);
+    size_t bad = 0;
+    uint64_t bad_id = UINT64_MAX;
+    st = n > SC_MAX_SPHERES ? SC_ERR_TOO_MANY_SPHERES : sc_spheres_validate(v, &bad);
+    if (st != SC_OK && st != SC_ERR_TOO_MANY_SPHERES && st != SC_ERR_INVALID_ARGUMENT)
+        bad_id = ids ? ids[bad] : *first + bad;
+    for (size_t k = 0; st == SC_OK && ids && k < n; k++)
+        if (ids[k] == UINT64_MAX)
+            st = SC_ERR_INVALID_ARGUMENT, bad_id = UINT64_MAX;
+    if (st == SC_OK && c->ranks > 1)
+        st = copy_own(c, v, ids, *first);
+    return sc_mpi_agree(c, st, bad_id);
+}
+
+/* ---- search: each pair kept by exactly one rank (rule 4) ------------------ */
+
+typedef struct keep_state {
+    const sc_mpi_context *c;
+    const uint64_t *ids; /* one rank: the caller's ids (NULL: rows) */
+    sc_mpi_pair_fn fn;
+    void *user;
+    uint64_t *chunk;
+    size_t held, cap;
+    uint64_t pairs, found, checksum;
+    int stopped;
+} keep_state;
+
+static int flush(keep_state *s) {
+    if (s->held && s->fn && s->fn(s->chunk, s->held, s->user) != 0)
+        s->stopped = 1;
+    s->held = 0;
+    return s->stopped;
+}
+
+static void keep(keep_state *s, uint64_t a, uint64_t b) {
+    uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+    s->pairs++;
+    s->checksum += sc_mpi_pair_mix(lo, hi);
+    if (s->fn) {
+        s->chunk[2 * s->held] = lo;
+        s->chunk[2 * s->held + 1] = hi;
+        if (++s->held == s->cap)
+            flush(s);
+    }
+}
+
+/* Is local sphere k owned here? [owned non-giants | ghosts | giants]. */
+static int mine(const sc_mpi_context *c, size_t k, size_t giants_at) {
+    return k < c->local_own || (k >= giants_at && c->giant_mine[k - giants_at]);
+}
+
+static int keep_distributed(const uint32_t *p, size_t count, void *user) {
+    keep_state *s = user;
+    const sc_mpi_context *c = s->c;
+    const sc_mpi_record *at = c->local.at;
+    size_t giants_at = c->local.count - c->local_giants;
+    s->found += count;
+    for (size_t k = 0; k < count && !s->stopped; k++) {
+        size_t a = p[2 * k], b = p[2 * k + 1];
+        int ga = a >= giants_at, gb = b >= giants_at;
+        /* The deciding end: the non-giant one, else the smaller id. */
+        size_t d = ga != gb ? (ga ? b : a) : (at[a].id < at[b].id ? a : b);
+        if (mine(c, d, giants_at))
+            keep(s, at[a].id, at[b].id);
+    }
+    return s->stopped;
+}
+
+static int keep_one_rank(const uint32_t *p, size_t count, void *user) {
+    keep_state *s = user;
+    s->found += count;
+    for (size_t k = 0; k < count && !s->stopped; k++)
+        keep(s, s->ids ? s->ids[p[2 * k]] : p[2 * k], s->ids ? s->ids[p[2 * k + 1]] : p[2 * k + 1]);
+    return s->stopped;
+}
+
+static sc_spheres local_view(const sc_mpi_context *c) {
+    static const double none[4]; /* the empty view's valid addresses */
+    const sc_mpi_record *at = c->local.at;
+    sc_spheres v = {0, SC_F64, sizeof *at, none, none + 1, none + 2, none + 3, 0};
+    if (at && c->local.count)
+        v = (sc_spheres){c->local.count, SC_F64, sizeof *at, &at->x, &at->y, &at->z, &at->r, 0};
+    if (c->dims == 2)
+        v.z = NULL;
+    return v;
+}
+
+static sc_status search(sc_mpi_context *c, const sc_spheres *caller, const uint64_t *ids,
+                        keep_state *s) {
+    size_t cap = c->options.search.chunk_pairs;
+    s->cap = cap < 1 ? 1 : cap > ((size_t)1 << 16) ? (size_t)1 << 16 : cap;
+    if (s->fn && !(s->chunk = sc_mpi_alloc(c, 2 * s->cap * sizeof(uint64_t))))
+        return SC_ERR_OUT_OF_MEMORY;
+    sc_status st;
+    if (c->ranks == 1) {
+        s->ids = ids;
+        if (!ids && !s->fn) { /* the library's own count and checksum */
+            sc_summary sum;
+            st = sc_count_pairs(c->search, caller, &sum);
+            s->pairs = s->found = sum.pairs;
+            s->checksum = sum.checksum;
+        } else {
+            st = sc_stream_pairs(c->search, caller, keep_one_rank, s, NULL);
+        }
+    } else {
+        sc_spheres v = local_view(c);
+        st = sc_stream_pairs(c->search, &v, keep_distributed, s, NULL);
+    }
+    if (st == SC_OK && !s->stopped)
+        flush(s);
+    if (s->stopped)
+        st = SC_ERR_STOPPED;
+    sc_stats ss = {.size = sizeof ss};
+    if (sc_context_stats(c->search, &ss) == SC_OK) {
+        c->stats.candidate_tests = ss.candidate_tests;
+        c->stats.threads = ss.threads;
+    }
+    sc_mpi_free(c, s->chunk);
+    s->chunk = NULL;
+    return st;
+}
+
+/* ---- the pipeline --------------------------------------------------------- */
+
+static double lap(sc_mpi_context *c, sc_mpi_phase phase, double since) {
+    double now = MPI_Wtime();
+    c->stats.seconds[phase] += now - since;
+    return now;
+}
+
+static sc_status run(sc_mpi_context *c, const sc_spheres *v, const uint64_t *ids, sc_mpi_pair_fn fn,
+                     void *user, sc_summary *out) {
+    keep_state s = {.c = c, .fn = fn, .user = user};
+    uint64_t first;
+    double t = MPI_Wtime();
+    sc_status st = check(c, v, ids, &first);
+    t = lap(c, SC_MPI_PHASE_CHECK, t);
+    if (st == SC_OK && c->ranks > 1 && c->options.layout == SC_MPI_LAYOUT_RCB)
+        st = sc_mpi_layout_rcb(c);
+    t = lap(c, SC_MPI_PHASE_LAYOUT, t);
+    if (st == SC_OK && c->ranks > 1)
+        st = sc_mpi_ghosts(c);
+    t = lap(c, SC_MPI_PHASE_GHOSTS, t);
+    if (st == SC_OK) {
+        c->stats.owned = c->ranks > 1 ? c->own.count : v->count;
+        st = sc_mpi_agree(c, search(c, v, ids, &s), UINT64_MAX);
+    }
+    t = lap(c, SC_MPI_PHASE_SEARCH, t);
+    if (st == SC_OK) {
+        uint64_t mine[2] = {s.pairs, s.checksum}, all[2];
+        MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, c->comm); /* mod 2^64 */
+        out->pairs = all[0];
+        out->checksum = all[1];
+    }
+    c->stats.pairs = s.pairs;
+    c->stats.found = s.found;
+    lap(c, SC_MPI_PHASE_REDUCE, t);
+    return st;
+}
+
+static sc_status enter(sc_mpi_context *c, const sc_spheres *v, const uint64_t *ids,
+                       sc_mpi_pair_fn fn, void *user, sc_summary *out) {
+    if (!c)
+        return SC_ERR_INVALID_ARGUMENT;
+    memset(&c->stats, 0, sizeof c->stats);
+    c->stats.size = sizeof c->stats;
+    c->message[0] = '\0';
+    sc_summary scratch;
+    if (!out)
+        out = &scratch;
+    memset(out, 0, sizeof *out);
+    sc_status st = run(c, v, ids, fn, user, out);
+    if (st != SC_OK)
+        memset(out, 0, sizeof *out);
+    return st;
+}
+
+sc_status sc_mpi_count_pairs(sc_mpi_context *ctx, const sc_spheres *local, const uint64_t *ids,
+                             sc_summary *out) {
+    return enter(ctx, local, ids, NULL, NULL, out);
+}
+
+sc_status sc_mpi_stream_pairs(sc_mpi_context *ctx, const sc_spheres *local, const uint64_t *ids,
+                              sc_mpi_pair_fn fn, void *user, sc_summary *out) {
+    sc_status st = fn ? SC_OK : SC_ERR_INVALID_ARGUMENT;
+    if (ctx && sc_mpi_agree(ctx, st, UINT64_MAX) != SC_OK)
+        return SC_ERR_INVALID_ARGUMENT;
+    return enter(ctx, local, ids, fn, user, out);
+}

@@ -1,0 +1,491 @@
+/* test_mpi.c: the distributed pair search against one process's answer.
+ * Run under mpirun with any number of ranks (tests/mpi.cmake: 1, 2, 3, 4,
+ * 5 and 8, oversubscribed). Every rank generates the whole set, takes its
+ * share (a block of rows, a random assignment, or everything on one rank),
+ * and checks the distributed count, checksum and, gathered on rank 0, the
+ * whole pair set against the core library's on the whole set. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "sc_gen.h"
+#include "spherecollide_mpi.h"
+
+static int rank, ranks;
+
+/* ---- the whole set and one rank's share ----------------------------------- */
+
+typedef struct set {
+    size_t n;
+    int dims, f32;
+    double *d; /* rows x, y, z, r (double) */
+    float *f;  /* the same as float, when f32 */
+} set;
+
+static set make(const char *dist, size_t n, uint64_t seed, int dims, int f32) {
+    set s = {n, dims, f32, calloc(4 * n + 4, sizeof(double)), NULL};
+    sc_gen_generate(dist, n, seed, s.d);
+    if (dims == 2)
+        for (size_t i = 0; i < n; i++)
+            s.d[4 * i + 2] = 0;
+    if (f32) {
+        s.f = calloc(4 * n + 4, sizeof(float));
+        for (size_t i = 0; i < 4 * n; i++) {
+            s.f[i] = (float)s.d[i];
+            s.d[i] = s.f[i];
+        }
+    }
+    return s;
+}
+
+static void drop(set *s) {
+    free(s->d);
+    free(s->f);
+}
+
+/* A view of rows rows[0, n) of the set (x, y, z, r, stride 4 values). */
+static sc_spheres view_rows(const set *s, size_t first, size_t n) {
+    sc_spheres v;
+    if (s->f32) {
+        const float *b = s->f + 4 * first;
+        v = (sc_spheres){n, SC_F32, 4 * sizeof(float), b, b + 1, b + 2, b + 3, 0};
+    } else {
+        const double *b = s->d + 4 * first;
+        v = (sc_spheres){n, SC_F64, 4 * sizeof(double), b, b + 1, b + 2, b + 3, 0};
+    }
+    if (s->dims == 2)
+        v.z = NULL;
+    return v;
+}
+
+/* How the spheres are spread over ranks. */
+typedef enum share { BLOCKS, RANDOM, ONE_RANK } share;
+
+/* This rank's rows, copied (with their ids) into *mine. */
+typedef struct part {
+    set mine;
+    uint64_t *ids;
+} part;
+
+static uint64_t mix(uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int rank_of(share how, size_t i, size_t n, uint64_t seed) {
+    if (how == ONE_RANK)
+        return ranks - 1;
+    if (how == RANDOM)
+        return (int)(mix(seed ^ (i * 0x100000001b3ull)) % (uint64_t)ranks);
+    return (int)((uint64_t)i * (uint64_t)ranks / (n ? n : 1));
+}
+
+/* ids: NULL (rows), or the row's id through `id_of` */
+static part take(const set *s, share how, uint64_t seed, uint64_t (*id_of)(size_t)) {
+    part p = {{0, s->dims, s->f32, calloc(4 * s->n + 4, sizeof(double)), NULL},
+              calloc(s->n + 1, sizeof(uint64_t))};
+    if (s->f32)
+        p.mine.f = calloc(4 * s->n + 4, sizeof(float));
+    for (size_t i = 0; i < s->n; i++) {
+        if (rank_of(how, i, s->n, seed) != rank)
+            continue;
+        size_t k = p.mine.n++;
+        memcpy(p.mine.d + 4 * k, s->d + 4 * i, 4 * sizeof(double));
+        if (s->f32)
+            memcpy(p.mine.f + 4 * k, s->f + 4 * i, 4 * sizeof(float));
+        p.ids[k] = id_of ? id_of(i) : i;
+    }
+    return p;
+}
+
+static void drop_part(part *p) {
+    drop(&p->mine);
+    free(p->ids);
+}
+
+/* ---- the reference ---------------------------------------------------------- */
+
+static int by_pair(const void *pa, const void *pb) {
+    const uint64_t *a = pa, *b = pb;
+    if (a[0] != b[0])
+        return a[0] < b[0] ? -1 : 1;
+    return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* One process's pairs on the whole set, as sorted global-id pairs. */
+static uint64_t *reference(const set *s, uint64_t (*id_of)(size_t), size_t *count,
+                           sc_summary *sum) {
+    sc_options o = sc_options_default();
+    o.threads = 1;
+    sc_context *ctx = NULL;
+    sc_context_create(&o, &ctx);
+    sc_spheres v = view_rows(s, 0, s->n);
+    size_t need = 0;
+    sc_fill_pairs(ctx, &v, NULL, 0, &need, NULL);
+    uint32_t *p32 = malloc(2 * need * sizeof *p32 + 8);
+    sc_fill_pairs(ctx, &v, p32, need, &need, NULL);
+    sc_context_destroy(ctx);
+    uint64_t *p = malloc(2 * need * sizeof *p + 16);
+    sum->pairs = need;
+    sum->checksum = 0;
+    for (size_t k = 0; k < need; k++) {
+        uint64_t a = id_of ? id_of(p32[2 * k]) : p32[2 * k];
+        uint64_t b = id_of ? id_of(p32[2 * k + 1]) : p32[2 * k + 1];
+        p[2 * k] = a < b ? a : b;
+        p[2 * k + 1] = a < b ? b : a;
+        sum->checksum += sc_mpi_pair_mix(p[2 * k], p[2 * k + 1]);
+    }
+    free(p32);
+    qsort(p, need, 2 * sizeof *p, by_pair);
+    *count = need;
+    return p;
+}
+
+/* ---- the distributed run ------------------------------------------------------ */
+
+typedef struct collected {
+    uint64_t *at;
+    size_t count, cap;
+    int stop_after; /* > 0: stop at that chunk (this rank only) */
+    int chunks;
+} collected;
+
+static int collect(const uint64_t *pairs, size_t count, void *user) {
+    collected *c = user;
+    if (c->count + count > c->cap) {
+        c->cap = 2 * (c->count + count);
+        c->at = realloc(c->at, 2 * c->cap * sizeof *c->at);
+    }
+    memcpy(c->at + 2 * c->count, pairs, 2 * count * sizeof *pairs);
+    c->count += count;
+    return c->stop_after > 0 && ++c->chunks >= c->stop_after;
+}
+
+/* Gathers every rank's pairs on rank 0, sorted; NULL elsewhere. */
+static uint64_t *gather(const collected *c, MPI_Comm comm, size_t *total) {
+    int r, p;
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &p);
+    int mine = (int)(2 * c->count), *counts = calloc((size_t)p, sizeof(int)),
+        *displs = calloc((size_t)p, sizeof(int));
+    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    size_t sum = 0;
+    for (int k = 0; k < p; k++)
+        displs[k] = (int)sum, sum += (size_t)counts[k];
+    uint64_t *all = r == 0 ? malloc(sum * sizeof *all + 16) : NULL;
+    MPI_Gatherv(c->at, mine, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, comm);
+    free(counts);
+    free(displs);
+    if (all)
+        qsort(all, sum / 2, 2 * sizeof *all, by_pair);
+    *total = sum / 2;
+    return all;
+}
+
+/* Runs count and stream on this rank's part and checks them against the
+ * reference (the pair set for n <= full_below). */
+static void compare(const char *what, sc_mpi_context *ctx, const set *whole, const part *p,
+                    int pass_ids, uint64_t (*id_of)(size_t)) {
+    size_t nref;
+    sc_summary ref;
+    uint64_t *rp = reference(whole, id_of, &nref, &ref);
+    sc_spheres v = view_rows(&p->mine, 0, p->mine.n);
+    sc_summary got = {1, 1};
+    sc_status st = sc_mpi_count_pairs(ctx, &v, pass_ids ? p->ids : NULL, &got);
+    CHECK(st == SC_OK, "%s: count status %d (%s)", what, (int)st, sc_mpi_message(ctx));
+    CHECK(got.pairs == ref.pairs && got.checksum == ref.checksum,
+          "%s (rank %d of %d): count %llu/%016llx, one process %llu/%016llx", what, rank, ranks,
+          (unsigned long long)got.pairs, (unsigned long long)got.checksum,
+          (unsigned long long)ref.pairs, (unsigned long long)ref.checksum);
+    collected c = {0};
+    sc_summary streamed = {0};
+    st = sc_mpi_stream_pairs(ctx, &v, pass_ids ? p->ids : NULL, collect, &c, &streamed);
+    CHECK(st == SC_OK && streamed.pairs == ref.pairs && streamed.checksum == ref.checksum,
+          "%s: stream status %d, %llu pairs", what, (int)st, (unsigned long long)streamed.pairs);
+    sc_mpi_stats stats = {.size = sizeof stats};
+    CHECK(sc_mpi_stats_get(ctx, &stats) == SC_OK && stats.pairs == c.count &&
+              stats.found >= stats.pairs,
+          "%s: stats pairs %llu, streamed here %zu", what, (unsigned long long)stats.pairs,
+          c.count);
+    size_t total;
+    uint64_t *all = gather(&c, MPI_COMM_WORLD, &total);
+    if (rank == 0)
+        CHECK(total == nref && memcmp(all, rp, 2 * nref * sizeof *rp) == 0,
+              "%s: gathered %zu pairs, one process %zu (or they differ)", what, total, nref);
+    free(all);
+    free(c.at);
+    free(rp);
+}
+
+static sc_mpi_context *context(sc_mpi_layout layout, size_t giants) {
+    sc_mpi_options o = sc_mpi_options_default();
+    o.layout = layout;
+    o.giants = giants;
+    o.search.threads = 1;
+    o.sample = 512;
+    sc_mpi_context *ctx = NULL;
+    sc_status st = sc_mpi_context_create(MPI_COMM_WORLD, &o, &ctx);
+    CHECK(st == SC_OK && ctx, "context: status %d", (int)st);
+    return ctx;
+}
+
+/* ---- groups ----------------------------------------------------------------- */
+
+/* Every generator, 2-D and 3-D, float and double, both layouts, blocks of
+ * rows and a random assignment. */
+static void test_generators(void) {
+    const char *const *names = sc_gen_names();
+    sc_mpi_context *rcb = context(SC_MPI_LAYOUT_RCB, 1024);
+    sc_mpi_context *own = context(SC_MPI_LAYOUT_CALLER, 1024);
+    for (int g = 0; names[g]; g++) {
+        size_t n = strcmp(names[g], "dense") == 0 ? 1500 : 4000;
+        for (int variant = 0; variant < 4; variant++) {
+            int dims = variant & 1 ? 2 : 3, f32 = variant & 2 ? 1 : 0;
+            set s = make(names[g], n, 7 + (uint64_t)variant, dims, f32);
+            for (int how = BLOCKS; how <= RANDOM; how++) {
+                part p = take(&s, (share)how, 11 + (uint64_t)g, NULL);
+                char what[128];
+                snprintf(what, sizeof what, "%s %dD %s %s", names[g], dims, f32 ? "f32" : "f64",
+                         how == BLOCKS ? "blocks" : "random");
+                char a[160], b[160];
+                snprintf(a, sizeof a, "%s rcb", what);
+                snprintf(b, sizeof b, "%s caller", what);
+                compare(a, rcb, &s, &p, how == RANDOM, NULL);
+                compare(b, own, &s, &p, how == RANDOM, NULL);
+                drop_part(&p);
+            }
+            drop(&s);
+        }
+    }
+    sc_mpi_context_destroy(rcb);
+    sc_mpi_context_destroy(own);
+}
+
+static uint64_t wide_id(size_t i) {
+    return ((uint64_t)i << 33) + 0x5DEECE66Dull * (i & 7);
+}
+
+/* Ids past 2^32 (the checksum's 64-bit mix) and ids given as rows. */
+static void test_ids(void) {
+    sc_mpi_context *ctx = context(SC_MPI_LAYOUT_RCB, 1024);
+    set s = make("clustered", 3000, 5, 3, 0);
+    part p = take(&s, RANDOM, 3, wide_id);
+    compare("ids past 2^32", ctx, &s, &p, 1, wide_id);
+    drop_part(&p);
+    p = take(&s, BLOCKS, 3, NULL);
+    compare("rows as ids", ctx, &s, &p, 1, NULL);
+    compare("rows numbered by the library", ctx, &s, &p, 0, NULL);
+    drop_part(&p);
+    drop(&s);
+    CHECK(sc_mpi_pair_mix(0, 1) == sc_pair_mix(0, 1) &&
+              sc_mpi_pair_mix(0xFFFFFFFFull, 7) == sc_pair_mix(0xFFFFFFFFu, 7),
+          "the mix below 2^32 is sc_pair_mix");
+    sc_mpi_context_destroy(ctx);
+}
+
+/* Giants: heavy-tailed radii with few and no giants allowed, one sphere
+ * larger than the whole domain, all centres identical. */
+static void test_giants(void) {
+    size_t limits[3] = {0, 4, 1024};
+    for (int l = 0; l < 3; l++)
+        for (int layout = 0; layout < 2; layout++) {
+            sc_mpi_context *ctx = context((sc_mpi_layout)layout, limits[l]);
+            set s = make("heavytail", 4000, 9, 3, 0);
+            s.d[4 * 17 + 3] = 1e6; /* larger than the domain */
+            part p = take(&s, layout ? RANDOM : BLOCKS, 5, NULL);
+            compare("heavytail with a giant", ctx, &s, &p, layout != 0, NULL);
+            drop_part(&p);
+            drop(&s);
+            s = make("heavytail", 500, 9, 3, 0);
+            for (size_t i = 0; i < s.n; i++)
+                s.d[4 * i] = s.d[4 * i + 1] = s.d[4 * i + 2] = 0.5;
+            p = take(&s, BLOCKS, 5, NULL);
+            compare("identical centres", ctx, &s, &p, 0, NULL);
+            drop_part(&p);
+            drop(&s);
+            sc_mpi_context_destroy(ctx);
+        }
+}
+
+/* Fewer spheres than ranks, everything on one rank, the extremes of double. */
+static void test_small(void) {
+    for (int layout = 0; layout < 2; layout++) {
+        sc_mpi_context *ctx = context((sc_mpi_layout)layout, 1024);
+        size_t sizes[4] = {0, 1, 3, 2000};
+        for (int k = 0; k < 4; k++) {
+            set s = make("uniform", sizes[k], 3, 3, 0);
+            part p = take(&s, BLOCKS, 1, NULL);
+            compare("few spheres", ctx, &s, &p, 0, NULL);
+            drop_part(&p);
+            p = take(&s, ONE_RANK, 1, NULL);
+            compare("all on one rank", ctx, &s, &p, 1, NULL);
+            drop_part(&p);
+            drop(&s);
+        }
+        /* subnormal gaps, huge coordinates, zero radii */
+        set s = make("uniform", 64, 4, 3, 0);
+        for (size_t i = 0; i < s.n; i++) {
+            double base = i % 2 ? 9e149 : -9e149;
+            s.d[4 * i] = i < 32 ? (double)(i % 4) * 4e-323 : base;
+            s.d[4 * i + 1] = i < 32 ? 0 : base / 3;
+            s.d[4 * i + 2] = 0;
+            s.d[4 * i + 3] = i % 3 == 0 ? 0 : i < 32 ? 5e-324 : 4e149;
+        }
+        part p = take(&s, RANDOM, 2, NULL);
+        compare("extremes of double", ctx, &s, &p, 1, NULL);
+        drop_part(&p);
+        drop(&s);
+        sc_mpi_context_destroy(ctx);
+    }
+}
+
+/* ---- faults ------------------------------------------------------------------ */
+
+/* An allocator hook that fails while armed and counts what is live: the
+ * library's own leak check (ASan's is off under mpiexec, whose runtime
+ * leaves its own allocations at exit). */
+typedef struct failing {
+    int armed; /* fail every allocation while set */
+    long live;
+} failing;
+
+static void *fail_alloc(size_t size, size_t alignment, void *user) {
+    failing *f = user;
+    void *p = NULL;
+    if (f->armed ||
+        posix_memalign(&p, alignment < sizeof(void *) ? sizeof(void *) : alignment, size) != 0)
+        return NULL;
+    f->live++;
+    return p;
+}
+
+static void fail_free(void *p, void *user) {
+    ((failing *)user)->live--;
+    free(p);
+}
+
+static void test_faults(void) {
+    set s = make("uniform", 3000, 8, 3, 0);
+    sc_mpi_context *ctx = context(SC_MPI_LAYOUT_RCB, 1024);
+    /* a NaN on the last rank only: every rank the same status and message */
+    part p = take(&s, BLOCKS, 1, NULL);
+    int bad_rank = ranks - 1;
+    if (rank == bad_rank && p.mine.n > 1)
+        p.mine.d[4 * 1 + 1] = NAN;
+    sc_spheres v = view_rows(&p.mine, 0, p.mine.n);
+    sc_summary sum = {1, 1};
+    sc_status st = sc_mpi_count_pairs(ctx, &v, NULL, &sum);
+    CHECK(st == SC_ERR_NON_FINITE && sum.pairs == 0, "NaN on rank %d: status %d", bad_rank,
+          (int)st);
+    char expect[96];
+    uint64_t first = 0;
+    for (size_t i = 0; i < s.n; i++)
+        if (rank_of(BLOCKS, i, s.n, 1) == bad_rank) {
+            first = i;
+            break;
+        }
+    snprintf(expect, sizeof expect, "rank %d: sphere id %llu: ", bad_rank,
+             (unsigned long long)(first + 1));
+    CHECK(strncmp(sc_mpi_message(ctx), expect, strlen(expect)) == 0, "message '%s', want '%s...'",
+          sc_mpi_message(ctx), expect);
+    drop_part(&p);
+    /* the context is usable after it; a callback that stops on one rank */
+    p = take(&s, BLOCKS, 1, NULL);
+    v = view_rows(&p.mine, 0, p.mine.n);
+    collected c = {.stop_after = rank == 0 ? 1 : 0};
+    st = sc_mpi_stream_pairs(ctx, &v, NULL, collect, &c, &sum);
+    CHECK(st == SC_ERR_STOPPED && strstr(sc_mpi_message(ctx), "rank 0") != NULL,
+          "stop on rank 0: status %d, '%s'", (int)st, sc_mpi_message(ctx));
+    free(c.at);
+    compare("after the faults", ctx, &s, &p, 0, NULL);
+    sc_mpi_context_destroy(ctx);
+    /* an allocation failure on the last rank, through the allocator hook */
+    failing f = {0};
+    sc_mpi_options o = sc_mpi_options_default();
+    o.search.threads = 1;
+    o.search.allocator = (sc_allocator){fail_alloc, fail_free, &f};
+    st = sc_mpi_context_create(MPI_COMM_WORLD, &o, &ctx);
+    CHECK(st == SC_OK, "context with a hook: %d", (int)st);
+    f.armed = rank == ranks - 1;
+    st = sc_mpi_count_pairs(ctx, &v, NULL, &sum);
+    CHECK(st == SC_ERR_OUT_OF_MEMORY, "allocation failure on rank %d: status %d", ranks - 1,
+          (int)st);
+    f.armed = 0;
+    compare("after an allocation failure", ctx, &s, &p, 0, NULL);
+    sc_mpi_context_destroy(ctx);
+    CHECK(f.live == 0, "%ld allocations live after the context was destroyed", f.live);
+    drop_part(&p);
+    /* the context's creation fails on one rank: every rank gets the status */
+    f.armed = rank == ranks - 1;
+    ctx = (sc_mpi_context *)&f;
+    st = sc_mpi_context_create(MPI_COMM_WORLD, &o, &ctx);
+    CHECK(st == SC_ERR_OUT_OF_MEMORY && ctx == NULL && f.live == 0,
+          "creation failing on one rank: %d, %ld live", (int)st, f.live);
+    /* 2-D on one rank, 3-D on another; a periodic box */
+    f.armed = 0;
+    o = sc_mpi_options_default();
+    o.search.box.periodic[0] = 1;
+    o.search.box.hi[0] = 10;
+    CHECK(sc_mpi_context_create(MPI_COMM_WORLD, &o, &ctx) == SC_ERR_UNSUPPORTED,
+          "a periodic box is refused");
+    ctx = context(SC_MPI_LAYOUT_CALLER, 1024);
+    p = take(&s, BLOCKS, 1, NULL);
+    v = view_rows(&p.mine, 0, p.mine.n);
+    if (rank == 0)
+        v.z = NULL;
+    st = sc_mpi_count_pairs(ctx, &v, NULL, &sum);
+    CHECK(ranks == 1 || st == SC_ERR_INVALID_ARGUMENT, "mixed dimensions: %d", (int)st);
+    drop_part(&p);
+    sc_mpi_context_destroy(ctx);
+    drop(&s);
+}
+
+/* Two queries at once on split communicators, and repeated calls. */
+static void test_split(void) {
+    MPI_Comm half;
+    int colour = rank % 2;
+    MPI_Comm_split(MPI_COMM_WORLD, colour, rank, &half);
+    int hr, hp;
+    MPI_Comm_rank(half, &hr);
+    MPI_Comm_size(half, &hp);
+    sc_mpi_options o = sc_mpi_options_default();
+    o.search.threads = 1;
+    sc_mpi_context *ctx = NULL;
+    CHECK(sc_mpi_context_create(half, &o, &ctx) == SC_OK, "context on a split");
+    set s = make(colour ? "powerlaw" : "clustered", 3000, 21, 3, 0);
+    size_t nref;
+    sc_summary ref;
+    uint64_t *rp = reference(&s, NULL, &nref, &ref);
+    size_t first = s.n * (size_t)hr / (size_t)hp, last = s.n * (size_t)(hr + 1) / (size_t)hp;
+    sc_spheres v = view_rows(&s, first, last - first);
+    for (int round = 0; round < 3; round++) {
+        sc_summary got;
+        sc_status st = sc_mpi_count_pairs(ctx, &v, NULL, &got);
+        CHECK(st == SC_OK && got.pairs == ref.pairs && got.checksum == ref.checksum,
+              "split %d round %d: %d, %llu pairs, want %llu", colour, round, (int)st,
+              (unsigned long long)got.pairs, (unsigned long long)ref.pairs);
+    }
+    sc_mpi_context_destroy(ctx);
+    MPI_Comm_free(&half);
+    free(rp);
+    drop(&s);
+}
+
+int main(int argc, char **argv) {
+    static const sc_test_group groups[] = {
+        {"generators", test_generators}, {"ids", test_ids},       {"giants", test_giants},
+        {"small", test_small},           {"faults", test_faults}, {"split", test_split},
+    };
+    if (argc > 1 && strcmp(argv[1], "--list") == 0)
+        return sc_test_main(argc, argv, "test_mpi", groups, sizeof groups / sizeof *groups);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    int rc = sc_test_main(argc, argv, "test_mpi", groups, sizeof groups / sizeof *groups);
+    MPI_Finalize();
+    return rc;
+}
