@@ -328,7 +328,10 @@ typedef struct sc_options {
                                  threads are bound for the duration of each
                                  call on 262144 (2^18) or more spheres, and their
                                  masks restored after it (smaller calls are
-                                 too short for binding to pay: none) */
+                                 too short for binding to pay: none), inside
+                                 the calling thread's own CPUs (an MPI rank's
+                                 binding, taskset), and only when the team
+                                 fills them: a smaller team is not bound */
     sc_kernel kernel;           /**< default SC_KERNEL_AUTO */
     int sorted;                 /**< stream/fill pairs in (i, j) lexicographic order */
     size_t chunk_pairs;         /**< most pairs per callback chunk, >= 1; default

@@ -134,6 +134,42 @@ static void group_binding(void) {
     after = mask_of_self();
     CHECK(CPU_EQUAL(&before, &after), "the caller's mask changed after a failed call");
     sc_context_destroy(ctx);
+    rows[5] = 0.5;
+    /* A team smaller than the caller's CPUs is not bound (every MPI rank
+     * under --bind-to none would bind its one thread to core 0), and a
+     * caller bound to one CPU (--bind-to core, taskset) is a machine of
+     * one: the default team is one thread, bound inside it. */
+    if (hwloc_built() && CPU_COUNT(&before) > 1) {
+        o.threads = 1;
+        CHECK(sc_context_create(&o, &ctx) == SC_OK && sc_count_pairs(ctx, &v, &sum) == SC_OK,
+              "one thread");
+        sc_context_stats(ctx, &st);
+        CHECK(st.pin == SC_PIN_NONE, "one thread of %d CPUs bound: %s", CPU_COUNT(&before),
+              sc_pin_name(st.pin));
+        sc_context_destroy(ctx);
+        int last = -1;
+        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+            if (CPU_ISSET(cpu, &before))
+                last = cpu;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(last, &one);
+        CHECK(pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0, "bind the caller");
+        o.threads = 0;
+        seen s1 = {0};
+        CPU_ZERO(&s1.mask);
+        CHECK(sc_context_create(&o, &ctx) == SC_OK &&
+                  sc_stream_pairs(ctx, &v, record_mask, &s1, &sum) == SC_OK,
+              "a caller on one CPU");
+        sc_context_stats(ctx, &st);
+        CHECK(st.threads == 1 && CPU_EQUAL(&s1.mask, &one),
+              "a caller on CPU %d: %d threads, callback on %d CPUs", last, st.threads,
+              CPU_COUNT(&s1.mask));
+        sc_context_destroy(ctx);
+        after = mask_of_self();
+        CHECK(CPU_EQUAL(&one, &after), "the caller's one-CPU mask changed");
+        pthread_setaffinity_np(pthread_self(), sizeof before, &before);
+    }
     free(rows);
 }
 

@@ -68,9 +68,40 @@ static int topo_get(void) {
     return topo_ok;
 }
 
+/* The processors the calling thread may run on, within what the machine
+ * allows (caller frees): an MPI rank bound by `mpirun --bind-to core`, or a
+ * program under taskset, is its own machine. */
+static hwloc_bitmap_t caller_set(void) {
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (!set)
+        return NULL;
+    if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD) != 0 || hwloc_bitmap_iszero(set))
+        hwloc_bitmap_copy(set, hwloc_topology_get_allowed_cpuset(topo));
+    hwloc_bitmap_and(set, set, hwloc_topology_get_allowed_cpuset(topo));
+    return set;
+}
+
+/* The cores that meet `within`, in the topology's order, into out (at most
+ * cap); returns how many. */
+static int cores_within(hwloc_const_bitmap_t within, hwloc_obj_t *out, int cap) {
+    int n = 0;
+    for (hwloc_obj_t core = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_CORE, NULL); core;
+         core = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_CORE, core))
+        if (hwloc_bitmap_intersects(core->cpuset, within)) {
+            if (out && n < cap)
+                out[n] = core;
+            n++;
+        }
+    return n;
+}
+
 int sc_cores_available(void) {
     if (topo_get()) {
-        int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+        hwloc_bitmap_t within = caller_set();
+        int cores = within ? cores_within(within, NULL, 0) : 0;
+        hwloc_bitmap_free(within);
+        if (cores <= 0)
+            cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
         if (cores > 0)
             return cores;
     }
@@ -81,24 +112,28 @@ int sc_cores_available(void) {
 #endif
 }
 
-/* The cpuset thread t of `threads` gets under a policy (caller frees). */
-static hwloc_bitmap_t pin_set(sc_pin pin, int t, int threads) {
-    const int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
-    if (pin == SC_PIN_NONE || cores <= 0)
-        return hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(topo));
+/* The cpuset thread t of `threads` gets under a policy, inside the
+ * caller's processors `within` (caller frees). */
+static hwloc_bitmap_t pin_set(sc_pin pin, int t, int threads, hwloc_const_bitmap_t within) {
+    const int all = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    hwloc_obj_t cores[all > 0 ? all : 1];
+    const int n = all > 0 ? cores_within(within, cores, all) : 0;
+    if (pin == SC_PIN_NONE || n <= 0)
+        return hwloc_bitmap_dup(within);
+    hwloc_bitmap_t set;
     if (pin == SC_PIN_COMPACT) {
-        hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)(t % cores));
-        return hwloc_bitmap_dup(core->cpuset);
+        set = hwloc_bitmap_dup(cores[t % n]->cpuset);
+    } else { /* scatter: distribute `threads` sets over the caller's cores, take ours */
+        hwloc_bitmap_t sets[threads];
+        hwloc_distrib(topo, cores, (unsigned)n, sets, (unsigned)threads, INT32_MAX, 0);
+        for (int k = 0; k < threads; k++)
+            if (k != t)
+                hwloc_bitmap_free(sets[k]);
+        set = sets[t];
     }
-    /* scatter: distribute `threads` sets over the whole machine, take ours */
-    hwloc_bitmap_t sets[threads];
-    hwloc_obj_t root = hwloc_get_root_obj(topo);
-    hwloc_distrib(topo, &root, 1, sets, (unsigned)threads, INT32_MAX, 0);
-    for (int k = 0; k < threads; k++)
-        if (k != t)
-            hwloc_bitmap_free(sets[k]);
-    hwloc_bitmap_singlify(sets[t]);
-    return sets[t];
+    hwloc_bitmap_and(set, set, within);
+    hwloc_bitmap_singlify(set);
+    return set;
 }
 
 #if defined(__linux__)
@@ -132,18 +167,30 @@ sc_pinning *sc_pinning_init(void *mem, sc_pin pin, int threads) {
     p->pin = SC_PIN_NONE;
     if (pin == SC_PIN_NONE || !topo_get())
         return p;
-    for (int t = 0; t < threads; t++) {
-        hwloc_bitmap_t set = pin_set(pin, t, threads);
+    hwloc_bitmap_t within = caller_set();
+    /* A team smaller than the caller's cores is not bound: which of them
+     * it should take is a guess that collides with the neighbours' (every
+     * MPI rank under --bind-to none would put its one thread on core 0). */
+    if (within && threads < cores_within(within, NULL, 0)) {
+        hwloc_bitmap_free(within);
+        return p;
+    }
+    for (int t = 0; within && t < threads; t++) {
+        hwloc_bitmap_t set = pin_set(pin, t, threads, within);
         /* a set beyond what cpu_set_t holds (over 1024 PUs): no binding */
         const int ok = set && hwloc_bitmap_last(set) < CPU_SETSIZE &&
                        hwloc_cpuset_to_glibc_sched_affinity(topo, set, &p->target[t],
                                                             sizeof(cpu_set_t)) == 0 &&
                        CPU_COUNT(&p->target[t]) > 0;
         hwloc_bitmap_free(set);
-        if (!ok)
+        if (!ok) {
+            hwloc_bitmap_free(within);
             return p;
+        }
     }
-    p->pin = pin;
+    if (within)
+        p->pin = pin;
+    hwloc_bitmap_free(within);
     return p;
 }
 
@@ -200,14 +247,16 @@ size_t sc_threads_describe(sc_pin pin, int threads, char *buf, size_t cap) {
     if (l3 && l3->attr)
         ADD(", L3 %llu KiB", (unsigned long long)l3->attr->cache.size / 1024);
     ADD("\nbinding (%s, %d thread%s):", sc_pin_name(pin), threads, threads == 1 ? "" : "s");
-    for (int t = 0; t < threads; t++) {
-        hwloc_bitmap_t set = pin_set(pin, t, threads);
+    hwloc_bitmap_t within = caller_set();
+    for (int t = 0; within && t < threads; t++) {
+        hwloc_bitmap_t set = pin_set(pin, t, threads, within);
         char *s = NULL;
         hwloc_bitmap_list_asprintf(&s, set);
         ADD(" t%d->pu{%s}", t, s ? s : "?");
         free(s);
         hwloc_bitmap_free(set);
     }
+    hwloc_bitmap_free(within);
     ADD("\n");
 #undef ADD
     return used;
