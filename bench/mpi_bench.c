@@ -1,0 +1,157 @@
+/* mpi_bench.c: the distributed pair search's costs, run under mpiexec.
+ *
+ *   mpiexec -n P mpi_bench --dist NAME --n N [--threads T] [--rounds R]
+ *                          [--layout rcb|caller] [--direct] [--label TEXT]
+ *
+ * Every rank generates the whole set (sc_gen, seed 3) and keeps a block of
+ * rows (for these generators, spheres from all over the domain: the RCB
+ * layout moves them). Each round times sc_mpi_count_pairs (the slowest
+ * rank's wall time) and the CPU seconds all ranks spent in it; with
+ * --direct (one rank) rounds alternate with sc_count_pairs on the same
+ * view and options. Rank 0 prints one CSV line (no header unless
+ * --header):
+ *
+ *   label,ranks,threads,dist,n,layout,median_s,direct_median_s,cpu_s,
+ *   halo_fraction,bytes_per_rank,tests_max_over_mean,giants,pairs,checksum
+ *
+ * medians over rounds after the first (which counts the context's growth);
+ * cpu_s is the median of the summed CPU seconds; halo_fraction the ghosts
+ * over all ranks / n; bytes_per_rank the mean bytes sent; tests the local
+ * searches' candidate tests, most loaded rank over the mean. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_common.h"
+#include "sc_gen.h"
+#include "spherecollide_mpi.h"
+
+static double cpu_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct args {
+    const char *dist, *label;
+    size_t n;
+    int threads, rounds, direct, header;
+    sc_mpi_layout layout;
+} args;
+
+static int parse(int argc, char **argv, args *a) {
+    *a = (args){"uniform", "-", 1000000, 1, 7, 0, 0, SC_MPI_LAYOUT_RCB};
+    for (int i = 1; i < argc; i++) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(k, "--direct") == 0)
+            a->direct = 1;
+        else if (strcmp(k, "--header") == 0)
+            a->header = 1;
+        else if (!v)
+            return -1;
+        else if (strcmp(k, "--dist") == 0)
+            a->dist = v, i++;
+        else if (strcmp(k, "--label") == 0)
+            a->label = v, i++;
+        else if (strcmp(k, "--n") == 0 && bench_parse_size(v, &a->n) == 0)
+            i++;
+        else if (strcmp(k, "--threads") == 0)
+            a->threads = atoi(v), i++;
+        else if (strcmp(k, "--rounds") == 0)
+            a->rounds = atoi(v), i++;
+        else if (strcmp(k, "--layout") == 0)
+            a->layout = strcmp(v, "caller") == 0 ? SC_MPI_LAYOUT_CALLER : SC_MPI_LAYOUT_RCB, i++;
+        else
+            return -1;
+    }
+    return a->rounds >= 2 ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, ranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    args a;
+    if (parse(argc, argv, &a) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "usage: mpi_bench --dist NAME --n N [--threads T] [--rounds R (>= 2)] "
+                            "[--layout rcb|caller] [--direct] [--label TEXT] [--header]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    double *rows = malloc(4 * a.n * sizeof *rows + 32);
+    if (!rows || sc_gen_generate(a.dist, a.n, 3, rows) != 0) {
+        fprintf(stderr, "mpi_bench: cannot generate %s %zu\n", a.dist, a.n);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    size_t first = a.n * (size_t)rank / (size_t)ranks,
+           last = a.n * (size_t)(rank + 1) / (size_t)ranks;
+    sc_spheres mine = sc_spheres_rows_f64(last - first, 3, rows + 4 * first);
+    sc_mpi_options o = sc_mpi_options_default();
+    o.search.threads = a.threads;
+    o.layout = a.layout;
+    if (getenv("SC_MPI_BENCH_NOPIN"))
+        o.search.pin = SC_PIN_NONE;
+    sc_mpi_context *ctx = NULL;
+    sc_context *direct = NULL;
+    if (sc_mpi_context_create(MPI_COMM_WORLD, &o, &ctx) != SC_OK ||
+        (a.direct && sc_context_create(&o.search, &direct) != SC_OK)) {
+        fprintf(stderr, "mpi_bench: no context\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    double *wall = calloc((size_t)a.rounds, sizeof *wall),
+           *dwall = calloc((size_t)a.rounds, sizeof *dwall),
+           *cpu = calloc((size_t)a.rounds, sizeof *cpu);
+    sc_summary sum = {0, 0};
+    sc_mpi_stats st = {.size = sizeof st};
+    for (int r = 0; r < a.rounds; r++) {
+        if (direct) { /* alternating: the library called directly, then over MPI */
+            sc_summary ds;
+            double t0 = bench_now_s();
+            sc_count_pairs(direct, &mine, &ds);
+            dwall[r] = bench_now_s() - t0;
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = bench_now_s(), c0 = cpu_now();
+        sc_status s = sc_mpi_count_pairs(ctx, &mine, NULL, &sum);
+        double mine_wall = bench_now_s() - t0, mine_cpu = cpu_now() - c0;
+        if (s != SC_OK) {
+            fprintf(stderr, "mpi_bench: %s\n", sc_mpi_message(ctx));
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        MPI_Reduce(&mine_wall, &wall[r], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        MPI_Reduce(&mine_cpu, &cpu[r], 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    }
+    sc_mpi_stats_get(ctx, &st);
+    double ghosts = (double)st.ghosts, all_ghosts = 0, bytes = (double)st.bytes_sent, all_bytes = 0;
+    double tests = (double)st.candidate_tests, tests_sum = 0, tests_max = 0;
+    MPI_Reduce(&ghosts, &all_ghosts, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&bytes, &all_bytes, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&tests, &tests_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&tests, &tests_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (getenv("SC_MPI_BENCH_PHASES")) /* each rank's last call, by phase */
+        fprintf(stderr, "rank %d: check %.4f layout %.4f ghosts %.4f search %.4f reduce %.4f s\n",
+                rank, st.seconds[0], st.seconds[1], st.seconds[2], st.seconds[3], st.seconds[4]);
+    if (rank == 0) {
+        if (a.header)
+            printf("label,ranks,threads,dist,n,layout,median_s,direct_median_s,cpu_s,halo_fraction,"
+                   "bytes_per_rank,tests_max_over_mean,giants,pairs,checksum\n");
+        double dm = direct ? bench_median(dwall + 1, a.rounds - 1) : 0;
+        printf("%s,%d,%d,%s,%zu,%s,%.6f,%.6f,%.6f,%.5f,%.0f,%.4f,%llu,%llu,%016llx\n", a.label,
+               ranks, a.threads, a.dist, a.n, a.layout == SC_MPI_LAYOUT_RCB ? "rcb" : "caller",
+               bench_median(wall + 1, a.rounds - 1), dm, bench_median(cpu + 1, a.rounds - 1),
+               all_ghosts / (double)a.n, all_bytes / ranks,
+               tests_sum > 0 ? tests_max / (tests_sum / ranks) : 0, (unsigned long long)st.giants,
+               (unsigned long long)sum.pairs, (unsigned long long)sum.checksum);
+    }
+    sc_context_destroy(direct);
+    sc_mpi_context_destroy(ctx);
+    free(wall);
+    free(dwall);
+    free(cpu);
+    free(rows);
+    MPI_Finalize();
+    return 0;
+}
