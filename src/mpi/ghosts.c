@@ -196,14 +196,10 @@ static sc_status exchange(sc_mpi_context *c, size_t own, size_t own_giants) {
         route(c, c->own.at, own, 1, next);
         if (own)
             memcpy(c->local.at, c->own.at, own * sizeof *c->own.at);
-        MPI_Datatype rec;
-        MPI_Type_contiguous((int)sizeof(sc_mpi_record), MPI_BYTE, &rec);
-        MPI_Type_commit(&rec);
-        MPI_Alltoallv(c->spare.at, c->counts, c->displs, rec, c->local.at + own, c->rcounts,
-                      c->rdispls, rec, c->comm);
-        MPI_Allgatherv(c->own.at + own, gmine, rec, c->local.at + own + in, gcounts, gdispls, rec,
-                       c->comm);
-        MPI_Type_free(&rec);
+        MPI_Alltoallv(c->spare.at, c->counts, c->displs, c->record, c->local.at + own, c->rcounts,
+                      c->rdispls, c->record, c->comm);
+        MPI_Allgatherv(c->own.at + own, gmine, c->record, c->local.at + own + in, gcounts, gdispls,
+                       c->record, c->comm);
         for (size_t k = 0; k < giants; k++)
             c->giant_mine[k] =
                 k >= (size_t)gdispls[c->rank] && k < (size_t)gdispls[c->rank] + own_giants;

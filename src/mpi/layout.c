@@ -139,7 +139,6 @@ static sc_status move(sc_mpi_context *c, const cut *tree) {
     if (st == SC_OK) {
         /* pack in place order: spare holds the send buffer, then own the
          * received records (own's capacity grows to what arrives) */
-        int *fill = c->rdispls; /* reused below; restored after packing */
         int *at = sc_mpi_alloc(c, (size_t)p * sizeof *at);
         st = at ? sc_mpi_reserve(c, &c->own, c->own.count > in ? c->own.count : in)
                 : SC_ERR_OUT_OF_MEMORY;
@@ -148,12 +147,8 @@ static sc_status move(sc_mpi_context *c, const cut *tree) {
             memcpy(at, c->displs, (size_t)p * sizeof *at);
             for (size_t i = 0; i < c->own.count; i++)
                 c->spare.at[at[dest[i]]++] = c->own.at[i];
-            MPI_Datatype rec;
-            MPI_Type_contiguous((int)sizeof(sc_mpi_record), MPI_BYTE, &rec);
-            MPI_Type_commit(&rec);
-            MPI_Alltoallv(c->spare.at, c->counts, c->displs, rec, c->own.at, c->rcounts, fill, rec,
-                          c->comm);
-            MPI_Type_free(&rec);
+            MPI_Alltoallv(c->spare.at, c->counts, c->displs, c->record, c->own.at, c->rcounts,
+                          c->rdispls, c->record, c->comm);
             c->own.count = in;
             for (int r = 0; r < p; r++)
                 if (r != c->rank && c->counts[r] > 0) {

@@ -147,6 +147,8 @@ sc_status sc_mpi_context_create(MPI_Comm comm, const sc_mpi_options *options,
     memset(use, 0, sizeof *use);
     use->options = o;
     MPI_Comm_dup(comm, &use->comm);
+    MPI_Type_contiguous((int)sizeof(sc_mpi_record), MPI_BYTE, &use->record);
+    MPI_Type_commit(&use->record);
     MPI_Comm_rank(use->comm, &use->rank);
     MPI_Comm_size(use->comm, &use->ranks);
     if (st == SC_OK)
@@ -154,6 +156,7 @@ sc_status sc_mpi_context_create(MPI_Comm comm, const sc_mpi_options *options,
     st = sc_mpi_agree(use, st, UINT64_MAX);
     if (st != SC_OK) {
         release(use);
+        MPI_Type_free(&use->record);
         MPI_Comm_free(&use->comm);
         if (c)
             sc_mpi_free(&probe, c);
@@ -167,6 +170,7 @@ void sc_mpi_context_destroy(sc_mpi_context *ctx) {
     if (!ctx)
         return;
     release(ctx);
+    MPI_Type_free(&ctx->record);
     MPI_Comm_free(&ctx->comm);
     sc_mpi_context probe = {.options = ctx->options};
     sc_mpi_free(&probe, ctx);

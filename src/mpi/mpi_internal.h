@@ -24,7 +24,8 @@ typedef struct sc_mpi_records {
 } sc_mpi_records;
 
 struct sc_mpi_context {
-    MPI_Comm comm; /* the caller's communicator, duplicated */
+    MPI_Comm comm;       /* the caller's communicator, duplicated */
+    MPI_Datatype record; /* one sc_mpi_record, for every exchange */
     int rank, ranks;
     sc_mpi_options options;
     sc_context *search;
