@@ -45,8 +45,10 @@ typedef enum sc_mpi_layout {
 typedef struct sc_mpi_options {
     size_t size;          /**< sizeof(sc_mpi_options); set by sc_mpi_options_default */
     sc_options search;    /**< the rank-local search (algorithm, threads, kernel,
-                               allocator, ...); its box must not be periodic
-                               (SC_ERR_UNSUPPORTED: not yet distributed) and
+                               allocator, box, ...): a periodic box gives the
+                               single-process predicate bit for bit (every
+                               radius <= SC_MAX_ABS_VALUE / 2, else
+                               SC_ERR_OUT_OF_RANGE naming the sphere);
                                `sorted` is not used */
     sc_mpi_layout layout; /**< default SC_MPI_LAYOUT_RCB */
     size_t sample;        /**< RCB: centres sampled over all ranks, >= 1;

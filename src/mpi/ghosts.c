@@ -13,26 +13,33 @@
 #define REACH_REL 0x1p-40
 #define REACH_ABS 0x1p-500
 
-int sc_mpi_may_reach(const double c[3], double r, const double lo[3], const double hi[3],
-                     double rmax) {
+int sc_mpi_may_reach(const sc_mpi_context *c, const double p[3], double r, const double lo[3],
+                     const double hi[3], double rmax) {
     double d2 = 0;
     for (int a = 0; a < 3; a++) {
-        double g = c[a] < lo[a] ? lo[a] - c[a] : c[a] > hi[a] ? c[a] - hi[a] : 0.0;
+        double g = p[a] < lo[a] ? lo[a] - p[a] : p[a] > hi[a] ? p[a] - hi[a] : 0.0;
+        if (g > 0 && c->periodic[a]) { /* or the other way round the box */
+            const double *b = c->options.search.box.lo, *t = c->options.search.box.hi;
+            double L = t[a] - b[a];
+            double round = p[a] < lo[a] ? (p[a] + L) - hi[a] : (lo[a] + L) - p[a];
+            g = round < g ? (round > 0 ? round : 0.0) : g;
+        }
         d2 += g * g;
     }
-    double reach = (r + rmax) * (1 + REACH_REL) + REACH_ABS;
+    double reach = (r + rmax) * (1 + REACH_REL) + REACH_ABS + c->pad;
     return d2 <= reach * reach;
 }
 
 /* Per rank, 8 doubles: lo[3], hi[3], the largest radius, the spheres. */
 enum { REGION = 8 };
 
-/* Publishes this rank's box of the records at[0, n) (radii over those with
- * r <= giant) into c->regions. */
+/* Publishes this rank's box of the positions of the records at[0, n),
+ * their largest radius and their count into c->regions. */
 static void publish(sc_mpi_context *c, const sc_mpi_record *at, size_t n) {
     double mine[REGION] = {0, 0, 0, 0, 0, 0, 0, (double)n};
     for (size_t i = 0; i < n; i++) {
-        const double v[3] = {at[i].x, at[i].y, at[i].z};
+        double v[3];
+        sc_mpi_position(c, &at[i], v);
         for (int a = 0; a < 3; a++) {
             mine[a] = i == 0 || v[a] < mine[a] ? v[a] : mine[a];
             mine[3 + a] = i == 0 || v[a] > mine[3 + a] ? v[a] : mine[3 + a];
@@ -127,10 +134,11 @@ static double region_scale(const sc_mpi_context *c) {
  * rank sends, from the owned non-giants at[0, n). */
 static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, int fill, int *next) {
     for (size_t i = 0; i < n; i++) {
-        const double p[3] = {at[i].x, at[i].y, at[i].z};
+        double p[3];
+        sc_mpi_position(c, &at[i], p);
         for (int r = 0; r < c->ranks; r++) {
             const double *g = &c->regions[REGION * r];
-            if (r == c->rank || g[7] == 0 || !sc_mpi_may_reach(p, at[i].r, g, g + 3, g[6]))
+            if (r == c->rank || g[7] == 0 || !sc_mpi_may_reach(c, p, at[i].r, g, g + 3, g[6]))
                 continue;
             if (fill)
                 c->spare.at[next[r]++] = at[i];

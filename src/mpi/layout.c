@@ -74,10 +74,12 @@ static void bisect(const sample *s, size_t *idx, keyed *key, size_t n, int r0, i
     bisect(s, idx + split, key, n - split, r0 + lower, r1, dims, tree, 2 * k + 2);
 }
 
-static int owner_of(const cut *tree, int ranks, const sc_mpi_record *p) {
-    int r0 = 0, r1 = ranks, k = 0;
+static int owner_of(const sc_mpi_context *c, const cut *tree, const sc_mpi_record *s) {
+    int r0 = 0, r1 = c->ranks, k = 0;
+    double p[3];
+    sc_mpi_position(c, s, p);
     while (r1 - r0 > 1) {
-        double v = tree[k].axis == 0 ? p->x : tree[k].axis == 1 ? p->y : p->z;
+        double v = p[tree[k].axis];
         int lower = (r1 - r0) / 2;
         if (v < tree[k].at)
             r1 = r0 + lower, k = 2 * k + 1;
@@ -107,7 +109,8 @@ static sc_status gather_samples(sc_mpi_context *c, sample **all, size_t *n_all) 
     if (st == SC_OK) {
         for (size_t i = 0; i < take; i++) { /* evenly spaced rows */
             const sc_mpi_record *p = &c->own.at[(size_t)((double)i * (double)n / (double)take)];
-            local[i] = (sample){{p->x, p->y, p->z}, (double)n / (double)take};
+            local[i].w = (double)n / (double)take;
+            sc_mpi_position(c, p, local[i].c);
         }
         MPI_Allgatherv(local, (int)(take * sizeof *local), MPI_BYTE, *all, c->rcounts, c->rdispls,
                        MPI_BYTE, c->comm);
@@ -125,7 +128,7 @@ static sc_status move(sc_mpi_context *c, const cut *tree) {
     int *dest = sc_mpi_alloc(c, c->own.count * sizeof *dest);
     sc_status st = dest ? SC_OK : SC_ERR_OUT_OF_MEMORY;
     for (size_t i = 0; st == SC_OK && i < c->own.count; i++)
-        c->counts[dest[i] = owner_of(tree, p, &c->own.at[i])]++;
+        c->counts[dest[i] = owner_of(c, tree, &c->own.at[i])]++;
     MPI_Alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
     size_t in = 0, out = 0;
     for (int r = 0; r < p; r++) {

@@ -9,6 +9,7 @@
  * After each phase the ranks agree on one status (rule 8 of docs/mpi.md),
  * so no rank enters a collective that another has left. */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,10 +102,7 @@ static sc_status check_options(const sc_mpi_options *o) {
         return SC_ERR_INVALID_ARGUMENT;
     if (o->layout != SC_MPI_LAYOUT_RCB && o->layout != SC_MPI_LAYOUT_CALLER)
         return SC_ERR_INVALID_ARGUMENT;
-    for (int k = 0; k < 3; k++)
-        if (o->search.box.periodic[k])
-            return SC_ERR_UNSUPPORTED; /* docs/mpi.md: not yet distributed */
-    return SC_OK;
+    return SC_OK; /* the box itself: sc_context_create checks it */
 }
 
 static sc_status create_local(sc_mpi_context *c) {
@@ -201,6 +199,40 @@ uint64_t sc_mpi_pair_mix(uint64_t i, uint64_t j) {
     return splitmix(splitmix(i) ^ j);
 }
 
+/* ---- positions in a periodic box ------------------------------------------ */
+
+/* sc_box's wrap(), the expression spherecollide.h documents. */
+static double wrap(double x, double lo, double hi) {
+    if (x >= lo && x < hi)
+        return x;
+    const double L = hi - lo, t = x - floor((x - lo) / L) * L;
+    return t < lo || t >= hi ? lo : t;
+}
+
+void sc_mpi_position(const sc_mpi_context *c, const sc_mpi_record *s, double p[3]) {
+    p[0] = s->x, p[1] = s->y, p[2] = s->z;
+    const sc_box *b = &c->options.search.box;
+    for (int a = 0; a < 3; a++)
+        if (c->periodic[a])
+            p[a] = wrap(p[a], b->lo[a], b->hi[a]);
+}
+
+/* The periodic axes of this call's dimensions, and rule 3's absolute
+ * margin for them: 2^-44 B, B the largest |lo| or |hi| plus the period
+ * over those axes (docs/mpi.md, "Periodic boxes"). */
+static void plan_box(sc_mpi_context *c) {
+    const sc_box *b = &c->options.search.box;
+    double big = 0;
+    for (int a = 0; a < 3; a++) {
+        c->periodic[a] = a < c->dims && b->periodic[a];
+        if (c->periodic[a]) {
+            double m = fabs(b->lo[a]) > fabs(b->hi[a]) ? fabs(b->lo[a]) : fabs(b->hi[a]);
+            big = m + (b->hi[a] - b->lo[a]) > big ? m + (b->hi[a] - b->lo[a]) : big;
+        }
+    }
+    c->pad = big * 0x1p-44;
+}
+
 /* ---- check: values, dimensions, ids --------------------------------------- */
 
 /* Agrees on the dimensions (every rank with spheres the same) and on ids
@@ -261,9 +293,24 @@ static sc_status check(sc_mpi_context *c, const sc_spheres *v, const uint64_t *i
     for (size_t k = 0; st == SC_OK && ids && k < n; k++)
         if (ids[k] == UINT64_MAX)
             st = SC_ERR_INVALID_ARGUMENT, bad_id = UINT64_MAX;
+    plan_box(c);
+    if (st == SC_OK && (c->periodic[0] || c->periodic[1] || c->periodic[2])) {
+        /* the library's limit on radii in a periodic box, named by id */
+        size_t elem = v->dtype == SC_F64 ? sizeof(double) : sizeof(float);
+        size_t rs = v->r_stride ? v->r_stride : v->stride ? v->stride : elem;
+        for (size_t k = 0; st == SC_OK && k < n; k++)
+            if (value_at(v, v->r, rs, k) > SC_MAX_ABS_VALUE / 2)
+                st = SC_ERR_OUT_OF_RANGE, bad_id = ids ? ids[k] : *first + k;
+    }
     if (st == SC_OK && c->ranks > 1)
         st = copy_own(c, v, ids, *first);
-    return sc_mpi_agree(c, st, bad_id);
+    st = sc_mpi_agree(c, st, bad_id);
+    if (st == SC_ERR_OUT_OF_RANGE && (c->periodic[0] || c->periodic[1] || c->periodic[2])) {
+        size_t used = strlen(c->message);
+        snprintf(c->message + used, sizeof c->message - used,
+                 "; in a periodic box a radius must be at most 5e149");
+    }
+    return st;
 }
 
 /* ---- search: each pair kept by exactly one rank (rule 4) ------------------ */

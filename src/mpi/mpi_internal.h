@@ -30,6 +30,10 @@ struct sc_mpi_context {
     sc_mpi_options options;
     sc_context *search;
     int dims; /* 2 or 3, agreed by every rank in the call */
+    /* Periodic axes (options.search.box) among the first dims, and the
+     * absolute margin their wrapping adds to rule 3's reach (0 without). */
+    int periodic[3];
+    double pad;
     /* The owned spheres (rule 1), then, for the search, [owned non-giants |
      * ghosts | giants] (rules 3 and 5); `spare` is the move's buffer. */
     sc_mpi_records own, local, spare;
@@ -61,10 +65,17 @@ sc_status sc_mpi_layout_rcb(sc_mpi_context *c);
  * returns an agreed status. */
 sc_status sc_mpi_ghosts(sc_mpi_context *c);
 
-/* Rule 3's test: may a sphere at c of radius r meet one of radius at most
- * rmax whose centre lies in the box [lo, hi]? Never false for a pair the
- * library's predicate reports (docs/mpi.md, "No pair is lost"). */
-int sc_mpi_may_reach(const double c[3], double r, const double lo[3], const double hi[3],
-                     double rmax);
+/* A record's centre as the layout and the regions see it: on a periodic
+ * axis wrapped into the box by sc_box's wrap() (the library's own
+ * expression, so owners agree with the search), else as given. The record
+ * keeps the caller's values: the search wraps them itself. */
+void sc_mpi_position(const sc_mpi_context *c, const sc_mpi_record *s, double p[3]);
+
+/* Rule 3's test: may a sphere at c (a position) of radius r meet one of
+ * radius at most rmax whose position lies in the box [lo, hi]? On a
+ * periodic axis the gap is the shorter way round. Never false for a pair
+ * the library's predicate reports (docs/mpi.md, "No pair is lost"). */
+int sc_mpi_may_reach(const sc_mpi_context *c, const double p[3], double r, const double lo[3],
+                     const double hi[3], double rmax);
 
 #endif
