@@ -387,10 +387,10 @@ static void test_periodic(void) {
         double small;  /* > 0: a box of this side instead */
         size_t giants;
     } cases[] = {
-        {"uniform", 4000, 7, 3, 0.0, 0, 1024},  {"uniform", 4000, 7, 3, 0.2, 0, 1024},
+        {"uniform", 4000, 7, 3, 0.0, 0, 1024},   {"uniform", 4000, 7, 3, 0.2, 0, 1024},
         {"clustered", 4000, 7, 3, 0.1, 0, 1024}, {"uniform", 3000, 1, 2, 0.1, 0, 1024},
-        {"uniform", 3000, 3, 2, 0.0, 0, 1024},  {"uniform", 300, 7, 3, 0, 4.0, 1024},
-        {"uniform", 200, 5, 3, 0, 2.5, 0},      {"heavytail", 4000, 7, 3, 0.05, 0, 4},
+        {"uniform", 3000, 3, 2, 0.0, 0, 1024},   {"uniform", 300, 7, 3, 0, 4.0, 1024},
+        {"uniform", 200, 5, 3, 0, 2.5, 0},       {"heavytail", 4000, 7, 3, 0.05, 0, 4},
         {"heavytail", 4000, 7, 3, 0.05, 0, 0},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
@@ -603,7 +603,7 @@ static void test_split(void) {
 
 int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
-        {"generators", test_generators}, {"ids", test_ids},       {"giants", test_giants},
+        {"generators", test_generators}, {"ids", test_ids},           {"giants", test_giants},
         {"small", test_small},           {"periodic", test_periodic}, {"faults", test_faults},
         {"split", test_split},
     };
