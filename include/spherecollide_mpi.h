@@ -113,6 +113,47 @@ SC_API sc_status sc_mpi_stream_pairs(sc_mpi_context *ctx, const sc_spheres *loca
                                      const uint64_t *ids, sc_mpi_pair_fn fn, void *user,
                                      sc_summary *out);
 
+/** Writes this rank's share of the pairs (as sc_mpi_stream_pairs gives
+ *  them) to pairs[0 .. 2*capacity). *needed (if not NULL) is this rank's
+ *  count when the search ran to the end. When any rank's capacity is
+ *  short, every rank returns SC_ERR_BUFFER_TOO_SMALL, each having written
+ *  its first `capacity` pairs, and *out holds the totals; pairs may be
+ *  NULL with capacity 0 (a size query: the same spheres and options give
+ *  each rank the same share again). */
+SC_API sc_status sc_mpi_fill_pairs(sc_mpi_context *ctx, const sc_spheres *local,
+                                   const uint64_t *ids, uint64_t *pairs, size_t capacity,
+                                   size_t *needed, sc_summary *out);
+
+/* ======================================================================== */
+/* Two sets                                                                 */
+/* ======================================================================== */
+
+/** The pairs (i in a, j in b) whose spheres intersect, each set spread over
+ *  the ranks in any way: sc_count_between's answer on the whole sets. The
+ *  checksum sums sc_mpi_pair_mix(i, j) with i a's global id and j b's (no
+ *  order between them; for ids below 2^32 it equals sc_count_between's on
+ *  sets numbered by rows). ids_a and ids_b as for one set, each numbered
+ *  in rank order within its set when NULL; a's ids and b's are separate
+ *  spaces. Every rank's views of both sets are 3-D, or every rank's 2-D.
+ *  A bad sphere of a is named before one of b. */
+SC_API sc_status sc_mpi_count_between(sc_mpi_context *ctx, const sc_spheres *a,
+                                      const uint64_t *ids_a, const sc_spheres *b,
+                                      const uint64_t *ids_b, sc_summary *out);
+
+/** As sc_mpi_count_between, and streams this rank's share of the pairs to
+ *  fn: pairs[2k] is a's global id, pairs[2k+1] b's. Each pair goes to one
+ *  rank: the owner of its non-giant a, else of its non-giant b, else of a. */
+SC_API sc_status sc_mpi_stream_between(sc_mpi_context *ctx, const sc_spheres *a,
+                                       const uint64_t *ids_a, const sc_spheres *b,
+                                       const uint64_t *ids_b, sc_mpi_pair_fn fn, void *user,
+                                       sc_summary *out);
+
+/** sc_mpi_fill_pairs for two sets. */
+SC_API sc_status sc_mpi_fill_between(sc_mpi_context *ctx, const sc_spheres *a,
+                                     const uint64_t *ids_a, const sc_spheres *b,
+                                     const uint64_t *ids_b, uint64_t *pairs, size_t capacity,
+                                     size_t *needed, sc_summary *out);
+
 /* ======================================================================== */
 /* Statistics                                                               */
 /* ======================================================================== */
@@ -131,7 +172,8 @@ typedef enum sc_mpi_phase {
 typedef struct sc_mpi_stats {
     size_t size; /**< set by the caller to sizeof(sc_mpi_stats) */
     double seconds[SC_MPI_PHASE_COUNT];
-    uint64_t owned;           /**< spheres this rank owns (after the layout) */
+    uint64_t owned;           /**< spheres this rank owns (after the layout;
+                                   both sets' in a two-set call) */
     uint64_t ghosts;          /**< other ranks' spheres received as ghosts */
     uint64_t giants;          /**< giants over all ranks (each rank holds all) */
     uint64_t pairs;           /**< pairs this rank reported */

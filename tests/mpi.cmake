@@ -26,5 +26,5 @@ foreach(np 1 2 3 4 5 8)
 endforeach()
 add_test(NAME mpi.groups
   COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:test_mpi>
-          -DGROUPS=generators,ids,giants,small,periodic,faults,split
+          -DGROUPS=generators,ids,giants,small,between,periodic,faults,split
           -P ${CMAKE_CURRENT_SOURCE_DIR}/check_groups.cmake)

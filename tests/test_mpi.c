@@ -15,6 +15,10 @@
 
 static int rank, ranks;
 
+/* compare() checks the fill calls too (off for most of the generators'
+ * variants, which the stream already covers, to keep the suite short) */
+static int fill_checks = 1;
+
 /* The box of the group running now (periodic: test_periodic), used by the
  * reference and by context(). */
 static sc_box box;
@@ -191,6 +195,45 @@ static uint64_t *gather(const collected *c, MPI_Comm comm, size_t *total) {
     return all;
 }
 
+/* sc_mpi_fill_pairs (b NULL) or sc_mpi_fill_between: a size query, a
+ * buffer one pair short on the last rank with pairs (every rank
+ * SC_ERR_BUFFER_TOO_SMALL, totals kept), then the whole fill, which holds
+ * exactly the pairs this rank streamed (c), in the stream's order. */
+static void check_fill(const char *what, sc_mpi_context *ctx, const sc_spheres *a,
+                       const uint64_t *ids_a, const sc_spheres *b, const uint64_t *ids_b,
+                       const collected *c, const sc_summary *ref) {
+#define FILL(buf, cap, need, sum)                                                                  \
+    (b ? sc_mpi_fill_between(ctx, a, ids_a, b, ids_b, buf, cap, need, sum)                         \
+       : sc_mpi_fill_pairs(ctx, a, ids_a, buf, cap, need, sum))
+    size_t need = 7;
+    sc_summary sum = {0};
+    sc_status st = FILL(NULL, 0, &need, &sum);
+    int any = 0, mine = need > 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(st == (any ? SC_ERR_BUFFER_TOO_SMALL : SC_OK) && need == c->count &&
+              sum.pairs == ref->pairs && sum.checksum == ref->checksum,
+          "%s: fill size query %d, needed %zu, streamed %zu", what, (int)st, need, c->count);
+    uint64_t *buf = malloc(2 * (need + 1) * sizeof *buf);
+    /* the last rank that has pairs gets one pair too few */
+    int last = need > 0 ? rank : -1, short_rank = -1;
+    MPI_Allreduce(&last, &short_rank, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (short_rank >= 0) {
+        size_t cap = rank == short_rank ? need - 1 : need;
+        st = FILL(buf, cap, &need, &sum);
+        CHECK(st == SC_ERR_BUFFER_TOO_SMALL && need == c->count && sum.pairs == ref->pairs,
+              "%s: a short buffer on rank %d: %d", what, short_rank, (int)st);
+    }
+    buf[2 * need] = buf[2 * need + 1] = 0xAB;
+    st = FILL(buf, need, &need, &sum);
+    CHECK(st == SC_OK && need == c->count && sum.pairs == ref->pairs &&
+              sum.checksum == ref->checksum &&
+              (need == 0 || memcmp(buf, c->at, 2 * need * sizeof *buf) == 0) &&
+              buf[2 * need] == 0xAB,
+          "%s: fill %d, %zu pairs, or not the stream's", what, (int)st, need);
+    free(buf);
+#undef FILL
+}
+
 /* Runs count and stream on this rank's part and checks them against the
  * reference (the pair set for n <= full_below). */
 static void compare(const char *what, sc_mpi_context *ctx, const set *whole, const part *p,
@@ -222,6 +265,8 @@ static void compare(const char *what, sc_mpi_context *ctx, const set *whole, con
         CHECK(total == nref && memcmp(all, rp, 2 * nref * sizeof *rp) == 0,
               "%s: gathered %zu pairs, one process %zu (or they differ)", what, total, nref);
     free(all);
+    if (fill_checks)
+        check_fill(what, ctx, &v, pass_ids ? p->ids : NULL, NULL, NULL, &c, &ref);
     free(c.at);
     free(rp);
 }
@@ -252,6 +297,7 @@ static void test_generators(void) {
         for (int variant = 0; variant < 4; variant++) {
             int dims = variant & 1 ? 2 : 3, f32 = variant & 2 ? 1 : 0;
             set s = make(names[g], n, 7 + (uint64_t)variant, dims, f32);
+            fill_checks = variant == 0;
             for (int how = BLOCKS; how <= RANDOM; how++) {
                 part p = take(&s, (share)how, 11 + (uint64_t)g, NULL);
                 char what[128];
@@ -267,6 +313,7 @@ static void test_generators(void) {
             drop(&s);
         }
     }
+    fill_checks = 1;
     sc_mpi_context_destroy(rcb);
     sc_mpi_context_destroy(own);
 }
@@ -349,7 +396,7 @@ static void test_small(void) {
     }
 }
 
-/* ---- periodic boxes ------------------------------------------------------------ */
+/* ---- boxes ---------------------------------------------------------------------- */
 
 /* The box [lo, lo + L) on the given axes (others open). */
 static sc_box make_box(int axes, double lo, double L) {
@@ -373,6 +420,139 @@ static void extent(const set *s, double *lo, double *hi) {
             *hi = v > *hi ? v : *hi;
         }
 }
+
+/* ---- two sets ------------------------------------------------------------------ */
+
+/* One process's pairs between the whole sets a and b, (a id, b id) sorted. */
+static uint64_t *reference_between(const set *a, const set *b, size_t *count, sc_summary *sum) {
+    sc_options o = sc_options_default();
+    o.threads = 1;
+    o.box = box;
+    sc_context *ctx = NULL;
+    sc_context_create(&o, &ctx);
+    sc_spheres va = view_rows(a, 0, a->n), vb = view_rows(b, 0, b->n);
+    size_t need = 0;
+    sc_fill_between(ctx, &va, &vb, NULL, 0, &need, NULL);
+    uint32_t *p32 = malloc(2 * need * sizeof *p32 + 8);
+    sc_fill_between(ctx, &va, &vb, p32, need, &need, sum);
+    sc_context_destroy(ctx);
+    uint64_t *p = malloc(2 * need * sizeof *p + 16);
+    for (size_t k = 0; k < 2 * need; k++)
+        p[k] = p32[k];
+    free(p32);
+    qsort(p, need, 2 * sizeof *p, by_pair);
+    *count = need;
+    return p;
+}
+
+/* Count, stream (gathered) and fill between this rank's parts of a and b. */
+static void compare_between(const char *what, sc_mpi_context *ctx, const set *a, const part *pa,
+                            const set *b, const part *pb, int pass_ids) {
+    size_t nref;
+    sc_summary ref;
+    uint64_t *rp = reference_between(a, b, &nref, &ref);
+    sc_spheres va = view_rows(&pa->mine, 0, pa->mine.n), vb = view_rows(&pb->mine, 0, pb->mine.n);
+    const uint64_t *ia = pass_ids ? pa->ids : NULL, *ib = pass_ids ? pb->ids : NULL;
+    sc_summary got = {1, 1};
+    sc_status st = sc_mpi_count_between(ctx, &va, ia, &vb, ib, &got);
+    CHECK(st == SC_OK && got.pairs == ref.pairs && got.checksum == ref.checksum,
+          "%s (rank %d of %d): %d, count %llu/%016llx, one process %llu/%016llx", what, rank, ranks,
+          (int)st, (unsigned long long)got.pairs, (unsigned long long)got.checksum,
+          (unsigned long long)ref.pairs, (unsigned long long)ref.checksum);
+    collected c = {0};
+    st = sc_mpi_stream_between(ctx, &va, ia, &vb, ib, collect, &c, &got);
+    CHECK(st == SC_OK && got.pairs == ref.pairs && got.checksum == ref.checksum,
+          "%s: stream %d, %llu pairs", what, (int)st, (unsigned long long)got.pairs);
+    size_t total;
+    uint64_t *all = gather(&c, MPI_COMM_WORLD, &total);
+    if (rank == 0)
+        CHECK(total == nref && memcmp(all, rp, 2 * nref * sizeof *rp) == 0,
+              "%s: gathered %zu pairs, one process %zu (or they differ)", what, total, nref);
+    free(all);
+    check_fill(what, ctx, &va, ia, &vb, ib, &c, &ref);
+    free(c.at);
+    free(rp);
+}
+
+/* Two sets, each spread over the ranks: comparable sizes, a small a or a
+ * small b, every shape of set, both layouts, a periodic box, heavy tails
+ * with few and no giants, an empty a, b on one rank; a bad sphere in each
+ * set on different ranks names a's. */
+static void test_between(void) {
+    static const struct {
+        const char *da, *db;
+        size_t na, nb;
+        int dims, f32;
+        size_t giants;
+    } cases[] = {
+        {"uniform", "uniform", 3000, 3000, 3, 0, 1024},
+        {"clustered", "uniform", 300, 4000, 3, 1, 1024},
+        {"uniform", "clustered", 4000, 200, 2, 0, 1024},
+        {"heavytail", "uniform", 3000, 3000, 3, 0, 4},
+        {"uniform", "heavytail", 3000, 3000, 3, 1, 0},
+        {"powerlaw", "shell", 2000, 2000, 3, 0, 1024},
+        {"sparse", "dense", 3000, 500, 3, 0, 1024},
+        {"uniform", "uniform", 0, 3000, 3, 0, 1024},
+        {"heavytail", "heavytail", 3000, 3000, 3, 0, 8},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        for (int layout = 0; layout < 2; layout++) {
+            set a = make(cases[k].da, cases[k].na, 41 + k, cases[k].dims, cases[k].f32);
+            set b = make(cases[k].db, cases[k].nb, 51 + k, cases[k].dims, cases[k].f32);
+            part pa = take(&a, layout ? RANDOM : BLOCKS, 5 + k, NULL);
+            part pb = take(&b, layout ? RANDOM : k == 2 ? ONE_RANK : BLOCKS, 9 + k, NULL);
+            sc_mpi_context *ctx = context((sc_mpi_layout)layout, cases[k].giants);
+            char what[128];
+            snprintf(what, sizeof what, "between %s %zu, %s %zu, %dD %s %s", cases[k].da,
+                     cases[k].na, cases[k].db, cases[k].nb, cases[k].dims,
+                     cases[k].f32 ? "f32" : "f64", layout ? "caller random" : "rcb");
+            compare_between(what, ctx, &a, &pa, &b, &pb, layout != 0);
+            if (k == 0) { /* the same in a periodic box the centres overhang */
+                double lo, hi;
+                extent(&a, &lo, &hi);
+                box = make_box(7, lo + 0.1 * (hi - lo), 0.8 * (hi - lo));
+                sc_mpi_context *pctx = context((sc_mpi_layout)layout, cases[k].giants);
+                compare_between("between in a periodic box", pctx, &a, &pa, &b, &pb, layout != 0);
+                sc_mpi_context_destroy(pctx);
+                box = (sc_box){{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+            }
+            sc_mpi_context_destroy(ctx);
+            drop_part(&pa);
+            drop_part(&pb);
+            drop(&a);
+            drop(&b);
+        }
+    /* a NaN in b on rank 0 and in a on the last rank: a's is named */
+    set a = make("uniform", 2000, 3, 3, 0), b = make("uniform", 2000, 4, 3, 0);
+    part pa = take(&a, BLOCKS, 1, NULL), pb = take(&b, BLOCKS, 1, NULL);
+    if (rank == 0 && pb.mine.n > 0)
+        pb.mine.d[3] = NAN;
+    if (rank == ranks - 1 && pa.mine.n > 1)
+        pa.mine.d[4 + 3] = NAN;
+    uint64_t bad = pa.mine.n > 1 ? pa.ids[1] : 0;
+    MPI_Bcast(&bad, 1, MPI_UINT64_T, ranks - 1, MPI_COMM_WORLD);
+    char expect[64];
+    snprintf(expect, sizeof expect, "rank %d: sphere id %llu:", ranks - 1, (unsigned long long)bad);
+    sc_mpi_context *ctx = context(SC_MPI_LAYOUT_RCB, 1024);
+    sc_spheres va = view_rows(&pa.mine, 0, pa.mine.n), vb = view_rows(&pb.mine, 0, pb.mine.n);
+    sc_summary sum = {1, 1};
+    sc_status st = sc_mpi_count_between(ctx, &va, NULL, &vb, NULL, &sum);
+    CHECK(st == SC_ERR_NON_FINITE && sum.pairs == 0 && strstr(sc_mpi_message(ctx), expect),
+          "bad spheres in both sets: %d '%s', want '%s'", (int)st, sc_mpi_message(ctx), expect);
+    /* 2-D a with 3-D b */
+    vb = view_rows(&b, 0, 10);
+    vb.z = NULL;
+    va = view_rows(&a, 0, 10);
+    st = sc_mpi_count_between(ctx, &va, NULL, &vb, NULL, &sum);
+    CHECK(st == SC_ERR_INVALID_ARGUMENT, "a 3-D a with a 2-D b: %d", (int)st);
+    sc_mpi_context_destroy(ctx);
+    drop_part(&pa);
+    drop_part(&pb);
+    drop(&a);
+    drop(&b);
+}
+
+/* ---- periodic boxes ------------------------------------------------------------ */
 
 /* Periodic boxes: the centres' own box, a box the centres overhang (they
  * wrap), one periodic axis, a box smaller than twice a reach (spheres
@@ -603,9 +783,9 @@ static void test_split(void) {
 
 int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
-        {"generators", test_generators}, {"ids", test_ids},           {"giants", test_giants},
-        {"small", test_small},           {"periodic", test_periodic}, {"faults", test_faults},
-        {"split", test_split},
+        {"generators", test_generators}, {"ids", test_ids},         {"giants", test_giants},
+        {"small", test_small},           {"between", test_between}, {"periodic", test_periodic},
+        {"faults", test_faults},         {"split", test_split},
     };
     if (argc > 1 && strcmp(argv[1], "--list") == 0)
         return sc_test_main(argc, argv, "test_mpi", groups, sizeof groups / sizeof *groups);

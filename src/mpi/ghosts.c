@@ -1,7 +1,9 @@
 /* ghosts.c: regions, giants and the ghost exchange (rules 2, 3 and 5 of
- * docs/mpi.md). After it, c->local holds [owned non-giants | ghosts from
- * other ranks | every giant], and every pair with a non-giant end owned
- * here has both ends in it. */
+ * docs/mpi.md). After it, each set's local holds [owned non-giants |
+ * ghosts from other ranks | every giant of the set]. One set: every pair
+ * with a non-giant end owned here has both ends in it. Two sets: a (set 0)
+ * gets no ghosts and b (set 1) the ghosts that can meet a's region, so
+ * every pair with a non-giant a owned here has both ends here. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,8 +77,9 @@ static int descending(const void *pa, const void *pb) {
 static sc_status threshold(sc_mpi_context *c, double floor, double *giant) {
     size_t limit = c->options.giants;
     uint64_t mine = 0, all = 0;
-    for (size_t i = 0; i < c->own.count; i++)
-        mine += c->own.at[i].r > floor;
+    for (int k = 0; k < c->sets; k++)
+        for (size_t i = 0; i < c->set[k].own.count; i++)
+            mine += c->set[k].own.at[i].r > floor;
     MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, c->comm);
     *giant = floor;
     if (all <= limit)
@@ -88,9 +91,10 @@ static sc_status threshold(sc_mpi_context *c, double floor, double *giant) {
         return st;
     }
     size_t n = 0;
-    for (size_t i = 0; i < c->own.count; i++)
-        if (c->own.at[i].r > floor)
-            top[n++] = c->own.at[i].r;
+    for (int k = 0; k < c->sets; k++)
+        for (size_t i = 0; i < c->set[k].own.count; i++)
+            if (c->set[k].own.at[i].r > floor)
+                top[n++] = c->set[k].own.at[i].r;
     qsort(top, n, sizeof *top, descending);
     n = n > limit + 1 ? limit + 1 : n;
     double high = n ? top[0] : 0, rmax;
@@ -148,11 +152,11 @@ static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, int fill
     }
 }
 
-/* Owned non-giants to the front of c->own; returns their count. */
-static size_t giants_last(sc_mpi_context *c, double giant) {
-    sc_mpi_record *at = c->own.at;
+/* Owned non-giants to the front of own; returns their count. */
+static size_t giants_last(sc_mpi_records *own, double giant) {
+    sc_mpi_record *at = own->at;
     size_t a = 0;
-    for (size_t i = 0; i < c->own.count; i++)
+    for (size_t i = 0; i < own->count; i++)
         if (at[i].r <= giant) {
             sc_mpi_record t = at[a];
             at[a++] = at[i];
@@ -169,12 +173,16 @@ static void count_sent(sc_mpi_context *c) {
         }
 }
 
-/* Sends the ghosts and every rank's giants into c->local, after its first
- * `own` records (the owned non-giants). */
-static sc_status exchange(sc_mpi_context *c, size_t own, size_t own_giants) {
+/* Builds set k's local: its owned non-giants (the first `own` of its
+ * records), with `routed` the ghosts of them that other ranks' regions
+ * need (else none), and every rank's giants of the set (the rest). */
+static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
     int p = c->ranks;
+    sc_mpi_set *set = &c->set[k];
+    size_t own_giants = set->own.count - own;
     memset(c->counts, 0, (size_t)p * sizeof(int));
-    route(c, c->own.at, own, 0, NULL);
+    if (routed)
+        route(c, set->own.at, own, 0, NULL);
     MPI_Alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
     size_t in = 0, out = 0;
     for (int r = 0; r < p; r++) {
@@ -191,8 +199,8 @@ static sc_status exchange(sc_mpi_context *c, size_t own, size_t own_giants) {
     MPI_Allgather(&gmine, 1, MPI_INT, gcounts, 1, MPI_INT, c->comm);
     for (int r = 0; r < p; r++)
         gdispls[r] = (int)giants, giants += (size_t)gcounts[r];
-    c->local.count = 0;
-    st = sc_mpi_reserve(c, &c->local, own + in + giants);
+    set->local.count = 0;
+    st = sc_mpi_reserve(c, &set->local, own + in + giants);
     c->spare.count = 0;
     if (st == SC_OK)
         st = sc_mpi_reserve(c, &c->spare, out);
@@ -201,21 +209,23 @@ static sc_status exchange(sc_mpi_context *c, size_t own, size_t own_giants) {
     st = sc_mpi_agree(c, st, UINT64_MAX);
     if (st == SC_OK) {
         memcpy(next, c->displs, (size_t)p * sizeof *next);
-        route(c, c->own.at, own, 1, next);
+        if (routed)
+            route(c, set->own.at, own, 1, next);
         if (own)
-            memcpy(c->local.at, c->own.at, own * sizeof *c->own.at);
-        MPI_Alltoallv(c->spare.at, c->counts, c->displs, c->record, c->local.at + own, c->rcounts,
+            memcpy(set->local.at, set->own.at, own * sizeof *set->own.at);
+        MPI_Alltoallv(c->spare.at, c->counts, c->displs, c->record, set->local.at + own, c->rcounts,
                       c->rdispls, c->record, c->comm);
-        MPI_Allgatherv(c->own.at + own, gmine, c->record, c->local.at + own + in, gcounts, gdispls,
-                       c->record, c->comm);
-        for (size_t k = 0; k < giants; k++)
-            c->giant_mine[k] =
-                k >= (size_t)gdispls[c->rank] && k < (size_t)gdispls[c->rank] + own_giants;
-        c->local.count = own + in + giants;
-        c->local_own = own;
-        c->local_giants = giants;
-        c->stats.ghosts = in;
-        c->stats.giants = giants;
+        MPI_Allgatherv(set->own.at + own, gmine, c->record, set->local.at + own + in, gcounts,
+                       gdispls, c->record, c->comm);
+        if (k == 0) /* the keep rules ask who owns a giant of set 0 only */
+            for (size_t g = 0; g < giants; g++)
+                c->giant_mine[g] =
+                    g >= (size_t)gdispls[c->rank] && g < (size_t)gdispls[c->rank] + own_giants;
+        set->local.count = own + in + giants;
+        set->local_own = own;
+        set->local_giants = giants;
+        c->stats.ghosts += in;
+        c->stats.giants += giants;
         count_sent(c);
         if (own_giants)
             c->stats.bytes_sent += (uint64_t)own_giants * sizeof(sc_mpi_record) * (uint64_t)(p - 1);
@@ -226,13 +236,19 @@ static sc_status exchange(sc_mpi_context *c, size_t own, size_t own_giants) {
 }
 
 sc_status sc_mpi_ghosts(sc_mpi_context *c) {
-    publish(c, c->own.at, c->own.count);
+    sc_mpi_records *a = &c->set[0].own;
+    publish(c, a->at, a->count);
     double giant;
     sc_status st = threshold(c, region_scale(c), &giant);
     if (st != SC_OK)
         return st;
-    size_t own = giants_last(c, giant);
-    /* the regions of the non-giants, with their largest radius (rule 2) */
-    publish(c, c->own.at, own);
-    return exchange(c, own, c->own.count - own);
+    size_t own[2] = {0, 0};
+    for (int k = 0; k < c->sets; k++)
+        own[k] = giants_last(&c->set[k].own, giant);
+    /* the regions of a's non-giants, with their largest radius (rule 2) */
+    publish(c, a->at, own[0]);
+    st = exchange(c, 0, own[0], c->sets == 1);
+    if (st == SC_OK && c->sets == 2)
+        st = exchange(c, 1, own[1], 1);
+    return st;
 }

@@ -89,9 +89,12 @@ static int owner_of(const sc_mpi_context *c, const cut *tree, const sc_mpi_recor
     return r0;
 }
 
-/* Every rank's samples, gathered in rank order into *all (n_all of them). */
+/* Every rank's samples of every set, gathered in rank order into *all
+ * (n_all of them). */
 static sc_status gather_samples(sc_mpi_context *c, sample **all, size_t *n_all) {
-    uint64_t n = c->own.count, total = 0;
+    uint64_t n = 0, total = 0;
+    for (int k = 0; k < c->sets; k++)
+        n += c->set[k].own.count;
     MPI_Allreduce(&n, &total, 1, MPI_UINT64_T, MPI_SUM, c->comm);
     size_t want = total == 0 ? 0 : (size_t)((double)n * (double)c->options.sample / (double)total);
     size_t take = n == 0 ? 0 : want < 1 ? 1 : want > n ? n : want;
@@ -107,10 +110,12 @@ static sc_status gather_samples(sc_mpi_context *c, sample **all, size_t *n_all) 
     *all = sc_mpi_alloc(c, sum * sizeof **all);
     sc_status st = sc_mpi_agree(c, local && *all ? SC_OK : SC_ERR_OUT_OF_MEMORY, UINT64_MAX);
     if (st == SC_OK) {
-        for (size_t i = 0; i < take; i++) { /* evenly spaced rows */
-            const sc_mpi_record *p = &c->own.at[(size_t)((double)i * (double)n / (double)take)];
+        for (size_t i = 0; i < take; i++) { /* evenly spaced over the sets' rows */
+            size_t row = (size_t)((double)i * (double)n / (double)take), k = 0;
+            while (row >= c->set[k].own.count)
+                row -= c->set[k++].own.count;
             local[i].w = (double)n / (double)take;
-            sc_mpi_position(c, p, local[i].c);
+            sc_mpi_position(c, &c->set[k].own.at[row], local[i].c);
         }
         MPI_Allgatherv(local, (int)(take * sizeof *local), MPI_BYTE, *all, c->rcounts, c->rdispls,
                        MPI_BYTE, c->comm);
@@ -120,15 +125,15 @@ static sc_status gather_samples(sc_mpi_context *c, sample **all, size_t *n_all) 
     return st;
 }
 
-/* Sends every owned sphere to its cell's rank; c->own becomes what this
+/* Sends every sphere of `own` to its cell's rank; own becomes what this
  * rank received (records grouped by source rank, each group in order). */
-static sc_status move(sc_mpi_context *c, const cut *tree) {
+static sc_status move(sc_mpi_context *c, const cut *tree, sc_mpi_records *own) {
     int p = c->ranks;
     memset(c->counts, 0, (size_t)p * sizeof(int));
-    int *dest = sc_mpi_alloc(c, c->own.count * sizeof *dest);
+    int *dest = sc_mpi_alloc(c, own->count * sizeof *dest);
     sc_status st = dest ? SC_OK : SC_ERR_OUT_OF_MEMORY;
-    for (size_t i = 0; st == SC_OK && i < c->own.count; i++)
-        c->counts[dest[i] = owner_of(c, tree, &c->own.at[i])]++;
+    for (size_t i = 0; st == SC_OK && i < own->count; i++)
+        c->counts[dest[i] = owner_of(c, tree, &own->at[i])]++;
     MPI_Alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
     size_t in = 0, out = 0;
     for (int r = 0; r < p; r++) {
@@ -143,16 +148,15 @@ static sc_status move(sc_mpi_context *c, const cut *tree) {
         /* pack in place order: spare holds the send buffer, then own the
          * received records (own's capacity grows to what arrives) */
         int *at = sc_mpi_alloc(c, (size_t)p * sizeof *at);
-        st = at ? sc_mpi_reserve(c, &c->own, c->own.count > in ? c->own.count : in)
-                : SC_ERR_OUT_OF_MEMORY;
+        st = at ? sc_mpi_reserve(c, own, own->count > in ? own->count : in) : SC_ERR_OUT_OF_MEMORY;
         st = sc_mpi_agree(c, st, UINT64_MAX);
         if (st == SC_OK) {
             memcpy(at, c->displs, (size_t)p * sizeof *at);
-            for (size_t i = 0; i < c->own.count; i++)
-                c->spare.at[at[dest[i]]++] = c->own.at[i];
-            MPI_Alltoallv(c->spare.at, c->counts, c->displs, c->record, c->own.at, c->rcounts,
+            for (size_t i = 0; i < own->count; i++)
+                c->spare.at[at[dest[i]]++] = own->at[i];
+            MPI_Alltoallv(c->spare.at, c->counts, c->displs, c->record, own->at, c->rcounts,
                           c->rdispls, c->record, c->comm);
-            c->own.count = in;
+            own->count = in;
             for (int r = 0; r < p; r++)
                 if (r != c->rank && c->counts[r] > 0) {
                     c->stats.messages_sent++;
@@ -183,7 +187,8 @@ sc_status sc_mpi_layout_rcb(sc_mpi_context *c) {
             idx[i] = i;
         memset(tree, 0, 2 * (size_t)c->ranks * sizeof *tree);
         bisect(all, idx, key, n_all, 0, c->ranks, c->dims, tree, 0);
-        st = move(c, tree);
+        for (int k = 0; st == SC_OK && k < c->sets; k++)
+            st = move(c, tree, &c->set[k].own);
     }
     sc_mpi_free(c, idx);
     sc_mpi_free(c, key);

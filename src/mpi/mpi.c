@@ -120,8 +120,10 @@ static sc_status create_local(sc_mpi_context *c) {
 
 static void release(sc_mpi_context *c) {
     sc_context_destroy(c->search);
-    sc_mpi_free(c, c->own.at);
-    sc_mpi_free(c, c->local.at);
+    for (int k = 0; k < 2; k++) {
+        sc_mpi_free(c, c->set[k].own.at);
+        sc_mpi_free(c, c->set[k].local.at);
+    }
     sc_mpi_free(c, c->spare.at);
     sc_mpi_free(c, c->giant_mine);
     sc_mpi_free(c, c->counts);
@@ -235,17 +237,31 @@ static void plan_box(sc_mpi_context *c) {
 
 /* ---- check: values, dimensions, ids --------------------------------------- */
 
-/* Agrees on the dimensions (every rank with spheres the same) and on ids
- * given or not (every rank with spheres the same). */
-static sc_status agree_shape(sc_mpi_context *c, const sc_spheres *v, const uint64_t *ids) {
-    int mine[4] = {0, 0, 0, 0}, all[4];
-    if (v && v->count > 0) {
-        mine[v->z ? 0 : 1] = 1;
-        mine[ids ? 2 : 3] = 1;
-    }
-    MPI_Allreduce(mine, all, 4, MPI_INT, MPI_MAX, c->comm);
+/* What the caller passed to one call. */
+typedef struct query {
+    int sets;               /* 1: pairs within v[0]; 2: between v[0] and v[1] */
+    const sc_spheres *v[2]; /* this rank's spheres of each set */
+    const uint64_t *ids[2]; /* their global ids, or NULL (rank order) */
+    sc_mpi_pair_fn fn;      /* the caller's stream, or NULL */
+    void *user;
+    uint64_t *fill; /* fill: the caller's buffer of `capacity` pairs */
+    size_t capacity;
+} query;
+
+/* Agrees on the dimensions (every view with spheres on every rank the
+ * same) and, per set, on ids given or not (every rank with spheres of the
+ * set the same). */
+static sc_status agree_shape(sc_mpi_context *c, const query *q) {
+    int mine[6] = {0, 0, 0, 0, 0, 0}, all[6];
+    for (int k = 0; k < q->sets; k++)
+        if (q->v[k] && q->v[k]->count > 0) {
+            mine[q->v[k]->z ? 0 : 1] = 1;
+            mine[2 + 2 * k + (q->ids[k] ? 0 : 1)] = 1;
+        }
+    MPI_Allreduce(mine, all, 6, MPI_INT, MPI_MAX, c->comm);
     c->dims = all[1] ? 2 : 3;
-    return (all[0] && all[1]) || (all[2] && all[3]) ? SC_ERR_INVALID_ARGUMENT : SC_OK;
+    int bad = (all[0] && all[1]) || (all[2] && all[3]) || (all[4] && all[5]);
+    return bad ? SC_ERR_INVALID_ARGUMENT : SC_OK;
 }
 
 static double value_at(const sc_spheres *v, const void *base, size_t stride, size_t k) {
@@ -253,57 +269,56 @@ static double value_at(const sc_spheres *v, const void *base, size_t stride, siz
     return v->dtype == SC_F64 ? *(const double *)p : (double)*(const float *)p;
 }
 
-/* Copies the view into c->own (float32 values widen exactly). */
-static sc_status copy_own(sc_mpi_context *c, const sc_spheres *v, const uint64_t *ids,
-                          uint64_t first) {
+/* Copies the view into *own (float32 values widen exactly). */
+static sc_status copy_own(sc_mpi_context *c, sc_mpi_records *own, const sc_spheres *v,
+                          const uint64_t *ids, uint64_t first) {
     size_t n = v->count;
-    sc_status st = sc_mpi_reserve(c, &c->own, n);
+    sc_status st = sc_mpi_reserve(c, own, n);
     if (st != SC_OK)
         return st;
     size_t elem = v->dtype == SC_F64 ? sizeof(double) : sizeof(float);
     size_t s = v->stride ? v->stride : elem, rs = v->r_stride ? v->r_stride : s;
     for (size_t k = 0; k < n; k++) {
-        sc_mpi_record *o = &c->own.at[k];
+        sc_mpi_record *o = &own->at[k];
         o->x = value_at(v, v->x, s, k);
         o->y = value_at(v, v->y, s, k);
         o->z = v->z ? value_at(v, v->z, s, k) : 0.0;
         o->r = value_at(v, v->r, rs, k);
         o->id = ids ? ids[k] : first + k;
     }
-    c->own.count = n;
+    own->count = n;
     return SC_OK;
 }
 
-static sc_status check(sc_mpi_context *c, const sc_spheres *v, const uint64_t *ids,
-                       uint64_t *first) {
-    sc_status st = v ? SC_OK : SC_ERR_INVALID_ARGUMENT;
-    sc_status shape = agree_shape(c, v, ids);
-    uint64_t n = v ? v->count : 0;
+/* One set's values (the library's checks, the caller's ids, a periodic
+ * box's radius limit), then its copy; an agreed status naming the first
+ * bad sphere's global id. */
+static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *first) {
+    const sc_spheres *v = q->v[k];
+    const uint64_t *ids = q->ids[k];
+    uint64_t n = v->count;
     *first = 0;
     MPI_Exscan(&n, first, 1, MPI_UINT64_T, MPI_SUM, c->comm);
     if (c->rank == 0)
         *first = 0; /* MPI_Exscan leaves rank 0's result undefined */
-    if (st != SC_OK || shape != SC_OK)
-        return sc_mpi_agree(c, st != SC_OK ? st : shape, UINT64_MAX);
     size_t bad = 0;
     uint64_t bad_id = UINT64_MAX;
-    st = n > SC_MAX_SPHERES ? SC_ERR_TOO_MANY_SPHERES : sc_spheres_validate(v, &bad);
+    sc_status st = n > SC_MAX_SPHERES ? SC_ERR_TOO_MANY_SPHERES : sc_spheres_validate(v, &bad);
     if (st != SC_OK && st != SC_ERR_TOO_MANY_SPHERES && st != SC_ERR_INVALID_ARGUMENT)
         bad_id = ids ? ids[bad] : *first + bad;
-    for (size_t k = 0; st == SC_OK && ids && k < n; k++)
-        if (ids[k] == UINT64_MAX)
+    for (size_t i = 0; st == SC_OK && ids && i < n; i++)
+        if (ids[i] == UINT64_MAX)
             st = SC_ERR_INVALID_ARGUMENT, bad_id = UINT64_MAX;
-    plan_box(c);
     if (st == SC_OK && (c->periodic[0] || c->periodic[1] || c->periodic[2])) {
         /* the library's limit on radii in a periodic box, named by id */
         size_t elem = v->dtype == SC_F64 ? sizeof(double) : sizeof(float);
         size_t rs = v->r_stride ? v->r_stride : v->stride ? v->stride : elem;
-        for (size_t k = 0; st == SC_OK && k < n; k++)
-            if (value_at(v, v->r, rs, k) > SC_MAX_ABS_VALUE / 2)
-                st = SC_ERR_OUT_OF_RANGE, bad_id = ids ? ids[k] : *first + k;
+        for (size_t i = 0; st == SC_OK && i < n; i++)
+            if (value_at(v, v->r, rs, i) > SC_MAX_ABS_VALUE / 2)
+                st = SC_ERR_OUT_OF_RANGE, bad_id = ids ? ids[i] : *first + i;
     }
     if (st == SC_OK && c->ranks > 1)
-        st = copy_own(c, v, ids, *first);
+        st = copy_own(c, &c->set[k].own, v, ids, *first);
     st = sc_mpi_agree(c, st, bad_id);
     if (st == SC_ERR_OUT_OF_RANGE && (c->periodic[0] || c->periodic[1] || c->periodic[2])) {
         size_t used = strlen(c->message);
@@ -313,48 +328,78 @@ static sc_status check(sc_mpi_context *c, const sc_spheres *v, const uint64_t *i
     return st;
 }
 
+/* Every set in order, so a bad sphere of a is named before one of b (as
+ * one process names a's first). */
+static sc_status check(sc_mpi_context *c, const query *q) {
+    int given = 1;
+    for (int k = 0; k < q->sets; k++)
+        given &= q->v[k] != NULL;
+    sc_status st = given ? SC_OK : SC_ERR_INVALID_ARGUMENT;
+    st = sc_mpi_agree(c, st, UINT64_MAX);
+    if (st == SC_OK)
+        st = sc_mpi_agree(c, agree_shape(c, q), UINT64_MAX);
+    plan_box(c);
+    c->sets = q->sets;
+    for (int k = 0; k < 2; k++)
+        c->set[k].own.count = c->set[k].local.count = 0;
+    uint64_t first;
+    for (int k = 0; st == SC_OK && k < q->sets; k++)
+        st = check_set(c, q, k, &first);
+    return st;
+}
+
 /* ---- search: each pair kept by exactly one rank (rule 4) ------------------ */
 
 typedef struct keep_state {
     const sc_mpi_context *c;
-    const uint64_t *ids; /* one rank: the caller's ids (NULL: rows) */
-    sc_mpi_pair_fn fn;
-    void *user;
+    const query *q;
     uint64_t *chunk;
     size_t held, cap;
-    uint64_t pairs, found, checksum;
+    uint64_t pairs, found, checksum, filled;
     int stopped;
 } keep_state;
 
 static int flush(keep_state *s) {
-    if (s->held && s->fn && s->fn(s->chunk, s->held, s->user) != 0)
+    const query *q = s->q;
+    if (s->held && q->fill) { /* fill: the first `capacity` pairs of this rank */
+        size_t room = q->capacity > s->filled ? q->capacity - s->filled : 0;
+        size_t n = s->held < room ? s->held : room;
+        if (n)
+            memcpy(q->fill + 2 * s->filled, s->chunk, 2 * n * sizeof *s->chunk);
+        s->filled += n;
+    } else if (s->held && q->fn && q->fn(s->chunk, s->held, q->user) != 0) {
         s->stopped = 1;
+    }
     s->held = 0;
     return s->stopped;
 }
 
+/* One pair kept: (a, b) as given for two sets, ordered for one. */
 static void keep(keep_state *s, uint64_t a, uint64_t b) {
-    uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+    if (s->q->sets == 1 && b < a) {
+        uint64_t t = a;
+        a = b, b = t;
+    }
     s->pairs++;
-    s->checksum += sc_mpi_pair_mix(lo, hi);
-    if (s->fn) {
-        s->chunk[2 * s->held] = lo;
-        s->chunk[2 * s->held + 1] = hi;
+    s->checksum += sc_mpi_pair_mix(a, b);
+    if (s->chunk) {
+        s->chunk[2 * s->held] = a;
+        s->chunk[2 * s->held + 1] = b;
         if (++s->held == s->cap)
             flush(s);
     }
 }
 
-/* Is local sphere k owned here? [owned non-giants | ghosts | giants]. */
+/* Is local sphere k of set 0 owned here? [owned non-giants | ghosts | giants]. */
 static int mine(const sc_mpi_context *c, size_t k, size_t giants_at) {
-    return k < c->local_own || (k >= giants_at && c->giant_mine[k - giants_at]);
+    return k < c->set[0].local_own || (k >= giants_at && c->giant_mine[k - giants_at]);
 }
 
 static int keep_distributed(const uint32_t *p, size_t count, void *user) {
     keep_state *s = user;
     const sc_mpi_context *c = s->c;
-    const sc_mpi_record *at = c->local.at;
-    size_t giants_at = c->local.count - c->local_giants;
+    const sc_mpi_record *at = c->set[0].local.at;
+    size_t giants_at = c->set[0].local.count - c->set[0].local_giants;
     s->found += count;
     for (size_t k = 0; k < count && !s->stopped; k++) {
         size_t a = p[2 * k], b = p[2 * k + 1];
@@ -367,45 +412,75 @@ static int keep_distributed(const uint32_t *p, size_t count, void *user) {
     return s->stopped;
 }
 
-static int keep_one_rank(const uint32_t *p, size_t count, void *user) {
+/* Two sets (docs/mpi.md, "Two sets"): a non-giant a is owned here and
+ * decides; a giant a leaves the pair to the owner of a non-giant b, and a
+ * pair of giants to the owner of a. */
+static int keep_between(const uint32_t *p, size_t count, void *user) {
     keep_state *s = user;
+    const sc_mpi_context *c = s->c;
+    const sc_mpi_set *A = &c->set[0], *B = &c->set[1];
+    size_t a_giants = A->local.count - A->local_giants, b_giants = B->local.count - B->local_giants;
     s->found += count;
-    for (size_t k = 0; k < count && !s->stopped; k++)
-        keep(s, s->ids ? s->ids[p[2 * k]] : p[2 * k], s->ids ? s->ids[p[2 * k + 1]] : p[2 * k + 1]);
+    for (size_t k = 0; k < count && !s->stopped; k++) {
+        size_t a = p[2 * k], b = p[2 * k + 1];
+        int take =
+            a < a_giants || b < B->local_own || (b >= b_giants && c->giant_mine[a - a_giants]);
+        if (take)
+            keep(s, A->local.at[a].id, B->local.at[b].id);
+    }
     return s->stopped;
 }
 
-static sc_spheres local_view(const sc_mpi_context *c) {
+static int keep_one_rank(const uint32_t *p, size_t count, void *user) {
+    keep_state *s = user;
+    const uint64_t *ia = s->q->ids[0], *ib = s->q->ids[s->q->sets - 1];
+    s->found += count;
+    for (size_t k = 0; k < count && !s->stopped; k++)
+        keep(s, ia ? ia[p[2 * k]] : p[2 * k], ib ? ib[p[2 * k + 1]] : p[2 * k + 1]);
+    return s->stopped;
+}
+
+static sc_spheres local_view(const sc_mpi_context *c, int k) {
     static const double none[4]; /* the empty view's valid addresses */
-    const sc_mpi_record *at = c->local.at;
+    const sc_mpi_record *at = c->set[k].local.at;
+    size_t n = c->set[k].local.count;
     sc_spheres v = {0, SC_F64, sizeof *at, none, none + 1, none + 2, none + 3, 0};
-    if (at && c->local.count)
-        v = (sc_spheres){c->local.count, SC_F64, sizeof *at, &at->x, &at->y, &at->z, &at->r, 0};
+    if (at && n)
+        v = (sc_spheres){n, SC_F64, sizeof *at, &at->x, &at->y, &at->z, &at->r, 0};
     if (c->dims == 2)
         v.z = NULL;
     return v;
 }
 
-static sc_status search(sc_mpi_context *c, const sc_spheres *caller, const uint64_t *ids,
-                        keep_state *s) {
+/* One rank: the library on the caller's views, ids mapped. */
+static sc_status search_one_rank(sc_mpi_context *c, const query *q, keep_state *s) {
+    const sc_spheres *a = q->v[0], *b = q->v[q->sets - 1];
+    if (!q->ids[0] && !q->ids[q->sets - 1] && !s->chunk) { /* the library's own sums */
+        sc_summary sum;
+        sc_status st = q->sets == 1 ? sc_count_pairs(c->search, a, &sum)
+                                    : sc_count_between(c->search, a, b, &sum);
+        s->pairs = s->found = sum.pairs;
+        s->checksum = sum.checksum;
+        return st;
+    }
+    return q->sets == 1 ? sc_stream_pairs(c->search, a, keep_one_rank, s, NULL)
+                        : sc_stream_between(c->search, a, b, keep_one_rank, s, NULL);
+}
+
+static sc_status search(sc_mpi_context *c, const query *q, keep_state *s) {
     size_t cap = c->options.search.chunk_pairs;
     s->cap = cap < 1 ? 1 : cap > ((size_t)1 << 16) ? (size_t)1 << 16 : cap;
-    if (s->fn && !(s->chunk = sc_mpi_alloc(c, 2 * s->cap * sizeof(uint64_t))))
+    if ((q->fn || q->fill) && !(s->chunk = sc_mpi_alloc(c, 2 * s->cap * sizeof(uint64_t))))
         return SC_ERR_OUT_OF_MEMORY;
     sc_status st;
     if (c->ranks == 1) {
-        s->ids = ids;
-        if (!ids && !s->fn) { /* the library's own count and checksum */
-            sc_summary sum;
-            st = sc_count_pairs(c->search, caller, &sum);
-            s->pairs = s->found = sum.pairs;
-            s->checksum = sum.checksum;
-        } else {
-            st = sc_stream_pairs(c->search, caller, keep_one_rank, s, NULL);
-        }
-    } else {
-        sc_spheres v = local_view(c);
+        st = search_one_rank(c, q, s);
+    } else if (q->sets == 1) {
+        sc_spheres v = local_view(c, 0);
         st = sc_stream_pairs(c->search, &v, keep_distributed, s, NULL);
+    } else {
+        sc_spheres va = local_view(c, 0), vb = local_view(c, 1);
+        st = sc_stream_between(c->search, &va, &vb, keep_between, s, NULL);
     }
     if (st == SC_OK && !s->stopped)
         flush(s);
@@ -429,12 +504,10 @@ static double lap(sc_mpi_context *c, sc_mpi_phase phase, double since) {
     return now;
 }
 
-static sc_status run(sc_mpi_context *c, const sc_spheres *v, const uint64_t *ids, sc_mpi_pair_fn fn,
-                     void *user, sc_summary *out) {
-    keep_state s = {.c = c, .fn = fn, .user = user};
-    uint64_t first;
+static sc_status run(sc_mpi_context *c, const query *q, sc_summary *out, size_t *needed) {
+    keep_state s = {.c = c, .q = q};
     double t = MPI_Wtime();
-    sc_status st = check(c, v, ids, &first);
+    sc_status st = check(c, q);
     t = lap(c, SC_MPI_PHASE_CHECK, t);
     if (st == SC_OK && c->ranks > 1 && c->options.layout == SC_MPI_LAYOUT_RCB)
         st = sc_mpi_layout_rcb(c);
@@ -443,8 +516,9 @@ static sc_status run(sc_mpi_context *c, const sc_spheres *v, const uint64_t *ids
         st = sc_mpi_ghosts(c);
     t = lap(c, SC_MPI_PHASE_GHOSTS, t);
     if (st == SC_OK) {
-        c->stats.owned = c->ranks > 1 ? c->own.count : v->count;
-        st = sc_mpi_agree(c, search(c, v, ids, &s), UINT64_MAX);
+        for (int k = 0; k < q->sets; k++)
+            c->stats.owned += c->ranks > 1 ? c->set[k].own.count : q->v[k]->count;
+        st = sc_mpi_agree(c, search(c, q, &s), UINT64_MAX);
     }
     t = lap(c, SC_MPI_PHASE_SEARCH, t);
     if (st == SC_OK) {
@@ -452,6 +526,13 @@ static sc_status run(sc_mpi_context *c, const sc_spheres *v, const uint64_t *ids
         MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, c->comm); /* mod 2^64 */
         out->pairs = all[0];
         out->checksum = all[1];
+        if (needed)
+            *needed = (size_t)s.pairs;
+        /* fill: short on any rank is short on every rank (each wrote its
+         * first `capacity` pairs and knows its own count) */
+        if (q->fill || needed)
+            st = sc_mpi_agree(c, s.pairs > q->capacity ? SC_ERR_BUFFER_TOO_SMALL : SC_OK,
+                              UINT64_MAX);
     }
     c->stats.pairs = s.pairs;
     c->stats.found = s.found;
@@ -459,8 +540,7 @@ static sc_status run(sc_mpi_context *c, const sc_spheres *v, const uint64_t *ids
     return st;
 }
 
-static sc_status enter(sc_mpi_context *c, const sc_spheres *v, const uint64_t *ids,
-                       sc_mpi_pair_fn fn, void *user, sc_summary *out) {
+static sc_status enter(sc_mpi_context *c, const query *q, sc_summary *out, size_t *needed) {
     if (!c)
         return SC_ERR_INVALID_ARGUMENT;
     memset(&c->stats, 0, sizeof c->stats);
@@ -470,21 +550,70 @@ static sc_status enter(sc_mpi_context *c, const sc_spheres *v, const uint64_t *i
     if (!out)
         out = &scratch;
     memset(out, 0, sizeof *out);
-    sc_status st = run(c, v, ids, fn, user, out);
-    if (st != SC_OK)
+    if (needed)
+        *needed = 0;
+    sc_status st = run(c, q, out, needed);
+    if (st != SC_OK && st != SC_ERR_BUFFER_TOO_SMALL)
         memset(out, 0, sizeof *out);
     return st;
 }
 
+/* A caller's argument that one rank alone got wrong fails every rank. */
+static sc_status agreed_arguments(sc_mpi_context *ctx, int ok) {
+    if (!ctx)
+        return SC_ERR_INVALID_ARGUMENT;
+    ctx->message[0] = '\0';
+    return sc_mpi_agree(ctx, ok ? SC_OK : SC_ERR_INVALID_ARGUMENT, UINT64_MAX);
+}
+
 sc_status sc_mpi_count_pairs(sc_mpi_context *ctx, const sc_spheres *local, const uint64_t *ids,
                              sc_summary *out) {
-    return enter(ctx, local, ids, NULL, NULL, out);
+    query q = {.sets = 1, .v = {local}, .ids = {ids}};
+    return enter(ctx, &q, out, NULL);
 }
 
 sc_status sc_mpi_stream_pairs(sc_mpi_context *ctx, const sc_spheres *local, const uint64_t *ids,
                               sc_mpi_pair_fn fn, void *user, sc_summary *out) {
-    sc_status st = fn ? SC_OK : SC_ERR_INVALID_ARGUMENT;
-    if (ctx && sc_mpi_agree(ctx, st, UINT64_MAX) != SC_OK)
-        return SC_ERR_INVALID_ARGUMENT;
-    return enter(ctx, local, ids, fn, user, out);
+    sc_status st = agreed_arguments(ctx, fn != NULL);
+    if (st != SC_OK)
+        return st;
+    query q = {.sets = 1, .v = {local}, .ids = {ids}, .fn = fn, .user = user};
+    return enter(ctx, &q, out, NULL);
+}
+
+sc_status sc_mpi_fill_pairs(sc_mpi_context *ctx, const sc_spheres *local, const uint64_t *ids,
+                            uint64_t *pairs, size_t capacity, size_t *needed, sc_summary *out) {
+    sc_status st = agreed_arguments(ctx, pairs || capacity == 0);
+    if (st != SC_OK)
+        return st;
+    size_t scratch;
+    query q = {.sets = 1, .v = {local}, .ids = {ids}, .fill = pairs, .capacity = capacity};
+    return enter(ctx, &q, out, needed ? needed : &scratch);
+}
+
+sc_status sc_mpi_count_between(sc_mpi_context *ctx, const sc_spheres *a, const uint64_t *ids_a,
+                               const sc_spheres *b, const uint64_t *ids_b, sc_summary *out) {
+    query q = {.sets = 2, .v = {a, b}, .ids = {ids_a, ids_b}};
+    return enter(ctx, &q, out, NULL);
+}
+
+sc_status sc_mpi_stream_between(sc_mpi_context *ctx, const sc_spheres *a, const uint64_t *ids_a,
+                                const sc_spheres *b, const uint64_t *ids_b, sc_mpi_pair_fn fn,
+                                void *user, sc_summary *out) {
+    sc_status st = agreed_arguments(ctx, fn != NULL);
+    if (st != SC_OK)
+        return st;
+    query q = {.sets = 2, .v = {a, b}, .ids = {ids_a, ids_b}, .fn = fn, .user = user};
+    return enter(ctx, &q, out, NULL);
+}
+
+sc_status sc_mpi_fill_between(sc_mpi_context *ctx, const sc_spheres *a, const uint64_t *ids_a,
+                              const sc_spheres *b, const uint64_t *ids_b, uint64_t *pairs,
+                              size_t capacity, size_t *needed, sc_summary *out) {
+    sc_status st = agreed_arguments(ctx, pairs || capacity == 0);
+    if (st != SC_OK)
+        return st;
+    size_t scratch;
+    query q = {.sets = 2, .v = {a, b}, .ids = {ids_a, ids_b}, .fill = pairs, .capacity = capacity};
+    return enter(ctx, &q, out, needed ? needed : &scratch);
 }

@@ -23,6 +23,15 @@ typedef struct sc_mpi_records {
     size_t count, cap;
 } sc_mpi_records;
 
+/* One set of spheres through the pipeline: a one-set query has one, a
+ * two-set query two (a = 0, b = 1). */
+typedef struct sc_mpi_set {
+    sc_mpi_records own;   /* the spheres this rank owns (rule 1) */
+    sc_mpi_records local; /* for the search: [owned non-giants | ghosts | giants] */
+    size_t local_own;     /* local.at[0, local_own): owned, not giants */
+    size_t local_giants;  /* local.at[local.count - local_giants, count): giants */
+} sc_mpi_set;
+
 struct sc_mpi_context {
     MPI_Comm comm;       /* the caller's communicator, duplicated */
     MPI_Datatype record; /* one sc_mpi_record, for every exchange */
@@ -34,12 +43,14 @@ struct sc_mpi_context {
      * absolute margin their wrapping adds to rule 3's reach (0 without). */
     int periodic[3];
     double pad;
-    /* The owned spheres (rule 1), then, for the search, [owned non-giants |
-     * ghosts | giants] (rules 3 and 5); `spare` is the move's buffer. */
-    sc_mpi_records own, local, spare;
-    size_t local_own;    /* local.at[0, local_own): owned, not giants */
-    size_t local_giants; /* local.at[local.count - local_giants, count): giants */
-    uint8_t *giant_mine; /* giant k is owned here; capacity options.giants */
+    /* The call's sets (1 or 2; rules 1, 3 and 5) and the moves' buffer.
+     * One set: ghosts of set 0 go to set 0's regions. Two sets: ghosts of
+     * b (set 1) go to a's regions, and a keeps no ghosts (docs/mpi.md,
+     * "Two sets"). */
+    sc_mpi_set set[2];
+    int sets;
+    sc_mpi_records spare;
+    uint8_t *giant_mine; /* set 0's giant k is owned here; capacity options.giants */
     int *counts, *displs, *rcounts, *rdispls; /* per rank, for the exchanges */
     double *regions;                          /* per rank: lo[3], hi[3], rmax, spheres */
     sc_mpi_stats stats;
@@ -57,12 +68,13 @@ sc_status sc_mpi_reserve(const sc_mpi_context *c, sc_mpi_records *r, size_t n);
  * or UINT64_MAX); every rank gets the same agreed status and message. */
 sc_status sc_mpi_agree(sc_mpi_context *c, sc_status status, uint64_t id);
 
-/* The layout phase (rule 1): moves c->own to the ranks of the RCB cells.
- * Collective; returns an agreed status. */
+/* The layout phase (rule 1): moves every set's owned spheres to the ranks
+ * of the RCB cells (one cut for all sets). Collective; returns an agreed
+ * status. */
 sc_status sc_mpi_layout_rcb(sc_mpi_context *c);
 
-/* The ghost phase (rules 2, 3, 5): builds c->local from c->own. Collective;
- * returns an agreed status. */
+/* The ghost phase (rules 2, 3, 5): builds every set's local from its own.
+ * Collective; returns an agreed status. */
 sc_status sc_mpi_ghosts(sc_mpi_context *c);
 
 /* A record's centre as the layout and the regions see it: on a periodic
