@@ -28,3 +28,13 @@ add_test(NAME mpi.groups
   COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:test_mpi>
           -DGROUPS=generators,ids,giants,small,between,periodic,faults,split
           -P ${CMAKE_CURRENT_SOURCE_DIR}/check_groups.cmake)
+
+# spherecollide-mpi against the serial tool on the same files (tests/mpi/tool.sh)
+if(TARGET spherecollide_mpi_cli AND TARGET spherecollide_cli)
+  find_program(SC_MPI_TOOL_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+  add_test(NAME mpi.tool
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/tool.sh $<TARGET_FILE:spherecollide_cli>
+            $<TARGET_FILE:spherecollide_mpi_cli> ${MPIEXEC_EXECUTABLE} ${SC_MPI_TOOL_PYTHON})
+  set_tests_properties(mpi.tool PROPERTIES ENVIRONMENT "${SC_MPI_TEST_ENV}" TIMEOUT 240
+                       PROCESSORS 2)
+endif()
