@@ -32,6 +32,7 @@ packages=(
   python3-venv
   openmpi-bin       # libspherecollide_mpi (the pair search over MPI ranks): mpiexec
   libopenmpi-dev    #   and OpenMPI's C bindings, found by CMake's FindMPI
+  python3-mpi4py    # spherecollide.mpi, the Python module over MPI (mpi4py's C API)
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
