@@ -3,8 +3,8 @@
 # serial tool on the same files (ctest mpi.tool). For 1, 3 and 4 ranks:
 # the count and checksum equal `spherecollide pairs`', and the pairs
 # written as one .npy, one .bin and one file per rank (%r) are the serial
-# tool's pair set; float32 raw input; --json's per-rank rows sum to the
-# total. Failures: a NaN in a .npy (exit 5, the serial tool's message, no
+# tool's pair set (the .npy header byte for byte); float32 raw input;
+# --json's per-rank rows sum to the total. Failures: a NaN in a .npy (exit 5, the serial tool's message, no
 # output left), a missing output directory (exit 6, checked before the
 # search), a missing input (exit 3), a bad option (exit 2).
 set -uo pipefail
@@ -47,6 +47,7 @@ for np in 1 3 4; do
     check "$np ranks: $f" test "$(field $f <"$dir/m.txt")" = "$(field $f <"$dir/ref.txt")"
   done
   check "$np ranks: the .npy holds the serial pair set" same_pairs "$dir/ref.npy" "$dir/m.npy"
+  check "$np ranks: the .npy header is the serial tool's" cmp -s -n 128 "$dir/ref.npy" "$dir/m.npy"
   run pairs "$dir/c.npy" -o "$dir/m.bin" --layout caller --threads 1 >/dev/null
   check "$np ranks: the .bin holds the serial pair set" same_pairs "$dir/ref.npy" "$dir/m.bin"
   run pairs "$dir/c.npy" -o "$dir/part-%r.npy" >/dev/null

@@ -33,6 +33,12 @@ static const char *npy_descr(const sc_pair_writer *w) {
     return w->ids_i ? "<i8" : "<u4";
 }
 
+_Static_assert(SC_IO_PAIRS_NPY_HEADER == NPY_HEADER_BYTES, "one .npy header size for pairs");
+
+void sc_io_pairs_npy_header(unsigned char out[SC_IO_PAIRS_NPY_HEADER], uint64_t total) {
+    io_npy_header(out, SC_IO_PAIRS_NPY_HEADER, "<u4", total, 2);
+}
+
 sc_io_status sc_pair_writer_open(const char *path, sc_io_format format, size_t n,
                                  sc_pair_writer **out, char *err, size_t errcap) {
     if (err && errcap)

@@ -256,6 +256,12 @@ int sc_pair_writer_needs_total(const sc_pair_writer *w);
 sc_io_status sc_pair_writer_declare_total(sc_pair_writer *w, uint64_t total, char *err,
                                           size_t errcap);
 
+/** The bytes of the .npy header the pair writer gives `total` pairs of row
+ *  numbers (K x 2 '<u4'): SC_IO_PAIRS_NPY_HEADER bytes, for a writer of its
+ *  own (spherecollide-mpi writes each rank's share at its offset after it). */
+#define SC_IO_PAIRS_NPY_HEADER 128
+void sc_io_pairs_npy_header(unsigned char out[SC_IO_PAIRS_NPY_HEADER], uint64_t total);
+
 /** A file of any bytes, written as the pair writers write theirs: to a
  *  temporary file beside path, renamed onto it by commit (standard output,
  *  FIFOs and devices directly), removed by discard, by a failed commit and

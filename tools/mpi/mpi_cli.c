@@ -146,24 +146,6 @@ static int open_output(const cli *c, out_file *o) {
     return rc == MPI_SUCCESS;
 }
 
-/* The .npy header of K pairs of '<u4', padded to 64 bytes. */
-static size_t npy_header(uint64_t k, char *h, size_t cap) {
-    char dict[128];
-    int len = snprintf(dict, sizeof dict,
-                       "{'descr': '<u4', 'fortran_order': False, 'shape': (%" PRIu64 ", 2), }", k);
-    size_t total = 10 + (size_t)len + 1;
-    total = (total + 63) / 64 * 64;
-    if (total > cap)
-        return 0;
-    memset(h, ' ', total);
-    memcpy(h, "\x93NUMPY\x01\x00", 8);
-    h[8] = (char)((total - 10) & 0xff);
-    h[9] = (char)((total - 10) >> 8);
-    memcpy(h + 10, dict, (size_t)len);
-    h[total - 1] = '\n';
-    return total;
-}
-
 /* Writes this rank's pairs (as uint32, little-endian) at its offset. */
 static int write_pairs(out_file *o, const uint32_t *pairs, uint64_t count) {
     uint64_t before = 0, total = count;
@@ -173,8 +155,10 @@ static int write_pairs(out_file *o, const uint32_t *pairs, uint64_t count) {
             before = 0;
         MPI_Allreduce(&count, &total, 1, MPI_UINT64_T, MPI_SUM, o->comm);
     }
-    char header[256];
-    size_t hlen = o->npy ? npy_header(total, header, sizeof header) : 0;
+    unsigned char header[SC_IO_PAIRS_NPY_HEADER]; /* the serial writer's own bytes */
+    size_t hlen = o->npy ? sizeof header : 0;
+    if (o->npy)
+        sc_io_pairs_npy_header(header, total);
     int ok = 1, me;
     MPI_Comm_rank(o->comm, &me);
     if (hlen && me == 0)
