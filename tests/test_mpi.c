@@ -195,6 +195,17 @@ static uint64_t *gather(const collected *c, MPI_Comm comm, size_t *total) {
     return all;
 }
 
+/* Every rank's streamed pairs, gathered and sorted on rank 0, are the
+ * reference's rp[0, nref). */
+static void check_gathered(const char *what, const collected *c, const uint64_t *rp, size_t nref) {
+    size_t total;
+    uint64_t *all = gather(c, MPI_COMM_WORLD, &total);
+    if (rank == 0)
+        CHECK(total == nref && memcmp(all, rp, 2 * nref * sizeof *rp) == 0,
+              "%s: gathered %zu pairs, one process %zu (or they differ)", what, total, nref);
+    free(all);
+}
+
 /* sc_mpi_fill_pairs (b NULL) or sc_mpi_fill_between: a size query, a
  * buffer one pair short on the last rank with pairs (every rank
  * SC_ERR_BUFFER_TOO_SMALL, totals kept), then the whole fill, which holds
@@ -259,12 +270,7 @@ static void compare(const char *what, sc_mpi_context *ctx, const set *whole, con
               stats.found >= stats.pairs,
           "%s: stats pairs %llu, streamed here %zu", what, (unsigned long long)stats.pairs,
           c.count);
-    size_t total;
-    uint64_t *all = gather(&c, MPI_COMM_WORLD, &total);
-    if (rank == 0)
-        CHECK(total == nref && memcmp(all, rp, 2 * nref * sizeof *rp) == 0,
-              "%s: gathered %zu pairs, one process %zu (or they differ)", what, total, nref);
-    free(all);
+    check_gathered(what, &c, rp, nref);
     if (fill_checks)
         check_fill(what, ctx, &v, pass_ids ? p->ids : NULL, NULL, NULL, &c, &ref);
     free(c.at);
@@ -463,12 +469,7 @@ static void compare_between(const char *what, sc_mpi_context *ctx, const set *a,
     st = sc_mpi_stream_between(ctx, &va, ia, &vb, ib, collect, &c, &got);
     CHECK(st == SC_OK && got.pairs == ref.pairs && got.checksum == ref.checksum,
           "%s: stream %d, %llu pairs", what, (int)st, (unsigned long long)got.pairs);
-    size_t total;
-    uint64_t *all = gather(&c, MPI_COMM_WORLD, &total);
-    if (rank == 0)
-        CHECK(total == nref && memcmp(all, rp, 2 * nref * sizeof *rp) == 0,
-              "%s: gathered %zu pairs, one process %zu (or they differ)", what, total, nref);
-    free(all);
+    check_gathered(what, &c, rp, nref);
     check_fill(what, ctx, &va, ia, &vb, ib, &c, &ref);
     free(c.at);
     free(rp);

@@ -181,9 +181,11 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
     sc_mpi_set *set = &c->set[k];
     size_t own_giants = set->own.count - own;
     memset(c->counts, 0, (size_t)p * sizeof(int));
-    if (routed)
+    memset(c->rcounts, 0, (size_t)p * sizeof(int));
+    if (routed) { /* every rank passes the same `routed`: the collectives match */
         route(c, set->own.at, own, 0, NULL);
-    MPI_Alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
+        MPI_Alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
+    }
     size_t in = 0, out = 0;
     for (int r = 0; r < p; r++) {
         c->displs[r] = (int)out, out += (size_t)c->counts[r];
@@ -209,12 +211,13 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
     st = sc_mpi_agree(c, st, UINT64_MAX);
     if (st == SC_OK) {
         memcpy(next, c->displs, (size_t)p * sizeof *next);
-        if (routed)
+        if (routed) {
             route(c, set->own.at, own, 1, next);
+            MPI_Alltoallv(c->spare.at, c->counts, c->displs, c->record, set->local.at + own,
+                          c->rcounts, c->rdispls, c->record, c->comm);
+        }
         if (own)
             memcpy(set->local.at, set->own.at, own * sizeof *set->own.at);
-        MPI_Alltoallv(c->spare.at, c->counts, c->displs, c->record, set->local.at + own, c->rcounts,
-                      c->rdispls, c->record, c->comm);
         MPI_Allgatherv(set->own.at + own, gmine, c->record, set->local.at + own + in, gcounts,
                        gdispls, c->record, c->comm);
         if (k == 0) /* the keep rules ask who owns a giant of set 0 only */

@@ -235,6 +235,10 @@ static void plan_box(sc_mpi_context *c) {
     c->pad = big * 0x1p-44;
 }
 
+static int any_periodic(const sc_mpi_context *c) {
+    return c->periodic[0] || c->periodic[1] || c->periodic[2];
+}
+
 /* ---- check: values, dimensions, ids --------------------------------------- */
 
 /* What the caller passed to one call. */
@@ -309,7 +313,7 @@ static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *f
     for (size_t i = 0; st == SC_OK && ids && i < n; i++)
         if (ids[i] == UINT64_MAX)
             st = SC_ERR_INVALID_ARGUMENT, bad_id = UINT64_MAX;
-    if (st == SC_OK && (c->periodic[0] || c->periodic[1] || c->periodic[2])) {
+    if (st == SC_OK && any_periodic(c)) {
         /* the library's limit on radii in a periodic box, named by id */
         size_t elem = v->dtype == SC_F64 ? sizeof(double) : sizeof(float);
         size_t rs = v->r_stride ? v->r_stride : v->stride ? v->stride : elem;
@@ -320,7 +324,7 @@ static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *f
     if (st == SC_OK && c->ranks > 1)
         st = copy_own(c, &c->set[k].own, v, ids, *first);
     st = sc_mpi_agree(c, st, bad_id);
-    if (st == SC_ERR_OUT_OF_RANGE && (c->periodic[0] || c->periodic[1] || c->periodic[2])) {
+    if (st == SC_ERR_OUT_OF_RANGE && any_periodic(c)) {
         size_t used = strlen(c->message);
         snprintf(c->message + used, sizeof c->message - used,
                  "; in a periodic box a radius must be at most 5e149");
