@@ -4,9 +4,10 @@
 # the count and checksum equal `spherecollide pairs`', and the pairs
 # written as one .npy, one .bin and one file per rank (%r) are the serial
 # tool's pair set (the .npy header byte for byte); float32 raw input;
-# --json's per-rank rows sum to the total. Failures: a NaN in a .npy (exit 5, the serial tool's message, no
-# output left), a missing output directory (exit 6, checked before the
-# search), a missing input (exit 3), a bad option (exit 2).
+# --json's per-rank rows sum to the total. Failures: a NaN in a .npy
+# (exit 5, the serial tool's message, no output left), a missing output
+# directory (exit 6, checked before the search), a missing input (exit 3), a bad option or standard input
+# (exit 2: mpiexec gives it to rank 0 only).
 set -uo pipefail
 serial=$1 tool=$2 mpiexec=$3 python=$4
 dir=$(mktemp -d)
@@ -88,5 +89,7 @@ check "a missing output directory: exit 6" test $? -eq 6
 check "a missing input: exit 3" test $? -eq 3
 "$mpiexec" -n 2 "$tool" pairs "$dir/c.npy" --frobnicate 2>/dev/null >/dev/null
 check "an unknown option: exit 2" test $? -eq 2
+"$mpiexec" -n 2 "$tool" pairs - <"$dir/c.npy" 2>"$dir/pipe.txt" >/dev/null
+check "standard input: exit 2 with a message" test $? -eq 2 -a -s "$dir/pipe.txt"
 echo "mpi tool: $checks checks, $fails failures"
 [ "$fails" -eq 0 ]

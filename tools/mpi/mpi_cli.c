@@ -97,6 +97,12 @@ static int parse(int argc, char **argv, cli *c) {
         usage_line();
         return 2;
     }
+    if (strcmp(c->input, "-") == 0) { /* mpiexec gives standard input to rank 0 only */
+        if (rank == 0)
+            fprintf(stderr, "spherecollide-mpi: standard input reaches one rank only; give a file "
+                            "every rank can open\n");
+        return 2;
+    }
     if (c->output && !strstr(c->output, "%r")) {
         sc_io_format f = sc_io_pairs_format_for_path(c->output);
         if (f != SC_IO_FORMAT_NPY && f != SC_IO_FORMAT_BIN) {
@@ -270,6 +276,20 @@ static int run(const cli *c) {
                     io != SC_IO_OK ? err : "the input could not be read on every rank");
         sc_io_spheres_free(&s);
         return code;
+    }
+    /* every rank must have read the same file (a path that differs
+     * between nodes, a file changed while ranks opened it) */
+    unsigned long long n = s.n, lo = 0, hi = 0;
+    MPI_Allreduce(&n, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&n, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    if (lo != hi) {
+        if (rank == 0)
+            fprintf(stderr,
+                    "spherecollide-mpi: %s: the ranks read %llu to %llu spheres; every "
+                    "rank must see the same file\n",
+                    c->input, lo, hi);
+        sc_io_spheres_free(&s);
+        return 3;
     }
     out_file o = {.fh = MPI_FILE_NULL};
     if (c->output) {
