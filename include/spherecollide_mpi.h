@@ -93,8 +93,8 @@ SC_API uint64_t sc_mpi_pair_mix(uint64_t i, uint64_t j);
 
 /** Pair callback: pairs[2k] < pairs[2k+1] are the global ids of the k-th
  *  pair of this chunk, 1 <= count <= the search's chunk_pairs. Each pair
- *  is given to exactly one rank (the owner of its smaller id, or of its
- *  non-giant end). Return non-zero to stop: every rank's call then
+ *  is given to exactly one rank (the owner of its end with the smaller
+ *  radius, between equal radii the smaller id; or of its non-giant end). Return non-zero to stop: every rank's call then
  *  returns SC_ERR_STOPPED. */
 typedef int (*sc_mpi_pair_fn)(const uint64_t *pairs, size_t count, void *user);
 

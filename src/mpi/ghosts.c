@@ -135,14 +135,20 @@ static double region_scale(const sc_mpi_context *c) {
 }
 
 /* Counts (fill == 0) or packs into c->spare (fill != 0) the ghosts this
- * rank sends, from the owned non-giants at[0, n). */
-static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, int fill, int *next) {
+ * rank sends, from the owned non-giants at[0, n). With `smaller` (one
+ * set) a sphere goes only where it may meet a sphere no larger than
+ * itself, since the smaller end decides (rule 4): its reach is r +
+ * min(r, rmax(R)), so a rank's few large spheres do not widen the halo
+ * of everyone's small ones. Two sets: r + rmax(R), a's owner decides. */
+static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, int smaller, int fill,
+                  int *next) {
     for (size_t i = 0; i < n; i++) {
         double p[3];
         sc_mpi_position(c, &at[i], p);
         for (int r = 0; r < c->ranks; r++) {
             const double *g = &c->regions[REGION * r];
-            if (r == c->rank || g[7] == 0 || !sc_mpi_may_reach(c, p, at[i].r, g, g + 3, g[6]))
+            double rmax = smaller && at[i].r < g[6] ? at[i].r : g[6];
+            if (r == c->rank || g[7] == 0 || !sc_mpi_may_reach(c, p, at[i].r, g, g + 3, rmax))
                 continue;
             if (fill)
                 c->spare.at[next[r]++] = at[i];
@@ -183,7 +189,7 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
     memset(c->counts, 0, (size_t)p * sizeof(int));
     memset(c->rcounts, 0, (size_t)p * sizeof(int));
     if (routed) { /* every rank passes the same `routed`: the collectives match */
-        route(c, set->own.at, own, 0, NULL);
+        route(c, set->own.at, own, c->sets == 1, 0, NULL);
         MPI_Alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
     }
     size_t in = 0, out = 0;
@@ -212,7 +218,7 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
     if (st == SC_OK) {
         memcpy(next, c->displs, (size_t)p * sizeof *next);
         if (routed) {
-            route(c, set->own.at, own, 1, next);
+            route(c, set->own.at, own, c->sets == 1, 1, next);
             MPI_Alltoallv(c->spare.at, c->counts, c->displs, c->record, set->local.at + own,
                           c->rcounts, c->rdispls, c->record, c->comm);
         }

@@ -399,6 +399,13 @@ static int mine(const sc_mpi_context *c, size_t k, size_t giants_at) {
     return k < c->set[0].local_own || (k >= giants_at && c->giant_mine[k - giants_at]);
 }
 
+/* Of two records, the one first in (radius, id) order. */
+static size_t smaller(const sc_mpi_record *at, size_t a, size_t b) {
+    if (at[a].r != at[b].r)
+        return at[a].r < at[b].r ? a : b;
+    return at[a].id < at[b].id ? a : b;
+}
+
 static int keep_distributed(const uint32_t *p, size_t count, void *user) {
     keep_state *s = user;
     const sc_mpi_context *c = s->c;
@@ -408,8 +415,10 @@ static int keep_distributed(const uint32_t *p, size_t count, void *user) {
     for (size_t k = 0; k < count && !s->stopped; k++) {
         size_t a = p[2 * k], b = p[2 * k + 1];
         int ga = a >= giants_at, gb = b >= giants_at;
-        /* The deciding end: the non-giant one, else the smaller id. */
-        size_t d = ga != gb ? (ga ? b : a) : (at[a].id < at[b].id ? a : b);
+        /* The deciding end (rule 4): the non-giant one; of two
+         * non-giants the smaller in (radius, id), which rule 3 sent the
+         * larger's ghost to; of two giants the smaller id. */
+        size_t d = ga != gb ? (ga ? b : a) : ga ? (at[a].id < at[b].id ? a : b) : smaller(at, a, b);
         if (mine(c, d, giants_at))
             keep(s, at[a].id, at[b].id);
     }
