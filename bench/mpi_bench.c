@@ -1,7 +1,7 @@
 /* mpi_bench.c: the distributed pair search's costs, run under mpiexec.
  *
  *   mpiexec -n P mpi_bench --dist NAME --n N [--threads T] [--rounds R]
- *                          [--layout rcb|caller] [--direct] [--label TEXT]
+ *                          [--layout rcb|caller] [--weight cost|count] [--direct] [--label TEXT]
  *
  * Every rank generates the whole set (sc_gen, seed 3) and keeps a block of
  * rows (for these generators, spheres from all over the domain: the RCB
@@ -38,10 +38,11 @@ typedef struct args {
     size_t n;
     int threads, rounds, direct, header;
     sc_mpi_layout layout;
+    sc_mpi_weight weight;
 } args;
 
 static int parse(int argc, char **argv, args *a) {
-    *a = (args){"uniform", "-", 1000000, 1, 7, 0, 0, SC_MPI_LAYOUT_RCB};
+    *a = (args){"uniform", "-", 1000000, 1, 7, 0, 0, SC_MPI_LAYOUT_RCB, SC_MPI_WEIGHT_COST};
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(k, "--direct") == 0)
@@ -60,6 +61,8 @@ static int parse(int argc, char **argv, args *a) {
             a->threads = atoi(v), i++;
         else if (strcmp(k, "--rounds") == 0)
             a->rounds = atoi(v), i++;
+        else if (strcmp(k, "--weight") == 0)
+            a->weight = strcmp(v, "count") == 0 ? SC_MPI_WEIGHT_COUNT : SC_MPI_WEIGHT_COST, i++;
         else if (strcmp(k, "--layout") == 0)
             a->layout = strcmp(v, "caller") == 0 ? SC_MPI_LAYOUT_CALLER : SC_MPI_LAYOUT_RCB, i++;
         else
@@ -77,7 +80,7 @@ int main(int argc, char **argv) {
     if (parse(argc, argv, &a) != 0) {
         if (rank == 0)
             fprintf(stderr, "usage: mpi_bench --dist NAME --n N [--threads T] [--rounds R (>= 2)] "
-                            "[--layout rcb|caller] [--direct] [--label TEXT] [--header]\n");
+                            "[--layout rcb|caller] [--weight cost|count] [--direct] [--label TEXT] [--header]\n");
         MPI_Finalize();
         return 2;
     }
@@ -92,6 +95,7 @@ int main(int argc, char **argv) {
     sc_mpi_options o = sc_mpi_options_default();
     o.search.threads = a.threads;
     o.layout = a.layout;
+    o.weight = a.weight;
     if (getenv("SC_MPI_BENCH_NOPIN"))
         o.search.pin = SC_PIN_NONE;
     sc_mpi_context *ctx = NULL;
@@ -132,8 +136,12 @@ int main(int argc, char **argv) {
     MPI_Reduce(&tests, &tests_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&tests, &tests_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (getenv("SC_MPI_BENCH_PHASES")) /* each rank's last call, by phase */
-        fprintf(stderr, "rank %d: check %.4f layout %.4f ghosts %.4f search %.4f reduce %.4f s\n",
-                rank, st.seconds[0], st.seconds[1], st.seconds[2], st.seconds[3], st.seconds[4]);
+        fprintf(stderr,
+                "rank %d: check %.4f layout %.4f ghosts %.4f search %.4f reduce %.4f s; owned %llu "
+                "ghosts %llu tests %llu\n",
+                rank, st.seconds[0], st.seconds[1], st.seconds[2], st.seconds[3], st.seconds[4],
+                (unsigned long long)st.owned, (unsigned long long)st.ghosts,
+                (unsigned long long)st.candidate_tests);
     if (rank == 0) {
         if (a.header)
             printf("label,ranks,threads,dist,n,layout,median_s,direct_median_s,cpu_s,halo_fraction,"

@@ -40,6 +40,15 @@ typedef enum sc_mpi_layout {
                                   assignment is exact, a compact one is fast */
 } sc_mpi_layout;
 
+/** What RCB balances over the ranks. */
+typedef enum sc_mpi_weight {
+    SC_MPI_WEIGHT_COST = 0, /**< each sphere's estimated search cost: a fixed
+                                 part plus its expected candidate tests, from
+                                 the sample's local density (default;
+                                 docs/mpi.md, rule 1) */
+    SC_MPI_WEIGHT_COUNT = 1 /**< the number of spheres */
+} sc_mpi_weight;
+
 /** Options of a distributed context. The struct grows at its end only;
  *  `size` says which layout the caller was built with. */
 typedef struct sc_mpi_options {
@@ -55,6 +64,7 @@ typedef struct sc_mpi_options {
                                 default 65536 */
     size_t giants;        /**< most spheres treated as giants (sent to every
                                rank instead of ghosted), default 1024 */
+    sc_mpi_weight weight; /**< RCB: default SC_MPI_WEIGHT_COST */
 } sc_mpi_options;
 
 /** The defaults above, with sc_options_default() for the search. */

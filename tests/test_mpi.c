@@ -298,6 +298,12 @@ static void test_generators(void) {
     const char *const *names = sc_gen_names();
     sc_mpi_context *rcb = context(SC_MPI_LAYOUT_RCB, 1024);
     sc_mpi_context *own = context(SC_MPI_LAYOUT_CALLER, 1024);
+    sc_mpi_options o = sc_mpi_options_default(); /* RCB on counts: 2-D variants */
+    o.weight = SC_MPI_WEIGHT_COUNT;
+    o.search.threads = 1;
+    o.sample = 512;
+    sc_mpi_context *counted = NULL;
+    CHECK(sc_mpi_context_create(MPI_COMM_WORLD, &o, &counted) == SC_OK, "context on counts");
     for (int g = 0; names[g]; g++) {
         size_t n = strcmp(names[g], "dense") == 0 ? 1500 : 4000;
         for (int variant = 0; variant < 4; variant++) {
@@ -310,9 +316,9 @@ static void test_generators(void) {
                 snprintf(what, sizeof what, "%s %dD %s %s", names[g], dims, f32 ? "f32" : "f64",
                          how == BLOCKS ? "blocks" : "random");
                 char a[160], b[160];
-                snprintf(a, sizeof a, "%s rcb", what);
+                snprintf(a, sizeof a, "%s rcb %s", what, dims == 2 ? "counts" : "costs");
                 snprintf(b, sizeof b, "%s caller", what);
-                compare(a, rcb, &s, &p, how == RANDOM, NULL);
+                compare(a, dims == 2 ? counted : rcb, &s, &p, how == RANDOM, NULL);
                 compare(b, own, &s, &p, how == RANDOM, NULL);
                 drop_part(&p);
             }
@@ -320,6 +326,7 @@ static void test_generators(void) {
         }
     }
     fill_checks = 1;
+    sc_mpi_context_destroy(counted);
     sc_mpi_context_destroy(rcb);
     sc_mpi_context_destroy(own);
 }
@@ -739,6 +746,11 @@ static void test_faults(void) {
     ctx = (sc_mpi_context *)&f;
     CHECK(sc_mpi_context_create(MPI_COMM_WORLD, &o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx,
           "a periodic box with hi < lo is refused");
+    o = sc_mpi_options_default();
+    o.weight = (sc_mpi_weight)2;
+    ctx = (sc_mpi_context *)&f;
+    CHECK(sc_mpi_context_create(MPI_COMM_WORLD, &o, &ctx) == SC_ERR_INVALID_ARGUMENT && !ctx,
+          "an unknown weight is refused");
     ctx = context(SC_MPI_LAYOUT_CALLER, 1024);
     p = take(&s, BLOCKS, 1, NULL);
     v = view_rows(&p.mine, 0, p.mine.n);

@@ -102,6 +102,8 @@ static sc_status check_options(const sc_mpi_options *o) {
         return SC_ERR_INVALID_ARGUMENT;
     if (o->layout != SC_MPI_LAYOUT_RCB && o->layout != SC_MPI_LAYOUT_CALLER)
         return SC_ERR_INVALID_ARGUMENT;
+    if (o->weight != SC_MPI_WEIGHT_COST && o->weight != SC_MPI_WEIGHT_COUNT)
+        return SC_ERR_INVALID_ARGUMENT;
     return SC_OK; /* the box itself: sc_context_create checks it */
 }
 
