@@ -80,7 +80,8 @@ int main(int argc, char **argv) {
     if (parse(argc, argv, &a) != 0) {
         if (rank == 0)
             fprintf(stderr, "usage: mpi_bench --dist NAME --n N [--threads T] [--rounds R (>= 2)] "
-                            "[--layout rcb|caller] [--weight cost|count] [--direct] [--label TEXT] [--header]\n");
+                            "[--layout rcb|caller] [--weight cost|count] [--direct] [--label TEXT] "
+                            "[--header]\n");
         MPI_Finalize();
         return 2;
     }

@@ -22,7 +22,8 @@ if(NOT SC_MPI_BUILT)
   return()
 endif()
 
-add_library(spherecollide_mpi SHARED src/mpi/mpi.c src/mpi/layout.c src/mpi/ghosts.c)
+add_library(spherecollide_mpi SHARED src/mpi/mpi.c src/mpi/layout.c src/mpi/ghosts.c
+            src/mpi/neighbors.c)
 target_include_directories(spherecollide_mpi PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)

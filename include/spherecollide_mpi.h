@@ -165,6 +165,38 @@ SC_API sc_status sc_mpi_fill_between(sc_mpi_context *ctx, const sc_spheres *a,
                                      size_t *needed, sc_summary *out);
 
 /* ======================================================================== */
+/* Neighbour lists (CSR)                                                    */
+/* ======================================================================== */
+
+/** Pass 1 of 2 of a CSR neighbour list over ranks: row k is this rank's
+ *  sphere local[k] (the caller's order, whatever the layout), its entries
+ *  the global ids of the spheres it is listed with, sorted ascending. spec
+ *  as sc_neighbors_count (the same on every rank): a pair is listed iff
+ *  spherecollide.h's list predicate holds on the caller's values (with
+ *  skin 0, exactly the pairs of sc_mpi_count_pairs); a half list
+ *  (full = 0) puts j in row i when j's global id is the larger, a full
+ *  list puts each pair in both rows; values (spec->value) beside each
+ *  entry, the same bits in both rows. offsets has local->count + 1
+ *  entries: offsets[0] = 0, row k is entries offsets[k] .. offsets[k+1]-1.
+ *  The list is kept in the context for the fill that follows (memory:
+ *  24 bytes per entry on the rows' rank while it travels, 16 kept). A
+ *  skin's grown radii must stay within SC_MAX_ABS_VALUE (half that in a
+ *  periodic box), else SC_ERR_OUT_OF_RANGE naming the sphere. */
+SC_API sc_status sc_mpi_neighbors_count(sc_mpi_context *ctx, const sc_spheres *local,
+                                        const uint64_t *ids, const sc_nbr_spec *spec,
+                                        uint64_t *offsets);
+
+/** Pass 2 of 2: writes neighbors[0 .. offsets[n]) (global ids) and, when
+ *  spec->value is not NONE, values[0 .. offsets[n]). Right after the count
+ *  on the same spheres and spec it copies the kept list; otherwise it
+ *  searches again. Offsets that are not this list's on any rank give
+ *  SC_ERR_INVALID_ARGUMENT on every rank, with nothing written. */
+SC_API sc_status sc_mpi_neighbors_fill(sc_mpi_context *ctx, const sc_spheres *local,
+                                       const uint64_t *ids, const sc_nbr_spec *spec,
+                                       const uint64_t *offsets, uint64_t *neighbors,
+                                       double *values);
+
+/* ======================================================================== */
 /* Statistics                                                               */
 /* ======================================================================== */
 

@@ -75,6 +75,7 @@ typedef enum share { BLOCKS, RANDOM, ONE_RANK } share;
 typedef struct part {
     set mine;
     uint64_t *ids;
+    size_t *rows; /* each sphere's row in the whole set */
 } part;
 
 static uint64_t mix(uint64_t z) {
@@ -95,7 +96,8 @@ static int rank_of(share how, size_t i, size_t n, uint64_t seed) {
 /* ids: NULL (rows), or the row's id through `id_of` */
 static part take(const set *s, share how, uint64_t seed, uint64_t (*id_of)(size_t)) {
     part p = {{0, s->dims, s->f32, calloc(4 * s->n + 4, sizeof(double)), NULL},
-              calloc(s->n + 1, sizeof(uint64_t))};
+              calloc(s->n + 1, sizeof(uint64_t)),
+              calloc(s->n + 1, sizeof(size_t))};
     if (s->f32)
         p.mine.f = calloc(4 * s->n + 4, sizeof(float));
     for (size_t i = 0; i < s->n; i++) {
@@ -106,6 +108,7 @@ static part take(const set *s, share how, uint64_t seed, uint64_t (*id_of)(size_
         if (s->f32)
             memcpy(p.mine.f + 4 * k, s->f + 4 * i, 4 * sizeof(float));
         p.ids[k] = id_of ? id_of(i) : i;
+        p.rows[k] = i;
     }
     return p;
 }
@@ -113,6 +116,7 @@ static part take(const set *s, share how, uint64_t seed, uint64_t (*id_of)(size_
 static void drop_part(part *p) {
     drop(&p->mine);
     free(p->ids);
+    free(p->rows);
 }
 
 /* ---- the reference ---------------------------------------------------------- */
@@ -656,6 +660,206 @@ static void test_periodic(void) {
     box = (sc_box){{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
 }
 
+/* ---- neighbour lists ------------------------------------------------------------- */
+
+/* One process's full list on the whole set (sc_neighbors_*, the spec's
+ * skin and value), for the reference rows. */
+typedef struct ref_list {
+    uint64_t *off;
+    uint32_t *idx;
+    double *val;
+} ref_list;
+
+static ref_list ref_neighbors(const set *s, const sc_nbr_spec *spec) {
+    sc_options o = sc_options_default();
+    o.threads = 1;
+    o.box = box;
+    sc_context *ctx = NULL;
+    sc_context_create(&o, &ctx);
+    sc_spheres v = view_rows(s, 0, s->n);
+    sc_nbr_spec full = *spec;
+    full.full = 1;
+    full.value = spec->value == SC_NBR_NONE ? SC_NBR_DISTANCE : spec->value;
+    ref_list r = {calloc(s->n + 1, sizeof *r.off), NULL, NULL};
+    sc_status st = sc_neighbors_count(ctx, &v, &full, r.off);
+    r.idx = malloc(r.off[s->n] * sizeof *r.idx + 4);
+    r.val = malloc(r.off[s->n] * sizeof *r.val + 8);
+    if (st == SC_OK)
+        st = sc_neighbors_fill(ctx, &v, &full, r.off, r.idx, r.val);
+    CHECK(st == SC_OK, "reference list: %d", (int)st);
+    sc_context_destroy(ctx);
+    return r;
+}
+
+typedef struct nbr_entry {
+    uint64_t id;
+    double value;
+} nbr_entry;
+
+static int by_id(const void *pa, const void *pb) {
+    const nbr_entry *a = pa, *b = pb;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The distributed list on this rank's part against the reference rows:
+ * row lengths, ids (sorted) and values bit for bit; then the fill's
+ * failures (offsets of another list), a fill that searches again, and
+ * the pair count against sc_mpi_count_pairs for skin 0. */
+static void compare_list(const char *what, sc_mpi_context *ctx, const set *whole, const part *p,
+                         int pass_ids, uint64_t (*id_of)(size_t), const sc_nbr_spec *spec) {
+    ref_list r = ref_neighbors(whole, spec);
+    sc_spheres v = view_rows(&p->mine, 0, p->mine.n);
+    const uint64_t *ids = pass_ids ? p->ids : NULL;
+    size_t n = p->mine.n;
+    uint64_t *off = calloc(n + 1, sizeof *off);
+    sc_status st = sc_mpi_neighbors_count(ctx, &v, ids, spec, off);
+    CHECK(st == SC_OK, "%s: count %d (%s)", what, (int)st, sc_mpi_message(ctx));
+    uint64_t m = off[n];
+    uint64_t *nb = malloc(m * sizeof *nb + 8);
+    double *val = malloc(m * sizeof *val + 8);
+    st = sc_mpi_neighbors_fill(ctx, &v, ids, spec, off, nb, val);
+    CHECK(st == SC_OK, "%s: fill %d (%s)", what, (int)st, sc_mpi_message(ctx));
+    size_t bad = 0, rows_checked = 0;
+    nbr_entry *want = malloc((whole->n + 1) * sizeof *want);
+    for (size_t k = 0; st == SC_OK && k < n; k++) {
+        size_t g = p->rows[k], w = 0;
+        uint64_t me = id_of ? id_of(g) : g;
+        for (uint64_t e = r.off[g]; e < r.off[g + 1]; e++) {
+            uint64_t j = id_of ? id_of(r.idx[e]) : r.idx[e];
+            if (spec->full || j > me)
+                want[w++] = (nbr_entry){j, r.val[e]};
+        }
+        qsort(want, w, sizeof *want, by_id);
+        int ok = off[k + 1] - off[k] == w;
+        for (size_t i = 0; ok && i < w; i++) {
+            ok = nb[off[k] + i] == want[i].id;
+            if (ok && spec->value != SC_NBR_NONE)
+                ok = memcmp(&val[off[k] + i], &want[i].value, sizeof(double)) == 0;
+        }
+        bad += !ok;
+        rows_checked++;
+    }
+    CHECK(bad == 0, "%s (rank %d of %d): %zu of %zu rows differ from one process's", what, rank,
+          ranks, bad, rows_checked);
+    /* a half list with skin 0 holds each pair once: the pair count */
+    uint64_t mine = m, total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    uint64_t pairs = 0;
+    for (size_t g = 0; g < whole->n; g++)
+        pairs += r.off[g + 1] - r.off[g];
+    CHECK(total == (spec->full ? pairs : pairs / 2), "%s: %llu entries over ranks, expected %llu",
+          what, (unsigned long long)total, (unsigned long long)(spec->full ? pairs : pairs / 2));
+    /* offsets of another list on one rank: every rank refuses, writes nothing */
+    int last = n > 0 ? rank : -1, victim = -1;
+    MPI_Allreduce(&last, &victim, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (victim >= 0) {
+        if (rank == victim)
+            off[n] += 1;
+        uint64_t *guard = calloc(m + 2, sizeof *guard);
+        st = sc_mpi_neighbors_fill(ctx, &v, ids, spec, off, guard, val);
+        CHECK(st == SC_ERR_INVALID_ARGUMENT && (m == 0 || guard[0] == 0),
+              "%s: offsets of another list on rank %d: %d", what, victim, (int)st);
+        if (rank == victim)
+            off[n] -= 1;
+        free(guard);
+    }
+    /* a pair search in between: the fill searches again, same list */
+    sc_summary sum;
+    st = sc_mpi_count_pairs(ctx, &v, ids, &sum);
+    uint64_t *again = malloc(m * sizeof *again + 8);
+    sc_status st2 = sc_mpi_neighbors_fill(ctx, &v, ids, spec, off, again, val);
+    CHECK(st == SC_OK && st2 == SC_OK && memcmp(again, nb, m * sizeof *nb) == 0,
+          "%s: a fill after another call: %d %d", what, (int)st, (int)st2);
+    if (spec->skin == 0)
+        CHECK(sum.pairs == pairs / 2, "%s: the list's pairs %llu, the count's %llu", what,
+              (unsigned long long)(pairs / 2), (unsigned long long)sum.pairs);
+    free(again);
+    free(want);
+    free(off);
+    free(nb);
+    free(val);
+    free(r.off);
+    free(r.idx);
+    free(r.val);
+}
+
+/* Neighbour lists: half and full, skins, values, both layouts, the
+ * caller's ids and rows, 2-D and float32, a periodic box, heavy tails
+ * with few giants, fewer spheres than ranks; bad specs and a grown
+ * radius over the limit. */
+static void test_neighbors(void) {
+    static const struct {
+        const char *dist;
+        size_t n;
+        int dims, f32, full;
+        double skin;
+        sc_nbr_value value;
+        size_t giants;
+        int periodic;
+    } cases[] = {
+        {"uniform", 3000, 3, 0, 0, 0.0, SC_NBR_NONE, 1024, 0},
+        {"uniform", 3000, 3, 0, 1, 0.3, SC_NBR_OVERLAP, 1024, 0},
+        {"clustered", 3000, 2, 1, 0, 0.2, SC_NBR_DISTANCE, 1024, 0},
+        {"heavytail", 3000, 3, 0, 1, 0.0, SC_NBR_OVERLAP, 4, 0},
+        {"heavytail", 3000, 3, 1, 0, 0.5, SC_NBR_DISTANCE, 0, 0},
+        {"powerlaw", 2000, 3, 0, 0, 0.1, SC_NBR_OVERLAP, 1024, 0},
+        {"uniform", 3000, 3, 0, 1, 0.25, SC_NBR_DISTANCE, 1024, 1},
+        {"uniform", 3, 3, 0, 1, 0.5, SC_NBR_OVERLAP, 1024, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        set s = make(cases[k].dist, cases[k].n, 41 + k, cases[k].dims, cases[k].f32);
+        if (cases[k].periodic) {
+            double lo, hi;
+            extent(&s, &lo, &hi);
+            box = make_box(7, lo + 0.1 * (hi - lo), 0.8 * (hi - lo));
+        }
+        sc_nbr_spec spec = {cases[k].full, cases[k].skin, cases[k].value};
+        for (int layout = 0; layout < 2; layout++) {
+            sc_mpi_context *ctx = context((sc_mpi_layout)layout, cases[k].giants);
+            uint64_t (*id_of)(size_t) = layout ? wide_id : NULL;
+            part p = take(&s, layout ? RANDOM : BLOCKS, 5 + k, id_of);
+            char what[160];
+            snprintf(what, sizeof what, "list %s %zu %dD %s %s skin %g value %d %s%s",
+                     cases[k].dist, cases[k].n, cases[k].dims, cases[k].f32 ? "f32" : "f64",
+                     cases[k].full ? "full" : "half", cases[k].skin, (int)cases[k].value,
+                     layout ? "caller random wide ids" : "rcb blocks rows",
+                     cases[k].periodic ? " periodic" : "");
+            compare_list(what, ctx, &s, &p, layout != 0, id_of, &spec);
+            drop_part(&p);
+            sc_mpi_context_destroy(ctx);
+        }
+        box = (sc_box){{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+        drop(&s);
+    }
+    /* a spec that differs on one rank, a bad spec, a grown radius over
+     * the limit on the last rank (named by id) */
+    set s = make("uniform", 500, 2, 3, 0);
+    part p = take(&s, BLOCKS, 1, NULL);
+    sc_mpi_context *ctx = context(SC_MPI_LAYOUT_RCB, 1024);
+    sc_spheres v = view_rows(&p.mine, 0, p.mine.n);
+    uint64_t *off = calloc(p.mine.n + 1, sizeof *off);
+    sc_nbr_spec spec = {0, rank == ranks - 1 ? 0.5 : 0.25, SC_NBR_NONE};
+    sc_status st = sc_mpi_neighbors_count(ctx, &v, NULL, &spec, off);
+    CHECK(ranks == 1 || st == SC_ERR_INVALID_ARGUMENT, "skins differ over ranks: %d", (int)st);
+    spec.skin = -1;
+    CHECK(sc_mpi_neighbors_count(ctx, &v, NULL, &spec, off) == SC_ERR_INVALID_ARGUMENT,
+          "a negative skin");
+    spec.skin = 0.5 * SC_MAX_ABS_VALUE;
+    if (rank == ranks - 1 && p.mine.n > 2)
+        p.mine.d[4 * 2 + 3] = 0.75 * SC_MAX_ABS_VALUE;
+    st = sc_mpi_neighbors_count(ctx, &v, NULL, &spec, off);
+    uint64_t bad = p.mine.n > 2 ? p.ids[2] : 0;
+    MPI_Bcast(&bad, 1, MPI_UINT64_T, ranks - 1, MPI_COMM_WORLD);
+    char expect[64];
+    snprintf(expect, sizeof expect, "sphere id %llu:", (unsigned long long)bad);
+    CHECK(st == SC_ERR_OUT_OF_RANGE && strstr(sc_mpi_message(ctx), expect),
+          "a grown radius over the limit: %d '%s'", (int)st, sc_mpi_message(ctx));
+    free(off);
+    sc_mpi_context_destroy(ctx);
+    drop_part(&p);
+    drop(&s);
+}
+
 /* ---- faults ------------------------------------------------------------------ */
 
 /* An allocator hook that fails while armed and counts what is live: the
@@ -663,13 +867,14 @@ static void test_periodic(void) {
  * leaves its own allocations at exit). */
 typedef struct failing {
     int armed; /* fail every allocation while set */
+    int after; /* > 0: fail the after-th allocation from now, once */
     long live;
 } failing;
 
 static void *fail_alloc(size_t size, size_t alignment, void *user) {
     failing *f = user;
     void *p = NULL;
-    if (f->armed ||
+    if (f->armed || (f->after > 0 && --f->after == 0) ||
         posix_memalign(&p, alignment < sizeof(void *) ? sizeof(void *) : alignment, size) != 0)
         return NULL;
     f->live++;
@@ -729,6 +934,26 @@ static void test_faults(void) {
           (int)st);
     f.armed = 0;
     compare("after an allocation failure", ctx, &s, &p, 0, NULL);
+    /* a neighbour list whose k-th allocation on the last rank fails, for
+     * every k its phases make (the kept list, the entries' moves): every
+     * rank the same status, then the whole list */
+    sc_nbr_spec spec = {1, 0.1, SC_NBR_OVERLAP};
+    uint64_t *off = calloc(p.mine.n + 1, sizeof *off);
+    int failed = 0, agreed = 1;
+    for (int k = 1; k <= 40; k++) {
+        f.after = rank == ranks - 1 ? k : 0;
+        st = sc_mpi_neighbors_count(ctx, &v, NULL, &spec, off);
+        int mine = (int)st, lo = 0, hi = 0;
+        MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        agreed &= lo == hi && (st == SC_OK || st == SC_ERR_OUT_OF_MEMORY);
+        failed += st == SC_ERR_OUT_OF_MEMORY;
+    }
+    f.after = 0;
+    CHECK(agreed && failed > 0, "a list's allocation failing on one rank: %d failures, agreed %d",
+          failed, agreed);
+    free(off);
+    compare("after a list's allocation failures", ctx, &s, &p, 0, NULL);
     sc_mpi_context_destroy(ctx);
     CHECK(f.live == 0, "%ld allocations live after the context was destroyed", f.live);
     drop_part(&p);
@@ -798,7 +1023,7 @@ int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
         {"generators", test_generators}, {"ids", test_ids},         {"giants", test_giants},
         {"small", test_small},           {"between", test_between}, {"periodic", test_periodic},
-        {"faults", test_faults},         {"split", test_split},
+        {"faults", test_faults},         {"split", test_split},     {"neighbors", test_neighbors},
     };
     if (argc > 1 && strcmp(argv[1], "--list") == 0)
         return sc_test_main(argc, argv, "test_mpi", groups, sizeof groups / sizeof *groups);

@@ -46,7 +46,8 @@ static void publish(sc_mpi_context *c, const sc_mpi_record *at, size_t n) {
             mine[a] = i == 0 || v[a] < mine[a] ? v[a] : mine[a];
             mine[3 + a] = i == 0 || v[a] > mine[3 + a] ? v[a] : mine[3 + a];
         }
-        mine[6] = at[i].r > mine[6] ? at[i].r : mine[6];
+        double r = sc_mpi_search_radius(c, at[i].r);
+        mine[6] = r > mine[6] ? r : mine[6];
     }
     MPI_Allgather(mine, REGION, MPI_DOUBLE, c->regions, REGION, MPI_DOUBLE, c->comm);
 }
@@ -79,7 +80,7 @@ static sc_status threshold(sc_mpi_context *c, double floor, double *giant) {
     uint64_t mine = 0, all = 0;
     for (int k = 0; k < c->sets; k++)
         for (size_t i = 0; i < c->set[k].own.count; i++)
-            mine += c->set[k].own.at[i].r > floor;
+            mine += sc_mpi_search_radius(c, c->set[k].own.at[i].r) > floor;
     MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, c->comm);
     *giant = floor;
     if (all <= limit)
@@ -93,8 +94,8 @@ static sc_status threshold(sc_mpi_context *c, double floor, double *giant) {
     size_t n = 0;
     for (int k = 0; k < c->sets; k++)
         for (size_t i = 0; i < c->set[k].own.count; i++)
-            if (c->set[k].own.at[i].r > floor)
-                top[n++] = c->set[k].own.at[i].r;
+            if (sc_mpi_search_radius(c, c->set[k].own.at[i].r) > floor)
+                top[n++] = sc_mpi_search_radius(c, c->set[k].own.at[i].r);
     qsort(top, n, sizeof *top, descending);
     n = n > limit + 1 ? limit + 1 : n;
     double high = n ? top[0] : 0, rmax;
@@ -143,12 +144,12 @@ static double region_scale(const sc_mpi_context *c) {
 static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, int smaller, int fill,
                   int *next) {
     for (size_t i = 0; i < n; i++) {
-        double p[3];
+        double p[3], ri = sc_mpi_search_radius(c, at[i].r);
         sc_mpi_position(c, &at[i], p);
         for (int r = 0; r < c->ranks; r++) {
             const double *g = &c->regions[REGION * r];
-            double rmax = smaller && at[i].r < g[6] ? at[i].r : g[6];
-            if (r == c->rank || g[7] == 0 || !sc_mpi_may_reach(c, p, at[i].r, g, g + 3, rmax))
+            double rmax = smaller && ri < g[6] ? ri : g[6];
+            if (r == c->rank || g[7] == 0 || !sc_mpi_may_reach(c, p, ri, g, g + 3, rmax))
                 continue;
             if (fill)
                 c->spare.at[next[r]++] = at[i];
@@ -159,11 +160,11 @@ static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, int smal
 }
 
 /* Owned non-giants to the front of own; returns their count. */
-static size_t giants_last(sc_mpi_records *own, double giant) {
+static size_t giants_last(const sc_mpi_context *c, sc_mpi_records *own, double giant) {
     sc_mpi_record *at = own->at;
     size_t a = 0;
     for (size_t i = 0; i < own->count; i++)
-        if (at[i].r <= giant) {
+        if (sc_mpi_search_radius(c, at[i].r) <= giant) {
             sc_mpi_record t = at[a];
             at[a++] = at[i];
             at[i] = t;
@@ -202,8 +203,10 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
     int *gdispls = gcounts ? gcounts + p : NULL, *next = NULL;
     size_t giants = 0;
     st = sc_mpi_agree(c, st, UINT64_MAX);
-    if (st != SC_OK)
+    if (st != SC_OK) {
+        sc_mpi_free(c, gcounts); /* allocated here, failed elsewhere */
         return st;
+    }
     MPI_Allgather(&gmine, 1, MPI_INT, gcounts, 1, MPI_INT, c->comm);
     for (int r = 0; r < p; r++)
         gdispls[r] = (int)giants, giants += (size_t)gcounts[r];
@@ -253,7 +256,7 @@ sc_status sc_mpi_ghosts(sc_mpi_context *c) {
         return st;
     size_t own[2] = {0, 0};
     for (int k = 0; k < c->sets; k++)
-        own[k] = giants_last(&c->set[k].own, giant);
+        own[k] = giants_last(c, &c->set[k].own, giant);
     /* the regions of a's non-giants, with their largest radius (rule 2) */
     publish(c, a->at, own[0]);
     st = exchange(c, 0, own[0], c->sets == 1);

@@ -219,7 +219,7 @@ static sc_status gather_samples(sc_mpi_context *c, sample **all, size_t *n_all) 
             while (row >= c->set[k].own.count)
                 row -= c->set[k++].own.count;
             local[i].w = (double)n / (double)take;
-            local[i].r = c->set[k].own.at[row].r;
+            local[i].r = sc_mpi_search_radius(c, c->set[k].own.at[row].r);
             sc_mpi_position(c, &c->set[k].own.at[row], local[i].c);
         }
         MPI_Allgatherv(local, (int)(take * sizeof *local), MPI_BYTE, *all, c->rcounts, c->rdispls,

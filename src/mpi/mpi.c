@@ -112,7 +112,8 @@ static sc_status create_local(sc_mpi_context *c) {
     c->counts = sc_mpi_alloc(c, 4 * p * sizeof(int));
     c->regions = sc_mpi_alloc(c, 8 * p * sizeof(double));
     c->giant_mine = sc_mpi_alloc(c, c->options.giants + 1);
-    if (!c->counts || !c->regions || !c->giant_mine)
+    c->firsts = sc_mpi_alloc(c, (p + 1) * sizeof *c->firsts);
+    if (!c->counts || !c->regions || !c->giant_mine || !c->firsts)
         return SC_ERR_OUT_OF_MEMORY;
     c->displs = c->counts + p;
     c->rcounts = c->counts + 2 * p;
@@ -130,6 +131,8 @@ static void release(sc_mpi_context *c) {
     sc_mpi_free(c, c->giant_mine);
     sc_mpi_free(c, c->counts);
     sc_mpi_free(c, c->regions);
+    sc_mpi_free(c, c->firsts);
+    sc_mpi_neighbors_release(c);
 }
 
 sc_status sc_mpi_context_create(MPI_Comm comm, const sc_mpi_options *options,
@@ -151,6 +154,8 @@ sc_status sc_mpi_context_create(MPI_Comm comm, const sc_mpi_options *options,
     MPI_Comm_dup(comm, &use->comm);
     MPI_Type_contiguous((int)sizeof(sc_mpi_record), MPI_BYTE, &use->record);
     MPI_Type_commit(&use->record);
+    MPI_Type_contiguous((int)sizeof(sc_mpi_entry), MPI_BYTE, &use->entry);
+    MPI_Type_commit(&use->entry);
     MPI_Comm_rank(use->comm, &use->rank);
     MPI_Comm_size(use->comm, &use->ranks);
     if (st == SC_OK)
@@ -159,6 +164,7 @@ sc_status sc_mpi_context_create(MPI_Comm comm, const sc_mpi_options *options,
     if (st != SC_OK) {
         release(use);
         MPI_Type_free(&use->record);
+        MPI_Type_free(&use->entry);
         MPI_Comm_free(&use->comm);
         if (c)
             sc_mpi_free(&probe, c);
@@ -173,6 +179,7 @@ void sc_mpi_context_destroy(sc_mpi_context *ctx) {
         return;
     release(ctx);
     MPI_Type_free(&ctx->record);
+    MPI_Type_free(&ctx->entry);
     MPI_Comm_free(&ctx->comm);
     sc_mpi_context probe = {.options = ctx->options};
     sc_mpi_free(&probe, ctx);
@@ -241,18 +248,43 @@ static int any_periodic(const sc_mpi_context *c) {
     return c->periodic[0] || c->periodic[1] || c->periodic[2];
 }
 
+double sc_mpi_pair_d2(const sc_mpi_context *c, const sc_mpi_record *a, const sc_mpi_record *b) {
+    const double pa[3] = {a->x, a->y, a->z}, pb[3] = {b->x, b->y, b->z};
+    const sc_box *box = &c->options.search.box;
+    double d[3];
+    for (int k = 0; k < 3; k++) {
+        if (!c->periodic[k]) {
+            d[k] = pb[k] - pa[k];
+            continue;
+        }
+        const double L = box->hi[k] - box->lo[k];
+        double t = wrap(pb[k], box->lo[k], box->hi[k]) - wrap(pa[k], box->lo[k], box->hi[k]);
+        d[k] = t > 0.5 * L ? t - L : t < -0.5 * L ? t + L : t;
+    }
+    if (c->dims == 2)
+        d[2] = 0;
+    return (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2];
+}
+
+/* The library's grow() (docs/api.md, "Neighbour lists"): with h >= skin/2,
+ * g = (r + h)(1 + 2^-48) and two ulps more, so that for any two spheres
+ * fl(gi + gj) >= fl(fl(ri + rj) + skin). Non-decreasing in r, which rule
+ * 4's (radius, id) order needs. */
+double sc_mpi_search_radius(const sc_mpi_context *c, double r) {
+    if (c->grow_h == 0)
+        return r;
+    const double g = (r + c->grow_h) * (1.0 + 0x1p-48);
+    uint64_t u;
+    memcpy(&u, &g, sizeof u);
+    u += 2;
+    double up;
+    memcpy(&up, &u, sizeof up);
+    return up;
+}
+
 /* ---- check: values, dimensions, ids --------------------------------------- */
 
-/* What the caller passed to one call. */
-typedef struct query {
-    int sets;               /* 1: pairs within v[0]; 2: between v[0] and v[1] */
-    const sc_spheres *v[2]; /* this rank's spheres of each set */
-    const uint64_t *ids[2]; /* their global ids, or NULL (rank order) */
-    sc_mpi_pair_fn fn;      /* the caller's stream, or NULL */
-    void *user;
-    uint64_t *fill; /* fill: the caller's buffer of `capacity` pairs */
-    size_t capacity;
-} query;
+typedef sc_mpi_query query;
 
 /* Agrees on the dimensions (every view with spheres on every rank the
  * same) and, per set, on ids given or not (every rank with spheres of the
@@ -315,22 +347,34 @@ static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *f
     for (size_t i = 0; st == SC_OK && ids && i < n; i++)
         if (ids[i] == UINT64_MAX)
             st = SC_ERR_INVALID_ARGUMENT, bad_id = UINT64_MAX;
-    if (st == SC_OK && any_periodic(c)) {
-        /* the library's limit on radii in a periodic box, named by id */
+    if (st == SC_OK && (any_periodic(c) || c->grow_h > 0)) {
+        /* the library's limit on radii in a periodic box, and on a skin's
+         * grown radii (the search's), named by id */
         size_t elem = v->dtype == SC_F64 ? sizeof(double) : sizeof(float);
         size_t rs = v->r_stride ? v->r_stride : v->stride ? v->stride : elem;
+        double limit = any_periodic(c) ? SC_MAX_ABS_VALUE / 2 : SC_MAX_ABS_VALUE;
         for (size_t i = 0; st == SC_OK && i < n; i++)
-            if (value_at(v, v->r, rs, i) > SC_MAX_ABS_VALUE / 2)
+            if (sc_mpi_search_radius(c, value_at(v, v->r, rs, i)) > limit)
                 st = SC_ERR_OUT_OF_RANGE, bad_id = ids ? ids[i] : *first + i;
     }
-    if (st == SC_OK && c->ranks > 1)
-        st = copy_own(c, &c->set[k].own, v, ids, *first);
+    /* a neighbour list numbers every sphere in rank order (its row's rank
+     * follows from the id) and runs the general path on one rank too */
+    if (st == SC_OK && (c->ranks > 1 || q->nbr))
+        st = copy_own(c, &c->set[k].own, v, q->nbr ? NULL : ids, *first);
+    if (q->nbr) {
+        MPI_Allgather(first, 1, MPI_UINT64_T, c->firsts, 1, MPI_UINT64_T, c->comm);
+        c->firsts[c->ranks] = c->firsts[c->ranks - 1];
+        MPI_Allreduce(&n, &c->firsts[c->ranks], 1, MPI_UINT64_T, MPI_SUM, c->comm);
+    }
     st = sc_mpi_agree(c, st, bad_id);
-    if (st == SC_ERR_OUT_OF_RANGE && any_periodic(c)) {
-        size_t used = strlen(c->message);
+    size_t used = strlen(c->message);
+    if (st == SC_ERR_OUT_OF_RANGE && c->grow_h > 0)
+        snprintf(c->message + used, sizeof c->message - used,
+                 "; a radius grown by half the skin must be at most %s",
+                 any_periodic(c) ? "5e149 in a periodic box" : "1e150");
+    else if (st == SC_ERR_OUT_OF_RANGE && any_periodic(c))
         snprintf(c->message + used, sizeof c->message - used,
                  "; in a periodic box a radius must be at most 5e149");
-    }
     return st;
 }
 
@@ -346,6 +390,12 @@ static sc_status check(sc_mpi_context *c, const query *q) {
         st = sc_mpi_agree(c, agree_shape(c, q), UINT64_MAX);
     plan_box(c);
     c->sets = q->sets;
+    c->grow_h = 0;
+    if (q->nbr && q->nbr->skin > 0) { /* as the library's grow(): h >= skin / 2 */
+        c->grow_h = q->nbr->skin * 0.5;
+        if (c->grow_h * 2.0 < q->nbr->skin)
+            c->grow_h = nextafter(c->grow_h, INFINITY);
+    }
     for (int k = 0; k < 2; k++)
         c->set[k].own.count = c->set[k].local.count = 0;
     uint64_t first;
@@ -408,20 +458,25 @@ static size_t smaller(const sc_mpi_record *at, size_t a, size_t b) {
     return at[a].id < at[b].id ? a : b;
 }
 
+int sc_mpi_decides(const sc_mpi_context *c, size_t a, size_t b) {
+    const sc_mpi_record *at = c->set[0].local.at;
+    size_t giants_at = c->set[0].local.count - c->set[0].local_giants;
+    int ga = a >= giants_at, gb = b >= giants_at;
+    /* The deciding end (rule 4): the non-giant one; of two non-giants the
+     * smaller in (radius, id), which rule 3 sent the larger's ghost to; of
+     * two giants the smaller id. */
+    size_t d = ga != gb ? (ga ? b : a) : ga ? (at[a].id < at[b].id ? a : b) : smaller(at, a, b);
+    return mine(c, d, giants_at);
+}
+
 static int keep_distributed(const uint32_t *p, size_t count, void *user) {
     keep_state *s = user;
     const sc_mpi_context *c = s->c;
     const sc_mpi_record *at = c->set[0].local.at;
-    size_t giants_at = c->set[0].local.count - c->set[0].local_giants;
     s->found += count;
     for (size_t k = 0; k < count && !s->stopped; k++) {
         size_t a = p[2 * k], b = p[2 * k + 1];
-        int ga = a >= giants_at, gb = b >= giants_at;
-        /* The deciding end (rule 4): the non-giant one; of two
-         * non-giants the smaller in (radius, id), which rule 3 sent the
-         * larger's ghost to; of two giants the smaller id. */
-        size_t d = ga != gb ? (ga ? b : a) : ga ? (at[a].id < at[b].id ? a : b) : smaller(at, a, b);
-        if (mine(c, d, giants_at))
+        if (sc_mpi_decides(c, a, b))
             keep(s, at[a].id, at[b].id);
     }
     return s->stopped;
@@ -462,6 +517,8 @@ static sc_spheres local_view(const sc_mpi_context *c, int k) {
     sc_spheres v = {0, SC_F64, sizeof *at, none, none + 1, none + 2, none + 3, 0};
     if (at && n)
         v = (sc_spheres){n, SC_F64, sizeof *at, &at->x, &at->y, &at->z, &at->r, 0};
+    if (at && n && c->grow_h > 0) /* a skin: the grown radii */
+        v.r = c->grown, v.r_stride = sizeof *c->grown;
     if (c->dims == 2)
         v.z = NULL;
     return v;
@@ -487,8 +544,32 @@ static sc_status search(sc_mpi_context *c, const query *q, keep_state *s) {
     s->cap = cap < 1 ? 1 : cap > ((size_t)1 << 16) ? (size_t)1 << 16 : cap;
     if ((q->fn || q->fill) && !(s->chunk = sc_mpi_alloc(c, 2 * s->cap * sizeof(uint64_t))))
         return SC_ERR_OUT_OF_MEMORY;
-    sc_status st;
-    if (c->ranks == 1) {
+    sc_status st = SC_OK;
+    if (q->nbr) { /* a neighbour list: grown radii, entries kept */
+        const sc_mpi_records *L = &c->set[0].local;
+        if (c->grow_h > 0 && L->count > c->grown_cap) {
+            sc_mpi_free(c, c->grown);
+            c->grown_cap = 0;
+            if ((c->grown = sc_mpi_alloc(c, L->count * sizeof *c->grown)))
+                c->grown_cap = L->count;
+            else
+                st = SC_ERR_OUT_OF_MEMORY;
+        }
+        for (size_t i = 0; st == SC_OK && c->grow_h > 0 && i < L->count; i++)
+            c->grown[i] = sc_mpi_search_radius(c, L->at[i].r);
+        c->entries.count = 0;
+        c->nbr_pairs = 0;
+        c->nbr_status = SC_OK;
+        sc_spheres v = local_view(c, 0);
+        if (st == SC_OK)
+            st = sc_stream_pairs(c->search, &v, sc_mpi_keep_neighbors, c, NULL);
+        if (st == SC_ERR_STOPPED)
+            st = c->nbr_status;
+        s->pairs = c->nbr_pairs;
+        sc_stats fs = {.size = sizeof fs};
+        if (sc_context_stats(c->search, &fs) == SC_OK)
+            s->found = fs.pairs;
+    } else if (c->ranks == 1) {
         st = search_one_rank(c, q, s);
     } else if (q->sets == 1) {
         sc_spheres v = local_view(c, 0);
@@ -524,16 +605,19 @@ static sc_status run(sc_mpi_context *c, const query *q, sc_summary *out, size_t 
     double t = MPI_Wtime();
     sc_status st = check(c, q);
     t = lap(c, SC_MPI_PHASE_CHECK, t);
+    int general = c->ranks > 1 || q->nbr; /* else the library on the caller's view */
     if (st == SC_OK && c->ranks > 1 && c->options.layout == SC_MPI_LAYOUT_RCB)
         st = sc_mpi_layout_rcb(c);
     t = lap(c, SC_MPI_PHASE_LAYOUT, t);
-    if (st == SC_OK && c->ranks > 1)
+    if (st == SC_OK && general)
         st = sc_mpi_ghosts(c);
     t = lap(c, SC_MPI_PHASE_GHOSTS, t);
     if (st == SC_OK) {
         for (int k = 0; k < q->sets; k++)
-            c->stats.owned += c->ranks > 1 ? c->set[k].own.count : q->v[k]->count;
+            c->stats.owned += general ? c->set[k].own.count : q->v[k]->count;
         st = sc_mpi_agree(c, search(c, q, &s), UINT64_MAX);
+        if (st == SC_OK && q->nbr)
+            st = sc_mpi_neighbors_finish(c, q);
     }
     t = lap(c, SC_MPI_PHASE_SEARCH, t);
     if (st == SC_OK) {
@@ -555,9 +639,11 @@ static sc_status run(sc_mpi_context *c, const query *q, sc_summary *out, size_t 
     return st;
 }
 
-static sc_status enter(sc_mpi_context *c, const query *q, sc_summary *out, size_t *needed) {
+sc_status sc_mpi_enter(sc_mpi_context *c, const query *q, sc_summary *out, size_t *needed) {
     if (!c)
         return SC_ERR_INVALID_ARGUMENT;
+    c->query = q;
+    c->kept.valid = 0; /* a neighbour count keeps a new one at its end */
     memset(&c->stats, 0, sizeof c->stats);
     c->stats.size = sizeof c->stats;
     c->message[0] = '\0';
@@ -584,7 +670,7 @@ static sc_status agreed_arguments(sc_mpi_context *ctx, int ok) {
 sc_status sc_mpi_count_pairs(sc_mpi_context *ctx, const sc_spheres *local, const uint64_t *ids,
                              sc_summary *out) {
     query q = {.sets = 1, .v = {local}, .ids = {ids}};
-    return enter(ctx, &q, out, NULL);
+    return sc_mpi_enter(ctx, &q, out, NULL);
 }
 
 sc_status sc_mpi_stream_pairs(sc_mpi_context *ctx, const sc_spheres *local, const uint64_t *ids,
@@ -593,7 +679,7 @@ sc_status sc_mpi_stream_pairs(sc_mpi_context *ctx, const sc_spheres *local, cons
     if (st != SC_OK)
         return st;
     query q = {.sets = 1, .v = {local}, .ids = {ids}, .fn = fn, .user = user};
-    return enter(ctx, &q, out, NULL);
+    return sc_mpi_enter(ctx, &q, out, NULL);
 }
 
 sc_status sc_mpi_fill_pairs(sc_mpi_context *ctx, const sc_spheres *local, const uint64_t *ids,
@@ -603,13 +689,13 @@ sc_status sc_mpi_fill_pairs(sc_mpi_context *ctx, const sc_spheres *local, const 
         return st;
     size_t scratch;
     query q = {.sets = 1, .v = {local}, .ids = {ids}, .fill = pairs, .capacity = capacity};
-    return enter(ctx, &q, out, needed ? needed : &scratch);
+    return sc_mpi_enter(ctx, &q, out, needed ? needed : &scratch);
 }
 
 sc_status sc_mpi_count_between(sc_mpi_context *ctx, const sc_spheres *a, const uint64_t *ids_a,
                                const sc_spheres *b, const uint64_t *ids_b, sc_summary *out) {
     query q = {.sets = 2, .v = {a, b}, .ids = {ids_a, ids_b}};
-    return enter(ctx, &q, out, NULL);
+    return sc_mpi_enter(ctx, &q, out, NULL);
 }
 
 sc_status sc_mpi_stream_between(sc_mpi_context *ctx, const sc_spheres *a, const uint64_t *ids_a,
@@ -619,7 +705,7 @@ sc_status sc_mpi_stream_between(sc_mpi_context *ctx, const sc_spheres *a, const 
     if (st != SC_OK)
         return st;
     query q = {.sets = 2, .v = {a, b}, .ids = {ids_a, ids_b}, .fn = fn, .user = user};
-    return enter(ctx, &q, out, NULL);
+    return sc_mpi_enter(ctx, &q, out, NULL);
 }
 
 sc_status sc_mpi_fill_between(sc_mpi_context *ctx, const sc_spheres *a, const uint64_t *ids_a,
@@ -630,5 +716,5 @@ sc_status sc_mpi_fill_between(sc_mpi_context *ctx, const sc_spheres *a, const ui
         return st;
     size_t scratch;
     query q = {.sets = 2, .v = {a, b}, .ids = {ids_a, ids_b}, .fill = pairs, .capacity = capacity};
-    return enter(ctx, &q, out, needed ? needed : &scratch);
+    return sc_mpi_enter(ctx, &q, out, needed ? needed : &scratch);
 }

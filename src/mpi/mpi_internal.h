@@ -32,6 +32,41 @@ typedef struct sc_mpi_set {
     size_t local_giants;  /* local.at[local.count - local_giants, count): giants */
 } sc_mpi_set;
 
+/* One neighbour-list entry as it travels to its row's rank: row and col
+ * are ids (internal, then the caller's), value the spec's value. */
+typedef struct sc_mpi_entry {
+    uint64_t row, col;
+    double value;
+} sc_mpi_entry;
+
+/* A growable array of entries (grown, never shrunk). */
+typedef struct sc_mpi_entries {
+    sc_mpi_entry *at;
+    size_t count, cap;
+} sc_mpi_entries;
+
+/* The list the last neighbour count built, in CSR over this rank's rows,
+ * kept for the fill that follows. */
+typedef struct sc_mpi_nbr_list {
+    uint64_t *offsets, *cols; /* rows + 1, entries */
+    double *values;           /* entries */
+    size_t rows, rows_cap, entries_cap;
+    sc_nbr_spec spec;
+    int valid;
+} sc_mpi_nbr_list;
+
+/* What the caller passed to one call. */
+typedef struct sc_mpi_query {
+    int sets;               /* 1: pairs within v[0]; 2: between v[0] and v[1] */
+    const sc_spheres *v[2]; /* this rank's spheres of each set */
+    const uint64_t *ids[2]; /* their global ids, or NULL (rank order) */
+    sc_mpi_pair_fn fn;      /* the caller's stream, or NULL */
+    void *user;
+    uint64_t *fill; /* fill: the caller's buffer of `capacity` pairs */
+    size_t capacity;
+    const sc_nbr_spec *nbr; /* a neighbour list (one set), or NULL */
+} sc_mpi_query;
+
 struct sc_mpi_context {
     MPI_Comm comm;       /* the caller's communicator, duplicated */
     MPI_Datatype record; /* one sc_mpi_record, for every exchange */
@@ -53,6 +88,20 @@ struct sc_mpi_context {
     uint8_t *giant_mine; /* set 0's giant k is owned here; capacity options.giants */
     int *counts, *displs, *rcounts, *rdispls; /* per rank, for the exchanges */
     double *regions;                          /* per rank: lo[3], hi[3], rmax, spheres */
+    /* Neighbour lists: records carry ids numbered in rank order (firsts[r]
+     * is rank r's first, firsts[ranks] the total) so a row's rank follows
+     * from its id; with a skin the search reads grown radii (grown, one
+     * per local record; grow_h the half skin, 0 without). */
+    uint64_t *firsts;
+    double grow_h;
+    double *grown;
+    size_t grown_cap;
+    sc_mpi_entries entries, spare_entries;
+    MPI_Datatype entry; /* one sc_mpi_entry */
+    sc_mpi_nbr_list kept;
+    const sc_mpi_query *query; /* the call running (for the callbacks) */
+    sc_status nbr_status;      /* a callback's failure */
+    uint64_t nbr_pairs;        /* pairs the callback kept */
     sc_mpi_stats stats;
     char message[256];
 };
@@ -89,5 +138,31 @@ void sc_mpi_position(const sc_mpi_context *c, const sc_mpi_record *s, double p[3
  * the library's predicate reports (docs/mpi.md, "No pair is lost"). */
 int sc_mpi_may_reach(const sc_mpi_context *c, const double p[3], double r, const double lo[3],
                      const double hi[3], double rmax);
+
+/* Runs one collective call: resets the statistics and message, runs the
+ * pipeline (check, layout, ghosts, search, and for a neighbour list its
+ * finish, reduce) and zeroes *out on failure. */
+sc_status sc_mpi_enter(sc_mpi_context *c, const sc_mpi_query *q, sc_summary *out, size_t *needed);
+
+/* The radius rule 3, rule 5 and the search use: r, or with a neighbour
+ * list's skin the grown radius (docs/mpi.md, "Neighbour lists"). */
+double sc_mpi_search_radius(const sc_mpi_context *c, double r);
+
+/* Rule 4 for one set: is the pair of local records a, b of set 0 kept
+ * on this rank? */
+int sc_mpi_decides(const sc_mpi_context *c, size_t a, size_t b);
+
+/* The pair predicate on the caller's values of two records, as
+ * spherecollide.h documents it (minimum image on the box's periodic
+ * axes): d2. */
+double sc_mpi_pair_d2(const sc_mpi_context *c, const sc_mpi_record *a, const sc_mpi_record *b);
+
+/* Neighbour lists (neighbors.c): the search's callback, which keeps this
+ * rank's pairs that the list holds as entries, and the collective step
+ * after the search that sends each entry to its row's rank and builds
+ * the kept CSR list. */
+int sc_mpi_keep_neighbors(const uint32_t *pairs, size_t count, void *user);
+sc_status sc_mpi_neighbors_finish(sc_mpi_context *c, const sc_mpi_query *q);
+void sc_mpi_neighbors_release(sc_mpi_context *c);
 
 #endif
