@@ -128,14 +128,20 @@ static int by_pair(const void *pa, const void *pb) {
     return a[1] < b[1] ? -1 : a[1] > b[1];
 }
 
-/* One process's pairs on the whole set, as sorted global-id pairs. */
-static uint64_t *reference(const set *s, uint64_t (*id_of)(size_t), size_t *count,
-                           sc_summary *sum) {
+/* One process on one thread, in the group's box. */
+static sc_context *reference_context(void) {
     sc_options o = sc_options_default();
     o.threads = 1;
     o.box = box;
     sc_context *ctx = NULL;
     sc_context_create(&o, &ctx);
+    return ctx;
+}
+
+/* One process's pairs on the whole set, as sorted global-id pairs. */
+static uint64_t *reference(const set *s, uint64_t (*id_of)(size_t), size_t *count,
+                           sc_summary *sum) {
+    sc_context *ctx = reference_context();
     sc_spheres v = view_rows(s, 0, s->n);
     size_t need = 0;
     sc_fill_pairs(ctx, &v, NULL, 0, &need, NULL);
@@ -671,11 +677,7 @@ typedef struct ref_list {
 } ref_list;
 
 static ref_list ref_neighbors(const set *s, const sc_nbr_spec *spec) {
-    sc_options o = sc_options_default();
-    o.threads = 1;
-    o.box = box;
-    sc_context *ctx = NULL;
-    sc_context_create(&o, &ctx);
+    sc_context *ctx = reference_context();
     sc_spheres v = view_rows(s, 0, s->n);
     sc_nbr_spec full = *spec;
     full.full = 1;
