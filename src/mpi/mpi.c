@@ -112,7 +112,7 @@ static sc_status create_local(sc_mpi_context *c) {
     c->counts = sc_mpi_alloc(c, 4 * p * sizeof(int));
     c->regions = sc_mpi_alloc(c, 8 * p * sizeof(double));
     c->giant_mine = sc_mpi_alloc(c, c->options.giants + 1);
-    c->firsts = sc_mpi_alloc(c, (p + 1) * sizeof *c->firsts);
+    c->firsts = sc_mpi_alloc(c, p * sizeof *c->firsts);
     if (!c->counts || !c->regions || !c->giant_mine || !c->firsts)
         return SC_ERR_OUT_OF_MEMORY;
     c->displs = c->counts + p;
@@ -361,11 +361,8 @@ static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *f
      * follows from the id) and runs the general path on one rank too */
     if (st == SC_OK && (c->ranks > 1 || q->nbr))
         st = copy_own(c, &c->set[k].own, v, q->nbr ? NULL : ids, *first);
-    if (q->nbr) {
+    if (q->nbr)
         MPI_Allgather(first, 1, MPI_UINT64_T, c->firsts, 1, MPI_UINT64_T, c->comm);
-        c->firsts[c->ranks] = c->firsts[c->ranks - 1];
-        MPI_Allreduce(&n, &c->firsts[c->ranks], 1, MPI_UINT64_T, MPI_SUM, c->comm);
-    }
     st = sc_mpi_agree(c, st, bad_id);
     size_t used = strlen(c->message);
     if (st == SC_ERR_OUT_OF_RANGE && c->grow_h > 0)

@@ -89,7 +89,7 @@ struct sc_mpi_context {
     int *counts, *displs, *rcounts, *rdispls; /* per rank, for the exchanges */
     double *regions;                          /* per rank: lo[3], hi[3], rmax, spheres */
     /* Neighbour lists: records carry ids numbered in rank order (firsts[r]
-     * is rank r's first, firsts[ranks] the total) so a row's rank follows
+     * is rank r's first) so a row's rank follows
      * from its id; with a skin the search reads grown radii (grown, one
      * per local record; grow_h the half skin, 0 without). */
     uint64_t *firsts;

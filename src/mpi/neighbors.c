@@ -14,19 +14,25 @@
 
 /* ---- the search's callback ------------------------------------------------ */
 
+/* Grows e to hold at least n entries, its content kept. */
+static sc_status reserve_entries(const sc_mpi_context *c, sc_mpi_entries *e, size_t n) {
+    if (n <= e->cap)
+        return SC_OK;
+    sc_mpi_entry *at = n <= SIZE_MAX / sizeof *at ? sc_mpi_alloc(c, n * sizeof *at) : NULL;
+    if (!at)
+        return SC_ERR_OUT_OF_MEMORY;
+    if (e->count)
+        memcpy(at, e->at, e->count * sizeof *at);
+    sc_mpi_free(c, e->at);
+    e->at = at;
+    e->cap = n;
+    return SC_OK;
+}
+
 static int push(sc_mpi_context *c, uint64_t row, uint64_t col, double value) {
     sc_mpi_entries *e = &c->entries;
-    if (e->count == e->cap) {
-        size_t cap = e->cap ? e->cap + e->cap / 2 : 4096;
-        sc_mpi_entry *at = cap <= SIZE_MAX / sizeof *at ? sc_mpi_alloc(c, cap * sizeof *at) : NULL;
-        if (!at)
-            return 0;
-        if (e->count)
-            memcpy(at, e->at, e->count * sizeof *at);
-        sc_mpi_free(c, e->at);
-        e->at = at;
-        e->cap = cap;
-    }
+    if (e->count == e->cap && reserve_entries(c, e, e->cap ? e->cap + e->cap / 2 : 4096) != SC_OK)
+        return 0;
     e->at[e->count++] = (sc_mpi_entry){row, col, value};
     return 1;
 }
@@ -64,7 +70,8 @@ int sc_mpi_keep_neighbors(const uint32_t *p, size_t count, void *user) {
 /* ---- the finish: entries to their rows' ranks ------------------------------ */
 
 /* The rank whose rows hold internal id v: the last r with firsts[r] <= v
- * (ranks without spheres repeat their successor's first). */
+ * (ranks without spheres repeat their successor's first); firsts[ranks]
+ * is never read. */
 static int rank_of(const sc_mpi_context *c, uint64_t v) {
     int lo = 0, hi = c->ranks; /* firsts[lo] <= v < firsts[hi] */
     while (hi - lo > 1) {
@@ -75,18 +82,6 @@ static int rank_of(const sc_mpi_context *c, uint64_t v) {
             hi = mid;
     }
     return lo;
-}
-
-static sc_status reserve_entries(const sc_mpi_context *c, sc_mpi_entries *e, size_t n) {
-    if (n <= e->cap)
-        return SC_OK;
-    sc_mpi_entry *at = n <= SIZE_MAX / sizeof *at ? sc_mpi_alloc(c, n * sizeof *at) : NULL;
-    if (!at)
-        return SC_ERR_OUT_OF_MEMORY;
-    sc_mpi_free(c, e->at);
-    e->at = at;
-    e->cap = n;
-    return SC_OK;
 }
 
 /* Sends every entry to the rank of its row (by_col 0) or of its column
