@@ -383,6 +383,10 @@ SC_API sc_status sc_context_create(const sc_options *options, sc_context **out);
 SC_API void sc_context_destroy(sc_context *ctx);
 /** Frees the scratch memory but keeps the context usable. */
 SC_API void sc_context_trim(sc_context *ctx);
+/** As sc_spheres_validate, on the context's threads (its `threads`, or with
+ *  0 the cores the calling thread may run on) rather than the calling
+ *  thread's OpenMP default. Not thread-safe on one context. */
+SC_API sc_status sc_context_validate(sc_context *ctx, const sc_spheres *spheres, size_t *bad_index);
 
 /* ======================================================================== */
 /* Pair search                                                              */

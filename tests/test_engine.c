@@ -1072,6 +1072,36 @@ static void group_api(void) {
     CHECK(sc_spheres_validate(&v, &bad) == SC_ERR_OUT_OF_RANGE && bad == 1, "range");
     rows[4 * 1 + 1] = 1.0;
     CHECK(sc_spheres_validate(&v, &bad) == SC_OK, "valid");
+    /* the context's validation: the same statuses and first index, on its
+     * own threads, for a view large enough to be split between them */
+    {
+        enum { BIG = 100000 };
+        double *big = calloc(4 * (size_t)BIG, sizeof *big);
+        const sc_spheres vb = sc_spheres_rows_f64(BIG, 3, big);
+        for (int threads = 1; big && threads <= 3; threads++) {
+            sc_options o = sc_options_default();
+            o.threads = threads;
+            sc_context *vc = NULL;
+            CHECK(sc_context_create(&o, &vc) == SC_OK, "context of %d threads", threads);
+            size_t got = 99;
+            CHECK(sc_context_validate(vc, &v, &got) == SC_OK, "context: valid (%d)", threads);
+            rows[4 * 2 + 3] = -1.0;
+            CHECK(sc_context_validate(vc, &v, &got) == SC_ERR_NEGATIVE_RADIUS && got == 2,
+                  "context: negative radius (%d)", threads);
+            rows[4 * 2 + 3] = 1.0;
+            big[4 * 90001 + 2] = NAN, big[4 * 70001 + 3] = -2.0;
+            CHECK(sc_context_validate(vc, &vb, &got) == SC_ERR_NEGATIVE_RADIUS && got == 70001,
+                  "context: the first bad sphere of %d, not a later thread's (%d)", BIG, threads);
+            big[4 * 70001 + 3] = 0.0;
+            CHECK(sc_context_validate(vc, &vb, &got) == SC_ERR_NON_FINITE && got == 90001,
+                  "context: NaN at 90001 (%d)", threads);
+            big[4 * 90001 + 2] = 0.0;
+            CHECK(sc_context_validate(vc, &vb, &got) == SC_OK, "context: valid big (%d)", threads);
+            sc_context_destroy(vc);
+        }
+        CHECK(sc_context_validate(NULL, &v, &bad) == SC_ERR_INVALID_ARGUMENT, "context: NULL");
+        free(big);
+    }
 
     sc_context *ctx = NULL;
     CHECK(sc_context_create(NULL, &ctx) == SC_OK && ctx, "default context");

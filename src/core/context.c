@@ -138,6 +138,14 @@ int sc_context_team(sc_context *c, size_t n) {
     return most < (size_t)team ? (int)most : team;
 }
 
+sc_status sc_context_validate(sc_context *c, const sc_spheres *s, size_t *bad_index) {
+    if (!c)
+        return SC_ERR_INVALID_ARGUMENT;
+    const size_t most = (s ? s->count : 0) / SC_SPHERES_PER_THREAD + 1;
+    const int team = most == 1 ? 1 : sc_context_threads(c);
+    return sc_spheres_check(s, bad_index, most < (size_t)team ? (int)most : team);
+}
+
 sc_pinning *sc_context_pinning(sc_context *c) {
     if (!c->pinning) {
         const int threads = sc_context_threads(c);
