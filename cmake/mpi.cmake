@@ -23,7 +23,7 @@ if(NOT SC_MPI_BUILT)
 endif()
 
 add_library(spherecollide_mpi SHARED src/mpi/mpi.c src/mpi/layout.c src/mpi/ghosts.c
-            src/mpi/neighbors.c)
+            src/mpi/neighbors.c src/mpi/wait.c)
 target_include_directories(spherecollide_mpi PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)

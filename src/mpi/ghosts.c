@@ -49,7 +49,7 @@ static void publish(sc_mpi_context *c, const sc_mpi_record *at, size_t n) {
         double r = sc_mpi_search_radius(c, at[i].r);
         mine[6] = r > mine[6] ? r : mine[6];
     }
-    MPI_Allgather(mine, REGION, MPI_DOUBLE, c->regions, REGION, MPI_DOUBLE, c->comm);
+    sc_mpi_allgather(mine, REGION, MPI_DOUBLE, c->regions, REGION, MPI_DOUBLE, c->comm);
 }
 
 static uint64_t bits_of(double v) {
@@ -81,7 +81,7 @@ static sc_status threshold(sc_mpi_context *c, double floor, double *giant) {
     for (int k = 0; k < c->sets; k++)
         for (size_t i = 0; i < c->set[k].own.count; i++)
             mine += sc_mpi_search_radius(c, c->set[k].own.at[i].r) > floor;
-    MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, c->comm);
+    sc_mpi_allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, c->comm);
     *giant = floor;
     if (all <= limit)
         return SC_OK;
@@ -99,7 +99,7 @@ static sc_status threshold(sc_mpi_context *c, double floor, double *giant) {
     qsort(top, n, sizeof *top, descending);
     n = n > limit + 1 ? limit + 1 : n;
     double high = n ? top[0] : 0, rmax;
-    MPI_Allreduce(&high, &rmax, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+    sc_mpi_allreduce(&high, &rmax, 1, MPI_DOUBLE, MPI_MAX, c->comm);
     /* count(r > lo) > limit, count(r > hi) <= limit */
     uint64_t lo = bits_of(floor), hi = bits_of(rmax);
     while (hi - lo > 1) {
@@ -108,7 +108,7 @@ static sc_status threshold(sc_mpi_context *c, double floor, double *giant) {
         mine = 0;
         for (size_t i = 0; i < n && top[i] > t; i++)
             mine++;
-        MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, c->comm);
+        sc_mpi_allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, c->comm);
         if (all <= limit)
             hi = mid;
         else
@@ -141,15 +141,26 @@ static double region_scale(const sc_mpi_context *c) {
  * itself, since the smaller end decides (rule 4): its reach is r +
  * min(r, rmax(R)), so a rank's few large spheres do not widen the halo
  * of everyone's small ones. Two sets: r + rmax(R), a's owner decides. */
-static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, int smaller, int fill,
-                  int *next) {
+static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, double top, int smaller,
+                  int fill, int *next) {
+    /* A first test per axis, before rule 3's: a gap wider than any of
+     * these spheres' reaches to rank r (its largest radius's, with a
+     * margin far beyond the test's rounding) rules r out. Most spheres sit
+     * far from other regions, so most tests end at the first axis. top:
+     * the largest search radius of at[0, n). */
     for (size_t i = 0; i < n; i++) {
         double p[3], ri = sc_mpi_search_radius(c, at[i].r);
         sc_mpi_position(c, &at[i], p);
         for (int r = 0; r < c->ranks; r++) {
             const double *g = &c->regions[REGION * r];
+            if (r == c->rank || g[7] == 0)
+                continue;
+            double wide = (top + (smaller && top < g[6] ? top : g[6])) * 2 + REACH_ABS + c->pad;
+            int far = 0;
+            for (int a = 0; a < c->dims && !far; a++)
+                far = !c->periodic[a] && (g[a] - p[a] > wide || p[a] - g[3 + a] > wide);
             double rmax = smaller && ri < g[6] ? ri : g[6];
-            if (r == c->rank || g[7] == 0 || !sc_mpi_may_reach(c, p, ri, g, g + 3, rmax))
+            if (far || !sc_mpi_may_reach(c, p, ri, g, g + 3, rmax))
                 continue;
             if (fill)
                 c->spare.at[next[r]++] = at[i];
@@ -189,9 +200,13 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
     size_t own_giants = set->own.count - own;
     memset(c->counts, 0, (size_t)p * sizeof(int));
     memset(c->rcounts, 0, (size_t)p * sizeof(int));
+    /* the largest radius routed: set 0's is its region's (rule 2) */
+    double top = k == 0 ? c->regions[REGION * c->rank + 6] : 0;
+    for (size_t i = 0; k != 0 && routed && i < own; i++)
+        top = fmax(top, sc_mpi_search_radius(c, set->own.at[i].r));
     if (routed) { /* every rank passes the same `routed`: the collectives match */
-        route(c, set->own.at, own, c->sets == 1, 0, NULL);
-        MPI_Alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
+        route(c, set->own.at, own, top, c->sets == 1, 0, NULL);
+        sc_mpi_alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
     }
     size_t in = 0, out = 0;
     for (int r = 0; r < p; r++) {
@@ -207,28 +222,35 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
         sc_mpi_free(c, gcounts); /* allocated here, failed elsewhere */
         return st;
     }
-    MPI_Allgather(&gmine, 1, MPI_INT, gcounts, 1, MPI_INT, c->comm);
+    sc_mpi_allgather(&gmine, 1, MPI_INT, gcounts, 1, MPI_INT, c->comm);
     for (int r = 0; r < p; r++)
         gdispls[r] = (int)giants, giants += (size_t)gcounts[r];
-    set->local.count = 0;
-    st = sc_mpi_reserve(c, &set->local, own + in + giants);
+    /* local is built in own's records, which hold the owned non-giants
+     * already (no copy of the bulk); own's giants wait in spare after the
+     * ghosts being sent, out of the way of the ghosts received. */
+    st = sc_mpi_reserve(c, &set->own, own + in + giants);
     c->spare.count = 0;
     if (st == SC_OK)
-        st = sc_mpi_reserve(c, &c->spare, out);
+        st = sc_mpi_reserve(c, &c->spare, out + own_giants);
     if (st == SC_OK && !(next = sc_mpi_alloc(c, (size_t)p * sizeof *next)))
         st = SC_ERR_OUT_OF_MEMORY;
     st = sc_mpi_agree(c, st, UINT64_MAX);
     if (st == SC_OK) {
         memcpy(next, c->displs, (size_t)p * sizeof *next);
+        if (own_giants)
+            memcpy(c->spare.at + out, set->own.at + own, own_giants * sizeof *set->own.at);
         if (routed) {
-            route(c, set->own.at, own, c->sets == 1, 1, next);
-            MPI_Alltoallv(c->spare.at, c->counts, c->displs, c->record, set->local.at + own,
-                          c->rcounts, c->rdispls, c->record, c->comm);
+            route(c, set->own.at, own, top, c->sets == 1, 1, next);
+            sc_mpi_alltoallv(c->spare.at, c->counts, c->displs, c->record, set->own.at + own,
+                             c->rcounts, c->rdispls, c->record, c->comm);
         }
-        if (own)
-            memcpy(set->local.at, set->own.at, own * sizeof *set->own.at);
-        MPI_Allgatherv(set->own.at + own, gmine, c->record, set->local.at + own + in, gcounts,
-                       gdispls, c->record, c->comm);
+        sc_mpi_allgatherv(c->spare.at + out, gmine, c->record, set->own.at + own + in, gcounts,
+                          gdispls, c->record, c->comm);
+        sc_mpi_records t = set->local; /* own's records become local, local's the next own */
+        set->local = set->own;
+        set->own = t;
+        set->own.count = 0;
+        set->owned = own + own_giants;
         if (k == 0) /* the keep rules ask who owns a giant of set 0 only */
             for (size_t g = 0; g < giants; g++)
                 c->giant_mine[g] =
@@ -250,15 +272,22 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
 sc_status sc_mpi_ghosts(sc_mpi_context *c) {
     sc_mpi_records *a = &c->set[0].own;
     publish(c, a->at, a->count);
-    double giant;
-    sc_status st = threshold(c, region_scale(c), &giant);
-    if (st != SC_OK)
-        return st;
-    size_t own[2] = {0, 0};
-    for (int k = 0; k < c->sets; k++)
-        own[k] = giants_last(c, &c->set[k].own, giant);
-    /* the regions of a's non-giants, with their largest radius (rule 2) */
-    publish(c, a->at, own[0]);
+    double floor = region_scale(c), top = 0, giant;
+    for (int r = 0; r < c->ranks; r++)
+        top = c->regions[REGION * r + 6] > top ? c->regions[REGION * r + 6] : top;
+    size_t own[2] = {a->count, 0};
+    sc_status st = SC_OK;
+    /* One set whose largest radius is no giant's (the regions say so on
+     * every rank alike): nothing moves, and the regions stand. */
+    if (c->sets == 2 || top > floor) {
+        st = threshold(c, floor, &giant);
+        if (st != SC_OK)
+            return st;
+        for (int k = 0; k < c->sets; k++)
+            own[k] = giants_last(c, &c->set[k].own, giant);
+        /* the regions of a's non-giants, with their largest radius (rule 2) */
+        publish(c, a->at, own[0]);
+    }
     st = exchange(c, 0, own[0], c->sets == 1);
     if (st == SC_OK && c->sets == 2)
         st = exchange(c, 1, own[1], 1);

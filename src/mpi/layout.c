@@ -1,7 +1,8 @@
 /* layout.c: weighted recursive coordinate bisection (rule 1 of
- * docs/mpi.md). Every rank samples its centres, the samples are
- * allgathered in rank order, and every rank cuts the same array the same
- * way, so the cuts agree without another message. A sphere's owner is
+ * docs/mpi.md). Every rank samples its centres, the samples are gathered
+ * on rank 0, which weighs them and cuts, and the cut planes are broadcast
+ * (the computation is done once, not once a rank: on a node where ranks
+ * share cores every rank's copy would be paid for). A sphere's owner is
  * found by the cut planes' comparisons alone (c < cut: the lower side),
  * which no rounding can make two ranks decide differently. */
 #include <math.h>
@@ -18,14 +19,15 @@ typedef struct sample {
 
 /* The cut of ranks [r0, r1) at node k: lower ranks [r0, r0 + (r1 - r0) / 2). */
 typedef struct cut {
-    int axis;
+    double axis; /* 0, 1 or 2 (a double: the tree travels as doubles) */
     double at;
 } cut;
 
-/* A sample's coordinate on the axis being cut, and its place in the
- * gathered array (the tie-break: the same on every rank). */
+/* A sample's coordinate on the axis being cut, its weight and its place in
+ * the gathered array (the tie-break, so the cuts are a function of the
+ * samples alone). */
 typedef struct keyed {
-    double v;
+    double v, w;
     size_t i;
 } keyed;
 
@@ -36,17 +38,51 @@ static int by_value(const void *pa, const void *pb) {
     return a->i < b->i ? -1 : a->i > b->i;
 }
 
-/* Cuts the samples idx[0, n) for ranks [r0, r1) at node k of a
+static void swap(keyed *a, keyed *b) {
+    keyed t = *a;
+    *a = *b, *b = t;
+}
+
+/* Reorders key[0, n) so that the entry at the returned place p is the one
+ * a sort by by_value would put there, every entry before it sorts before
+ * it, and the weights before it sum to at most want while with it they
+ * exceed want (p = n when all of them fit). Expected linear time. */
+static size_t select_weight(keyed *key, size_t n, double want) {
+    size_t lo = 0, hi = n;
+    double before = 0; /* the weights of key[0, lo) */
+    while (lo < hi) {
+        swap(&key[lo + (hi - lo) / 2], &key[hi - 1]);
+        keyed pivot = key[hi - 1];
+        size_t store = lo;
+        double below = 0;
+        for (size_t i = lo; i + 1 < hi; i++)
+            if (by_value(&key[i], &pivot) < 0) {
+                below += key[i].w;
+                swap(&key[i], &key[store++]);
+            }
+        swap(&key[store], &key[hi - 1]);
+        if (before + below > want)
+            hi = store;
+        else if (before + below + pivot.w > want)
+            return store;
+        else
+            before += below + pivot.w, lo = store + 1;
+    }
+    return lo;
+}
+
+/* Cuts the samples key[0, n) for ranks [r0, r1) at node k of a
  * heap-ordered tree (children 2k + 1 and 2k + 2; fewer than 2 * ranks
- * nodes); key is scratch for n entries. */
-static void bisect(const sample *s, size_t *idx, keyed *key, size_t n, int r0, int r1, int dims,
-                   cut *tree, int k) {
+ * nodes): the longest axis of their box, where the weight reaches the
+ * lower ranks' share. */
+static void bisect(const sample *s, keyed *key, size_t n, int r0, int r1, int dims, cut *tree,
+                   int k) {
     if (r1 - r0 < 2)
         return;
     double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, total = 0;
     for (size_t i = 0; i < n; i++)
         for (int a = 0; a < 3; a++) {
-            double v = s[idx[i]].c[a];
+            double v = s[key[i].i].c[a];
             lo[a] = i == 0 || v < lo[a] ? v : lo[a];
             hi[a] = i == 0 || v > hi[a] ? v : hi[a];
         }
@@ -54,26 +90,23 @@ static void bisect(const sample *s, size_t *idx, keyed *key, size_t n, int r0, i
     for (int a = 1; a < dims; a++)
         if (hi[a] - lo[a] > hi[axis] - lo[axis])
             axis = a;
-    for (size_t i = 0; i < n; i++)
-        key[i] = (keyed){s[idx[i]].c[axis], idx[i]};
-    qsort(key, n, sizeof *key, by_value);
     for (size_t i = 0; i < n; i++) {
-        idx[i] = key[i].i;
-        total += s[idx[i]].w;
+        key[i].v = s[key[i].i].c[axis];
+        key[i].w = s[key[i].i].w;
+        total += key[i].w;
     }
     int lower = (r1 - r0) / 2;
-    double want = total * lower / (r1 - r0), acc = 0;
-    size_t split = 0;
-    while (split < n && acc + s[idx[split]].w <= want)
-        acc += s[idx[split++]].w;
+    size_t p = select_weight(key, n, total * lower / (r1 - r0));
     /* The cut sits at the first upper sample; equal coordinates go up with
      * it, so the lower side is exactly the samples below the cut. */
-    double at = split < n ? key[split].v : n > 0 ? key[n - 1].v : 0.0;
-    while (split > 0 && key[split - 1].v >= at)
-        split--;
+    double at = p < n ? key[p].v : hi[axis];
+    size_t split = 0;
+    for (size_t i = 0; i < n; i++)
+        if (key[i].v < at)
+            swap(&key[i], &key[split++]);
     tree[k] = (cut){axis, at};
-    bisect(s, idx, key, split, r0, r0 + lower, dims, tree, 2 * k + 1);
-    bisect(s, idx + split, key, n - split, r0 + lower, r1, dims, tree, 2 * k + 2);
+    bisect(s, key, split, r0, r0 + lower, dims, tree, 2 * k + 1);
+    bisect(s, key + split, n - split, r0 + lower, r1, dims, tree, 2 * k + 2);
 }
 
 /* ---- cost weights ------------------------------------------------------- */
@@ -183,7 +216,7 @@ static int owner_of(const sc_mpi_context *c, const cut *tree, const sc_mpi_recor
     double p[3];
     sc_mpi_position(c, s, p);
     while (r1 - r0 > 1) {
-        double v = p[tree[k].axis];
+        double v = p[(int)tree[k].axis];
         int lower = (r1 - r0) / 2;
         if (v < tree[k].at)
             r1 = r0 + lower, k = 2 * k + 1;
@@ -193,17 +226,17 @@ static int owner_of(const sc_mpi_context *c, const cut *tree, const sc_mpi_recor
     return r0;
 }
 
-/* Every rank's samples of every set, gathered in rank order into *all
- * (n_all of them). */
+/* Every rank's samples of every set, gathered in rank order into *all on
+ * rank 0 (n_all of them; NULL and 0 on the others). */
 static sc_status gather_samples(sc_mpi_context *c, sample **all, size_t *n_all) {
     uint64_t n = 0, total = 0;
     for (int k = 0; k < c->sets; k++)
         n += c->set[k].own.count;
-    MPI_Allreduce(&n, &total, 1, MPI_UINT64_T, MPI_SUM, c->comm);
+    sc_mpi_allreduce(&n, &total, 1, MPI_UINT64_T, MPI_SUM, c->comm);
     size_t want = total == 0 ? 0 : (size_t)((double)n * (double)c->options.sample / (double)total);
     size_t take = n == 0 ? 0 : want < 1 ? 1 : want > n ? n : want;
     int mine = (int)take;
-    MPI_Allgather(&mine, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
+    sc_mpi_allgather(&mine, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
     size_t sum = 0;
     for (int r = 0; r < c->ranks; r++) {
         c->rdispls[r] = (int)(sum * sizeof(sample));
@@ -211,8 +244,9 @@ static sc_status gather_samples(sc_mpi_context *c, sample **all, size_t *n_all) 
         c->rcounts[r] *= (int)sizeof(sample);
     }
     sample *local = sc_mpi_alloc(c, take * sizeof *local);
-    *all = sc_mpi_alloc(c, sum * sizeof **all);
-    sc_status st = sc_mpi_agree(c, local && *all ? SC_OK : SC_ERR_OUT_OF_MEMORY, UINT64_MAX);
+    *all = c->rank == 0 ? sc_mpi_alloc(c, sum * sizeof **all) : NULL;
+    int ok = local && (c->rank != 0 || *all);
+    sc_status st = sc_mpi_agree(c, ok ? SC_OK : SC_ERR_OUT_OF_MEMORY, UINT64_MAX);
     if (st == SC_OK) {
         for (size_t i = 0; i < take; i++) { /* evenly spaced over the sets' rows */
             size_t row = (size_t)((double)i * (double)n / (double)take), k = 0;
@@ -222,11 +256,29 @@ static sc_status gather_samples(sc_mpi_context *c, sample **all, size_t *n_all) 
             local[i].r = sc_mpi_search_radius(c, c->set[k].own.at[row].r);
             sc_mpi_position(c, &c->set[k].own.at[row], local[i].c);
         }
-        MPI_Allgatherv(local, (int)(take * sizeof *local), MPI_BYTE, *all, c->rcounts, c->rdispls,
-                       MPI_BYTE, c->comm);
-        *n_all = sum;
+        sc_mpi_gatherv(local, (int)(take * sizeof *local), MPI_BYTE, *all, c->rcounts, c->rdispls,
+                       MPI_BYTE, 0, c->comm);
+        *n_all = c->rank == 0 ? sum : 0;
     }
     sc_mpi_free(c, local);
+    return st;
+}
+
+/* Rank 0: the cut tree of the gathered samples (weighed first with cost
+ * weights). */
+static sc_status cut_samples(const sc_mpi_context *c, sample *all, size_t n_all, cut *tree) {
+    keyed *key = sc_mpi_alloc(c, n_all * sizeof *key);
+    if (!key && n_all > 0)
+        return SC_ERR_OUT_OF_MEMORY;
+    sc_status st = SC_OK;
+    if (c->options.weight == SC_MPI_WEIGHT_COST)
+        st = cost_weights(c, all, n_all, key);
+    if (st == SC_OK) {
+        for (size_t i = 0; i < n_all; i++)
+            key[i].i = i;
+        bisect(all, key, n_all, 0, c->ranks, c->dims, tree, 0);
+    }
+    sc_mpi_free(c, key);
     return st;
 }
 
@@ -239,7 +291,7 @@ static sc_status move(sc_mpi_context *c, const cut *tree, sc_mpi_records *own) {
     sc_status st = dest ? SC_OK : SC_ERR_OUT_OF_MEMORY;
     for (size_t i = 0; st == SC_OK && i < own->count; i++)
         c->counts[dest[i] = owner_of(c, tree, &own->at[i])]++;
-    MPI_Alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
+    sc_mpi_alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
     size_t in = 0, out = 0;
     for (int r = 0; r < p; r++) {
         c->displs[r] = (int)out, out += (size_t)c->counts[r];
@@ -259,8 +311,8 @@ static sc_status move(sc_mpi_context *c, const cut *tree, sc_mpi_records *own) {
             memcpy(at, c->displs, (size_t)p * sizeof *at);
             for (size_t i = 0; i < own->count; i++)
                 c->spare.at[at[dest[i]]++] = own->at[i];
-            MPI_Alltoallv(c->spare.at, c->counts, c->displs, c->record, own->at, c->rcounts,
-                          c->rdispls, c->record, c->comm);
+            sc_mpi_alltoallv(c->spare.at, c->counts, c->displs, c->record, own->at, c->rcounts,
+                             c->rdispls, c->record, c->comm);
             own->count = in;
             for (int r = 0; r < p; r++)
                 if (r != c->rank && c->counts[r] > 0) {
@@ -275,30 +327,22 @@ static sc_status move(sc_mpi_context *c, const cut *tree, sc_mpi_records *own) {
 }
 
 sc_status sc_mpi_layout_rcb(sc_mpi_context *c) {
+    size_t nodes = 2 * (size_t)c->ranks;
+    cut *tree = sc_mpi_alloc(c, nodes * sizeof *tree);
+    sc_status st = sc_mpi_agree(c, tree ? SC_OK : SC_ERR_OUT_OF_MEMORY, UINT64_MAX);
     sample *all = NULL;
     size_t n_all = 0;
-    sc_status st = gather_samples(c, &all, &n_all);
-    size_t *idx = NULL;
-    keyed *key = NULL;
-    cut *tree = NULL;
+    if (st == SC_OK)
+        st = gather_samples(c, &all, &n_all);
     if (st == SC_OK) {
-        idx = sc_mpi_alloc(c, n_all * sizeof *idx);
-        key = sc_mpi_alloc(c, n_all * sizeof *key);
-        tree = sc_mpi_alloc(c, 2 * (size_t)c->ranks * sizeof *tree);
-        st = sc_mpi_agree(c, idx && key && tree ? SC_OK : SC_ERR_OUT_OF_MEMORY, UINT64_MAX);
+        memset(tree, 0, nodes * sizeof *tree);
+        st = sc_mpi_agree(c, c->rank == 0 ? cut_samples(c, all, n_all, tree) : SC_OK, UINT64_MAX);
     }
-    if (st == SC_OK && c->options.weight == SC_MPI_WEIGHT_COST)
-        st = sc_mpi_agree(c, cost_weights(c, all, n_all, key), UINT64_MAX);
     if (st == SC_OK) {
-        for (size_t i = 0; i < n_all; i++)
-            idx[i] = i;
-        memset(tree, 0, 2 * (size_t)c->ranks * sizeof *tree);
-        bisect(all, idx, key, n_all, 0, c->ranks, c->dims, tree, 0);
+        sc_mpi_bcast(tree, (int)(2 * nodes), MPI_DOUBLE, 0, c->comm);
         for (int k = 0; st == SC_OK && k < c->sets; k++)
             st = move(c, tree, &c->set[k].own);
     }
-    sc_mpi_free(c, idx);
-    sc_mpi_free(c, key);
     sc_mpi_free(c, tree);
     sc_mpi_free(c, all);
     return st;

@@ -61,7 +61,7 @@ sc_status sc_mpi_agree(sc_mpi_context *c, sc_status status, uint64_t id) {
     int failed = status != SC_OK;
     uint64_t mine[2] = {failed ? id : UINT64_MAX, failed ? (uint64_t)c->rank : UINT64_MAX};
     uint64_t all[2];
-    MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, c->comm);
+    sc_mpi_allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, c->comm);
     if (all[1] == UINT64_MAX)
         return SC_OK;
     /* The failure with the smallest global id wins (the single process's
@@ -69,10 +69,10 @@ sc_status sc_mpi_agree(sc_mpi_context *c, sc_status status, uint64_t id) {
     int winner = (int)all[1];
     if (all[0] != UINT64_MAX) {
         int candidate = failed && id == all[0] ? c->rank : INT_MAX;
-        MPI_Allreduce(&candidate, &winner, 1, MPI_INT, MPI_MIN, c->comm);
+        sc_mpi_allreduce(&candidate, &winner, 1, MPI_INT, MPI_MIN, c->comm);
     }
     int agreed = (int)status;
-    MPI_Bcast(&agreed, 1, MPI_INT, winner, c->comm);
+    sc_mpi_bcast(&agreed, 1, MPI_INT, winner, c->comm);
     if (all[0] != UINT64_MAX)
         snprintf(c->message, sizeof c->message, "rank %d: sphere id %llu: %s", winner,
                  (unsigned long long)all[0], sc_status_string((sc_status)agreed));
@@ -212,22 +212,6 @@ uint64_t sc_mpi_pair_mix(uint64_t i, uint64_t j) {
 
 /* ---- positions in a periodic box ------------------------------------------ */
 
-/* sc_box's wrap(), the expression spherecollide.h documents. */
-static double wrap(double x, double lo, double hi) {
-    if (x >= lo && x < hi)
-        return x;
-    const double L = hi - lo, t = x - floor((x - lo) / L) * L;
-    return t < lo || t >= hi ? lo : t;
-}
-
-void sc_mpi_position(const sc_mpi_context *c, const sc_mpi_record *s, double p[3]) {
-    p[0] = s->x, p[1] = s->y, p[2] = s->z;
-    const sc_box *b = &c->options.search.box;
-    for (int a = 0; a < 3; a++)
-        if (c->periodic[a])
-            p[a] = wrap(p[a], b->lo[a], b->hi[a]);
-}
-
 /* The periodic axes of this call's dimensions, and rule 3's absolute
  * margin for them: 2^-44 B, B the largest |lo| or |hi| plus the period
  * over those axes (docs/mpi.md, "Periodic boxes"). */
@@ -258,7 +242,8 @@ double sc_mpi_pair_d2(const sc_mpi_context *c, const sc_mpi_record *a, const sc_
             continue;
         }
         const double L = box->hi[k] - box->lo[k];
-        double t = wrap(pb[k], box->lo[k], box->hi[k]) - wrap(pa[k], box->lo[k], box->hi[k]);
+        double t =
+            sc_mpi_wrap(pb[k], box->lo[k], box->hi[k]) - sc_mpi_wrap(pa[k], box->lo[k], box->hi[k]);
         d[k] = t > 0.5 * L ? t - L : t < -0.5 * L ? t + L : t;
     }
     if (c->dims == 2)
@@ -270,17 +255,6 @@ double sc_mpi_pair_d2(const sc_mpi_context *c, const sc_mpi_record *a, const sc_
  * g = (r + h)(1 + 2^-48) and two ulps more, so that for any two spheres
  * fl(gi + gj) >= fl(fl(ri + rj) + skin). Non-decreasing in r, which rule
  * 4's (radius, id) order needs. */
-double sc_mpi_search_radius(const sc_mpi_context *c, double r) {
-    if (c->grow_h == 0)
-        return r;
-    const double g = (r + c->grow_h) * (1.0 + 0x1p-48);
-    uint64_t u;
-    memcpy(&u, &g, sizeof u);
-    u += 2;
-    double up;
-    memcpy(&up, &u, sizeof up);
-    return up;
-}
 
 /* ---- check: values, dimensions, ids --------------------------------------- */
 
@@ -296,7 +270,7 @@ static sc_status agree_shape(sc_mpi_context *c, const query *q) {
             mine[q->v[k]->z ? 0 : 1] = 1;
             mine[2 + 2 * k + (q->ids[k] ? 0 : 1)] = 1;
         }
-    MPI_Allreduce(mine, all, 6, MPI_INT, MPI_MAX, c->comm);
+    sc_mpi_allreduce(mine, all, 6, MPI_INT, MPI_MAX, c->comm);
     c->dims = all[1] ? 2 : 3;
     int bad = (all[0] && all[1]) || (all[2] && all[3]) || (all[4] && all[5]);
     return bad ? SC_ERR_INVALID_ARGUMENT : SC_OK;
@@ -336,12 +310,13 @@ static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *f
     const uint64_t *ids = q->ids[k];
     uint64_t n = v->count;
     *first = 0;
-    MPI_Exscan(&n, first, 1, MPI_UINT64_T, MPI_SUM, c->comm);
+    sc_mpi_exscan(&n, first, 1, MPI_UINT64_T, MPI_SUM, c->comm);
     if (c->rank == 0)
         *first = 0; /* MPI_Exscan leaves rank 0's result undefined */
     size_t bad = 0;
     uint64_t bad_id = UINT64_MAX;
-    sc_status st = n > SC_MAX_SPHERES ? SC_ERR_TOO_MANY_SPHERES : sc_spheres_validate(v, &bad);
+    sc_status st =
+        n > SC_MAX_SPHERES ? SC_ERR_TOO_MANY_SPHERES : sc_context_validate(c->search, v, &bad);
     if (st != SC_OK && st != SC_ERR_TOO_MANY_SPHERES && st != SC_ERR_INVALID_ARGUMENT)
         bad_id = ids ? ids[bad] : *first + bad;
     for (size_t i = 0; st == SC_OK && ids && i < n; i++)
@@ -362,7 +337,7 @@ static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *f
     if (st == SC_OK && (c->ranks > 1 || q->nbr))
         st = copy_own(c, &c->set[k].own, v, q->nbr ? NULL : ids, *first);
     if (q->nbr)
-        MPI_Allgather(first, 1, MPI_UINT64_T, c->firsts, 1, MPI_UINT64_T, c->comm);
+        sc_mpi_allgather(first, 1, MPI_UINT64_T, c->firsts, 1, MPI_UINT64_T, c->comm);
     st = sc_mpi_agree(c, st, bad_id);
     size_t used = strlen(c->message);
     if (st == SC_ERR_OUT_OF_RANGE && c->grow_h > 0)
@@ -470,10 +445,12 @@ static int keep_distributed(const uint32_t *p, size_t count, void *user) {
     keep_state *s = user;
     const sc_mpi_context *c = s->c;
     const sc_mpi_record *at = c->set[0].local.at;
+    const size_t own = c->set[0].local_own;
     s->found += count;
     for (size_t k = 0; k < count && !s->stopped; k++) {
         size_t a = p[2 * k], b = p[2 * k + 1];
-        if (sc_mpi_decides(c, a, b))
+        /* both ends owned non-giants (most pairs): kept here, whichever decides */
+        if ((a < own && b < own) || sc_mpi_decides(c, a, b))
             keep(s, at[a].id, at[b].id);
     }
     return s->stopped;
@@ -611,7 +588,7 @@ static sc_status run(sc_mpi_context *c, const query *q, sc_summary *out, size_t 
     t = lap(c, SC_MPI_PHASE_GHOSTS, t);
     if (st == SC_OK) {
         for (int k = 0; k < q->sets; k++)
-            c->stats.owned += general ? c->set[k].own.count : q->v[k]->count;
+            c->stats.owned += general ? c->set[k].owned : q->v[k]->count;
         st = sc_mpi_agree(c, search(c, q, &s), UINT64_MAX);
         if (st == SC_OK && q->nbr)
             st = sc_mpi_neighbors_finish(c, q);
@@ -619,7 +596,7 @@ static sc_status run(sc_mpi_context *c, const query *q, sc_summary *out, size_t 
     t = lap(c, SC_MPI_PHASE_SEARCH, t);
     if (st == SC_OK) {
         uint64_t mine[2] = {s.pairs, s.checksum}, all[2];
-        MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, c->comm); /* mod 2^64 */
+        sc_mpi_allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, c->comm); /* mod 2^64 */
         out->pairs = all[0];
         out->checksum = all[1];
         if (needed)

@@ -5,7 +5,9 @@
 #define SC_MPI_INTERNAL_H
 
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "spherecollide_mpi.h"
 
@@ -26,10 +28,12 @@ typedef struct sc_mpi_records {
 /* One set of spheres through the pipeline: a one-set query has one, a
  * two-set query two (a = 0, b = 1). */
 typedef struct sc_mpi_set {
-    sc_mpi_records own;   /* the spheres this rank owns (rule 1) */
+    sc_mpi_records own;   /* the spheres this rank owns (rule 1); after the ghost
+                           * phase, spare records (local took them over) */
     sc_mpi_records local; /* for the search: [owned non-giants | ghosts | giants] */
     size_t local_own;     /* local.at[0, local_own): owned, not giants */
     size_t local_giants;  /* local.at[local.count - local_giants, count): giants */
+    size_t owned;         /* the spheres owned here, giants included */
 } sc_mpi_set;
 
 /* One neighbour-list entry as it travels to its row's rank: row and col
@@ -113,6 +117,29 @@ void sc_mpi_free(const sc_mpi_context *c, void *p);
 /* Grows r to hold at least n records (content kept); SC_ERR_OUT_OF_MEMORY. */
 sc_status sc_mpi_reserve(const sc_mpi_context *c, sc_mpi_records *r, size_t n);
 
+/* The collectives the layer calls (wait.c): MPI's own, with the same
+ * arguments, but started nonblocking and waited for by sc_mpi_wait, which
+ * sleeps between tests rather than polling, so a waiting rank leaves its
+ * core to the ranks and threads that still work. */
+void sc_mpi_wait(MPI_Request *request);
+void sc_mpi_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
+                      MPI_Comm comm);
+void sc_mpi_allgather(const void *in, int count, MPI_Datatype type, void *out, int out_count,
+                      MPI_Datatype out_type, MPI_Comm comm);
+void sc_mpi_allgatherv(const void *in, int count, MPI_Datatype type, void *out,
+                       const int *out_counts, const int *out_displs, MPI_Datatype out_type,
+                       MPI_Comm comm);
+void sc_mpi_gatherv(const void *in, int count, MPI_Datatype type, void *out, const int *out_counts,
+                    const int *out_displs, MPI_Datatype out_type, int root, MPI_Comm comm);
+void sc_mpi_alltoall(const void *in, int count, MPI_Datatype type, void *out, int out_count,
+                     MPI_Datatype out_type, MPI_Comm comm);
+void sc_mpi_alltoallv(const void *in, const int *counts, const int *displs, MPI_Datatype type,
+                      void *out, const int *out_counts, const int *out_displs,
+                      MPI_Datatype out_type, MPI_Comm comm);
+void sc_mpi_exscan(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm);
+void sc_mpi_bcast(void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
+
 /* Rule 8: every rank passes its own status (and the global id it concerns,
  * or UINT64_MAX); every rank gets the same agreed status and message. */
 sc_status sc_mpi_agree(sc_mpi_context *c, sc_status status, uint64_t id);
@@ -125,12 +152,6 @@ sc_status sc_mpi_layout_rcb(sc_mpi_context *c);
 /* The ghost phase (rules 2, 3, 5): builds every set's local from its own.
  * Collective; returns an agreed status. */
 sc_status sc_mpi_ghosts(sc_mpi_context *c);
-
-/* A record's centre as the layout and the regions see it: on a periodic
- * axis wrapped into the box by sc_box's wrap() (the library's own
- * expression, so owners agree with the search), else as given. The record
- * keeps the caller's values: the search wraps them itself. */
-void sc_mpi_position(const sc_mpi_context *c, const sc_mpi_record *s, double p[3]);
 
 /* Rule 3's test: may a sphere at c (a position) of radius r meet one of
  * radius at most rmax whose position lies in the box [lo, hi]? On a
@@ -146,7 +167,37 @@ sc_status sc_mpi_enter(sc_mpi_context *c, const sc_mpi_query *q, sc_summary *out
 
 /* The radius rule 3, rule 5 and the search use: r, or with a neighbour
  * list's skin the grown radius (docs/mpi.md, "Neighbour lists"). */
-double sc_mpi_search_radius(const sc_mpi_context *c, double r);
+static inline double sc_mpi_search_radius(const sc_mpi_context *c, double r) {
+    if (c->grow_h == 0)
+        return r;
+    const double g = (r + c->grow_h) * (1.0 + 0x1p-48);
+    uint64_t u;
+    memcpy(&u, &g, sizeof u);
+    u += 2;
+    double up;
+    memcpy(&up, &u, sizeof up);
+    return up;
+}
+/* sc_box's wrap(), the expression spherecollide.h documents. */
+static inline double sc_mpi_wrap(double x, double lo, double hi) {
+    if (x >= lo && x < hi)
+        return x;
+    const double L = hi - lo, t = x - floor((x - lo) / L) * L;
+    return t < lo || t >= hi ? lo : t;
+}
+
+/* A record's centre as the layout and the regions see it: on a periodic
+ * axis wrapped into the box by sc_box's wrap() (the library's own
+ * expression, so owners agree with the search), else as given. The record
+ * keeps the caller's values: the search wraps them itself. Inline: every
+ * phase calls it once a sphere. */
+static inline void sc_mpi_position(const sc_mpi_context *c, const sc_mpi_record *s, double p[3]) {
+    p[0] = s->x, p[1] = s->y, p[2] = s->z;
+    const sc_box *b = &c->options.search.box;
+    for (int a = 0; a < 3; a++)
+        if (c->periodic[a])
+            p[a] = sc_mpi_wrap(p[a], b->lo[a], b->hi[a]);
+}
 
 /* Rule 4 for one set: is the pair of local records a, b of set 0 kept
  * on this rank? */

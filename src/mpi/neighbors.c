@@ -98,7 +98,7 @@ static sc_status send(sc_mpi_context *c, int by_col) {
     st = sc_mpi_agree(c, st, UINT64_MAX);
     if (st != SC_OK)
         return st;
-    MPI_Alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
+    sc_mpi_alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
     size_t in = 0, out = 0;
     for (int r = 0; r < p; r++) {
         c->displs[r] = (int)out, out += (size_t)c->counts[r];
@@ -117,8 +117,8 @@ static sc_status send(sc_mpi_context *c, int by_col) {
         st = sc_mpi_agree(c, st, UINT64_MAX);
     }
     if (st == SC_OK) {
-        MPI_Alltoallv(c->spare_entries.at, c->counts, c->displs, c->entry, e->at, c->rcounts,
-                      c->rdispls, c->entry, c->comm);
+        sc_mpi_alltoallv(c->spare_entries.at, c->counts, c->displs, c->entry, e->at, c->rcounts,
+                         c->rdispls, c->entry, c->comm);
         e->count = in;
         for (int r = 0; r < p; r++)
             if (r != c->rank && c->counts[r] > 0) {
@@ -265,8 +265,8 @@ static sc_status arguments(sc_mpi_context *c, const sc_spheres *local, const sc_
             mine[k] = v[k], mine[3 + k] = -v[k];
     }
     int bad = !ok, any_bad = 0;
-    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, c->comm);
-    MPI_Allreduce(mine, all, 6, MPI_DOUBLE, MPI_MAX, c->comm);
+    sc_mpi_allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, c->comm);
+    sc_mpi_allreduce(mine, all, 6, MPI_DOUBLE, MPI_MAX, c->comm);
     int same = !any_bad && all[0] == -all[3] && all[1] == -all[4] && all[2] == -all[5];
     return sc_mpi_agree(c, same ? SC_OK : SC_ERR_INVALID_ARGUMENT, UINT64_MAX);
 }
@@ -301,7 +301,7 @@ sc_status sc_mpi_neighbors_fill(sc_mpi_context *ctx, const sc_spheres *local, co
     int ready = k->valid && k->rows == local->count && k->spec.full == spec->full &&
                 k->spec.skin == spec->skin && k->spec.value == spec->value,
         all_ready = 0;
-    MPI_Allreduce(&ready, &all_ready, 1, MPI_INT, MPI_MIN, ctx->comm);
+    sc_mpi_allreduce(&ready, &all_ready, 1, MPI_INT, MPI_MIN, ctx->comm);
     if (!all_ready) {
         sc_mpi_query q = {.sets = 1, .v = {local}, .ids = {ids}, .nbr = spec};
         st = sc_mpi_enter(ctx, &q, NULL, NULL);
