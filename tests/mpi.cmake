@@ -36,7 +36,8 @@ if(TARGET spherecollide_mpi_cli AND TARGET spherecollide_cli)
   find_program(SC_MPI_TOOL_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
   add_test(NAME mpi.tool
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/tool.sh $<TARGET_FILE:spherecollide_cli>
-            $<TARGET_FILE:spherecollide_mpi_cli> ${MPIEXEC_EXECUTABLE} ${SC_MPI_TOOL_PYTHON})
+            $<TARGET_FILE:spherecollide_mpi_cli> ${MPIEXEC_EXECUTABLE} ${SC_MPI_TOOL_PYTHON}
+            $<$<TARGET_EXISTS:cli_check>:$<TARGET_FILE:cli_check>>)
   set_tests_properties(mpi.tool PROPERTIES ENVIRONMENT "${SC_MPI_TEST_ENV}" TIMEOUT 240
                        PROCESSORS 2 RUN_SERIAL TRUE)
 endif()

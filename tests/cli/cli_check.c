@@ -840,9 +840,10 @@ static int cmd_periodic(int argc, char **argv) {
 #include <hdf5.h>
 #endif
 
-/* cli_check mkh5 OUT.h5 INPUT: writes INPUT's spheres as the (N, 4) float64
- * dataset /particles/spheres of a new HDF5 file; exit 77 when this build
- * has no HDF5. */
+/* cli_check mkh5 OUT.h5 INPUT [ROW COL VALUE]: writes INPUT's spheres as
+ * the (N, 4) float64 dataset /particles/spheres of a new HDF5 file, with
+ * VALUE (strtod: "nan" too) planted at ROW, COL if given; exit 77 when
+ * this build has no HDF5. */
 static int cmd_mkh5(int argc, char **argv) {
     if (argc < 4)
         return 2;
@@ -860,6 +861,15 @@ static int cmd_mkh5(int argc, char **argv) {
         rows[4 * i + 1] = s[i].y;
         rows[4 * i + 2] = s[i].z;
         rows[4 * i + 3] = s[i].r;
+    }
+    if (argc >= 7) {
+        const size_t row = strtoull(argv[4], NULL, 10), col = strtoull(argv[5], NULL, 10);
+        if (row >= n || col >= 4) {
+            free(rows);
+            free(s);
+            return 2;
+        }
+        rows[4 * row + col] = strtod(argv[6], NULL);
     }
     const hsize_t dims[2] = {n, 4};
     hid_t file = H5Fcreate(argv[2], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);

@@ -7,9 +7,12 @@
 # --json's per-rank rows sum to the total. Failures: a NaN in a .npy
 # (exit 5, the serial tool's message, no output left), a missing output
 # directory (exit 6, checked before the search), a missing input (exit 3), a bad option or standard input
-# (exit 2: mpiexec gives it to rank 0 only).
+# (exit 2: mpiexec gives it to rank 0 only). With CLI_CHECK (a build with
+# HDF5): an HDF5 file read by slices, each rank its own rows (--json's
+# rows_read sum to n), with the serial tool's count and checksum, and a
+# NaN in another rank's slice named by its row as the serial tool names it.
 set -uo pipefail
-serial=$1 tool=$2 mpiexec=$3 python=$4
+serial=$1 tool=$2 mpiexec=$3 python=$4 cli_check=${5:-}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fails=0 checks=0
@@ -91,5 +94,33 @@ check "a missing input: exit 3" test $? -eq 3
 check "an unknown option: exit 2" test $? -eq 2
 "$mpiexec" -n 2 "$tool" pairs - <"$dir/c.npy" 2>"$dir/pipe.txt" >/dev/null
 check "standard input: exit 2 with a message" test $? -eq 2 -a -s "$dir/pipe.txt"
+# HDF5: each rank reads its own slice (a hyperslab), rows are global ids
+if [ -n "$cli_check" ] && "$cli_check" mkh5 "$dir/c.h5" "$dir/c.npy"; then
+  for np in 1 3 4; do
+    "$mpiexec" -n "$np" "$tool" pairs "$dir/c.h5" --dataset /particles/spheres --json \
+      >"$dir/h.json"
+    check "$np ranks: HDF5 exit 0" test $? -eq 0
+    check "$np ranks: HDF5 by slices" "$python" - "$dir/h.json" "$np" "$(field pairs <"$dir/ref.txt")" \
+      "$(field checksum <"$dir/ref.txt")" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = [r["rows_read"] for r in j["per_rank"]]
+n, ranks = j["n"], int(sys.argv[2])
+ok = j["pairs"] == int(sys.argv[3]) and j["checksum"] == sys.argv[4] and j["input_format"] == "hdf5"
+ok = ok and len(rows) == ranks and sum(rows) == n == 30000 and max(rows) <= n // ranks + 1
+sys.exit(0 if ok else 1)
+PY
+  done
+  "$cli_check" mkh5 "$dir/nan.h5" "$dir/c.npy" 25000 1 nan
+  "$serial" pairs "$dir/nan.h5" --dataset /particles/spheres 2>"$dir/serr.txt" >/dev/null
+  "$mpiexec" -n 3 "$tool" pairs "$dir/nan.h5" --dataset /particles/spheres -o "$dir/h5-out.npy" \
+    2>"$dir/merr.txt" >/dev/null
+  rc=$?
+  check "HDF5, a NaN in rank 2's slice: exit 5 (got $rc)" test "$rc" -eq 5
+  check "HDF5, a NaN: the serial tool's message, its row" test \
+    "$(sed -n 's/^spherecollide: //p' "$dir/serr.txt")" = \
+    "$(sed -n 's/^spherecollide-mpi: //p' "$dir/merr.txt")"
+  check "HDF5, a NaN: no output left" test -z "$(ls "$dir" | grep h5-out)"
+fi
 echo "mpi tool: $checks checks, $fails failures"
 [ "$fails" -eq 0 ]

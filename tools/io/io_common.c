@@ -269,6 +269,12 @@ size_t io_max_spheres(const sc_io_read_options *o) {
 
 sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts,
                                 sc_io_spheres *out, char *err, size_t errcap) {
+    return sc_io_read_spheres_slice(path, opts, 0, 1, out, err, errcap);
+}
+
+sc_io_status sc_io_read_spheres_slice(const char *path, const sc_io_read_options *opts,
+                                      size_t slice, size_t slices, sc_io_spheres *out, char *err,
+                                      size_t errcap) {
     if (err && errcap)
         err[0] = '\0';
     if (out == NULL || path == NULL)
@@ -302,12 +308,12 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
         if (strcmp(path, "-") == 0)
             return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
                            "standard input: HDF5 cannot be read from a stream; name the file");
-        const sc_io_status hs = io_read_hdf5(path, opts, out, err, errcap);
+        const sc_io_status hs = io_read_hdf5(path, opts, slice, slices, out, err, errcap);
         if (hs != SC_IO_OK) {
             memset(out, 0, sizeof *out);
             return hs;
         }
-        out->format = fmt;
+        out->format = fmt; /* total and first: the reader's */
         return SC_IO_OK;
     }
     io_file f;
@@ -344,6 +350,8 @@ sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts
         return st;
     }
     out->format = fmt;
+    out->first = 0;
+    out->total = out->n;
     return SC_IO_OK;
 }
 

@@ -27,9 +27,9 @@
 
 #ifndef SC_HAVE_HDF5
 
-sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_io_spheres *out,
-                          char *err, size_t errcap) {
-    (void)opts;
+sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, size_t slice,
+                          size_t slices, sc_io_spheres *out, char *err, size_t errcap) {
+    (void)opts, (void)slice, (void)slices;
     (void)out;
     return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
                    "%s: this build reads no HDF5 (install libhdf5-dev and rebuild)", path);
@@ -118,18 +118,20 @@ static const sc_hdf5_api *hdf5_module(char *err, size_t cap) {
 /* Reads dataset `name` (rank 1 or 2) into a new double array; *rows and
  * *cols get its shape. */
 static sc_io_status read_dataset(const sc_hdf5_api *h5, const char *path, void *file,
-                                 const char *name, int want_rank, double **data, size_t *rows,
+                                 const char *name, int want_rank, size_t slice, size_t slices,
+                                 double **data, size_t *first, size_t *rows, size_t *total,
                                  size_t *cols, char *err, size_t errcap) {
     char q[128], what[160];
-    const sc_io_status st = h5->read(file, name, want_rank, data, rows, cols, what, sizeof what);
+    const sc_io_status st = h5->read(file, name, want_rank, slice, slices, data, first, rows, total,
+                                     cols, what, sizeof what);
     if (st != SC_IO_OK)
         return io_fail(err, errcap, st, "%s: dataset %s: %s", path,
                        io_quote(name, strlen(name), q, sizeof q), what);
     return SC_IO_OK;
 }
 
-sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_io_spheres *out,
-                          char *err, size_t errcap) {
+sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, size_t slice,
+                          size_t slices, sc_io_spheres *out, char *err, size_t errcap) {
     const int dims = opts && opts->dims == 2 ? 2 : 3, width = dims + 1;
     if (!opts || !opts->dataset)
         return io_fail(err, errcap, SC_IO_ERR_ARGUMENT,
@@ -147,16 +149,18 @@ sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_i
     void *file = h5->open(path);
     if (!file)
         return io_fail(err, errcap, SC_IO_ERR_OPEN, "%s: cannot open as an HDF5 file", path);
+    if (slices > 1 && slice >= slices)
+        st = io_fail(err, errcap, SC_IO_ERR_ARGUMENT, "%s: slice %zu of %zu", path, slice, slices);
     double *part[4] = {NULL, NULL, NULL, NULL};
-    size_t n = 0, cols[4] = {0, 0, 0, 0};
+    size_t n = 0, first = 0, total = 0, cols[4] = {0, 0, 0, 0};
     for (int k = 0; k < spec.parts && st == SC_IO_OK; k++) {
-        size_t rows = 0;
-        st = read_dataset(h5, path, file, spec.names[k], spec.parts == 1 ? 2 : 1, &part[k], &rows,
-                          &cols[k], err, errcap);
-        if (st == SC_IO_OK && k > 0 && rows != n)
+        size_t rows = 0, all = 0;
+        st = read_dataset(h5, path, file, spec.names[k], spec.parts == 1 ? 2 : 1, slice, slices,
+                          &part[k], &first, &rows, &all, &cols[k], err, errcap);
+        if (st == SC_IO_OK && k > 0 && all != total)
             st = io_fail(err, errcap, SC_IO_ERR_SHAPE, "%s: dataset %s: %zu values, but %s has %zu",
-                         path, spec.names[k], rows, spec.names[0], n);
-        n = rows;
+                         path, spec.names[k], all, spec.names[0], total);
+        n = rows, total = all;
     }
     h5->close(file);
     for (int k = 0; spec.parts == 1 && st == SC_IO_OK && k < width; k++)
@@ -164,8 +168,8 @@ sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_i
             st = io_fail(err, errcap, SC_IO_ERR_SHAPE,
                          "%s: dataset %s: column %ld asked for, but it has %zu", path,
                          spec.names[0], spec.col[k], cols[0]);
-    if (st == SC_IO_OK && n > io_max_spheres(opts))
-        st = io_fail(err, errcap, SC_IO_ERR_TOO_MANY, "%s: %zu spheres, more than %zu", path, n,
+    if (st == SC_IO_OK && total > io_max_spheres(opts))
+        st = io_fail(err, errcap, SC_IO_ERR_TOO_MANY, "%s: %zu spheres, more than %zu", path, total,
                      io_max_spheres(opts));
     double *rows = NULL;
     if (st == SC_IO_OK && !(rows = malloc((n ? n : 1) * (size_t)width * sizeof(double))))
@@ -179,8 +183,8 @@ sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_i
             if (vc != VALUE_OK)
                 st = io_fail(err, errcap, io_value_status(vc),
                              "%s: dataset %s: row %zu: %s %.17g (column %s)", path,
-                             spec.names[spec.parts == 1 ? 0 : k], i, io_value_problem(vc), v,
-                             dims == 3 ? names3[k] : names2[k]);
+                             spec.names[spec.parts == 1 ? 0 : k], first + i, io_value_problem(vc),
+                             v, dims == 3 ? names3[k] : names2[k]);
             rows[i * (size_t)width + (size_t)k] = v;
         }
     for (int k = 0; k < 4; k++)
@@ -190,6 +194,8 @@ sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, sc_i
         return st;
     }
     io_give_rows(out, rows, n, dims);
+    out->first = first;
+    out->total = total;
     return SC_IO_OK;
 }
 

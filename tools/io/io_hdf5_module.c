@@ -41,8 +41,9 @@ static sc_io_status fail(char *err, size_t errcap, sc_io_status st, const char *
     return st;
 }
 
-static sc_io_status h5_read(void *handle, const char *name, int want_rank, double **data,
-                            size_t *rows, size_t *cols, char *err, size_t errcap) {
+static sc_io_status h5_read(void *handle, const char *name, int want_rank, size_t slice,
+                            size_t slices, double **data, size_t *first, size_t *rows,
+                            size_t *total, size_t *cols, char *err, size_t errcap) {
     const hid_t file = *(hid_t *)handle;
     if (H5Lexists(file, name, H5P_DEFAULT) <= 0)
         return fail(err, errcap, SC_IO_ERR_HEADER, "not found");
@@ -66,13 +67,29 @@ static sc_io_status h5_read(void *handle, const char *name, int want_rank, doubl
         st = fail(err, errcap, SC_IO_ERR_TOO_MANY, what);
     }
     double *buf = NULL;
+    /* the rows read: all, or the slice's (a hyperslab of whole rows) */
+    hsize_t lo = 0, count = dims[0];
+    if (slices > 1) {
+        lo = (hsize_t)((size_t)dims[0] * slice / slices);
+        count = (hsize_t)((size_t)dims[0] * (slice + 1) / slices) - lo;
+    }
     if (st == SC_IO_OK) {
-        const size_t total = (size_t)dims[0] * (size_t)dims[1];
-        buf = malloc((total ? total : 1) * sizeof(double));
-        if (!buf)
+        const size_t values = (size_t)count * (size_t)dims[1];
+        buf = malloc((values ? values : 1) * sizeof(double));
+        if (!buf) {
             st = fail(err, errcap, SC_IO_ERR_NOMEM, "no memory");
-        else if (total && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
-            st = fail(err, errcap, SC_IO_ERR_TRUNCATED, "cannot be read");
+        } else if (values) {
+            const hsize_t start[2] = {lo, 0}, shape[2] = {count, dims[1]};
+            const hid_t mem = H5Screate_simple(rank, shape, NULL);
+            const int ok =
+                mem >= 0 &&
+                H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, shape, NULL) >= 0 &&
+                H5Dread(d, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, buf) >= 0;
+            if (mem >= 0)
+                H5Sclose(mem);
+            if (!ok)
+                st = fail(err, errcap, SC_IO_ERR_TRUNCATED, "cannot be read");
+        }
     }
     H5Tclose(type);
     H5Sclose(space);
@@ -82,7 +99,9 @@ static sc_io_status h5_read(void *handle, const char *name, int want_rank, doubl
         return st;
     }
     *data = buf;
-    *rows = (size_t)dims[0];
+    *first = (size_t)lo;
+    *rows = (size_t)count;
+    *total = (size_t)dims[0];
     *cols = (size_t)dims[1];
     return SC_IO_OK;
 }

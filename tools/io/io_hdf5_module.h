@@ -21,12 +21,15 @@ typedef struct sc_hdf5_api {
      * NULL when it is not an HDF5 file. */
     void *(*open)(const char *path);
     /* Dataset `name` of rank want_rank (1 or 2) as doubles (HDF5's own
-     * conversion) in a new malloc'd array, its shape in *rows and *cols (1
-     * for rank 1): SC_IO_OK, or a status and what is wrong with the dataset
-     * in err ("not found", "rank 3, needs 2", ...), which the caller
-     * prefixes with the file and dataset. */
-    sc_io_status (*read)(void *file, const char *name, int want_rank, double **data, size_t *rows,
-                         size_t *cols, char *err, size_t errcap);
+     * conversion) in a new malloc'd array: of its *total rows, with slices
+     * > 1 only [total slice / slices, total (slice + 1) / slices) (a
+     * hyperslab; *first the first of them), else all; *rows the rows read
+     * and *cols the columns (1 for rank 1): SC_IO_OK, or a status and what
+     * is wrong with the dataset in err ("not found", "rank 3, needs 2",
+     * ...), which the caller prefixes with the file and dataset. */
+    sc_io_status (*read)(void *file, const char *name, int want_rank, size_t slice, size_t slices,
+                         double **data, size_t *first, size_t *rows, size_t *total, size_t *cols,
+                         char *err, size_t errcap);
     void (*close)(void *file);
 } sc_hdf5_api;
 

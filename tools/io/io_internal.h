@@ -140,8 +140,8 @@ IO_HIDDEN sc_io_status io_read_xyz(const char *path, const io_file *f,
                                    size_t errcap);
 /* Spheres from an HDF5 file's datasets (io_hdf5.c; without libhdf5 at
  * build time, an error that says so). Reads the path itself. */
-IO_HIDDEN sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts,
-                                    sc_io_spheres *out, char *err, size_t errcap);
+IO_HIDDEN sc_io_status io_read_hdf5(const char *path, const sc_io_read_options *opts, size_t slice,
+                                    size_t slices, sc_io_spheres *out, char *err, size_t errcap);
 /* Whether loaded data starts as a LAMMPS dump does ("ITEM:"). */
 IO_HIDDEN int io_looks_lammps(const io_file *f);
 

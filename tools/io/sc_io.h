@@ -172,6 +172,9 @@ typedef struct sc_io_spheres {
                               where the dump's boundary flag is pp (XYZ:
                               where pbc is T; all axes when pbc is absent) */
     const int64_t *ids;  /**< n ids when read_options.ids asked, else NULL */
+    size_t first, total; /**< rows holds the file's rows [first, first + n) of
+                              total: a slice (sc_io_read_spheres_slice),
+                              else 0 and n */
     /* private: what sc_io_spheres_free releases */
     void *owned_;
     int64_t *owned_ids_;
@@ -187,6 +190,15 @@ typedef struct sc_io_spheres {
  *  (if err != NULL and errcap > 0; truncated to errcap). opts may be NULL. */
 sc_io_status sc_io_read_spheres(const char *path, const sc_io_read_options *opts,
                                 sc_io_spheres *out, char *err, size_t errcap);
+
+/** As sc_io_read_spheres, but of an HDF5 file's N rows only [N slice /
+ *  slices, N (slice + 1) / slices) are read (an MPI rank its own share);
+ *  out->first and out->total say which. Other formats read every row (a
+ *  .npy or raw file is mapped, so a caller that takes a slice touches only
+ *  its pages). slices 0 or 1: every row. */
+sc_io_status sc_io_read_spheres_slice(const char *path, const sc_io_read_options *opts,
+                                      size_t slice, size_t slices, sc_io_spheres *out, char *err,
+                                      size_t errcap);
 
 /** Checks the values of spheres read with defer_value_check as the reader
  *  would have, and words the first bad one as it would have ("PATH: byte B:

@@ -3,8 +3,9 @@
  *   mpiexec -n P spherecollide-mpi pairs FILE [options]
  *
  * Every rank opens FILE with the serial tool's reader (a .npy or raw file
- * is mapped, so a rank touches only its own slice of rows; a text or HDF5
- * file is parsed whole by every rank) and passes rows [n r / P, n (r+1) / P)
+ * is mapped, so a rank touches only its own slice of rows; an HDF5 file's
+ * rank reads its slice's hyperslab alone; a text file is parsed whole by
+ * every rank) and passes rows [n r / P, n (r+1) / P)
  * to sc_mpi_count_pairs with global id = row, so the count and checksum
  * equal `spherecollide pairs FILE`. With -o the pairs go into one .npy or
  * .bin file in the serial tool's format, written with MPI-IO (each rank its
@@ -216,14 +217,15 @@ static int agree_code(int code) {
 
 /* rank 0 prints its JSON with every rank's statistics */
 static void print_json(const cli *c, const sc_io_spheres *s, const sc_summary *sum,
-                       const sc_mpi_stats *st, double seconds) {
-    double mine[10] = {(double)st->owned,         (double)st->ghosts,
+                       const sc_mpi_stats *st, double seconds, size_t rows_read) {
+    double mine[11] = {(double)st->owned,         (double)st->ghosts,
                        (double)st->pairs,         (double)st->bytes_sent,
                        (double)st->messages_sent, (double)st->candidate_tests},
            *all = rank == 0 ? malloc((size_t)ranks * sizeof mine) : NULL;
     for (int k = 0; k < 4; k++)
         mine[6 + k] = st->seconds[k];
-    MPI_Gather(mine, 10, MPI_DOUBLE, all, 10, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    mine[10] = (double)rows_read;
+    MPI_Gather(mine, 11, MPI_DOUBLE, all, 11, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (rank != 0)
         return;
     printf("{\"command\":\"pairs\",\"input\":\"%s\",\"input_format\":\"%s\",\"dims\":%d,"
@@ -231,15 +233,15 @@ static void print_json(const cli *c, const sc_io_spheres *s, const sc_summary *s
            "\"pairs\":%" PRIu64 ",\"checksum\":\"0x%016" PRIx64 "\",\"giants\":%" PRIu64
            ",\"output\":%s%s%s,\"seconds\":%.9g,\"per_rank\":[",
            c->input, sc_io_format_name(s->format), s->dims,
-           s->dtype == SC_F64 ? "float64" : "float32", s->n, ranks, st->threads,
+           s->dtype == SC_F64 ? "float64" : "float32", s->total, ranks, st->threads,
            c->layout == SC_MPI_LAYOUT_RCB ? "rcb" : "caller", sum->pairs, sum->checksum, st->giants,
            c->output ? "\"" : "", c->output ? c->output : "null", c->output ? "\"" : "", seconds);
     for (int r = 0; r < ranks; r++) {
-        const double *v = all + 10 * r;
-        printf("%s{\"rank\":%d,\"owned\":%.0f,\"ghosts\":%.0f,\"pairs\":%.0f,\"bytes_sent\":%.0f,"
-               "\"messages_sent\":%.0f,\"candidate_tests\":%.0f,\"seconds\":{\"check\":%.6g,"
-               "\"layout\":%.6g,\"ghosts\":%.6g,\"search\":%.6g}}",
-               r ? "," : "", r, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
+        const double *v = all + 11 * r;
+        printf("%s{\"rank\":%d,\"rows_read\":%.0f,\"owned\":%.0f,\"ghosts\":%.0f,\"pairs\":%.0f,"
+               "\"bytes_sent\":%.0f,\"messages_sent\":%.0f,\"candidate_tests\":%.0f,"
+               "\"seconds\":{\"check\":%.6g,\"layout\":%.6g,\"ghosts\":%.6g,\"search\":%.6g}}",
+               r ? "," : "", r, v[10], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
     }
     printf("]}\n");
     free(all);
@@ -268,18 +270,20 @@ static int run(const cli *c) {
                              .threads = 1};
     sc_io_spheres s;
     char err[512];
-    sc_io_status io = sc_io_read_spheres(c->input, &ro, &s, err, sizeof err);
+    sc_io_status io =
+        sc_io_read_spheres_slice(c->input, &ro, (size_t)rank, (size_t)ranks, &s, err, sizeof err);
     int code = agree_code(io == SC_IO_OK ? 0 : sc_io_exit_code(io));
-    if (code) {
-        if (rank == 0)
-            fprintf(stderr, "spherecollide-mpi: %s\n",
-                    io != SC_IO_OK ? err : "the input could not be read on every rank");
+    if (code) { /* the first failing rank words it (a slice's bad row is its own) */
+        int mine = io != SC_IO_OK ? rank : ranks, speaker = ranks;
+        MPI_Allreduce(&mine, &speaker, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (rank == speaker)
+            fprintf(stderr, "spherecollide-mpi: %s\n", err);
         sc_io_spheres_free(&s);
         return code;
     }
     /* every rank must have read the same file (a path that differs
      * between nodes, a file changed while ranks opened it) */
-    unsigned long long n = s.n, lo = 0, hi = 0;
+    unsigned long long n = s.total, lo = 0, hi = 0;
     MPI_Allreduce(&n, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&n, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
     if (lo != hi) {
@@ -302,10 +306,17 @@ static int run(const cli *c) {
             return code;
         }
     }
-    size_t first = s.n * (size_t)rank / (size_t)ranks,
-           last = s.n * ((size_t)rank + 1) / (size_t)ranks, width = (size_t)s.dims + 1;
+    /* this rank's rows: the slice the reader gave, or its share of all */
+    size_t first = s.total * (size_t)rank / (size_t)ranks,
+           last = s.total * ((size_t)rank + 1) / (size_t)ranks, width = (size_t)s.dims + 1;
     size_t elem = s.dtype == SC_F64 ? sizeof(double) : sizeof(float);
-    const char *base = s.rows ? (const char *)s.rows + first * width * elem : NULL;
+    size_t skip = s.n == s.total ? first : 0; /* a slice starts at its own first row */
+    const char *base = s.rows ? (const char *)s.rows + skip * width * elem : NULL;
+    /* the rows this rank's reader parsed (text, a slice) or touched (a
+     * mapped .npy or raw file: its share) */
+    int mapped = s.format == SC_IO_FORMAT_NPY || s.format == SC_IO_FORMAT_F32 ||
+                 s.format == SC_IO_FORMAT_F64;
+    size_t rows_read = mapped ? last - first : s.n;
     sc_spheres v = s.dtype == SC_F64
                        ? sc_spheres_rows_f64(last - first, s.dims, (const double *)base)
                        : sc_spheres_rows_f32(last - first, s.dims, (const float *)base);
@@ -360,13 +371,13 @@ static int run(const cli *c) {
         sc_mpi_stats_get(ctx, &stats);
         double seconds = MPI_Wtime() - t0;
         if (c->json)
-            print_json(c, &s, &sum, &stats, seconds);
+            print_json(c, &s, &sum, &stats, seconds, rows_read);
         else if (rank == 0)
             printf("input            %s (%s, %s, %d-D)\nn                %zu\nranks            %d\n"
                    "pairs            %" PRIu64 "\nchecksum         0x%016" PRIx64 "\n"
                    "seconds          %.6f\n",
                    c->input, sc_io_format_name(s.format), s.dtype == SC_F64 ? "float64" : "float32",
-                   s.dims, s.n, ranks, sum.pairs, sum.checksum, seconds);
+                   s.dims, s.total, ranks, sum.pairs, sum.checksum, seconds);
     }
     sc_mpi_context_destroy(ctx);
     sc_io_spheres_free(&s);
