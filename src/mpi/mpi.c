@@ -302,6 +302,24 @@ static sc_status copy_own(sc_mpi_context *c, sc_mpi_records *own, const sc_spher
     return SC_OK;
 }
 
+static int checked_by_search(const sc_mpi_context *c, const query *q) {
+    return c->ranks == 1 && !q->nbr;
+}
+
+/* The agreed status of a value check, with what limit a radius broke. */
+static sc_status agree_value(sc_mpi_context *c, sc_status st, uint64_t bad_id) {
+    st = sc_mpi_agree(c, st, bad_id);
+    size_t used = strlen(c->message);
+    if (st == SC_ERR_OUT_OF_RANGE && c->grow_h > 0)
+        snprintf(c->message + used, sizeof c->message - used,
+                 "; a radius grown by half the skin must be at most %s",
+                 any_periodic(c) ? "5e149 in a periodic box" : "1e150");
+    else if (st == SC_ERR_OUT_OF_RANGE && any_periodic(c))
+        snprintf(c->message + used, sizeof c->message - used,
+                 "; in a periodic box a radius must be at most 5e149");
+    return st;
+}
+
 /* One set's values (the library's checks, the caller's ids, a periodic
  * box's radius limit), then its copy; an agreed status naming the first
  * bad sphere's global id. */
@@ -315,8 +333,12 @@ static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *f
         *first = 0; /* MPI_Exscan leaves rank 0's result undefined */
     size_t bad = 0;
     uint64_t bad_id = UINT64_MAX;
-    sc_status st =
-        n > SC_MAX_SPHERES ? SC_ERR_TOO_MANY_SPHERES : sc_context_validate(c->search, v, &bad);
+    /* One rank (no neighbour list) searches the caller's view as it is, and
+     * the library checks it there before any pair is streamed; only a
+     * failure looks for the sphere to name (name_bad). */
+    sc_status st = n > SC_MAX_SPHERES    ? SC_ERR_TOO_MANY_SPHERES
+                   : checked_by_search(c, q) ? SC_OK
+                                           : sc_context_validate(c->search, v, &bad);
     if (st != SC_OK && st != SC_ERR_TOO_MANY_SPHERES && st != SC_ERR_INVALID_ARGUMENT)
         bad_id = ids ? ids[bad] : *first + bad;
     for (size_t i = 0; st == SC_OK && ids && i < n; i++)
@@ -338,16 +360,25 @@ static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *f
         st = copy_own(c, &c->set[k].own, v, q->nbr ? NULL : ids, *first);
     if (q->nbr)
         sc_mpi_allgather(first, 1, MPI_UINT64_T, c->firsts, 1, MPI_UINT64_T, c->comm);
-    st = sc_mpi_agree(c, st, bad_id);
-    size_t used = strlen(c->message);
-    if (st == SC_ERR_OUT_OF_RANGE && c->grow_h > 0)
-        snprintf(c->message + used, sizeof c->message - used,
-                 "; a radius grown by half the skin must be at most %s",
-                 any_periodic(c) ? "5e149 in a periodic box" : "1e150");
-    else if (st == SC_ERR_OUT_OF_RANGE && any_periodic(c))
-        snprintf(c->message + used, sizeof c->message - used,
-                 "; in a periodic box a radius must be at most 5e149");
-    return st;
+    return agree_value(c, st, bad_id);
+}
+
+/* The first bad sphere of the sets, by the library's checks, after a one-rank
+ * search failed on a value: its status and global id, as check_set names it. */
+static sc_status name_bad(sc_mpi_context *c, const query *q, sc_status st) {
+    uint64_t bad_id = UINT64_MAX;
+    if (st == SC_ERR_NON_FINITE || st == SC_ERR_NEGATIVE_RADIUS || st == SC_ERR_OUT_OF_RANGE) {
+        for (int k = 0; k < q->sets; k++) {
+            size_t bad = 0;
+            sc_status found = sc_context_validate(c->search, q->v[k], &bad);
+            if (found != SC_OK) {
+                st = found;
+                bad_id = q->ids[k] ? q->ids[k][bad] : bad;
+                break;
+            }
+        }
+    }
+    return agree_value(c, st, bad_id);
 }
 
 /* Every set in order, so a bad sphere of a is named before one of b (as
@@ -589,7 +620,8 @@ static sc_status run(sc_mpi_context *c, const query *q, sc_summary *out, size_t 
     if (st == SC_OK) {
         for (int k = 0; k < q->sets; k++)
             c->stats.owned += general ? c->set[k].owned : q->v[k]->count;
-        st = sc_mpi_agree(c, search(c, q, &s), UINT64_MAX);
+        st = search(c, q, &s);
+        st = checked_by_search(c, q) ? name_bad(c, q, st) : sc_mpi_agree(c, st, UINT64_MAX);
         if (st == SC_OK && q->nbr)
             st = sc_mpi_neighbors_finish(c, q);
     }
