@@ -1440,16 +1440,21 @@ static int team_under_load(sc_load *l, size_t n) {
 /* Runs `queries` queries of 10^5 spheres on a fresh sample under load,
  * each taking t_free or t_full seconds by the team it got; returns how
  * many got the full team, and the last one's team in *last. */
-static int choice_run(int queries, double t_free, double t_full, int *last) {
+static int choice_run_cold(int queries, double t_cold, double t_free, double t_full, int *last) {
     sc_load l;
     memset(&l, 0, sizeof l);
     int full = 0;
     for (int q = 0; q < queries; q++) {
         *last = team_under_load(&l, 100000);
         full += *last == 2;
-        sc_load_record(&l, 2, *last, 100000, *last == 2 ? t_full : t_free, q == 0);
+        const double t = *last == 2 ? t_full : q == 0 ? t_cold : t_free;
+        sc_load_record(&l, 2, *last, 100000, t, q == 0);
     }
     return full;
+}
+
+static int choice_run(int queries, double t_free, double t_full, int *last) {
+    return choice_run_cold(queries, t_free, t_free, t_full, last);
 }
 
 /* A sample under a held load is one reading: the readings again after a
@@ -1500,6 +1505,13 @@ static void test_team_choice(void) {
     full = choice_run(80, 0.020, 0.030, &last);
     CHECK(last == 1 && full >= 4 && full <= 4 + 80 / SC_LOAD_REEXPLORE,
           "a slower full team: last %d, %d of 80 full", last, full);
+    /* a first run made long by its first-touched scratch tries the full
+     * team; the free core measured warm is short, and keeps the query */
+    full = choice_run_cold(40, 0.020, 0.004, 0.003, &last);
+    CHECK(last == 1 && full == 1 + SC_LOAD_SAMPLES,
+          "a short query after a long first run: "
+          "last %d, %d of 40 full",
+          last, full);
     /* more than twice as slow: never tried again after its first runs */
     full = choice_run(80, 0.020, 0.100, &last);
     CHECK(last == 1 && full == 1 + SC_LOAD_SAMPLES, "a collapsing full team ran %d times", full);

@@ -336,9 +336,9 @@ static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *f
     /* One rank (no neighbour list) searches the caller's view as it is, and
      * the library checks it there before any pair is streamed; only a
      * failure looks for the sphere to name (name_bad). */
-    sc_status st = n > SC_MAX_SPHERES    ? SC_ERR_TOO_MANY_SPHERES
+    sc_status st = n > SC_MAX_SPHERES        ? SC_ERR_TOO_MANY_SPHERES
                    : checked_by_search(c, q) ? SC_OK
-                                           : sc_context_validate(c->search, v, &bad);
+                                             : sc_context_validate(c->search, v, &bad);
     if (st != SC_OK && st != SC_ERR_TOO_MANY_SPHERES && st != SC_ERR_INVALID_ARGUMENT)
         bad_id = ids ? ids[bad] : *first + bad;
     for (size_t i = 0; st == SC_OK && ids && i < n; i++)

@@ -31,6 +31,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -236,16 +237,22 @@ void sc_load_record(sc_load *l, int cores, int team, size_t n, double seconds, b
         l->widest = team;
     const int k = team == cores;
     if (cold && k == 0 && seconds >= SC_LOAD_LONG) {
-        /* a first run on the free cores that is long: it would be long
-         * warm too, and stands for them (a little slow) until they run
-         * again, rather than a switch back to them costing a run beside
-         * the full team's still-spinning workers */
+        /* a first run on the free cores that is long: the full team is
+         * tried next, and this run stands for the free cores until they run
+         * warm, once the full team has its samples (a first run is mostly
+         * first-touched scratch: a short query can look long in it) */
         ch->t[0][ch->count[0]++ % SC_LOAD_SAMPLES] = seconds;
+        ch->cold_free = ch->count[0] == 1;
         ch->next = ch->count[1] == 0 ? 1 : ch->next;
         return;
     }
     if (cold || widened)
         return; /* its scratch or its threads were new: not a measure of the team */
+    if (k == 0 && ch->cold_free) { /* a warm run replaces the first one */
+        memset(ch->t[0], 0, sizeof ch->t[0]);
+        ch->count[0] = 0;
+        ch->cold_free = false;
+    }
     ch->t[k][ch->count[k]++ % SC_LOAD_SAMPLES] = seconds;
     /* A short query stays on the free cores: one barrier that waits out a
      * time slice costs more than its whole run. A long one takes all the
@@ -259,7 +266,10 @@ void sc_load_record(sc_load *l, int cores, int team, size_t n, double seconds, b
     int next;
     if (ch->count[0] == 0)
         next = 0;
-    else if (t0 < SC_LOAD_LONG && ch->count[1] == 0)
+    else if (ch->cold_free && ch->count[1] >= SC_LOAD_SAMPLES)
+        next = 0; /* the free cores measured warm once: a first run's time is
+                     mostly first-touched scratch, and may be a short query's */
+    else if (t0 < SC_LOAD_LONG && !ch->cold_free)
         next = 0;
     else if (ch->count[1] < SC_LOAD_SAMPLES || t1 <= SC_LOAD_FULL_MARGIN * t0) {
         next = 1;
