@@ -25,7 +25,9 @@
 # SC_LOAD_CASES (all; or a grep -E pattern over the case names, e.g. grid),
 # SC_LOAD_CLI (a built spherecollide; else build-bench/ is built).
 # OUTDIR defaults to bench/results/<machine>/load; load.csv has the columns
-#   machine,state,busy,case,n,config,threads,median_s,first_s,pairs
+#   machine,state,busy,case,n,config,threads,median_s,first_s,pairs,mean_s
+# (mean_s: the mean of the same runs as median_s; a team whose barriers now
+# and then wait out a time slice shows it there, not in the median)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -112,7 +114,7 @@ measure() {
   pairs*)
     # shellcheck disable=SC2086
     "$cli" $cmd --count-only --repeat "$repeat" --json $threads >"$tmp/r.json"
-    python3 -c "import json; d=json.load(open('$tmp/r.json')); s=d['seconds']; print(d['threads'], s['total'], s['first'], d['pairs'])"
+    python3 -c "import json; d=json.load(open('$tmp/r.json')); s=d['seconds']; print(d['threads'], s['total'], s['first'], d['pairs'], s['mean'])"
     ;;
   neighbors*)
     : >"$tmp/n.txt"
@@ -124,7 +126,7 @@ measure() {
     local med first
     med=$(awk '{print $2}' "$tmp/n.txt" | median)
     first=$(awk 'NR == 1 {print $2}' "$tmp/n.txt")
-    awk -v m="$med" -v f="$first" 'END {print $1, m, f, $3}' "$tmp/n.txt"
+    awk -v m="$med" -v f="$first" '{s += $2} END {print $1, m, f, $3, s / NR}' "$tmp/n.txt"
     ;;
   python*)
     PYTHONPATH=$pymod /usr/bin/python3 - ${cmd#python } "${threads#--threads }" "$repeat" <<'PY'
@@ -140,7 +142,7 @@ for k in range(int(sys.argv[3]) + 1):
     p = ctx.pairs(c, r)
     ts.append(time.perf_counter() - t)
     time.sleep(0.02)  # the caller's own work between calls
-print(ctx.stats()["threads"], statistics.median(ts[1:]), ts[0], len(p))
+print(ctx.stats()["threads"], statistics.median(ts[1:]), ts[0], len(p), statistics.mean(ts[1:]))
 PY
     ;;
   simulate*)
@@ -150,14 +152,14 @@ PY
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 ms = [float(r['ms_move']) + float(r['ms_search']) + float(r['ms_response']) for r in rows]
-print('-', statistics.median(ms[1:]) / 1e3, ms[0] / 1e3, rows[-1]['collisions'])
+print('-', statistics.median(ms[1:]) / 1e3, ms[0] / 1e3, rows[-1]['collisions'], statistics.mean(ms[1:]) / 1e3)
 PY
     ;;
   esac
 }
 
 csv=$out/load.csv
-echo "machine,state,busy,case,n,config,threads,median_s,first_s,pairs" >"$csv"
+echo "machine,state,busy,case,n,config,threads,median_s,first_s,pairs,mean_s" >"$csv"
 run_state() {
   local state=$1 k=$2
   for c in "${cases[@]}"; do
@@ -169,8 +171,8 @@ run_state() {
       # through a file: the measuring processes have all exited before the
       # next case starts (a Python still exiting is load too)
       measure "$cmd" "$arg" >"$tmp/m.txt"
-      read -r thr med first pairs <"$tmp/m.txt"
-      echo "$tag,$state,$k,$name,$n,$config,$thr,$med,$first,$pairs" >>"$csv"
+      read -r thr med first pairs mean <"$tmp/m.txt"
+      echo "$tag,$state,$k,$name,$n,$config,$thr,$med,$first,$pairs,$mean" >>"$csv"
     done
   done
 }
@@ -192,16 +194,17 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 by = collections.OrderedDict()
 for r in rows:
     by.setdefault((r['state'], r['case'], r['n']), {})[r['config']] = r
-print("| state | case | n | --threads 1 | default (threads used) | --threads all | default / best fixed | first: 1 / default / all |")
-print("|---|---|---:|---:|---:|---:|---:|---|")
+print("| state | case | n | --threads 1 | default (threads used) | --threads all | default / best fixed | means: 1 / default / all | default / best fixed, means | first: 1 / default / all |")
+print("|---|---|---:|---:|---:|---:|---:|---|---:|---|")
 for (state, case, n), c in by.items():
     fixed = [k for k in c if k != 'default']
-    best = min(float(c[k]['median_s']) for k in fixed)
+    ratio = lambda col: float(c['default'][col]) / min(float(c[k][col]) for k in fixed)
     d = c['default']
-    ms = lambda k: "%.3f" % (float(c[k]['median_s']) * 1e3)
+    ms = lambda k, col='median_s': "%.3f" % (float(c[k][col]) * 1e3)
+    means = " / ".join(ms(k, 'mean_s') for k in ['1', 'default', fixed[-1]])
     first = " / ".join("%.1f" % (float(c[k]['first_s']) * 1e3) for k in ['1', 'default', fixed[-1]])
-    print("| %s | %s | %s | %s | %s (%s) | %s | %.2f | %s |" % (
+    print("| %s | %s | %s | %s | %s (%s) | %s | %.2f | %s | %.2f | %s |" % (
         state, case, n, ms('1'), ms('default'), d['threads'], ms(fixed[-1]),
-        float(d['median_s']) / best, first))
+        ratio('median_s'), means, ratio('mean_s'), first))
 PY
 echo "written: $csv"

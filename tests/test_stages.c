@@ -1505,17 +1505,25 @@ static void test_team_choice(void) {
     full = choice_run(80, 0.020, 0.030, &last);
     CHECK(last == 1 && full >= 4 && full <= 4 + 80 / SC_LOAD_REEXPLORE,
           "a slower full team: last %d, %d of 80 full", last, full);
-    /* a first run made long by its first-touched scratch tries the full
-     * team; the free core measured warm is short, and keeps the query */
+    /* a first run made long by its first-touched scratch is not a measure:
+     * the free core measured warm is short, and keeps the query */
     full = choice_run_cold(40, 0.020, 0.004, 0.003, &last);
-    CHECK(last == 1 && full == 1 + SC_LOAD_SAMPLES,
-          "a short query after a long first run: "
-          "last %d, %d of 40 full",
+    CHECK(last == 1 && full == 0, "a short query after a long first run: last %d, %d of 40 full",
           last, full);
     /* more than twice as slow: never tried again after its first runs */
     full = choice_run(80, 0.020, 0.100, &last);
     CHECK(last == 1 && full == 1 + SC_LOAD_SAMPLES, "a collapsing full team ran %d times", full);
     sc_load l;
+    /* a large first query: the full team (its cold run not a measure), the
+     * free core once, then the faster within the margin */
+    memset(&l, 0, sizeof l);
+    char teams[9] = "";
+    for (int q = 0; q < 8; q++) {
+        const int t = team_under_load(&l, SC_LOAD_FULL_FIRST);
+        teams[q] = (char)('0' + t);
+        sc_load_record(&l, 2, t, SC_LOAD_FULL_FIRST, t == 2 ? 0.030 : 0.040, q == 0);
+    }
+    CHECK(strcmp(teams, "22122222") == 0, "a large first query's teams %s, not 22122222", teams);
     /* a large batch starts on the full team; another size starts over */
     memset(&l, 0, sizeof l);
     CHECK(team_under_load(&l, SC_LOAD_FULL_FIRST) == 2, "a large first query: the full team");

@@ -31,7 +31,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -236,23 +235,12 @@ void sc_load_record(sc_load *l, int cores, int team, size_t n, double seconds, b
     if (widened)
         l->widest = team;
     const int k = team == cores;
-    if (cold && k == 0 && seconds >= SC_LOAD_LONG) {
-        /* a first run on the free cores that is long: the full team is
-         * tried next, and this run stands for the free cores until they run
-         * warm, once the full team has its samples (a first run is mostly
-         * first-touched scratch: a short query can look long in it) */
-        ch->t[0][ch->count[0]++ % SC_LOAD_SAMPLES] = seconds;
-        ch->cold_free = ch->count[0] == 1;
-        ch->next = ch->count[1] == 0 ? 1 : ch->next;
-        return;
-    }
+    /* Not a measure of the team: its scratch or its threads were new. A
+     * context's first run is mostly first-touched scratch (a short query
+     * can look long in it), so the free cores run warm before the full
+     * team is tried. */
     if (cold || widened)
-        return; /* its scratch or its threads were new: not a measure of the team */
-    if (k == 0 && ch->cold_free) { /* a warm run replaces the first one */
-        memset(ch->t[0], 0, sizeof ch->t[0]);
-        ch->count[0] = 0;
-        ch->cold_free = false;
-    }
+        return;
     ch->t[k][ch->count[k]++ % SC_LOAD_SAMPLES] = seconds;
     /* A short query stays on the free cores: one barrier that waits out a
      * time slice costs more than its whole run. A long one takes all the
@@ -264,12 +252,7 @@ void sc_load_record(sc_load *l, int cores, int team, size_t n, double seconds, b
      * as slow. */
     const double t0 = fastest(ch, 0), t1 = fastest(ch, 1);
     int next;
-    if (ch->count[0] == 0)
-        next = 0;
-    else if (ch->cold_free && ch->count[1] >= SC_LOAD_SAMPLES)
-        next = 0; /* the free cores measured warm once: a first run's time is
-                     mostly first-touched scratch, and may be a short query's */
-    else if (t0 < SC_LOAD_LONG && !ch->cold_free)
+    if (ch->count[0] == 0 || t0 < SC_LOAD_LONG)
         next = 0;
     else if (ch->count[1] < SC_LOAD_SAMPLES || t1 <= SC_LOAD_FULL_MARGIN * t0) {
         next = 1;

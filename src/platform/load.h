@@ -50,7 +50,6 @@ typedef struct sc_team_choice {
     int count[2];                 /* samples taken per team (not capped) */
     int next;                     /* the next query's team: 0 free, 1 full */
     unsigned runs;                /* queries since the last try of the other team */
-    bool cold_free;               /* t[0]'s one sample is a context's first run */
 } sc_team_choice;
 
 typedef struct sc_load {
