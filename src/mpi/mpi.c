@@ -610,7 +610,7 @@ static sc_status run(sc_mpi_context *c, const query *q, sc_summary *out, size_t 
     double t = MPI_Wtime();
     sc_status st = check(c, q);
     t = lap(c, SC_MPI_PHASE_CHECK, t);
-    int general = c->ranks > 1 || q->nbr; /* else the library on the caller's view */
+    int general = !checked_by_search(c, q); /* else the library on the caller's view */
     if (st == SC_OK && c->ranks > 1 && c->options.layout == SC_MPI_LAYOUT_RCB)
         st = sc_mpi_layout_rcb(c);
     t = lap(c, SC_MPI_PHASE_LAYOUT, t);
@@ -621,7 +621,7 @@ static sc_status run(sc_mpi_context *c, const query *q, sc_summary *out, size_t 
         for (int k = 0; k < q->sets; k++)
             c->stats.owned += general ? c->set[k].owned : q->v[k]->count;
         st = search(c, q, &s);
-        st = checked_by_search(c, q) ? name_bad(c, q, st) : sc_mpi_agree(c, st, UINT64_MAX);
+        st = general ? sc_mpi_agree(c, st, UINT64_MAX) : name_bad(c, q, st);
         if (st == SC_OK && q->nbr)
             st = sc_mpi_neighbors_finish(c, q);
     }
