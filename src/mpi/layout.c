@@ -283,39 +283,47 @@ static sc_status cut_samples(const sc_mpi_context *c, sample *all, size_t n_all,
 }
 
 /* Sends every sphere of `own` to its cell's rank; own becomes what this
- * rank received (records grouped by source rank, each group in order). */
+ * rank received: the spheres it keeps (in order, compacted in place: they
+ * never travel) and then the others' by source rank, each group in
+ * order. */
 static sc_status move(sc_mpi_context *c, const cut *tree, sc_mpi_records *own) {
-    int p = c->ranks;
+    int p = c->ranks, me = c->rank;
     memset(c->counts, 0, (size_t)p * sizeof(int));
     int *dest = sc_mpi_alloc(c, own->count * sizeof *dest);
     sc_status st = dest ? SC_OK : SC_ERR_OUT_OF_MEMORY;
     for (size_t i = 0; st == SC_OK && i < own->count; i++)
         c->counts[dest[i] = owner_of(c, tree, &own->at[i])]++;
     sc_mpi_alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
-    size_t in = 0, out = 0;
+    size_t kept = (size_t)c->counts[me];
+    c->counts[me] = c->rcounts[me] = 0;
+    size_t in = kept, out = 0;
     for (int r = 0; r < p; r++) {
         c->displs[r] = (int)out, out += (size_t)c->counts[r];
         c->rdispls[r] = (int)in, in += (size_t)c->rcounts[r];
     }
     c->spare.count = 0;
     if (st == SC_OK)
-        st = sc_mpi_reserve(c, &c->spare, out > in ? out : in);
+        st = sc_mpi_reserve(c, &c->spare, out);
     st = sc_mpi_agree(c, st, UINT64_MAX);
     if (st == SC_OK) {
-        /* pack in place order: spare holds the send buffer, then own the
-         * received records (own's capacity grows to what arrives) */
+        /* spare holds the send buffer, then own the received records after
+         * the kept ones (own's capacity grows to what it ends with) */
         int *at = sc_mpi_alloc(c, (size_t)p * sizeof *at);
         st = at ? sc_mpi_reserve(c, own, own->count > in ? own->count : in) : SC_ERR_OUT_OF_MEMORY;
         st = sc_mpi_agree(c, st, UINT64_MAX);
         if (st == SC_OK) {
             memcpy(at, c->displs, (size_t)p * sizeof *at);
+            size_t k = 0; /* k <= i: the kept one's place is read already */
             for (size_t i = 0; i < own->count; i++)
-                c->spare.at[at[dest[i]]++] = own->at[i];
+                if (dest[i] == me)
+                    own->at[k++] = own->at[i];
+                else
+                    c->spare.at[at[dest[i]]++] = own->at[i];
             sc_mpi_alltoallv(c->spare.at, c->counts, c->displs, c->record, own->at, c->rcounts,
                              c->rdispls, c->record, c->comm);
             own->count = in;
             for (int r = 0; r < p; r++)
-                if (r != c->rank && c->counts[r] > 0) {
+                if (c->counts[r] > 0) {
                     c->stats.messages_sent++;
                     c->stats.bytes_sent += (uint64_t)c->counts[r] * sizeof(sc_mpi_record);
                 }

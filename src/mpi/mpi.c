@@ -472,6 +472,17 @@ int sc_mpi_decides(const sc_mpi_context *c, size_t a, size_t b) {
     return mine(c, d, giants_at);
 }
 
+/* How many pairs ahead the callbacks ask for the ids they will read. A
+ * pair's ends are anywhere in the local records, so each read misses the
+ * caches; asked for early, the misses of many pairs overlap instead of
+ * waiting one or two at a time (decision record 0007, fifth slice). */
+enum { AHEAD = 32 };
+
+static inline void ahead(const void *a, const void *b) {
+    __builtin_prefetch(a);
+    __builtin_prefetch(b);
+}
+
 static int keep_distributed(const uint32_t *p, size_t count, void *user) {
     keep_state *s = user;
     const sc_mpi_context *c = s->c;
@@ -479,6 +490,8 @@ static int keep_distributed(const uint32_t *p, size_t count, void *user) {
     const size_t own = c->set[0].local_own;
     s->found += count;
     for (size_t k = 0; k < count && !s->stopped; k++) {
+        if (k + AHEAD < count)
+            ahead(&at[p[2 * (k + AHEAD)]].id, &at[p[2 * (k + AHEAD) + 1]].id);
         size_t a = p[2 * k], b = p[2 * k + 1];
         /* both ends owned non-giants (most pairs): kept here, whichever decides */
         if ((a < own && b < own) || sc_mpi_decides(c, a, b))
@@ -497,6 +510,8 @@ static int keep_between(const uint32_t *p, size_t count, void *user) {
     size_t a_giants = A->local.count - A->local_giants, b_giants = B->local.count - B->local_giants;
     s->found += count;
     for (size_t k = 0; k < count && !s->stopped; k++) {
+        if (k + AHEAD < count)
+            ahead(&A->local.at[p[2 * (k + AHEAD)]].id, &B->local.at[p[2 * (k + AHEAD) + 1]].id);
         size_t a = p[2 * k], b = p[2 * k + 1];
         int take =
             a < a_giants || b < B->local_own || (b >= b_giants && c->giant_mine[a - a_giants]);
@@ -510,8 +525,11 @@ static int keep_one_rank(const uint32_t *p, size_t count, void *user) {
     keep_state *s = user;
     const uint64_t *ia = s->q->ids[0], *ib = s->q->ids[s->q->sets - 1];
     s->found += count;
-    for (size_t k = 0; k < count && !s->stopped; k++)
+    for (size_t k = 0; k < count && !s->stopped; k++) {
+        if (ia && ib && k + AHEAD < count)
+            ahead(&ia[p[2 * (k + AHEAD)]], &ib[p[2 * (k + AHEAD) + 1]]);
         keep(s, ia ? ia[p[2 * k]] : p[2 * k], ib ? ib[p[2 * k + 1]] : p[2 * k + 1]);
+    }
     return s->stopped;
 }
 
