@@ -1,11 +1,14 @@
 /* mpi_bench.c: the distributed pair search's costs, run under mpiexec.
  *
  *   mpiexec -n P mpi_bench --dist NAME --n N [--threads T] [--rounds R]
- *                          [--layout rcb|caller] [--weight cost|count] [--direct] [--label TEXT]
+ *                          [--layout rcb|caller] [--weight cost|count] [--slabs] [--direct]
+ *                          [--label TEXT]
  *
  * Every rank generates the whole set (sc_gen, seed 3) and keeps a block of
  * rows (for these generators, spheres from all over the domain: the RCB
- * layout moves them). Each round times sc_mpi_count_pairs (the slowest
+ * layout moves them), or with --slabs the rows whose x lies in its slab of
+ * P equal slabs, with their row numbers as ids (spheres already placed, as
+ * a simulation code holds them; the layout column then ends in -slabs). Each round times sc_mpi_count_pairs (the slowest
  * rank's wall time) and the CPU seconds all ranks spent in it; with
  * --direct (one rank) rounds alternate with sc_count_pairs on the same
  * view and options. Rank 0 prints one CSV line (no header unless
@@ -18,6 +21,7 @@
  * cpu_s is the median of the summed CPU seconds; halo_fraction the ghosts
  * over all ranks / n; bytes_per_rank the mean bytes sent; tests the local
  * searches' candidate tests, most loaded rank over the mean. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,16 +43,19 @@ typedef struct args {
     int threads, rounds, direct, header;
     sc_mpi_layout layout;
     sc_mpi_weight weight;
+    int slabs;
 } args;
 
 static int parse(int argc, char **argv, args *a) {
-    *a = (args){"uniform", "-", 1000000, 1, 7, 0, 0, SC_MPI_LAYOUT_RCB, SC_MPI_WEIGHT_COST};
+    *a = (args){"uniform", "-", 1000000, 1, 7, 0, 0, SC_MPI_LAYOUT_RCB, SC_MPI_WEIGHT_COST, 0};
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(k, "--direct") == 0)
             a->direct = 1;
         else if (strcmp(k, "--header") == 0)
             a->header = 1;
+        else if (strcmp(k, "--slabs") == 0)
+            a->slabs = 1;
         else if (!v)
             return -1;
         else if (strcmp(k, "--dist") == 0)
@@ -80,8 +87,8 @@ int main(int argc, char **argv) {
     if (parse(argc, argv, &a) != 0) {
         if (rank == 0)
             fprintf(stderr, "usage: mpi_bench --dist NAME --n N [--threads T] [--rounds R (>= 2)] "
-                            "[--layout rcb|caller] [--weight cost|count] [--direct] [--label TEXT] "
-                            "[--header]\n");
+                            "[--layout rcb|caller] [--weight cost|count] [--slabs] [--direct] "
+                            "[--label TEXT] [--header]\n");
         MPI_Finalize();
         return 2;
     }
@@ -93,6 +100,24 @@ int main(int argc, char **argv) {
     size_t first = a.n * (size_t)rank / (size_t)ranks,
            last = a.n * (size_t)(rank + 1) / (size_t)ranks;
     sc_spheres mine = sc_spheres_rows_f64(last - first, 3, rows + 4 * first);
+    uint64_t *ids = NULL;
+    if (a.slabs) { /* the rows whose x lies in this rank's slab, ids = rows */
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < a.n; i++)
+            lo = fmin(lo, rows[4 * i]), hi = fmax(hi, rows[4 * i]);
+        double w = (hi - lo) / ranks;
+        size_t k = 0;
+        if (!(ids = malloc(a.n * sizeof *ids)))
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        for (size_t i = 0; i < a.n; i++) {
+            int r = (int)((rows[4 * i] - lo) / w);
+            if ((r < ranks ? r : ranks - 1) == rank) {
+                memmove(rows + 4 * k, rows + 4 * i, 4 * sizeof *rows);
+                ids[k++] = i;
+            }
+        }
+        mine = sc_spheres_rows_f64(k, 3, rows);
+    }
     sc_mpi_options o = sc_mpi_options_default();
     o.search.threads = a.threads;
     o.layout = a.layout;
@@ -120,7 +145,7 @@ int main(int argc, char **argv) {
         }
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = bench_now_s(), c0 = cpu_now();
-        sc_status s = sc_mpi_count_pairs(ctx, &mine, NULL, &sum);
+        sc_status s = sc_mpi_count_pairs(ctx, &mine, ids, &sum);
         double mine_wall = bench_now_s() - t0, mine_cpu = cpu_now() - c0;
         if (s != SC_OK) {
             fprintf(stderr, "mpi_bench: %s\n", sc_mpi_message(ctx));
@@ -149,7 +174,10 @@ int main(int argc, char **argv) {
                    "bytes_per_rank,tests_max_over_mean,giants,pairs,checksum\n");
         double dm = direct ? bench_median(dwall + 1, a.rounds - 1) : 0;
         printf("%s,%d,%d,%s,%zu,%s,%.6f,%.6f,%.6f,%.5f,%.0f,%.4f,%llu,%llu,%016llx\n", a.label,
-               ranks, a.threads, a.dist, a.n, a.layout == SC_MPI_LAYOUT_RCB ? "rcb" : "caller",
+               ranks, a.threads, a.dist, a.n,
+               a.layout == SC_MPI_LAYOUT_RCB ? (a.slabs ? "rcb-slabs" : "rcb")
+               : a.slabs                     ? "caller-slabs"
+                                             : "caller",
                bench_median(wall + 1, a.rounds - 1), dm, bench_median(cpu + 1, a.rounds - 1),
                all_ghosts / (double)a.n, all_bytes / ranks,
                tests_sum > 0 ? tests_max / (tests_sum / ranks) : 0, (unsigned long long)st.giants,
@@ -161,6 +189,7 @@ int main(int argc, char **argv) {
     free(dwall);
     free(cpu);
     free(rows);
+    free(ids);
     MPI_Finalize();
     return 0;
 }

@@ -9,6 +9,8 @@
 #                directly on the same spheres (direct_median_s)
 #   threads-2    uniform 10^7, 1 rank x 2 threads (the library directly)
 #   ranks-2      uniform 10^7, 2 ranks x 1 thread
+#   ranks-2-slabs  the same with each rank holding one x slab already, in
+#                the caller's layout (no move: a simulation's steady state)
 #   cpu-4, cpu-8 uniform 10^6 on 4 and 8 ranks: cpu_s (all ranks) against
 #                one-rank's, with the halo fraction and bytes per rank
 #   spread-8     uniform, clustered and heavytail 10^7 on 8 ranks: the most
@@ -44,6 +46,7 @@ run() { # run RANKS LABEL ARGS...: one rank a core (--bind-to core) where
   mpiexec -n 1 --bind-to none "$bench" --label threads-2 --n "$big" --threads 2 --rounds 5 \
     --direct | sed "s/^/$tag,/"
   run 2 ranks-2 --n "$big" --rounds 5
+  run 2 ranks-2-slabs --n "$big" --rounds 5 --slabs --layout caller
   run 4 cpu-4 --n 1000000 --rounds 9
   run 8 cpu-8 --n 1000000 --rounds 9
   for d in uniform clustered heavytail; do
