@@ -35,20 +35,29 @@ int sc_mpi_may_reach(const sc_mpi_context *c, const double p[3], double r, const
 /* Per rank, 8 doubles: lo[3], hi[3], the largest radius, the spheres. */
 enum { REGION = 8 };
 
-/* Publishes this rank's box of the positions of the records at[0, n),
- * their largest radius and their count into c->regions. */
-static void publish(sc_mpi_context *c, const sc_mpi_record *at, size_t n) {
-    double mine[REGION] = {0, 0, 0, 0, 0, 0, 0, (double)n};
+/* The box of the positions of at[0, n) (lo[3], hi[3]) and their largest
+ * search radius, into e[0, 7) (zeros when n = 0). */
+static void extent(const sc_mpi_context *c, const sc_mpi_record *at, size_t n, double e[7]) {
+    for (int a = 0; a < 7; a++)
+        e[a] = 0;
     for (size_t i = 0; i < n; i++) {
         double v[3];
         sc_mpi_position(c, &at[i], v);
         for (int a = 0; a < 3; a++) {
-            mine[a] = i == 0 || v[a] < mine[a] ? v[a] : mine[a];
-            mine[3 + a] = i == 0 || v[a] > mine[3 + a] ? v[a] : mine[3 + a];
+            e[a] = i == 0 || v[a] < e[a] ? v[a] : e[a];
+            e[3 + a] = i == 0 || v[a] > e[3 + a] ? v[a] : e[3 + a];
         }
         double r = sc_mpi_search_radius(c, at[i].r);
-        mine[6] = r > mine[6] ? r : mine[6];
+        e[6] = r > e[6] ? r : e[6];
     }
+}
+
+/* Publishes this rank's box of the positions of the records at[0, n),
+ * their largest radius and their count into c->regions. */
+static void publish(sc_mpi_context *c, const sc_mpi_record *at, size_t n) {
+    double mine[REGION];
+    extent(c, at, n, mine);
+    mine[7] = (double)n;
     sc_mpi_allgather(mine, REGION, MPI_DOUBLE, c->regions, REGION, MPI_DOUBLE, c->comm);
 }
 
@@ -135,39 +144,108 @@ static double region_scale(const sc_mpi_context *c) {
     return scale < 0 ? 0 : scale / 2;
 }
 
+/* The width of route's first test against region g for spheres whose
+ * largest search radius is top: a gap wider than this on one axis rules
+ * the region out for each of them, with a margin far beyond rule 3's
+ * rounding (at least twice the reach, or equal when both radii are 0). */
+static double first_width(const sc_mpi_context *c, const double *g, double top, int smaller) {
+    return (top + (smaller && top < g[6] ? top : g[6])) * 2 + REACH_ABS + c->pad;
+}
+
 /* Counts (fill == 0) or packs into c->spare (fill != 0) the ghosts this
- * rank sends, from the owned non-giants at[0, n). With `smaller` (one
- * set) a sphere goes only where it may meet a sphere no larger than
+ * rank sends, from the owned non-giants at[0, n), whose positions' box
+ * is box (lo[3], hi[3]) and largest search radius top. With `smaller`
+ * (one set) a sphere goes only where it may meet a sphere no larger than
  * itself, since the smaller end decides (rule 4): its reach is r +
  * min(r, rmax(R)), so a rank's few large spheres do not widen the halo
  * of everyone's small ones. Two sets: r + rmax(R), a's owner decides. */
-static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, double top, int smaller,
-                  int fill, int *next) {
-    /* A first test per axis, before rule 3's: a gap wider than any of
-     * these spheres' reaches to rank r (its largest radius's, with a
-     * margin far beyond the test's rounding) rules r out. Most spheres sit
-     * far from other regions, so most tests end at the first axis. top:
-     * the largest search radius of at[0, n). */
-    for (size_t i = 0; i < n; i++) {
-        double p[3], ri = sc_mpi_search_radius(c, at[i].r);
-        sc_mpi_position(c, &at[i], p);
+/* A bound on rule 3's reach to region g of every sphere whose search
+ * radius is at most top, larger than each rounded reach by a factor of at
+ * least 1 + 2^-31 (docs/mpi.md, "Routing"). */
+static double reach_bound(const sc_mpi_context *c, const double *g, double top, int smaller) {
+    double m = smaller && top < g[6] ? top : g[6];
+    return ((top + m) * (1 + 0x1p-30) + REACH_ABS + c->pad) * (1 + 0x1p-30);
+}
+
+static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, const double box[6],
+                  double top, int smaller, int fill, int *next) {
+    /* Which ranks a sphere is tested against (docs/mpi.md, "Routing"):
+     * with no periodic axis, a region wholly beyond one face of box is at
+     * least as far from each sphere as that face, so a sphere deeper
+     * inside box than `deep` (the largest reach_bound of such regions)
+     * reaches none of them and is tested against the others alone,
+     * near[0, close). RCB's regions are all apart: most spheres test no
+     * rank at all. near[close, tested): the apart ones. */
+    int open = 1, close = 0, tested = 0;
+    for (int a = 0; a < c->dims; a++)
+        open &= !c->periodic[a];
+    double deep = 0;
+    for (int pass = 0; pass < 2; pass++) { /* the close ranks, then the apart ones */
         for (int r = 0; r < c->ranks; r++) {
             const double *g = &c->regions[REGION * r];
             if (r == c->rank || g[7] == 0)
                 continue;
-            double wide = (top + (smaller && top < g[6] ? top : g[6])) * 2 + REACH_ABS + c->pad;
-            int far = 0;
-            for (int a = 0; a < c->dims && !far; a++)
-                far = !c->periodic[a] && (g[a] - p[a] > wide || p[a] - g[3 + a] > wide);
-            double rmax = smaller && ri < g[6] ? ri : g[6];
-            if (far || !sc_mpi_may_reach(c, p, ri, g, g + 3, rmax))
+            int apart = 0;
+            for (int a = 0; a < c->dims; a++)
+                apart |= g[a] >= box[3 + a] || g[3 + a] <= box[a];
+            if ((open && apart) != pass)
                 continue;
-            if (fill)
-                c->spare.at[next[r]++] = at[i];
-            else
-                c->counts[r]++;
+            if (pass)
+                deep = fmax(deep, reach_bound(c, g, top, smaller));
+            c->near[tested++] = r;
         }
+        close = pass ? close : tested;
     }
+    /* The counting pass marks the records that go somewhere; the packing
+     * pass, given the marks, visits those alone. */
+    uint64_t *mark = c->routed && c->routed_cap >= (n + 63) / 64 ? c->routed : NULL;
+    for (size_t w = 0; w < (n + 63) / 64; w++) {
+        uint64_t bits = fill && mark ? mark[w] : ~(uint64_t)0, sent = 0;
+        for (; bits; bits &= bits - 1) {
+            size_t i = 64 * w + (size_t)__builtin_ctzll(bits);
+            if (i >= n)
+                break;
+            double p[3], ri = sc_mpi_search_radius(c, at[i].r);
+            sc_mpi_position(c, &at[i], p);
+            int inside = 1;
+            for (int a = 0; a < c->dims; a++)
+                inside &= p[a] - box[a] > deep && box[3 + a] - p[a] > deep;
+            for (int j = 0, m = inside ? close : tested; j < m; j++) {
+                int r = c->near[j];
+                const double *g = &c->regions[REGION * r];
+                /* First a gap wider than first_width on one axis: most
+                 * spheres sit far from other regions, so most tests end
+                 * here. */
+                double wide = first_width(c, g, top, smaller);
+                int far = 0;
+                for (int a = 0; a < c->dims && !far; a++)
+                    far = !c->periodic[a] && (g[a] - p[a] > wide || p[a] - g[3 + a] > wide);
+                double rmax = smaller && ri < g[6] ? ri : g[6];
+                if (far || !sc_mpi_may_reach(c, p, ri, g, g + 3, rmax))
+                    continue;
+                sent |= (uint64_t)1 << (i % 64);
+                if (fill)
+                    c->spare.at[next[r]++] = at[i];
+                else
+                    c->counts[r]++;
+            }
+        }
+        if (!fill && mark)
+            mark[w] = sent;
+    }
+}
+
+/* Room for route's marks of n records; without it, route visits every
+ * record twice (the marks only save time). */
+static void reserve_marks(sc_mpi_context *c, size_t n) {
+    size_t words = (n + 63) / 64;
+    if (words <= c->routed_cap)
+        return;
+    size_t cap =
+        c->routed_cap + c->routed_cap / 2 > words ? c->routed_cap + c->routed_cap / 2 : words;
+    sc_mpi_free(c, c->routed);
+    c->routed = sc_mpi_alloc(c, cap * sizeof *c->routed);
+    c->routed_cap = c->routed ? cap : 0;
 }
 
 /* Owned non-giants to the front of own; returns their count. */
@@ -200,12 +278,16 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
     size_t own_giants = set->own.count - own;
     memset(c->counts, 0, (size_t)p * sizeof(int));
     memset(c->rcounts, 0, (size_t)p * sizeof(int));
-    /* the largest radius routed: set 0's is its region's (rule 2) */
-    double top = k == 0 ? c->regions[REGION * c->rank + 6] : 0;
-    for (size_t i = 0; k != 0 && routed && i < own; i++)
-        top = fmax(top, sc_mpi_search_radius(c, set->own.at[i].r));
+    /* the box and largest radius of what is routed: set 0's are its
+     * region's (rule 2) */
+    double e[7];
+    if (k == 0)
+        memcpy(e, &c->regions[REGION * c->rank], sizeof e);
+    else if (routed)
+        extent(c, set->own.at, own, e);
     if (routed) { /* every rank passes the same `routed`: the collectives match */
-        route(c, set->own.at, own, top, c->sets == 1, 0, NULL);
+        reserve_marks(c, own);
+        route(c, set->own.at, own, e, e[6], c->sets == 1, 0, NULL);
         sc_mpi_alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
     }
     size_t in = 0, out = 0;
@@ -240,7 +322,7 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
         if (own_giants)
             memcpy(c->spare.at + out, set->own.at + own, own_giants * sizeof *set->own.at);
         if (routed) {
-            route(c, set->own.at, own, top, c->sets == 1, 1, next);
+            route(c, set->own.at, own, e, e[6], c->sets == 1, 1, next);
             sc_mpi_alltoallv(c->spare.at, c->counts, c->displs, c->record, set->own.at + own,
                              c->rcounts, c->rdispls, c->record, c->comm);
         }

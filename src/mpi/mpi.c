@@ -109,7 +109,7 @@ static sc_status check_options(const sc_mpi_options *o) {
 
 static sc_status create_local(sc_mpi_context *c) {
     size_t p = (size_t)c->ranks;
-    c->counts = sc_mpi_alloc(c, 4 * p * sizeof(int));
+    c->counts = sc_mpi_alloc(c, 5 * p * sizeof(int));
     c->regions = sc_mpi_alloc(c, 8 * p * sizeof(double));
     c->giant_mine = sc_mpi_alloc(c, c->options.giants + 1);
     c->firsts = sc_mpi_alloc(c, p * sizeof *c->firsts);
@@ -118,6 +118,7 @@ static sc_status create_local(sc_mpi_context *c) {
     c->displs = c->counts + p;
     c->rcounts = c->counts + 2 * p;
     c->rdispls = c->counts + 3 * p;
+    c->near = c->counts + 4 * p;
     return sc_context_create(&c->options.search, &c->search);
 }
 
@@ -132,6 +133,7 @@ static void release(sc_mpi_context *c) {
     sc_mpi_free(c, c->counts);
     sc_mpi_free(c, c->regions);
     sc_mpi_free(c, c->firsts);
+    sc_mpi_free(c, c->routed);
     sc_mpi_neighbors_release(c);
 }
 

@@ -91,7 +91,12 @@ struct sc_mpi_context {
     sc_mpi_records spare;
     uint8_t *giant_mine; /* set 0's giant k is owned here; capacity options.giants */
     int *counts, *displs, *rcounts, *rdispls; /* per rank, for the exchanges */
-    double *regions;                          /* per rank: lo[3], hi[3], rmax, spheres */
+    int *near; /* per rank: the ranks a ghost route tests sphere by sphere */
+    /* One bit per routed record: set when it goes to some rank (the
+     * packing pass visits these alone); words_cap words, or NULL. */
+    uint64_t *routed;
+    size_t routed_cap;
+    double *regions; /* per rank: lo[3], hi[3], rmax, spheres */
     /* Neighbour lists: records carry ids numbered in rank order (firsts[r]
      * is rank r's first) so a row's rank follows
      * from its id; with a skin the search reads grown radii (grown, one
