@@ -336,6 +336,24 @@ static void test_generators(void) {
         }
     }
     fill_checks = 1;
+    /* Every sphere a sample of weight 1: the count-weighted cuts split the
+     * spheres themselves, so each rank owns n / ranks up to one sphere a
+     * level of the cut tree (a wrong descent to the owner leaves a rank
+     * empty or doubled). */
+    o.sample = 1 << 16;
+    sc_mpi_context *exact = NULL;
+    CHECK(sc_mpi_context_create(MPI_COMM_WORLD, &o, &exact) == SC_OK, "context, every sample");
+    set s = make("uniform", 4000, 5, 3, 0);
+    part p = take(&s, RANDOM, 3, NULL);
+    compare("uniform exact counts", exact, &s, &p, 1, NULL);
+    sc_mpi_stats stats = {.size = sizeof stats};
+    CHECK(sc_mpi_stats_get(exact, &stats) == SC_OK, "stats");
+    double fair = 4000.0 / ranks, off = (double)stats.owned - fair;
+    CHECK(off <= ranks && off >= -ranks, "rank %d owns %llu of 4000 spheres, its share %.1f", rank,
+          (unsigned long long)stats.owned, fair);
+    drop_part(&p);
+    drop(&s);
+    sc_mpi_context_destroy(exact);
     sc_mpi_context_destroy(counted);
     sc_mpi_context_destroy(rcb);
     sc_mpi_context_destroy(own);

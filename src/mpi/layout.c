@@ -31,11 +31,10 @@ typedef struct keyed {
     size_t i;
 } keyed;
 
-static int by_value(const void *pa, const void *pb) {
-    const keyed *a = pa, *b = pb;
-    if (a->v != b->v)
-        return a->v < b->v ? -1 : 1;
-    return a->i < b->i ? -1 : a->i > b->i;
+/* 1 when a sorts before b in the order by (v, i), else 0; without a
+ * branch (see select_nth). */
+static size_t sorts_before(const keyed *a, const keyed *b) {
+    return (size_t)(a->v < b->v) | ((size_t)(a->v == b->v) & (size_t)(a->i < b->i));
 }
 
 static void swap(keyed *a, keyed *b) {
@@ -44,7 +43,7 @@ static void swap(keyed *a, keyed *b) {
 }
 
 /* Reorders key[0, n) so that the entry at the returned place p is the one
- * a sort by by_value would put there, every entry before it sorts before
+ * the order by (v, i) would put there, every entry before it sorts before
  * it, and the weights before it sum to at most want while with it they
  * exceed want (p = n when all of them fit). Expected linear time. */
 static size_t select_weight(keyed *key, size_t n, double want) {
@@ -56,7 +55,7 @@ static size_t select_weight(keyed *key, size_t n, double want) {
         size_t store = lo;
         double below = 0;
         for (size_t i = lo; i + 1 < hi; i++)
-            if (by_value(&key[i], &pivot) < 0) {
+            if (sorts_before(&key[i], &pivot)) {
                 below += key[i].w;
                 swap(&key[i], &key[store++]);
             }
@@ -125,32 +124,31 @@ enum { LEAF = 16 };
 #define COST_FIXED 4.0
 #define COST_SIDE 4.5
 
-/* Puts key[m] where a sort by by_value would, smaller before, larger after. */
+/* Puts key[m] where the order by (v, i) would, smaller before, larger
+ * after: a quickselect whose partition has no branch on the data (each
+ * entry is swapped with the first not-smaller one and the boundary moves
+ * by the comparison's 0 or 1), since sample coordinates come in no order
+ * and a branch on each would mispredict half the time. */
 static void select_nth(keyed *key, size_t n, size_t m) {
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        keyed pivot = key[lo + (hi - lo) / 2];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (by_value(&key[i], &pivot) < 0)
-                i++;
-            while (by_value(&key[j], &pivot) > 0)
-                j--;
-            if (i <= j) {
-                keyed t = key[i];
-                key[i] = key[j], key[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
+    size_t lo = 0, hi = n; /* m in [lo, hi) */
+    while (hi - lo > 1) {
+        swap(&key[lo + (hi - lo) / 2], &key[hi - 1]);
+        const keyed pivot = key[hi - 1];
+        size_t store = lo; /* key[lo, store) sort before the pivot, key[store, i) after */
+        for (size_t i = lo; i + 1 < hi; i++) {
+            keyed t = key[i];
+            size_t less = sorts_before(&t, &pivot);
+            key[i] = key[store];
+            key[store] = t;
+            store += less;
         }
-        if (m <= j)
-            hi = j;
-        else if (m >= i)
-            lo = i;
-        else
+        swap(&key[store], &key[hi - 1]);
+        if (m == store)
             return;
+        if (m < store)
+            hi = store;
+        else
+            lo = store + 1;
     }
 }
 
@@ -211,17 +209,20 @@ static sc_status cost_weights(const sc_mpi_context *c, sample *s, size_t n, keye
     return SC_OK;
 }
 
+/* The rank of the cell that holds s's position: ranks [r0, r0 + n) at
+ * node k, the upper side taken on c >= cut. Written without branches on
+ * the position (masks for the choice): positions arrive in no order, and
+ * a branch a level mispredicts half the time (decision record 0007,
+ * sixth slice). */
 static int owner_of(const sc_mpi_context *c, const cut *tree, const sc_mpi_record *s) {
-    int r0 = 0, r1 = c->ranks, k = 0;
+    int r0 = 0, n = c->ranks, k = 0;
     double p[3];
     sc_mpi_position(c, s, p);
-    while (r1 - r0 > 1) {
-        double v = p[(int)tree[k].axis];
-        int lower = (r1 - r0) / 2;
-        if (v < tree[k].at)
-            r1 = r0 + lower, k = 2 * k + 1;
-        else
-            r0 = r0 + lower, k = 2 * k + 2;
+    while (n > 1) {
+        int lower = n / 2, up = !(p[(int)tree[k].axis] < tree[k].at), mask = -up;
+        r0 += mask & lower;
+        n = lower + (mask & (n - 2 * lower));
+        k = 2 * k + 1 + up;
     }
     return r0;
 }
