@@ -13,6 +13,8 @@
 #                the caller's layout (no move: a simulation's steady state)
 #   cpu-4, cpu-8 uniform 10^6 on 4 and 8 ranks: cpu_s (all ranks) against
 #                one-rank's, with the halo fraction and bytes per rank
+#   cpu-4-slabs, cpu-8-slabs  the same with the spheres in x slabs already
+#                (the caller's layout: no move)
 #   spread-8     uniform, clustered and heavytail 10^7 on 8 ranks: the most
 #                loaded rank's candidate tests over the mean, and the halo
 # Writes OUT.csv (default bench/results/<machine>/mpi.csv) with
@@ -49,6 +51,8 @@ run() { # run RANKS LABEL ARGS...: one rank a core (--bind-to core) where
   run 2 ranks-2-slabs --n "$big" --rounds 5 --slabs --layout caller
   run 4 cpu-4 --n 1000000 --rounds 9
   run 8 cpu-8 --n 1000000 --rounds 9
+  run 4 cpu-4-slabs --n 1000000 --rounds 9 --slabs --layout caller
+  run 8 cpu-8-slabs --n 1000000 --rounds 9 --slabs --layout caller
   for d in uniform clustered heavytail; do
     run 8 spread-8 --dist "$d" --n "$big" --rounds 3
   done
