@@ -144,12 +144,25 @@ static double region_scale(const sc_mpi_context *c) {
     return scale < 0 ? 0 : scale / 2;
 }
 
+/* The other radius in rule 3's reach to region g of a sphere of search
+ * radius r: rmax(R), or with `smaller` (one set) min(r, rmax(R)). */
+static double partner(const double *g, double r, int smaller) {
+    return smaller && r < g[6] ? r : g[6];
+}
+
 /* The width of route's first test against region g for spheres whose
  * largest search radius is top: a gap wider than this on one axis rules
  * the region out for each of them, with a margin far beyond rule 3's
  * rounding (at least twice the reach, or equal when both radii are 0). */
 static double first_width(const sc_mpi_context *c, const double *g, double top, int smaller) {
-    return (top + (smaller && top < g[6] ? top : g[6])) * 2 + REACH_ABS + c->pad;
+    return (top + partner(g, top, smaller)) * 2 + REACH_ABS + c->pad;
+}
+
+/* A bound on rule 3's reach to region g of every sphere whose search
+ * radius is at most top, larger than each rounded reach by a factor of at
+ * least 1 + 2^-31 (docs/mpi.md, "Routing"). */
+static double reach_bound(const sc_mpi_context *c, const double *g, double top, int smaller) {
+    return ((top + partner(g, top, smaller)) * (1 + 0x1p-30) + REACH_ABS + c->pad) * (1 + 0x1p-30);
 }
 
 /* Counts (fill == 0) or packs into c->spare (fill != 0) the ghosts this
@@ -159,14 +172,6 @@ static double first_width(const sc_mpi_context *c, const double *g, double top, 
  * itself, since the smaller end decides (rule 4): its reach is r +
  * min(r, rmax(R)), so a rank's few large spheres do not widen the halo
  * of everyone's small ones. Two sets: r + rmax(R), a's owner decides. */
-/* A bound on rule 3's reach to region g of every sphere whose search
- * radius is at most top, larger than each rounded reach by a factor of at
- * least 1 + 2^-31 (docs/mpi.md, "Routing"). */
-static double reach_bound(const sc_mpi_context *c, const double *g, double top, int smaller) {
-    double m = smaller && top < g[6] ? top : g[6];
-    return ((top + m) * (1 + 0x1p-30) + REACH_ABS + c->pad) * (1 + 0x1p-30);
-}
-
 static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, const double box[6],
                   double top, int smaller, int fill, int *next) {
     /* Which ranks a sphere is tested against (docs/mpi.md, "Routing"):
@@ -220,8 +225,7 @@ static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, const do
                 int far = 0;
                 for (int a = 0; a < c->dims && !far; a++)
                     far = !c->periodic[a] && (g[a] - p[a] > wide || p[a] - g[3 + a] > wide);
-                double rmax = smaller && ri < g[6] ? ri : g[6];
-                if (far || !sc_mpi_may_reach(c, p, ri, g, g + 3, rmax))
+                if (far || !sc_mpi_may_reach(c, p, ri, g, g + 3, partner(g, ri, smaller)))
                     continue;
                 sent |= (uint64_t)1 << (i % 64);
                 if (fill)

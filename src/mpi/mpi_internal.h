@@ -93,7 +93,7 @@ struct sc_mpi_context {
     int *counts, *displs, *rcounts, *rdispls; /* per rank, for the exchanges */
     int *near; /* per rank: the ranks a ghost route tests sphere by sphere */
     /* One bit per routed record: set when it goes to some rank (the
-     * packing pass visits these alone); words_cap words, or NULL. */
+     * packing pass visits these alone); routed_cap words, or NULL. */
     uint64_t *routed;
     size_t routed_cap;
     double *regions; /* per rank: lo[3], hi[3], rmax, spheres */
