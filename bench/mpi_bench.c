@@ -20,7 +20,10 @@
  * medians over rounds after the first (which counts the context's growth);
  * cpu_s is the median of the summed CPU seconds; halo_fraction the ghosts
  * over all ranks / n; bytes_per_rank the mean bytes sent; tests the local
- * searches' candidate tests, most loaded rank over the mean. */
+ * searches' candidate tests, most loaded rank over the mean. With
+ * SC_MPI_BENCH_PHASES set, rank 0 prints each round's wall, CPU and its
+ * phases to stderr (the first rounds grow the context), and every rank
+ * its last call's phases. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +156,11 @@ int main(int argc, char **argv) {
         }
         MPI_Reduce(&mine_wall, &wall[r], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         MPI_Reduce(&mine_cpu, &cpu[r], 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (rank == 0 && getenv("SC_MPI_BENCH_PHASES") && sc_mpi_stats_get(ctx, &st) == SC_OK)
+            fprintf(stderr, /* each round: the first rounds grow the context */
+                    "round %d: %.4f s, cpu %.4f s; rank 0: check %.4f layout %.4f ghosts %.4f "
+                    "search %.4f\n",
+                    r, wall[r], cpu[r], st.seconds[0], st.seconds[1], st.seconds[2], st.seconds[3]);
     }
     sc_mpi_stats_get(ctx, &st);
     double ghosts = (double)st.ghosts, all_ghosts = 0, bytes = (double)st.bytes_sent, all_bytes = 0;

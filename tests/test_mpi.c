@@ -889,21 +889,30 @@ typedef struct failing {
     int armed; /* fail every allocation while set */
     int after; /* > 0: fail the after-th allocation from now, once */
     long live;
+    size_t bytes; /* live bytes */
 } failing;
 
+/* Before each block, in the `head` bytes added for it: head, then size. */
 static void *fail_alloc(size_t size, size_t alignment, void *user) {
     failing *f = user;
+    size_t head = alignment < 16 ? 16 : alignment;
     void *p = NULL;
-    if (f->armed || (f->after > 0 && --f->after == 0) ||
-        posix_memalign(&p, alignment < sizeof(void *) ? sizeof(void *) : alignment, size) != 0)
+    if (f->armed || (f->after > 0 && --f->after == 0) || posix_memalign(&p, head, head + size) != 0)
         return NULL;
     f->live++;
-    return p;
+    f->bytes += size;
+    size_t *at = (size_t *)((char *)p + head);
+    at[-2] = head;
+    at[-1] = size;
+    return at;
 }
 
 static void fail_free(void *p, void *user) {
-    ((failing *)user)->live--;
-    free(p);
+    failing *f = user;
+    const size_t *at = p;
+    f->live--;
+    f->bytes -= at[-1];
+    free((char *)p - at[-2]);
 }
 
 static void test_faults(void) {
@@ -947,6 +956,20 @@ static void test_faults(void) {
     o.search.threads = 1;
     o.search.allocator = (sc_allocator){fail_alloc, fail_free, &f};
     st = sc_mpi_context_create(MPI_COMM_WORLD, &o, &ctx);
+    CHECK(st == SC_OK, "context with a hook: %d", (int)st);
+    /* repeated calls on the same spheres hold what the first one grew, no
+     * more: one buffer of records reused, not a second one per call */
+    size_t held[4];
+    for (int k = 0; k < 4; k++) {
+        st = sc_mpi_count_pairs(ctx, &v, NULL, &sum);
+        held[k] = f.bytes;
+        CHECK(st == SC_OK, "call %d with a hook: %d", k, (int)st);
+    }
+    CHECK(held[1] == held[0] && held[2] == held[0] && held[3] == held[0],
+          "bytes held after calls 1-4: %zu %zu %zu %zu", held[0], held[1], held[2], held[3]);
+    sc_mpi_context_destroy(ctx);
+    CHECK(f.live == 0 && f.bytes == 0, "%ld allocations live after destroy", f.live);
+    st = sc_mpi_context_create(MPI_COMM_WORLD, &o, &ctx); /* cold again: the first call allocates */
     CHECK(st == SC_OK, "context with a hook: %d", (int)st);
     f.armed = rank == ranks - 1;
     st = sc_mpi_count_pairs(ctx, &v, NULL, &sum);

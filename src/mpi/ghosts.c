@@ -332,16 +332,16 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
         }
         sc_mpi_allgatherv(c->spare.at + out, gmine, c->record, set->own.at + own + in, gcounts,
                           gdispls, c->record, c->comm);
-        sc_mpi_records t = set->local; /* own's records become local, local's the next own */
-        set->local = set->own;
-        set->own = t;
+        /* local is own's records, read by the search; the next call's
+         * check writes own again. One buffer of records, not two that take
+         * turns: each call reuses what the last one grew. */
+        set->local = (sc_mpi_records){set->own.at, own + in + giants, 0};
         set->own.count = 0;
         set->owned = own + own_giants;
         if (k == 0) /* the keep rules ask who owns a giant of set 0 only */
             for (size_t g = 0; g < giants; g++)
                 c->giant_mine[g] =
                     g >= (size_t)gdispls[c->rank] && g < (size_t)gdispls[c->rank] + own_giants;
-        set->local.count = own + in + giants;
         set->local_own = own;
         set->local_giants = giants;
         c->stats.ghosts += in;

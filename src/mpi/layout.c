@@ -290,8 +290,15 @@ static sc_status cut_samples(const sc_mpi_context *c, sample *all, size_t n_all,
 static sc_status move(sc_mpi_context *c, const cut *tree, sc_mpi_records *own) {
     int p = c->ranks, me = c->rank;
     memset(c->counts, 0, (size_t)p * sizeof(int));
-    int *dest = sc_mpi_alloc(c, own->count * sizeof *dest);
-    sc_status st = dest ? SC_OK : SC_ERR_OUT_OF_MEMORY;
+    if (own->count > c->dest_cap) {
+        size_t cap =
+            c->dest_cap + c->dest_cap / 2 > own->count ? c->dest_cap + c->dest_cap / 2 : own->count;
+        sc_mpi_free(c, c->dest);
+        c->dest = sc_mpi_alloc(c, cap * sizeof *c->dest);
+        c->dest_cap = c->dest ? cap : 0;
+    }
+    int *dest = c->dest;
+    sc_status st = dest || !own->count ? SC_OK : SC_ERR_OUT_OF_MEMORY;
     for (size_t i = 0; st == SC_OK && i < own->count; i++)
         c->counts[dest[i] = owner_of(c, tree, &own->at[i])]++;
     sc_mpi_alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
@@ -331,7 +338,6 @@ static sc_status move(sc_mpi_context *c, const cut *tree, sc_mpi_records *own) {
         }
         sc_mpi_free(c, at);
     }
-    sc_mpi_free(c, dest);
     return st;
 }
 

@@ -124,11 +124,10 @@ static sc_status create_local(sc_mpi_context *c) {
 
 static void release(sc_mpi_context *c) {
     sc_context_destroy(c->search);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 2; k++) /* local is a view of own's records */
         sc_mpi_free(c, c->set[k].own.at);
-        sc_mpi_free(c, c->set[k].local.at);
-    }
     sc_mpi_free(c, c->spare.at);
+    sc_mpi_free(c, c->dest);
     sc_mpi_free(c, c->giant_mine);
     sc_mpi_free(c, c->counts);
     sc_mpi_free(c, c->regions);
@@ -287,7 +286,10 @@ static double value_at(const sc_spheres *v, const void *base, size_t stride, siz
 static sc_status copy_own(sc_mpi_context *c, sc_mpi_records *own, const sc_spheres *v,
                           const uint64_t *ids, uint64_t first) {
     size_t n = v->count;
-    sc_status st = sc_mpi_reserve(c, own, n);
+    /* Room for what the call adds (the move's imbalance, the ghosts) from
+     * the first call: growing later copies every record into new pages.
+     * Capacity never touched costs address space, not memory. */
+    sc_status st = sc_mpi_reserve(c, own, n > own->cap && n <= SIZE_MAX / 3 ? n + n / 2 : n);
     if (st != SC_OK)
         return st;
     size_t elem = v->dtype == SC_F64 ? sizeof(double) : sizeof(float);

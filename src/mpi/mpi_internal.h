@@ -28,9 +28,11 @@ typedef struct sc_mpi_records {
 /* One set of spheres through the pipeline: a one-set query has one, a
  * two-set query two (a = 0, b = 1). */
 typedef struct sc_mpi_set {
-    sc_mpi_records own;   /* the spheres this rank owns (rule 1); after the ghost
-                           * phase, spare records (local took them over) */
-    sc_mpi_records local; /* for the search: [owned non-giants | ghosts | giants] */
+    sc_mpi_records own;   /* the spheres this rank owns (rule 1); the ghost phase
+                           * builds local in its records */
+    sc_mpi_records local; /* for the search: [owned non-giants | ghosts | giants];
+                           * a view of own's records (cap 0: it owns nothing),
+                           * valid until the next call writes own */
     size_t local_own;     /* local.at[0, local_own): owned, not giants */
     size_t local_giants;  /* local.at[local.count - local_giants, count): giants */
     size_t owned;         /* the spheres owned here, giants included */
@@ -89,6 +91,8 @@ struct sc_mpi_context {
     sc_mpi_set set[2];
     int sets;
     sc_mpi_records spare;
+    int *dest; /* per record of a move: its rank; dest_cap entries, grown only */
+    size_t dest_cap;
     uint8_t *giant_mine; /* set 0's giant k is owned here; capacity options.giants */
     int *counts, *displs, *rcounts, *rdispls; /* per rank, for the exchanges */
     int *near; /* per rank: the ranks a ghost route tests sphere by sphere */
