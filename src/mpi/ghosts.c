@@ -180,7 +180,11 @@ static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, const do
      * inside box than `deep` (the largest reach_bound of such regions)
      * reaches none of them and is tested against the others alone,
      * near[0, close). RCB's regions are all apart: most spheres test no
-     * rank at all. near[close, tested): the apart ones. */
+     * rank at all. near[close, tested): the apart ones, faces[j] the
+     * faces of box that near[j]'s region lies beyond (bit 2a: lo on axis
+     * a, 2a + 1: hi). A sphere farther than `deep` from one of those
+     * faces cannot reach that region either, so of the apart regions a
+     * sphere tests only those beyond faces it is near. */
     int open = 1, close = 0, tested = 0;
     for (int a = 0; a < c->dims; a++)
         open &= !c->periodic[a];
@@ -190,13 +194,14 @@ static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, const do
             const double *g = &c->regions[REGION * r];
             if (r == c->rank || g[7] == 0)
                 continue;
-            int apart = 0;
+            int beyond = 0;
             for (int a = 0; a < c->dims; a++)
-                apart |= g[a] >= box[3 + a] || g[3 + a] <= box[a];
-            if ((open && apart) != pass)
+                beyond |= (g[3 + a] <= box[a]) << 2 * a | (g[a] >= box[3 + a]) << (2 * a + 1);
+            if ((open && beyond) != pass)
                 continue;
             if (pass)
                 deep = fmax(deep, reach_bound(c, g, top, smaller));
+            c->faces[tested] = pass ? beyond : 0; /* a close region: every sphere tests it */
             c->near[tested++] = r;
         }
         close = pass ? close : tested;
@@ -212,10 +217,13 @@ static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, const do
                 break;
             double p[3], ri = sc_mpi_search_radius(c, at[i].r);
             sc_mpi_position(c, &at[i], p);
-            int inside = 1;
+            int near = 0; /* the faces of box within deep of the sphere */
             for (int a = 0; a < c->dims; a++)
-                inside &= p[a] - box[a] > deep && box[3 + a] - p[a] > deep;
-            for (int j = 0, m = inside ? close : tested; j < m; j++) {
+                near |= !(p[a] - box[a] > deep) << 2 * a | !(box[3 + a] - p[a] > deep)
+                                                               << (2 * a + 1);
+            for (int j = 0, m = near ? tested : close; j < m; j++) {
+                if (c->faces[j] & ~near)
+                    continue;
                 int r = c->near[j];
                 const double *g = &c->regions[REGION * r];
                 /* First a gap wider than first_width on one axis: most

@@ -109,7 +109,7 @@ static sc_status check_options(const sc_mpi_options *o) {
 
 static sc_status create_local(sc_mpi_context *c) {
     size_t p = (size_t)c->ranks;
-    c->counts = sc_mpi_alloc(c, 5 * p * sizeof(int));
+    c->counts = sc_mpi_alloc(c, 6 * p * sizeof(int));
     c->regions = sc_mpi_alloc(c, 8 * p * sizeof(double));
     c->giant_mine = sc_mpi_alloc(c, c->options.giants + 1);
     c->firsts = sc_mpi_alloc(c, p * sizeof *c->firsts);
@@ -119,6 +119,7 @@ static sc_status create_local(sc_mpi_context *c) {
     c->rcounts = c->counts + 2 * p;
     c->rdispls = c->counts + 3 * p;
     c->near = c->counts + 4 * p;
+    c->faces = c->counts + 5 * p;
     return sc_context_create(&c->options.search, &c->search);
 }
 

@@ -95,7 +95,8 @@ struct sc_mpi_context {
     size_t dest_cap;
     uint8_t *giant_mine; /* set 0's giant k is owned here; capacity options.giants */
     int *counts, *displs, *rcounts, *rdispls; /* per rank, for the exchanges */
-    int *near; /* per rank: the ranks a ghost route tests sphere by sphere */
+    int *near;  /* per rank: the ranks a ghost route tests sphere by sphere */
+    int *faces; /* per entry of near: the faces of the box its region lies beyond */
     /* One bit per routed record: set when it goes to some rank (the
      * packing pass visits these alone); routed_cap words, or NULL. */
     uint64_t *routed;
