@@ -250,14 +250,9 @@ static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, const do
 /* Room for route's marks of n records; without it, route visits every
  * record twice (the marks only save time). */
 static void reserve_marks(sc_mpi_context *c, size_t n) {
-    size_t words = (n + 63) / 64;
-    if (words <= c->routed_cap)
-        return;
-    size_t cap =
-        c->routed_cap + c->routed_cap / 2 > words ? c->routed_cap + c->routed_cap / 2 : words;
-    sc_mpi_free(c, c->routed);
-    c->routed = sc_mpi_alloc(c, cap * sizeof *c->routed);
-    c->routed_cap = c->routed ? cap : 0;
+    void *marks = c->routed;
+    (void)sc_mpi_grow(c, &marks, &c->routed_cap, (n + 63) / 64, sizeof *c->routed);
+    c->routed = marks;
 }
 
 /* Owned non-giants to the front of own; returns their count. */

@@ -290,15 +290,11 @@ static sc_status cut_samples(const sc_mpi_context *c, sample *all, size_t n_all,
 static sc_status move(sc_mpi_context *c, const cut *tree, sc_mpi_records *own) {
     int p = c->ranks, me = c->rank;
     memset(c->counts, 0, (size_t)p * sizeof(int));
-    if (own->count > c->dest_cap) {
-        size_t cap =
-            c->dest_cap + c->dest_cap / 2 > own->count ? c->dest_cap + c->dest_cap / 2 : own->count;
-        sc_mpi_free(c, c->dest);
-        c->dest = sc_mpi_alloc(c, cap * sizeof *c->dest);
-        c->dest_cap = c->dest ? cap : 0;
-    }
-    int *dest = c->dest;
-    sc_status st = dest || !own->count ? SC_OK : SC_ERR_OUT_OF_MEMORY;
+    void *grown = c->dest; /* a void * of its own: no int * written as a void * */
+    sc_status st = sc_mpi_grow(c, &grown, &c->dest_cap, own->count, sizeof *c->dest)
+                       ? SC_ERR_OUT_OF_MEMORY
+                       : SC_OK;
+    int *dest = c->dest = grown;
     for (size_t i = 0; st == SC_OK && i < own->count; i++)
         c->counts[dest[i] = owner_of(c, tree, &own->at[i])]++;
     sc_mpi_alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);

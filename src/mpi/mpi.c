@@ -55,6 +55,16 @@ sc_status sc_mpi_reserve(const sc_mpi_context *c, sc_mpi_records *r, size_t n) {
     return SC_OK;
 }
 
+int sc_mpi_grow(const sc_mpi_context *c, void **at, size_t *cap, size_t n, size_t elem) {
+    if (n <= *cap)
+        return 0;
+    size_t want = *cap + *cap / 2 > n ? *cap + *cap / 2 : n;
+    sc_mpi_free(c, *at);
+    *at = want <= SIZE_MAX / elem ? sc_mpi_alloc(c, want * elem) : NULL;
+    *cap = *at ? want : 0;
+    return *at ? 0 : -1;
+}
+
 /* ---- rule 8: one status for every rank ------------------------------------ */
 
 sc_status sc_mpi_agree(sc_mpi_context *c, sc_status status, uint64_t id) {

@@ -126,6 +126,10 @@ void *sc_mpi_alloc(const sc_mpi_context *c, size_t bytes);
 void sc_mpi_free(const sc_mpi_context *c, void *p);
 /* Grows r to hold at least n records (content kept); SC_ERR_OUT_OF_MEMORY. */
 sc_status sc_mpi_reserve(const sc_mpi_context *c, sc_mpi_records *r, size_t n);
+/* Grows a scratch array *at of *cap elements of elem bytes to hold at
+ * least n (content dropped; grown by half again at least, never shrunk).
+ * 0, or -1 with *at NULL and *cap 0 when the allocation failed. */
+int sc_mpi_grow(const sc_mpi_context *c, void **at, size_t *cap, size_t n, size_t elem);
 
 /* The collectives the layer calls (wait.c): MPI's own, with the same
  * arguments, but started nonblocking and waited for by sc_mpi_wait, which
