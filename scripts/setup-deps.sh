@@ -33,6 +33,8 @@ packages=(
   openmpi-bin       # libspherecollide_mpi (the pair search over MPI ranks): mpiexec
   libopenmpi-dev    #   and OpenMPI's C bindings, found by CMake's FindMPI
   python3-mpi4py    # spherecollide.mpi, the Python module over MPI (mpi4py's C API)
+  mpich             # the MPI layer's second implementation, tested by scripts/test.sh
+  libmpich-dev      #   (OpenMPI stays the default mpicc and mpiexec)
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

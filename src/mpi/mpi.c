@@ -67,11 +67,32 @@ int sc_mpi_grow(const sc_mpi_context *c, void **at, size_t *cap, size_t n, size_
 
 /* ---- rule 8: one status for every rank ------------------------------------ */
 
+/* The least over the ranks of each of two unsigned 64-bit values. Not
+ * MPI_MIN on MPI_UINT64_T: MPICH 4.0.2, Debian 12's, compares unsigned
+ * types as signed there (pmodels/mpich#6083), as OpenMPI 4.1.2-4.1.4 did
+ * for unsigned long (open-mpi/ompi#10525), so UINT64_MAX, the "nothing"
+ * of sc_mpi_agree, won every minimum. Flipping the top bit maps unsigned
+ * order onto signed order, which every implementation gets right. */
+static void min_u64x2(const uint64_t in[2], uint64_t out[2], MPI_Comm comm) {
+    const uint64_t top = (uint64_t)1 << 63;
+    int64_t mine[2], all[2];
+    for (int k = 0; k < 2; k++) {
+        const uint64_t flipped = in[k] ^ top;
+        memcpy(&mine[k], &flipped, sizeof flipped);
+    }
+    sc_mpi_allreduce(mine, all, 2, MPI_INT64_T, MPI_MIN, comm);
+    for (int k = 0; k < 2; k++) {
+        uint64_t v;
+        memcpy(&v, &all[k], sizeof v);
+        out[k] = v ^ top;
+    }
+}
+
 sc_status sc_mpi_agree(sc_mpi_context *c, sc_status status, uint64_t id) {
     int failed = status != SC_OK;
     uint64_t mine[2] = {failed ? id : UINT64_MAX, failed ? (uint64_t)c->rank : UINT64_MAX};
     uint64_t all[2];
-    sc_mpi_allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, c->comm);
+    min_u64x2(mine, all, c->comm);
     if (all[1] == UINT64_MAX)
         return SC_OK;
     /* The failure with the smallest global id wins (the single process's

@@ -283,13 +283,15 @@ static int run(const cli *c) {
     }
     /* every rank must have read the same file (a path that differs
      * between nodes, a file changed while ranks opened it) */
-    unsigned long long n = s.total, lo = 0, hi = 0;
-    MPI_Allreduce(&n, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&n, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    /* signed: MIN and MAX on unsigned types were wrong in MPICH 4.0.2 and
+     * in OpenMPI 4.1.2-4.1.4 (src/mpi/mpi.c, min_u64x2); a count fits */
+    long long n = (long long)s.total, lo = 0, hi = 0;
+    MPI_Allreduce(&n, &lo, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&n, &hi, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
     if (lo != hi) {
         if (rank == 0)
             fprintf(stderr,
-                    "spherecollide-mpi: %s: the ranks read %llu to %llu spheres; every "
+                    "spherecollide-mpi: %s: the ranks read %lld to %lld spheres; every "
                     "rank must see the same file\n",
                     c->input, lo, hi);
         sc_io_spheres_free(&s);
