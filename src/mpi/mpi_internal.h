@@ -132,9 +132,10 @@ sc_status sc_mpi_reserve(const sc_mpi_context *c, sc_mpi_records *r, size_t n);
 int sc_mpi_grow(const sc_mpi_context *c, void **at, size_t *cap, size_t n, size_t elem);
 
 /* The collectives the layer calls (wait.c): MPI's own, with the same
- * arguments, but started nonblocking and waited for by sc_mpi_wait, which
- * sleeps between tests rather than polling, so a waiting rank leaves its
- * core to the ranks and threads that still work. */
+ * arguments, but started nonblocking and waited for by tests that sleep
+ * in between rather than poll (once an exchange's bytes have had time to
+ * move), so a waiting rank leaves its core to the ranks and threads that
+ * still work. */
 void sc_mpi_wait(MPI_Request *request);
 void sc_mpi_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
                       MPI_Comm comm);

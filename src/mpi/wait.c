@@ -8,7 +8,13 @@
  * between tests, each sleep a fraction of the time waited so far
  * (1 / WAIT_FRACTION, at least MIN_SLEEP_NS, at most MAX_SLEEP_NS), so the
  * time lost after the partner arrives stays a small share of the wait.
- * A communicator of one rank completes at the first test. */
+ * A communicator of one rank completes at the first test.
+ *
+ * An exchange that moves data tests without sleeping for as long as its
+ * bytes take to move at SPIN_BYTES_PER_US (a memory copy's rate, low):
+ * an implementation may move a large message in steps, each made in an
+ * MPI call on both ends (MPICH over UCX does), so a nap then stalls the
+ * transfer itself rather than a wait for a late partner. */
 #include <errno.h>
 #include <time.h>
 
@@ -19,6 +25,7 @@ enum {
     MIN_SLEEP_NS = 10000,
     MAX_SLEEP_NS = 1000000,
     WAIT_FRACTION = 16,
+    SPIN_BYTES_PER_US = 8000, /* 8 GB/s */
 };
 
 static int64_t now_ns(void) {
@@ -33,13 +40,16 @@ static void nap(int64_t ns) {
     }
 }
 
-void sc_mpi_wait(MPI_Request *request) {
+/* Waits for a request that moves `bytes` on this rank (sent and received). */
+static void wait_moving(MPI_Request *request, double bytes) {
     int done = 0;
     MPI_Test(request, &done, MPI_STATUS_IGNORE);
     if (done)
         return;
+    const double moving = bytes * 1000.0 / SPIN_BYTES_PER_US;
+    const int64_t spin = SPIN_NS + (moving < 1e10 ? (int64_t)moving : (int64_t)1e10);
     int64_t start = now_ns(), waited = 0;
-    while (!done && waited < SPIN_NS) {
+    while (!done && waited < spin) {
         MPI_Test(request, &done, MPI_STATUS_IGNORE);
         waited = now_ns() - start;
     }
@@ -49,6 +59,26 @@ void sc_mpi_wait(MPI_Request *request) {
         MPI_Test(request, &done, MPI_STATUS_IGNORE);
         waited = now_ns() - start;
     }
+}
+
+void sc_mpi_wait(MPI_Request *request) {
+    wait_moving(request, 0.0);
+}
+
+/* The bytes of count elements of type t at each of n places. */
+static double bytes_of(const int *counts, int n, MPI_Datatype t) {
+    int size = 0;
+    MPI_Type_size(t, &size);
+    double total = 0.0;
+    for (int k = 0; k < n; k++)
+        total += (double)counts[k];
+    return total * size;
+}
+
+static int ranks_of(MPI_Comm comm) {
+    int n = 1;
+    MPI_Comm_size(comm, &n);
+    return n;
 }
 
 void sc_mpi_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
@@ -70,14 +100,17 @@ void sc_mpi_allgatherv(const void *in, int count, MPI_Datatype type, void *out,
                        MPI_Comm comm) {
     MPI_Request r;
     MPI_Iallgatherv(in, count, type, out, out_counts, out_displs, out_type, comm, &r);
-    sc_mpi_wait(&r);
+    wait_moving(&r, bytes_of(out_counts, ranks_of(comm), out_type));
 }
 
 void sc_mpi_gatherv(const void *in, int count, MPI_Datatype type, void *out, const int *out_counts,
                     const int *out_displs, MPI_Datatype out_type, int root, MPI_Comm comm) {
     MPI_Request r;
     MPI_Igatherv(in, count, type, out, out_counts, out_displs, out_type, root, comm, &r);
-    sc_mpi_wait(&r);
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank); /* out_counts matter at the root only */
+    wait_moving(&r, rank == root ? bytes_of(out_counts, ranks_of(comm), out_type)
+                                 : bytes_of(&count, 1, type));
 }
 
 void sc_mpi_alltoall(const void *in, int count, MPI_Datatype type, void *out, int out_count,
@@ -92,7 +125,8 @@ void sc_mpi_alltoallv(const void *in, const int *counts, const int *displs, MPI_
                       MPI_Datatype out_type, MPI_Comm comm) {
     MPI_Request r;
     MPI_Ialltoallv(in, counts, displs, type, out, out_counts, out_displs, out_type, comm, &r);
-    sc_mpi_wait(&r);
+    const int n = ranks_of(comm);
+    wait_moving(&r, bytes_of(counts, n, type) + bytes_of(out_counts, n, out_type));
 }
 
 void sc_mpi_exscan(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
