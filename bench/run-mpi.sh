@@ -20,7 +20,9 @@
 # Writes OUT.csv (default bench/results/<machine>/mpi.csv) with
 # mpi_bench's columns after a machine column. Environment: SC_MPI_BENCH (a
 # built mpi_bench; else build-bench/ is built), SC_MPI_BIG (the large n,
-# default 10000000).
+# default 10000000), SC_MPIEXEC (the launcher, default mpiexec; another
+# one, such as mpiexec.mpich with an mpi_bench built on MPICH (docs/mpi.md,
+# "MPICH"), writes mpi-<its name>.csv by default, not mpi.csv).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ -n "${SC_MPI_BENCH:-}" ]; then
@@ -32,20 +34,23 @@ else
 fi
 big=${SC_MPI_BIG:-10000000}
 tag=$("$(dirname "$bench")/sc_bench" --print-machine-tag 2>/dev/null || echo "$(uname -m)-$(nproc)c")
-out=${1:-$root/bench/results/$tag/mpi.csv}
+mpiexec=${SC_MPIEXEC:-mpiexec}
+name=mpi
+[ -z "${SC_MPIEXEC:-}" ] || name="mpi-$(basename "$mpiexec")"
+out=${1:-$root/bench/results/$tag/$name.csv}
 mkdir -p "$(dirname "$out")"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 run() { # run RANKS LABEL ARGS...: one rank a core (--bind-to core) where
   # the cores suffice, else unbound (OpenMPI's default when oversubscribed)
   local np=$1 label=$2 bind=core; shift 2
   [ "$np" -le "$(nproc)" ] || bind=none
-  mpiexec -n "$np" --bind-to "$bind" "$bench" --label "$label" "$@" | sed "s/^/$tag,/"
+  "$mpiexec" -n "$np" --bind-to "$bind" "$bench" --label "$label" "$@" | sed "s/^/$tag,/"
 }
 {
   echo "machine,$("$bench" --header --n 10 --rounds 2 | head -1)"
   run 1 one-rank --n 1000000 --rounds 21 --direct
   # a process of 2 threads needs both cores: not bound to one
-  mpiexec -n 1 --bind-to none "$bench" --label threads-2 --n "$big" --threads 2 --rounds 5 \
+  "$mpiexec" -n 1 --bind-to none "$bench" --label threads-2 --n "$big" --threads 2 --rounds 5 \
     --direct | sed "s/^/$tag,/"
   run 2 ranks-2 --n "$big" --rounds 5
   run 2 ranks-2-slabs --n "$big" --rounds 5 --slabs --layout caller
