@@ -409,33 +409,47 @@ fi
 
 # The load table (bench/run-load.sh): the library's default thread count on a
 # machine whose other cores are busy, after and (where kept) before.
-load_table() { # load_table CSV
+load_table() { # load_table CSV (mean_s, where the CSV has it, adds the means)
     awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        function r(x, y) { return y > 0 ? sprintf("%.2f", x / y) : "-" }
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; means = "mean_s" in col; next }
         { key = $(col["state"]) SUBSEP $(col["case"]) SUBSEP $(col["n"])
           if (!(key in seen)) { seen[key] = 1; order[++m] = key }
           med[key, $(col["config"])] = $(col["median_s"]) * 1e3
+          if (means) avg[key, $(col["config"])] = $(col["mean_s"]) * 1e3
           fst[key, $(col["config"])] = $(col["first_s"]) * 1e3
           thr[key, $(col["config"])] = $(col["threads"])
           if ($(col["config"]) != "1" && $(col["config"]) != "default") all[key] = $(col["config"]) }
         END {
-            print "| state | case | n | --threads 1 (ms) | default (ms, threads) | all cores (ms) | default / best fixed | first run (ms): 1 / default / all |"
-            print "|---|---|---:|---:|---:|---:|---:|---|"
+            if (means) {
+                print "| state | case | n | --threads 1 (ms) | default (ms, threads) | all cores (ms) | means (ms): 1 / default / all | default / 1 thread: medians, means | default / best fixed: medians, means | first run (ms): 1 / default / all |"
+                print "|---|---|---:|---:|---:|---:|---|---|---|---|"
+            } else {
+                print "| state | case | n | --threads 1 (ms) | default (ms, threads) | all cores (ms) | default / best fixed | first run (ms): 1 / default / all |"
+                print "|---|---|---:|---:|---:|---:|---:|---|"
+            }
             for (k = 1; k <= m; k++) {
                 key = order[k]; split(key, f, SUBSEP)
                 one = med[key, "1"]; d = med[key, "default"]; a = med[key, all[key]]
                 best = one < a ? one : a
-                printf "| %s | %s | %s | %.3f | %.3f (%s) | %.3f | %.2f | %.1f / %.1f / %.1f |\n", f[1], f[2],
-                       f[3], one, d, thr[key, "default"], a, d / best, fst[key, "1"], fst[key, "default"],
-                       fst[key, all[key]] }
+                printf "| %s | %s | %s | %.3f | %.3f (%s) | %.3f | ", f[1], f[2], f[3], one, d,
+                       thr[key, "default"], a
+                if (means) {
+                    mo = avg[key, "1"]; md = avg[key, "default"]; ma = avg[key, all[key]]
+                    mb = mo < ma ? mo : ma
+                    printf "%.3f / %.3f / %.3f | %s, %s | %s, %s | ", mo, md, ma, r(d, one), r(md, mo),
+                           r(d, best), r(md, mb)
+                } else
+                    printf "%s | ", r(d, best)
+                printf "%.1f / %.1f / %.1f |\n", fst[key, "1"], fst[key, "default"], fst[key, all[key]] }
         }' "$1"
 }
 if [ -f "$dir/load/load.csv" ]; then
     printf '\n## Sharing the machine (bench/run-load.sh)\n\n'
-    printf 'Medians in ms: each case with `--threads 1`, the default and `--threads` all cores, on a quiet machine and with k cores kept busy by shell busy loops the script starts and stops (`busyK`). Queries: `pairs --repeat 9` (the warm median; first run: the process'"'"'s first query); neighbour lists: 9 processes (count + fill; first: the first process); the simulation: the median step of 12 (first: step 1); python-gap: `sc.pairs` from Python with 20 ms of the caller'"'"'s own work between calls, so the library'"'"'s idle threads sleep between them, median of 9 after the first. The target: under load, the default within 1.15x of the best fixed count. docs/design.md, "Sharing the machine", says how the default chooses and where it does not meet that.\n\n'
+    printf 'Medians in ms: each case with `--threads 1`, the default and `--threads` all cores, on a quiet machine and with k cores kept busy by shell busy loops the script starts and stops (`busyK`). Queries: `pairs --repeat 9` (the warm median; first run: the process'"'"'s first query); neighbour lists: 9 processes (count + fill; first: the first process); the simulation: the median step of 12 (first: step 1); python-gap: `sc.pairs` from Python with 20 ms of the caller'"'"'s own work between calls, so the library'"'"'s idle threads sleep between them, median of 9 after the first. Beside the medians, the means of the same runs (a team whose barriers now and then wait out a time slice shows it there, not in the median), and the default'"'"'s ratios to one thread (the issue'"'"'s best fixed count with one of two cores busy) and to the better of the two fixed counts, by both. The target: under load, the default within 1.15x of the best fixed count. docs/design.md, "Sharing the machine", says how the default chooses and where it does not meet that.\n\n'
     load_table "$dir/load/load.csv"
     if [ -f "$dir/load/load-before.csv" ]; then
-        printf '\nThe same script with the tool of the commit before the load-aware team (`SC_LOAD_CLI=<that build>/tools/spherecollide bench/run-load.sh`), the same day:\n\n'
+        printf '\nThe same script with the tool of the commit before the load-aware team (`SC_LOAD_CLI=<that build>/tools/spherecollide bench/run-load.sh`), in the run made when the load-aware team came (the table above is a later run):\n\n'
         load_table "$dir/load/load-before.csv"
     fi
 fi

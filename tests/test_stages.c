@@ -1438,23 +1438,26 @@ static int team_under_load(sc_load *l, size_t n) {
 }
 
 /* Runs `queries` queries of 10^5 spheres on a fresh sample under load,
- * each taking t_free or t_full seconds by the team it got; returns how
- * many got the full team, and the last one's team in *last. */
-static int choice_run_cold(int queries, double t_cold, double t_free, double t_full, int *last) {
+ * each taking t_free or t_full seconds by the team it got (the first
+ * t_cold; every third full-team run t_stall, one that waited out a time
+ * slice); returns how many got the full team, and the last one's team in
+ * *last. */
+static int choice_runs(int queries, double t_cold, double t_free, double t_full, double t_stall,
+                       int *last) {
     sc_load l;
     memset(&l, 0, sizeof l);
     int full = 0;
     for (int q = 0; q < queries; q++) {
         *last = team_under_load(&l, 100000);
         full += *last == 2;
-        const double t = *last == 2 ? t_full : q == 0 ? t_cold : t_free;
+        const double t = *last == 2 ? (full % 3 == 0 ? t_stall : t_full) : q == 0 ? t_cold : t_free;
         sc_load_record(&l, 2, *last, 100000, t, q == 0);
     }
     return full;
 }
 
 static int choice_run(int queries, double t_free, double t_full, int *last) {
-    return choice_run_cold(queries, t_free, t_free, t_full, last);
+    return choice_runs(queries, t_free, t_free, t_full, t_full, last);
 }
 
 /* A sample under a held load is one reading: the readings again after a
@@ -1492,30 +1495,49 @@ static void test_team_choice(void) {
     /* short queries stay on the free core, whatever the full team would do */
     int full = choice_run(40, 0.004, 0.001, &last);
     CHECK(full == 0, "short queries took the full team %d times", full);
-    /* long ones try the full team and keep it where it is faster ... */
-    full = choice_run(40, 0.020, 0.012, &last);
-    CHECK(last == 2 && full >= 35, "a faster full team: last %d, %d of 40 full", last, full);
-    /* ... and where it is a little slower (it leaves the busy cores their
-     * share of time: within SC_LOAD_FULL_MARGIN) ... */
-    full = choice_run(40, 0.020, 0.022, &last);
-    CHECK(last == 2 && full >= 35, "a full team within the margin: last %d, %d of 40 full", last,
-          full);
-    /* ... but go back to the free cores where it is slower, trying it again
-     * every SC_LOAD_REEXPLORE queries while within twice the time */
-    full = choice_run(80, 0.020, 0.030, &last);
-    CHECK(last == 1 && full >= 4 && full <= 4 + 80 / SC_LOAD_REEXPLORE,
+    /* long ones pay SC_LOAD_RENT of warm free-core time (4 runs of 1/8 s
+     * after the cold one), then try the full team (a widened run that is
+     * not a measure, then SC_LOAD_SAMPLES runs) and keep it where its mean
+     * is faster ... */
+    const int rent_runs = (int)(SC_LOAD_RENT / 0.125);
+    full = choice_run(40, 0.125, 0.0625, &last);
+    CHECK(last == 2 && full == 40 - 1 - rent_runs, "a faster full team: last %d, %d of 40 full",
+          last, full);
+    /* ... or as fast (SC_LOAD_FULL_MARGIN: it leaves the busy cores a fair
+     * share) ... */
+    full = choice_run(40, 0.125, 0.125 * SC_LOAD_FULL_MARGIN, &last);
+    CHECK(last == 2 && full == 40 - 1 - rent_runs,
+          "a full team within the margin: last %d, %d of 40", last, full);
+    /* ... but go back to the free cores where it is slower, and try again
+     * after twice the rent each time it lost: in 80 queries the first try
+     * (widened + 3 runs) after 4 free runs, then 3 runs after 8, 16 and 32
+     * free runs (1 + 4 + 4 + 8 + 3 + 16 + 3 + 32 + 3 = 74; 6 free left) */
+    full = choice_run(80, 0.125, 0.1875, &last);
+    CHECK(last == 1 && full == 1 + 4 * SC_LOAD_SAMPLES,
           "a slower full team: last %d, %d of 80 full", last, full);
+    /* a full team faster in most runs but waiting out a slice in every
+     * third loses by its mean (0.0625, 0.0625, 0.5 against 0.125), as the
+     * slower one does */
+    full = choice_runs(80, 0.125, 0.125, 0.0625, 0.5, &last);
+    CHECK(last == 1 && full == 1 + 4 * SC_LOAD_SAMPLES, "a stalling full team: last %d, %d of 80",
+          last, full);
+    /* a collapse is tried no more often */
+    full = choice_run(80, 0.125, 1.0, &last);
+    CHECK(last == 1 && full == 1 + 4 * SC_LOAD_SAMPLES, "a collapsing full team ran %d times",
+          full);
+    /* a process too short to pay the rent never tries it: ten queries of
+     * 3/64 s on the free core (segtree at 10^5 in the load table's
+     * `pairs --repeat 9`) */
+    full = choice_run(10, 0.046875, 0.0234375, &last);
+    CHECK(last == 1 && full == 0, "a short process tried the full team %d times", full);
     /* a first run made long by its first-touched scratch is not a measure:
      * the free core measured warm is short, and keeps the query */
-    full = choice_run_cold(40, 0.020, 0.004, 0.003, &last);
+    full = choice_runs(40, 0.020, 0.004, 0.003, 0.003, &last);
     CHECK(last == 1 && full == 0, "a short query after a long first run: last %d, %d of 40 full",
           last, full);
-    /* more than twice as slow: never tried again after its first runs */
-    full = choice_run(80, 0.020, 0.100, &last);
-    CHECK(last == 1 && full == 1 + SC_LOAD_SAMPLES, "a collapsing full team ran %d times", full);
     sc_load l;
-    /* a large first query: the full team (its cold run not a measure), the
-     * free core once, then the faster within the margin */
+    /* a large first query: a try of the full team at once (its cold run
+     * not a measure), the free core once, then the faster */
     memset(&l, 0, sizeof l);
     char teams[9] = "";
     for (int q = 0; q < 8; q++) {
@@ -1523,7 +1545,7 @@ static void test_team_choice(void) {
         teams[q] = (char)('0' + t);
         sc_load_record(&l, 2, t, SC_LOAD_FULL_FIRST, t == 2 ? 0.030 : 0.040, q == 0);
     }
-    CHECK(strcmp(teams, "22122222") == 0, "a large first query's teams %s, not 22122222", teams);
+    CHECK(strcmp(teams, "22221222") == 0, "a large first query's teams %s, not 22221222", teams);
     /* a large batch starts on the full team; another size starts over */
     memset(&l, 0, sizeof l);
     CHECK(team_under_load(&l, SC_LOAD_FULL_FIRST) == 2, "a large first query: the full team");
@@ -1602,6 +1624,12 @@ static void test_team_room(void) {
             sc_stats stats = {.size = sizeof stats};
             sc_context_stats(c, &stats);
             team[q] = stats.threads;
+            /* two sets: the filter and the search follow one choice, made
+             * and measured for the query's whole size (keyed on each
+             * stage's own size, it started over at every stage) */
+            if (kind == 1 && q == 0)
+                CHECK(c->load.choice.n == n + nb, "two sets: the load choice is for %zu spheres",
+                      c->load.choice.n);
             if (q == 1)
                 allocs = ca.allocs;
         }

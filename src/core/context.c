@@ -134,7 +134,7 @@ int sc_context_team(sc_context *c, size_t n) {
     int team = sc_context_threads(c);
     c->room = most < (size_t)team ? (int)most : team;
     if (c->opt.threads == 0 && team > 1 && c->opt.team == SC_TEAM_FOLLOW_LOAD)
-        team = sc_load_team(&c->load, team, n);
+        team = sc_load_team(&c->load, team, c->load_n ? c->load_n : n);
     return most < (size_t)team ? (int)most : team;
 }
 

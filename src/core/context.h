@@ -51,6 +51,11 @@ struct sc_context {
                              call: the call's thread count (run_query) */
     size_t chunk_pairs;                /* opt.chunk_pairs, at most SC_CHUNK_PAIRS_MAX */
     sc_load load;                      /* what other programs keep busy (load.c) */
+    size_t load_n;                     /* the size a query's team under load is
+                             chosen and measured by, when its stages run
+                             at other sizes (two sets: the filter on the
+                             larger set, the search on the kept); 0: each
+                             call's own n. Cleared as the query ends */
     int room;                          /* the threads per-thread scratch is sized for: the
                              widest team sc_context_team may give the call's
                              n, load or not, so a team that widens when the

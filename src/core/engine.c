@@ -259,13 +259,16 @@ sc_status sc_engine_run_built(sc_context *c, size_t n, bool go, sc_build_fn buil
     c->stats.scratch_bytes = sc_context_scratch_bytes(c);
     c->stats.total_seconds = sc_now() - t0;
     if (st == SC_OK && c->opt.threads == 0 && configured > 1)
-        sc_load_record(&c->load, configured, team, n, c->stats.total_seconds, c->queries == 1);
+        sc_load_record(&c->load, configured, team, c->load_n ? c->load_n : n,
+                       c->stats.total_seconds, c->queries == 1);
+    c->load_n = 0;
     c->threads = configured;
     return st;
 }
 
 sc_status sc_engine_failed(sc_context *c, sc_status st) {
     memset(&c->stats, 0, sizeof c->stats);
+    c->load_n = 0;
     c->queries++;
     return st;
 }

@@ -224,13 +224,27 @@ static double fastest(const sc_team_choice *ch, int k) {
     return m;
 }
 
+/* The mean seconds of team k's kept samples: what the caller paid. */
+static double mean(const sc_team_choice *ch, int k) {
+    double sum = 0.0;
+    int got = 0;
+    for (int s = 0; s < SC_LOAD_SAMPLES; s++)
+        if (ch->t[k][s] > 0.0) {
+            sum += ch->t[k][s];
+            got++;
+        }
+    return got ? sum / got : 0.0;
+}
+
 void sc_load_record(sc_load *l, int cores, int team, size_t n, double seconds, bool cold) {
     const int free = l->busy > 0 ? free_cores(l, cores) : cores;
     if (free >= cores || (team != free && team != cores) || !(seconds > 0.0))
         return; /* a quiet machine, or a team that n capped: nothing to choose */
     sc_team_choice *ch = &l->choice;
-    if (!same_size(ch, n))
-        *ch = (sc_team_choice){.n = n, .next = n >= SC_LOAD_FULL_FIRST};
+    if (!same_size(ch, n)) {
+        const bool large = n >= SC_LOAD_FULL_FIRST;
+        *ch = (sc_team_choice){.n = n, .next = large, .trying = large};
+    }
     const bool widened = team > l->widest; /* its threads were started (and first woken) in it */
     if (widened)
         l->widest = team;
@@ -242,27 +256,39 @@ void sc_load_record(sc_load *l, int cores, int team, size_t n, double seconds, b
     if (cold || widened)
         return;
     ch->t[k][ch->count[k]++ % SC_LOAD_SAMPLES] = seconds;
+    if (k == 0)
+        ch->rent += seconds;
+    else if (ch->trying && ++ch->tried >= SC_LOAD_SAMPLES)
+        ch->trying = false;
     /* A short query stays on the free cores: one barrier that waits out a
      * time slice costs more than its whole run. A long one takes all the
-     * cores (their fair share of the busy ones too) unless the fastest of
-     * the full team's last SC_LOAD_SAMPLES runs was slower than the free
-     * cores by more than SC_LOAD_FULL_MARGIN: its runs vary, its first ones
-     * after its threads start are the slowest, and where it loses it tries
-     * again now and then (the load changes) unless it was more than twice
-     * as slow. */
-    const double t0 = fastest(ch, 0), t1 = fastest(ch, 1);
+     * cores (their fair share of the busy ones too) while the mean of the
+     * full team's last SC_LOAD_SAMPLES runs is no slower than the free
+     * cores' fastest. A try of the full team (a widened run, then
+     * SC_LOAD_SAMPLES runs) is made once the free cores have run long
+     * enough at this size to pay for it, and again after a loss once they
+     * have run twice as long as before: in a short process the free cores,
+     * which never wait out a slice, are kept. */
+    const double t0 = fastest(ch, 0);
+    const bool full_pays =
+        ch->count[1] >= SC_LOAD_SAMPLES && mean(ch, 1) <= SC_LOAD_FULL_MARGIN * t0;
+    const int d = ch->losses < SC_LOAD_RENT_DOUBLINGS ? ch->losses : SC_LOAD_RENT_DOUBLINGS;
     int next;
-    if (ch->count[0] == 0 || t0 < SC_LOAD_LONG)
-        next = 0;
-    else if (ch->count[1] < SC_LOAD_SAMPLES || t1 <= SC_LOAD_FULL_MARGIN * t0) {
+    if (ch->trying)
         next = 1;
-        ch->runs = 0;
-    } else {
+    else if (ch->count[0] == 0 || t0 < SC_LOAD_LONG)
         next = 0;
-        if (++ch->runs >= SC_LOAD_REEXPLORE) {
-            ch->runs = 0;
-            next = t1 < 2.0 * t0;
-        }
-    }
+    else if (full_pays)
+        next = 1;
+    else if (k == 1) {
+        next = 0; /* the full team lost: the rent for the next try starts */
+        ch->losses++;
+        ch->rent = 0.0;
+    } else if (ch->rent >= SC_LOAD_RENT * (double)(1u << d)) {
+        next = 1;
+        ch->trying = true;
+        ch->tried = 0;
+    } else
+        next = 0;
     ch->next = next;
 }

@@ -31,15 +31,21 @@
 #define SC_LOAD_FULL_FIRST                                                                         \
     ((size_t)1 << 19) /* spheres from which the first
                                                 query under load takes all cores */
-#define SC_LOAD_LONG                                                                               \
-    0.010                    /* seconds a free-team query must take before
-                                the full team is tried at that size */
-#define SC_LOAD_REEXPLORE 16 /* queries between tries of a full team that lost */
-#define SC_LOAD_FULL_MARGIN                                                                        \
-    1.25 /* how much slower than the free cores the full
-                                    team's fastest recent run may be and still
-                                    be taken (it also leaves the busy cores a
-                                    fair share) */
+/* Seconds a warm free-team query must take before the full team is tried
+ * at that size. */
+#define SC_LOAD_LONG 0.010
+/* Warm free-core seconds at one size before the full team is tried there:
+ * a try costs its widened first run (a worker started or woken behind the
+ * busy program) and a few runs that may wait out time slices, so it is
+ * paid for only once the free cores' time shows the context runs long
+ * enough to gain it back (rent before buying). Doubled after each try the
+ * full team lost, up to 2^SC_LOAD_RENT_DOUBLINGS times. */
+#define SC_LOAD_RENT 0.5
+#define SC_LOAD_RENT_DOUBLINGS 6
+/* How much slower than the free cores' fastest run the full team's mean
+ * may be and still be kept: its mean, because its barriers now and then
+ * wait out a parked thread's time slice and the caller pays for those. */
+#define SC_LOAD_FULL_MARGIN 1.0
 
 #define SC_LOAD_SAMPLES 3 /* the last queries' seconds kept per team */
 
@@ -49,7 +55,10 @@ typedef struct sc_team_choice {
                                      full team (0: none) */
     int count[2];                 /* samples taken per team (not capped) */
     int next;                     /* the next query's team: 0 free, 1 full */
-    unsigned runs;                /* queries since the last try of the other team */
+    bool trying;                  /* the full team is being tried */
+    int tried;                    /* its samples in this try */
+    int losses;                   /* tries (or kept runs) the full team lost */
+    double rent;                  /* warm free-core seconds since the last try */
 } sc_team_choice;
 
 typedef struct sc_load {

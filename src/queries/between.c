@@ -739,7 +739,11 @@ static sc_status between_run(sc_context *c, const sc_spheres *a, const sc_sphere
     const bool a_small = va.n <= vb.n;
     const sc_spheres *small = a_small ? a : b;
     const sc_view *vs = a_small ? &va : &vb, *vl = a_small ? &vb : &va;
-    /* as the engine does: a thread per SC_SPHERES_PER_THREAD at most */
+    /* as the engine does: a thread per SC_SPHERES_PER_THREAD at most; the
+     * filter and the search take the team the load choice made for the
+     * query's whole size (a choice keyed on each stage's own size would
+     * start over at every stage) */
+    c->load_n = va.n + vb.n;
     const size_t threads = (size_t)sc_context_team(c, vl->n);
 
     /* the large set's candidates: all of it, or those the filter keeps */
