@@ -351,6 +351,13 @@ static void test_generators(void) {
     double fair = 4000.0 / ranks, off = (double)stats.owned - fair;
     CHECK(off <= ranks && off >= -ranks, "rank %d owns %llu of 4000 spheres, its share %.1f", rank,
           (unsigned long long)stats.owned, fair);
+    /* The halo of a region that holds the moved spheres (their own box):
+     * far from all the others' spheres. A region taken before the move (the
+     * spheres in random order span the whole set) would still be exact,
+     * but would take in every other rank's spheres. */
+    CHECK(2 * stats.ghosts <= 4000 - stats.owned,
+          "rank %d received %llu ghosts of the others' %llu spheres", rank,
+          (unsigned long long)stats.ghosts, (unsigned long long)(4000 - stats.owned));
     drop_part(&p);
     drop(&s);
     sc_mpi_context_destroy(exact);

@@ -38,25 +38,30 @@ enum { REGION = 8 };
 /* The box of the positions of at[0, n) (lo[3], hi[3]) and their largest
  * search radius, into e[0, 7) (zeros when n = 0). */
 static void extent(const sc_mpi_context *c, const sc_mpi_record *at, size_t n, double e[7]) {
-    for (int a = 0; a < 7; a++)
-        e[a] = 0;
+    sc_mpi_extent_begin(e);
     for (size_t i = 0; i < n; i++) {
         double v[3];
         sc_mpi_position(c, &at[i], v);
-        for (int a = 0; a < 3; a++) {
-            e[a] = i == 0 || v[a] < e[a] ? v[a] : e[a];
-            e[3 + a] = i == 0 || v[a] > e[3 + a] ? v[a] : e[3 + a];
-        }
-        double r = sc_mpi_search_radius(c, at[i].r);
-        e[6] = r > e[6] ? r : e[6];
+        sc_mpi_extent_add(e, v, sc_mpi_search_radius(c, at[i].r));
     }
+    sc_mpi_extent_end(e);
 }
 
-/* Publishes this rank's box of the positions of the records at[0, n),
- * their largest radius and their count into c->regions. */
-static void publish(sc_mpi_context *c, const sc_mpi_record *at, size_t n) {
+/* Set k's extent of own[0, n): the one its check or move took when n is
+ * all of own, else a pass. */
+static void set_extent(const sc_mpi_context *c, int k, size_t n, double e[7]) {
+    const sc_mpi_set *set = &c->set[k];
+    if (set->ext_known && n == set->own.count)
+        memcpy(e, set->ext, sizeof set->ext);
+    else
+        extent(c, set->own.at, n, e);
+}
+
+/* Publishes this rank's box of the positions of set 0's records own[0,
+ * n), their largest radius and their count into c->regions. */
+static void publish(sc_mpi_context *c, size_t n) {
     double mine[REGION];
-    extent(c, at, n, mine);
+    set_extent(c, 0, n, mine);
     mine[7] = (double)n;
     sc_mpi_allgather(mine, REGION, MPI_DOUBLE, c->regions, REGION, MPI_DOUBLE, c->comm);
 }
@@ -291,7 +296,7 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
     if (k == 0)
         memcpy(e, &c->regions[REGION * c->rank], sizeof e);
     else if (routed)
-        extent(c, set->own.at, own, e);
+        set_extent(c, k, own, e);
     if (routed) { /* every rank passes the same `routed`: the collectives match */
         reserve_marks(c, own);
         route(c, set->own.at, own, e, e[6], c->sets == 1, 0, NULL);
@@ -360,7 +365,7 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
 
 sc_status sc_mpi_ghosts(sc_mpi_context *c) {
     sc_mpi_records *a = &c->set[0].own;
-    publish(c, a->at, a->count);
+    publish(c, a->count);
     double floor = region_scale(c), top = 0, giant;
     for (int r = 0; r < c->ranks; r++)
         top = c->regions[REGION * r + 6] > top ? c->regions[REGION * r + 6] : top;
@@ -375,7 +380,7 @@ sc_status sc_mpi_ghosts(sc_mpi_context *c) {
         for (int k = 0; k < c->sets; k++)
             own[k] = giants_last(c, &c->set[k].own, giant);
         /* the regions of a's non-giants, with their largest radius (rule 2) */
-        publish(c, a->at, own[0]);
+        publish(c, own[0]);
     }
     st = exchange(c, 0, own[0], c->sets == 1);
     if (st == SC_OK && c->sets == 2)

@@ -314,9 +314,12 @@ static double value_at(const sc_spheres *v, const void *base, size_t stride, siz
     return v->dtype == SC_F64 ? *(const double *)p : (double)*(const float *)p;
 }
 
-/* Copies the view into *own (float32 values widen exactly). */
-static sc_status copy_own(sc_mpi_context *c, sc_mpi_records *own, const sc_spheres *v,
-                          const uint64_t *ids, uint64_t first) {
+/* Copies the view into set k's own records (float32 values widen exactly),
+ * taking their extent on the way. */
+static sc_status copy_own(sc_mpi_context *c, int k_set, const sc_spheres *v, const uint64_t *ids,
+                          uint64_t first) {
+    sc_mpi_set *set = &c->set[k_set];
+    sc_mpi_records *own = &set->own;
     size_t n = v->count;
     /* Room for what the call adds (the move's imbalance, the ghosts) from
      * the first call: growing later copies every record into new pages.
@@ -326,6 +329,8 @@ static sc_status copy_own(sc_mpi_context *c, sc_mpi_records *own, const sc_spher
         return st;
     size_t elem = v->dtype == SC_F64 ? sizeof(double) : sizeof(float);
     size_t s = v->stride ? v->stride : elem, rs = v->r_stride ? v->r_stride : s;
+    double *e = set->ext;
+    sc_mpi_extent_begin(e);
     for (size_t k = 0; k < n; k++) {
         sc_mpi_record *o = &own->at[k];
         o->x = value_at(v, v->x, s, k);
@@ -333,7 +338,12 @@ static sc_status copy_own(sc_mpi_context *c, sc_mpi_records *own, const sc_spher
         o->z = v->z ? value_at(v, v->z, s, k) : 0.0;
         o->r = value_at(v, v->r, rs, k);
         o->id = ids ? ids[k] : first + k;
+        double p[3];
+        sc_mpi_position(c, o, p);
+        sc_mpi_extent_add(e, p, sc_mpi_search_radius(c, o->r));
     }
+    sc_mpi_extent_end(e);
+    set->ext_known = 1;
     own->count = n;
     return SC_OK;
 }
@@ -393,7 +403,7 @@ static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *f
     /* a neighbour list numbers every sphere in rank order (its row's rank
      * follows from the id) and runs the general path on one rank too */
     if (st == SC_OK && (c->ranks > 1 || q->nbr))
-        st = copy_own(c, &c->set[k].own, v, q->nbr ? NULL : ids, *first);
+        st = copy_own(c, k, v, q->nbr ? NULL : ids, *first);
     if (q->nbr)
         sc_mpi_allgather(first, 1, MPI_UINT64_T, c->firsts, 1, MPI_UINT64_T, c->comm);
     return agree_value(c, st, bad_id);
@@ -435,8 +445,10 @@ static sc_status check(sc_mpi_context *c, const query *q) {
         if (c->grow_h * 2.0 < q->nbr->skin)
             c->grow_h = nextafter(c->grow_h, INFINITY);
     }
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         c->set[k].own.count = c->set[k].local.count = 0;
+        c->set[k].ext_known = 0;
+    }
     uint64_t first;
     for (int k = 0; st == SC_OK && k < q->sets; k++)
         st = check_set(c, q, k, &first);

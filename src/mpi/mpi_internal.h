@@ -36,6 +36,11 @@ typedef struct sc_mpi_set {
     size_t local_own;     /* local.at[0, local_own): owned, not giants */
     size_t local_giants;  /* local.at[local.count - local_giants, count): giants */
     size_t owned;         /* the spheres owned here, giants included */
+    double ext[7];        /* with ext_known: the box of own's positions (lo[3],
+                           * hi[3]) and their largest search radius, taken
+                           * in a pass that reads them anyway (the check's
+                           * copy, the move's owner search) */
+    int ext_known;
 } sc_mpi_set;
 
 /* One neighbour-list entry as it travels to its row's rank: row and col
@@ -212,6 +217,27 @@ static inline void sc_mpi_position(const sc_mpi_context *c, const sc_mpi_record 
     for (int a = 0; a < 3; a++)
         if (c->periodic[a])
             p[a] = sc_mpi_wrap(p[a], b->lo[a], b->hi[a]);
+}
+
+/* An empty extent (sc_mpi_set.ext), and one position and search radius
+ * added to it; sc_mpi_extent_end gives the empty box zeros. Min and max
+ * are exact, so any order of adding gives the same extent. */
+static inline void sc_mpi_extent_begin(double e[7]) {
+    for (int a = 0; a < 3; a++)
+        e[a] = INFINITY, e[3 + a] = -INFINITY;
+    e[6] = 0;
+}
+static inline void sc_mpi_extent_add(double e[7], const double p[3], double r) {
+    for (int a = 0; a < 3; a++) {
+        e[a] = p[a] < e[a] ? p[a] : e[a];
+        e[3 + a] = p[a] > e[3 + a] ? p[a] : e[3 + a];
+    }
+    e[6] = r > e[6] ? r : e[6];
+}
+static inline void sc_mpi_extent_end(double e[7]) {
+    if (!(e[0] <= e[3]))
+        for (int a = 0; a < 7; a++)
+            e[a] = 0;
 }
 
 /* Rule 4 for one set: is the pair of local records a, b of set 0 kept
