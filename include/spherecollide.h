@@ -318,12 +318,13 @@ typedef struct sc_options {
     int threads;                /**< 0 = one per core hwloc sees (or omp_get_num_procs);
                                  where other programs keep cores busy when the
                                  call starts (read from /proc), the free cores
-                                 for a short query and, for a long one, the
-                                 free cores or all of them, whichever this
-                                 context measured faster (docs/design.md,
-                                 "Sharing the machine"); a team smaller than
-                                 the cores is not bound. N > 0: exactly N,
-                                 whatever the load */
+                                 for a short query and, for a long one, all
+                                 of them once the free cores have run it long
+                                 enough on this context to pay for a try,
+                                 kept while their mean is no slower
+                                 (docs/design.md, "Sharing the machine"); a
+                                 team smaller than the cores is not bound.
+                                 N > 0: exactly N, whatever the load */
     sc_pin pin;                 /**< default SC_PIN_COMPACT: the library's team
                                  threads are bound for the duration of each
                                  call on 262144 (2^18) or more spheres, and their
