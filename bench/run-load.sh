@@ -9,10 +9,12 @@
 #   bench/run-load.sh [OUTDIR]
 #
 # Cases: pairs on the grid at uniform 10^4, 10^5, 10^6 and 10^7; pairs on
-# every other peer at 10^5 (brute at 10^4); two-set (--against, B a tenth of
-# A), periodic (--box L) and neighbour lists (--skin 0.1) at 10^5 and 10^6;
-# the simulation's step (3-D, 10^5 balls); and Python's sc.pairs on 10^5 and
-# 10^6 with 20 ms of the caller's own work between calls (python-gap: the
+# every other peer at 10^4, 10^5 and 10^6 (brute at 10^4 and 10^5: 10^6
+# would take minutes a query); two-set (--against, B a tenth of A),
+# periodic (--box L) and neighbour lists (--skin 0.1) at 10^4 to 10^7; the
+# simulation's step (3-D balls, volume fraction 0.25) at 10^4, 10^5 and
+# 10^6; and Python's sc.pairs at 10^4, 10^5 and 10^6
+# with 20 ms of the caller's own work between calls (python-gap: the
 # library's idle threads fall asleep between calls, as in most programs,
 # where back-to-back queries find them still spinning). Queries are `pairs
 # --repeat R --json` (median_s: the warm median, first_s: the first query);
@@ -21,8 +23,10 @@
 # first; python-gap is R + 1 calls on one Context, median_s after the first.
 #
 # Environment: SC_LOAD_BUSY (the k values, default "1"; "1 4 8" on 16 cores),
-# SC_LOAD_REPEAT (9), SC_LOAD_SIZES (the grid's n, default 10^4..10^7),
-# SC_LOAD_CASES (all; or a grep -E pattern over the case names, e.g. grid),
+# SC_LOAD_REPEAT (9), SC_LOAD_SIZES (the grid's and the query types' n,
+# default 10^4..10^7), SC_LOAD_PEER_SIZES (the other peers', the simulation's
+# and Python's n, default 10^4..10^6), SC_LOAD_CASES (all; or a grep -E
+# pattern over the case names, e.g. grid),
 # SC_LOAD_CLI (a built spherecollide; else build-bench/ is built).
 # OUTDIR defaults to bench/results/<machine>/load; load.csv has the columns
 #   machine,state,busy,case,n,config,threads,median_s,first_s,pairs,mean_s
@@ -34,6 +38,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 repeat=${SC_LOAD_REPEAT:-9}
 busy_list=${SC_LOAD_BUSY:-1}
 sizes=${SC_LOAD_SIZES:-"10000 100000 1000000 10000000"}
+peer_sizes=${SC_LOAD_PEER_SIZES:-"10000 100000 1000000"}
 cases_re=${SC_LOAD_CASES:-.}
 if [ -n "${SC_LOAD_CLI:-}" ]; then
   cli=$SC_LOAD_CLI
@@ -71,35 +76,34 @@ start_busy() { # k busy loops, each stopped after 30 minutes at the latest
 
 echo "== inputs ($tmp)"
 gen() { [ -f "$tmp/$1.npy" ] || "$cli" gen "$2" "$3" --seed "${4:-3}" -o "$tmp/$1.npy" --quiet; }
-for n in $sizes; do gen "u$n" uniform "$n"; done
-gen u100000 uniform 100000
-gen u1000000 uniform 1000000
-gen u10000 uniform 10000
-gen b100000 uniform 10000 4
-gen b1000000 uniform 100000 4
+for n in $sizes $peer_sizes; do
+  gen "u$n" uniform "$n"
+  gen "b$n" uniform $((n / 10)) 4 # the two-set query's B
+done
 # the periodic box: about the uniform cube's side (volume fraction 0.25,
 # E[r^3] = 2.03125 for radii U[1,1.5]); any box is a valid query
 side() { awk -v n="$1" 'BEGIN {printf "%d", (n * 4 / 3 * 3.14159265 * 2.03125 / 0.25) ^ (1 / 3) + 1}'; }
-box100000=$(side 100000)
-box1000000=$(side 1000000)
 
 # case name, n, and the command after the binary (the config's --threads is appended)
 cases=()
 for n in $sizes; do cases+=("grid|$n|pairs $tmp/u$n.npy"); done
 for a in brute partition1d sap hashgrid octree kdsplit bvh segtree; do
-  n=100000
-  [ "$a" = brute ] && n=10000
-  cases+=("$a|$n|pairs $tmp/u$n.npy --algorithm $a")
+  for n in $peer_sizes; do
+    [ "$a" = brute ] && [ "$n" -gt 100000 ] && continue
+    cases+=("$a|$n|pairs $tmp/u$n.npy --algorithm $a")
+  done
 done
-for n in 100000 1000000; do
+for n in $sizes; do
   cases+=("two-set|$n|pairs $tmp/u$n.npy --against $tmp/b$n.npy")
-  box=box$n
-  cases+=("periodic|$n|pairs $tmp/u$n.npy --box ${!box}")
+  cases+=("periodic|$n|pairs $tmp/u$n.npy --box $(side "$n")")
   cases+=("neighbors|$n|neighbors $tmp/u$n.npy --skin 0.1")
 done
-cases+=("sim-step|100000|simulate --dims 3 --n 100000 --box 150,150,150 --radii uniform:1,1.5 --steps 12 --quiet --csv $tmp/sim.csv")
+for n in $peer_sizes; do
+  s=$(side "$n")
+  cases+=("sim-step|$n|simulate --dims 3 --n $n --box $s,$s,$s --radii uniform:1,1.5 --steps 12 --quiet --csv $tmp/sim.csv")
+done
 if ls "$pymod"/spherecollide/_core*.so >/dev/null 2>&1 && [ -x /usr/bin/python3 ]; then
-  for n in 100000 1000000; do cases+=("python-gap|$n|python $tmp/u$n.npy"); done
+  for n in $peer_sizes; do cases+=("python-gap|$n|python $tmp/u$n.npy"); done
 else
   echo "(no Python module in $pymod: the python-gap cases are skipped)"
 fi

@@ -241,10 +241,8 @@ void sc_load_record(sc_load *l, int cores, int team, size_t n, double seconds, b
     if (free >= cores || (team != free && team != cores) || !(seconds > 0.0))
         return; /* a quiet machine, or a team that n capped: nothing to choose */
     sc_team_choice *ch = &l->choice;
-    if (!same_size(ch, n)) {
-        const bool large = n >= SC_LOAD_FULL_FIRST;
-        *ch = (sc_team_choice){.n = n, .next = large, .trying = large};
-    }
+    if (!same_size(ch, n))
+        *ch = (sc_team_choice){.n = n, .next = n >= SC_LOAD_FULL_FIRST};
     const bool widened = team > l->widest; /* its threads were started (and first woken) in it */
     if (widened)
         l->widest = team;
@@ -252,7 +250,15 @@ void sc_load_record(sc_load *l, int cores, int team, size_t n, double seconds, b
     /* Not a measure of the team: its scratch or its threads were new. A
      * context's first run is mostly first-touched scratch (a short query
      * can look long in it), so the free cores run warm before the full
-     * team is tried. */
+     * team is tried. A large first query took the full team for itself (a
+     * one-shot run gains the fair share); the next ones pay the rent,
+     * unless that run alone took the rent's time: then its worker is
+     * started already and the queries are long, so the try goes on. */
+    if (cold) {
+        ch->trying = ch->next && seconds >= SC_LOAD_RENT;
+        ch->next = ch->trying;
+        ch->tried = 0;
+    }
     if (cold || widened)
         return;
     ch->t[k][ch->count[k]++ % SC_LOAD_SAMPLES] = seconds;
