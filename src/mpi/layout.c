@@ -351,15 +351,13 @@ sc_status sc_mpi_layout_rcb(sc_mpi_context *c) {
     }
     if (st == SC_OK) {
         sc_mpi_bcast(tree, (int)(2 * nodes), MPI_DOUBLE, 0, c->comm);
-        /* The check's extent is of the spheres before the move. Taking the
+        /* The check takes no extent for spheres that move. Taking the
          * moved ones' in the owner search (each destination's, sent with
          * the counts) measured no faster than the ghost phase's own pass:
          * the updates to a box chosen by each sphere's owner wait on each
          * other (decision record 0007, ninth slice). */
-        for (int k = 0; st == SC_OK && k < c->sets; k++) {
-            c->set[k].ext_known = 0;
+        for (int k = 0; st == SC_OK && k < c->sets; k++)
             st = move(c, tree, &c->set[k].own);
-        }
     }
     sc_mpi_free(c, tree);
     sc_mpi_free(c, all);

@@ -315,7 +315,8 @@ static double value_at(const sc_spheres *v, const void *base, size_t stride, siz
 }
 
 /* Copies the view into set k's own records (float32 values widen exactly),
- * taking their extent on the way. */
+ * taking their extent on the way where they stay (no RCB move follows,
+ * which would replace them). */
 static sc_status copy_own(sc_mpi_context *c, int k_set, const sc_spheres *v, const uint64_t *ids,
                           uint64_t first) {
     sc_mpi_set *set = &c->set[k_set];
@@ -329,7 +330,8 @@ static sc_status copy_own(sc_mpi_context *c, int k_set, const sc_spheres *v, con
         return st;
     size_t elem = v->dtype == SC_F64 ? sizeof(double) : sizeof(float);
     size_t s = v->stride ? v->stride : elem, rs = v->r_stride ? v->r_stride : s;
-    double *e = set->ext;
+    const int stays = c->ranks == 1 || c->options.layout != SC_MPI_LAYOUT_RCB;
+    double e[7]; /* a local box: the record writes cannot alias it */
     sc_mpi_extent_begin(e);
     for (size_t k = 0; k < n; k++) {
         sc_mpi_record *o = &own->at[k];
@@ -338,12 +340,15 @@ static sc_status copy_own(sc_mpi_context *c, int k_set, const sc_spheres *v, con
         o->z = v->z ? value_at(v, v->z, s, k) : 0.0;
         o->r = value_at(v, v->r, rs, k);
         o->id = ids ? ids[k] : first + k;
-        double p[3];
-        sc_mpi_position(c, o, p);
-        sc_mpi_extent_add(e, p, sc_mpi_search_radius(c, o->r));
+        if (stays) {
+            double p[3];
+            sc_mpi_position(c, o, p);
+            sc_mpi_extent_add(e, p, sc_mpi_search_radius(c, o->r));
+        }
     }
     sc_mpi_extent_end(e);
-    set->ext_known = 1;
+    memcpy(set->ext, e, sizeof e);
+    set->ext_known = stays;
     own->count = n;
     return SC_OK;
 }

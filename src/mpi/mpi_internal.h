@@ -38,8 +38,7 @@ typedef struct sc_mpi_set {
     size_t owned;         /* the spheres owned here, giants included */
     double ext[7];        /* with ext_known: the box of own's positions (lo[3],
                            * hi[3]) and their largest search radius, taken
-                           * in a pass that reads them anyway (the check's
-                           * copy, the move's owner search) */
+                           * by the check's copy where no move follows */
     int ext_known;
 } sc_mpi_set;
 
