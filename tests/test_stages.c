@@ -1949,7 +1949,84 @@ static void test_probe_tables(void) {
     }
 }
 
+/* The gather on every layout it tells apart: rows of (x, y, z, r) at 32
+ * bytes and in larger records (an id after them, records straddling
+ * lines), fields in another order, separate arrays, float, 2-D. Each
+ * working value must be the input's, converted to double, in the
+ * index's order, and the padding zero. */
+static void test_gather_layouts(void) {
+    enum { N = 203 };
+    static double mem[7 * (N + 4)], out[4 * (N + SC_PAD)];
+    static uint32_t idx[N];
+    static const struct {
+        size_t stride, off[4];
+        bool f64, flat;
+    } lay[] = {
+        {32, {0, 8, 16, 24}, true, false}, /* rows */
+        {40, {0, 8, 16, 24}, true, false}, /* records with an id */
+        {56, {0, 8, 16, 24}, true, false},
+        {40, {8, 16, 24, 32}, true, false}, /* the id first */
+        {40, {16, 8, 0, 24}, true, false},  /* z, y, x */
+        {8, {0}, true, true},               /* separate arrays */
+        {20, {0, 4, 8, 12}, false, false},  /* float records */
+    };
+    for (size_t l = 0; l < sizeof lay / sizeof lay[0]; l++)
+        for (int dims = 2; dims <= 3; dims++) {
+            char *base = (char *)mem;
+            const size_t es = lay[l].f64 ? 8 : 4;
+            size_t off[4];
+            for (int a = 0; a < 4; a++)
+                off[a] = lay[l].flat ? (size_t)a * N * es : lay[l].off[a];
+            for (size_t k = 0; k < N; k++) {
+                idx[k] = (uint32_t)(next() % N);
+                for (int a = 0; a < 4; a++) {
+                    const double x = (double)(int64_t)(next() % 2001) - 1000.0 + 0.25 * a;
+                    char *at = base + off[a] + k * lay[l].stride;
+                    if (lay[l].f64)
+                        memcpy(at, &x, 8);
+                    else {
+                        const float f = (float)x;
+                        memcpy(at, &f, 4);
+                    }
+                }
+            }
+            const sc_view v = {N,
+                               lay[l].stride,
+                               lay[l].stride,
+                               lay[l].f64,
+                               base + off[0],
+                               base + off[1],
+                               dims == 3 ? base + off[2] : NULL,
+                               base + off[3]};
+            for (size_t k = 0; k < sizeof out / sizeof out[0]; k++)
+                out[k] = -1.0;
+            sc_work wk = {0};
+            wk.x = out;
+            wk.y = out + N + SC_PAD;
+            wk.z = out + 2 * (N + SC_PAD);
+            wk.r = out + 3 * (N + SC_PAD);
+            sc_gather(&v, idx, N, &wk);
+            const double *got_at[4] = {wk.x, wk.y, wk.z, wk.r};
+            int bad = 0;
+            for (size_t k = 0; k < N + SC_PAD; k++)
+                for (int a = 0; a < 4; a++) {
+                    const double got = got_at[a][k];
+                    double want = 0.0;
+                    if (k < N && (a != 2 || dims == 3))
+                        want = sc_view_load(&v, (a == 0   ? v.x
+                                                 : a == 1 ? v.y
+                                                 : a == 2 ? v.z
+                                                          : v.r) +
+                                                    idx[k] * v.stride);
+                    bad += got != want;
+                }
+            CHECK(!bad && wk.n == N && wk.index == idx, "gather, layout %zu, %d-D: %d values wrong",
+                  l, dims, bad);
+        }
+}
+
 static void run_kernels(void) {
+    test_gather_layouts();
     test_balloon_probe();
     test_boxfilter();
     test_bvh4_walk();

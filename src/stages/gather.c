@@ -41,17 +41,22 @@ static inline void gather_strided(const sc_view *v, const uint32_t *index, size_
 void sc_gather(const sc_view *v, const uint32_t *index, size_t n, sc_work *w) {
     w->n = n;
     w->index = index;
-    if (v->f64 && v->stride == 4 * sizeof(double) && v->z && v->y == v->x + sizeof(double) &&
-        v->z == v->x + 2 * sizeof(double) && v->r == v->x + 3 * sizeof(double) &&
-        v->rstride == v->stride) {
-        /* Rows of (x, y, z, r): one 32-byte record per sphere, one cache line. */
-        const double *rows = (const double *)(const void *)v->x;
+    const size_t st = v->stride;
+    if (v->f64 && v->z && v->y == v->x + sizeof(double) && v->z == v->x + 2 * sizeof(double) &&
+        v->r == v->x + 3 * sizeof(double) && v->rstride == st && st >= 4 * sizeof(double)) {
+        /* (x, y, z, r) side by side in each record: 32-byte rows, or a
+         * caller's larger struct (an id beside them). The four values may
+         * straddle two lines; both are asked for ahead of time, as the
+         * input is read in random order. */
+        const char *rows = v->x;
 #pragma omp parallel for schedule(static)
         for (size_t k = 0; k < n; k++) {
-            /* The input is read in random order: ask for it ahead of time. */
-            if (k + 16 < n)
-                __builtin_prefetch(rows + 4 * (size_t)index[k + 16]);
-            const double *s = rows + 4 * (size_t)index[k];
+            if (k + 32 < n) {
+                const char *a = rows + st * index[k + 32];
+                __builtin_prefetch(a);
+                __builtin_prefetch(a + 3 * sizeof(double));
+            }
+            const double *s = (const double *)(const void *)(rows + st * index[k]);
             w->x[k] = s[0];
             w->y[k] = s[1];
             w->z[k] = s[2];
