@@ -32,7 +32,7 @@ typedef struct keyed {
 } keyed;
 
 /* 1 when a sorts before b in the order by (v, i), else 0; without a
- * branch (see select_nth). */
+ * branch (see partition). */
 static size_t sorts_before(const keyed *a, const keyed *b) {
     return (size_t)(a->v < b->v) | ((size_t)(a->v == b->v) & (size_t)(a->i < b->i));
 }
@@ -42,24 +42,46 @@ static void swap(keyed *a, keyed *b) {
     *a = *b, *b = t;
 }
 
+/* Partitions key[0, n) around pivot (not among them): the entries that
+ * sort before it first, in place, then a hole for the pivot, then the
+ * rest, which go through tmp (room for n). Each entry is written to both
+ * sides and one side's end moves by the comparison's 0 or 1: no branch on
+ * the data (sample coordinates come in no order, and a branch would
+ * mispredict half the time) and no store that a later load must wait for
+ * (a swap with the boundary's entry made each step wait on the last).
+ * Returns the pivot's place; *below (when not NULL) gets the weights
+ * before it. */
+static size_t partition(keyed *key, size_t n, const keyed *pivot, keyed *tmp, double *below) {
+    size_t lower = 0, upper = 0;
+    double w = 0;
+    for (size_t i = 0; i < n; i++) {
+        const keyed t = key[i];
+        const size_t less = sorts_before(&t, pivot);
+        key[lower] = t; /* lower <= i: an entry already read */
+        tmp[upper] = t;
+        w += t.w * (double)less;
+        lower += less;
+        upper += 1 - less;
+    }
+    memcpy(key + lower + 1, tmp, upper * sizeof *tmp);
+    key[lower] = *pivot;
+    if (below)
+        *below = w;
+    return lower;
+}
+
 /* Reorders key[0, n) so that the entry at the returned place p is the one
  * the order by (v, i) would put there, every entry before it sorts before
  * it, and the weights before it sum to at most want while with it they
  * exceed want (p = n when all of them fit). Expected linear time. */
-static size_t select_weight(keyed *key, size_t n, double want) {
+static size_t select_weight(keyed *key, size_t n, double want, keyed *tmp) {
     size_t lo = 0, hi = n;
     double before = 0; /* the weights of key[0, lo) */
     while (lo < hi) {
         swap(&key[lo + (hi - lo) / 2], &key[hi - 1]);
-        keyed pivot = key[hi - 1];
-        size_t store = lo;
-        double below = 0;
-        for (size_t i = lo; i + 1 < hi; i++)
-            if (sorts_before(&key[i], &pivot)) {
-                below += key[i].w;
-                swap(&key[i], &key[store++]);
-            }
-        swap(&key[store], &key[hi - 1]);
+        const keyed pivot = key[hi - 1];
+        double below;
+        const size_t store = lo + partition(key + lo, hi - 1 - lo, &pivot, tmp, &below);
         if (before + below > want)
             hi = store;
         else if (before + below + pivot.w > want)
@@ -75,7 +97,7 @@ static size_t select_weight(keyed *key, size_t n, double want) {
  * nodes): the longest axis of their box, where the weight reaches the
  * lower ranks' share. */
 static void bisect(const sample *s, keyed *key, size_t n, int r0, int r1, int dims, cut *tree,
-                   int k) {
+                   int k, keyed *tmp) {
     if (r1 - r0 < 2)
         return;
     double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, total = 0;
@@ -95,7 +117,7 @@ static void bisect(const sample *s, keyed *key, size_t n, int r0, int r1, int di
         total += key[i].w;
     }
     int lower = (r1 - r0) / 2;
-    size_t p = select_weight(key, n, total * lower / (r1 - r0));
+    size_t p = select_weight(key, n, total * lower / (r1 - r0), tmp);
     /* The cut sits at the first upper sample; equal coordinates go up with
      * it, so the lower side is exactly the samples below the cut. */
     double at = p < n ? key[p].v : hi[axis];
@@ -104,8 +126,8 @@ static void bisect(const sample *s, keyed *key, size_t n, int r0, int r1, int di
         if (key[i].v < at)
             swap(&key[i], &key[split++]);
     tree[k] = (cut){axis, at};
-    bisect(s, key, split, r0, r0 + lower, dims, tree, 2 * k + 1);
-    bisect(s, key + split, n - split, r0 + lower, r1, dims, tree, 2 * k + 2);
+    bisect(s, key, split, r0, r0 + lower, dims, tree, 2 * k + 1, tmp);
+    bisect(s, key + split, n - split, r0 + lower, r1, dims, tree, 2 * k + 2, tmp);
 }
 
 /* ---- cost weights ------------------------------------------------------- */
@@ -125,24 +147,13 @@ enum { LEAF = 16 };
 #define COST_SIDE 4.5
 
 /* Puts key[m] where the order by (v, i) would, smaller before, larger
- * after: a quickselect whose partition has no branch on the data (each
- * entry is swapped with the first not-smaller one and the boundary moves
- * by the comparison's 0 or 1), since sample coordinates come in no order
- * and a branch on each would mispredict half the time. */
-static void select_nth(keyed *key, size_t n, size_t m) {
+ * after: a quickselect on partition(). */
+static void select_nth(keyed *key, size_t n, size_t m, keyed *tmp) {
     size_t lo = 0, hi = n; /* m in [lo, hi) */
     while (hi - lo > 1) {
         swap(&key[lo + (hi - lo) / 2], &key[hi - 1]);
         const keyed pivot = key[hi - 1];
-        size_t store = lo; /* key[lo, store) sort before the pivot, key[store, i) after */
-        for (size_t i = lo; i + 1 < hi; i++) {
-            keyed t = key[i];
-            size_t less = sorts_before(&t, &pivot);
-            key[i] = key[store];
-            key[store] = t;
-            store += less;
-        }
-        swap(&key[store], &key[hi - 1]);
+        const size_t store = lo + partition(key + lo, hi - 1 - lo, &pivot, tmp, NULL);
         if (m == store)
             return;
         if (m < store)
@@ -155,7 +166,7 @@ static void select_nth(keyed *key, size_t n, size_t m) {
 /* Sets rho (spheres per unit volume) of the samples key[0, n).i in the
  * cell [lo, hi]. */
 static void leaf_density(const sample *s, double *rho, keyed *key, size_t n, const double lo[3],
-                         const double hi[3], int dims) {
+                         const double hi[3], int dims, keyed *tmp) {
     int axis = 0;
     for (int a = 1; a < dims; a++)
         if (hi[a] - lo[a] > hi[axis] - lo[axis])
@@ -173,17 +184,18 @@ static void leaf_density(const sample *s, double *rho, keyed *key, size_t n, con
     for (size_t i = 0; i < n; i++)
         key[i].v = s[key[i].i].c[axis];
     size_t m = n / 2;
-    select_nth(key, n, m);
+    select_nth(key, n, m, tmp);
     double at = key[m].v, upper_lo[3], lower_hi[3];
     memcpy(upper_lo, lo, sizeof upper_lo);
     memcpy(lower_hi, hi, sizeof lower_hi);
     upper_lo[axis] = lower_hi[axis] = at;
-    leaf_density(s, rho, key, m, lo, lower_hi, dims);
-    leaf_density(s, rho, key + m, n - m, upper_lo, hi, dims);
+    leaf_density(s, rho, key, m, lo, lower_hi, dims, tmp);
+    leaf_density(s, rho, key + m, n - m, upper_lo, hi, dims, tmp);
 }
 
 /* Replaces each sample's sphere count w by their estimated cost. */
-static sc_status cost_weights(const sc_mpi_context *c, sample *s, size_t n, keyed *key) {
+static sc_status cost_weights(const sc_mpi_context *c, sample *s, size_t n, keyed *key,
+                              keyed *tmp) {
     if (n == 0)
         return SC_OK;
     double *rho = sc_mpi_alloc(c, n * sizeof *rho);
@@ -196,10 +208,11 @@ static sc_status cost_weights(const sc_mpi_context *c, sample *s, size_t n, keye
             hi[a] = i == 0 || s[i].c[a] > hi[a] ? s[i].c[a] : hi[a];
         }
         key[i].i = i;
+        key[i].w = s[i].w; /* partition() reads it */
         total += s[i].w;
         rsum += s[i].w * s[i].r;
     }
-    leaf_density(s, rho, key, n, lo, hi, c->dims);
+    leaf_density(s, rho, key, n, lo, hi, c->dims, tmp);
     double side = COST_SIDE * rsum / total, cube = side * side * (c->dims == 3 ? side : 1);
     for (size_t i = 0; i < n; i++) {
         double tests = rho[i] * cube; /* inf or NaN (no volume): everything */
@@ -268,16 +281,16 @@ static sc_status gather_samples(sc_mpi_context *c, sample **all, size_t *n_all) 
 /* Rank 0: the cut tree of the gathered samples (weighed first with cost
  * weights). */
 static sc_status cut_samples(const sc_mpi_context *c, sample *all, size_t n_all, cut *tree) {
-    keyed *key = sc_mpi_alloc(c, n_all * sizeof *key);
+    keyed *key = sc_mpi_alloc(c, 2 * n_all * sizeof *key), *tmp = key ? key + n_all : NULL;
     if (!key && n_all > 0)
         return SC_ERR_OUT_OF_MEMORY;
     sc_status st = SC_OK;
     if (c->options.weight == SC_MPI_WEIGHT_COST)
-        st = cost_weights(c, all, n_all, key);
+        st = cost_weights(c, all, n_all, key, tmp);
     if (st == SC_OK) {
         for (size_t i = 0; i < n_all; i++)
             key[i].i = i;
-        bisect(all, key, n_all, 0, c->ranks, c->dims, tree, 0);
+        bisect(all, key, n_all, 0, c->ranks, c->dims, tree, 0, tmp);
     }
     sc_mpi_free(c, key);
     return st;
