@@ -1,8 +1,8 @@
 /* mpi_bench.c: the distributed pair search's costs, run under mpiexec.
  *
  *   mpiexec -n P mpi_bench --dist NAME --n N [--threads T] [--rounds R]
- *                          [--layout rcb|caller] [--weight cost|count] [--slabs] [--direct]
- *                          [--label TEXT]
+ *                          [--layout rcb|caller] [--weight cost|count] [--slabs]
+ *                          [--direct | --direct-ids] [--label TEXT]
  *
  * Every rank generates the whole set (sc_gen, seed 3) and keeps a block of
  * rows (for these generators, spheres from all over the domain: the RCB
@@ -10,9 +10,14 @@
  * P equal slabs, with their row numbers as ids (spheres already placed, as
  * a simulation code holds them; the layout column then ends in -slabs). Each round times sc_mpi_count_pairs (the slowest
  * rank's wall time) and the CPU seconds all ranks spent in it; with
- * --direct (one rank) rounds alternate with sc_count_pairs on the same
- * view and options. Rank 0 prints one CSV line (no header unless
- * --header):
+ * --direct rounds alternate with sc_count_pairs on each rank's own view
+ * and options, every rank at once (direct_median_s: the slowest rank's,
+ * so with --slabs the library alone on the ranks' shares, without the
+ * layer), and with --direct-ids with the floor of reporting pairs by
+ * global id without the library's help: sc_stream_pairs on the rank's
+ * spheres copied into 40-byte records (x, y, z, r, id) and a callback
+ * that reads both ends' ids, asked for 32 pairs ahead, as the layer's
+ * filter does. Rank 0 prints one CSV line (no header unless --header):
  *
  *   label,ranks,threads,dist,n,layout,median_s,direct_median_s,cpu_s,
  *   halo_fraction,bytes_per_rank,tests_max_over_mean,giants,pairs,checksum
@@ -43,7 +48,7 @@ static double cpu_now(void) {
 typedef struct args {
     const char *dist, *label;
     size_t n;
-    int threads, rounds, direct, header;
+    int threads, rounds, direct, header; /* direct: 1 count, 2 ids */
     sc_mpi_layout layout;
     sc_mpi_weight weight;
     int slabs;
@@ -55,6 +60,8 @@ static int parse(int argc, char **argv, args *a) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(k, "--direct") == 0)
             a->direct = 1;
+        else if (strcmp(k, "--direct-ids") == 0)
+            a->direct = 2;
         else if (strcmp(k, "--header") == 0)
             a->header = 1;
         else if (strcmp(k, "--slabs") == 0)
@@ -81,6 +88,30 @@ static int parse(int argc, char **argv, args *a) {
     return a->rounds >= 2 ? 0 : -1;
 }
 
+/* --direct-ids: the rank's spheres as the layer holds them, and a pair
+ * callback that reads both ends' ids as its filter does. */
+typedef struct record {
+    double x, y, z, r;
+    uint64_t id;
+} record;
+
+typedef struct id_reads {
+    const record *at;
+    uint64_t sum;
+} id_reads;
+
+static int read_ids(const uint32_t *p, size_t count, void *user) {
+    id_reads *u = user;
+    for (size_t k = 0; k < count; k++) {
+        if (k + 32 < count) {
+            __builtin_prefetch(&u->at[p[2 * (k + 32)]].id);
+            __builtin_prefetch(&u->at[p[2 * (k + 32) + 1]].id);
+        }
+        u->sum += u->at[p[2 * k]].id * 0x9E3779B97F4A7C15ull ^ u->at[p[2 * k + 1]].id;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank, ranks;
@@ -89,9 +120,11 @@ int main(int argc, char **argv) {
     args a;
     if (parse(argc, argv, &a) != 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: mpi_bench --dist NAME --n N [--threads T] [--rounds R (>= 2)] "
-                            "[--layout rcb|caller] [--weight cost|count] [--slabs] [--direct] "
-                            "[--label TEXT] [--header]\n");
+            fprintf(
+                stderr,
+                "usage: mpi_bench --dist NAME --n N [--threads T] [--rounds R (>= 2)] "
+                "[--layout rcb|caller] [--weight cost|count] [--slabs] [--direct | --direct-ids] "
+                "[--label TEXT] [--header]\n");
         MPI_Finalize();
         return 2;
     }
@@ -134,6 +167,22 @@ int main(int argc, char **argv) {
         fprintf(stderr, "mpi_bench: no context\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    record *recs = a.direct == 2 ? malloc(mine.count * sizeof *recs + 1) : NULL;
+    if (a.direct == 2 && !recs)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    for (size_t i = 0; recs && i < mine.count; i++) {
+        const double *row = (const double *)mine.x + 4 * i;
+        recs[i] = (record){row[0], row[1], row[2], row[3], ids ? ids[i] : first + i};
+    }
+    sc_spheres as_records = {mine.count,
+                             SC_F64,
+                             sizeof(record),
+                             recs ? &recs->x : NULL,
+                             recs ? &recs->y : NULL,
+                             recs ? &recs->z : NULL,
+                             recs ? &recs->r : NULL,
+                             0};
+    id_reads reads = {recs, 0};
     double *wall = calloc((size_t)a.rounds, sizeof *wall),
            *dwall = calloc((size_t)a.rounds, sizeof *dwall),
            *cpu = calloc((size_t)a.rounds, sizeof *cpu);
@@ -142,9 +191,14 @@ int main(int argc, char **argv) {
     for (int r = 0; r < a.rounds; r++) {
         if (direct) { /* alternating: the library called directly, then over MPI */
             sc_summary ds;
+            MPI_Barrier(MPI_COMM_WORLD);
             double t0 = bench_now_s();
-            sc_count_pairs(direct, &mine, &ds);
-            dwall[r] = bench_now_s() - t0;
+            if (a.direct == 2)
+                sc_stream_pairs(direct, &as_records, read_ids, &reads, &ds);
+            else
+                sc_count_pairs(direct, &mine, &ds);
+            double d = bench_now_s() - t0;
+            MPI_Reduce(&d, &dwall[r], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = bench_now_s(), c0 = cpu_now();
@@ -198,6 +252,7 @@ int main(int argc, char **argv) {
     free(cpu);
     free(rows);
     free(ids);
+    free(recs);
     MPI_Finalize();
     return 0;
 }

@@ -10,7 +10,14 @@
 #   threads-2    uniform 10^7, 1 rank x 2 threads (the library directly)
 #   ranks-2      uniform 10^7, 2 ranks x 1 thread
 #   ranks-2-slabs  the same with each rank holding one x slab already, in
-#                the caller's layout (no move: a simulation's steady state)
+#                the caller's layout (no move: a simulation's steady state),
+#                alternating with the library called directly on each
+#                rank's slab, both at once (direct_median_s: the library's
+#                share of the time, without the layer)
+#   ranks-2-slabs-ids  the same, its direct rounds streaming the pairs of
+#                each slab in 40-byte records and reading both ends' ids
+#                as the layer's filter does (the floor of reporting global
+#                ids while the library knows only indices)
 #   cpu-4, cpu-8 uniform 10^6 on 4 and 8 ranks: cpu_s (all ranks) against
 #                one-rank's, with the halo fraction and bytes per rank
 #   cpu-4-slabs, cpu-8-slabs  the same with the spheres in x slabs already
@@ -53,7 +60,8 @@ run() { # run RANKS LABEL ARGS...: one rank a core (--bind-to core) where
   "$mpiexec" -n 1 --bind-to none "$bench" --label threads-2 --n "$big" --threads 2 --rounds 5 \
     --direct | sed "s/^/$tag,/"
   run 2 ranks-2 --n "$big" --rounds 5
-  run 2 ranks-2-slabs --n "$big" --rounds 5 --slabs --layout caller
+  run 2 ranks-2-slabs --n "$big" --rounds 9 --slabs --layout caller --direct
+  run 2 ranks-2-slabs-ids --n "$big" --rounds 9 --slabs --layout caller --direct-ids
   run 4 cpu-4 --n 1000000 --rounds 9
   run 8 cpu-8 --n 1000000 --rounds 9
   run 4 cpu-4-slabs --n 1000000 --rounds 9 --slabs --layout caller
