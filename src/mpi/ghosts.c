@@ -172,13 +172,15 @@ static double reach_bound(const sc_mpi_context *c, const double *g, double top, 
 
 /* Counts (fill == 0) or packs into c->spare (fill != 0) the ghosts this
  * rank sends, from the owned non-giants at[0, n), whose positions' box
- * is box (lo[3], hi[3]) and largest search radius top. With `smaller`
+ * is box (lo[3], hi[3]) and largest search radius top; counting, with
+ * id32, also writes each record's id there (its low 32 bits) and ORs
+ * the ids into *ids_or. With `smaller`
  * (one set) a sphere goes only where it may meet a sphere no larger than
  * itself, since the smaller end decides (rule 4): its reach is r +
  * min(r, rmax(R)), so a rank's few large spheres do not widen the halo
  * of everyone's small ones. Two sets: r + rmax(R), a's owner decides. */
 static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, const double box[6],
-                  double top, int smaller, int fill, int *next) {
+                  double top, int smaller, int fill, int *next, uint32_t *id32, uint64_t *ids_or) {
     /* Which ranks a sphere is tested against (docs/mpi.md, "Routing"):
      * with no periodic axis, a region wholly beyond one face of box is at
      * least as far from each sphere as that face, so a sphere deeper
@@ -214,6 +216,7 @@ static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, const do
     /* The counting pass marks the records that go somewhere; the packing
      * pass, given the marks, visits those alone. */
     uint64_t *mark = c->routed && c->routed_cap >= (n + 63) / 64 ? c->routed : NULL;
+    uint64_t or_ids = 0;
     for (size_t w = 0; w < (n + 63) / 64; w++) {
         uint64_t bits = fill && mark ? mark[w] : ~(uint64_t)0, sent = 0;
         for (; bits; bits &= bits - 1) {
@@ -222,6 +225,10 @@ static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, const do
                 break;
             double p[3], ri = sc_mpi_search_radius(c, at[i].r);
             sc_mpi_position(c, &at[i], p);
+            if (id32) {
+                id32[i] = (uint32_t)at[i].id;
+                or_ids |= at[i].id;
+            }
             int near = 0; /* the faces of box within deep of the sphere */
             for (int a = 0; a < c->dims; a++)
                 near |= !(p[a] - box[a] > deep) << 2 * a | !(box[3 + a] - p[a] > deep)
@@ -250,6 +257,8 @@ static void route(sc_mpi_context *c, const sc_mpi_record *at, size_t n, const do
         if (!fill && mark)
             mark[w] = sent;
     }
+    if (ids_or)
+        *ids_or |= or_ids;
 }
 
 /* Room for route's marks of n records; without it, route visits every
@@ -297,9 +306,24 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
         memcpy(e, &c->regions[REGION * c->rank], sizeof e);
     else if (routed)
         set_extent(c, k, own, e);
+    /* One set: the ids as 32 bits for the search's filter, written by the
+     * counting pass, with room for the ghosts and giants that usually
+     * come (else none this call: a later one has the room). */
+    uint64_t ids_or = 0;
+    uint32_t *id32 = NULL;
+    if (k == 0)
+        c->id32_ok = 0;
+    if (k == 0 && c->sets == 1 && routed) {
+        void *room = c->id32;
+        size_t want = own + own / 4 + 1024;
+        want = want > c->id32_need ? want : c->id32_need;
+        if (sc_mpi_grow(c, &room, &c->id32_cap, want, sizeof *c->id32) == 0)
+            id32 = room;
+        c->id32 = room;
+    }
     if (routed) { /* every rank passes the same `routed`: the collectives match */
         reserve_marks(c, own);
-        route(c, set->own.at, own, e, e[6], c->sets == 1, 0, NULL);
+        route(c, set->own.at, own, e, e[6], c->sets == 1, 0, NULL, id32, &ids_or);
         sc_mpi_alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
     }
     size_t in = 0, out = 0;
@@ -334,7 +358,7 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
         if (own_giants)
             memcpy(c->spare.at + out, set->own.at + own, own_giants * sizeof *set->own.at);
         if (routed) {
-            route(c, set->own.at, own, e, e[6], c->sets == 1, 1, next);
+            route(c, set->own.at, own, e, e[6], c->sets == 1, 1, next, NULL, NULL);
             sc_mpi_alltoallv(c->spare.at, c->counts, c->displs, c->record, set->own.at + own,
                              c->rcounts, c->rdispls, c->record, c->comm);
         }
@@ -352,6 +376,15 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
                     g >= (size_t)gdispls[c->rank] && g < (size_t)gdispls[c->rank] + own_giants;
         set->local_own = own;
         set->local_giants = giants;
+        if (id32)
+            c->id32_need = set->local.count;
+        if (id32 && set->local.count <= c->id32_cap) { /* the ghosts' and giants' ids */
+            for (size_t i = own; i < set->local.count; i++) {
+                id32[i] = (uint32_t)set->local.at[i].id;
+                ids_or |= set->local.at[i].id;
+            }
+            c->id32_ok = ids_or >> 32 == 0;
+        }
         c->stats.ghosts += in;
         c->stats.giants += giants;
         count_sent(c);

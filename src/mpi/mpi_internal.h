@@ -105,6 +105,13 @@ struct sc_mpi_context {
      * packing pass visits these alone); routed_cap words, or NULL. */
     uint64_t *routed;
     size_t routed_cap;
+    /* One set: set 0's local ids as 32 bits (id32[k] = local.at[k].id),
+     * when id32_ok says every one fits (the search's filter then reads
+     * these, 4 bytes a sphere, not the 40-byte records); written by the
+     * routing's counting pass, which reads every owned record anyway. */
+    uint32_t *id32;
+    size_t id32_cap, id32_need; /* id32_need: the last call's local count */
+    int id32_ok;
     double *regions; /* per rank: lo[3], hi[3], rmax, spheres */
     /* Neighbour lists: records carry ids numbered in rank order (firsts[r]
      * is rank r's first) so a row's rank follows
