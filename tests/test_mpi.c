@@ -947,6 +947,33 @@ static void test_faults(void) {
     CHECK(strncmp(sc_mpi_message(ctx), expect, strlen(expect)) == 0, "message '%s', want '%s...'",
           sc_mpi_message(ctx), expect);
     drop_part(&p);
+    /* every kind of bad value in every column, on the last rank only: the
+     * library's status for it, and the id of the first bad sphere there
+     * (the values are checked as they are copied: each column and limit) */
+    static const struct {
+        int column;
+        double value;
+        sc_status want;
+    } bad[] = {
+        {0, NAN, SC_ERR_NON_FINITE},       {1, INFINITY, SC_ERR_NON_FINITE},
+        {2, -INFINITY, SC_ERR_NON_FINITE}, {3, NAN, SC_ERR_NON_FINITE},
+        {0, 2e150, SC_ERR_OUT_OF_RANGE},   {1, -2e150, SC_ERR_OUT_OF_RANGE},
+        {2, 1.5e150, SC_ERR_OUT_OF_RANGE}, {3, 2e150, SC_ERR_OUT_OF_RANGE},
+        {3, -0.5, SC_ERR_NEGATIVE_RADIUS}, {3, -0x1p-1074, SC_ERR_NEGATIVE_RADIUS},
+    };
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        p = take(&s, BLOCKS, 1, NULL);
+        if (rank == bad_rank && p.mine.n > 2)
+            p.mine.d[4 * 2 + bad[b].column] = bad[b].value;
+        v = view_rows(&p.mine, 0, p.mine.n);
+        st = sc_mpi_count_pairs(ctx, &v, NULL, &sum);
+        snprintf(expect, sizeof expect, "rank %d: sphere id %llu: ", bad_rank,
+                 (unsigned long long)(first + 2));
+        CHECK(st == bad[b].want && strncmp(sc_mpi_message(ctx), expect, strlen(expect)) == 0,
+              "%g in column %d on rank %d: status %d (want %d), '%s'", bad[b].value, bad[b].column,
+              bad_rank, (int)st, (int)bad[b].want, sc_mpi_message(ctx));
+        drop_part(&p);
+    }
     /* the context is usable after it; a callback that stops on one rank */
     p = take(&s, BLOCKS, 1, NULL);
     v = view_rows(&p.mine, 0, p.mine.n);

@@ -323,9 +323,13 @@ static double value_at(const sc_spheres *v, const void *base, size_t stride, siz
 
 /* Copies the view into set k's own records (float32 values widen exactly),
  * taking their extent on the way where they stay (no RCB move follows,
- * which would replace them). */
+ * which would replace them), and *valid = every sphere passes the
+ * library's checks: each value finite and at most SC_MAX_ABS_VALUE in
+ * magnitude, the radius not negative (NaN fails each comparison). The
+ * caller asks the library which sphere failed, and how, only when one
+ * did: one pass over the caller's arrays, not a check's and a copy's. */
 static sc_status copy_own(sc_mpi_context *c, int k_set, const sc_spheres *v, const uint64_t *ids,
-                          uint64_t first) {
+                          uint64_t first, int *valid) {
     sc_mpi_set *set = &c->set[k_set];
     sc_mpi_records *own = &set->own;
     size_t n = v->count;
@@ -340,12 +344,14 @@ static sc_status copy_own(sc_mpi_context *c, int k_set, const sc_spheres *v, con
     const int stays = c->ranks == 1 || c->options.layout != SC_MPI_LAYOUT_RCB;
     double e[7]; /* a local box: the record writes cannot alias it */
     sc_mpi_extent_begin(e);
+    int ok = 1;
     for (size_t k = 0; k < n; k++) {
         sc_mpi_record *o = &own->at[k];
-        o->x = value_at(v, v->x, s, k);
-        o->y = value_at(v, v->y, s, k);
-        o->z = v->z ? value_at(v, v->z, s, k) : 0.0;
-        o->r = value_at(v, v->r, rs, k);
+        const double x = value_at(v, v->x, s, k), y = value_at(v, v->y, s, k),
+                     z = v->z ? value_at(v, v->z, s, k) : 0.0, r = value_at(v, v->r, rs, k);
+        ok &= (fabs(x) <= SC_MAX_ABS_VALUE) & (fabs(y) <= SC_MAX_ABS_VALUE) &
+              (fabs(z) <= SC_MAX_ABS_VALUE) & (fabs(r) <= SC_MAX_ABS_VALUE) & !(r < 0);
+        o->x = x, o->y = y, o->z = z, o->r = r;
         o->id = ids ? ids[k] : first + k;
         if (stays) {
             double p[3];
@@ -357,6 +363,7 @@ static sc_status copy_own(sc_mpi_context *c, int k_set, const sc_spheres *v, con
     memcpy(set->ext, e, sizeof e);
     set->ext_known = stays;
     own->count = n;
+    *valid = ok;
     return SC_OK;
 }
 
@@ -393,11 +400,20 @@ static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *f
     uint64_t bad_id = UINT64_MAX;
     /* One rank (no neighbour list) searches the caller's view as it is, and
      * the library checks it there before any pair is streamed; only a
-     * failure looks for the sphere to name (name_bad). */
-    sc_status st = n > SC_MAX_SPHERES        ? SC_ERR_TOO_MANY_SPHERES
-                   : checked_by_search(c, q) ? SC_OK
-                                             : sc_context_validate(c->search, v, &bad);
-    if (st != SC_OK && st != SC_ERR_TOO_MANY_SPHERES && st != SC_ERR_INVALID_ARGUMENT)
+     * failure looks for the sphere to name (name_bad). Several ranks check
+     * the values as they copy them (copy_own), and ask the library only
+     * when one failed. */
+    const int copies = c->ranks > 1 || q->nbr;
+    const int shaped = (v->dtype == SC_F64 || v->dtype == SC_F32) &&
+                       (n == 0 || (v->x && v->y && v->r)); /* else the library says how */
+    int valid = 0;
+    sc_status st = n > SC_MAX_SPHERES ? SC_ERR_TOO_MANY_SPHERES : SC_OK;
+    if (st == SC_OK && copies && shaped)
+        st = copy_own(c, k, v, q->nbr ? NULL : ids, *first, &valid);
+    if (st == SC_OK && !valid && !checked_by_search(c, q))
+        st = sc_context_validate(c->search, v, &bad);
+    if (st != SC_OK && st != SC_ERR_TOO_MANY_SPHERES && st != SC_ERR_INVALID_ARGUMENT &&
+        st != SC_ERR_OUT_OF_MEMORY)
         bad_id = ids ? ids[bad] : *first + bad;
     for (size_t i = 0; st == SC_OK && ids && i < n; i++)
         if (ids[i] == UINT64_MAX)
@@ -414,8 +430,8 @@ static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *f
     }
     /* a neighbour list numbers every sphere in rank order (its row's rank
      * follows from the id) and runs the general path on one rank too */
-    if (st == SC_OK && (c->ranks > 1 || q->nbr))
-        st = copy_own(c, k, v, q->nbr ? NULL : ids, *first);
+    if (st == SC_OK && copies && !shaped) /* the library found nothing wrong: never here */
+        st = SC_ERR_INVALID_ARGUMENT;
     if (q->nbr)
         sc_mpi_allgather(first, 1, MPI_UINT64_T, c->firsts, 1, MPI_UINT64_T, c->comm);
     return agree_value(c, st, bad_id);
