@@ -37,6 +37,17 @@ static uint64_t next(void) {
     return rng;
 }
 
+/* A working copy of n spheres (and the padding) in mem's 4 (n + SC_PAD)
+ * doubles, as sc_work_reserve lays it out. */
+static sc_work work_in(double *mem, size_t n) {
+    sc_work w = {0};
+    w.x = mem;
+    w.y = mem + n + SC_PAD;
+    w.z = mem + 2 * (n + SC_PAD);
+    w.r = mem + 3 * (n + SC_PAD);
+    return w;
+}
+
 typedef struct kv {
     uint64_t key;
     uint32_t index;
@@ -756,11 +767,7 @@ static void test_cells_and_kernels(void) {
 
     /* gather, then the two kernels on all-against-all must agree exactly */
     double *w = malloc(4 * 8 * (n + SC_PAD));
-    sc_work wk = {0};
-    wk.x = w;
-    wk.y = w + n + SC_PAD;
-    wk.z = w + 2 * (n + SC_PAD);
-    wk.r = w + 3 * (n + SC_PAD);
+    sc_work wk = work_in(w, n);
     sc_gather(&v, idx, n, &wk);
     for (size_t k = 0; k < n; k++)
         CHECK(wk.x[k] == rows[4 * idx[k]] && wk.r[k] == rows[4 * idx[k] + 3], "gathered %zu", k);
@@ -2000,11 +2007,7 @@ static void test_gather_layouts(void) {
                                base + off[3]};
             for (size_t k = 0; k < sizeof out / sizeof out[0]; k++)
                 out[k] = -1.0;
-            sc_work wk = {0};
-            wk.x = out;
-            wk.y = out + N + SC_PAD;
-            wk.z = out + 2 * (N + SC_PAD);
-            wk.r = out + 3 * (N + SC_PAD);
+            sc_work wk = work_in(out, N);
             sc_gather(&v, idx, N, &wk);
             const double *got_at[4] = {wk.x, wk.y, wk.z, wk.r};
             int bad = 0;
