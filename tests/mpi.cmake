@@ -28,7 +28,7 @@ foreach(np 1 2 3 4 5 8)
 endforeach()
 add_test(NAME mpi.groups
   COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:test_mpi>
-          -DGROUPS=generators,ids,giants,small,between,periodic,faults,split,neighbors
+          -DGROUPS=generators,ids,giants,small,between,periodic,faults,split,neighbors,hint
           -P ${CMAKE_CURRENT_SOURCE_DIR}/check_groups.cmake)
 
 # spherecollide-mpi against the serial tool on the same files (tests/mpi/tool.sh)

@@ -69,7 +69,11 @@ static sc_spheres view_rows(const set *s, size_t first, size_t n) {
 }
 
 /* How the spheres are spread over ranks. */
-typedef enum share { BLOCKS, RANDOM, ONE_RANK } share;
+typedef enum share { BLOCKS, RANDOM, ONE_RANK, SLABS } share;
+
+/* SLABS: the set's extent on x cut into `ranks` equal slabs, rank k's the
+ * k-th, every boundary moved down by slab_shift of the extent. */
+static double slab_shift;
 
 /* This rank's rows, copied (with their ids) into *mine. */
 typedef struct part {
@@ -100,8 +104,16 @@ static part take(const set *s, share how, uint64_t seed, uint64_t (*id_of)(size_
               calloc(s->n + 1, sizeof(size_t))};
     if (s->f32)
         p.mine.f = calloc(4 * s->n + 4, sizeof(float));
+    double lo = s->n ? s->d[0] : 0, hi = lo;
+    for (size_t i = 0; i < s->n; i++)
+        lo = s->d[4 * i] < lo ? s->d[4 * i] : lo, hi = s->d[4 * i] > hi ? s->d[4 * i] : hi;
     for (size_t i = 0; i < s->n; i++) {
-        if (rank_of(how, i, s->n, seed) != rank)
+        int owner = rank_of(how, i, s->n, seed);
+        if (how == SLABS) {
+            double t = ((s->d[4 * i] - lo) / (hi - lo) + slab_shift) * ranks;
+            owner = t < 0 ? 0 : t >= ranks ? ranks - 1 : (int)t;
+        }
+        if (owner != rank)
             continue;
         size_t k = p.mine.n++;
         memcpy(p.mine.d + 4 * k, s->d + 4 * i, 4 * sizeof(double));
@@ -410,6 +422,74 @@ static void test_giants(void) {
             drop(&s);
             sc_mpi_context_destroy(ctx);
         }
+}
+
+static void extent(const set *s, double *lo, double *hi);
+
+/* The routing's hint (docs/mpi.md, "Routing"): in the caller's slabs a
+ * call's check marks the spheres that may be ghosts from the last call's
+ * regions. Every generator in slabs (compare's later calls take the
+ * hint), then calls that break each premise of the hint after a call in
+ * slabs: a sphere deep in slab 0 grows past its slab (a radius above the
+ * hint's bound for this rank's spheres), the boundaries move by half a
+ * slab (the regions cross the hint's planes), and the radii past slab 0
+ * grow sixteenfold (the other regions' radii pass their bounds). */
+static void test_hint(void) {
+    const char *const dists[] = {"uniform", "clustered", "heavytail", "powerlaw", "sparse"};
+    sc_mpi_context *ctx = context(SC_MPI_LAYOUT_CALLER, 1024);
+    for (int d = 0; d < 5; d++)
+        for (int dims = 3; dims >= 2; dims--) {
+            set s = make(dists[d], 4000, 21, dims, 0);
+            part p = take(&s, SLABS, 0, NULL);
+            char what[96];
+            snprintf(what, sizeof what, "%s %dD in slabs", dists[d], dims);
+            compare(what, ctx, &s, &p, 1, NULL);
+            drop_part(&p);
+            drop(&s);
+        }
+    /* a quarter of the generator's radii, so each premise's break moves
+     * spheres farther than the hint's distance from its planes */
+    set s = make("uniform", 30000, 23, 3, 0);
+    for (size_t i = 0; i < s.n; i++)
+        s.d[4 * i + 3] *= 0.25;
+    part p = take(&s, SLABS, 0, NULL);
+    compare("uniform in slabs", ctx, &s, &p, 1, NULL);
+    drop_part(&p);
+    /* the sphere of slab 0 nearest its middle, a radius of 0.3 of the
+     * extent: past its slab, below the giants' floor (half a slab's side) */
+    double lo, hi;
+    extent(&s, &lo, &hi);
+    size_t big = 0;
+    double mid = lo + (hi - lo) / (2.0 * ranks);
+    for (size_t i = 1; i < s.n; i++)
+        big = fabs(s.d[4 * i] - mid) < fabs(s.d[4 * big] - mid) ? i : big;
+    double r = s.d[4 * big + 3];
+    s.d[4 * big + 3] = 0.3 * (hi - lo);
+    p = take(&s, SLABS, 0, NULL);
+    compare("a sphere deep in slab 0 grows", ctx, &s, &p, 1, NULL);
+    drop_part(&p);
+    s.d[4 * big + 3] = r;
+    p = take(&s, SLABS, 0, NULL);
+    compare("uniform in slabs again", ctx, &s, &p, 1, NULL);
+    drop_part(&p);
+    slab_shift = -0.5 / ranks;
+    p = take(&s, SLABS, 0, NULL);
+    compare("the slabs' boundaries move down", ctx, &s, &p, 1, NULL);
+    drop_part(&p);
+    slab_shift = 0;
+    set t = make("uniform", 30000, 23, 3, 0), q = make("uniform", 30000, 23, 3, 0);
+    for (size_t i = 0; i < q.n; i++)
+        q.d[4 * i + 3] *= (q.d[4 * i] - lo) / (hi - lo) * ranks >= 1 ? 0.0625 : 1;
+    p = take(&q, SLABS, 0, NULL);
+    compare("radii a sixteenth past slab 0", ctx, &q, &p, 1, NULL);
+    drop_part(&p);
+    p = take(&t, SLABS, 0, NULL);
+    compare("radii past slab 0 grow sixteenfold", ctx, &t, &p, 1, NULL);
+    drop_part(&p);
+    drop(&q);
+    drop(&t);
+    drop(&s);
+    sc_mpi_context_destroy(ctx);
 }
 
 /* Fewer spheres than ranks, everything on one rank, the extremes of double. */
@@ -1098,9 +1178,11 @@ static void test_split(void) {
 
 int main(int argc, char **argv) {
     static const sc_test_group groups[] = {
-        {"generators", test_generators}, {"ids", test_ids},         {"giants", test_giants},
-        {"small", test_small},           {"between", test_between}, {"periodic", test_periodic},
-        {"faults", test_faults},         {"split", test_split},     {"neighbors", test_neighbors},
+        {"generators", test_generators}, {"ids", test_ids},
+        {"giants", test_giants},         {"small", test_small},
+        {"between", test_between},       {"periodic", test_periodic},
+        {"faults", test_faults},         {"split", test_split},
+        {"neighbors", test_neighbors},   {"hint", test_hint},
     };
     if (argc > 1 && strcmp(argv[1], "--list") == 0)
         return sc_test_main(argc, argv, "test_mpi", groups, sizeof groups / sizeof *groups);

@@ -269,6 +269,89 @@ static void reserve_marks(sc_mpi_context *c, size_t n) {
     c->routed = marks;
 }
 
+/* ---- the routing's hint (sc_mpi_hint) ------------------------------------ */
+
+/* The room id32 wants for the ghost phase's `own` owned records: with room
+ * for the ghosts and giants that usually come (the last call's count). */
+static uint32_t *id32_room(sc_mpi_context *c, size_t own) {
+    void *room = c->id32;
+    size_t want = own + own / 4 + 1024;
+    want = want > c->id32_need ? want : c->id32_need;
+    int got = sc_mpi_grow(c, &room, &c->id32_cap, want, sizeof *c->id32) == 0;
+    c->id32 = room;
+    return got ? room : NULL;
+}
+
+int sc_mpi_hint_begin(sc_mpi_context *c, size_t n) {
+    if (!c->hint.ok || c->hint.dims != c->dims || c->sets != 1 || c->ranks == 1 ||
+        c->options.layout == SC_MPI_LAYOUT_RCB)
+        return 0;
+    /* room for a quarter of the records as candidates (a hint is kept
+     * where at most an eighth went anywhere) */
+    c->cand.count = 0;
+    return sc_mpi_reserve(c, &c->cand, n / 4 + 1024) == SC_OK && id32_room(c, n);
+}
+
+/* Takes the hint from this call's regions (one set, no giant, the
+ * caller's layout); with `usable` 0, or a region that overlaps this
+ * rank's on every axis, there is none. The slack is a 256th of
+ * this rank's side on the plane's axis, and the radii's bounds an eighth
+ * above this call's. */
+static void hint_save(sc_mpi_context *c, int usable) {
+    sc_mpi_hint *h = &c->hint;
+    const double *me = &c->regions[REGION * c->rank];
+    h->ok = 0;
+    int open = 1;
+    for (int a = 0; a < c->dims; a++)
+        open &= !c->periodic[a];
+    if (!usable || !open || c->ranks == 1 || c->options.layout == SC_MPI_LAYOUT_RCB || me[7] == 0)
+        return;
+    double rcap = me[6] + me[6] / 8, deep = 0;
+    for (int a = 0; a < 3; a++)
+        h->lo[a] = -INFINITY, h->hi[a] = INFINITY;
+    for (int r = 0; r < c->ranks; r++) {
+        const double *g = &c->regions[REGION * r];
+        h->face[r] = -1;
+        if (r == c->rank || g[7] == 0)
+            continue;
+        int f = -1;
+        for (int a = 0; a < c->dims && f < 0; a++)
+            f = g[a] >= me[3 + a] ? 2 * a + 1 : g[3 + a] <= me[a] ? 2 * a : -1;
+        if (f < 0)
+            return;
+        int a = f / 2;
+        double slack = (me[3 + a] - me[a]) / 256;
+        if (f & 1)
+            h->hi[a] = fmin(h->hi[a], g[a] - slack);
+        else
+            h->lo[a] = fmax(h->lo[a], g[3 + a] + slack);
+        h->face[r] = f;
+        h->rmax[r] = g[6] + g[6] / 8;
+        double bound[REGION] = {0};
+        bound[6] = h->rmax[r];
+        deep = fmax(deep, reach_bound(c, bound, rcap, 1));
+    }
+    h->deep = deep, h->rcap = rcap, h->dims = c->dims, h->ok = 1;
+}
+
+/* Whether this call's regions keep the hint's premises: every other
+ * rank's region that holds spheres lies beyond the plane of its face and
+ * has radii within its bound. Then a sphere the hint ruled out reaches
+ * none of them (the proof of route's first test, with the plane for the
+ * face: docs/mpi.md, "Routing"). */
+static int hint_holds(const sc_mpi_context *c) {
+    const sc_mpi_hint *h = &c->hint;
+    for (int r = 0; r < c->ranks; r++) {
+        const double *g = &c->regions[REGION * r];
+        if (r == c->rank || g[7] == 0)
+            continue;
+        int f = h->face[r], a = f / 2;
+        if (f < 0 || !(g[6] <= h->rmax[r]) || !(f & 1 ? g[a] >= h->hi[a] : g[3 + a] <= h->lo[a]))
+            return 0;
+    }
+    return 1;
+}
+
 /* Owned non-giants to the front of own; returns their count. */
 static size_t giants_last(const sc_mpi_context *c, sc_mpi_records *own, double giant) {
     sc_mpi_record *at = own->at;
@@ -313,17 +396,18 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
     uint32_t *id32 = NULL;
     if (k == 0)
         c->id32_ok = 0;
-    if (k == 0 && c->sets == 1 && routed) {
-        void *room = c->id32;
-        size_t want = own + own / 4 + 1024;
-        want = want > c->id32_need ? want : c->id32_need;
-        if (sc_mpi_grow(c, &room, &c->id32_cap, want, sizeof *c->id32) == 0)
-            id32 = room;
-        c->id32 = room;
-    }
+    if (k == 0 && c->sets == 1 && routed)
+        id32 = id32_room(c, own); /* the size the check's grew it to, if it did */
+    /* the check's candidates and id32 from the hint, when its premises
+     * hold: the routing reads those, not every owned record */
+    int hinted = k == 0 && c->hinted && id32 && hint_holds(c);
+    size_t routes = hinted ? c->cand.count : own;
+    if (hinted)
+        ids_or = c->hinted_ids_or;
     if (routed) { /* every rank passes the same `routed`: the collectives match */
-        reserve_marks(c, own);
-        route(c, set->own.at, own, e, e[6], c->sets == 1, 0, NULL, id32, &ids_or);
+        reserve_marks(c, routes);
+        route(c, hinted ? c->cand.at : set->own.at, routes, e, e[6], c->sets == 1, 0, NULL,
+              hinted ? NULL : id32, &ids_or);
         sc_mpi_alltoall(c->counts, 1, MPI_INT, c->rcounts, 1, MPI_INT, c->comm);
     }
     size_t in = 0, out = 0;
@@ -358,7 +442,9 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
         if (own_giants)
             memcpy(c->spare.at + out, set->own.at + own, own_giants * sizeof *set->own.at);
         if (routed) {
-            route(c, set->own.at, own, e, e[6], c->sets == 1, 1, next, NULL, NULL);
+            /* own's records may have moved in the reserve above */
+            route(c, hinted ? c->cand.at : set->own.at, routes, e, e[6], c->sets == 1, 1, next,
+                  NULL, NULL);
             sc_mpi_alltoallv(c->spare.at, c->counts, c->displs, c->record, set->own.at + own,
                              c->rcounts, c->rdispls, c->record, c->comm);
         }
@@ -414,9 +500,18 @@ sc_status sc_mpi_ghosts(sc_mpi_context *c) {
             own[k] = giants_last(c, &c->set[k].own, giant);
         /* the regions of a's non-giants, with their largest radius (rule 2) */
         publish(c, own[0]);
+        c->hinted = 0; /* the giants' threshold is set apart from the hint's premises */
     }
     st = exchange(c, 0, own[0], c->sets == 1);
+    /* a hint pays where a pass over every record costs more than the
+     * marks' test in the check: where few records go anywhere (the ones
+     * that do are a lower bound on the candidates) */
+    size_t sent = 0;
+    for (int r = 0; r < c->ranks; r++)
+        sent += (size_t)c->counts[r];
+    int sparse = sent <= own[0] / 8;
     if (st == SC_OK && c->sets == 2)
         st = exchange(c, 1, own[1], 1);
+    hint_save(c, st == SC_OK && c->sets == 1 && !(top > floor) && sparse);
     return st;
 }

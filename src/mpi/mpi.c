@@ -144,7 +144,9 @@ static sc_status create_local(sc_mpi_context *c) {
     c->regions = sc_mpi_alloc(c, 8 * p * sizeof(double));
     c->giant_mine = sc_mpi_alloc(c, c->options.giants + 1);
     c->firsts = sc_mpi_alloc(c, p * sizeof *c->firsts);
-    if (!c->counts || !c->regions || !c->giant_mine || !c->firsts)
+    c->hint.face = sc_mpi_alloc(c, p * sizeof *c->hint.face);
+    c->hint.rmax = sc_mpi_alloc(c, p * sizeof *c->hint.rmax);
+    if (!c->counts || !c->regions || !c->giant_mine || !c->firsts || !c->hint.face || !c->hint.rmax)
         return SC_ERR_OUT_OF_MEMORY;
     c->displs = c->counts + p;
     c->rcounts = c->counts + 2 * p;
@@ -159,11 +161,14 @@ static void release(sc_mpi_context *c) {
     for (int k = 0; k < 2; k++) /* local is a view of own's records */
         sc_mpi_free(c, c->set[k].own.at);
     sc_mpi_free(c, c->spare.at);
+    sc_mpi_free(c, c->cand.at);
     sc_mpi_free(c, c->dest);
     sc_mpi_free(c, c->giant_mine);
     sc_mpi_free(c, c->counts);
     sc_mpi_free(c, c->regions);
     sc_mpi_free(c, c->firsts);
+    sc_mpi_free(c, c->hint.face);
+    sc_mpi_free(c, c->hint.rmax);
     sc_mpi_free(c, c->routed);
     sc_mpi_free(c, c->id32);
     sc_mpi_neighbors_release(c);
@@ -321,15 +326,80 @@ static double value_at(const sc_spheres *v, const void *base, size_t stride, siz
     return v->dtype == SC_F64 ? *(const double *)p : (double)*(const float *)p;
 }
 
+/* One span of copy_own: the caller's columns (z NULL in 2-D), strides s
+ * (x, y, z) and rs (r), and where the pass writes. */
+typedef struct copy_span {
+    const char *x, *y, *z, *r;
+    size_t s, rs, n;
+    const uint64_t *ids;
+    uint64_t first;
+    sc_mpi_record *out;
+    int hinted;
+    uint32_t *id32;
+    sc_mpi_record *cand; /* the hint's candidates, cand_cap at most */
+    size_t cand_cap, cands;
+} copy_span;
+
+static inline double load(const char *p, int f64) {
+    return f64 ? *(const double *)p : (double)*(const float *)p;
+}
+
+/* copy_own's pass, with the dtype (f64) and whether the extent is taken
+ * (stays) constant where it is called, so the loop carries no test of
+ * either; returns whether every sphere passed the library's checks. */
+static inline __attribute__((always_inline)) int copy_pass(const sc_mpi_context *c, copy_span *j,
+                                                           int f64, int stays, double e[7],
+                                                           uint64_t *ids_or, int *id_max) {
+    const sc_mpi_hint h = c->hint;
+    int wraps = 0;
+    for (int a = 0; a < 3; a++)
+        wraps |= c->periodic[a];
+    uint64_t or_ids = 0;
+    size_t m = 0;
+    int ok = 1, max = 0;
+    for (size_t k = 0; k < j->n; k++) {
+        sc_mpi_record *o = &j->out[k];
+        const double x = load(j->x + k * j->s, f64), y = load(j->y + k * j->s, f64),
+                     z = j->z ? load(j->z + k * j->s, f64) : 0.0, r = load(j->r + k * j->rs, f64);
+        ok &= (fabs(x) <= SC_MAX_ABS_VALUE) & (fabs(y) <= SC_MAX_ABS_VALUE) &
+              (fabs(z) <= SC_MAX_ABS_VALUE) & (fabs(r) <= SC_MAX_ABS_VALUE) & !(r < 0);
+        const uint64_t id = j->ids ? j->ids[k] : j->first + k;
+        max |= id == UINT64_MAX;
+        o->x = x, o->y = y, o->z = z, o->r = r, o->id = id;
+        if (!stays)
+            continue;
+        double p[3] = {x, y, z}, sr = sc_mpi_search_radius(c, r);
+        if (wraps)
+            sc_mpi_position(c, o, p);
+        sc_mpi_extent_add(e, p, sr);
+        if (j->hinted) {
+            if (!sc_mpi_hint_deep(&h, p, sr)) { /* few: a branch the CPU predicts */
+                if (m < j->cand_cap)
+                    j->cand[m] = *o;
+                m++;
+            }
+            j->id32[k] = (uint32_t)id;
+            or_ids |= id;
+        }
+    }
+    j->cands = m;
+    *ids_or = or_ids;
+    *id_max = max;
+    return ok;
+}
+
 /* Copies the view into set k's own records (float32 values widen exactly),
  * taking their extent on the way where they stay (no RCB move follows,
- * which would replace them), and *valid = every sphere passes the
+ * which would replace them) and, with the routing's hint, copying the
+ * spheres it does not rule out into c->cand and writing id32 (the routing
+ * then reads those, not every record), *id_max = some id is UINT64_MAX,
+ * and *valid = every sphere passes the
  * library's checks: each value finite and at most SC_MAX_ABS_VALUE in
  * magnitude, the radius not negative (NaN fails each comparison). The
  * caller asks the library which sphere failed, and how, only when one
  * did: one pass over the caller's arrays, not a check's and a copy's. */
 static sc_status copy_own(sc_mpi_context *c, int k_set, const sc_spheres *v, const uint64_t *ids,
-                          uint64_t first, int *valid) {
+                          uint64_t first, int *valid, int *id_max) {
     sc_mpi_set *set = &c->set[k_set];
     sc_mpi_records *own = &set->own;
     size_t n = v->count;
@@ -339,31 +409,29 @@ static sc_status copy_own(sc_mpi_context *c, int k_set, const sc_spheres *v, con
     sc_status st = sc_mpi_reserve(c, own, n > own->cap && n <= SIZE_MAX / 3 ? n + n / 2 : n);
     if (st != SC_OK)
         return st;
-    size_t elem = v->dtype == SC_F64 ? sizeof(double) : sizeof(float);
+    const int f64 = v->dtype == SC_F64;
+    size_t elem = f64 ? sizeof(double) : sizeof(float);
     size_t s = v->stride ? v->stride : elem, rs = v->r_stride ? v->r_stride : s;
     const int stays = c->ranks == 1 || c->options.layout != SC_MPI_LAYOUT_RCB;
+    copy_span j = {v->x, v->y, v->z, v->r, s, rs, n, ids, first, own->at, 0, NULL, NULL, 0, 0};
+    j.hinted = stays && k_set == 0 && sc_mpi_hint_begin(c, n);
+    j.id32 = c->id32, j.cand = c->cand.at, j.cand_cap = c->cand.cap;
     double e[7]; /* a local box: the record writes cannot alias it */
     sc_mpi_extent_begin(e);
-    int ok = 1;
-    for (size_t k = 0; k < n; k++) {
-        sc_mpi_record *o = &own->at[k];
-        const double x = value_at(v, v->x, s, k), y = value_at(v, v->y, s, k),
-                     z = v->z ? value_at(v, v->z, s, k) : 0.0, r = value_at(v, v->r, rs, k);
-        ok &= (fabs(x) <= SC_MAX_ABS_VALUE) & (fabs(y) <= SC_MAX_ABS_VALUE) &
-              (fabs(z) <= SC_MAX_ABS_VALUE) & (fabs(r) <= SC_MAX_ABS_VALUE) & !(r < 0);
-        o->x = x, o->y = y, o->z = z, o->r = r;
-        o->id = ids ? ids[k] : first + k;
-        if (stays) {
-            double p[3];
-            sc_mpi_position(c, o, p);
-            sc_mpi_extent_add(e, p, sc_mpi_search_radius(c, o->r));
-        }
-    }
+    uint64_t ids_or = 0;
+    if (f64)
+        *valid = stays ? copy_pass(c, &j, 1, 1, e, &ids_or, id_max)
+                       : copy_pass(c, &j, 1, 0, e, &ids_or, id_max);
+    else
+        *valid = stays ? copy_pass(c, &j, 0, 1, e, &ids_or, id_max)
+                       : copy_pass(c, &j, 0, 0, e, &ids_or, id_max);
+    c->hinted = j.hinted && j.cands <= j.cand_cap; /* else more than the room: every record */
+    c->cand.count = c->hinted ? j.cands : 0;
+    c->hinted_ids_or = ids_or;
     sc_mpi_extent_end(e);
     memcpy(set->ext, e, sizeof e);
     set->ext_known = stays;
     own->count = n;
-    *valid = ok;
     return SC_OK;
 }
 
@@ -406,16 +474,18 @@ static sc_status check_set(sc_mpi_context *c, const query *q, int k, uint64_t *f
     const int copies = c->ranks > 1 || q->nbr;
     const int shaped = (v->dtype == SC_F64 || v->dtype == SC_F32) &&
                        (n == 0 || (v->x && v->y && v->r)); /* else the library says how */
-    int valid = 0;
+    int valid = 0, id_max = 0, ids_seen = 0;               /* ids_seen: the copy tested the ids */
     sc_status st = n > SC_MAX_SPHERES ? SC_ERR_TOO_MANY_SPHERES : SC_OK;
-    if (st == SC_OK && copies && shaped)
-        st = copy_own(c, k, v, q->nbr ? NULL : ids, *first, &valid);
+    if (st == SC_OK && copies && shaped) {
+        st = copy_own(c, k, v, q->nbr ? NULL : ids, *first, &valid, &id_max);
+        ids_seen = st == SC_OK && !q->nbr;
+    }
     if (st == SC_OK && !valid && !checked_by_search(c, q))
         st = sc_context_validate(c->search, v, &bad);
     if (st != SC_OK && st != SC_ERR_TOO_MANY_SPHERES && st != SC_ERR_INVALID_ARGUMENT &&
         st != SC_ERR_OUT_OF_MEMORY)
         bad_id = ids ? ids[bad] : *first + bad;
-    for (size_t i = 0; st == SC_OK && ids && i < n; i++)
+    for (size_t i = 0; st == SC_OK && ids && (!ids_seen || id_max) && i < n; i++)
         if (ids[i] == UINT64_MAX)
             st = SC_ERR_INVALID_ARGUMENT, bad_id = UINT64_MAX;
     if (st == SC_OK && (any_periodic(c) || c->grow_h > 0)) {
@@ -477,6 +547,7 @@ static sc_status check(sc_mpi_context *c, const query *q) {
         c->set[k].own.count = c->set[k].local.count = 0;
         c->set[k].ext_known = 0;
     }
+    c->hinted = 0;
     uint64_t first;
     for (int k = 0; st == SC_OK && k < q->sets; k++)
         st = check_set(c, q, k, &first);

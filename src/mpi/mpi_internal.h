@@ -65,6 +65,24 @@ typedef struct sc_mpi_nbr_list {
     int valid;
 } sc_mpi_nbr_list;
 
+/* The routing's hint (ghosts.c), taken from the last call's regions
+ * when it had one set, the caller's layout, no periodic axis and no
+ * giant: planes that every other rank's region lay beyond (lo[a] below,
+ * hi[a] above this rank's own, each moved back by a slack so that
+ * regions that drift a little still lie beyond them), and the largest
+ * search radius each rank's region and this rank's spheres may have.
+ * The next call's check also copies each sphere that lies within `deep`
+ * of a plane or has a search radius above rcap (route's candidates) into
+ * a buffer of their own. When that call's regions still lie beyond the planes with
+ * radii within the bounds, the routing reads the candidates alone, not
+ * every record (docs/mpi.md, "Routing"). */
+typedef struct sc_mpi_hint {
+    int ok, dims;
+    double lo[3], hi[3], deep, rcap;
+    int *face;    /* per rank: 2a (below lo[a]), 2a + 1 (above hi[a]), -1 none */
+    double *rmax; /* per rank: the largest search radius its region may have */
+} sc_mpi_hint;
+
 /* What the caller passed to one call. */
 typedef struct sc_mpi_query {
     int sets;               /* 1: pairs within v[0]; 2: between v[0] and v[1] */
@@ -113,6 +131,12 @@ struct sc_mpi_context {
     size_t id32_cap, id32_need; /* id32_need: the last call's local count */
     int id32_ok;
     double *regions; /* per rank: lo[3], hi[3], rmax, spheres */
+    sc_mpi_hint hint;
+    /* This call's check copied route's candidates into cand and wrote
+     * id32 (ORing the ids into hinted_ids_or) from the hint. */
+    sc_mpi_records cand;
+    int hinted;
+    uint64_t hinted_ids_or;
     /* Neighbour lists: records carry ids numbered in rank order (firsts[r]
      * is rank r's first) so a row's rank follows
      * from its id; with a skin the search reads grown radii (grown, one
@@ -178,6 +202,22 @@ sc_status sc_mpi_layout_rcb(sc_mpi_context *c);
 /* The ghost phase (rules 2, 3, 5): builds every set's local from its own.
  * Collective; returns an agreed status. */
 sc_status sc_mpi_ghosts(sc_mpi_context *c);
+
+/* Whether this call's check of set 0 of n spheres copies route's
+ * candidates from the hint: with room for them and for id32 (at the size
+ * the ghost phase asks), 1 and c->cand, c->id32 ready. */
+int sc_mpi_hint_begin(sc_mpi_context *c, size_t n);
+
+/* A sphere at p with search radius r that the hint rules out of the
+ * routing: farther than deep from every plane (fl(hi - p) > deep, as
+ * route's own first test), with a radius within rcap. A NaN is never
+ * deep. */
+static inline int sc_mpi_hint_deep(const sc_mpi_hint *h, const double p[3], double r) {
+    int deep = !(r > h->rcap);
+    for (int a = 0; a < 3; a++)
+        deep &= (p[a] - h->lo[a] > h->deep) & (h->hi[a] - p[a] > h->deep);
+    return deep;
+}
 
 /* Rule 3's test: may a sphere at c (a position) of radius r meet one of
  * radius at most rmax whose position lies in the box [lo, hi]? On a
