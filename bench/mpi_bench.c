@@ -2,7 +2,7 @@
  *
  *   mpiexec -n P mpi_bench --dist NAME --n N [--threads T] [--rounds R]
  *                          [--layout rcb|caller] [--weight cost|count] [--slabs]
- *                          [--direct | --direct-ids] [--label TEXT]
+ *                          [--direct | --direct-ids | --direct-move] [--label TEXT]
  *
  * Every rank generates the whole set (sc_gen, seed 3) and keeps a block of
  * rows (for these generators, spheres from all over the domain: the RCB
@@ -17,7 +17,12 @@
  * global id without the library's help: sc_stream_pairs on the rank's
  * spheres copied into 40-byte records (x, y, z, r, id) and a callback
  * that reads both ends' ids, asked for 32 pairs ahead, as the layer's
- * filter does. Rank 0 prints one CSV line (no header unless --header):
+ * filter does; with --direct-move (rows, not --slabs) with the floor of
+ * any exact layer on spheres that lie all over the domain: each rank
+ * packs its rows into 40-byte records by x slab, one MPI_Alltoallv sends
+ * each slab's to its rank, and the id-reading stream above runs on what
+ * arrived (no check, no cuts, no ghosts: a lower bound, pairs across
+ * slabs are not found). Rank 0 prints one CSV line (no header unless --header):
  *
  *   label,ranks,threads,dist,n,layout,median_s,direct_median_s,cpu_s,
  *   halo_fraction,bytes_per_rank,tests_max_over_mean,giants,pairs,checksum
@@ -48,7 +53,7 @@ static double cpu_now(void) {
 typedef struct args {
     const char *dist, *label;
     size_t n;
-    int threads, rounds, direct, header; /* direct: 1 count, 2 ids */
+    int threads, rounds, direct, header; /* direct: 1 count, 2 ids, 3 move */
     sc_mpi_layout layout;
     sc_mpi_weight weight;
     int slabs;
@@ -62,6 +67,8 @@ static int parse(int argc, char **argv, args *a) {
             a->direct = 1;
         else if (strcmp(k, "--direct-ids") == 0)
             a->direct = 2;
+        else if (strcmp(k, "--direct-move") == 0)
+            a->direct = 3;
         else if (strcmp(k, "--header") == 0)
             a->header = 1;
         else if (strcmp(k, "--slabs") == 0)
@@ -85,7 +92,7 @@ static int parse(int argc, char **argv, args *a) {
         else
             return -1;
     }
-    return a->rounds >= 2 ? 0 : -1;
+    return a->rounds >= 2 && !(a->direct == 3 && a->slabs) ? 0 : -1;
 }
 
 /* --direct-ids: the rank's spheres as the layer holds them, and a pair
@@ -99,6 +106,43 @@ typedef struct id_reads {
     const record *at;
     uint64_t sum;
 } id_reads;
+
+/* --direct-move: the rank's rows packed by x slab into out (counts and
+ * displacements per rank), sent, and received into in; returns the
+ * records received. */
+typedef struct mover {
+    double lo, w;
+    int *counts, *displs, *rcounts, *rdispls;
+    record *out, *in;
+    MPI_Datatype type;
+} mover;
+
+static size_t move_rows(mover *m, const sc_spheres *mine, uint64_t first, int ranks) {
+    const double *rows = mine->x;
+    memset(m->counts, 0, (size_t)ranks * sizeof *m->counts);
+    for (size_t i = 0; i < mine->count; i++) {
+        int d = (int)((rows[4 * i] - m->lo) / m->w);
+        m->counts[d < ranks ? d : ranks - 1]++;
+    }
+    MPI_Alltoall(m->counts, 1, MPI_INT, m->rcounts, 1, MPI_INT, MPI_COMM_WORLD);
+    int out = 0, in = 0;
+    for (int r = 0; r < ranks; r++) {
+        m->displs[r] = out, out += m->counts[r];
+        m->rdispls[r] = in, in += m->rcounts[r];
+        m->counts[r] = m->displs[r]; /* the next free place, while packing */
+    }
+    for (size_t i = 0; i < mine->count; i++) {
+        const double *row = rows + 4 * i;
+        int d = (int)((row[0] - m->lo) / m->w);
+        d = d < ranks ? d : ranks - 1;
+        m->out[m->counts[d]++] = (record){row[0], row[1], row[2], row[3], first + i};
+    }
+    for (int r = 0; r < ranks; r++)
+        m->counts[r] -= m->displs[r];
+    MPI_Alltoallv(m->out, m->counts, m->displs, m->type, m->in, m->rcounts, m->rdispls, m->type,
+                  MPI_COMM_WORLD);
+    return (size_t)in;
+}
 
 static int read_ids(const uint32_t *p, size_t count, void *user) {
     id_reads *u = user;
@@ -123,8 +167,8 @@ int main(int argc, char **argv) {
             fprintf(
                 stderr,
                 "usage: mpi_bench --dist NAME --n N [--threads T] [--rounds R (>= 2)] "
-                "[--layout rcb|caller] [--weight cost|count] [--slabs] [--direct | --direct-ids] "
-                "[--label TEXT] [--header]\n");
+                "[--layout rcb|caller] [--weight cost|count] [--slabs] [--direct | --direct-ids | "
+                "--direct-move (without --slabs)] [--label TEXT] [--header]\n");
         MPI_Finalize();
         return 2;
     }
@@ -167,10 +211,26 @@ int main(int argc, char **argv) {
         fprintf(stderr, "mpi_bench: no context\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    record *recs = a.direct == 2 ? malloc(mine.count * sizeof *recs + 1) : NULL;
-    if (a.direct == 2 && !recs)
+    record *recs = a.direct >= 2 ? malloc(mine.count * sizeof *recs + 1) : NULL;
+    if (a.direct >= 2 && !recs)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    for (size_t i = 0; recs && i < mine.count; i++) {
+    mover move = {0};
+    if (a.direct == 3) { /* room for every row: what arrives is not known */
+        move.lo = INFINITY;
+        double hi = -INFINITY;
+        for (size_t i = 0; i < a.n; i++)
+            move.lo = fmin(move.lo, rows[4 * i]), hi = fmax(hi, rows[4 * i]);
+        move.w = (hi - move.lo) / ranks;
+        move.counts = malloc(4 * (size_t)ranks * sizeof(int));
+        move.in = malloc(a.n * sizeof *move.in + 1);
+        if (!move.counts || !move.in)
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        move.displs = move.counts + ranks, move.rcounts = move.counts + 2 * ranks;
+        move.rdispls = move.counts + 3 * ranks, move.out = recs;
+        MPI_Type_contiguous((int)sizeof(record), MPI_BYTE, &move.type);
+        MPI_Type_commit(&move.type);
+    }
+    for (size_t i = 0; a.direct == 2 && i < mine.count; i++) {
         const double *row = (const double *)mine.x + 4 * i;
         recs[i] = (record){row[0], row[1], row[2], row[3], ids ? ids[i] : first + i};
     }
@@ -193,7 +253,14 @@ int main(int argc, char **argv) {
             sc_summary ds;
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = bench_now_s();
-            if (a.direct == 2)
+            if (a.direct == 3) {
+                size_t got = move_rows(&move, &mine, first, ranks);
+                sc_spheres moved = {got,         SC_F64,      sizeof(record), &move.in->x,
+                                    &move.in->y, &move.in->z, &move.in->r,    0};
+                id_reads moved_reads = {move.in, 0};
+                sc_stream_pairs(direct, &moved, read_ids, &moved_reads, &ds);
+                reads.sum += moved_reads.sum;
+            } else if (a.direct == 2)
                 sc_stream_pairs(direct, &as_records, read_ids, &reads, &ds);
             else
                 sc_count_pairs(direct, &mine, &ds);
@@ -253,6 +320,10 @@ int main(int argc, char **argv) {
     free(rows);
     free(ids);
     free(recs);
+    free(move.counts);
+    free(move.in);
+    if (a.direct == 3)
+        MPI_Type_free(&move.type);
     MPI_Finalize();
     return 0;
 }

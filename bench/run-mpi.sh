@@ -8,7 +8,11 @@
 #   one-rank     uniform 10^6, 1 rank, alternating with the library called
 #                directly on the same spheres (direct_median_s)
 #   threads-2    uniform 10^7, 1 rank x 2 threads (the library directly)
-#   ranks-2      uniform 10^7, 2 ranks x 1 thread
+#   ranks-2      uniform 10^7, 2 ranks x 1 thread, alternating with the
+#                floor of any exact layer on rows from all over the domain
+#                (direct_median_s: each rank's rows packed by x slab, one
+#                MPI_Alltoallv, and the id-reading stream below on what
+#                arrived: mpi_bench --direct-move)
 #   ranks-2-slabs  the same with each rank holding one x slab already, in
 #                the caller's layout (no move: a simulation's steady state),
 #                alternating with the library called directly on each
@@ -59,7 +63,7 @@ run() { # run RANKS LABEL ARGS...: one rank a core (--bind-to core) where
   # a process of 2 threads needs both cores: not bound to one
   "$mpiexec" -n 1 --bind-to none "$bench" --label threads-2 --n "$big" --threads 2 --rounds 5 \
     --direct | sed "s/^/$tag,/"
-  run 2 ranks-2 --n "$big" --rounds 5
+  run 2 ranks-2 --n "$big" --rounds 9 --direct-move
   run 2 ranks-2-slabs --n "$big" --rounds 9 --slabs --layout caller --direct
   run 2 ranks-2-slabs-ids --n "$big" --rounds 9 --slabs --layout caller --direct-ids
   run 4 cpu-4 --n 1000000 --rounds 9
