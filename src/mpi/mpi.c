@@ -639,8 +639,12 @@ static int keep_distributed(const uint32_t *p, size_t count, void *user) {
     if (c->id32_ok) { /* the ids 4 bytes apart: far fewer lines to miss */
         const uint32_t *id = c->id32;
         for (size_t k = 0; k < count && !s->stopped; k++) {
-            if (k + AHEAD < count)
-                ahead(&id[p[2 * (k + AHEAD)]], &id[p[2 * (k + AHEAD) + 1]]);
+            if (k + AHEAD < count) {
+                size_t a = p[2 * (k + AHEAD)], b = p[2 * (k + AHEAD) + 1];
+                ahead(&id[a], &id[b]);
+                if (a >= own || b >= own) /* the rule reads both radii */
+                    ahead(&at[a].r, &at[b].r);
+            }
             size_t a = p[2 * k], b = p[2 * k + 1];
             if ((a < own && b < own) || sc_mpi_decides(c, a, b))
                 keep(s, id[a], id[b]);
