@@ -426,23 +426,35 @@ static void test_giants(void) {
 
 static void extent(const set *s, double *lo, double *hi);
 
-/* The routing's hint (docs/mpi.md, "Routing"): in the caller's slabs a
- * call's check marks the spheres that may be ghosts from the last call's
- * regions. Every generator in slabs (compare's later calls take the
- * hint), then calls that break each premise of the hint after a call in
- * slabs: a sphere deep in slab 0 grows past its slab (a radius above the
- * hint's bound for this rank's spheres), the boundaries move by half a
- * slab (the regions cross the hint's planes), and the radii past slab 0
- * grow sixteenfold (the other regions' radii pass their bounds). */
-static void test_hint(void) {
+/* compare() with the layout's name before the case's. */
+static void hint_compare(const char *layout, const char *label, sc_mpi_context *ctx, const set *s,
+                         const part *p) {
+    char what[128];
+    snprintf(what, sizeof what, "%s: %s", layout, label);
+    compare(what, ctx, s, p, 1, NULL);
+}
+
+/* The routing's hint (docs/mpi.md, "Routing"): a call's first pass over
+ * its owned records (the check's copy in the caller's layout, the ghost
+ * phase's extent under RCB) copies aside the spheres that may be ghosts
+ * by the last call's regions. Every generator in slabs (compare's later
+ * calls take the hint), then calls that break each premise of the hint
+ * after a call in slabs: a sphere deep in slab 0 grows past its slab (a
+ * radius above the hint's bound for this rank's spheres), the boundaries
+ * move by half a slab (the regions cross the hint's planes), and the radii
+ * past slab 0 grow sixteenfold (the other regions' radii pass their
+ * bounds). In the caller's layout and under RCB (whose move ignores the
+ * slabs; its cuts move with the data). */
+static void hint_cases(sc_mpi_layout layout) {
+    const char *name = layout == SC_MPI_LAYOUT_RCB ? "rcb" : "caller";
     const char *const dists[] = {"uniform", "clustered", "heavytail", "powerlaw", "sparse"};
-    sc_mpi_context *ctx = context(SC_MPI_LAYOUT_CALLER, 1024);
+    sc_mpi_context *ctx = context(layout, 1024);
     for (int d = 0; d < 5; d++)
         for (int dims = 3; dims >= 2; dims--) {
             set s = make(dists[d], 4000, 21, dims, 0);
             part p = take(&s, SLABS, 0, NULL);
             char what[96];
-            snprintf(what, sizeof what, "%s %dD in slabs", dists[d], dims);
+            snprintf(what, sizeof what, "%s: %s %dD in slabs", name, dists[d], dims);
             compare(what, ctx, &s, &p, 1, NULL);
             drop_part(&p);
             drop(&s);
@@ -453,7 +465,7 @@ static void test_hint(void) {
     for (size_t i = 0; i < s.n; i++)
         s.d[4 * i + 3] *= 0.25;
     part p = take(&s, SLABS, 0, NULL);
-    compare("uniform in slabs", ctx, &s, &p, 1, NULL);
+    hint_compare(name, "uniform in slabs", ctx, &s, &p);
     drop_part(&p);
     /* the sphere of slab 0 nearest its middle, a radius of 0.3 of the
      * extent: past its slab, below the giants' floor (half a slab's side) */
@@ -466,30 +478,35 @@ static void test_hint(void) {
     double r = s.d[4 * big + 3];
     s.d[4 * big + 3] = 0.3 * (hi - lo);
     p = take(&s, SLABS, 0, NULL);
-    compare("a sphere deep in slab 0 grows", ctx, &s, &p, 1, NULL);
+    hint_compare(name, "a sphere deep in slab 0 grows", ctx, &s, &p);
     drop_part(&p);
     s.d[4 * big + 3] = r;
     p = take(&s, SLABS, 0, NULL);
-    compare("uniform in slabs again", ctx, &s, &p, 1, NULL);
+    hint_compare(name, "uniform in slabs again", ctx, &s, &p);
     drop_part(&p);
     slab_shift = -0.5 / ranks;
     p = take(&s, SLABS, 0, NULL);
-    compare("the slabs' boundaries move down", ctx, &s, &p, 1, NULL);
+    hint_compare(name, "the slabs' boundaries move down", ctx, &s, &p);
     drop_part(&p);
     slab_shift = 0;
     set t = make("uniform", 30000, 23, 3, 0), q = make("uniform", 30000, 23, 3, 0);
     for (size_t i = 0; i < q.n; i++)
         q.d[4 * i + 3] *= (q.d[4 * i] - lo) / (hi - lo) * ranks >= 1 ? 0.0625 : 1;
     p = take(&q, SLABS, 0, NULL);
-    compare("radii a sixteenth past slab 0", ctx, &q, &p, 1, NULL);
+    hint_compare(name, "radii a sixteenth past slab 0", ctx, &q, &p);
     drop_part(&p);
     p = take(&t, SLABS, 0, NULL);
-    compare("radii past slab 0 grow sixteenfold", ctx, &t, &p, 1, NULL);
+    hint_compare(name, "radii past slab 0 grow sixteenfold", ctx, &t, &p);
     drop_part(&p);
     drop(&q);
     drop(&t);
     drop(&s);
     sc_mpi_context_destroy(ctx);
+}
+
+static void test_hint(void) {
+    hint_cases(SC_MPI_LAYOUT_CALLER);
+    hint_cases(SC_MPI_LAYOUT_RCB);
 }
 
 /* Fewer spheres than ranks, everything on one rank, the extremes of double. */

@@ -283,8 +283,7 @@ static uint32_t *id32_room(sc_mpi_context *c, size_t own) {
 }
 
 int sc_mpi_hint_begin(sc_mpi_context *c, size_t n) {
-    if (!c->hint.ok || c->hint.dims != c->dims || c->sets != 1 || c->ranks == 1 ||
-        c->options.layout == SC_MPI_LAYOUT_RCB)
+    if (!c->hint.ok || c->hint.dims != c->dims || c->sets != 1 || c->ranks == 1)
         return 0;
     /* room for a quarter of the records as candidates (a hint is kept
      * where at most an eighth went anywhere) */
@@ -292,9 +291,9 @@ int sc_mpi_hint_begin(sc_mpi_context *c, size_t n) {
     return sc_mpi_reserve(c, &c->cand, n / 4 + 1024) == SC_OK && id32_room(c, n);
 }
 
-/* Takes the hint from this call's regions (one set, no giant, the
- * caller's layout); with `usable` 0, or a region that overlaps this
- * rank's on every axis, there is none. The slack is a 256th of
+/* Takes the hint from this call's regions (one set, no giant); with
+ * `usable` 0, or a region that overlaps this rank's on every axis, there
+ * is none. The slack is a 256th of
  * this rank's side on the plane's axis, and the radii's bounds an eighth
  * above this call's. */
 static void hint_save(sc_mpi_context *c, int usable) {
@@ -304,7 +303,7 @@ static void hint_save(sc_mpi_context *c, int usable) {
     int open = 1;
     for (int a = 0; a < c->dims; a++)
         open &= !c->periodic[a];
-    if (!usable || !open || c->ranks == 1 || c->options.layout == SC_MPI_LAYOUT_RCB || me[7] == 0)
+    if (!usable || !open || c->ranks == 1 || me[7] == 0)
         return;
     double rcap = me[6] + me[6] / 8, deep = 0;
     for (int a = 0; a < 3; a++)
@@ -331,7 +330,10 @@ static void hint_save(sc_mpi_context *c, int usable) {
         bound[6] = h->rmax[r];
         deep = fmax(deep, reach_bound(c, bound, rcap, 1));
     }
-    h->deep = deep, h->rcap = rcap, h->dims = c->dims, h->ok = 1;
+    h->deep = deep, h->rcap = rcap, h->dims = c->dims;
+    /* the next call's room for candidates, taken now: calls after the
+     * first allocate nothing new */
+    h->ok = sc_mpi_reserve(c, &c->cand, (size_t)me[7] / 4 + 1024) == SC_OK;
 }
 
 /* Whether this call's regions keep the hint's premises: every other
@@ -350,6 +352,40 @@ static int hint_holds(const sc_mpi_context *c) {
             return 0;
     }
     return 1;
+}
+
+/* Under RCB the move replaced the records the check wrote, so the ghost
+ * phase takes their extent in a pass of its own; with a hint that pass
+ * copies the candidates aside and writes id32 as the check does in the
+ * caller's layout (sc_mpi_hint), and the extent is known to publish. */
+static void extent_hinted(sc_mpi_context *c) {
+    sc_mpi_set *set = &c->set[0];
+    const sc_mpi_record *at = set->own.at;
+    const size_t n = set->own.count, cap = c->cand.cap;
+    const sc_mpi_hint h = c->hint;
+    sc_mpi_record *cand = c->cand.at;
+    uint32_t *id32 = c->id32;
+    uint64_t or_ids = 0;
+    size_t m = 0;
+    double e[7];
+    sc_mpi_extent_begin(e);
+    for (size_t i = 0; i < n; i++) {
+        double p[3] = {at[i].x, at[i].y, at[i].z}, r = sc_mpi_search_radius(c, at[i].r);
+        sc_mpi_extent_add(e, p, r); /* no periodic axis: positions as given */
+        if (!sc_mpi_hint_deep(&h, p, r)) {
+            if (m < cap)
+                cand[m] = at[i];
+            m++;
+        }
+        id32[i] = (uint32_t)at[i].id;
+        or_ids |= at[i].id;
+    }
+    sc_mpi_extent_end(e);
+    memcpy(set->ext, e, sizeof e);
+    set->ext_known = 1;
+    c->hinted = m <= cap;
+    c->cand.count = c->hinted ? m : 0;
+    c->hinted_ids_or = or_ids;
 }
 
 /* Owned non-giants to the front of own; returns their count. */
@@ -484,6 +520,8 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
 
 sc_status sc_mpi_ghosts(sc_mpi_context *c) {
     sc_mpi_records *a = &c->set[0].own;
+    if (!c->set[0].ext_known && sc_mpi_hint_begin(c, a->count))
+        extent_hinted(c);
     publish(c, a->count);
     double floor = region_scale(c), top = 0, giant;
     for (int r = 0; r < c->ranks; r++)

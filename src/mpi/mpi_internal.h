@@ -66,16 +66,18 @@ typedef struct sc_mpi_nbr_list {
 } sc_mpi_nbr_list;
 
 /* The routing's hint (ghosts.c), taken from the last call's regions
- * when it had one set, the caller's layout, no periodic axis and no
- * giant: planes that every other rank's region lay beyond (lo[a] below,
- * hi[a] above this rank's own, each moved back by a slack so that
- * regions that drift a little still lie beyond them), and the largest
- * search radius each rank's region and this rank's spheres may have.
- * The next call's check also copies each sphere that lies within `deep`
- * of a plane or has a search radius above rcap (route's candidates) into
- * a buffer of their own. When that call's regions still lie beyond the planes with
- * radii within the bounds, the routing reads the candidates alone, not
- * every record (docs/mpi.md, "Routing"). */
+ * when it had one set, no periodic axis and no giant: planes that every
+ * other rank's region lay beyond (lo[a] below, hi[a] above this rank's
+ * own, each moved back by a slack so that regions that drift a little
+ * still lie beyond them), and the largest search radius each rank's
+ * region and this rank's spheres may have. The next call's first pass
+ * over its owned records (the check's copy in the caller's layout, the
+ * ghost phase's extent after an RCB move) also copies each sphere that
+ * lies within `deep` of a plane or has a search radius above rcap
+ * (route's candidates) into a buffer of their own. When that call's
+ * regions still lie beyond the planes with radii within the bounds, the
+ * routing reads the candidates alone, not every record (docs/mpi.md,
+ * "Routing"). */
 typedef struct sc_mpi_hint {
     int ok, dims;
     double lo[3], hi[3], deep, rcap;
