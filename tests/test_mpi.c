@@ -437,7 +437,7 @@ static void hint_compare(const char *layout, const char *label, sc_mpi_context *
 /* The routing's hint (docs/mpi.md, "Routing"): a call's first pass over
  * its owned records (the check's copy in the caller's layout, the ghost
  * phase's extent under RCB) copies aside the spheres that may be ghosts
- * by the last call's regions. Every generator in slabs (compare's later
+ * by the last call's regions. Five generators in slabs (compare's later
  * calls take the hint), then calls that break each premise of the hint
  * after a call in slabs: a sphere deep in slab 0 grows past its slab (a
  * radius above the hint's bound for this rank's spheres), the boundaries
