@@ -25,10 +25,12 @@
  * slabs are not found). Rank 0 prints one CSV line (no header unless --header):
  *
  *   label,ranks,threads,dist,n,layout,median_s,direct_median_s,cpu_s,
- *   halo_fraction,bytes_per_rank,tests_max_over_mean,giants,pairs,checksum
+ *   halo_fraction,bytes_per_rank,tests_max_over_mean,giants,pairs,checksum,
+ *   direct_cpu_s
  *
  * medians over rounds after the first (which counts the context's growth);
- * cpu_s is the median of the summed CPU seconds; halo_fraction the ghosts
+ * cpu_s is the median of the summed CPU seconds (direct_cpu_s the same
+ * for the direct rounds, 0 without); halo_fraction the ghosts
  * over all ranks / n; bytes_per_rank the mean bytes sent; tests the local
  * searches' candidate tests, most loaded rank over the mean. With
  * SC_MPI_BENCH_PHASES set, rank 0 prints each round's wall, CPU and its
@@ -245,6 +247,7 @@ int main(int argc, char **argv) {
     id_reads reads = {recs, 0};
     double *wall = calloc((size_t)a.rounds, sizeof *wall),
            *dwall = calloc((size_t)a.rounds, sizeof *dwall),
+           *dcpu = calloc((size_t)a.rounds, sizeof *dcpu),
            *cpu = calloc((size_t)a.rounds, sizeof *cpu);
     sc_summary sum = {0, 0};
     sc_mpi_stats st = {.size = sizeof st};
@@ -252,7 +255,7 @@ int main(int argc, char **argv) {
         if (direct) { /* alternating: the library called directly, then over MPI */
             sc_summary ds;
             MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = bench_now_s();
+            double t0 = bench_now_s(), c0 = cpu_now();
             if (a.direct == 3) {
                 size_t got = move_rows(&move, &mine, first, ranks);
                 sc_spheres moved = {got,         SC_F64,      sizeof(record), &move.in->x,
@@ -264,8 +267,9 @@ int main(int argc, char **argv) {
                 sc_stream_pairs(direct, &as_records, read_ids, &reads, &ds);
             else
                 sc_count_pairs(direct, &mine, &ds);
-            double d = bench_now_s() - t0;
+            double d = bench_now_s() - t0, dc = cpu_now() - c0;
             MPI_Reduce(&d, &dwall[r], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+            MPI_Reduce(&dc, &dcpu[r], 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = bench_now_s(), c0 = cpu_now();
@@ -300,9 +304,9 @@ int main(int argc, char **argv) {
     if (rank == 0) {
         if (a.header)
             printf("label,ranks,threads,dist,n,layout,median_s,direct_median_s,cpu_s,halo_fraction,"
-                   "bytes_per_rank,tests_max_over_mean,giants,pairs,checksum\n");
+                   "bytes_per_rank,tests_max_over_mean,giants,pairs,checksum,direct_cpu_s\n");
         double dm = direct ? bench_median(dwall + 1, a.rounds - 1) : 0;
-        printf("%s,%d,%d,%s,%zu,%s,%.6f,%.6f,%.6f,%.5f,%.0f,%.4f,%llu,%llu,%016llx\n", a.label,
+        printf("%s,%d,%d,%s,%zu,%s,%.6f,%.6f,%.6f,%.5f,%.0f,%.4f,%llu,%llu,%016llx,%.6f\n", a.label,
                ranks, a.threads, a.dist, a.n,
                a.layout == SC_MPI_LAYOUT_RCB ? (a.slabs ? "rcb-slabs" : "rcb")
                : a.slabs                     ? "caller-slabs"
@@ -310,12 +314,14 @@ int main(int argc, char **argv) {
                bench_median(wall + 1, a.rounds - 1), dm, bench_median(cpu + 1, a.rounds - 1),
                all_ghosts / (double)a.n, all_bytes / ranks,
                tests_sum > 0 ? tests_max / (tests_sum / ranks) : 0, (unsigned long long)st.giants,
-               (unsigned long long)sum.pairs, (unsigned long long)sum.checksum);
+               (unsigned long long)sum.pairs, (unsigned long long)sum.checksum,
+               direct ? bench_median(dcpu + 1, a.rounds - 1) : 0.0);
     }
     sc_context_destroy(direct);
     sc_mpi_context_destroy(ctx);
     free(wall);
     free(dwall);
+    free(dcpu);
     free(cpu);
     free(rows);
     free(ids);

@@ -23,9 +23,12 @@
 #                as the layer's filter does (the floor of reporting global
 #                ids while the library knows only indices)
 #   cpu-4, cpu-8 uniform 10^6 on 4 and 8 ranks: cpu_s (all ranks) against
-#                one-rank's, with the halo fraction and bytes per rank
+#                one-rank's, with the halo fraction and bytes per rank,
+#                alternating with the floor from rows (--direct-move;
+#                direct_cpu_s its summed CPU)
 #   cpu-4-slabs, cpu-8-slabs  the same with the spheres in x slabs already
-#                (the caller's layout: no move)
+#                (the caller's layout: no move), alternating with the floor
+#                with the id reads (--direct-ids)
 #   spread-8     uniform, clustered and heavytail 10^7 on 8 ranks: the most
 #                loaded rank's candidate tests over the mean, and the halo
 # Writes OUT.csv (default bench/results/<machine>/mpi.csv) with
@@ -66,10 +69,10 @@ run() { # run RANKS LABEL ARGS...: one rank a core (--bind-to core) where
   run 2 ranks-2 --n "$big" --rounds 9 --direct-move
   run 2 ranks-2-slabs --n "$big" --rounds 9 --slabs --layout caller --direct
   run 2 ranks-2-slabs-ids --n "$big" --rounds 9 --slabs --layout caller --direct-ids
-  run 4 cpu-4 --n 1000000 --rounds 9
-  run 8 cpu-8 --n 1000000 --rounds 9
-  run 4 cpu-4-slabs --n 1000000 --rounds 9 --slabs --layout caller
-  run 8 cpu-8-slabs --n 1000000 --rounds 9 --slabs --layout caller
+  run 4 cpu-4 --n 1000000 --rounds 9 --direct-move
+  run 8 cpu-8 --n 1000000 --rounds 9 --direct-move
+  run 4 cpu-4-slabs --n 1000000 --rounds 9 --slabs --layout caller --direct-ids
+  run 8 cpu-8-slabs --n 1000000 --rounds 9 --slabs --layout caller --direct-ids
   for d in uniform clustered heavytail; do
     run 8 spread-8 --dist "$d" --n "$big" --rounds 3
   done
