@@ -158,6 +158,60 @@ static int read_ids(const uint32_t *p, size_t count, void *user) {
     return 0;
 }
 
+/* --slabs: moves the rows whose x lies in this rank's slab of the P equal
+ * slabs to the front of rows, *mine their view; returns their ids (the
+ * rows' numbers). */
+static uint64_t *to_slab(double *rows, size_t n, int rank, int ranks, sc_spheres *mine) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        lo = fmin(lo, rows[4 * i]), hi = fmax(hi, rows[4 * i]);
+    double w = (hi - lo) / ranks;
+    size_t k = 0;
+    uint64_t *ids = malloc(n * sizeof *ids + 8);
+    if (!ids)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    for (size_t i = 0; i < n; i++) {
+        int r = (int)((rows[4 * i] - lo) / w);
+        if ((r < ranks ? r : ranks - 1) == rank) {
+            memmove(rows + 4 * k, rows + 4 * i, 4 * sizeof *rows);
+            ids[k++] = i;
+        }
+    }
+    *mine = sc_spheres_rows_f64(k, 3, rows);
+    return ids;
+}
+
+/* --direct-move's slabs (the x extent of all n rows cut in P) and
+ * buffers: out the rank's own records, in room for every row (what
+ * arrives is not known ahead). */
+static void mover_init(mover *m, const double *rows, size_t n, int ranks, record *out) {
+    m->lo = INFINITY;
+    double hi = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        m->lo = fmin(m->lo, rows[4 * i]), hi = fmax(hi, rows[4 * i]);
+    m->w = (hi - m->lo) / ranks;
+    m->counts = malloc(4 * (size_t)ranks * sizeof(int));
+    m->in = malloc(n * sizeof *m->in + 1);
+    if (!m->counts || !m->in)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    m->displs = m->counts + ranks, m->rcounts = m->counts + 2 * ranks;
+    m->rdispls = m->counts + 3 * ranks, m->out = out;
+    MPI_Type_contiguous((int)sizeof(record), MPI_BYTE, &m->type);
+    MPI_Type_commit(&m->type);
+}
+
+/* One --direct-move round: the move, then the id-reading stream on what
+ * arrived; returns the reads' sum (kept, so the reads are not dropped). */
+static uint64_t moved_stream(sc_context *direct, mover *m, const sc_spheres *mine, uint64_t first,
+                             int ranks) {
+    size_t got = move_rows(m, mine, first, ranks);
+    sc_spheres moved = {got, SC_F64, sizeof(record), &m->in->x, &m->in->y, &m->in->z, &m->in->r, 0};
+    id_reads reads = {m->in, 0};
+    sc_summary ds;
+    sc_stream_pairs(direct, &moved, read_ids, &reads, &ds);
+    return reads.sum;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank, ranks;
@@ -182,24 +236,7 @@ int main(int argc, char **argv) {
     size_t first = a.n * (size_t)rank / (size_t)ranks,
            last = a.n * (size_t)(rank + 1) / (size_t)ranks;
     sc_spheres mine = sc_spheres_rows_f64(last - first, 3, rows + 4 * first);
-    uint64_t *ids = NULL;
-    if (a.slabs) { /* the rows whose x lies in this rank's slab, ids = rows */
-        double lo = INFINITY, hi = -INFINITY;
-        for (size_t i = 0; i < a.n; i++)
-            lo = fmin(lo, rows[4 * i]), hi = fmax(hi, rows[4 * i]);
-        double w = (hi - lo) / ranks;
-        size_t k = 0;
-        if (!(ids = malloc(a.n * sizeof *ids)))
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        for (size_t i = 0; i < a.n; i++) {
-            int r = (int)((rows[4 * i] - lo) / w);
-            if ((r < ranks ? r : ranks - 1) == rank) {
-                memmove(rows + 4 * k, rows + 4 * i, 4 * sizeof *rows);
-                ids[k++] = i;
-            }
-        }
-        mine = sc_spheres_rows_f64(k, 3, rows);
-    }
+    uint64_t *ids = a.slabs ? to_slab(rows, a.n, rank, ranks, &mine) : NULL;
     sc_mpi_options o = sc_mpi_options_default();
     o.search.threads = a.threads;
     o.layout = a.layout;
@@ -217,21 +254,8 @@ int main(int argc, char **argv) {
     if (a.direct >= 2 && !recs)
         MPI_Abort(MPI_COMM_WORLD, 2);
     mover move = {0};
-    if (a.direct == 3) { /* room for every row: what arrives is not known */
-        move.lo = INFINITY;
-        double hi = -INFINITY;
-        for (size_t i = 0; i < a.n; i++)
-            move.lo = fmin(move.lo, rows[4 * i]), hi = fmax(hi, rows[4 * i]);
-        move.w = (hi - move.lo) / ranks;
-        move.counts = malloc(4 * (size_t)ranks * sizeof(int));
-        move.in = malloc(a.n * sizeof *move.in + 1);
-        if (!move.counts || !move.in)
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        move.displs = move.counts + ranks, move.rcounts = move.counts + 2 * ranks;
-        move.rdispls = move.counts + 3 * ranks, move.out = recs;
-        MPI_Type_contiguous((int)sizeof(record), MPI_BYTE, &move.type);
-        MPI_Type_commit(&move.type);
-    }
+    if (a.direct == 3)
+        mover_init(&move, rows, a.n, ranks, recs);
     for (size_t i = 0; a.direct == 2 && i < mine.count; i++) {
         const double *row = (const double *)mine.x + 4 * i;
         recs[i] = (record){row[0], row[1], row[2], row[3], ids ? ids[i] : first + i};
@@ -256,14 +280,9 @@ int main(int argc, char **argv) {
             sc_summary ds;
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = bench_now_s(), c0 = cpu_now();
-            if (a.direct == 3) {
-                size_t got = move_rows(&move, &mine, first, ranks);
-                sc_spheres moved = {got,         SC_F64,      sizeof(record), &move.in->x,
-                                    &move.in->y, &move.in->z, &move.in->r,    0};
-                id_reads moved_reads = {move.in, 0};
-                sc_stream_pairs(direct, &moved, read_ids, &moved_reads, &ds);
-                reads.sum += moved_reads.sum;
-            } else if (a.direct == 2)
+            if (a.direct == 3)
+                reads.sum += moved_stream(direct, &move, &mine, first, ranks);
+            else if (a.direct == 2)
                 sc_stream_pairs(direct, &as_records, read_ids, &reads, &ds);
             else
                 sc_count_pairs(direct, &mine, &ds);
