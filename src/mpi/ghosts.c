@@ -293,9 +293,8 @@ int sc_mpi_hint_begin(sc_mpi_context *c, size_t n) {
 
 /* Takes the hint from this call's regions (one set, no giant); with
  * `usable` 0, or a region that overlaps this rank's on every axis, there
- * is none. The slack is a 256th of
- * this rank's side on the plane's axis, and the radii's bounds an eighth
- * above this call's. */
+ * is none. The slack is a 256th of this rank's side on the plane's axis,
+ * and the radii's bounds an eighth above this call's. */
 static void hint_save(sc_mpi_context *c, int usable) {
     sc_mpi_hint *h = &c->hint;
     const double *me = &c->regions[REGION * c->rank];
@@ -433,9 +432,10 @@ static sc_status exchange(sc_mpi_context *c, int k, size_t own, int routed) {
     if (k == 0)
         c->id32_ok = 0;
     if (k == 0 && c->sets == 1 && routed)
-        id32 = id32_room(c, own); /* the size the check's grew it to, if it did */
-    /* the check's candidates and id32 from the hint, when its premises
-     * hold: the routing reads those, not every owned record */
+        id32 = id32_room(c, own); /* the size the hint's pass grew it to, if it did */
+    /* the candidates and id32 of the hint's pass (the check's copy or the
+     * extent pass), when its premises hold: the routing reads those, not
+     * every owned record */
     int hinted = k == 0 && c->hinted && id32 && hint_holds(c);
     size_t routes = hinted ? c->cand.count : own;
     if (hinted)
@@ -538,12 +538,12 @@ sc_status sc_mpi_ghosts(sc_mpi_context *c) {
             own[k] = giants_last(c, &c->set[k].own, giant);
         /* the regions of a's non-giants, with their largest radius (rule 2) */
         publish(c, own[0]);
-        c->hinted = 0; /* the giants' threshold is set apart from the hint's premises */
+        c->hinted = 0; /* the candidates may hold giants, which go to every rank apart */
     }
     st = exchange(c, 0, own[0], c->sets == 1);
-    /* a hint pays where a pass over every record costs more than the
-     * marks' test in the check: where few records go anywhere (the ones
-     * that do are a lower bound on the candidates) */
+    /* a hint pays where a pass over every record costs more than its test
+     * and copies in the first pass: where few records go anywhere (the
+     * ones that do are a lower bound on the candidates) */
     size_t sent = 0;
     for (int r = 0; r < c->ranks; r++)
         sent += (size_t)c->counts[r];

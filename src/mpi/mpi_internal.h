@@ -128,14 +128,17 @@ struct sc_mpi_context {
     /* One set: set 0's local ids as 32 bits (id32[k] = local.at[k].id),
      * when id32_ok says every one fits (the search's filter then reads
      * these, 4 bytes a sphere, not the 40-byte records); written by the
-     * routing's counting pass, which reads every owned record anyway. */
+     * routing's counting pass, which reads every owned record anyway, or
+     * with a hint by the first pass over them (below). */
     uint32_t *id32;
     size_t id32_cap, id32_need; /* id32_need: the last call's local count */
     int id32_ok;
     double *regions; /* per rank: lo[3], hi[3], rmax, spheres */
     sc_mpi_hint hint;
-    /* This call's check copied route's candidates into cand and wrote
-     * id32 (ORing the ids into hinted_ids_or) from the hint. */
+    /* This call's first pass over the owned records (the check's copy,
+     * or under RCB the ghost phase's extent) copied route's candidates
+     * into cand and wrote id32 (ORing the ids into hinted_ids_or) from
+     * the hint. */
     sc_mpi_records cand;
     int hinted;
     uint64_t hinted_ids_or;
