@@ -291,6 +291,16 @@ int sc_mpi_hint_begin(sc_mpi_context *c, size_t n) {
     return sc_mpi_reserve(c, &c->cand, n / 4 + 1024) == SC_OK && id32_room(c, n);
 }
 
+sc_mpi_hint_pass sc_mpi_hint_pass_begin(const sc_mpi_context *c) {
+    return (sc_mpi_hint_pass){c->hint, c->cand.at, c->id32, c->cand.cap, 0, 0};
+}
+
+void sc_mpi_hint_pass_end(sc_mpi_context *c, const sc_mpi_hint_pass *t) {
+    c->hinted = t->m <= t->cap;
+    c->cand.count = c->hinted ? t->m : 0;
+    c->hinted_ids_or = t->ids_or;
+}
+
 /* Takes the hint from this call's regions (one set, no giant); with
  * `usable` 0, or a region that overlaps this rank's on every axis, there
  * is none. The slack is a 256th of this rank's side on the plane's axis,
@@ -360,31 +370,19 @@ static int hint_holds(const sc_mpi_context *c) {
 static void extent_hinted(sc_mpi_context *c) {
     sc_mpi_set *set = &c->set[0];
     const sc_mpi_record *at = set->own.at;
-    const size_t n = set->own.count, cap = c->cand.cap;
-    const sc_mpi_hint h = c->hint;
-    sc_mpi_record *cand = c->cand.at;
-    uint32_t *id32 = c->id32;
-    uint64_t or_ids = 0;
-    size_t m = 0;
+    const size_t n = set->own.count;
+    sc_mpi_hint_pass t = sc_mpi_hint_pass_begin(c);
     double e[7];
     sc_mpi_extent_begin(e);
     for (size_t i = 0; i < n; i++) {
         double p[3] = {at[i].x, at[i].y, at[i].z}, r = sc_mpi_search_radius(c, at[i].r);
         sc_mpi_extent_add(e, p, r); /* no periodic axis: positions as given */
-        if (!sc_mpi_hint_deep(&h, p, r)) {
-            if (m < cap)
-                cand[m] = at[i];
-            m++;
-        }
-        id32[i] = (uint32_t)at[i].id;
-        or_ids |= at[i].id;
+        sc_mpi_hint_take(&t, &at[i], i, p, r);
     }
     sc_mpi_extent_end(e);
     memcpy(set->ext, e, sizeof e);
     set->ext_known = 1;
-    c->hinted = m <= cap;
-    c->cand.count = c->hinted ? m : 0;
-    c->hinted_ids_or = or_ids;
+    sc_mpi_hint_pass_end(c, &t);
 }
 
 /* Owned non-giants to the front of own; returns their count. */

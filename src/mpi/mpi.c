@@ -321,9 +321,12 @@ static sc_status agree_shape(sc_mpi_context *c, const query *q) {
     return bad ? SC_ERR_INVALID_ARGUMENT : SC_OK;
 }
 
+static inline double load(const char *p, int f64) {
+    return f64 ? *(const double *)p : (double)*(const float *)p;
+}
+
 static double value_at(const sc_spheres *v, const void *base, size_t stride, size_t k) {
-    const char *p = (const char *)base + k * stride;
-    return v->dtype == SC_F64 ? *(const double *)p : (double)*(const float *)p;
+    return load((const char *)base + k * stride, v->dtype == SC_F64);
 }
 
 /* One span of copy_own: the caller's columns (z NULL in 2-D), strides s
@@ -335,27 +338,18 @@ typedef struct copy_span {
     uint64_t first;
     sc_mpi_record *out;
     int hinted;
-    uint32_t *id32;
-    sc_mpi_record *cand; /* the hint's candidates, cand_cap at most */
-    size_t cand_cap, cands;
+    sc_mpi_hint_pass hint; /* with hinted */
 } copy_span;
-
-static inline double load(const char *p, int f64) {
-    return f64 ? *(const double *)p : (double)*(const float *)p;
-}
 
 /* copy_own's pass, with the dtype (f64) and whether the extent is taken
  * (stays) constant where it is called, so the loop carries no test of
  * either; returns whether every sphere passed the library's checks. */
-static inline __attribute__((always_inline)) int copy_pass(const sc_mpi_context *c, copy_span *j,
-                                                           int f64, int stays, double e[7],
-                                                           uint64_t *ids_or, int *id_max) {
-    const sc_mpi_hint h = c->hint;
+static inline __attribute__((always_inline)) int
+copy_pass(const sc_mpi_context *c, copy_span *j, int f64, int stays, double e[7], int *id_max) {
     int wraps = 0;
     for (int a = 0; a < 3; a++)
         wraps |= c->periodic[a];
-    uint64_t or_ids = 0;
-    size_t m = 0;
+    sc_mpi_hint_pass t = j->hint; /* a local copy: the record writes cannot alias it */
     int ok = 1, max = 0;
     for (size_t k = 0; k < j->n; k++) {
         sc_mpi_record *o = &j->out[k];
@@ -372,18 +366,10 @@ static inline __attribute__((always_inline)) int copy_pass(const sc_mpi_context 
         if (wraps)
             sc_mpi_position(c, o, p);
         sc_mpi_extent_add(e, p, sr);
-        if (j->hinted) {
-            if (!sc_mpi_hint_deep(&h, p, sr)) { /* few: a branch the CPU predicts */
-                if (m < j->cand_cap)
-                    j->cand[m] = *o;
-                m++;
-            }
-            j->id32[k] = (uint32_t)id;
-            or_ids |= id;
-        }
+        if (j->hinted)
+            sc_mpi_hint_take(&t, o, k, p, sr);
     }
-    j->cands = m;
-    *ids_or = or_ids;
+    j->hint = t;
     *id_max = max;
     return ok;
 }
@@ -413,21 +399,27 @@ static sc_status copy_own(sc_mpi_context *c, int k_set, const sc_spheres *v, con
     size_t elem = f64 ? sizeof(double) : sizeof(float);
     size_t s = v->stride ? v->stride : elem, rs = v->r_stride ? v->r_stride : s;
     const int stays = c->ranks == 1 || c->options.layout != SC_MPI_LAYOUT_RCB;
-    copy_span j = {v->x, v->y, v->z, v->r, s, rs, n, ids, first, own->at, 0, NULL, NULL, 0, 0};
+    copy_span j = {.x = v->x,
+                   .y = v->y,
+                   .z = v->z,
+                   .r = v->r,
+                   .s = s,
+                   .rs = rs,
+                   .n = n,
+                   .ids = ids,
+                   .first = first,
+                   .out = own->at};
     j.hinted = stays && k_set == 0 && sc_mpi_hint_begin(c, n);
-    j.id32 = c->id32, j.cand = c->cand.at, j.cand_cap = c->cand.cap;
+    if (j.hinted)
+        j.hint = sc_mpi_hint_pass_begin(c);
     double e[7]; /* a local box: the record writes cannot alias it */
     sc_mpi_extent_begin(e);
-    uint64_t ids_or = 0;
     if (f64)
-        *valid = stays ? copy_pass(c, &j, 1, 1, e, &ids_or, id_max)
-                       : copy_pass(c, &j, 1, 0, e, &ids_or, id_max);
+        *valid = stays ? copy_pass(c, &j, 1, 1, e, id_max) : copy_pass(c, &j, 1, 0, e, id_max);
     else
-        *valid = stays ? copy_pass(c, &j, 0, 1, e, &ids_or, id_max)
-                       : copy_pass(c, &j, 0, 0, e, &ids_or, id_max);
-    c->hinted = j.hinted && j.cands <= j.cand_cap; /* else more than the room: every record */
-    c->cand.count = c->hinted ? j.cands : 0;
-    c->hinted_ids_or = ids_or;
+        *valid = stays ? copy_pass(c, &j, 0, 1, e, id_max) : copy_pass(c, &j, 0, 0, e, id_max);
+    if (j.hinted)
+        sc_mpi_hint_pass_end(c, &j.hint);
     sc_mpi_extent_end(e);
     memcpy(set->ext, e, sizeof e);
     set->ext_known = stays;

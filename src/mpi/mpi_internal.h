@@ -208,10 +208,20 @@ sc_status sc_mpi_layout_rcb(sc_mpi_context *c);
  * Collective; returns an agreed status. */
 sc_status sc_mpi_ghosts(sc_mpi_context *c);
 
-/* Whether this call's check of set 0 of n spheres copies route's
- * candidates from the hint: with room for them and for id32 (at the size
- * the ghost phase asks), 1 and c->cand, c->id32 ready. */
+/* Whether this call's first pass over set 0's n owned spheres copies
+ * route's candidates from the hint: with room for them and for id32 (at
+ * the size the ghost phase asks), 1 and c->cand, c->id32 ready. */
 int sc_mpi_hint_begin(sc_mpi_context *c, size_t n);
+
+/* The hint's part of a first pass (the check's copy, the extent pass):
+ * its candidates so far (m, of which cap fit in cand), the ids ORed. */
+typedef struct sc_mpi_hint_pass {
+    sc_mpi_hint h;
+    sc_mpi_record *cand;
+    uint32_t *id32;
+    size_t cap, m;
+    uint64_t ids_or;
+} sc_mpi_hint_pass;
 
 /* A sphere at p with search radius r that the hint rules out of the
  * routing: farther than deep from every plane (fl(hi - p) > deep, as
@@ -223,6 +233,25 @@ static inline int sc_mpi_hint_deep(const sc_mpi_hint *h, const double p[3], doub
         deep &= (p[a] - h->lo[a] > h->deep) & (h->hi[a] - p[a] > h->deep);
     return deep;
 }
+
+/* One record k of the pass, at position p with search radius r: a
+ * candidate unless the hint rules it out (few: a branch the CPU
+ * predicts), and its id into id32. */
+static inline void sc_mpi_hint_take(sc_mpi_hint_pass *t, const sc_mpi_record *o, size_t k,
+                                    const double p[3], double r) {
+    if (!sc_mpi_hint_deep(&t->h, p, r)) {
+        if (t->m < t->cap)
+            t->cand[t->m] = *o;
+        t->m++;
+    }
+    t->id32[k] = (uint32_t)o->id;
+    t->ids_or |= o->id;
+}
+
+/* The pass's start from c's hint and buffers, and its end: c->hinted
+ * when every candidate fitted (else the routing reads every record). */
+sc_mpi_hint_pass sc_mpi_hint_pass_begin(const sc_mpi_context *c);
+void sc_mpi_hint_pass_end(sc_mpi_context *c, const sc_mpi_hint_pass *t);
 
 /* Rule 3's test: may a sphere at c (a position) of radius r meet one of
  * radius at most rmax whose position lies in the box [lo, hi]? On a
