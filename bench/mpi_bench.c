@@ -2,7 +2,8 @@
  *
  *   mpiexec -n P mpi_bench --dist NAME --n N [--threads T] [--rounds R]
  *                          [--layout rcb|caller] [--weight cost|count] [--slabs]
- *                          [--direct | --direct-ids | --direct-move] [--label TEXT]
+ *                          [--direct | --direct-ids | --direct-scan | --direct-move]
+ *                          [--label TEXT]
  *
  * Every rank generates the whole set (sc_gen, seed 3) and keeps a block of
  * rows (for these generators, spheres from all over the domain: the RCB
@@ -17,7 +18,11 @@
  * global id without the library's help: sc_stream_pairs on the rank's
  * spheres copied into 40-byte records (x, y, z, r, id) and a callback
  * that reads both ends' ids, asked for 32 pairs ahead, as the layer's
- * filter does; with --direct-move (rows, not --slabs) with the floor of
+ * filter does; with --direct-scan with that floor plus the one read of
+ * every owned sphere that any exact layer makes before it can send a
+ * ghost (any sphere may lie near another rank's region): the rank's rows
+ * scanned for their extent and largest radius, and the extents summed
+ * over the ranks in one MPI_Allreduce; with --direct-move (rows, not --slabs) with the floor of
  * any exact layer on spheres that lie all over the domain: each rank
  * packs its rows into 40-byte records by x slab, one MPI_Alltoallv sends
  * each slab's to its rank, and the id-reading stream above runs on what
@@ -55,7 +60,7 @@ static double cpu_now(void) {
 typedef struct args {
     const char *dist, *label;
     size_t n;
-    int threads, rounds, direct, header; /* direct: 1 count, 2 ids, 3 move */
+    int threads, rounds, direct, header; /* direct: 1 count, 2 ids, 3 move, 4 scan */
     sc_mpi_layout layout;
     sc_mpi_weight weight;
     int slabs;
@@ -71,6 +76,8 @@ static int parse(int argc, char **argv, args *a) {
             a->direct = 2;
         else if (strcmp(k, "--direct-move") == 0)
             a->direct = 3;
+        else if (strcmp(k, "--direct-scan") == 0)
+            a->direct = 4;
         else if (strcmp(k, "--header") == 0)
             a->header = 1;
         else if (strcmp(k, "--slabs") == 0)
@@ -119,6 +126,26 @@ typedef struct mover {
     MPI_Datatype type;
 } mover;
 
+/* The floors' collectives wait as the layer's do (src/mpi/wait.c): a
+ * blocking one polls until every rank arrives, which where ranks outnumber
+ * cores burns the core the late rank needs and would charge the floor CPU
+ * the layer does not spend. Tests for 50 us and as long as `bytes` take
+ * to move at 8 GB/s (a transfer may progress only inside MPI calls), then
+ * sleeps a sixteenth of the time waited so far between tests (10 us to
+ * 1 ms). */
+static void polite_wait(MPI_Request *request, double bytes) {
+    int done = 0;
+    double start = MPI_Wtime(), waited = 0;
+    while (MPI_Test(request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+        waited = MPI_Wtime() - start;
+        if (waited < 50e-6 + bytes / 8e9)
+            continue;
+        double nap = waited / 16 < 10e-6 ? 10e-6 : waited / 16 > 1e-3 ? 1e-3 : waited / 16;
+        struct timespec t = {0, (long)(nap * 1e9)};
+        nanosleep(&t, NULL);
+    }
+}
+
 static size_t move_rows(mover *m, const sc_spheres *mine, uint64_t first, int ranks) {
     const double *rows = mine->x;
     memset(m->counts, 0, (size_t)ranks * sizeof *m->counts);
@@ -126,7 +153,9 @@ static size_t move_rows(mover *m, const sc_spheres *mine, uint64_t first, int ra
         int d = (int)((rows[4 * i] - m->lo) / m->w);
         m->counts[d < ranks ? d : ranks - 1]++;
     }
-    MPI_Alltoall(m->counts, 1, MPI_INT, m->rcounts, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Request q;
+    MPI_Ialltoall(m->counts, 1, MPI_INT, m->rcounts, 1, MPI_INT, MPI_COMM_WORLD, &q);
+    polite_wait(&q, 0);
     int out = 0, in = 0;
     for (int r = 0; r < ranks; r++) {
         m->displs[r] = out, out += m->counts[r];
@@ -141,8 +170,9 @@ static size_t move_rows(mover *m, const sc_spheres *mine, uint64_t first, int ra
     }
     for (int r = 0; r < ranks; r++)
         m->counts[r] -= m->displs[r];
-    MPI_Alltoallv(m->out, m->counts, m->displs, m->type, m->in, m->rcounts, m->rdispls, m->type,
-                  MPI_COMM_WORLD);
+    MPI_Ialltoallv(m->out, m->counts, m->displs, m->type, m->in, m->rcounts, m->rdispls, m->type,
+                   MPI_COMM_WORLD, &q);
+    polite_wait(&q, (double)(mine->count + (size_t)in) * sizeof(record));
     return (size_t)in;
 }
 
@@ -156,6 +186,30 @@ static int read_ids(const uint32_t *p, size_t count, void *user) {
         u->sum += u->at[p[2 * k]].id * 0x9E3779B97F4A7C15ull ^ u->at[p[2 * k + 1]].id;
     }
     return 0;
+}
+
+/* --direct-scan: the read every exact layer makes of its owned spheres
+ * before any ghost can go: the rows' extent and largest radius (a NaN
+ * anywhere makes the sum NaN), agreed over the ranks; returns a value of
+ * them (kept, so the reads are not dropped). */
+static double scan_rows(const sc_spheres *mine) {
+    const double *rows = mine->x;
+    double e[7] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, 0}, all[7];
+    int bad = 0;
+    for (size_t i = 0; i < mine->count; i++) {
+        const double *row = rows + 4 * i;
+        for (int a = 0; a < 3; a++) {
+            e[a] = row[a] > e[a] ? row[a] : e[a];
+            e[3 + a] = -row[a] > e[3 + a] ? -row[a] : e[3 + a];
+        }
+        e[6] = row[3] > e[6] ? row[3] : e[6];
+        bad |= (row[0] != row[0]) | (row[1] != row[1]) | (row[2] != row[2]) | (row[3] != row[3]);
+    }
+    e[6] += bad ? NAN : 0.0;
+    MPI_Request q;
+    MPI_Iallreduce(e, all, 7, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &q);
+    polite_wait(&q, 0);
+    return all[0] + all[1] + all[2] + all[3] + all[4] + all[5] + all[6];
 }
 
 /* --slabs: moves the rows whose x lies in this rank's slab of the P equal
@@ -224,7 +278,7 @@ int main(int argc, char **argv) {
                 stderr,
                 "usage: mpi_bench --dist NAME --n N [--threads T] [--rounds R (>= 2)] "
                 "[--layout rcb|caller] [--weight cost|count] [--slabs] [--direct | --direct-ids | "
-                "--direct-move (without --slabs)] [--label TEXT] [--header]\n");
+                "--direct-scan | --direct-move (without --slabs)] [--label TEXT] [--header]\n");
         MPI_Finalize();
         return 2;
     }
@@ -256,7 +310,7 @@ int main(int argc, char **argv) {
     mover move = {0};
     if (a.direct == 3)
         mover_init(&move, rows, a.n, ranks, recs);
-    for (size_t i = 0; a.direct == 2 && i < mine.count; i++) {
+    for (size_t i = 0; (a.direct == 2 || a.direct == 4) && i < mine.count; i++) {
         const double *row = (const double *)mine.x + 4 * i;
         recs[i] = (record){row[0], row[1], row[2], row[3], ids ? ids[i] : first + i};
     }
@@ -282,9 +336,11 @@ int main(int argc, char **argv) {
             double t0 = bench_now_s(), c0 = cpu_now();
             if (a.direct == 3)
                 reads.sum += moved_stream(direct, &move, &mine, first, ranks);
-            else if (a.direct == 2)
+            else if (a.direct == 2 || a.direct == 4) {
+                if (a.direct == 4)
+                    reads.sum += scan_rows(&mine) > 0;
                 sc_stream_pairs(direct, &as_records, read_ids, &reads, &ds);
-            else
+            } else
                 sc_count_pairs(direct, &mine, &ds);
             double d = bench_now_s() - t0, dc = cpu_now() - c0;
             MPI_Reduce(&d, &dwall[r], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);

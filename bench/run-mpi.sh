@@ -22,13 +22,18 @@
 #                each slab in 40-byte records and reading both ends' ids
 #                as the layer's filter does (the floor of reporting global
 #                ids while the library knows only indices)
+#   ranks-2-slabs-scan  the same, each direct round first reading every
+#                row of the rank once for its extent and largest radius and
+#                agreeing on them in one MPI_Iallreduce (--direct-scan: the
+#                floor of any exact layer on the library's public API, which
+#                must look at each owned sphere before it can send a ghost)
 #   cpu-4, cpu-8 uniform 10^6 on 4 and 8 ranks: cpu_s (all ranks) against
 #                one-rank's, with the halo fraction and bytes per rank,
 #                alternating with the floor from rows (--direct-move;
 #                direct_cpu_s its summed CPU)
 #   cpu-4-slabs, cpu-8-slabs  the same with the spheres in x slabs already
 #                (the caller's layout: no move), alternating with the floor
-#                with the id reads (--direct-ids)
+#                with the scan and the id reads (--direct-scan)
 #   spread-8     uniform, clustered and heavytail 10^7 on 8 ranks: the most
 #                loaded rank's candidate tests over the mean, and the halo
 # Writes OUT.csv (default bench/results/<machine>/mpi.csv) with
@@ -69,10 +74,11 @@ run() { # run RANKS LABEL ARGS...: one rank a core (--bind-to core) where
   run 2 ranks-2 --n "$big" --rounds 9 --direct-move
   run 2 ranks-2-slabs --n "$big" --rounds 9 --slabs --layout caller --direct
   run 2 ranks-2-slabs-ids --n "$big" --rounds 9 --slabs --layout caller --direct-ids
+  run 2 ranks-2-slabs-scan --n "$big" --rounds 9 --slabs --layout caller --direct-scan
   run 4 cpu-4 --n 1000000 --rounds 9 --direct-move
   run 8 cpu-8 --n 1000000 --rounds 9 --direct-move
-  run 4 cpu-4-slabs --n 1000000 --rounds 9 --slabs --layout caller --direct-ids
-  run 8 cpu-8-slabs --n 1000000 --rounds 9 --slabs --layout caller --direct-ids
+  run 4 cpu-4-slabs --n 1000000 --rounds 9 --slabs --layout caller --direct-scan
+  run 8 cpu-8-slabs --n 1000000 --rounds 9 --slabs --layout caller --direct-scan
   for d in uniform clustered heavytail; do
     run 8 spread-8 --dist "$d" --n "$big" --rounds 3
   done
