@@ -21,10 +21,10 @@
  * filter does; with --direct-scan with that floor plus the one read of
  * every owned sphere that any exact layer makes before it can send a
  * ghost (any sphere may lie near another rank's region): the rank's rows
- * scanned for their extent and largest radius, and the extents summed
- * over the ranks in one MPI_Allreduce; with --direct-move (rows, not --slabs) with the floor of
- * any exact layer on spheres that lie all over the domain: each rank
- * packs its rows into 40-byte records by x slab, one MPI_Alltoallv sends
+ * scanned for their extent and largest radius, agreed over the ranks in
+ * one MPI_Iallreduce; with --direct-move (rows, not --slabs) with the
+ * floor of any exact layer on spheres that lie all over the domain: each
+ * rank packs its rows into 40-byte records by x slab, one alltoallv sends
  * each slab's to its rank, and the id-reading stream above runs on what
  * arrived (no check, no cuts, no ghosts: a lower bound, pairs across
  * slabs are not found). Rank 0 prints one CSV line (no header unless --header):
