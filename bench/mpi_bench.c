@@ -212,14 +212,20 @@ static double scan_rows(const sc_spheres *mine) {
     return all[0] + all[1] + all[2] + all[3] + all[4] + all[5] + all[6];
 }
 
+/* The P equal slabs of all n rows' x extent: the lowest x and the width. */
+static void x_slabs(const double *rows, size_t n, int ranks, double *lo, double *w) {
+    double l = INFINITY, h = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        l = fmin(l, rows[4 * i]), h = fmax(h, rows[4 * i]);
+    *lo = l, *w = (h - l) / ranks;
+}
+
 /* --slabs: moves the rows whose x lies in this rank's slab of the P equal
  * slabs to the front of rows, *mine their view; returns their ids (the
  * rows' numbers). */
 static uint64_t *to_slab(double *rows, size_t n, int rank, int ranks, sc_spheres *mine) {
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < n; i++)
-        lo = fmin(lo, rows[4 * i]), hi = fmax(hi, rows[4 * i]);
-    double w = (hi - lo) / ranks;
+    double lo, w;
+    x_slabs(rows, n, ranks, &lo, &w);
     size_t k = 0;
     uint64_t *ids = malloc(n * sizeof *ids + 8);
     if (!ids)
@@ -239,11 +245,7 @@ static uint64_t *to_slab(double *rows, size_t n, int rank, int ranks, sc_spheres
  * buffers: out the rank's own records, in room for every row (what
  * arrives is not known ahead). */
 static void mover_init(mover *m, const double *rows, size_t n, int ranks, record *out) {
-    m->lo = INFINITY;
-    double hi = -INFINITY;
-    for (size_t i = 0; i < n; i++)
-        m->lo = fmin(m->lo, rows[4 * i]), hi = fmax(hi, rows[4 * i]);
-    m->w = (hi - m->lo) / ranks;
+    x_slabs(rows, n, ranks, &m->lo, &m->w);
     m->counts = malloc(4 * (size_t)ranks * sizeof(int));
     m->in = malloc(n * sizeof *m->in + 1);
     if (!m->counts || !m->in)
